@@ -1,0 +1,317 @@
+/*
+ * libquale: video quality measurement (VMAF and the metrics around it).
+ *
+ * Every public function returns 0 (or a non-negative count) on success and a
+ * negative errno value on failure; the reason is also sent, as one line of
+ * text, to the log callback of the context (or to the error buffer for
+ * functions that run without a context).  Nothing in the library aborts.
+ */
+#ifndef QUALE_QUALE_H
+#define QUALE_QUALE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  if defined(QUALE_BUILDING_LIBRARY)
+#    define QUALE_API __declspec(dllexport)
+#  else
+#    define QUALE_API
+#  endif
+#elif defined(__GNUC__)
+#  define QUALE_API __attribute__((visibility("default")))
+#else
+#  define QUALE_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+
+/** The library version, "MAJOR.MINOR.PATCH". */
+QUALE_API const char *quale_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Pictures                                                                  */
+
+enum QualeChroma {
+    QUALE_CHROMA_UNKNOWN = 0,
+    QUALE_CHROMA_400, /* luma only */
+    QUALE_CHROMA_420,
+    QUALE_CHROMA_422,
+    QUALE_CHROMA_444,
+};
+
+/** The shape of every picture of a video. */
+typedef struct QualeVideoFormat {
+    enum QualeChroma chroma;
+    unsigned bitdepth; /* 8 to 16; samples above 8 bits are uint16_t */
+    unsigned width;    /* luma width in samples */
+    unsigned height;   /* luma height in samples */
+} QualeVideoFormat;
+
+/**
+ * A planar picture.  Planes hold uint8_t samples at 8 bits and uint16_t
+ * samples (native endian) above.  Chroma planes of 4:2:0 and 4:2:2 are
+ * (width + 1) / 2 wide, and those of 4:2:0 are (height + 1) / 2 high.
+ * Pictures made by quale_picture_alloc() are reference counted.
+ */
+typedef struct QualePicture {
+    QualeVideoFormat format;
+    unsigned plane_count;         /* 1 for 4:0:0, else 3 */
+    unsigned plane_width[3];
+    unsigned plane_height[3];
+    ptrdiff_t stride[3];          /* in bytes */
+    void *data[3];
+    struct QualePictureBuffer *buffer; /* owner of data[], NULL if borrowed */
+} QualePicture;
+
+/** Allocates a picture of the given format (rows aligned for SIMD). */
+QUALE_API int quale_picture_alloc(QualePicture *pic,
+                                  const QualeVideoFormat *format);
+
+/** Adds a reference: dst shares src's planes. */
+QUALE_API int quale_picture_ref(QualePicture *dst, const QualePicture *src);
+
+/** Drops a reference and clears *pic; the planes are freed with the last. */
+QUALE_API void quale_picture_unref(QualePicture *pic);
+
+/** Checks a format: known chroma, bit depth 8..16, non-zero dimensions
+ *  that fit the library's limits. */
+QUALE_API int quale_video_format_check(const QualeVideoFormat *format,
+                                       char *error, size_t error_size);
+
+/* ------------------------------------------------------------------------ */
+/* Reading y4m and raw yuv                                                  */
+
+typedef struct QualeVideoReader QualeVideoReader;
+
+/**
+ * Opens a video.  With raw == NULL the file must be YUV4MPEG2 (.y4m); with
+ * raw != NULL it is read as headerless planar yuv of that format (samples
+ * above 8 bits little-endian, 2 bytes each).  path "-" reads stdin.
+ * On failure *reader is NULL and error holds the reason.
+ */
+QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
+                               const QualeVideoFormat *raw,
+                               char *error, size_t error_size);
+
+/** Same, over a stream the caller keeps open (closed by the caller). */
+QUALE_API int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
+                                      const char *name,
+                                      const QualeVideoFormat *raw,
+                                      char *error, size_t error_size);
+
+/** The format of the video's pictures. */
+QUALE_API void quale_video_get_format(const QualeVideoReader *reader,
+                                      QualeVideoFormat *format);
+
+/**
+ * Which planes quale_video_read() fills: bit p set reads plane p, the others
+ * are skipped in the file (their contents in the picture are left as they
+ * were).  Default: all planes.
+ */
+QUALE_API void quale_video_set_planes(QualeVideoReader *reader,
+                                      unsigned plane_mask);
+
+/**
+ * Reads the next picture into pic, which must have the reader's format
+ * (allocate it with quale_picture_alloc()).  Returns 1 when a picture was
+ * read, 0 at the clean end of the file, and a negative errno for a damaged
+ * or truncated file (quale_video_error() then says what is wrong).
+ * Samples above the bit depth's maximum are clamped to it and counted.
+ */
+QUALE_API int quale_video_read(QualeVideoReader *reader, QualePicture *pic);
+
+/** Skips n pictures; same return values as quale_video_read(). */
+QUALE_API int quale_video_skip(QualeVideoReader *reader, unsigned n);
+
+/** The last error's message, "" if none. */
+QUALE_API const char *quale_video_error(const QualeVideoReader *reader);
+
+/** The number of samples clamped so far because they exceeded the bit depth. */
+QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
+
+QUALE_API void quale_video_close(QualeVideoReader **reader);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+
+enum QualeLogLevel {
+    QUALE_LOG_ERROR = 0,
+    QUALE_LOG_WARNING,
+    QUALE_LOG_INFO,
+    QUALE_LOG_DEBUG,
+};
+
+typedef void (*QualeLogCallback)(void *cookie, enum QualeLogLevel level,
+                                 const char *message);
+
+enum QualeBackend {
+    QUALE_BACKEND_CPU = 0,
+    QUALE_BACKEND_CUDA,
+    QUALE_BACKEND_VULKAN,
+    QUALE_BACKEND_AUTO, /* the first GPU backend that starts, else the CPU */
+};
+
+typedef struct QualeSettings {
+    unsigned threads;   /* worker threads; 0 = one per online CPU core */
+    unsigned subsample; /* score every Nth frame; 0 and 1 = every frame */
+    unsigned cpumask;   /* CPU features to leave unused (bits of QUALE_CPU_*) */
+    enum QualeBackend backend;
+    int gpu_device;     /* device index for GPU backends, -1 = default */
+    enum QualeLogLevel log_level; /* messages above it are dropped */
+    QualeLogCallback log;         /* NULL: messages go to stderr */
+    void *log_cookie;
+} QualeSettings;
+
+/** Fills the defaults: all cores, every frame, CPU backend, log to stderr. */
+QUALE_API void quale_settings_default(QualeSettings *settings);
+
+typedef struct QualeContext QualeContext;
+
+QUALE_API int quale_open(QualeContext **ctx, const QualeSettings *settings);
+
+/** Ends the workers and frees everything. *ctx becomes NULL. */
+QUALE_API void quale_close(QualeContext **ctx);
+
+/**
+ * Requests a metric by name, with options as in the CLI:
+ * "psnr", or "psnr=enable_chroma=false:min_sse=0.5".
+ * Requesting the same metric with the same options twice is a no-op.
+ */
+QUALE_API int quale_use_metric(QualeContext *ctx, const char *spec);
+
+/**
+ * Requests a VMAF model, with libvmaf's -m syntax: "version=vmaf_v0.6.1",
+ * "path=model.json", plus ":name=NAME" (the output key, default "vmaf"),
+ * ":disable_clip", ":enable_transform" and feature overloads such as
+ * ":adm.adm_enhn_gain_limit=1.2".  The model's metrics are requested with it.
+ */
+QUALE_API int quale_use_model(QualeContext *ctx, const char *spec);
+
+typedef struct QualeModelInfo {
+    const char *name;  /* output key, e.g. "vmaf" */
+    const char *label; /* the version or the path it was loaded from */
+    int bootstrap;     /* 1 for a bootstrap collection (confidence interval) */
+} QualeModelInfo;
+
+/** The name of built-in model i ("vmaf_v0.6.1", ...), NULL past the end. */
+QUALE_API const char *quale_builtin_model(unsigned index);
+
+QUALE_API unsigned quale_model_count(const QualeContext *ctx);
+QUALE_API int quale_model_info(const QualeContext *ctx, unsigned index,
+                               QualeModelInfo *info);
+
+/** The planes the requested metrics read: bit p for plane p (1 = luma only).
+ *  Readers can skip the others. */
+QUALE_API unsigned quale_planes_needed(const QualeContext *ctx);
+
+/** The backend that runs the metrics (after quale_open() resolved AUTO). */
+QUALE_API enum QualeBackend quale_backend(const QualeContext *ctx);
+
+/**
+ * Hands one frame pair to the context; it takes over both references (the
+ * caller's QualePicture structs are cleared).  Frames are numbered 0, 1, ...
+ * in the order they are sent.  The first pair fixes the format; both must
+ * have the same format.  Work runs on the worker threads; the call blocks
+ * only while too many frames are in flight.
+ */
+QUALE_API int quale_send_pictures(QualeContext *ctx, QualePicture *ref,
+                                  QualePicture *dist);
+
+/** Waits for every frame sent, then runs the metrics' end-of-stream work. */
+QUALE_API int quale_flush(QualeContext *ctx);
+
+/** The number of frames sent so far. */
+QUALE_API unsigned quale_frame_count(const QualeContext *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Results (after quale_flush)                                               */
+
+enum QualePool {
+    QUALE_POOL_MIN = 0,
+    QUALE_POOL_MAX,
+    QUALE_POOL_MEAN,
+    QUALE_POOL_HARMONIC_MEAN,
+};
+
+/** The number of feature keys the run produced, in output order. */
+QUALE_API unsigned quale_feature_count(const QualeContext *ctx);
+
+/** The name of key i (valid until quale_close). */
+QUALE_API const char *quale_feature_name(const QualeContext *ctx, unsigned i);
+
+/** The value of key at frame; -ENOENT if not computed for that frame. */
+QUALE_API int quale_feature_value(const QualeContext *ctx, const char *key,
+                                  unsigned frame, double *value);
+
+/** The key pooled over the scored frames, as libvmaf pools it. */
+QUALE_API int quale_feature_pooled(const QualeContext *ctx, const char *key,
+                                   enum QualePool method, double *value);
+
+enum QualeOutputFormat {
+    QUALE_OUTPUT_XML = 0,
+    QUALE_OUTPUT_JSON,
+    QUALE_OUTPUT_CSV,
+    QUALE_OUTPUT_SUB,
+};
+
+typedef struct QualeOutputOptions {
+    int precision;   /* < 0: full precision (%.17g); else digits after the
+                      * point, with libvmaf's rule for tiny values */
+    double fps;      /* wall-clock frames per second for the header */
+} QualeOutputOptions;
+
+/** Writes the results in libvmaf's layout.  Fails with -EIO (and a message)
+ *  if the stream reports a write error. */
+QUALE_API int quale_write_output(const QualeContext *ctx, FILE *stream,
+                                 enum QualeOutputFormat format,
+                                 const QualeOutputOptions *options);
+
+/* ------------------------------------------------------------------------ */
+/* Metric catalogue                                                          */
+
+enum QualeOptionType {
+    QUALE_OPTION_BOOL = 0,
+    QUALE_OPTION_INT,
+    QUALE_OPTION_DOUBLE,
+};
+
+typedef struct QualeOptionInfo {
+    const char *name;
+    const char *help;
+    enum QualeOptionType type;
+    double default_value; /* bools as 0 / 1 */
+    double min, max;
+} QualeOptionInfo;
+
+typedef struct QualeMetricInfo {
+    const char *name;
+    const char *const *keys;   /* NULL-terminated: every key it can write */
+    unsigned option_count;
+    unsigned backends;         /* bit (1 << QualeBackend) per twin built */
+} QualeMetricInfo;
+
+/** The number of metrics in the registry. */
+QUALE_API unsigned quale_metric_count(void);
+QUALE_API int quale_metric_info(unsigned index, QualeMetricInfo *info);
+QUALE_API int quale_metric_option(unsigned index, unsigned option,
+                                  QualeOptionInfo *info);
+
+/** Whether a backend was built into this library (not whether a device is
+ *  present). */
+QUALE_API int quale_backend_built(enum QualeBackend backend);
+
+/** The backend's name: "cpu", "cuda", "vulkan", "auto". */
+QUALE_API const char *quale_backend_name(enum QualeBackend backend);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUALE_QUALE_H */

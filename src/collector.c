@@ -1,0 +1,295 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "common.h"
+#include "context.h"
+
+typedef struct KeyRow {
+    char *name;
+    double *values;
+    uint8_t *written;
+} KeyRow;
+
+typedef struct Aggregate {
+    char *name;
+    double value;
+} Aggregate;
+
+struct Collector {
+    pthread_mutex_t lock;
+    KeyRow *rows;
+    unsigned row_count, row_capacity;
+    unsigned frame_capacity; /* every row holds this many frames */
+    unsigned frame_span;
+    Aggregate *aggregates;
+    unsigned aggregate_count;
+};
+
+/* Readers take the lock too: a const collector is const to its callers,
+ * not to the mutex inside it. */
+static pthread_mutex_t *lock_of(const Collector *c)
+{
+    return (pthread_mutex_t *)&c->lock;
+}
+
+int collector_open(Collector **out)
+{
+    Collector *c = calloc(1, sizeof(*c));
+    if (!c) return -ENOMEM;
+    if (pthread_mutex_init(&c->lock, NULL)) {
+        free(c);
+        return -ENOMEM;
+    }
+    *out = c;
+    return 0;
+}
+
+void collector_close(Collector **pc)
+{
+    Collector *c = pc ? *pc : NULL;
+    if (!c) return;
+    for (unsigned i = 0; i < c->row_count; i++) {
+        free(c->rows[i].name);
+        free(c->rows[i].values);
+        free(c->rows[i].written);
+    }
+    for (unsigned i = 0; i < c->aggregate_count; i++) free(c->aggregates[i].name);
+    free(c->aggregates);
+    free(c->rows);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+    *pc = NULL;
+}
+
+static int find_locked(const Collector *c, const char *key, unsigned *id)
+{
+    for (unsigned i = 0; i < c->row_count; i++) {
+        if (!strcmp(c->rows[i].name, key)) {
+            *id = i;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+static int grow_row(KeyRow *row, unsigned old_cap, unsigned new_cap)
+{
+    double *v = realloc(row->values, sizeof(*v) * new_cap);
+    if (!v) return -ENOMEM;
+    row->values = v;
+    uint8_t *w = realloc(row->written, new_cap);
+    if (!w) return -ENOMEM;
+    row->written = w;
+    memset(w + old_cap, 0, new_cap - old_cap);
+    return 0;
+}
+
+int collector_declare(Collector *c, const char *key, unsigned *id)
+{
+    pthread_mutex_lock(&c->lock);
+    int err = find_locked(c, key, id);
+    if (!err) goto out;
+    if (c->row_count == c->row_capacity) {
+        const unsigned cap = c->row_capacity ? 2 * c->row_capacity : 32;
+        KeyRow *rows = realloc(c->rows, sizeof(*rows) * cap);
+        if (!rows) {
+            err = -ENOMEM;
+            goto out;
+        }
+        c->rows = rows;
+        c->row_capacity = cap;
+    }
+    KeyRow *row = &c->rows[c->row_count];
+    memset(row, 0, sizeof(*row));
+    row->name = strdup(key);
+    err = row->name ? grow_row(row, 0, c->frame_capacity) : -ENOMEM;
+    if (err) {
+        free(row->name);
+        free(row->values);
+        free(row->written);
+        goto out;
+    }
+    *id = c->row_count++;
+out:
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+int collector_find(const Collector *c, const char *key, unsigned *id)
+{
+    pthread_mutex_lock(lock_of(c));
+    const int err = find_locked(c, key, id);
+    pthread_mutex_unlock(lock_of(c));
+    return err;
+}
+
+int collector_put(Collector *c, unsigned id, unsigned frame, double value)
+{
+    int err = 0;
+    pthread_mutex_lock(&c->lock);
+    if (id >= c->row_count) {
+        err = -EINVAL;
+        goto out;
+    }
+    if (frame >= c->frame_capacity) {
+        if (frame >= UINT32_MAX / 2) {
+            err = -ERANGE;
+            goto out;
+        }
+        unsigned cap = c->frame_capacity ? c->frame_capacity : 256;
+        while (cap <= frame) cap *= 2;
+        for (unsigned i = 0; i < c->row_count && !err; i++)
+            err = grow_row(&c->rows[i], c->frame_capacity, cap);
+        if (err) goto out;
+        c->frame_capacity = cap;
+    }
+    c->rows[id].values[frame] = value;
+    c->rows[id].written[frame] = 1;
+    if (frame >= c->frame_span) c->frame_span = frame + 1;
+out:
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+int collector_get(const Collector *c, unsigned id, unsigned frame, double *value)
+{
+    int err = -ENOENT;
+    pthread_mutex_lock(lock_of(c));
+    if (id < c->row_count && frame < c->frame_capacity && c->rows[id].written[frame]) {
+        *value = c->rows[id].values[frame];
+        err = 0;
+    }
+    pthread_mutex_unlock(lock_of(c));
+    return err;
+}
+
+int collector_set_aggregate(Collector *c, const char *key, double value)
+{
+    int err = 0;
+    pthread_mutex_lock(&c->lock);
+    for (unsigned i = 0; i < c->aggregate_count; i++) {
+        if (!strcmp(c->aggregates[i].name, key)) {
+            c->aggregates[i].value = value;
+            goto out;
+        }
+    }
+    Aggregate *a = realloc(c->aggregates, sizeof(*a) * (c->aggregate_count + 1));
+    if (!a) {
+        err = -ENOMEM;
+        goto out;
+    }
+    c->aggregates = a;
+    a[c->aggregate_count].name = strdup(key);
+    if (!a[c->aggregate_count].name) {
+        err = -ENOMEM;
+        goto out;
+    }
+    a[c->aggregate_count++].value = value;
+out:
+    pthread_mutex_unlock(&c->lock);
+    return err;
+}
+
+unsigned collector_key_count(const Collector *c)
+{
+    return c->row_count;
+}
+
+const char *collector_key_name(const Collector *c, unsigned id)
+{
+    return id < c->row_count ? c->rows[id].name : NULL;
+}
+
+unsigned collector_frame_span(const Collector *c)
+{
+    return c->frame_span;
+}
+
+bool collector_frame_has_values(const Collector *c, unsigned frame)
+{
+    if (frame >= c->frame_capacity) return false;
+    for (unsigned i = 0; i < c->row_count; i++)
+        if (c->rows[i].written[frame]) return true;
+    return false;
+}
+
+unsigned collector_aggregate_count(const Collector *c)
+{
+    return c->aggregate_count;
+}
+
+void collector_aggregate(const Collector *c, unsigned i, const char **key,
+                         double *value)
+{
+    *key = c->aggregates[i].name;
+    *value = c->aggregates[i].value;
+}
+
+int collector_pool(const Collector *c, unsigned id, enum QualePool method,
+                   unsigned frame_count, unsigned subsample, double *value)
+{
+    if (id >= c->row_count || frame_count == 0) return -EINVAL;
+    const KeyRow *row = &c->rows[id];
+    unsigned n = 0;
+    double min = 0., max = 0., sum = 0., inverse_sum = 0.;
+    for (unsigned i = 0; i < frame_count; i++) {
+        if (subsample > 1 && i % subsample) continue;
+        if (i >= c->frame_capacity || !row->written[i]) return -ENOENT;
+        const double x = row->values[i];
+        sum += x;
+        inverse_sum += 1. / (x + 1.);
+        if (n == 0 || x < min) min = x;
+        if (n == 0 || x > max) max = x;
+        n++;
+    }
+    switch (method) {
+    case QUALE_POOL_MIN: *value = min; return 0;
+    case QUALE_POOL_MAX: *value = max; return 0;
+    case QUALE_POOL_MEAN: *value = sum / n; return 0;
+    case QUALE_POOL_HARMONIC_MEAN: *value = n / inverse_sum - 1.0; return 0;
+    }
+    return -EINVAL;
+}
+
+/* ---- the metric-facing view ------------------------------------------- */
+
+int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
+{
+    char name[256];
+    int err = option_key_name(sink->options, sink->state, key, name, sizeof(name));
+    if (err) return err;
+    return collector_declare(sink->collector, name, id);
+}
+
+int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame, double value)
+{
+    return collector_put(sink->collector, id, frame, value);
+}
+
+int feature_sink_get(const FeatureSink *sink, unsigned id, unsigned frame,
+                     double *value)
+{
+    return collector_get(sink->collector, id, frame, value);
+}
+
+int feature_sink_set_aggregate(FeatureSink *sink, const char *key, double value)
+{
+    char name[256];
+    int err = option_key_name(sink->options, sink->state, key, name, sizeof(name));
+    if (err) return err;
+    return collector_set_aggregate(sink->collector, name, value);
+}
+
+void feature_sink_log(const FeatureSink *sink, enum QualeLogLevel level,
+                      const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    context_vlog(sink->ctx, level, fmt, args);
+    va_end(args);
+}

@@ -1,0 +1,710 @@
+/*
+ * The context: takes frame pairs, runs every requested metric on the worker
+ * threads, and keeps the results.
+ *
+ * Frames are independent jobs: a job holds references to its pictures and
+ * to the previous reference pictures its metrics need (history), so any
+ * worker can run any frame.  Results go to the collector by frame index, so
+ * the thread count never changes a value or its place.  End-of-stream work
+ * (motion2 of the last frame, aggregates, model predictions) runs in
+ * quale_flush() on the caller's thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "collector.h"
+#include "common.h"
+#include "context.h"
+#include "log.h"
+#include "model.h"
+#include "thread_pool.h"
+
+struct MetricInstance {
+    const Metric *metric;
+    void *state;
+    FeatureSink sink;
+    bool initialised;
+};
+
+typedef struct FrameJob {
+    QualeContext *ctx;
+    unsigned index;
+    QualePicture ref, dist;
+    QualePicture prev_ref[2], prev_dist[2];
+} FrameJob;
+
+struct QualeContext {
+    QualeSettings settings;
+    unsigned worker_count;
+    enum QualeBackend backend;
+
+    Collector *collector;
+    FeatureSink raw_sink; /* keys stored exactly as named (models) */
+
+    MetricInstance **instances;
+    unsigned instance_count;
+    Model **models;
+    unsigned model_count;
+    unsigned history; /* the most any instance needs */
+
+    ThreadPool *pool;
+    void **scratch; /* [worker * instance_count + instance] */
+
+    bool format_known;
+    QualeVideoFormat format;
+    unsigned frames_sent;
+    QualePicture prev_ref[2], prev_dist[2];
+
+    pthread_mutex_t flow_lock;
+    pthread_cond_t slot_free;
+    unsigned in_flight, max_in_flight;
+
+    atomic_int error; /* first failure of a worker, 0 if none */
+    bool flushed;
+};
+
+/* ---- logging ------------------------------------------------------------ */
+
+void context_vlog(const QualeContext *ctx, enum QualeLogLevel level,
+                  const char *fmt, va_list args)
+{
+    if (!ctx) {
+        log_vprint(NULL, NULL, QUALE_LOG_DEBUG, level, fmt, args);
+        return;
+    }
+    log_vprint(ctx->settings.log, ctx->settings.log_cookie,
+               ctx->settings.log_level, level, fmt, args);
+}
+
+void context_log(const QualeContext *ctx, enum QualeLogLevel level,
+                 const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    context_vlog(ctx, level, fmt, args);
+    va_end(args);
+}
+
+/* ---- settings and life cycle -------------------------------------------- */
+
+void quale_settings_default(QualeSettings *s)
+{
+    if (!s) return;
+    memset(s, 0, sizeof(*s));
+    s->backend = QUALE_BACKEND_CPU;
+    s->gpu_device = -1;
+    s->log_level = QUALE_LOG_INFO;
+}
+
+static unsigned online_cores(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+int quale_open(QualeContext **out, const QualeSettings *settings)
+{
+    if (!out) return -EINVAL;
+    *out = NULL;
+    QualeContext *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) return -ENOMEM;
+    if (settings) ctx->settings = *settings;
+    else quale_settings_default(&ctx->settings);
+
+    int err = 0;
+    if (ctx->settings.threads > 1024) {
+        context_log(ctx, QUALE_LOG_ERROR, "threads must be at most 1024, not %u",
+                    ctx->settings.threads);
+        err = -EINVAL;
+        goto fail;
+    }
+    err = backend_select(ctx, ctx->settings.backend, &ctx->backend);
+    if (err) goto fail;
+
+    ctx->worker_count = ctx->settings.threads ? ctx->settings.threads : online_cores();
+    /* Enough frames in flight to keep every worker busy while the caller
+     * reads the next ones, few enough to bound memory. */
+    ctx->max_in_flight = 2 * ctx->worker_count + 2;
+
+    err = collector_open(&ctx->collector);
+    if (err) goto fail;
+    ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .ctx = ctx };
+    pthread_mutex_init(&ctx->flow_lock, NULL);
+    pthread_cond_init(&ctx->slot_free, NULL);
+    atomic_init(&ctx->error, 0);
+
+    err = thread_pool_open(&ctx->pool, ctx->worker_count);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "could not start %u worker threads",
+                    ctx->worker_count);
+        goto fail;
+    }
+    *out = ctx;
+    return 0;
+
+fail:
+    quale_close(&ctx);
+    return err;
+}
+
+static void free_scratch(QualeContext *ctx)
+{
+    if (!ctx->scratch) return;
+    for (unsigned w = 0; w < ctx->worker_count; w++) {
+        for (unsigned i = 0; i < ctx->instance_count; i++) {
+            void *s = ctx->scratch[w * ctx->instance_count + i];
+            if (s && ctx->instances[i]->metric->scratch_free)
+                ctx->instances[i]->metric->scratch_free(s);
+        }
+    }
+    free(ctx->scratch);
+    ctx->scratch = NULL;
+}
+
+void quale_close(QualeContext **pctx)
+{
+    QualeContext *ctx = pctx ? *pctx : NULL;
+    if (!ctx) return;
+    if (ctx->pool) thread_pool_close(&ctx->pool);
+    free_scratch(ctx);
+    for (unsigned i = 0; i < ctx->model_count; i++) model_close(&ctx->models[i]);
+    free(ctx->models);
+    for (unsigned i = 0; i < ctx->instance_count; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (inst->initialised && inst->metric->close) inst->metric->close(inst->state);
+        free(inst->state);
+        free(inst);
+    }
+    free(ctx->instances);
+    for (int h = 0; h < 2; h++) {
+        quale_picture_unref(&ctx->prev_ref[h]);
+        quale_picture_unref(&ctx->prev_dist[h]);
+    }
+    if (ctx->collector) {
+        collector_close(&ctx->collector);
+        pthread_mutex_destroy(&ctx->flow_lock);
+        pthread_cond_destroy(&ctx->slot_free);
+    }
+    free(ctx);
+    *pctx = NULL;
+}
+
+enum QualeBackend quale_backend(const QualeContext *ctx)
+{
+    return ctx ? ctx->backend : QUALE_BACKEND_CPU;
+}
+
+FeatureSink *context_sink(QualeContext *ctx)
+{
+    return &ctx->raw_sink;
+}
+
+const Collector *context_collector(const QualeContext *ctx)
+{
+    return ctx->collector;
+}
+
+unsigned context_subsample(const QualeContext *ctx)
+{
+    return ctx->settings.subsample;
+}
+
+const QualeVideoFormat *context_format(const QualeContext *ctx)
+{
+    return ctx->format_known ? &ctx->format : NULL;
+}
+
+/* ---- requesting metrics ------------------------------------------------- */
+
+typedef struct OptionTarget {
+    QualeContext *ctx;
+    const Metric *metric;
+    void *state;
+} OptionTarget;
+
+static int apply_option(void *cookie, const char *key, const char *value)
+{
+    OptionTarget *t = cookie;
+    const MetricOption *o = option_find(t->metric->options, key);
+    if (!o) {
+        char known[512] = "";
+        size_t len = 0;
+        for (const MetricOption *k = t->metric->options; k && k->name; k++)
+            len += (size_t)snprintf(known + len, len < sizeof(known) ? sizeof(known) - len : 0,
+                                    "%s%s", len ? ", " : "", k->name);
+        context_log(t->ctx, QUALE_LOG_ERROR, "metric '%s' has no option '%s' (%s%s)",
+                    t->metric->name, key, len ? "its options: " : "it takes none",
+                    known);
+        return -EINVAL;
+    }
+    char error[256];
+    int err = option_set(o, t->state, value, error, sizeof(error));
+    if (err) context_log(t->ctx, QUALE_LOG_ERROR, "metric '%s': %s", t->metric->name, error);
+    return err;
+}
+
+static int parse_options(QualeContext *ctx, const Metric *metric, void *state,
+                         const char *options)
+{
+    if (!options || !*options) return 0;
+    /* option_spec_split takes "name=k=v:..."; give it a placeholder name. */
+    const size_t len = strlen(options);
+    char *spec = malloc(len + 3);
+    if (!spec) return -ENOMEM;
+    memcpy(spec, "_=", 2);
+    memcpy(spec + 2, options, len + 1);
+    OptionTarget target = { ctx, metric, state };
+    size_t name_len;
+    char error[256];
+    int err = option_spec_split(spec, &name_len, apply_option, &target, error, sizeof(error));
+    if (err == -EINVAL && error[0] && strstr(error, "key=value"))
+        context_log(ctx, QUALE_LOG_ERROR, "metric '%s': %s", metric->name, error + 3);
+    free(spec);
+    return err;
+}
+
+int context_request_metric(QualeContext *ctx, const char *name,
+                           const char *options, MetricInstance **out)
+{
+    if (!ctx || !name) return -EINVAL;
+    if (ctx->format_known) {
+        context_log(ctx, QUALE_LOG_ERROR,
+                    "metric '%s' requested after the first frame was sent", name);
+        return -EBUSY;
+    }
+    const Metric *metric = metric_find(name);
+    if (!metric) {
+        context_log(ctx, QUALE_LOG_ERROR,
+                    "unknown metric '%s' (quale --list-features lists them)", name);
+        return -ENOENT;
+    }
+    void *state = calloc(1, metric->state_size ? metric->state_size : 1);
+    if (!state) return -ENOMEM;
+    options_set_defaults(metric->options, state);
+    int err = parse_options(ctx, metric, state, options);
+    if (err) {
+        free(state);
+        return err;
+    }
+
+    for (unsigned i = 0; i < ctx->instance_count; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (inst->metric == metric && options_equal(metric->options, inst->state, state)) {
+            free(state);
+            if (out) *out = inst;
+            return 0;
+        }
+    }
+
+    MetricInstance *inst = calloc(1, sizeof(*inst));
+    MetricInstance **list = realloc(ctx->instances, sizeof(*list) * (ctx->instance_count + 1));
+    if (!inst || !list) {
+        free(inst);
+        free(state);
+        if (list) ctx->instances = list;
+        return -ENOMEM;
+    }
+    ctx->instances = list;
+    inst->metric = metric;
+    inst->state = state;
+    inst->sink = (FeatureSink){
+        .collector = ctx->collector,
+        .options = metric->options,
+        .state = state,
+        .ctx = ctx,
+    };
+    ctx->instances[ctx->instance_count++] = inst;
+    if (metric->history > ctx->history) ctx->history = metric->history;
+    if (out) *out = inst;
+    return 0;
+}
+
+int quale_use_metric(QualeContext *ctx, const char *spec)
+{
+    if (!ctx || !spec) return -EINVAL;
+    const char *eq = strchr(spec, '=');
+    const size_t name_len = eq ? (size_t)(eq - spec) : strlen(spec);
+    char name[64];
+    if (name_len == 0 || name_len >= sizeof(name)) {
+        context_log(ctx, QUALE_LOG_ERROR, "'%s' is not a metric name", spec);
+        return -EINVAL;
+    }
+    memcpy(name, spec, name_len);
+    name[name_len] = '\0';
+    return context_request_metric(ctx, name, eq ? eq + 1 : NULL, NULL);
+}
+
+int quale_use_model(QualeContext *ctx, const char *spec)
+{
+    if (!ctx || !spec) return -EINVAL;
+    if (ctx->format_known) {
+        context_log(ctx, QUALE_LOG_ERROR, "model '%s' requested after the first frame", spec);
+        return -EBUSY;
+    }
+    Model **list = realloc(ctx->models, sizeof(*list) * (ctx->model_count + 1));
+    if (!list) return -ENOMEM;
+    ctx->models = list;
+    Model *model = NULL;
+    int err = model_open(&model, ctx, spec);
+    if (err) return err;
+    for (unsigned i = 0; i < ctx->model_count; i++) {
+        if (!strcmp(model_name(ctx->models[i]), model_name(model))) {
+            context_log(ctx, QUALE_LOG_ERROR,
+                        "two models are named '%s'; give each its own with name=...",
+                        model_name(model));
+            model_close(&model);
+            return -EEXIST;
+        }
+    }
+    ctx->models[ctx->model_count++] = model;
+    return 0;
+}
+
+unsigned quale_planes_needed(const QualeContext *ctx)
+{
+    unsigned mask = 0;
+    for (unsigned i = 0; ctx && i < ctx->instance_count; i++)
+        mask |= (ctx->instances[i]->metric->flags & METRIC_LUMA_ONLY) ? 1u : 7u;
+    return mask ? mask : 7u;
+}
+
+const char *quale_builtin_model(unsigned index)
+{
+    const char *const *versions = model_builtin_versions();
+    for (unsigned i = 0; versions && versions[i]; i++)
+        if (i == index) return versions[i];
+    return NULL;
+}
+
+unsigned quale_model_count(const QualeContext *ctx)
+{
+    return ctx ? ctx->model_count : 0;
+}
+
+int quale_model_info(const QualeContext *ctx, unsigned index, QualeModelInfo *info)
+{
+    if (!ctx || !info || index >= ctx->model_count) return -EINVAL;
+    const Model *m = ctx->models[index];
+    info->name = model_name(m);
+    info->label = model_label(m);
+    info->bootstrap = model_is_bootstrap(m);
+    return 0;
+}
+
+const MetricInstance *context_instance(const QualeContext *ctx, unsigned i)
+{
+    return i < ctx->instance_count ? ctx->instances[i] : NULL;
+}
+
+int metric_instance_key_name(const MetricInstance *inst, const char *base_key,
+                             char *out, size_t out_size)
+{
+    return option_key_name(inst->metric->options, inst->state, base_key, out, out_size);
+}
+
+int metric_instance_key(const MetricInstance *inst, const char *base_key, unsigned *id)
+{
+    char name[256];
+    int err = metric_instance_key_name(inst, base_key, name, sizeof(name));
+    if (err) return err;
+    return collector_find(inst->sink.collector, name, id);
+}
+
+/* ---- running frames ----------------------------------------------------- */
+
+static const char *chroma_name(enum QualeChroma c)
+{
+    switch (c) {
+    case QUALE_CHROMA_400: return "4:0:0";
+    case QUALE_CHROMA_420: return "4:2:0";
+    case QUALE_CHROMA_422: return "4:2:2";
+    case QUALE_CHROMA_444: return "4:4:4";
+    default: return "unknown";
+    }
+}
+
+static bool same_format(const QualeVideoFormat *a, const QualeVideoFormat *b)
+{
+    return a->chroma == b->chroma && a->bitdepth == b->bitdepth &&
+           a->width == b->width && a->height == b->height;
+}
+
+static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
+{
+    if (ctx->instance_count == 0) {
+        context_log(ctx, QUALE_LOG_ERROR, "no metric or model was requested");
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < ctx->instance_count; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (inst->metric->init) {
+            int err = inst->metric->init(inst->state, format, &inst->sink);
+            if (err) {
+                context_log(ctx, QUALE_LOG_ERROR,
+                            "metric '%s' cannot score %ux%u %s %u-bit video",
+                            inst->metric->name, format->width, format->height,
+                            chroma_name(format->chroma), format->bitdepth);
+                return err;
+            }
+        }
+        inst->initialised = true;
+    }
+    ctx->scratch = calloc((size_t)ctx->worker_count * ctx->instance_count, sizeof(void *));
+    return ctx->scratch ? 0 : -ENOMEM;
+}
+
+static void record_error(QualeContext *ctx, int err)
+{
+    int expected = 0;
+    atomic_compare_exchange_strong(&ctx->error, &expected, err);
+}
+
+static void release_job(FrameJob *job)
+{
+    quale_picture_unref(&job->ref);
+    quale_picture_unref(&job->dist);
+    for (int h = 0; h < 2; h++) {
+        quale_picture_unref(&job->prev_ref[h]);
+        quale_picture_unref(&job->prev_dist[h]);
+    }
+    free(job);
+}
+
+static void run_frame(void *arg, unsigned worker)
+{
+    FrameJob *job = arg;
+    QualeContext *ctx = job->ctx;
+    const unsigned subsample = ctx->settings.subsample;
+    const bool scored = subsample <= 1 || job->index % subsample == 0;
+
+    const MetricFrame frame = {
+        .index = job->index,
+        .ref = &job->ref,
+        .dist = &job->dist,
+        .prev_ref = { job->prev_ref[0].buffer ? &job->prev_ref[0] : NULL,
+                      job->prev_ref[1].buffer ? &job->prev_ref[1] : NULL },
+        .prev_dist = { job->prev_dist[0].buffer ? &job->prev_dist[0] : NULL,
+                       job->prev_dist[1].buffer ? &job->prev_dist[1] : NULL },
+    };
+
+    for (unsigned i = 0; i < ctx->instance_count && !atomic_load(&ctx->error); i++) {
+        MetricInstance *inst = ctx->instances[i];
+        const Metric *m = inst->metric;
+        if (!scored && !(m->flags & METRIC_EVERY_FRAME)) continue;
+
+        void **scratch = &ctx->scratch[worker * ctx->instance_count + i];
+        if (!*scratch && m->scratch_alloc) {
+            int err = m->scratch_alloc(inst->state, scratch);
+            if (err) {
+                context_log(ctx, QUALE_LOG_ERROR, "metric '%s': out of memory for its buffers",
+                            m->name);
+                record_error(ctx, err);
+                break;
+            }
+        }
+        int err = m->extract(inst->state, *scratch, &frame, &inst->sink);
+        if (err) {
+            context_log(ctx, QUALE_LOG_ERROR, "metric '%s' failed on frame %u (%s)",
+                        m->name, job->index, strerror(-err));
+            record_error(ctx, err);
+        }
+    }
+
+    release_job(job);
+    pthread_mutex_lock(&ctx->flow_lock);
+    ctx->in_flight--;
+    pthread_cond_signal(&ctx->slot_free);
+    pthread_mutex_unlock(&ctx->flow_lock);
+}
+
+static int check_pictures(QualeContext *ctx, const QualePicture *ref,
+                          const QualePicture *dist)
+{
+    if (!ref || !dist || !ref->data[0] || !dist->data[0]) {
+        context_log(ctx, QUALE_LOG_ERROR, "a picture without data was sent");
+        return -EINVAL;
+    }
+    char error[128];
+    if (quale_video_format_check(&ref->format, error, sizeof(error))) {
+        context_log(ctx, QUALE_LOG_ERROR, "reference picture: %s", error);
+        return -EINVAL;
+    }
+    if (!same_format(&ref->format, &dist->format)) {
+        context_log(ctx, QUALE_LOG_ERROR,
+                    "reference and distorted pictures differ: %ux%u %s %u-bit vs "
+                    "%ux%u %s %u-bit",
+                    ref->format.width, ref->format.height, chroma_name(ref->format.chroma),
+                    ref->format.bitdepth, dist->format.width, dist->format.height,
+                    chroma_name(dist->format.chroma), dist->format.bitdepth);
+        return -EINVAL;
+    }
+    if (ctx->format_known && !same_format(&ctx->format, &ref->format)) {
+        context_log(ctx, QUALE_LOG_ERROR,
+                    "frame %u is %ux%u %s %u-bit, but the first frame was %ux%u %s %u-bit",
+                    ctx->frames_sent, ref->format.width, ref->format.height,
+                    chroma_name(ref->format.chroma), ref->format.bitdepth,
+                    ctx->format.width, ctx->format.height,
+                    chroma_name(ctx->format.chroma), ctx->format.bitdepth);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
+{
+    if (!ctx) return -EINVAL;
+    int err = 0;
+    if (ctx->flushed) {
+        context_log(ctx, QUALE_LOG_ERROR, "pictures sent after quale_flush()");
+        err = -EINVAL;
+        goto drop;
+    }
+    if ((err = atomic_load(&ctx->error))) goto drop;
+    if ((err = check_pictures(ctx, ref, dist))) goto drop;
+    if (ctx->frames_sent == UINT32_MAX / 2) {
+        context_log(ctx, QUALE_LOG_ERROR, "too many frames");
+        err = -ERANGE;
+        goto drop;
+    }
+    if (!ctx->format_known) {
+        ctx->format = ref->format;
+        ctx->format_known = true;
+        if ((err = start_metrics(ctx, &ctx->format))) {
+            record_error(ctx, err);
+            goto drop;
+        }
+    }
+
+    FrameJob *job = calloc(1, sizeof(*job));
+    if (!job) {
+        err = -ENOMEM;
+        goto drop;
+    }
+    job->ctx = ctx;
+    job->index = ctx->frames_sent++;
+    job->ref = *ref;
+    job->dist = *dist;
+    memset(ref, 0, sizeof(*ref));
+    memset(dist, 0, sizeof(*dist));
+    for (unsigned h = 0; h < ctx->history; h++) {
+        if (ctx->prev_ref[h].buffer) quale_picture_ref(&job->prev_ref[h], &ctx->prev_ref[h]);
+        if (ctx->prev_dist[h].buffer) quale_picture_ref(&job->prev_dist[h], &ctx->prev_dist[h]);
+    }
+    /* Shift the history: this frame becomes index - 1 for the next one. */
+    if (ctx->history) {
+        quale_picture_unref(&ctx->prev_ref[1]);
+        quale_picture_unref(&ctx->prev_dist[1]);
+        ctx->prev_ref[1] = ctx->prev_ref[0];
+        ctx->prev_dist[1] = ctx->prev_dist[0];
+        quale_picture_ref(&ctx->prev_ref[0], &job->ref);
+        quale_picture_ref(&ctx->prev_dist[0], &job->dist);
+        if (ctx->history < 2) {
+            quale_picture_unref(&ctx->prev_ref[1]);
+            quale_picture_unref(&ctx->prev_dist[1]);
+        }
+    }
+
+    pthread_mutex_lock(&ctx->flow_lock);
+    while (ctx->in_flight >= ctx->max_in_flight)
+        pthread_cond_wait(&ctx->slot_free, &ctx->flow_lock);
+    ctx->in_flight++;
+    pthread_mutex_unlock(&ctx->flow_lock);
+
+    err = thread_pool_submit(ctx->pool, run_frame, job);
+    if (err) {
+        release_job(job);
+        pthread_mutex_lock(&ctx->flow_lock);
+        ctx->in_flight--;
+        pthread_mutex_unlock(&ctx->flow_lock);
+        record_error(ctx, err);
+    }
+    return err;
+
+drop:
+    quale_picture_unref(ref);
+    quale_picture_unref(dist);
+    return err;
+}
+
+int quale_flush(QualeContext *ctx)
+{
+    if (!ctx) return -EINVAL;
+    if (ctx->flushed) return atomic_load(&ctx->error);
+    thread_pool_wait(ctx->pool);
+    ctx->flushed = true;
+    for (int h = 0; h < 2; h++) {
+        quale_picture_unref(&ctx->prev_ref[h]);
+        quale_picture_unref(&ctx->prev_dist[h]);
+    }
+    int err = atomic_load(&ctx->error);
+    if (err) return err;
+    if (ctx->frames_sent == 0) {
+        context_log(ctx, QUALE_LOG_ERROR, "no frames were scored");
+        return -ENODATA;
+    }
+    for (unsigned i = 0; i < ctx->instance_count; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (!inst->metric->flush) continue;
+        err = inst->metric->flush(inst->state, &inst->sink, ctx->frames_sent);
+        if (err) {
+            context_log(ctx, QUALE_LOG_ERROR, "metric '%s' failed at the end of the stream",
+                        inst->metric->name);
+            record_error(ctx, err);
+            return err;
+        }
+    }
+    for (unsigned i = 0; i < ctx->model_count; i++) {
+        err = model_predict(ctx->models[i], &ctx->raw_sink, ctx->frames_sent,
+                            ctx->settings.subsample);
+        if (err) {
+            record_error(ctx, err);
+            return err;
+        }
+    }
+    return 0;
+}
+
+unsigned quale_frame_count(const QualeContext *ctx)
+{
+    return ctx ? ctx->frames_sent : 0;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+unsigned quale_feature_count(const QualeContext *ctx)
+{
+    return ctx ? collector_key_count(ctx->collector) : 0;
+}
+
+const char *quale_feature_name(const QualeContext *ctx, unsigned i)
+{
+    return ctx ? collector_key_name(ctx->collector, i) : NULL;
+}
+
+int quale_feature_value(const QualeContext *ctx, const char *key, unsigned frame,
+                        double *value)
+{
+    if (!ctx || !key || !value) return -EINVAL;
+    unsigned id;
+    int err = collector_find(ctx->collector, key, &id);
+    if (err) return err;
+    return collector_get(ctx->collector, id, frame, value);
+}
+
+int quale_feature_pooled(const QualeContext *ctx, const char *key,
+                         enum QualePool method, double *value)
+{
+    if (!ctx || !key || !value) return -EINVAL;
+    unsigned id;
+    int err = collector_find(ctx->collector, key, &id);
+    if (err) return err;
+    return collector_pool(ctx->collector, id, method, ctx->frames_sent,
+                          ctx->settings.subsample, value);
+}

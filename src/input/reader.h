@@ -1,0 +1,105 @@
+/*
+ * Internals of the video readers (video.c, y4m.c, yuv.c).
+ *
+ * A reader is a FILE plus the layout of one frame's payload: the planes in
+ * file order, each a packed run of rows.  y4m.c only parses the stream
+ * header and the FRAME markers; the payload of both y4m and raw yuv is read
+ * by the same code in yuv.c, so the two formats cannot drift apart in how
+ * they handle truncation, skipping, clamping or byte order.
+ */
+#ifndef QUALE_SRC_INPUT_READER_H
+#define QUALE_SRC_INPUT_READER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quale/quale.h"
+
+/* The longest y4m stream header or FRAME line we accept, newline included.
+ * Real headers are well under 200 bytes; the bound turns a file that is not
+ * y4m at all (or a corrupt one) into an error instead of an endless scan. */
+#define Y4M_MAX_LINE 4096
+
+/* Planes stored per frame in a file: Y, U, V and, for y4m 444alpha, A. */
+#define READER_MAX_FILE_PLANES 4
+
+enum ReaderState {
+    READER_OK = 0,
+    READER_END,   /* the clean end was reached: reads return 0 from now on */
+    READER_FAILED /* the stream is damaged: reads return `failure` again */
+};
+
+struct QualeVideoReader {
+    FILE *file;
+    int own_file;         /* fclose() it in quale_video_close() */
+    char *stdio_buffer;   /* our setvbuf() buffer, freed after fclose() */
+    char *name;           /* for messages: the path, "stdin" or the caller's */
+
+    int is_y4m;
+    QualeVideoFormat format;
+    unsigned plane_count;               /* planes of the picture: 1 or 3 */
+    unsigned file_planes;               /* planes per frame in the file */
+    unsigned bytes_per_sample;          /* 1 or 2 */
+    unsigned plane_width[READER_MAX_FILE_PLANES];  /* in samples */
+    unsigned plane_height[READER_MAX_FILE_PLANES];
+    size_t row_bytes[READER_MAX_FILE_PLANES];
+    uint64_t plane_bytes[READER_MAX_FILE_PLANES];
+    uint64_t frame_bytes;               /* payload of one frame, no marker */
+    unsigned plane_mask;                /* planes quale_video_read() fills */
+
+    /* Seeking is used only on regular files, where the size is known and a
+     * seek past the end can be caught before it silently "succeeds". */
+    int seekable;
+    uint64_t position;    /* offset of the next byte in the file */
+    uint64_t file_size;   /* refreshed with fstat() when a frame runs past it */
+
+    uint64_t frame;       /* index of the next frame, from 0 */
+    uint64_t clamped;     /* samples clamped to the bit depth's maximum */
+    enum ReaderState state;
+    int failure;          /* negative errno returned while READER_FAILED */
+
+    unsigned char *scratch; /* where skipped bytes of a pipe are read to */
+    size_t scratch_size;
+
+    char error[1024];
+};
+
+/* Sets the message "<name>: <formatted text>" and returns err (negative). */
+int video_reader_fail(struct QualeVideoReader *r, int err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Copies up to max bytes of s (stopping at NUL) into out (out_size > max),
+ * replacing bytes that are not printable ASCII with '?', so that quoting a
+ * damaged file in a message cannot emit control characters. */
+void video_reader_quote(char *out, size_t out_size, const char *s, size_t len);
+
+/* Fills the plane layout for format, plus `extra_planes` planes of luma
+ * size that are stored in the file but never returned (y4m alpha).
+ * Checks the format and that the frame size fits 64-bit and size_t. */
+int video_reader_set_layout(struct QualeVideoReader *r,
+                            const QualeVideoFormat *format,
+                            unsigned extra_planes);
+
+/* y4m.c: parses the stream header (the stream is at its first byte) and
+ * sets the layout. */
+int y4m_open(struct QualeVideoReader *r);
+
+/* y4m.c: reads one FRAME line.  1: a frame follows, 0: clean end of file,
+ * < 0: error (message set). */
+int y4m_read_frame_header(struct QualeVideoReader *r);
+
+/* yuv.c: checks a raw format and sets the layout. */
+int yuv_open(struct QualeVideoReader *r, const QualeVideoFormat *format);
+
+/* yuv.c: reads one frame's planar payload into pic (planes outside the
+ * mask, and every plane when pic is NULL, are skipped).  `at_frame_start`
+ * says no byte of this frame has been consumed yet, so that an end of file
+ * right here is the clean end (raw yuv) rather than a truncation (y4m,
+ * whose FRAME marker was already read).  Returns 1, 0 or a negative errno. */
+int yuv_read_payload(struct QualeVideoReader *r, QualePicture *pic,
+                     int at_frame_start);
+
+#endif /* QUALE_SRC_INPUT_READER_H */

@@ -1,0 +1,345 @@
+/*
+ * The public video reader API: opening files and streams, the frame layout
+ * shared by y4m and raw yuv, error messages, and the read / skip loop that
+ * dispatches to the format's frame header parser (y4m.c) and the common
+ * payload reader (yuv.c).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <fcntl.h>
+
+#include "common.h"
+#include "input/reader.h"
+#include "quale/quale.h"
+
+/* Large enough that small frames cost a read(2) per many frames; large
+ * frames bypass it anyway (glibc reads big requests straight into the
+ * destination). */
+#define READER_STDIO_BUFFER (1u << 20)
+
+int video_reader_fail(struct QualeVideoReader *r, int err, const char *fmt, ...)
+{
+    int n = snprintf(r->error, sizeof(r->error), "%s: ", r->name);
+    if (n >= 0 && (size_t)n < sizeof(r->error)) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->error + n, sizeof(r->error) - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+void video_reader_quote(char *out, size_t out_size, const char *s, size_t len)
+{
+    if (!out_size) return;
+    size_t n = 0;
+    for (; n < len && n + 1 < out_size && s[n]; n++) {
+        const unsigned char c = (unsigned char)s[n];
+        out[n] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    out[n] = '\0';
+}
+
+int video_reader_set_layout(struct QualeVideoReader *r,
+                            const QualeVideoFormat *format,
+                            unsigned extra_planes)
+{
+    char why[128];
+    if (quale_video_format_check(format, why, sizeof(why)))
+        return video_reader_fail(r, -EINVAL, "%s", why);
+
+    r->format = *format;
+    r->plane_count = format->chroma == QUALE_CHROMA_400 ? 1 : 3;
+    r->file_planes = r->plane_count + extra_planes;
+    if (r->file_planes > READER_MAX_FILE_PLANES)
+        return video_reader_fail(r, -EINVAL, "too many planes per frame");
+    r->bytes_per_sample = format->bitdepth > 8 ? 2 : 1;
+
+    const unsigned ss_x = format->chroma == QUALE_CHROMA_420 ||
+                          format->chroma == QUALE_CHROMA_422;
+    const unsigned ss_y = format->chroma == QUALE_CHROMA_420;
+    uint64_t frame_bytes = 0;
+    for (unsigned p = 0; p < r->file_planes; p++) {
+        /* Planes 1 and 2 are chroma; anything after them (alpha) is luma
+         * sized, as is plane 0. */
+        const int chroma = p == 1 || p == 2;
+        r->plane_width[p] = chroma ? (format->width + ss_x) >> ss_x : format->width;
+        r->plane_height[p] = chroma ? (format->height + ss_y) >> ss_y : format->height;
+
+        /* format_check bounds each side to 32768, so a row is at most
+         * 64 KiB and a plane 2 GiB; the checks keep that true on any
+         * size_t should the limit ever grow. */
+        const uint64_t row = (uint64_t)r->plane_width[p] * r->bytes_per_sample;
+        if (row > SIZE_MAX || (r->plane_height[p] && row > UINT64_MAX / r->plane_height[p]))
+            return video_reader_fail(r, -EOVERFLOW, "frame size overflows");
+        const uint64_t plane = row * r->plane_height[p];
+        if (plane > SIZE_MAX || plane > UINT64_MAX - frame_bytes)
+            return video_reader_fail(r, -EOVERFLOW, "frame size overflows");
+        r->row_bytes[p] = (size_t)row;
+        r->plane_bytes[p] = plane;
+        frame_bytes += plane;
+    }
+    r->frame_bytes = frame_bytes;
+    r->plane_mask = (1u << r->plane_count) - 1;
+    return 0;
+}
+
+static void set_error(char *error, size_t error_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_error(char *error, size_t error_size, const char *fmt, ...)
+{
+    if (!error || !error_size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error, error_size, fmt, ap);
+    va_end(ap);
+}
+
+/* Seeking is worth it (and safe) only on regular files: their size is
+ * known, so skipping past a truncated end is caught instead of fseek()
+ * quietly moving beyond it.  Pipes, terminals, devices and memory streams
+ * (fileno() == -1) skip by reading. */
+static void probe_seekable(struct QualeVideoReader *r)
+{
+    const int fd = fileno(r->file);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const off_t pos = ftello(r->file);
+    if (pos < 0) return;
+    r->seekable = 1;
+    r->position = (uint64_t)pos;
+    r->file_size = (uint64_t)st.st_size;
+}
+
+static void reader_free(struct QualeVideoReader *r)
+{
+    if (!r) return;
+    if (r->own_file && r->file) fclose(r->file);
+    free(r->stdio_buffer); /* only after fclose(): stdio uses it until then */
+    free(r->scratch);
+    free(r->name);
+    free(r);
+}
+
+/* Takes over file (and closes it on failure when own_file is set). */
+static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
+                       char *stdio_buffer, const char *name,
+                       const QualeVideoFormat *raw,
+                       char *error, size_t error_size)
+{
+    struct QualeVideoReader *r = calloc(1, sizeof(*r));
+    char *name_copy = r ? strdup(name) : NULL;
+    if (!r || !name_copy) {
+        free(r);
+        if (own_file) fclose(file);
+        free(stdio_buffer);
+        set_error(error, error_size, "%s: out of memory", name);
+        return -ENOMEM;
+    }
+    r->file = file;
+    r->own_file = own_file;
+    r->stdio_buffer = stdio_buffer;
+    r->name = name_copy;
+    r->is_y4m = raw == NULL;
+
+    const int err = r->is_y4m ? y4m_open(r) : yuv_open(r, raw);
+    if (err < 0) {
+        set_error(error, error_size, "%s", r->error);
+        reader_free(r);
+        return err;
+    }
+    probe_seekable(r);
+    r->error[0] = '\0';
+    if (error && error_size) error[0] = '\0';
+    *reader = r;
+    return 0;
+}
+
+int quale_video_open(QualeVideoReader **reader, const char *path,
+                     const QualeVideoFormat *raw,
+                     char *error, size_t error_size)
+{
+    if (reader) *reader = NULL;
+    if (!reader || !path) {
+        set_error(error, error_size, "quale_video_open: no %s given",
+                  reader ? "path" : "reader");
+        return -EINVAL;
+    }
+
+    /* stdin is used as it is: replacing its buffer would leave stdio
+     * pointing at memory we free on close. */
+    if (!strcmp(path, "-"))
+        return open_common(reader, stdin, 0, NULL, "stdin", raw, error, error_size);
+
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        const int e = errno ? errno : EIO;
+        set_error(error, error_size, "cannot open '%s': %s", path, strerror(e));
+        return -e;
+    }
+    /* fopen() of a directory succeeds on Linux; fail here with a clear
+     * message rather than with EISDIR on the first read. */
+    struct stat st;
+    const int fd = fileno(file);
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fclose(file);
+            set_error(error, error_size, "cannot open '%s': %s", path, strerror(EISDIR));
+            return -EISDIR;
+        }
+#if defined(POSIX_FADV_SEQUENTIAL)
+        /* We read front to back once: ask for aggressive read-ahead. */
+        if (S_ISREG(st.st_mode))
+            (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    }
+    /* Must come before the first read.  Without a buffer of our own glibc
+     * picks st_blksize (4 KiB), a read(2) per 4 KiB of small frames. */
+    char *buffer = malloc(READER_STDIO_BUFFER);
+    if (buffer && setvbuf(file, buffer, _IOFBF, READER_STDIO_BUFFER) != 0) {
+        free(buffer);
+        buffer = NULL;
+    }
+    return open_common(reader, file, 1, buffer, path, raw, error, error_size);
+}
+
+int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
+                            const char *name, const QualeVideoFormat *raw,
+                            char *error, size_t error_size)
+{
+    if (reader) *reader = NULL;
+    if (!reader || !stream) {
+        set_error(error, error_size, "quale_video_open_stream: no %s given",
+                  reader ? "stream" : "reader");
+        return -EINVAL;
+    }
+    /* The stream and its buffering stay the caller's. */
+    return open_common(reader, stream, 0, NULL, name ? name : "stream", raw,
+                       error, error_size);
+}
+
+void quale_video_get_format(const QualeVideoReader *reader, QualeVideoFormat *format)
+{
+    if (!format) return;
+    if (!reader) {
+        memset(format, 0, sizeof(*format));
+        return;
+    }
+    *format = reader->format;
+}
+
+void quale_video_set_planes(QualeVideoReader *reader, unsigned plane_mask)
+{
+    if (!reader) return;
+    /* Bits for planes the picture does not have mean nothing. */
+    reader->plane_mask = plane_mask & ((1u << reader->plane_count) - 1);
+}
+
+static const char *chroma_name(enum QualeChroma c)
+{
+    switch (c) {
+    case QUALE_CHROMA_400: return "4:0:0";
+    case QUALE_CHROMA_420: return "4:2:0";
+    case QUALE_CHROMA_422: return "4:2:2";
+    case QUALE_CHROMA_444: return "4:4:4";
+    default: return "unknown chroma";
+    }
+}
+
+/* The payload is read straight into the planes, so a picture that does not
+ * match the layout would be written out of bounds: check it fully. */
+static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
+{
+    if (!pic) return video_reader_fail(r, -EINVAL, "no picture given");
+    const QualeVideoFormat *f = &pic->format;
+    if (f->chroma != r->format.chroma || f->bitdepth != r->format.bitdepth ||
+        f->width != r->format.width || f->height != r->format.height ||
+        pic->plane_count != r->plane_count)
+        return video_reader_fail(r, -EINVAL,
+            "picture is %ux%u %s %u-bit, the video is %ux%u %s %u-bit",
+            f->width, f->height, chroma_name(f->chroma), f->bitdepth,
+            r->format.width, r->format.height, chroma_name(r->format.chroma),
+            r->format.bitdepth);
+    for (unsigned p = 0; p < r->plane_count; p++) {
+        if (pic->plane_width[p] != r->plane_width[p] ||
+            pic->plane_height[p] != r->plane_height[p])
+            return video_reader_fail(r, -EINVAL, "picture plane %u is %ux%u, expected %ux%u",
+                                     p, pic->plane_width[p], pic->plane_height[p],
+                                     r->plane_width[p], r->plane_height[p]);
+        if (!(r->plane_mask >> p & 1)) continue;
+        if (!pic->data[p] || pic->stride[p] < 0 ||
+            (size_t)pic->stride[p] < r->row_bytes[p])
+            return video_reader_fail(r, -EINVAL,
+                                     "picture plane %u has no data or a stride below its row size", p);
+    }
+    return 0;
+}
+
+/* Reads (pic != NULL) or skips one frame and records how it ended. */
+static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
+{
+    int ret = 1;
+    if (r->is_y4m) ret = y4m_read_frame_header(r);
+    if (ret > 0) ret = yuv_read_payload(r, pic, !r->is_y4m);
+    if (ret > 0) {
+        r->frame++;
+    } else if (ret == 0) {
+        r->state = READER_END;
+    } else {
+        /* The position inside the stream is unknown now: every later call
+         * repeats this error instead of reading garbage as a frame. */
+        r->state = READER_FAILED;
+        r->failure = ret;
+    }
+    return ret;
+}
+
+int quale_video_read(QualeVideoReader *reader, QualePicture *pic)
+{
+    if (!reader) return -EINVAL;
+    if (reader->state == READER_END) return 0;
+    if (reader->state == READER_FAILED) return reader->failure;
+    /* A bad picture is the caller's mistake, not the stream's: report it
+     * without failing the reader. */
+    const int err = check_picture(reader, pic);
+    if (err) return err;
+    return next_frame(reader, pic);
+}
+
+int quale_video_skip(QualeVideoReader *reader, unsigned n)
+{
+    if (!reader) return -EINVAL;
+    if (reader->state == READER_END) return 0;
+    if (reader->state == READER_FAILED) return reader->failure;
+    for (unsigned i = 0; i < n; i++) {
+        const int ret = next_frame(reader, NULL);
+        if (ret <= 0) return ret;
+    }
+    return 1;
+}
+
+const char *quale_video_error(const QualeVideoReader *reader)
+{
+    return reader ? reader->error : "";
+}
+
+uint64_t quale_video_clamped_samples(const QualeVideoReader *reader)
+{
+    return reader ? reader->clamped : 0;
+}
+
+void quale_video_close(QualeVideoReader **reader)
+{
+    if (!reader) return;
+    reader_free(*reader);
+    *reader = NULL;
+}

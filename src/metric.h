@@ -1,0 +1,110 @@
+/*
+ * The metric descriptor: what every metric of the registry provides.
+ *
+ * A descriptor is a const struct next to the metric's C reference in
+ * src/metrics/<metric>.c.  Everything that changes during a run lives in the
+ * instance's state (state_size bytes, allocated by the library, options
+ * written into it by offset before init) or in per-thread scratch.
+ *
+ * Life of an instance:
+ *   options parsed into state -> init(state, format) once
+ *   -> extract() for every scored frame, from any worker thread, several
+ *      frames at once (state is read-only there; use scratch and
+ *      the atomic helpers for anything mutable)
+ *   -> flush() once, after every frame, on one thread
+ *   -> close(state).
+ */
+#ifndef QUALE_SRC_METRIC_H
+#define QUALE_SRC_METRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quale/quale.h"
+#include "option.h"
+
+typedef struct FeatureSink FeatureSink;
+
+/* The pictures one extract() call sees. */
+typedef struct MetricFrame {
+    unsigned index;               /* frame number, from 0 */
+    const QualePicture *ref;
+    const QualePicture *dist;
+    /* Earlier reference pictures, prev_ref[0] = index - 1, prev_ref[1] =
+     * index - 2; present up to the metric's history (NULL before frame 0). */
+    const QualePicture *prev_ref[2];
+    const QualePicture *prev_dist[2];
+} MetricFrame;
+
+enum MetricFlags {
+    /* Runs on every frame even when --subsample skips frames (libvmaf's
+     * temporal extractors do: motion and psnr). */
+    METRIC_EVERY_FRAME = 1u << 0,
+    /* Reads only the luma plane: readers may skip chroma in the file. */
+    METRIC_LUMA_ONLY = 1u << 1,
+};
+
+typedef struct Metric {
+    const char *name;                /* "psnr"; what --feature takes */
+    const char *const *keys;         /* NULL-terminated, every key it writes */
+    const MetricOption *options;     /* terminated by an entry with name NULL */
+    size_t state_size;
+    unsigned flags;
+    unsigned history;                /* previous frames extract() needs: 0..2 */
+
+    /* Checks the format and prepares the state; declares the keys it will
+     * write with feature_sink_declare() and keeps their ids in the state.
+     * A format the metric cannot score is an error with a message naming
+     * the metric and the format. */
+    int (*init)(void *state, const QualeVideoFormat *format,
+                FeatureSink *sink);
+
+    /* Per-thread scratch: created on first use by each worker. */
+    int (*scratch_alloc)(const void *state, void **scratch);
+    void (*scratch_free)(void *scratch);
+
+    int (*extract)(const void *state, void *scratch, const MetricFrame *frame,
+                   FeatureSink *sink);
+
+    /* After every frame: end-of-stream keys (motion2 of the last frame,
+     * aggregates).  May read the metric's own per-frame values. */
+    int (*flush)(void *state, FeatureSink *sink, unsigned frame_count);
+
+    void (*close)(void *state);
+} Metric;
+
+/* The registry: a const array, in --list-features order. */
+extern const Metric *const quale_metrics[];
+extern const unsigned quale_metric_total;
+
+const Metric *metric_find(const char *name);
+
+/* ---- writing results ---------------------------------------------------- */
+
+/* Declares an output key (e.g. "psnr_y") and returns its id in *id.  Keys
+ * are listed in declaration order.  Declaring a key twice returns the same
+ * id. */
+int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id);
+
+/* Stores the value of a declared key at a frame.  Safe from any thread. */
+int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame,
+                     double value);
+
+/* Reads back a stored value; -ENOENT if none. */
+int feature_sink_get(const FeatureSink *sink, unsigned id, unsigned frame,
+                     double *value);
+
+/* Stores a run-wide value (libvmaf's aggregate_metrics, e.g. apsnr_y). */
+int feature_sink_set_aggregate(FeatureSink *sink, const char *key,
+                               double value);
+
+/* Logs through the context that owns the sink. */
+void feature_sink_log(const FeatureSink *sink, enum QualeLogLevel level,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif /* QUALE_SRC_METRIC_H */

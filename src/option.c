@@ -1,0 +1,209 @@
+/* Parsing metric options into their state, and libvmaf's key suffix rule. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common.h"
+#include "option.h"
+
+static void *field(void *state, const MetricOption *o)
+{
+    return (char *)state + o->offset;
+}
+
+static const void *cfield(const void *state, const MetricOption *o)
+{
+    return (const char *)state + o->offset;
+}
+
+unsigned options_count(const MetricOption *options)
+{
+    unsigned n = 0;
+    while (options && options[n].name) n++;
+    return n;
+}
+
+void options_set_defaults(const MetricOption *options, void *state)
+{
+    for (const MetricOption *o = options; o && o->name; o++) {
+        switch (o->type) {
+        case QUALE_OPTION_BOOL: *(bool *)field(state, o) = o->default_value.b; break;
+        case QUALE_OPTION_INT: *(int *)field(state, o) = o->default_value.i; break;
+        case QUALE_OPTION_DOUBLE: *(double *)field(state, o) = o->default_value.d; break;
+        }
+    }
+}
+
+const MetricOption *option_find(const MetricOption *options, const char *name)
+{
+    for (const MetricOption *o = options; o && o->name; o++)
+        if (!strcmp(o->name, name)) return o;
+    return NULL;
+}
+
+int option_set(const MetricOption *o, void *state, const char *value,
+               char *error, size_t error_size)
+{
+    char *end = NULL;
+    switch (o->type) {
+    case QUALE_OPTION_BOOL:
+        if (!strcasecmp(value, "true") || !strcmp(value, "1")) {
+            *(bool *)field(state, o) = true;
+            return 0;
+        }
+        if (!strcasecmp(value, "false") || !strcmp(value, "0")) {
+            *(bool *)field(state, o) = false;
+            return 0;
+        }
+        snprintf(error, error_size, "option '%s' takes true or false, not '%s'",
+                 o->name, value);
+        return -EINVAL;
+    case QUALE_OPTION_INT: {
+        errno = 0;
+        const long v = strtol(value, &end, 0);
+        if (!*value || *end || errno) {
+            snprintf(error, error_size, "option '%s' takes an integer, not '%s'",
+                     o->name, value);
+            return -EINVAL;
+        }
+        if ((double)v < o->min || (double)v > o->max) {
+            snprintf(error, error_size, "option '%s' must be in [%g, %g], not %ld",
+                     o->name, o->min, o->max, v);
+            return -ERANGE;
+        }
+        *(int *)field(state, o) = (int)v;
+        return 0;
+    }
+    case QUALE_OPTION_DOUBLE: {
+        errno = 0;
+        const double v = strtod(value, &end);
+        if (!*value || *end || errno || !isfinite(v)) {
+            snprintf(error, error_size, "option '%s' takes a number, not '%s'",
+                     o->name, value);
+            return -EINVAL;
+        }
+        if (v < o->min || v > o->max) {
+            snprintf(error, error_size, "option '%s' must be in [%g, %g], not %g",
+                     o->name, o->min, o->max, v);
+            return -ERANGE;
+        }
+        *(double *)field(state, o) = v;
+        return 0;
+    }
+    }
+    snprintf(error, error_size, "option '%s' has an unknown type", o->name);
+    return -EINVAL;
+}
+
+bool option_is_default(const MetricOption *o, const void *state)
+{
+    switch (o->type) {
+    case QUALE_OPTION_BOOL: return *(const bool *)cfield(state, o) == o->default_value.b;
+    case QUALE_OPTION_INT: return *(const int *)cfield(state, o) == o->default_value.i;
+    case QUALE_OPTION_DOUBLE: return *(const double *)cfield(state, o) == o->default_value.d;
+    }
+    return true;
+}
+
+static int by_option_name(const void *a, const void *b)
+{
+    const MetricOption *const *x = a, *const *y = b;
+    return strcmp((*x)->name, (*y)->name);
+}
+
+int option_key_name(const MetricOption *options, const void *state,
+                    const char *key, char *out, size_t out_size)
+{
+    const MetricOption *changed[64];
+    unsigned n = 0;
+    for (const MetricOption *o = options; o && o->name; o++) {
+        if (!(o->flags & OPTION_FEATURE_PARAM) || option_is_default(o, state))
+            continue;
+        if (n == QUALE_ARRAY_SIZE(changed)) return -E2BIG;
+        changed[n++] = o;
+    }
+    qsort(changed, n, sizeof(changed[0]), by_option_name);
+
+    size_t len = (size_t)snprintf(out, out_size, "%s", key);
+    for (unsigned i = 0; i < n && len < out_size; i++) {
+        const MetricOption *o = changed[i];
+        const char *label = o->alias ? o->alias : o->name;
+        const void *v = cfield(state, o);
+        switch (o->type) {
+        case QUALE_OPTION_BOOL:
+            len += (size_t)snprintf(out + len, out_size - len, "_%s", label);
+            break;
+        case QUALE_OPTION_INT:
+            len += (size_t)snprintf(out + len, out_size - len, "_%s_%d", label,
+                                    *(const int *)v);
+            break;
+        case QUALE_OPTION_DOUBLE:
+            len += (size_t)snprintf(out + len, out_size - len, "_%s_%g", label,
+                                    *(const double *)v);
+            break;
+        }
+    }
+    return len < out_size ? 0 : -ENAMETOOLONG;
+}
+
+int option_spec_split(const char *spec, size_t *name_len, OptionPairFn fn,
+                      void *cookie, char *error, size_t error_size)
+{
+    const char *eq = strchr(spec, '=');
+    *name_len = eq ? (size_t)(eq - spec) : strlen(spec);
+    if (*name_len == 0) {
+        snprintf(error, error_size, "'%s': the metric name is missing", spec);
+        return -EINVAL;
+    }
+    if (!eq) return 0;
+
+    /* "name=k1=v1:k2=v2": split the rest on ':' then each pair on '='. */
+    const char *p = eq + 1;
+    char key[128], value[256];
+    for (;;) {
+        const char *colon = strchr(p, ':');
+        const size_t pair_len = colon ? (size_t)(colon - p) : strlen(p);
+        const char *sep = memchr(p, '=', pair_len);
+        if (!sep || sep == p || sep + 1 == p + pair_len) {
+            snprintf(error, error_size, "'%s': option '%.*s' is not of the form key=value",
+                     spec, (int)pair_len, p);
+            return -EINVAL;
+        }
+        const size_t key_len = (size_t)(sep - p), value_len = pair_len - key_len - 1;
+        if (key_len >= sizeof(key) || value_len >= sizeof(value)) {
+            snprintf(error, error_size, "'%s': option '%.*s' is too long", spec,
+                     (int)QUALE_MIN(pair_len, 64), p);
+            return -EINVAL;
+        }
+        memcpy(key, p, key_len);
+        key[key_len] = '\0';
+        memcpy(value, sep + 1, value_len);
+        value[value_len] = '\0';
+        int err = fn(cookie, key, value);
+        if (err) return err;
+        if (!colon) break;
+        p = colon + 1;
+    }
+    return 0;
+}
+
+bool options_equal(const MetricOption *options, const void *a, const void *b)
+{
+    for (const MetricOption *o = options; o && o->name; o++) {
+        switch (o->type) {
+        case QUALE_OPTION_BOOL:
+            if (*(const bool *)cfield(a, o) != *(const bool *)cfield(b, o)) return false;
+            break;
+        case QUALE_OPTION_INT:
+            if (*(const int *)cfield(a, o) != *(const int *)cfield(b, o)) return false;
+            break;
+        case QUALE_OPTION_DOUBLE:
+            if (*(const double *)cfield(a, o) != *(const double *)cfield(b, o)) return false;
+            break;
+        }
+    }
+    return true;
+}

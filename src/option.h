@@ -1,0 +1,74 @@
+/*
+ * Declarative metric options: a table of {name, type, offset, default,
+ * range}, parsed from "name=value" strings into a metric's state.
+ *
+ * Options flagged OPTION_FEATURE_PARAM change the metric's output: when set
+ * to a value other than their default, libvmaf appends "_<alias>_<value>"
+ * to every key of the metric (e.g. integer_vif_scale0_egl_1), and so do we.
+ */
+#ifndef QUALE_SRC_OPTION_H
+#define QUALE_SRC_OPTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "quale/quale.h"
+
+enum OptionFlags {
+    OPTION_FEATURE_PARAM = 1u << 0,
+};
+
+typedef struct MetricOption {
+    const char *name;
+    const char *help;
+    const char *alias;             /* short name for key suffixes, or NULL */
+    size_t offset;                 /* into the metric's state */
+    enum QualeOptionType type;     /* bool, int or double */
+    union {
+        bool b;
+        int i;
+        double d;
+    } default_value;
+    double min, max;               /* for int and double */
+    unsigned flags;
+} MetricOption;
+
+/* Writes every option's default into state. */
+void options_set_defaults(const MetricOption *options, void *state);
+
+/* Parses one value into state.  error receives a message on failure. */
+int option_set(const MetricOption *option, void *state, const char *value,
+               char *error, size_t error_size);
+
+/* Finds an option by name, NULL if the table has none. */
+const MetricOption *option_find(const MetricOption *options, const char *name);
+
+/* Whether the option in state holds its default value. */
+bool option_is_default(const MetricOption *option, const void *state);
+
+/*
+ * The output name of a key under the options in state, libvmaf's rule:
+ * the base key, then for every FEATURE_PARAM option that is not at its
+ * default, in alphabetical order of option name, "_alias" for a bool and
+ * "_alias_value" otherwise (value as "%g" / "%d").
+ */
+int option_key_name(const MetricOption *options, const void *state,
+                    const char *key, char *out, size_t out_size);
+
+/*
+ * Splits a metric request "name=opt=val:opt=val" (or just "name").
+ * Calls fn for each option pair; returns the length of the name part in
+ * *name_len.
+ */
+typedef int (*OptionPairFn)(void *cookie, const char *key, const char *value);
+int option_spec_split(const char *spec, size_t *name_len, OptionPairFn fn,
+                      void *cookie, char *error, size_t error_size);
+
+/* Counts the entries of an option table. */
+unsigned options_count(const MetricOption *options);
+
+
+
+/* Whether two states hold the same value for every option of the table. */
+bool options_equal(const MetricOption *options, const void *a, const void *b);
+#endif /* QUALE_SRC_OPTION_H */

@@ -1,0 +1,257 @@
+/*
+ * Writers for libvmaf's four layouts: XML, JSON, CSV and subtitle.  The
+ * structure, key names and order of pooled methods follow libvmaf's
+ * output.c so that tools reading its files read ours.  Numbers are written
+ * at full precision ("%.17g", which reads back to the same double) unless a
+ * precision is asked for; then libvmaf's rule applies: "%.Nf", or "%.16f"
+ * for values whose first significant digit lies further right than N.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector.h"
+#include "context.h"
+#include "quale/quale.h"
+
+typedef struct Writer {
+    const QualeContext *ctx;
+    const Collector *collector;
+    FILE *f;
+    int precision;
+    unsigned frame_count;
+    unsigned subsample;
+} Writer;
+
+static const char *const pool_names[] = {
+    [QUALE_POOL_MIN] = "min",
+    [QUALE_POOL_MAX] = "max",
+    [QUALE_POOL_MEAN] = "mean",
+    [QUALE_POOL_HARMONIC_MEAN] = "harmonic_mean",
+};
+
+/* libvmaf's count of zeros between the point and the first significant
+ * fractional digit. */
+static int leading_fraction_zeros(double x)
+{
+    x = fabs(x);
+    double fraction = x - (double)(long long)x;
+    int zeros = 0;
+    while (fraction < 1.0 && fraction != 0) {
+        fraction *= 10;
+        zeros++;
+    }
+    return zeros;
+}
+
+/* Formats a finite value; returns its text in buf. */
+static const char *format_number(const Writer *w, double x, char *buf, size_t size)
+{
+    if (w->precision < 0)
+        snprintf(buf, size, "%.17g", x);
+    else if (fabs(x) < 9.2e18 && leading_fraction_zeros(x) > w->precision)
+        snprintf(buf, size, "%.16f", x);
+    else
+        snprintf(buf, size, "%.*f", w->precision, x);
+    return buf;
+}
+
+/* JSON has no NaN or infinity: libvmaf writes null. */
+static const char *json_number(const Writer *w, double x, char *buf, size_t size)
+{
+    if (!isfinite(x)) return "null";
+    return format_number(w, x, buf, size);
+}
+
+static bool frame_listed(const Writer *w, unsigned i)
+{
+    if (w->subsample > 1 && i % w->subsample) return false;
+    return collector_frame_has_values(w->collector, i);
+}
+
+static unsigned key_count(const Writer *w)
+{
+    return collector_key_count(w->collector);
+}
+
+static const char *key_name(const Writer *w, unsigned k)
+{
+    return collector_key_name(w->collector, k);
+}
+
+static void write_json(const Writer *w, double fps)
+{
+    FILE *f = w->f;
+    char num[64];
+    fprintf(f, "{\n");
+    fprintf(f, "  \"version\": \"%s\",\n", quale_version());
+    if (isfinite(fps)) fprintf(f, "  \"fps\": %.2f,\n", fps);
+    else fprintf(f, "  \"fps\": null,\n");
+
+    fprintf(f, "  \"frames\": [");
+    bool first_frame = true;
+    const unsigned span = collector_frame_span(w->collector);
+    for (unsigned i = 0; i < span; i++) {
+        if (!frame_listed(w, i)) continue;
+        fprintf(f, "%s    {\n", first_frame ? "\n" : ",\n");
+        first_frame = false;
+        fprintf(f, "      \"frameNum\": %u,\n", i);
+        fprintf(f, "      \"metrics\": {\n");
+        bool first_key = true;
+        for (unsigned k = 0; k < key_count(w); k++) {
+            double v;
+            if (collector_get(w->collector, k, i, &v)) continue;
+            fprintf(f, "%s        \"%s\": %s", first_key ? "" : ",\n", key_name(w, k),
+                    json_number(w, v, num, sizeof(num)));
+            first_key = false;
+        }
+        fprintf(f, "\n      }\n    }");
+    }
+    fprintf(f, "\n  ],\n");
+
+    fprintf(f, "  \"pooled_metrics\": {");
+    for (unsigned k = 0; k < key_count(w); k++) {
+        fprintf(f, "%s    \"%s\": {", k ? ",\n" : "\n", key_name(w, k));
+        bool first = true;
+        for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
+            double v;
+            if (collector_pool(w->collector, k, (enum QualePool)m, w->frame_count,
+                               w->subsample, &v))
+                continue;
+            fprintf(f, "%s      \"%s\": %s", first ? "\n" : ",\n", pool_names[m],
+                    json_number(w, v, num, sizeof(num)));
+            first = false;
+        }
+        fprintf(f, "\n    }");
+    }
+    fprintf(f, "\n  },\n");
+
+    fprintf(f, "  \"aggregate_metrics\": {");
+    const unsigned n_aggregates = collector_aggregate_count(w->collector);
+    for (unsigned a = 0; a < n_aggregates; a++) {
+        const char *name;
+        double v;
+        collector_aggregate(w->collector, a, &name, &v);
+        fprintf(f, "%s\n    \"%s\": %s", a ? "," : "", name, json_number(w, v, num, sizeof(num)));
+    }
+    fprintf(f, "\n  }\n}\n");
+}
+
+static void write_xml(const Writer *w, double fps)
+{
+    FILE *f = w->f;
+    char num[64];
+    const QualeVideoFormat *fmt = context_format(w->ctx);
+    fprintf(f, "<VMAF version=\"%s\">\n", quale_version());
+    fprintf(f, "  <params qualityWidth=\"%u\" qualityHeight=\"%u\" />\n",
+            fmt ? fmt->width : 0, fmt ? fmt->height : 0);
+    fprintf(f, "  <fyi fps=\"%.2f\" />\n", fps);
+    fprintf(f, "  <frames>\n");
+    const unsigned span = collector_frame_span(w->collector);
+    for (unsigned i = 0; i < span; i++) {
+        if (!frame_listed(w, i)) continue;
+        fprintf(f, "    <frame frameNum=\"%u\" ", i);
+        for (unsigned k = 0; k < key_count(w); k++) {
+            double v;
+            if (collector_get(w->collector, k, i, &v)) continue;
+            fprintf(f, "%s=\"%s\" ", key_name(w, k), format_number(w, v, num, sizeof(num)));
+        }
+        fprintf(f, "/>\n");
+    }
+    fprintf(f, "  </frames>\n");
+    fprintf(f, "  <pooled_metrics>\n");
+    for (unsigned k = 0; k < key_count(w); k++) {
+        fprintf(f, "    <metric name=\"%s\" ", key_name(w, k));
+        for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
+            double v;
+            if (collector_pool(w->collector, k, (enum QualePool)m, w->frame_count,
+                               w->subsample, &v))
+                continue;
+            fprintf(f, "%s=\"%s\" ", pool_names[m], format_number(w, v, num, sizeof(num)));
+        }
+        fprintf(f, "/>\n");
+    }
+    fprintf(f, "  </pooled_metrics>\n");
+    fprintf(f, "  <aggregate_metrics ");
+    const unsigned n_aggregates = collector_aggregate_count(w->collector);
+    for (unsigned a = 0; a < n_aggregates; a++) {
+        const char *name;
+        double v;
+        collector_aggregate(w->collector, a, &name, &v);
+        fprintf(f, "%s=\"%s\" ", name, format_number(w, v, num, sizeof(num)));
+    }
+    fprintf(f, "/>\n");
+    fprintf(f, "</VMAF>\n");
+}
+
+static void write_csv(const Writer *w)
+{
+    FILE *f = w->f;
+    char num[64];
+    fprintf(f, "Frame,");
+    for (unsigned k = 0; k < key_count(w); k++) fprintf(f, "%s,", key_name(w, k));
+    fprintf(f, "\n");
+    const unsigned span = collector_frame_span(w->collector);
+    for (unsigned i = 0; i < span; i++) {
+        if (!frame_listed(w, i)) continue;
+        fprintf(f, "%u,", i);
+        for (unsigned k = 0; k < key_count(w); k++) {
+            double v;
+            if (collector_get(w->collector, k, i, &v)) continue;
+            fprintf(f, "%s,", format_number(w, v, num, sizeof(num)));
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static void write_sub(const Writer *w)
+{
+    FILE *f = w->f;
+    char num[64];
+    const unsigned span = collector_frame_span(w->collector);
+    for (unsigned i = 0; i < span; i++) {
+        if (!frame_listed(w, i)) continue;
+        fprintf(f, "{%u}{%u}frame: %u|", i, i + 1, i);
+        for (unsigned k = 0; k < key_count(w); k++) {
+            double v;
+            if (collector_get(w->collector, k, i, &v)) continue;
+            fprintf(f, "%s: %s|", key_name(w, k), format_number(w, v, num, sizeof(num)));
+        }
+        fprintf(f, "\n");
+    }
+}
+
+int quale_write_output(const QualeContext *ctx, FILE *stream,
+                       enum QualeOutputFormat format, const QualeOutputOptions *options)
+{
+    if (!ctx || !stream) return -EINVAL;
+    const Writer w = {
+        .ctx = ctx,
+        .collector = context_collector(ctx),
+        .f = stream,
+        .precision = options ? options->precision : -1,
+        .frame_count = quale_frame_count(ctx),
+        .subsample = context_subsample(ctx),
+    };
+    const double fps = options ? options->fps : 0.;
+    if (w.precision > 17) {
+        context_log(ctx, QUALE_LOG_ERROR, "precision must be at most 17 digits");
+        return -EINVAL;
+    }
+    switch (format) {
+    case QUALE_OUTPUT_XML: write_xml(&w, fps); break;
+    case QUALE_OUTPUT_JSON: write_json(&w, fps); break;
+    case QUALE_OUTPUT_CSV: write_csv(&w); break;
+    case QUALE_OUTPUT_SUB: write_sub(&w); break;
+    default:
+        context_log(ctx, QUALE_LOG_ERROR, "unknown output format %d", (int)format);
+        return -EINVAL;
+    }
+    if (fflush(stream) || ferror(stream)) {
+        context_log(ctx, QUALE_LOG_ERROR, "writing the results failed: %s", strerror(errno));
+        return -EIO;
+    }
+    return 0;
+}

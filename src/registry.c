@@ -1,0 +1,57 @@
+/* The registry of metrics: one const array, in --list-features order. */
+#include <errno.h>
+#include <string.h>
+
+#include "common.h"
+#include "metric.h"
+
+extern const Metric metric_psnr;
+
+const Metric *const quale_metrics[] = {
+    &metric_psnr,
+    NULL,
+};
+
+const unsigned quale_metric_total = QUALE_ARRAY_SIZE(quale_metrics) - 1;
+
+const Metric *metric_find(const char *name)
+{
+    for (unsigned i = 0; i < quale_metric_total; i++)
+        if (!strcmp(quale_metrics[i]->name, name)) return quale_metrics[i];
+    return NULL;
+}
+
+unsigned quale_metric_count(void)
+{
+    return quale_metric_total;
+}
+
+int quale_metric_info(unsigned index, QualeMetricInfo *info)
+{
+    if (index >= quale_metric_total || !info) return -EINVAL;
+    const Metric *m = quale_metrics[index];
+    info->name = m->name;
+    info->keys = m->keys;
+    info->option_count = options_count(m->options);
+    info->backends = 1u << QUALE_BACKEND_CPU;
+    return 0;
+}
+
+int quale_metric_option(unsigned index, unsigned option, QualeOptionInfo *info)
+{
+    if (index >= quale_metric_total || !info) return -EINVAL;
+    const Metric *m = quale_metrics[index];
+    if (option >= options_count(m->options)) return -EINVAL;
+    const MetricOption *o = &m->options[option];
+    info->name = o->name;
+    info->help = o->help;
+    info->type = o->type;
+    switch (o->type) {
+    case QUALE_OPTION_BOOL: info->default_value = o->default_value.b; break;
+    case QUALE_OPTION_INT: info->default_value = o->default_value.i; break;
+    case QUALE_OPTION_DOUBLE: info->default_value = o->default_value.d; break;
+    }
+    info->min = o->min;
+    info->max = o->max;
+    return 0;
+}

@@ -1,0 +1,6 @@
+#include "quale/quale.h"
+
+const char *quale_version(void)
+{
+    return QUALE_VERSION_STRING;
+}

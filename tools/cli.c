@@ -1,0 +1,350 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+    ARG_XML = 256,
+    ARG_JSON,
+    ARG_CSV,
+    ARG_SUB,
+    ARG_THREADS,
+    ARG_FEATURE,
+    ARG_SUBSAMPLE,
+    ARG_CPUMASK,
+    ARG_GPUMASK,
+    ARG_AOM_CTC,
+    ARG_NFLX_CTC,
+    ARG_FRAME_CNT,
+    ARG_FRAME_SKIP_REF,
+    ARG_FRAME_SKIP_DIST,
+    ARG_BACKEND,
+    ARG_PRECISION,
+    ARG_HELP,
+    ARG_LIST_FEATURES,
+    ARG_GPU_DEVICE,
+    ARG_LIST_MODELS,
+};
+
+static const struct option long_options[] = {
+    { "reference", required_argument, NULL, 'r' },
+    { "distorted", required_argument, NULL, 'd' },
+    { "width", required_argument, NULL, 'w' },
+    { "height", required_argument, NULL, 'h' },
+    { "pixel_format", required_argument, NULL, 'p' },
+    { "bitdepth", required_argument, NULL, 'b' },
+    { "model", required_argument, NULL, 'm' },
+    { "output", required_argument, NULL, 'o' },
+    { "xml", no_argument, NULL, ARG_XML },
+    { "json", no_argument, NULL, ARG_JSON },
+    { "csv", no_argument, NULL, ARG_CSV },
+    { "sub", no_argument, NULL, ARG_SUB },
+    { "threads", required_argument, NULL, ARG_THREADS },
+    { "feature", required_argument, NULL, ARG_FEATURE },
+    { "subsample", required_argument, NULL, ARG_SUBSAMPLE },
+    { "cpumask", required_argument, NULL, ARG_CPUMASK },
+    { "gpumask", required_argument, NULL, ARG_GPUMASK },
+    { "aom_ctc", required_argument, NULL, ARG_AOM_CTC },
+    { "nflx_ctc", required_argument, NULL, ARG_NFLX_CTC },
+    { "frame_cnt", required_argument, NULL, ARG_FRAME_CNT },
+    { "frame_skip_ref", required_argument, NULL, ARG_FRAME_SKIP_REF },
+    { "frame_skip_dist", required_argument, NULL, ARG_FRAME_SKIP_DIST },
+    { "no_prediction", no_argument, NULL, 'n' },
+    { "version", no_argument, NULL, 'v' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "backend", required_argument, NULL, ARG_BACKEND },
+    { "precision", required_argument, NULL, ARG_PRECISION },
+    { "help", no_argument, NULL, ARG_HELP },
+    { "list-features", no_argument, NULL, ARG_LIST_FEATURES },
+    { "list-models", no_argument, NULL, ARG_LIST_MODELS },
+    { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
+    { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
+    { NULL, 0, NULL, 0 },
+};
+
+void cli_print_usage(FILE *f)
+{
+    fprintf(f,
+        "Usage: quale -r REFERENCE -d DISTORTED [options]\n"
+        "\n"
+        "Scores a distorted video against its reference: VMAF and the metrics\n"
+        "around it.  .y4m files carry their format; raw .yuv needs -w -h -p -b.\n"
+        "\n"
+        "Input:\n"
+        "  -r, --reference PATH      reference video (.y4m or .yuv; - for stdin)\n"
+        "  -d, --distorted PATH      distorted video (.y4m or .yuv)\n"
+        "  -w, --width N             width of raw .yuv input\n"
+        "  -h, --height N            height of raw .yuv input\n"
+        "  -p, --pixel_format F      420, 422, 444 or 400 for raw .yuv input\n"
+        "  -b, --bitdepth N          8 to 16 for raw .yuv input (LE samples above 8)\n"
+        "      --frame_cnt N         score at most N frames\n"
+        "      --frame_skip_ref N    skip the first N reference frames\n"
+        "      --frame_skip_dist N   skip the first N distorted frames\n"
+        "      --subsample N         score every Nth frame\n"
+        "\n"
+        "What to compute:\n"
+        "  -m, --model SPEC          version=NAME or path=FILE, with :name=KEY,\n"
+        "                            :disable_clip, :enable_transform,\n"
+        "                            :METRIC.OPTION=VALUE (default version=vmaf_v0.6.1)\n"
+        "      --feature NAME[=OPT=VAL:...]  an extra metric (see --list-features)\n"
+        "  -n, --no_prediction       metrics only, no model\n"
+        "      --aom_ctc VERSION     AOM CTC preset (v1.0 ... v7.0)\n"
+        "      --nflx_ctc VERSION    Netflix CTC preset (v1.0)\n"
+        "\n"
+        "Output:\n"
+        "  -o, --output PATH         write results to PATH (- for stdout)\n"
+        "      --xml | --json | --csv | --sub   format of the results (XML default)\n"
+        "      --precision N         N digits after the point (libvmaf writes 6);\n"
+        "                            default: full precision, %%.17g\n"
+        "  -q, --quiet               no progress line\n"
+        "\n"
+        "Running:\n"
+        "      --threads N           worker threads (default: all cores)\n"
+        "      --backend B           cpu, cuda, vulkan or auto (default cpu)\n"
+        "      --gpu_device N        GPU to use (also --vulkan_device)\n"
+        "      --cpumask MASK        CPU features to leave unused\n"
+        "      --gpumask MASK        accepted for libvmaf compatibility\n"
+        "\n"
+        "Information:\n"
+        "      --list-features       the metrics, their keys, options and backends\n"
+        "      --list-features --json   the same as JSON\n"
+        "      --list-models [--json]   the built-in models\n"
+        "  -v, --version             print the version\n"
+        "      --help                this text\n");
+}
+
+static int fail(char *error, size_t size, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(error, size, fmt, args);
+    va_end(args);
+    return -EINVAL;
+}
+
+static int parse_unsigned(const char *text, unsigned max, unsigned *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+') return -EINVAL;
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 0);
+    if (*end || errno || v > max) return -EINVAL;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int add_entry(const char **list, unsigned *count, const char *value,
+                     const char *what, char *error, size_t size)
+{
+    if (*count == CLI_MAX_ENTRIES)
+        return fail(error, size, "at most %d %s are supported", CLI_MAX_ENTRIES, what);
+    list[(*count)++] = value;
+    return 0;
+}
+
+/* Replaces the feature of the same metric name, or appends. */
+static int replace_feature(CliSettings *s, const char *spec, char *error, size_t size)
+{
+    const size_t len = strcspn(spec, "=");
+    for (unsigned i = 0; i < s->feature_count; i++) {
+        if (strcspn(s->features[i], "=") == len && !strncmp(s->features[i], spec, len)) {
+            s->features[i] = spec;
+            return 0;
+        }
+    }
+    return add_entry(s->features, &s->feature_count, spec, "features", error, size);
+}
+
+/* The CTC presets of libvmaf's tool, by version. */
+static int apply_aom_ctc(CliSettings *s, const char *version, char *error, size_t size)
+{
+    static const char *const versions[] = { "v1.0", "v2.0", "v3.0", "v4.0",
+                                            "v5.0", "v6.0", "v7.0" };
+    int level = -1;
+    for (int i = 0; i < 7; i++)
+        if (!strcmp(version, versions[i])) level = i + 1;
+    if (!strcmp(version, "proposed"))
+        return fail(error, size, "--aom_ctc proposed is deprecated");
+    if (level < 0) return fail(error, size, "unknown --aom_ctc version '%s' (v1.0 to v7.0)", version);
+
+    int err = add_entry(s->models, &s->model_count, "version=vmaf_v0.6.1:name=vmaf",
+                        "models", error, size);
+    err = err ? err : add_entry(s->models, &s->model_count,
+                                "version=vmaf_v0.6.1neg:name=vmaf_neg", "models", error, size);
+    static const char *const features[] = {
+        "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+        "ciede",
+        "float_ssim=enable_db=true:clip_db=true",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+        "psnr_hvs",
+    };
+    for (unsigned i = 0; i < 5 && !err; i++) err = replace_feature(s, features[i], error, size);
+    if (!err && level >= 3) err = replace_feature(s, "cambi", error, size);
+    if (!err && level >= 7)
+        err = replace_feature(s, "float_ssim=scale=1:enable_db=true:clip_db=true", error, size);
+    return err;
+}
+
+static int apply_nflx_ctc(CliSettings *s, const char *version, char *error, size_t size)
+{
+    if (strcmp(version, "v1.0"))
+        return fail(error, size, "unknown --nflx_ctc version '%s' (v1.0)", version);
+    int err = add_entry(s->models, &s->model_count, "version=vmaf_4k_v0.6.1:name=vmaf",
+                        "models", error, size);
+    err = err ? err : add_entry(s->models, &s->model_count,
+                                "version=vmaf_4k_v0.6.1neg:name=vmaf_neg", "models", error, size);
+    err = err ? err : replace_feature(s, "psnr=enable_chroma=true:enable_apsnr=true", error, size);
+    err = err ? err : replace_feature(s, "float_ssim=enable_db=true:clip_db=true", error, size);
+    err = err ? err : replace_feature(s, "cambi", error, size);
+    return err;
+}
+
+static int parse_backend(const char *text, enum QualeBackend *out)
+{
+    static const enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA,
+                                              QUALE_BACKEND_VULKAN, QUALE_BACKEND_AUTO };
+    for (unsigned i = 0; i < 4; i++) {
+        if (!strcmp(text, quale_backend_name(all[i]))) {
+            *out = all[i];
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t size)
+{
+    memset(s, 0, sizeof(*s));
+    s->output_format = QUALE_OUTPUT_XML;
+    s->precision = -1;
+    s->gpu_device = -1;
+    s->backend = QUALE_BACKEND_CPU;
+    error[0] = '\0';
+
+    optind = 0; /* glibc: full re-initialisation, so tests can parse twice */
+    opterr = 0;
+    int c, err = 0;
+    unsigned v;
+    while (!err && (c = getopt_long(argc, argv, ":r:d:w:h:p:b:m:o:nvq", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'r': s->reference = optarg; break;
+        case 'd': s->distorted = optarg; break;
+        case 'w':
+        case 'h':
+            if (parse_unsigned(optarg, 32768, &v) || v == 0)
+                return fail(error, size, "-%c/--%s takes a size from 1 to 32768, not '%s'", c,
+                            c == 'w' ? "width" : "height", optarg);
+            if (c == 'w') s->raw.width = v;
+            else s->raw.height = v;
+            s->raw_given = true;
+            break;
+        case 'p':
+            if (!strcmp(optarg, "420")) s->raw.chroma = QUALE_CHROMA_420;
+            else if (!strcmp(optarg, "422")) s->raw.chroma = QUALE_CHROMA_422;
+            else if (!strcmp(optarg, "444")) s->raw.chroma = QUALE_CHROMA_444;
+            else if (!strcmp(optarg, "400")) s->raw.chroma = QUALE_CHROMA_400;
+            else
+                return fail(error, size,
+                            "-p/--pixel_format takes 420, 422, 444 or 400, not '%s'", optarg);
+            s->raw_given = true;
+            break;
+        case 'b':
+            if (parse_unsigned(optarg, 16, &v) || v < 8)
+                return fail(error, size, "-b/--bitdepth takes 8 to 16, not '%s'", optarg);
+            s->raw.bitdepth = v;
+            s->raw_given = true;
+            break;
+        case 'm': err = add_entry(s->models, &s->model_count, optarg, "models", error, size); break;
+        case 'o': s->output = optarg; break;
+        case ARG_XML: s->output_format = QUALE_OUTPUT_XML; break;
+        case ARG_JSON: s->output_format = QUALE_OUTPUT_JSON; s->list_json = true; break;
+        case ARG_CSV: s->output_format = QUALE_OUTPUT_CSV; break;
+        case ARG_SUB: s->output_format = QUALE_OUTPUT_SUB; break;
+        case ARG_FEATURE:
+            err = add_entry(s->features, &s->feature_count, optarg, "features", error, size);
+            break;
+        case ARG_THREADS:
+            if (parse_unsigned(optarg, 1024, &s->threads))
+                return fail(error, size, "--threads takes a count from 0 to 1024, not '%s'", optarg);
+            s->threads_given = true;
+            break;
+        case ARG_SUBSAMPLE:
+            if (parse_unsigned(optarg, UINT_MAX, &s->subsample))
+                return fail(error, size, "--subsample takes a whole number, not '%s'", optarg);
+            break;
+        case ARG_CPUMASK:
+            if (parse_unsigned(optarg, UINT_MAX, &s->cpumask))
+                return fail(error, size, "--cpumask takes a bit mask, not '%s'", optarg);
+            break;
+        case ARG_GPUMASK:
+            if (parse_unsigned(optarg, UINT_MAX, &s->gpumask))
+                return fail(error, size, "--gpumask takes a bit mask, not '%s'", optarg);
+            break;
+        case ARG_AOM_CTC: err = apply_aom_ctc(s, optarg, error, size); break;
+        case ARG_NFLX_CTC: err = apply_nflx_ctc(s, optarg, error, size); break;
+        case ARG_FRAME_CNT:
+        case ARG_FRAME_SKIP_REF:
+        case ARG_FRAME_SKIP_DIST:
+            if (parse_unsigned(optarg, UINT_MAX, &v))
+                return fail(error, size, "--%s takes a whole number, not '%s'",
+                            c == ARG_FRAME_CNT ? "frame_cnt"
+                            : c == ARG_FRAME_SKIP_REF ? "frame_skip_ref" : "frame_skip_dist",
+                            optarg);
+            if (c == ARG_FRAME_CNT) s->frame_count = v;
+            else if (c == ARG_FRAME_SKIP_REF) s->frame_skip_ref = v;
+            else s->frame_skip_dist = v;
+            break;
+        case 'n': s->no_prediction = true; break;
+        case 'v': s->version = true; break;
+        case 'q': s->quiet = true; break;
+        case ARG_BACKEND:
+            if (parse_backend(optarg, &s->backend))
+                return fail(error, size, "--backend takes cpu, cuda, vulkan or auto, not '%s'",
+                            optarg);
+            break;
+        case ARG_PRECISION:
+            if (!strcmp(optarg, "max") || !strcmp(optarg, "full")) {
+                s->precision = -1;
+            } else {
+                if (parse_unsigned(optarg, 17, &v))
+                    return fail(error, size, "--precision takes 0 to 17 or 'max', not '%s'", optarg);
+                s->precision = (int)v;
+            }
+            break;
+        case ARG_HELP: s->help = true; break;
+        case ARG_LIST_FEATURES: s->list_features = true; break;
+        case ARG_LIST_MODELS: s->list_models = true; break;
+        case ARG_GPU_DEVICE:
+            if (parse_unsigned(optarg, 1024, &v))
+                return fail(error, size, "--gpu_device takes a device index, not '%s'", optarg);
+            s->gpu_device = (int)v;
+            break;
+        case ':':
+            return fail(error, size, "option '%s' needs a value", argv[optind - 1]);
+        case '?':
+        default:
+            if (optopt && optopt < 256)
+                return fail(error, size, "unknown option '-%c'", optopt);
+            return fail(error, size, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (err) return err;
+    if (optind < argc) return fail(error, size, "unexpected argument '%s'", argv[optind]);
+    if (s->help || s->version || s->list_features || s->list_models) return 0;
+
+    if (!s->reference) return fail(error, size, "the reference (-r/--reference) is required");
+    if (!s->distorted) return fail(error, size, "the distorted video (-d/--distorted) is required");
+    if (s->raw_given && !(s->raw.width && s->raw.height && s->raw.chroma && s->raw.bitdepth))
+        return fail(error, size, "raw .yuv input needs all of -w/--width, -h/--height, "
+                                 "-p/--pixel_format and -b/--bitdepth");
+    if (s->no_prediction && s->model_count)
+        return fail(error, size, "-n/--no_prediction and -m/--model exclude each other");
+    if (s->no_prediction && s->feature_count == 0)
+        return fail(error, size, "-n/--no_prediction needs at least one --feature");
+    return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * Command-line settings of the quale tool.  The flags are libvmaf's `vmaf`
+ * tool's, plus quale's own (--backend, --precision, --list-features, ...).
+ */
+#ifndef QUALE_TOOLS_CLI_H
+#define QUALE_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "quale/quale.h"
+
+#define CLI_MAX_ENTRIES 64
+
+typedef struct CliSettings {
+    const char *reference;
+    const char *distorted;
+    QualeVideoFormat raw;          /* from -w -h -p -b */
+    bool raw_given;                /* any of -w -h -p -b was given */
+    const char *output;            /* -o; NULL: no file */
+    enum QualeOutputFormat output_format;
+    const char *models[CLI_MAX_ENTRIES];
+    unsigned model_count;
+    const char *features[CLI_MAX_ENTRIES];
+    unsigned feature_count;
+    unsigned threads;              /* 0: all cores */
+    bool threads_given;
+    unsigned subsample;
+    unsigned cpumask;
+    unsigned gpumask;
+    unsigned frame_count;          /* 0: all */
+    unsigned frame_skip_ref;
+    unsigned frame_skip_dist;
+    bool no_prediction;
+    bool quiet;
+    bool version;
+    bool help;
+    bool list_features;
+    bool list_models;
+    bool list_json;
+    enum QualeBackend backend;
+    int gpu_device;
+    int precision;                 /* -1: full */
+} CliSettings;
+
+/*
+ * Parses argv.  Returns 0 on success, or a non-zero value with a message in
+ * error (the tool prints it with the usage hint and exits with status 2).
+ * The strings in settings point into argv.
+ */
+int cli_parse(int argc, char *const argv[], CliSettings *settings,
+              char *error, size_t error_size);
+
+/* The --help text. */
+void cli_print_usage(FILE *f);
+
+#endif /* QUALE_TOOLS_CLI_H */

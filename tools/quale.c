@@ -1,0 +1,427 @@
+/*
+ * quale: the command-line tool.  Reads the two videos, feeds the library
+ * frame by frame, writes the results in libvmaf's layouts.
+ *
+ * Exit status: 0 success, 1 a run that failed (bad input, I/O error,
+ * device failure), 2 a usage error.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "quale/quale.h"
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static const char *option_type_name(enum QualeOptionType t)
+{
+    switch (t) {
+    case QUALE_OPTION_BOOL: return "bool";
+    case QUALE_OPTION_INT: return "int";
+    case QUALE_OPTION_DOUBLE: return "double";
+    }
+    return "?";
+}
+
+static void print_backends(FILE *f, unsigned mask, bool json)
+{
+    static const enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA,
+                                              QUALE_BACKEND_VULKAN };
+    bool first = true;
+    for (unsigned b = 0; b < 3; b++) {
+        if (!(mask & (1u << all[b]))) continue;
+        if (json) {
+            fprintf(f, "%s", first ? "" : ", ");
+            print_json_string(f, quale_backend_name(all[b]));
+        } else {
+            fprintf(f, "%s%s", first ? "" : " ", quale_backend_name(all[b]));
+        }
+        first = false;
+    }
+}
+
+static void print_option_default(FILE *f, const QualeOptionInfo *o)
+{
+    if (o->type == QUALE_OPTION_BOOL) fprintf(f, "%s", o->default_value != 0 ? "true" : "false");
+    else fprintf(f, "%.17g", o->default_value);
+}
+
+static int list_features(bool json)
+{
+    FILE *f = stdout;
+    const unsigned n = quale_metric_count();
+    if (json) fprintf(f, "[");
+    for (unsigned i = 0; i < n; i++) {
+        QualeMetricInfo info;
+        if (quale_metric_info(i, &info)) continue;
+        if (json) {
+            fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+            print_json_string(f, info.name);
+            fprintf(f, ", \"keys\": [");
+            for (unsigned k = 0; info.keys[k]; k++) {
+                fprintf(f, "%s", k ? ", " : "");
+                print_json_string(f, info.keys[k]);
+            }
+            fprintf(f, "], \"options\": [");
+            for (unsigned o = 0; o < info.option_count; o++) {
+                QualeOptionInfo opt;
+                if (quale_metric_option(i, o, &opt)) continue;
+                fprintf(f, "%s{\"name\": ", o ? ", " : "");
+                print_json_string(f, opt.name);
+                fprintf(f, ", \"type\": \"%s\", \"default\": ", option_type_name(opt.type));
+                print_option_default(f, &opt);
+                fprintf(f, ", \"help\": ");
+                print_json_string(f, opt.help ? opt.help : "");
+                fprintf(f, "}");
+            }
+            fprintf(f, "], \"backends\": [");
+            print_backends(f, info.backends, true);
+            fprintf(f, "]}");
+        } else {
+            fprintf(f, "%s\n  keys:", info.name);
+            for (unsigned k = 0; info.keys[k]; k++) fprintf(f, " %s", info.keys[k]);
+            fprintf(f, "\n  backends: ");
+            print_backends(f, info.backends, false);
+            fprintf(f, "\n");
+            for (unsigned o = 0; o < info.option_count; o++) {
+                QualeOptionInfo opt;
+                if (quale_metric_option(i, o, &opt)) continue;
+                fprintf(f, "  option %s (%s, default ", opt.name, option_type_name(opt.type));
+                print_option_default(f, &opt);
+                fprintf(f, "): %s\n", opt.help ? opt.help : "");
+            }
+        }
+    }
+    fprintf(f, json ? "\n]\n" : "");
+    return fflush(f) ? EXIT_RUN_FAILED : 0;
+}
+
+static int list_models(bool json)
+{
+    FILE *f = stdout;
+    if (json) fprintf(f, "{\"builtin\": [");
+    for (unsigned i = 0; quale_builtin_model(i); i++) {
+        if (json) {
+            fprintf(f, "%s{\"version\": ", i ? ", " : "");
+            print_json_string(f, quale_builtin_model(i));
+            fprintf(f, "}");
+        } else {
+            fprintf(f, "%s\n", quale_builtin_model(i));
+        }
+    }
+    /* Any libvmaf-format model loads by path once models are supported. */
+    if (json) fprintf(f, "], \"load_by_path\": %s}\n", quale_builtin_model(0) ? "true" : "false");
+    return fflush(f) ? EXIT_RUN_FAILED : 0;
+}
+
+static bool has_y4m_extension(const char *path)
+{
+    const size_t n = strlen(path);
+    return n >= 4 && !strcasecmp(path + n - 4, ".y4m");
+}
+
+/* .y4m files (by name) carry their own format; the others are raw yuv and
+ * need -w -h -p -b.  So one input may be .y4m and the other .yuv. */
+static QualeVideoReader *open_input(const CliSettings *s, const char *path, const char *role)
+{
+    const bool y4m = has_y4m_extension(path) || !s->raw_given;
+    char error[512];
+    QualeVideoReader *reader = NULL;
+    if (quale_video_open(&reader, path, y4m ? NULL : &s->raw, error, sizeof(error))) {
+        fprintf(stderr, "quale: error: %s video: %s\n", role, error);
+        if (!y4m || s->raw_given) return NULL;
+        fprintf(stderr, "quale: raw .yuv input needs -w, -h, -p and -b\n");
+        return NULL;
+    }
+    return reader;
+}
+
+static const char *chroma_text(enum QualeChroma c)
+{
+    switch (c) {
+    case QUALE_CHROMA_400: return "400";
+    case QUALE_CHROMA_420: return "420";
+    case QUALE_CHROMA_422: return "422";
+    case QUALE_CHROMA_444: return "444";
+    default: return "?";
+    }
+}
+
+static bool check_formats(const CliSettings *s, const QualeVideoFormat *r, const QualeVideoFormat *d)
+{
+    if (r->width == d->width && r->height == d->height && r->chroma == d->chroma &&
+        r->bitdepth == d->bitdepth)
+        return true;
+    fprintf(stderr, "quale: error: the videos differ: %s is %ux%u %s %u-bit, %s is %ux%u %s %u-bit\n",
+            s->reference, r->width, r->height, chroma_text(r->chroma), r->bitdepth,
+            s->distorted, d->width, d->height, chroma_text(d->chroma), d->bitdepth);
+    return false;
+}
+
+typedef struct Progress {
+    bool enabled;
+    double start, last;
+} Progress;
+
+static void progress_update(Progress *p, unsigned frames, bool final)
+{
+    if (!p->enabled) return;
+    const double t = now_seconds();
+    if (!final && t - p->last < 0.25) return;
+    p->last = t;
+    const double elapsed = t - p->start;
+    fprintf(stderr, "\r%u frame%s  %.1f fps\033[K", frames, frames == 1 ? "" : "s",
+            elapsed > 0 ? frames / elapsed : 0.);
+    if (final) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Reads both videos and sends every frame pair; returns the frame count or
+ * a negative value after printing why it stopped. */
+static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReader *ref,
+                        QualeVideoReader *dist, const QualeVideoFormat *format,
+                        Progress *progress)
+{
+    const QualeVideoReader *readers[2] = { ref, dist };
+    const char *paths[2] = { s->reference, s->distorted };
+    const unsigned skips[2] = { s->frame_skip_ref, s->frame_skip_dist };
+    for (int i = 0; i < 2; i++) {
+        int ret = quale_video_skip((QualeVideoReader *)readers[i], skips[i]);
+        if (ret < 0) {
+            fprintf(stderr, "quale: error: %s\n", quale_video_error(readers[i]));
+            return -1;
+        }
+    }
+
+    unsigned frames = 0;
+    for (;;) {
+        if (s->frame_count && frames >= s->frame_count) break;
+        QualePicture pics[2];
+        int got[2];
+        for (int i = 0; i < 2; i++) {
+            if (quale_picture_alloc(&pics[i], format)) {
+                fprintf(stderr, "quale: error: out of memory for frame %u\n", frames);
+                if (i) quale_picture_unref(&pics[0]);
+                return -1;
+            }
+        }
+        for (int i = 0; i < 2; i++) got[i] = quale_video_read((QualeVideoReader *)readers[i], &pics[i]);
+        if (got[0] < 0 || got[1] < 0) {
+            for (int i = 0; i < 2; i++) {
+                if (got[i] < 0) fprintf(stderr, "\nquale: error: %s\n", quale_video_error(readers[i]));
+                quale_picture_unref(&pics[i]);
+            }
+            return -1;
+        }
+        if (got[0] == 0 || got[1] == 0) {
+            for (int i = 0; i < 2; i++) quale_picture_unref(&pics[i]);
+            if (got[0] != got[1]) {
+                const int ended = got[0] == 0 ? 0 : 1;
+                fprintf(stderr, "\nquale: warning: %s ended after %u frame%s, before %s; "
+                        "scoring the %u frame%s both have\n",
+                        paths[ended], frames + skips[ended], frames + skips[ended] == 1 ? "" : "s",
+                        paths[1 - ended], frames, frames == 1 ? "" : "s");
+            }
+            break;
+        }
+        if (quale_send_pictures(ctx, &pics[0], &pics[1])) return -1;
+        frames++;
+        progress_update(progress, frames, false);
+    }
+    return (int)frames;
+}
+
+static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx)
+{
+    const unsigned models = quale_model_count(ctx);
+    for (unsigned i = 0; i < models; i++) {
+        QualeModelInfo info;
+        if (quale_model_info(ctx, i, &info)) continue;
+        double mean;
+        if (quale_feature_pooled(ctx, info.name, QUALE_POOL_MEAN, &mean)) continue;
+        if (!info.bootstrap) {
+            fprintf(f, "%s: %f\n", info.label, mean);
+            continue;
+        }
+        char key[256];
+        double bagging = 0, lo = 0, hi = 0, stddev = 0;
+        snprintf(key, sizeof(key), "%s_bagging", info.name);
+        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &bagging);
+        snprintf(key, sizeof(key), "%s_ci_p95_lo", info.name);
+        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &lo);
+        snprintf(key, sizeof(key), "%s_ci_p95_hi", info.name);
+        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &hi);
+        snprintf(key, sizeof(key), "%s_stddev", info.name);
+        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &stddev);
+        fprintf(f, "%s: %f, ci.p95: [%f, %f], stddev: %f\n", info.label, bagging, lo, hi, stddev);
+    }
+    if (models) return;
+    /* Metrics only: the mean of every key. */
+    (void)s;
+    for (unsigned k = 0; k < quale_feature_count(ctx); k++) {
+        const char *name = quale_feature_name(ctx, k);
+        double mean;
+        if (!quale_feature_pooled(ctx, name, QUALE_POOL_MEAN, &mean)) fprintf(f, "%s: %f\n", name, mean);
+    }
+}
+
+/*
+ * Writes the results.  A regular file is written beside its final name and
+ * renamed into place only when complete, so a failed run never leaves a
+ * file that looks whole.
+ */
+static int write_results(const CliSettings *s, const QualeContext *ctx, double fps)
+{
+    const QualeOutputOptions options = { .precision = s->precision, .fps = fps };
+    if (!strcmp(s->output, "-")) {
+        return quale_write_output(ctx, stdout, s->output_format, &options) ? EXIT_RUN_FAILED : 0;
+    }
+    struct stat st;
+    const bool special = !stat(s->output, &st) && !S_ISREG(st.st_mode);
+    char *temp = NULL;
+    const char *target = s->output;
+    if (!special) {
+        const size_t n = strlen(s->output) + 32;
+        temp = malloc(n);
+        if (!temp) return EXIT_RUN_FAILED;
+        snprintf(temp, n, "%s.partial-%ld", s->output, (long)getpid());
+        target = temp;
+    }
+    FILE *f = fopen(target, "w");
+    if (!f) {
+        fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
+        free(temp);
+        return EXIT_RUN_FAILED;
+    }
+    int err = quale_write_output(ctx, f, s->output_format, &options);
+    if (fclose(f) && !err) {
+        fprintf(stderr, "quale: error: writing '%s' failed: %s\n", s->output, strerror(errno));
+        err = -EIO;
+    }
+    if (!err && temp && rename(temp, s->output)) {
+        fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
+        err = -EIO;
+    }
+    if (err && temp) remove(temp);
+    free(temp);
+    return err ? EXIT_RUN_FAILED : 0;
+}
+
+static int run(const CliSettings *s)
+{
+    int status = EXIT_RUN_FAILED;
+    QualeVideoReader *ref = NULL, *dist = NULL;
+    QualeContext *ctx = NULL;
+
+    ref = open_input(s, s->reference, "reference");
+    if (!ref) goto out;
+    dist = open_input(s, s->distorted, "distorted");
+    if (!dist) goto out;
+    QualeVideoFormat ref_format, dist_format;
+    quale_video_get_format(ref, &ref_format);
+    quale_video_get_format(dist, &dist_format);
+    if (!check_formats(s, &ref_format, &dist_format)) goto out;
+
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.threads = s->threads;
+    settings.subsample = s->subsample;
+    settings.cpumask = s->cpumask;
+    settings.backend = s->backend;
+    settings.gpu_device = s->gpu_device;
+    settings.log_level = s->quiet ? QUALE_LOG_WARNING : QUALE_LOG_INFO;
+    if (quale_open(&ctx, &settings)) goto out;
+
+    if (!s->no_prediction) {
+        if (s->model_count == 0 && quale_use_model(ctx, "version=vmaf_v0.6.1")) goto out;
+        for (unsigned i = 0; i < s->model_count; i++)
+            if (quale_use_model(ctx, s->models[i])) goto out;
+    }
+    for (unsigned i = 0; i < s->feature_count; i++)
+        if (quale_use_metric(ctx, s->features[i])) goto out;
+
+    const unsigned planes = quale_planes_needed(ctx);
+    quale_video_set_planes(ref, planes);
+    quale_video_set_planes(dist, planes);
+
+    Progress progress = { .enabled = !s->quiet && isatty(fileno(stderr)) };
+    const double start = now_seconds();
+    progress.start = progress.last = start;
+    const int frames = score_frames(s, ctx, ref, dist, &ref_format, &progress);
+    if (frames < 0) goto out;
+    if (frames == 0) {
+        fprintf(stderr, "quale: error: no frames to score in %s and %s\n", s->reference,
+                s->distorted);
+        goto out;
+    }
+    if (quale_flush(ctx)) goto out;
+    const double elapsed = now_seconds() - start;
+    progress_update(&progress, (unsigned)frames, true);
+
+    for (int i = 0; i < 2; i++) {
+        QualeVideoReader *r = i ? dist : ref;
+        const uint64_t clamped = quale_video_clamped_samples(r);
+        if (clamped)
+            fprintf(stderr, "quale: warning: %s: %llu samples exceeded %u bits and were clamped\n",
+                    i ? s->distorted : s->reference, (unsigned long long)clamped,
+                    ref_format.bitdepth);
+    }
+
+    const double fps = elapsed > 0 ? frames / elapsed : 0.;
+    status = 0;
+    if (s->output) status = write_results(s, ctx, fps);
+    if (!s->output || !s->quiet)
+        print_summary(s->output ? stderr : stdout, s, ctx);
+
+out:
+    quale_close(&ctx);
+    quale_video_close(&ref);
+    quale_video_close(&dist);
+    return status;
+}
+
+int main(int argc, char *argv[])
+{
+    CliSettings settings;
+    char error[512];
+    if (cli_parse(argc, argv, &settings, error, sizeof(error))) {
+        fprintf(stderr, "quale: %s\nTry 'quale --help' for the options.\n", error);
+        return EXIT_USAGE;
+    }
+    if (settings.help) {
+        cli_print_usage(stdout);
+        return 0;
+    }
+    if (settings.version) {
+        printf("quale %s\n", quale_version());
+        return 0;
+    }
+    if (settings.list_features) return list_features(settings.list_json);
+    if (settings.list_models) return list_models(settings.list_json);
+    return run(&settings);
+}
