@@ -6,9 +6,11 @@
 #include "metric.h"
 
 extern const Metric metric_psnr;
+extern const Metric metric_integer_motion;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
+    &metric_integer_motion,
     NULL,
 };
 

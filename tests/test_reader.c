@@ -1169,24 +1169,27 @@ static void test_pipes(void)
         buf_free(&b);
     }
 
-    /* A memory stream has no file descriptor at all. */
-    const QualeVideoFormat g = { QUALE_CHROMA_422, 8, 17, 9 };
-    Buf b = { 0 };
-    make_y4m(&b, &g, "422", MASK_FRAMES, 0);
-    FILE *mem = fmemopen(b.p, b.n, "rb");
-    CHECK(mem != NULL, "fmemopen");
-    if (mem) {
-        QualeVideoReader *r = NULL;
-        char err[512];
-        const int rc = quale_video_open_stream(&r, mem, NULL, NULL, err, sizeof(err));
-        CHECK(rc == 0, "memory stream: %s", err);
-        if (r) {
-            read_masked(r, &g, MASK_FRAMES, mask_sequence, "memory stream");
-            quale_video_close(&r);
+    /* A memory stream has no file descriptor at all: skipped planes
+     * (alpha included) are read and dropped. */
+    for (int alpha = 0; alpha < 2; alpha++) {
+        const QualeVideoFormat g = { alpha ? QUALE_CHROMA_444 : QUALE_CHROMA_422, 8, 17, 9 };
+        Buf b = { 0 };
+        make_y4m(&b, &g, alpha ? "444alpha" : "422", MASK_FRAMES, (unsigned)alpha);
+        FILE *mem = fmemopen(b.p, b.n, "rb");
+        CHECK(mem != NULL, "fmemopen");
+        if (mem) {
+            QualeVideoReader *r = NULL;
+            char err[512];
+            const int rc = quale_video_open_stream(&r, mem, NULL, NULL, err, sizeof(err));
+            CHECK(rc == 0, "memory stream: %s", err);
+            if (r) {
+                read_masked(r, &g, MASK_FRAMES, mask_sequence, "memory stream");
+                quale_video_close(&r);
+            }
+            fclose(mem);
         }
-        fclose(mem);
+        buf_free(&b);
     }
-    buf_free(&b);
 }
 
 /* "-" reads stdin: checked in a child whose stdin is a file, then a pipe. */

@@ -61,7 +61,8 @@ struct QualeVideoReader {
     unsigned char *scratch; /* where skipped bytes of a pipe are read to */
     size_t scratch_size;
 
-    char error[1024];
+    /* Room for a path of PATH_MAX (4096) bytes and the reason after it. */
+    char error[4096 + 512];
 };
 
 /* Sets the message "<name>: <formatted text>" and returns err (negative). */

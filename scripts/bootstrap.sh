@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing quale needs, if it is missing, from
+# Debian's packages.  Safe to run again: it installs nothing that is there.
+#
+#   scripts/bootstrap.sh            build tools only (meson, ninja, a C compiler)
+#   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg)
+set -euo pipefail
+
+want_tests=0
+[[ ${1:-} == --test ]] && want_tests=1
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have meson || need+=(meson)
+have ninja || need+=(ninja-build)
+have cc || need+=(gcc)
+have pkg-config || need+=(pkg-config)
+if ((want_tests)); then
+    have python3 || need+=(python3)
+    have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus
+fi
+
+((${#need[@]})) || exit 0
+echo "bootstrap: installing ${need[*]}" >&2
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

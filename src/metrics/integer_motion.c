@@ -1,0 +1,293 @@
+/*
+ * Integer motion: libvmaf's "motion" extractor (VMAF_integer_feature_*),
+ * the temporal feature of the VMAF models.
+ *
+ * Per frame i (extract), from the luma of the reference only:
+ *   sad_score[i] = min(SAD(blur(ref[i - s] - ref[i])) / 256 / (w * h)
+ *                      * motion_fps_weight, motion_max_val)
+ * with s = 1, or 2 with motion_five_frame_window; frames before s score 0.
+ * The blur is the 5-tap fixed-point filter of integer_motion_tmpl.h; it is
+ * linear, so libvmaf filters the difference of the two pictures rather than
+ * each picture.  Here every frame filters from its own pictures, so frames
+ * are independent of each other and run on any worker.
+ *
+ * At the end of the stream (flush), from the per-frame SAD scores:
+ *   motion2[i] = min(sad[i], sad[i + 1]), sad[i] for the last frame, 0 for
+ *                the first s frames; with the five-frame window
+ *                min(sad[i - 1], sad[i + 1]), or sad[i + 1] at i = 2;
+ *   motion3[i] = min(blend(motion2[i]), motion_max_val), averaged with the
+ *                previous frame's value under motion_moving_average; the
+ *                first s frames take min(blend(sad[s]), motion_max_val)
+ *                (0 if the stream stops at frame s);
+ *   blend(m)   = m * factor + (1 - factor) * min(offset, m).
+ *
+ * libvmaf runs this extractor on every frame whatever --subsample says (it
+ * is a PREV_REF extractor), so motion2 always looks at the very next frame;
+ * the output only lists the subsampled frames.
+ *
+ * Sizes: the mirror of the blur reaches two samples past each edge and
+ * reflects them one sample inside it, which stays in the picture only from
+ * 3x3 up.  libvmaf reads outside its buffers below that; here a picture
+ * under 3x3 scores only where libvmaf never filters (frames before s, or
+ * motion_force_zero) and is an error otherwise.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "metric.h"
+
+/* The filters shift negative sums right and expect the sign to stay. */
+_Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative values");
+
+#define MOTION_TAP0 3571
+#define MOTION_TAP1 16004
+#define MOTION_TAP2 26386
+
+#define MOTION_MAX_VAL_DEFAULT 10000.0
+
+typedef struct MotionState {
+    /* options */
+    bool force_zero;
+    double blend_factor;
+    double blend_offset;
+    double fps_weight;
+    double max_val;
+    bool five_frame_window;
+    bool moving_average;
+    bool debug;
+
+    /* set by init */
+    unsigned width, height, bitdepth;
+    unsigned sad_key, motion_key, motion2_key, motion3_key;
+} MotionState;
+
+static const MetricOption motion_options[] = {
+    { .name = "motion_force_zero", .alias = "force_0",
+      .help = "write 0 for every motion score",
+      .offset = offsetof(MotionState, force_zero), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_blend_factor", .alias = "mbf",
+      .help = "weight of the raw motion2 score in motion3; the rest goes to min(score, motion_blend_offset)",
+      .offset = offsetof(MotionState, blend_factor), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_blend_offset", .alias = "mbo",
+      .help = "the score above which motion3 blends (see motion_blend_factor)",
+      .offset = offsetof(MotionState, blend_offset), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 40.0, .min = 0.0, .max = 1000.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_fps_weight", .alias = "mfw",
+      .help = "multiplies every per-frame score (a frame-rate correction)",
+      .offset = offsetof(MotionState, fps_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 5.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_max_val", .alias = "mmxv",
+      .help = "the largest score; larger ones are clipped to it",
+      .offset = offsetof(MotionState, max_val), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = MOTION_MAX_VAL_DEFAULT, .min = 0.0, .max = 10000.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_five_frame_window", .alias = "mffw",
+      .help = "compare each frame with the one two frames back (five-frame window)",
+      .offset = offsetof(MotionState, five_frame_window), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_moving_average", .alias = "mma",
+      .help = "average each motion3 score with the previous frame's",
+      .offset = offsetof(MotionState, moving_average), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "debug", .help = "also write the per-frame score as integer_motion",
+      .offset = offsetof(MotionState, debug), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { 0 },
+};
+
+/* Output names as libvmaf writes them: the SAD score has no alias. */
+static const char *const motion_keys[] = {
+    "VMAF_integer_feature_motion_sad_score",
+    "integer_motion",
+    "integer_motion2",
+    "integer_motion3",
+    NULL,
+};
+
+/* libvmaf's reflection at the edges: one step only, valid for size >= 3. */
+static inline unsigned motion_mirror(int i, unsigned size)
+{
+    if (i < 0) return (unsigned)-i;
+    if ((unsigned)i >= size) return 2 * size - (unsigned)i - 2;
+    return (unsigned)i;
+}
+
+#define MOTION_PIXEL uint8_t
+#define MOTION_ACC int32_t
+#define MOTION_NAME motion_sad_8
+#include "integer_motion_tmpl.h"
+#undef MOTION_PIXEL
+#undef MOTION_ACC
+#undef MOTION_NAME
+
+#define MOTION_PIXEL uint16_t
+#define MOTION_ACC int32_t
+#define MOTION_NAME motion_sad_16
+#include "integer_motion_tmpl.h"
+#undef MOTION_PIXEL
+#undef MOTION_ACC
+#undef MOTION_NAME
+
+#define MOTION_PIXEL uint16_t
+#define MOTION_ACC int64_t
+#define MOTION_NAME motion_sad_16_wide
+#include "integer_motion_tmpl.h"
+#undef MOTION_PIXEL
+#undef MOTION_ACC
+#undef MOTION_NAME
+
+static double motion_blend(double score, double factor, double offset)
+{
+    return score * factor + (1 - factor) * QUALE_MIN(offset, score);
+}
+
+/* The first frame that has a frame to compare with. */
+static unsigned motion_first(const MotionState *s)
+{
+    return s->five_frame_window ? 2 : 1;
+}
+
+static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    MotionState *s = state;
+    s->width = f->width;
+    s->height = f->height;
+    s->bitdepth = f->bitdepth;
+
+    int err = feature_sink_declare(sink, motion_keys[0], &s->sad_key);
+    if (!err && s->debug) err = feature_sink_declare(sink, motion_keys[1], &s->motion_key);
+    if (!err) err = feature_sink_declare(sink, motion_keys[2], &s->motion2_key);
+    if (!err) err = feature_sink_declare(sink, motion_keys[3], &s->motion3_key);
+    return err;
+}
+
+static int motion_scratch_alloc(const void *state, void **scratch)
+{
+    const MotionState *s = state;
+    /* one filtered row and its two mirrored samples on either side */
+    *scratch = quale_aligned_alloc(sizeof(int32_t) * ((size_t)s->width + 4));
+    return *scratch ? 0 : -ENOMEM;
+}
+
+static void motion_scratch_free(void *scratch)
+{
+    quale_aligned_free(scratch);
+}
+
+static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
+                          FeatureSink *sink)
+{
+    const MotionState *s = state;
+    double score = 0.;
+
+    if (!s->force_zero && frame->index >= motion_first(s)) {
+        const QualePicture *prev = frame->prev_ref[s->five_frame_window ? 1 : 0];
+        const QualePicture *cur = frame->ref;
+        const unsigned w = s->width, h = s->height;
+        if (!prev) return -EINVAL;
+        if (w < 3 || h < 3) {
+            feature_sink_log(sink, QUALE_LOG_ERROR,
+                             "motion: a %ux%u picture is too small for its 5-tap blur "
+                             "(libvmaf reads outside the picture below 3x3)", w, h);
+            return -EINVAL;
+        }
+
+        uint64_t sad;
+        if (s->bitdepth == 8)
+            sad = motion_sad_8(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
+                               w, h, 8, scratch);
+        else if (s->bitdepth <= 15)
+            sad = motion_sad_16(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
+                                w, h, s->bitdepth, scratch);
+        else
+            sad = motion_sad_16_wide(prev->data[0], prev->stride[0], cur->data[0],
+                                     cur->stride[0], w, h, s->bitdepth, scratch);
+
+        /* libvmaf's expression, in its order; w * h is an unsigned product */
+        score = QUALE_MIN((double)sad / 256. / (w * h) * s->fps_weight, s->max_val);
+    }
+
+    int err = feature_sink_put(sink, s->sad_key, frame->index, score);
+    if (!err && s->debug) err = feature_sink_put(sink, s->motion_key, frame->index, score);
+    return err;
+}
+
+static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
+{
+    const MotionState *s = state;
+    const unsigned first = motion_first(s);
+    /* motion2 compares frame i + 1 with i, or with i - 1 in the five-frame
+     * window (i - 1 only from frame 3 on, the first that has a score). */
+    const unsigned back = s->five_frame_window ? 1 : 0;
+
+    /* libvmaf reads back the run of scores from frame 0. */
+    unsigned n = 0;
+    double value;
+    while (n < frame_count && !feature_sink_get(sink, s->sad_key, n, &value)) n++;
+    if (n == 0) return 0;
+
+    double stamp = 0.;
+    if (n > first && !feature_sink_get(sink, s->sad_key, first, &value))
+        stamp = QUALE_MIN(motion_blend(value, s->blend_factor, s->blend_offset), s->max_val);
+
+    double prev_processed = 0.;
+    for (unsigned i = 0; i < n; i++) {
+        double sad = 0.;
+        int err = feature_sink_get(sink, s->sad_key, i, &sad);
+        if (err) return err;
+
+        double motion2 = 0.;
+        if (i >= first) {
+            if (i + 1 >= n) {
+                motion2 = sad;
+            } else {
+                double next = 0.;
+                if ((err = feature_sink_get(sink, s->sad_key, i + 1, &next))) return err;
+                if (i - back >= first) {
+                    double lo = 0.;
+                    if ((err = feature_sink_get(sink, s->sad_key, i - back, &lo))) return err;
+                    motion2 = lo < next ? lo : next;
+                } else {
+                    motion2 = next;
+                }
+            }
+        }
+
+        double motion3;
+        if (i < first) {
+            motion3 = stamp;
+            prev_processed = stamp;
+        } else {
+            const double processed = QUALE_MIN(
+                motion_blend(motion2, s->blend_factor, s->blend_offset), s->max_val);
+            motion3 = s->moving_average ? (processed + prev_processed) / 2.0 : processed;
+            prev_processed = processed;
+        }
+
+        if ((err = feature_sink_put(sink, s->motion2_key, i, motion2))) return err;
+        if ((err = feature_sink_put(sink, s->motion3_key, i, motion3))) return err;
+    }
+    return 0;
+}
+
+const Metric metric_integer_motion = {
+    .name = "motion",
+    .keys = motion_keys,
+    .options = motion_options,
+    .state_size = sizeof(MotionState),
+    /* libvmaf runs its PREV_REF extractors on every frame, subsampled or
+     * not; the five-frame window looks two frames back. */
+    .flags = METRIC_EVERY_FRAME | METRIC_LUMA_ONLY,
+    .history = 2,
+    .init = motion_init,
+    .scratch_alloc = motion_scratch_alloc,
+    .scratch_free = motion_scratch_free,
+    .extract = motion_extract,
+    .flush = motion_flush,
+};

@@ -1,0 +1,183 @@
+/*
+ * VMAF models: loading (built-in or JSON file), the metrics they need, and
+ * the per-frame prediction, reproducing libvmaf's numbers and keys.
+ *
+ * A model is one libsvm nu-SVR (RBF kernel) with feature normalisation,
+ * score transform and clip, as in libvmaf's model files.  A bootstrap
+ * collection (vmaf_b_v0.6.3) is a main model ("0" in the file) plus N
+ * bootstrap models ("1".."N"); it writes NAME, NAME_0001..NAME_000N,
+ * NAME_bagging, NAME_stddev, NAME_ci_p95_lo and NAME_ci_p95_hi.
+ */
+#ifndef QUALE_SRC_MODEL_H
+#define QUALE_SRC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "context.h"
+#include "metric.h"
+#include "quale/quale.h"
+
+typedef struct Model Model;
+
+/* ---- the interface context.c uses --------------------------------------- */
+
+/*
+ * spec, as libvmaf's --model: colon-separated "version=vmaf_v0.6.1",
+ * "path=/x/model.json", "name=foo", "disable_clip", "enable_transform" and
+ * feature overloads "<metric>.<option>=<value>" (e.g.
+ * "adm.adm_enhn_gain_limit=1.2").  NULL or "" means "version=vmaf_v0.6.1".
+ * Loads the model and requests the metrics it needs from ctx.  Errors are
+ * logged through ctx (naming the file or version and the problem) and
+ * returned as a negative errno; *model is then NULL.
+ */
+int model_open(Model **model, QualeContext *ctx, const char *spec);
+
+/*
+ * After every frame is done and every metric flushed: computes the model's
+ * keys at every scored frame (frame i is scored when subsample <= 1 or
+ * i % subsample == 0) and stores them in sink.  Frames done by an earlier
+ * call are not done again.  A feature missing at a scored frame is an error
+ * naming the key and the frame.
+ */
+int model_predict(Model *model, FeatureSink *sink, unsigned frame_count,
+                  unsigned subsample);
+
+/*
+ * Optional, for libvmaf's key order with several models: libvmaf lists
+ * every model's main key (in --model order) before the keys of the bootstrap
+ * collections.  Declaring MODEL_KEYS_MAIN of every model, then
+ * MODEL_KEYS_COLLECTION of every model, then calling model_predict() gives
+ * that order; model_predict() alone declares both groups of its model.
+ */
+enum ModelKeyGroup {
+    MODEL_KEYS_MAIN = 0,  /* NAME */
+    MODEL_KEYS_COLLECTION /* NAME_0001.., _bagging, _stddev, _ci_p95_lo/hi */
+};
+int model_declare_keys(Model *model, FeatureSink *sink, enum ModelKeyGroup group);
+
+const char *model_name(const Model *model);   /* output key, default "vmaf" */
+const char *model_label(const Model *model);  /* version or path */
+int model_is_bootstrap(const Model *model);
+void model_close(Model **model);
+
+/* The built-in versions, NULL-terminated. */
+const char *const *model_builtin_versions(void);
+
+/* ---- loading and predicting without a context (tests, tools) ------------ */
+
+/*
+ * Parses spec and loads the model, like model_open() but without requesting
+ * metrics.  error receives one line on failure.
+ */
+int model_load(Model **model, const char *spec, char *error, size_t error_size);
+
+/*
+ * The model's inputs: distinct (metric, options, key) triples, in the order
+ * the model's features first name them.  key is the metric's base key
+ * ("integer_vif_scale0"); options is "" or "name=value:name=value" (sorted
+ * by name), exactly what model_open() requests from the context.
+ */
+unsigned model_input_count(const Model *model);
+int model_input(const Model *model, unsigned index, const char **metric,
+                const char **options, const char **key);
+
+/* The model's outputs: NAME, then for a collection NAME_0001.., NAME_bagging,
+ * NAME_stddev, NAME_ci_p95_lo, NAME_ci_p95_hi. */
+unsigned model_output_count(const Model *model);
+const char *model_output_name(const Model *model, unsigned index);
+
+/* Predicts one frame: inputs[model_input_count()] in, outputs[model_output_count()]
+ * out. */
+int model_predict_features(const Model *model, const double *inputs,
+                           double *outputs);
+
+/* ---- the model description, shared with the generated built-in models -- */
+
+enum ModelType {
+    MODEL_TYPE_UNKNOWN = 0, /* no model_type field */
+    MODEL_TYPE_SVM_NUSVR,
+    MODEL_TYPE_BOOTSTRAP_SVM_NUSVR,
+    MODEL_TYPE_RESIDUE_BOOTSTRAP_SVM_NUSVR,
+};
+
+enum ModelNorm {
+    MODEL_NORM_NONE = 0,
+    MODEL_NORM_LINEAR_RESCALE,
+};
+
+enum ModelOptionType {
+    MODEL_OPTION_NUMBER = 0, /* text as written in the JSON file */
+    MODEL_OPTION_BOOL,       /* text "true" / "false" */
+    MODEL_OPTION_STRING,
+};
+
+/* One entry of a feature's feature_opts_dicts object, as written. */
+typedef struct ModelOptionDesc {
+    const char *key;
+    enum ModelOptionType type;
+    const char *text;
+} ModelOptionDesc;
+
+typedef struct ModelFeatureDesc {
+    const char *name; /* libvmaf's, "VMAF_integer_feature_vif_scale0_score" */
+    unsigned option_count;
+    const ModelOptionDesc *options;
+} ModelFeatureDesc;
+
+typedef struct ModelKnot {
+    double x, y;
+} ModelKnot;
+
+typedef struct ModelTransformDesc {
+    bool present;         /* the model has score_transform */
+    bool enabled;         /* its "enabled" field (enable_transform forces it) */
+    bool p_enabled[3];    /* p0, p1, p2 given and not null */
+    double p[3];
+    bool knots_enabled;   /* knots given and not null */
+    unsigned knot_count;
+    const ModelKnot *knots;
+    bool out_lte_in, out_gte_in;
+} ModelTransformDesc;
+
+/* A nu-SVR with RBF kernel; support vectors stored dense, row-major, with
+ * 0 where libsvm's sparse form leaves an index out (the same distance). */
+typedef struct ModelSvmDesc {
+    double gamma;
+    double rho;
+    unsigned sv_count;
+    unsigned dimension; /* = the model's feature count */
+    const double *coef; /* sv_count */
+    const double *sv;   /* sv_count * dimension */
+} ModelSvmDesc;
+
+/* One model_dict. */
+typedef struct ModelDesc {
+    enum ModelType type;
+    enum ModelNorm norm;
+    unsigned feature_count;
+    const ModelFeatureDesc *features;
+    /* feature_count + 1 each: [0] for the score, [1 + i] for feature i;
+     * NULL for MODEL_NORM_NONE. */
+    const double *slopes;
+    const double *intercepts;
+    bool clip_present; /* score_clip given */
+    double clip_min, clip_max;
+    ModelTransformDesc transform;
+    ModelSvmDesc svm;
+} ModelDesc;
+
+/* A built-in model: one ModelDesc, or for a bootstrap collection the main
+ * model followed by the bootstrap models. */
+typedef struct ModelBuiltin {
+    const char *version;
+    bool collection;
+    unsigned model_count;
+    const ModelDesc *models;
+} ModelBuiltin;
+
+/* src/models/builtin_models.c, generated by scripts/gen_models.py. */
+extern const ModelBuiltin model_builtins[];
+extern const unsigned model_builtin_count;
+
+#endif /* QUALE_SRC_MODEL_H */

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""CLI tests: the output layouts, the flags, and the messages for bad input.
+
+Runs the quale tool on small pairs made by quale-sample and checks what a
+user sees: the JSON parses with libvmaf's structure, the XML is well formed,
+the CSV header matches the keys, flags behave as in libvmaf's tool, and bad
+input gets a clear message and a non-zero exit, never a crash.
+Prints "N passed, M failed".
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+PASSED = 0
+FAILED = 0
+
+
+def check(cond, what):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print(f"FAIL: {what}", flush=True)
+
+
+class Tool:
+    def __init__(self, quale, sample, tmp):
+        self.quale, self.sample, self.tmp = quale, sample, tmp
+
+    def run(self, *args, stdin=None):
+        return subprocess.run([self.quale, *args], capture_output=True, text=True, input=stdin)
+
+    def make(self, name, *args):
+        out = os.path.join(self.tmp, name)
+        subprocess.run([self.sample, *args, out], check=True, capture_output=True)
+        return os.path.join(out, "sample_ref." + ("yuv" if "--raw" in args else "y4m")), \
+            os.path.join(out, "sample_dist." + ("yuv" if "--raw" in args else "y4m"))
+
+
+def no_crash(proc, what):
+    # A signal shows as a negative return code; sanitizers exit with 1 but print.
+    check(proc.returncode >= 0 and "Sanitizer" not in proc.stderr and "Segmentation" not in proc.stderr,
+          f"{what}: crashed ({proc.returncode}): {proc.stderr[-500:]}")
+
+
+def test_information(t):
+    p = t.run("--help")
+    check(p.returncode == 0 and "--reference" in p.stdout and "--list-features" in p.stdout, "--help")
+    p = t.run("-v")
+    check(p.returncode == 0 and re.match(r"quale \d+\.\d+\.\d+", p.stdout), f"-v: {p.stdout!r}")
+    p = t.run("--list-features", "--json")
+    check(p.returncode == 0, "--list-features --json exits 0")
+    listing = json.loads(p.stdout)
+    check(isinstance(listing, list) and listing, "--list-features --json is a non-empty list")
+    for m in listing:
+        check(set(m) >= {"name", "keys", "options", "backends"}, f"metric entry fields: {sorted(m)}")
+        check("cpu" in m["backends"], f"{m['name']}: has a CPU twin")
+        for o in m["options"]:
+            check({"name", "type", "default", "help"} <= set(o), f"{m['name']} option fields")
+    psnr = next((m for m in listing if m["name"] == "psnr"), None)
+    check(psnr and psnr["keys"][:3] == ["psnr_y", "psnr_cb", "psnr_cr"], "psnr keys")
+    p = t.run("--list-features")
+    check(p.returncode == 0 and "psnr" in p.stdout and "enable_chroma" in p.stdout, "--list-features text")
+    p = t.run("--list-models", "--json")
+    check(p.returncode == 0 and "builtin" in json.loads(p.stdout), "--list-models --json")
+
+
+def score(t, ref, dist, *args):
+    p = t.run("-r", ref, "-d", dist, "-q", *args)
+    no_crash(p, f"score {args}")
+    return p
+
+
+def test_layouts(t, ref, dist):
+    base = ["-n", "--feature", "psnr=enable_mse=true:enable_apsnr=true"]
+    p = score(t, ref, dist, *base, "--json", "-o", "-")
+    check(p.returncode == 0, f"json run: {p.stderr}")
+    d = json.loads(p.stdout)
+    check(set(d) == {"version", "fps", "frames", "pooled_metrics", "aggregate_metrics"}, f"json top keys {set(d)}")
+    check(len(d["frames"]) == 6 and [f["frameNum"] for f in d["frames"]] == list(range(6)), "json frames")
+    keys = list(d["frames"][0]["metrics"])
+    check(keys == ["psnr_y", "mse_y", "psnr_cb", "mse_cb", "psnr_cr", "mse_cr"], f"json keys {keys}")
+    for k in keys:
+        check(set(d["pooled_metrics"][k]) == {"min", "max", "mean", "harmonic_mean"}, f"pooled {k}")
+        vals = [f["metrics"][k] for f in d["frames"]]
+        check(abs(d["pooled_metrics"][k]["mean"] - sum(vals) / len(vals)) < 1e-9, f"pooled mean {k}")
+        check(d["pooled_metrics"][k]["min"] == min(vals), f"pooled min {k}")
+    check(set(d["aggregate_metrics"]) == {"apsnr_y", "apsnr_cb", "apsnr_cr"}, "aggregate apsnr")
+    full = d
+
+    p = score(t, ref, dist, *base, "--xml", "-o", "-")
+    root = ET.fromstring(p.stdout)
+    check(root.tag == "VMAF" and root.find("params") is not None and root.find("fyi") is not None, "xml root")
+    frames = root.find("frames").findall("frame")
+    check(len(frames) == 6 and frames[0].get("frameNum") == "0", "xml frames")
+    check(float(frames[2].get("psnr_y")) == full["frames"][2]["metrics"]["psnr_y"], "xml value at full precision")
+    pooled = {m.get("name"): m for m in root.find("pooled_metrics").findall("metric")}
+    check(list(pooled) == keys, "xml pooled keys")
+    check(root.find("aggregate_metrics").get("apsnr_y") is not None, "xml aggregate")
+    check(root.find("params").get("qualityWidth") == "64", "xml params width")
+
+    p = score(t, ref, dist, *base, "--csv", "-o", "-")
+    rows = list(csv.reader(io.StringIO(p.stdout)))
+    check(rows[0] == ["Frame"] + keys + [""], f"csv header {rows[0]}")
+    check(len(rows) == 7 and rows[3][0] == "2", "csv rows")
+    check(float(rows[3][1]) == full["frames"][2]["metrics"]["psnr_y"], "csv value")
+
+    p = score(t, ref, dist, *base, "--sub", "-o", "-")
+    lines = p.stdout.splitlines()
+    check(len(lines) == 6 and lines[1].startswith("{1}{2}frame: 1|psnr_y: "), f"sub: {lines[:1]}")
+
+    p = score(t, ref, dist, *base, "--json", "--precision", "6", "-o", "-")
+    check(re.search(r'"psnr_y": \d+\.\d{6}[,\n]', p.stdout) is not None, "--precision 6 writes %.6f")
+
+    # A file output, written whole.
+    out = os.path.join(t.tmp, "out.json")
+    p = t.run("-r", ref, "-d", dist, *base, "--json", "-o", out)
+    check(p.returncode == 0 and json.load(open(out))["frames"], "-o file")
+    check(not [f for f in os.listdir(t.tmp) if ".partial-" in f], "no partial file left")
+    check("psnr_y" in p.stderr and p.stdout == "", "summary goes to stderr with -o")
+    p = score(t, ref, dist, *base, "--json", "-o", out)
+    check(p.returncode == 0 and p.stderr == "" and p.stdout == "", "-q with -o prints nothing")
+    p = score(t, ref, dist, *base)
+    check(p.returncode == 0 and re.search(r"^psnr_y: \d+\.\d{6}$", p.stdout, re.M), "summary on stdout")
+
+
+def test_flags(t, ref, dist, ref_yuv, dist_yuv):
+    def frames_of(*args):
+        p = score(t, ref, dist, "-n", "--feature", "psnr", "--json", "-o", "-", *args)
+        check(p.returncode == 0, f"run {args}: {p.stderr}")
+        return json.loads(p.stdout) if p.returncode == 0 else {"frames": [], "pooled_metrics": {}}
+
+    d = frames_of("--subsample", "2")
+    check([f["frameNum"] for f in d["frames"]] == [0, 2, 4], "--subsample 2 lists frames 0, 2, 4")
+    d = frames_of("--frame_cnt", "3")
+    check(len(d["frames"]) == 3, "--frame_cnt 3")
+    all_frames = frames_of()
+    d = frames_of("--frame_skip_ref", "1", "--frame_skip_dist", "1")
+    check(len(d["frames"]) == 5, "skip 1 + 1 leaves 5 frames")
+    check(d["frames"][0]["metrics"] == all_frames["frames"][1]["metrics"], "skipping both aligns frame 1")
+    d = frames_of("--frame_skip_dist", "1")
+    check(len(d["frames"]) == 5, "skipping only the distorted scores the overlap")
+    one = frames_of("--threads", "1")
+    many = frames_of("--threads", "3")
+    check(one["frames"] == many["frames"] and one["pooled_metrics"] == many["pooled_metrics"],
+          "--threads 1 and 3 give the same numbers")
+    p = score(t, ref, dist, "-n", "--feature", "psnr", "--backend", "auto", "--json", "-o", "-")
+    check(p.returncode == 0, "--backend auto falls back to the CPU")
+
+    # Mixed containers: .y4m reference, raw .yuv distorted.
+    p = t.run("-r", ref, "-d", dist_yuv, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-q",
+              "-n", "--feature", "psnr", "--json", "-o", "-")
+    check(p.returncode == 0 and json.loads(p.stdout)["frames"] == all_frames["frames"],
+          f"y4m + yuv inputs: {p.stderr}")
+    p = t.run("-r", ref_yuv, "-d", dist_yuv, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-q",
+              "-n", "--feature", "psnr", "--json", "-o", "-")
+    check(p.returncode == 0 and json.loads(p.stdout)["frames"] == all_frames["frames"], "yuv + yuv inputs")
+    with open(dist, "rb") as f:
+        p = subprocess.run([t.quale, "-r", ref, "-d", "-", "-q", "-n", "--feature", "psnr",
+                            "--json", "-o", "-"], stdin=f, capture_output=True)
+    check(p.returncode == 0 and json.loads(p.stdout)["frames"] == all_frames["frames"], "stdin input")
+
+
+def test_bad_input(t, ref, dist):
+    def fails(args, pattern, code=1, what=None):
+        p = t.run(*args)
+        no_crash(p, what or str(args))
+        check(p.returncode == code, f"{what or args}: exit {p.returncode}, wanted {code}: {p.stderr}")
+        check(re.search(pattern, p.stderr) is not None, f"{what or args}: message {p.stderr!r} lacks /{pattern}/")
+
+    missing = os.path.join(t.tmp, "missing.y4m")
+    fails(["-r", missing, "-d", dist, "-n", "--feature", "psnr"], r"missing\.y4m", what="missing file")
+    fails(["-r", ref, "-d", dist, "--bogus"], r"--bogus", code=2, what="unknown flag")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "nonesuch"], r"nonesuch", what="unknown metric")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr=nope=1"], r"nope", what="unknown option")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--backend", "cuda"],
+          r"cuda.*not available|no CUDA|cuda", what="--backend cuda without it")
+    other_ref, _ = t.make("other", "--width", "32", "--height", "48", "--frames", "2")
+    fails(["-r", other_ref, "-d", dist, "-n", "--feature", "psnr"], r"differ", what="mismatched sizes")
+    hbd_ref, _ = t.make("hbd", "--width", "64", "--height", "48", "--frames", "2", "--bitdepth", "10")
+    fails(["-r", hbd_ref, "-d", dist, "-n", "--feature", "psnr"], r"10-bit", what="mismatched depths")
+
+    empty = os.path.join(t.tmp, "empty.yuv")
+    open(empty, "wb").close()
+    fails(["-r", empty, "-d", empty, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n", "--feature", "psnr"],
+          r"no frames", what="empty files")
+    truncated = os.path.join(t.tmp, "truncated.yuv")
+    with open(truncated, "wb") as f:
+        f.write(bytes(64 * 48 * 3 // 2 * 2 + 100))
+    fails(["-r", truncated, "-d", truncated, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n",
+           "--feature", "psnr"], r"truncated", what="truncated last frame")
+    garbage = os.path.join(t.tmp, "garbage.y4m")
+    with open(garbage, "wb") as f:
+        f.write(b"\x00\xffnot a y4m file at all\n")
+    fails(["-r", garbage, "-d", dist, "-n", "--feature", "psnr"], r"garbage\.y4m", what="not a y4m")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "-o", "/dev/full"], r"/dev/full|No space",
+          what="-o /dev/full")
+    nodir = os.path.join(t.tmp, "no", "such", "dir", "out.xml")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "-o", nodir], r"out\.xml", what="-o missing dir")
+    check(not os.path.exists(os.path.dirname(nodir)), "nothing created for a missing directory")
+
+    # A shorter distorted: the common frames are scored, with a warning.
+    _, short_dist = t.make("short", "--width", "64", "--height", "48", "--frames", "4")
+    p = t.run("-r", ref, "-d", short_dist, "-q", "-n", "--feature", "psnr", "--json", "-o", "-")
+    check(p.returncode == 0 and len(json.loads(p.stdout)["frames"]) == 4, "shorter distorted: 4 frames")
+    check("ended after 4 frames" in p.stderr, f"shorter distorted warns: {p.stderr!r}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quale", required=True)
+    ap.add_argument("--sample", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Tool(args.quale, args.sample, tmp)
+        ref, dist = t.make("y4m", "--width", "64", "--height", "48", "--frames", "6")
+        ref_yuv, dist_yuv = t.make("yuv", "--width", "64", "--height", "48", "--frames", "6", "--raw")
+        test_information(t)
+        test_layouts(t, ref, dist)
+        test_flags(t, ref, dist, ref_yuv, dist_yuv)
+        test_bad_input(t, ref, dist)
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+/*
+ * Unit tests of the core: option parsing and key naming, pooling, the
+ * context's error paths, and results that do not depend on the thread
+ * count.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "option.h"
+#include "quale/quale.h"
+#include "synth.h"
+#include "test.h"
+
+typedef struct FakeState {
+    bool flag;
+    int count;
+    double gain;
+    double plain;
+} FakeState;
+
+static const MetricOption fake_options[] = {
+    { .name = "zz_flag", .alias = "f", .offset = offsetof(FakeState, flag),
+      .type = QUALE_OPTION_BOOL, .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "count", .offset = offsetof(FakeState, count), .type = QUALE_OPTION_INT,
+      .default_value.i = 3, .min = 0, .max = 10, .flags = OPTION_FEATURE_PARAM },
+    { .name = "gain_limit", .alias = "egl", .offset = offsetof(FakeState, gain),
+      .type = QUALE_OPTION_DOUBLE, .default_value.d = 100.0, .min = 1.0, .max = 1000.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "plain", .offset = offsetof(FakeState, plain), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.5, .min = 0, .max = 1 },
+    { 0 },
+};
+
+static void test_options(void)
+{
+    FakeState s;
+    char name[128], err[128];
+    options_set_defaults(fake_options, &s);
+    CHECK(!s.flag && s.count == 3 && s.gain == 100.0 && s.plain == 0.5);
+
+    /* At defaults, keys keep their names. */
+    CHECK(option_key_name(fake_options, &s, "integer_vif_scale0", name, sizeof(name)) == 0);
+    CHECK_STR(name, "integer_vif_scale0");
+
+    /* libvmaf's rule: "_alias_value" per changed feature parameter, sorted
+     * by option name; bools as "_alias"; non-parameters never appear. */
+    CHECK(option_set(option_find(fake_options, "gain_limit"), &s, "1.0", err, sizeof(err)) == 0);
+    CHECK(option_key_name(fake_options, &s, "integer_vif_scale0", name, sizeof(name)) == 0);
+    CHECK_STR(name, "integer_vif_scale0_egl_1");
+    CHECK(option_set(option_find(fake_options, "zz_flag"), &s, "true", err, sizeof(err)) == 0);
+    CHECK(option_set(option_find(fake_options, "count"), &s, "7", err, sizeof(err)) == 0);
+    CHECK(option_set(option_find(fake_options, "plain"), &s, "0.25", err, sizeof(err)) == 0);
+    CHECK(option_key_name(fake_options, &s, "adm2", name, sizeof(name)) == 0);
+    CHECK_STR(name, "adm2_count_7_egl_1_f");
+    CHECK(option_set(option_find(fake_options, "gain_limit"), &s, "1.2", err, sizeof(err)) == 0);
+    CHECK(option_key_name(fake_options, &s, "adm2", name, sizeof(name)) == 0);
+    CHECK_STR(name, "adm2_count_7_egl_1.2_f");
+
+    /* Bad values name the option and leave the state alone. */
+    CHECK(option_set(option_find(fake_options, "count"), &s, "11", err, sizeof(err)) == -ERANGE);
+    CHECK(strstr(err, "count") != NULL && s.count == 7);
+    CHECK(option_set(option_find(fake_options, "count"), &s, "seven", err, sizeof(err)) == -EINVAL);
+    CHECK(option_set(option_find(fake_options, "zz_flag"), &s, "maybe", err, sizeof(err)) == -EINVAL);
+    CHECK(option_set(option_find(fake_options, "gain_limit"), &s, "nan", err, sizeof(err)) == -EINVAL);
+    CHECK(option_set(option_find(fake_options, "gain_limit"), &s, "", err, sizeof(err)) == -EINVAL);
+    CHECK(option_find(fake_options, "nope") == NULL);
+    CHECK(options_count(fake_options) == 4);
+
+    FakeState t;
+    options_set_defaults(fake_options, &t);
+    CHECK(!options_equal(fake_options, &s, &t));
+    options_set_defaults(fake_options, &s);
+    CHECK(options_equal(fake_options, &s, &t));
+}
+
+static void test_pooling(void)
+{
+    Collector *c;
+    unsigned id, other;
+    double v;
+    CHECK(collector_open(&c) == 0);
+    CHECK(collector_declare(c, "k", &id) == 0);
+    CHECK(collector_declare(c, "other", &other) == 0);
+    unsigned again;
+    CHECK(collector_declare(c, "k", &again) == 0 && again == id);
+    const double x[5] = { 1.0, 2.0, 4.0, 8.0, 0.5 };
+    for (unsigned i = 0; i < 5; i++) CHECK(collector_put(c, id, i, x[i]) == 0);
+
+    CHECK(collector_pool(c, id, QUALE_POOL_MEAN, 5, 0, &v) == 0 && v == 15.5 / 5);
+    CHECK(collector_pool(c, id, QUALE_POOL_MIN, 5, 0, &v) == 0 && v == 0.5);
+    CHECK(collector_pool(c, id, QUALE_POOL_MAX, 5, 0, &v) == 0 && v == 8.0);
+    double inv = 0;
+    for (unsigned i = 0; i < 5; i++) inv += 1.0 / (x[i] + 1.0);
+    CHECK(collector_pool(c, id, QUALE_POOL_HARMONIC_MEAN, 5, 0, &v) == 0 && v == 5 / inv - 1.0);
+    /* --subsample 2 pools frames 0, 2 and 4. */
+    CHECK(collector_pool(c, id, QUALE_POOL_MEAN, 5, 2, &v) == 0 && v == (1.0 + 4.0 + 0.5) / 3);
+    CHECK(collector_pool(c, id, QUALE_POOL_MAX, 5, 2, &v) == 0 && v == 4.0);
+    /* A scored frame without the key: no pooled value. */
+    CHECK(collector_pool(c, other, QUALE_POOL_MEAN, 5, 0, &v) == -ENOENT);
+    CHECK(collector_get(c, id, 99, &v) == -ENOENT);
+    /* Growth far past the first capacity keeps earlier values. */
+    CHECK(collector_put(c, other, 5000, 3.0) == 0);
+    CHECK(collector_get(c, id, 3, &v) == 0 && v == 8.0);
+    CHECK(collector_get(c, other, 5000, &v) == 0 && v == 3.0);
+    CHECK(collector_frame_span(c) == 5001);
+    CHECK(collector_set_aggregate(c, "apsnr_y", 40.0) == 0);
+    CHECK(collector_set_aggregate(c, "apsnr_y", 41.0) == 0);
+    const char *name;
+    CHECK(collector_aggregate_count(c) == 1);
+    collector_aggregate(c, 0, &name, &v);
+    CHECK(!strcmp(name, "apsnr_y") && v == 41.0);
+    collector_close(&c);
+    CHECK(c == NULL);
+}
+
+typedef struct LogCapture {
+    char last[1024];
+    unsigned errors;
+} LogCapture;
+
+static void capture_log(void *cookie, enum QualeLogLevel level, const char *message)
+{
+    LogCapture *cap = cookie;
+    if (level == QUALE_LOG_ERROR) cap->errors++;
+    snprintf(cap->last, sizeof(cap->last), "%s", message);
+}
+
+static QualeContext *open_quiet(unsigned threads, unsigned subsample, LogCapture *cap)
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = threads;
+    s.subsample = subsample;
+    s.log = capture_log;
+    s.log_cookie = cap;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    return ctx;
+}
+
+static int send_synthetic(QualeContext *ctx, const QualeVideoFormat *f, unsigned index)
+{
+    QualePicture ref, dist;
+    if (quale_picture_alloc(&ref, f) || quale_picture_alloc(&dist, f)) return -ENOMEM;
+    synth_reference(&ref, index);
+    synth_distort(&ref, &dist, index, 2);
+    return quale_send_pictures(ctx, &ref, &dist);
+}
+
+static void test_errors(void)
+{
+    LogCapture cap = { "", 0 };
+    QualeContext *ctx = open_quiet(2, 0, &cap);
+    CHECK(quale_use_metric(ctx, "no_such_metric") == -ENOENT);
+    CHECK(strstr(cap.last, "no_such_metric") != NULL);
+    CHECK(quale_use_metric(ctx, "psnr=bogus=1") == -EINVAL);
+    CHECK(strstr(cap.last, "bogus") != NULL && strstr(cap.last, "enable_chroma") != NULL);
+    CHECK(quale_use_metric(ctx, "psnr=enable_chroma") == -EINVAL);
+    CHECK(quale_use_metric(ctx, "psnr=min_sse=-1") == -ERANGE);
+    CHECK(quale_use_metric(ctx, "=x") == -EINVAL);
+    /* Flushing before any frame is an error, with a message. */
+    CHECK(quale_flush(ctx) == -ENODATA);
+    quale_close(&ctx);
+    CHECK(ctx == NULL);
+
+    ctx = open_quiet(2, 0, &cap);
+    CHECK(quale_use_metric(ctx, "psnr") == 0);
+    const QualeVideoFormat a = { QUALE_CHROMA_420, 8, 64, 48 };
+    const QualeVideoFormat b = { QUALE_CHROMA_420, 10, 64, 48 };
+    QualePicture ref, dist;
+    CHECK(quale_picture_alloc(&ref, &a) == 0 && quale_picture_alloc(&dist, &b) == 0);
+    CHECK(quale_send_pictures(ctx, &ref, &dist) == -EINVAL);
+    CHECK(strstr(cap.last, "differ") != NULL);
+    CHECK(ref.buffer == NULL && dist.buffer == NULL); /* references were dropped */
+    CHECK(send_synthetic(ctx, &a, 0) == 0);
+    CHECK(send_synthetic(ctx, &b, 1) == -EINVAL); /* the first frame fixed the format */
+    CHECK(strstr(cap.last, "first frame") != NULL);
+    /* Metrics cannot be added once frames flow. */
+    CHECK(quale_use_metric(ctx, "psnr=enable_mse=true") == -EBUSY);
+    quale_close(&ctx);
+
+    QualeVideoFormat bad = { QUALE_CHROMA_420, 17, 64, 48 };
+    CHECK(quale_picture_alloc(&ref, &bad) == -EINVAL);
+    bad.bitdepth = 8;
+    bad.width = 0;
+    CHECK(quale_picture_alloc(&ref, &bad) == -EINVAL);
+    bad.width = 40000;
+    CHECK(quale_picture_alloc(&ref, &bad) == -EINVAL);
+
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.backend = QUALE_BACKEND_CUDA;
+    s.log = capture_log;
+    s.log_cookie = &cap;
+    if (!quale_backend_built(QUALE_BACKEND_CUDA)) {
+        CHECK(quale_open(&ctx, &s) == -ENOSYS);
+        CHECK(strstr(cap.last, "cuda") != NULL && strstr(cap.last, "not available") != NULL);
+    }
+}
+
+static void test_picture_planes(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 10, 17, 9 };
+    QualePicture p, q;
+    CHECK(quale_picture_alloc(&p, &f) == 0);
+    CHECK(p.plane_count == 3);
+    CHECK(p.plane_width[1] == 9 && p.plane_height[1] == 5);
+    CHECK(p.stride[0] % 64 == 0 && p.stride[0] >= 34);
+    CHECK(quale_picture_ref(&q, &p) == 0 && q.data[0] == p.data[0]);
+    quale_picture_unref(&p);
+    CHECK(p.data[0] == NULL);
+    ((uint16_t *)q.data[0])[0] = 1023; /* still alive through q */
+    quale_picture_unref(&q);
+
+    const QualeVideoFormat mono = { QUALE_CHROMA_400, 8, 5, 3 };
+    CHECK(quale_picture_alloc(&p, &mono) == 0 && p.plane_count == 1 && p.data[1] == NULL);
+    quale_picture_unref(&p);
+    const QualeVideoFormat f422 = { QUALE_CHROMA_422, 8, 5, 3 };
+    CHECK(quale_picture_alloc(&p, &f422) == 0);
+    CHECK(p.plane_width[2] == 3 && p.plane_height[2] == 3);
+    quale_picture_unref(&p);
+}
+
+/* Runs psnr (with its aggregate) over synthetic frames; returns the context. */
+static QualeContext *run_psnr(unsigned threads, unsigned subsample, const QualeVideoFormat *f,
+                              unsigned frames)
+{
+    LogCapture cap = { "", 0 };
+    QualeContext *ctx = open_quiet(threads, subsample, &cap);
+    CHECK(quale_use_metric(ctx, "psnr=enable_mse=true:enable_apsnr=true") == 0);
+    for (unsigned i = 0; i < frames; i++) CHECK(send_synthetic(ctx, f, i) == 0);
+    CHECK(quale_flush(ctx) == 0);
+    return ctx;
+}
+
+static void test_thread_independence(void)
+{
+    const QualeVideoFormat formats[] = {
+        { QUALE_CHROMA_420, 8, 97, 61 },
+        { QUALE_CHROMA_444, 12, 64, 40 },
+    };
+    for (unsigned fi = 0; fi < 2; fi++) {
+        QualeContext *one = run_psnr(1, 0, &formats[fi], 23);
+        QualeContext *many = run_psnr(5, 0, &formats[fi], 23);
+        CHECK(quale_feature_count(one) == 6 && quale_feature_count(many) == 6);
+        unsigned same = 0;
+        for (unsigned k = 0; k < quale_feature_count(one); k++) {
+            const char *key = quale_feature_name(one, k);
+            CHECK_STR(key, quale_feature_name(many, k)); /* same order too */
+            for (unsigned i = 0; i < 23; i++) {
+                double a, b;
+                CHECK(quale_feature_value(one, key, i, &a) == 0);
+                CHECK(quale_feature_value(many, key, i, &b) == 0);
+                same += memcmp(&a, &b, sizeof(a)) == 0;
+            }
+        }
+        CHECK(same == 6 * 23);
+        quale_close(&one);
+        quale_close(&many);
+    }
+
+    /* --subsample 3: psnr runs on every frame (as libvmaf's does), but only
+     * frames 0, 3, 6, ... are pooled. */
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 32, 32 };
+    QualeContext *ctx = run_psnr(3, 3, &f, 10);
+    double v, sum = 0;
+    for (unsigned i = 0; i < 10; i += 3) {
+        CHECK(quale_feature_value(ctx, "psnr_y", i, &v) == 0);
+        sum += v;
+    }
+    CHECK(quale_feature_pooled(ctx, "psnr_y", QUALE_POOL_MEAN, &v) == 0 && v == sum / 4);
+    quale_close(&ctx);
+}
+
+int main(void)
+{
+    test_options();
+    test_pooling();
+    test_errors();
+    test_picture_planes();
+    test_thread_independence();
+    return test_summary();
+}
