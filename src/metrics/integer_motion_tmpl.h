@@ -53,8 +53,8 @@ static uint64_t MOTION_NAME(const void *a_data, ptrdiff_t a_stride,
         /* A row of zeros filters to zeros: nothing to add. */
         if (!nonzero) continue;
 
-        row[-1] = row[1];
-        row[-2] = row[2];
+        v[1] = row[1];
+        v[0] = row[2];
         row[w] = row[w - 2];
         row[w + 1] = row[w - 3];
 
@@ -62,9 +62,10 @@ static uint64_t MOTION_NAME(const void *a_data, ptrdiff_t a_stride,
          * widths (<= 32768) keep it below 65536 * 32768, no wrap. */
         uint32_t row_sad = 0;
         for (unsigned x = 0; x < w; x++) {
-            const int64_t sum = (int64_t)MOTION_TAP0 * (row[x - 2] + row[x + 2]) +
-                                (int64_t)MOTION_TAP1 * (row[x - 1] + row[x + 1]) +
-                                (int64_t)MOTION_TAP2 * row[x];
+            /* v[x + 2] is the centre sample */
+            const int64_t sum = (int64_t)MOTION_TAP0 * (v[x] + v[x + 4]) +
+                                (int64_t)MOTION_TAP1 * (v[x + 1] + v[x + 3]) +
+                                (int64_t)MOTION_TAP2 * v[x + 2];
             const int32_t u = (int32_t)((sum + (1 << 15)) >> 16);
             row_sad += (uint32_t)(u < 0 ? -u : u);
         }
