@@ -399,7 +399,10 @@ def main():
         "#include <stddef.h>\n\n"
         "#include \"model.h\"\n\n")
     table = ("const ModelBuiltin model_builtins[] = {\n" + "".join(entries) + "};\n\n"
-             f"const unsigned model_builtin_count = {len(entries)};\n")
+             f"const unsigned model_builtin_count = {len(entries)};\n\n"
+             "const char *const model_builtin_version_list[] = {\n"
+             + "".join(f"    {c_string(v)},\n" for v in versions)
+             + "    NULL,\n};\n")
     text = header + "\n".join(w.parts) + "\n" + table
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w", newline="\n") as f:

@@ -232,15 +232,6 @@ static void *pool_alloc(Pool *pool, size_t count, size_t size)
     return p;
 }
 
-static char *pool_strndup(Pool *pool, const char *s, size_t n)
-{
-    char *p = pool_alloc(pool, n + 1, 1);
-    if (!p) return NULL;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    return p;
-}
-
 static void pool_free(Pool *pool)
 {
     for (size_t i = 0; i < pool->count; i++) free(pool->blocks[i]);
@@ -357,7 +348,7 @@ static int parse_decimal(const char *s, size_t n, double *value)
 static int parse_count(const char *s, size_t n, unsigned long max,
                        unsigned long *value)
 {
-    if (n == 0 || n > 10) return -EINVAL;
+    if (n == 0 || n > 9) return -EINVAL; /* fits any unsigned long */
     unsigned long v = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_digit(s[i])) return -EINVAL;
@@ -554,7 +545,7 @@ static int parse_libsvm(const Loader *L, const JsonValue *at, const char *where,
             const char *colon = memchr(tok, ':', len);
             unsigned long index;
             double value;
-            if (!colon || parse_count(tok, (size_t)(colon - tok), ULONG_MAX / 2, &index) ||
+            if (!colon || parse_count(tok, (size_t)(colon - tok), 999999999ul, &index) ||
                 parse_decimal(colon + 1, len - (size_t)(colon - tok) - 1, &value))
                 return SVM_FAIL("%s: support vector %lu: bad entry \"%.*s\" "
                                 "(expected index:value)", where, s + 1,
@@ -1327,4 +1318,407 @@ static int load(Model **out, Spec *spec, char *error, size_t error_size)
     }
     *out = m;
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Prediction (libvmaf predict.c, libsvm svm.cpp)                            */
+
+/* libsvm's svm_predict() for an RBF nu-SVR: the kernel sums squared
+ * differences in index order, the decision function adds coef * kernel in
+ * support-vector order, then subtracts rho. */
+static double svm_predict(const ModelSvmDesc *svm, const double *x)
+{
+    double sum = 0.0;
+    for (unsigned s = 0; s < svm->sv_count; s++) {
+        const double *v = svm->sv + (size_t)s * svm->dimension;
+        double distance = 0.0;
+        for (unsigned k = 0; k < svm->dimension; k++) {
+            const double d = x[k] - v[k];
+            distance += d * d;
+        }
+        sum += svm->coef[s] * exp(-svm->gamma * distance);
+    }
+    sum -= svm->rho;
+    return sum;
+}
+
+/* The prediction before transform and clip. */
+static double predict_raw(const ModelPart *part, const double *inputs)
+{
+    const ModelDesc *d = part->desc;
+    double x[MODEL_MAX_FEATURES];
+    for (unsigned i = 0; i < d->feature_count; i++) {
+        double v = inputs[part->input[i]];
+        if (d->norm == MODEL_NORM_LINEAR_RESCALE)
+            v = d->slopes[i + 1] * v + d->intercepts[i + 1];
+        x[i] = v;
+    }
+    double y = svm_predict(&d->svm, x);
+    if (d->norm == MODEL_NORM_LINEAR_RESCALE)
+        y = (y - d->intercepts[0]) / d->slopes[0];
+    return y;
+}
+
+/* libvmaf's find_linear_function_parameters() for a knot segment that is
+ * neither horizontal nor vertical (validated at load). */
+static void segment_line(ModelKnot a, ModelKnot b, double *slope, double *offset)
+{
+    if (b.x - a.x == 0 || b.y - a.y == 0) {
+        *slope = 1.0;
+        *offset = 0.0;
+    } else if (a.x == 0) {
+        *offset = a.y;
+        *slope = (b.y - *offset) / b.x;
+    } else {
+        *slope = (b.y - a.y) / (b.x - a.x);
+        *offset = a.y - (a.x * (*slope));
+    }
+}
+
+/* libvmaf's piecewise_linear_mapping(): every segment is visited and the
+ * last one that claims x wins, so a shared knot takes the later segment's
+ * value; outside the knots the first and last segments extend. */
+static double piecewise_linear(double x, const ModelKnot *k, unsigned n, double y_in)
+{
+    if (n <= 1) return y_in; /* libvmaf leaves the value as it was */
+    double y = 0.0;
+    for (unsigned i = 0; i + 1 < n; i++) {
+        const bool from = k[i].x <= x;
+        const bool to = x <= k[i + 1].x;
+        const bool below = i == 0 && x < k[i].x;
+        const bool above = i + 2 == n && x > k[i + 1].x;
+        if (k[i].y == k[i + 1].y) {
+            if ((from && to) || below || above) y = k[i].y;
+        } else {
+            double slope, offset;
+            segment_line(k[i], k[i + 1], &slope, &offset);
+            if ((from && to) || below || above) y = slope * x + offset;
+        }
+    }
+    return y;
+}
+
+/* libvmaf's transform(): polynomial, then knots, then rectification
+ * against the untransformed score. */
+static double transform_score(const ModelPart *part, double y_in)
+{
+    if (!part->transform) return y_in;
+    const ModelTransformDesc *t = &part->desc->transform;
+    double y_out;
+    if (t->p_enabled[0] || t->p_enabled[1] || t->p_enabled[2]) {
+        y_out = 0.;
+        if (t->p_enabled[0]) y_out += t->p[0];
+        if (t->p_enabled[1]) y_out += t->p[1] * y_in;
+        if (t->p_enabled[2]) y_out += t->p[2] * y_in * y_in;
+    } else {
+        y_out = y_in;
+    }
+    if (t->knots_enabled)
+        y_out = piecewise_linear(y_out, t->knots, t->knot_count, y_out);
+    if (t->out_lte_in) y_out = (y_out > y_in) ? y_in : y_out;
+    if (t->out_gte_in) y_out = (y_out < y_in) ? y_in : y_out;
+    return y_out;
+}
+
+static double clip_score(const ModelPart *part, double y)
+{
+    if (!part->clip) return y;
+    const ModelDesc *d = part->desc;
+    y = (y < d->clip_min) ? d->clip_min : y;
+    y = (y > d->clip_max) ? d->clip_max : y;
+    return y;
+}
+
+static double finish(const ModelPart *part, double y)
+{
+    return clip_score(part, transform_score(part, y));
+}
+
+static int compare_scores(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    if (x > y) return 1;
+    if (x < y) return -1;
+    return 0;
+}
+
+/* libvmaf's percentile(): linear between the two nearest ranks. */
+static double percentile(const double *sorted, unsigned n, double perc)
+{
+    const double p = perc * (n - 1) / 100.;
+    const int lo = (int)floor(p);
+    const int hi = (int)ceil(p);
+    return (lo == hi) ? sorted[lo]
+                      : sorted[lo] * (hi - p) + sorted[hi] * (p - lo);
+}
+
+int model_predict_features(const Model *m, const double *inputs, double *outputs)
+{
+    if (!m || !inputs || !outputs) return -EINVAL;
+
+    outputs[0] = finish(&m->parts[0], predict_raw(&m->parts[0], inputs));
+    if (!m->collection) return 0;
+
+    /*
+     * libvmaf's bootstrap (vmaf_bootstrap_predict_score_at_index): each
+     * bootstrap model's score is written transformed and clipped, while the
+     * statistics use the raw scores; the mean and the 95% interval are then
+     * transformed and clipped with the first bootstrap model's settings, and
+     * the standard deviation is scaled by the transform's slope at the mean.
+     */
+    const unsigned n = m->part_count - 1;
+    double raw[MODEL_MAX_PARTS];
+    for (unsigned i = 0; i < n; i++) {
+        const ModelPart *part = &m->parts[1 + i];
+        raw[i] = predict_raw(part, inputs);
+        outputs[1 + i] = finish(part, raw[i]);
+    }
+
+    double sum = 0.;
+    for (unsigned i = 0; i < n; i++) sum += raw[i];
+    const double mean = sum / n;
+
+    const double delta = 0.01;
+    double plus_delta = mean + delta;
+    double minus_delta = mean - delta;
+
+    double ssd = 0.;
+    for (unsigned i = 0; i < n; i++) ssd += pow(raw[i] - mean, 2);
+    double stddev = sqrt(ssd / n);
+
+    qsort(raw, n, sizeof(raw[0]), compare_scores);
+    double lo = percentile(raw, n, 2.5);
+    double hi = percentile(raw, n, 97.5);
+
+    const ModelPart *first = &m->parts[1];
+    const double bagging = finish(first, mean);
+    lo = finish(first, lo);
+    hi = finish(first, hi);
+    plus_delta = finish(first, plus_delta);
+    minus_delta = finish(first, minus_delta);
+    const double slope = (plus_delta - minus_delta) / (2.0 * delta);
+    stddev *= slope;
+
+    outputs[m->part_count + 0] = bagging;
+    outputs[m->part_count + 1] = stddev;
+    outputs[m->part_count + 2] = lo;
+    outputs[m->part_count + 3] = hi;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public interface                                                          */
+
+int model_load(Model **model, const char *spec_text, char *error, size_t error_size)
+{
+    if (error && error_size) error[0] = '\0';
+    if (!model) return set_error(error, error_size, "no model pointer");
+    *model = NULL;
+    Spec spec;
+    int err = parse_spec(spec_text, &spec, error, error_size);
+    if (err) return err;
+    err = load(model, &spec, error, error_size);
+    spec_free(&spec);
+    return err;
+}
+
+int model_open(Model **model, QualeContext *ctx, const char *spec_text)
+{
+    char error[512];
+    if (!model) return -EINVAL;
+    *model = NULL;
+
+    Spec spec;
+    int err = parse_spec(spec_text, &spec, error, sizeof(error));
+    if (!err) err = load(model, &spec, error, sizeof(error));
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "%s", error[0] ? error : "cannot load model");
+        spec_free(&spec);
+        return err;
+    }
+    Model *m = *model;
+
+    for (unsigned i = 0; i < spec.overload_count; i++)
+        if (!spec.overloads[i].used)
+            context_log(ctx, QUALE_LOG_WARNING, "model %s: no feature of the "
+                        "model comes from metric \"%s\"; %s.%s=%s has no effect",
+                        m->label, spec.overloads[i].metric, spec.overloads[i].metric,
+                        spec.overloads[i].option, spec.overloads[i].value);
+    spec_free(&spec);
+
+    for (unsigned i = 0; i < m->input_count; i++) {
+        ModelInput *in = &m->inputs[i];
+        err = context_request_metric(ctx, in->metric, in->options, &in->instance);
+        if (err) {
+            context_log(ctx, QUALE_LOG_ERROR, "model %s: cannot use metric \"%s\"%s%s%s "
+                        "for feature %s", m->label, in->metric,
+                        in->options[0] ? " with options \"" : "", in->options,
+                        in->options[0] ? "\"" : "", in->feature);
+            model_close(model);
+            return err;
+        }
+    }
+    return 0;
+}
+
+int model_declare_keys(Model *m, FeatureSink *sink, enum ModelKeyGroup group)
+{
+    if (!m || !sink) return -EINVAL;
+    if (group != MODEL_KEYS_MAIN && group != MODEL_KEYS_COLLECTION) return -EINVAL;
+    if (m->declared[group]) return 0;
+    const unsigned from = group == MODEL_KEYS_MAIN ? 0 : 1;
+    const unsigned to = group == MODEL_KEYS_MAIN ? 1 : m->output_count;
+    for (unsigned i = from; i < to; i++) {
+        const int err = feature_sink_declare(sink, m->outputs[i], &m->output_ids[i]);
+        if (err) {
+            feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: cannot declare "
+                             "key %s", m->label, m->outputs[i]);
+            return err;
+        }
+    }
+    m->declared[group] = true;
+    return 0;
+}
+
+/* The ids of the inputs' keys, known once the metrics are initialised. */
+static int resolve_inputs(Model *m, FeatureSink *sink)
+{
+    if (m->resolved) return 0;
+    for (unsigned i = 0; i < m->input_count; i++) {
+        ModelInput *in = &m->inputs[i];
+        if (!in->instance) {
+            feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: loaded without a "
+                             "context, it has no metrics to read", m->label);
+            return -EINVAL;
+        }
+        const int err = metric_instance_key(in->instance, in->key, &in->id);
+        if (err) {
+            feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: metric \"%s\" has "
+                             "no key \"%s\" (for feature %s)", m->label, in->metric,
+                             in->key, in->feature);
+            return err;
+        }
+    }
+    m->resolved = true;
+    return 0;
+}
+
+int model_predict(Model *m, FeatureSink *sink, unsigned frame_count,
+                  unsigned subsample)
+{
+    if (!m || !sink) return -EINVAL;
+    int err = model_declare_keys(m, sink, MODEL_KEYS_MAIN);
+    if (!err && m->collection) err = model_declare_keys(m, sink, MODEL_KEYS_COLLECTION);
+    if (!err) err = resolve_inputs(m, sink);
+    if (err) return err;
+
+    double *inputs = malloc((m->input_count + m->output_count) * sizeof(double));
+    if (!inputs) return -ENOMEM;
+    double *outputs = inputs + m->input_count;
+
+    for (unsigned f = m->frames_done; f < frame_count; f++) {
+        if (subsample > 1 && f % subsample) continue;
+        for (unsigned i = 0; i < m->input_count; i++) {
+            const ModelInput *in = &m->inputs[i];
+            err = feature_sink_get(sink, in->id, f, &inputs[i]);
+            if (err) {
+                char key[256];
+                if (metric_instance_key_name(in->instance, in->key, key, sizeof(key)))
+                    snprintf(key, sizeof(key), "%s", in->key);
+                feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: no value of "
+                                 "%s at frame %u", m->label, key, f);
+                goto done;
+            }
+        }
+        err = model_predict_features(m, inputs, outputs);
+        if (err) goto done;
+
+        for (unsigned o = 0; o < m->output_count; o++) {
+            double existing;
+            if (!feature_sink_get(sink, m->output_ids[o], f, &existing)) {
+                /* libvmaf keeps the first score of a model name that two
+                 * models share; its collections fail on the clash. */
+                if (o == 0) {
+                    if (!m->warned_shared_key)
+                        feature_sink_log(sink, QUALE_LOG_WARNING, "model %s: key "
+                                         "%s already holds another model's "
+                                         "scores, kept (give the models "
+                                         "different names with name=)",
+                                         m->label, m->outputs[0]);
+                    m->warned_shared_key = true;
+                    continue;
+                }
+                feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: key %s at "
+                                 "frame %u was already written by another model "
+                                 "(give the models different names with name=)",
+                                 m->label, m->outputs[o], f);
+                err = -EEXIST;
+                goto done;
+            }
+            err = feature_sink_put(sink, m->output_ids[o], f, outputs[o]);
+            if (err) {
+                feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: cannot store "
+                                 "%s at frame %u", m->label, m->outputs[o], f);
+                goto done;
+            }
+        }
+        m->frames_done = f + 1;
+    }
+    if (frame_count > m->frames_done) m->frames_done = frame_count;
+
+done:
+    free(inputs);
+    return err;
+}
+
+const char *model_name(const Model *m)
+{
+    return m ? m->name : NULL;
+}
+
+const char *model_label(const Model *m)
+{
+    return m ? m->label : NULL;
+}
+
+int model_is_bootstrap(const Model *m)
+{
+    return m && m->collection;
+}
+
+void model_close(Model **model)
+{
+    if (!model || !*model) return;
+    model_free(*model);
+    *model = NULL;
+}
+
+const char *const *model_builtin_versions(void)
+{
+    return model_builtin_version_list;
+}
+
+unsigned model_input_count(const Model *m)
+{
+    return m ? m->input_count : 0;
+}
+
+int model_input(const Model *m, unsigned index, const char **metric,
+                const char **options, const char **key)
+{
+    if (!m || index >= m->input_count) return -EINVAL;
+    if (metric) *metric = m->inputs[index].metric;
+    if (options) *options = m->inputs[index].options;
+    if (key) *key = m->inputs[index].key;
+    return 0;
+}
+
+unsigned model_output_count(const Model *m)
+{
+    return m ? m->output_count : 0;
+}
+
+const char *model_output_name(const Model *m, unsigned index)
+{
+    return m && index < m->output_count ? m->outputs[index] : NULL;
 }

@@ -7086,3 +7086,11 @@ const ModelBuiltin model_builtins[] = {
 };
 
 const unsigned model_builtin_count = 4;
+
+const char *const model_builtin_version_list[] = {
+    "vmaf_v0.6.1",
+    "vmaf_v0.6.1neg",
+    "vmaf_4k_v0.6.1",
+    "vmaf_b_v0.6.3",
+    NULL,
+};

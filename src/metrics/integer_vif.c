@@ -1,0 +1,567 @@
+/*
+ * Integer VIF ("vif"): libvmaf's fixed-point visual information fidelity,
+ * bit for bit (integer_vif_scale0 .. integer_vif_scale3).
+ *
+ * Four scales of the luma plane.  At each scale, with the scale's Gaussian
+ * filter (17, 9, 5 and 3 taps, 16-bit coefficients summing to 65536), a
+ * vertical then a horizontal pass give the local means mu1, mu2 and the
+ * filtered squares and product; from them the variances sigma1_sq,
+ * sigma2_sq and the covariance sigma12 in fixed point.  Each sample adds to
+ *   den += log2(1 + sigma1_sq / sigma_nsq)
+ *   num += log2(1 + g^2 sigma1_sq / (sv_sq + sigma_nsq)),
+ *          g = sigma12 / sigma1_sq, sv_sq = sigma2_sq - g sigma12
+ * (logs from a 2048-per-octave table of 16-bit mantissas) where sigma1_sq
+ * reaches sigma_nsq = 2 in 16.16, and to a linear term elsewhere.  The
+ * next scale is the filtered picture of the current one with every other
+ * row and column kept.  The score of a scale is num / den, in float as
+ * libvmaf writes it.
+ *
+ * Rows and columns outside the picture mirror it without repeating the
+ * edge: index -1 reads 1 and index w reads w - 2.  libvmaf builds these
+ * mirrors by copying, one step at a time, in padding that is only right
+ * when every scale is at least 2 samples wide and high; below 16x16 its
+ * smallest scale reads padding left from earlier rows or frames, so such
+ * pictures are refused.
+ *
+ * integer_vif_tmpl.c holds the vertical passes, which read samples, once
+ * for uint8_t and once for uint16_t.  Everything after them works on
+ * 32-bit lines and is shared.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common.h"
+#include "metric.h"
+
+#if defined(__GNUC__)
+#define VIF_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define VIF_ALWAYS_INLINE inline
+#endif
+
+#define VIF_SCALES 4
+#define VIF_MAX_TAPS 17
+/* Mirrored samples kept on each side of a line: 8 are read, 16 keep the
+ * line itself on a 64-byte boundary. */
+#define VIF_LINE_PAD 16
+/* The smallest picture side: scale 3 must keep 2 samples. */
+#define VIF_MIN_SIDE 16u
+/* libvmaf's default (and largest) enhancement gain limit. */
+#define VIF_DEFAULT_GAIN_LIMIT 100.0
+/* The log table covers the 16-bit mantissas 32768 .. 65535. */
+#define VIF_LOG2_BASE 32768u
+
+/* libvmaf's filters, coefficients in 1/65536. */
+static const uint16_t vif_filter17[17] = {
+    489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784,
+    7455, 6547, 5274, 3896, 2640, 1640, 935, 489,
+};
+static const uint16_t vif_filter9[9] = {
+    1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244,
+};
+static const uint16_t vif_filter5[5] = { 3571, 16004, 26386, 16004, 3571 };
+static const uint16_t vif_filter3[3] = { 10904, 43728, 10904 };
+
+static const unsigned vif_filter_width[VIF_SCALES] = { 17, 9, 5, 3 };
+
+static inline const uint16_t *vif_filter_for_width(unsigned fw)
+{
+    return fw == 17 ? vif_filter17 : fw == 9 ? vif_filter9 : fw == 5 ? vif_filter5 : vif_filter3;
+}
+
+enum VifKey {
+    VIF_KEY_SCALE0,
+    VIF_KEY_SCALE1,
+    VIF_KEY_SCALE2,
+    VIF_KEY_SCALE3,
+    /* with debug */
+    VIF_KEY_SCORE,
+    VIF_KEY_NUM,
+    VIF_KEY_DEN,
+    VIF_KEY_NUM_SCALE0,
+    VIF_KEY_DEN_SCALE0,
+    VIF_KEY_NUM_SCALE1,
+    VIF_KEY_DEN_SCALE1,
+    VIF_KEY_NUM_SCALE2,
+    VIF_KEY_DEN_SCALE2,
+    VIF_KEY_NUM_SCALE3,
+    VIF_KEY_DEN_SCALE3,
+    VIF_KEY_COUNT,
+};
+
+/* In libvmaf's order of writing. */
+static const char *const vif_keys[VIF_KEY_COUNT + 1] = {
+    "integer_vif_scale0", "integer_vif_scale1",
+    "integer_vif_scale2", "integer_vif_scale3",
+    "integer_vif", "integer_vif_num", "integer_vif_den",
+    "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+    NULL,
+};
+
+typedef struct VifState {
+    /* options */
+    bool debug;
+    double enhn_gain_limit;
+    bool skip_scale0;
+
+    /* set by init */
+    unsigned bitdepth, width, height;
+    unsigned key[VIF_KEY_COUNT];
+    /* round(2048 * log2f(VIF_LOG2_BASE + i)), as libvmaf's log_generate() */
+    uint16_t log2_table[65536 - VIF_LOG2_BASE];
+} VifState;
+
+static const MetricOption vif_options[] = {
+    { .name = "debug", .help = "debug mode: enable additional output",
+      .offset = offsetof(VifState, debug), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { .name = "vif_enhn_gain_limit", .alias = "egl",
+      .help = "enhancement gain imposed on vif, must be >= 1.0, "
+              "where 1.0 means the gain is completely disabled",
+      .offset = offsetof(VifState, enhn_gain_limit), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = VIF_DEFAULT_GAIN_LIMIT, .min = 1.0, .max = VIF_DEFAULT_GAIN_LIMIT,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "vif_skip_scale0", .alias = "ssclz",
+      .help = "when set, skip scale 0 calculations",
+      .offset = offsetof(VifState, skip_scale0), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* The two pictures of one scale. */
+typedef struct VifSource {
+    const void *ref, *dis;
+    ptrdiff_t ref_stride, dis_stride; /* in bytes */
+    unsigned w, h;
+} VifSource;
+
+/* Five lines of one row: means, squares and product. */
+typedef struct VifLines {
+    uint32_t *mu1, *mu2, *xx, *yy, *xy;
+} VifLines;
+
+/* Rounding of the vertical pass of the statistics. */
+typedef struct VifShift {
+    uint32_t mu_round;
+    unsigned mu_shift;
+    uint64_t sq_round;
+    unsigned sq_shift;
+} VifShift;
+
+typedef struct VifScratch {
+    VifLines vert;             /* vertical sums, VIF_LINE_PAD mirrored each side */
+    VifLines horiz;            /* horizontal sums */
+    uint32_t *low_ref, *low_dis; /* low-pass lines, padded like vert */
+    /* Decimated pictures: [0] holds scales 1 and 3, [1] scale 2. */
+    uint16_t *scaled_ref[2], *scaled_dis[2];
+    ptrdiff_t scaled_stride[2]; /* in bytes */
+    void *memory;
+} VifScratch;
+
+/*
+ * Row `row` of a picture of h rows, mirrored about the first and the last
+ * row.  One reflection suffices: every filter's half width is below the
+ * height of the scale it reads (init refuses smaller pictures).
+ */
+static inline const void *vif_row(const void *base, ptrdiff_t stride, int row, unsigned h)
+{
+    if (row < 0)
+        row = -row;
+    else if (row >= (int)h)
+        row = 2 * ((int)h - 1) - row;
+    return (const uint8_t *)base + row * stride;
+}
+
+/* Mirrors a line into its padding: line[-f] = line[f], line[w-1+f] = line[w-1-f]. */
+static void vif_mirror_line(uint32_t *line, unsigned w, unsigned half)
+{
+    for (unsigned f = 1; f <= half; f++) {
+        line[-(ptrdiff_t)f] = line[f];
+        line[w - 1 + f] = line[w - 1 - f];
+    }
+}
+
+#define BITDEPTH 8
+#include "integer_vif_tmpl.c"
+#undef BITDEPTH
+#define BITDEPTH 16
+#include "integer_vif_tmpl.c"
+#undef BITDEPTH
+
+/* ---- the shared passes ---------------------------------------------------- */
+
+/* Horizontal pass of the statistics: means in 32 bits, squares and product
+ * summed in 64 bits and rounded back to 32. */
+static VIF_ALWAYS_INLINE void vif_horizontal_stats_fw(const VifLines *in, unsigned w,
+                                                      const VifLines *out, const unsigned fw)
+{
+    const unsigned half = fw / 2;
+    const uint16_t *const c = vif_filter_for_width(fw);
+    const uint32_t *m1 = in->mu1, *m2 = in->mu2, *xx = in->xx, *yy = in->yy, *xy = in->xy;
+    uint32_t *restrict o_mu1 = out->mu1, *restrict o_mu2 = out->mu2;
+    uint32_t *restrict o_xx = out->xx, *restrict o_yy = out->yy, *restrict o_xy = out->xy;
+
+    for (unsigned x = 0; x < w; x++) {
+        uint32_t sum1 = c[half] * m1[x];
+        uint32_t sum2 = c[half] * m2[x];
+        uint64_t sum11 = c[half] * (uint64_t)xx[x];
+        uint64_t sum22 = c[half] * (uint64_t)yy[x];
+        uint64_t sum12 = c[half] * (uint64_t)xy[x];
+        for (unsigned k = 0; k < half; k++) {
+            const ptrdiff_t l = (ptrdiff_t)x - half + k, r = (ptrdiff_t)x + half - k;
+            sum1 += c[k] * (m1[l] + m1[r]);
+            sum2 += c[k] * (m2[l] + m2[r]);
+            sum11 += c[k] * ((uint64_t)xx[l] + xx[r]);
+            sum22 += c[k] * ((uint64_t)yy[l] + yy[r]);
+            sum12 += c[k] * ((uint64_t)xy[l] + xy[r]);
+        }
+        o_mu1[x] = sum1;
+        o_mu2[x] = sum2;
+        o_xx[x] = (uint32_t)((sum11 + 32768) >> 16);
+        o_yy[x] = (uint32_t)((sum22 + 32768) >> 16);
+        o_xy[x] = (uint32_t)((sum12 + 32768) >> 16);
+    }
+}
+
+static void vif_horizontal_stats(const VifLines *in, unsigned w, const VifLines *out,
+                                 unsigned fw)
+{
+    switch (fw) {
+    case 17: vif_horizontal_stats_fw(in, w, out, 17); break;
+    case 9: vif_horizontal_stats_fw(in, w, out, 9); break;
+    case 5: vif_horizontal_stats_fw(in, w, out, 5); break;
+    default: vif_horizontal_stats_fw(in, w, out, 3); break;
+    }
+}
+
+/* Horizontal pass of the low-pass filter, at the even columns only: the
+ * decimated row. */
+static VIF_ALWAYS_INLINE void vif_horizontal_lowpass_fw(const uint32_t *ref, const uint32_t *dis,
+                                                        unsigned w, uint16_t *restrict ref_out,
+                                                        uint16_t *restrict dis_out,
+                                                        const unsigned fw)
+{
+    const unsigned half = fw / 2;
+    const uint16_t *const c = vif_filter_for_width(fw);
+    for (unsigned x = 0; x < w / 2; x++) {
+        const ptrdiff_t j = 2 * (ptrdiff_t)x;
+        uint32_t sum1 = c[half] * ref[j];
+        uint32_t sum2 = c[half] * dis[j];
+        for (unsigned k = 0; k < half; k++) {
+            sum1 += c[k] * (ref[j - half + k] + ref[j + half - k]);
+            sum2 += c[k] * (dis[j - half + k] + dis[j + half - k]);
+        }
+        ref_out[x] = (uint16_t)((sum1 + 32768) >> 16);
+        dis_out[x] = (uint16_t)((sum2 + 32768) >> 16);
+    }
+}
+
+static void vif_horizontal_lowpass(const uint32_t *ref, const uint32_t *dis, unsigned w,
+                                   uint16_t *ref_out, uint16_t *dis_out, unsigned fw)
+{
+    switch (fw) {
+    case 9: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 9); break;
+    case 5: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 5); break;
+    default: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 3); break;
+    }
+}
+
+/* log2(v) * 2048 from the table, for v >= 2^17: the top 16 bits of v
+ * index the table, each bit dropped adds an octave. */
+static inline int32_t vif_log2_32(const uint16_t *table, uint32_t v)
+{
+    const int k = 16 - __builtin_clz(v);
+    return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
+}
+
+static inline int32_t vif_log2_64(const uint16_t *table, uint64_t v)
+{
+    const int k = 48 - __builtin_clzll(v);
+    return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
+}
+
+/* (int32_t)v as x86's cvttsd2si computes it, which libvmaf's conversion
+ * compiles to: INT32_MIN when v is out of range (undefined in C). */
+static inline int32_t vif_double_to_int32(double v)
+{
+    return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+}
+
+typedef struct VifSums {
+    int64_t num_log, den_log;
+    int64_t num_non_log, den_non_log;
+} VifSums;
+
+/* The statistics of one filtered row, added to *sums. */
+static void vif_accumulate_row(const VifLines *row, unsigned w, const VifState *s,
+                               VifSums *sums)
+{
+    const int32_t sigma_nsq = 65536 << 1;
+    const double eps = 65536 * 1.0e-10;
+    const double gain_limit = s->enhn_gain_limit;
+    const uint16_t *const table = s->log2_table;
+    int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
+
+    for (unsigned x = 0; x < w; x++) {
+        const uint32_t mu1 = row->mu1[x], mu2 = row->mu2[x];
+        const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 2147483648u) >> 32);
+        const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 2147483648u) >> 32);
+        const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 2147483648u) >> 32);
+        /* Differences of unsigned values read as signed, as libvmaf's. */
+        const int32_t sigma1_sq = (int32_t)(row->xx[x] - mu1_sq);
+        const int32_t sigma2_sq = QUALE_MAX((int32_t)(row->yy[x] - mu2_sq), 0);
+        const int32_t sigma12 = (int32_t)(row->xy[x] - mu1_mu2);
+
+        if (sigma1_sq < sigma_nsq) {
+            num_non_log += sigma2_sq;
+            den_non_log++;
+            continue;
+        }
+        /* log2(sigma_nsq + sigma1_sq) - log2(sigma_nsq); unsigned, as the
+         * sum wraps in libvmaf's int32_t near the top of the range. */
+        den_log += vif_log2_32(table, (uint32_t)sigma1_sq + (uint32_t)sigma_nsq) - 2048 * 17;
+
+        if (sigma12 > 0 && sigma2_sq > 0) {
+            double g = sigma12 / (sigma1_sq + eps);
+            const int32_t sv_sq = QUALE_MAX(vif_double_to_int32(sigma2_sq - g * sigma12), 0);
+            g = QUALE_MIN(g, gain_limit);
+            /* log2(sv_sq + sigma_nsq + g^2 sigma1_sq) - log2(sv_sq + sigma_nsq) */
+            const uint32_t numer1 = (uint32_t)sv_sq + (uint32_t)sigma_nsq;
+            const int64_t numer1_tmp = (int64_t)(g * g * sigma1_sq) + numer1;
+            num_log += vif_log2_64(table, (uint64_t)numer1_tmp) - vif_log2_64(table, numer1);
+        }
+    }
+    sums->num_log += num_log;
+    sums->den_log += den_log;
+    sums->num_non_log += num_non_log;
+    sums->den_non_log += den_non_log;
+}
+
+/* ---- one scale ------------------------------------------------------------ */
+
+typedef struct VifScaleScore {
+    float num, den;
+} VifScaleScore;
+
+static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
+                                     const VifSource *src, bool wide, unsigned scale)
+{
+    const unsigned fw = vif_filter_width[scale];
+    VifShift sh = { 32768, 16, 32768, 16 };
+    if (scale == 0) {
+        /* The samples' own precision: means to 16 bits, squares to 32. */
+        const unsigned bd = s->bitdepth;
+        sh.mu_round = 1u << (bd - 1);
+        sh.mu_shift = bd;
+        sh.sq_shift = 2 * (bd - 8);
+        sh.sq_round = bd == 8 ? 0 : UINT64_C(1) << (sh.sq_shift - 1);
+    }
+
+    VifSums sums = { 0 };
+    const VifLines *v = &t->vert;
+    for (unsigned y = 0; y < src->h; y++) {
+        if (wide)
+            vif_vertical_stats_16(src, y, &sh, v, fw);
+        else
+            vif_vertical_stats_8(src, y, &sh, v, fw);
+        vif_mirror_line(v->mu1, src->w, fw / 2);
+        vif_mirror_line(v->mu2, src->w, fw / 2);
+        vif_mirror_line(v->xx, src->w, fw / 2);
+        vif_mirror_line(v->yy, src->w, fw / 2);
+        vif_mirror_line(v->xy, src->w, fw / 2);
+        vif_horizontal_stats(v, src->w, &t->horiz, fw);
+        vif_accumulate_row(&t->horiz, src->w, s, &sums);
+    }
+
+    /* libvmaf's expressions, in double, stored in float. */
+    VifScaleScore score;
+    score.num = (float)(sums.num_log / 2048.0 +
+                        (sums.den_non_log - (sums.num_non_log / 16384.0) / 65025.0));
+    score.den = (float)(sums.den_log / 2048.0 + sums.den_non_log);
+    return score;
+}
+
+/* Low-pass filters src with the filter of `scale` (1..3) and keeps every
+ * other row and column into slot `slot` of the scratch; returns the new
+ * scale's pictures. */
+static VifSource vif_decimate(const VifState *s, const VifScratch *t, const VifSource *src,
+                              bool wide, unsigned scale, unsigned slot)
+{
+    const unsigned fw = vif_filter_width[scale];
+    /* From the picture, the samples' precision; after, 16 bits. */
+    const unsigned shift = scale == 1 ? s->bitdepth : 16;
+    const VifSource dst = {
+        .ref = t->scaled_ref[slot], .dis = t->scaled_dis[slot],
+        .ref_stride = t->scaled_stride[slot], .dis_stride = t->scaled_stride[slot],
+        .w = src->w / 2, .h = src->h / 2,
+    };
+
+    for (unsigned y = 0; y < dst.h; y++) {
+        if (wide)
+            vif_vertical_lowpass_16(src, 2 * y, shift, t->low_ref, t->low_dis, fw);
+        else
+            vif_vertical_lowpass_8(src, 2 * y, shift, t->low_ref, t->low_dis, fw);
+        vif_mirror_line(t->low_ref, src->w, fw / 2);
+        vif_mirror_line(t->low_dis, src->w, fw / 2);
+        uint16_t *ref_out = (uint16_t *)((uint8_t *)t->scaled_ref[slot] + y * dst.ref_stride);
+        uint16_t *dis_out = (uint16_t *)((uint8_t *)t->scaled_dis[slot] + y * dst.dis_stride);
+        vif_horizontal_lowpass(t->low_ref, t->low_dis, src->w, ref_out, dis_out, fw);
+    }
+    return dst;
+}
+
+/* ---- the descriptor ------------------------------------------------------- */
+
+static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    VifState *s = state;
+    if (f->width < VIF_MIN_SIDE || f->height < VIF_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "vif: a %ux%u picture is too small: integer VIF needs at least "
+                         "%ux%u luma samples (its fourth scale is an eighth of the "
+                         "picture, and libvmaf reads unset padding below 2x2)",
+                         f->width, f->height, VIF_MIN_SIDE, VIF_MIN_SIDE);
+        return -EINVAL;
+    }
+    s->bitdepth = f->bitdepth;
+    s->width = f->width;
+    s->height = f->height;
+
+    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(s->log2_table); i++)
+        s->log2_table[i] = (uint16_t)round(log2f((float)(VIF_LOG2_BASE + i)) * 2048);
+
+    const unsigned count = s->debug ? VIF_KEY_COUNT : VIF_KEY_SCORE;
+    for (unsigned k = 0; k < count; k++) {
+        int err = feature_sink_declare(sink, vif_keys[k], &s->key[k]);
+        if (err) return err;
+    }
+    return 0;
+}
+
+static int vif_scratch_alloc(const void *state, void **scratch)
+{
+    const VifState *s = state;
+    VifScratch *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+
+    const size_t line = quale_align((s->width + 2 * VIF_LINE_PAD) * sizeof(uint32_t),
+                                    QUALE_ALIGNMENT);
+    const size_t hline = quale_align(s->width * sizeof(uint32_t), QUALE_ALIGNMENT);
+    size_t scaled_size[2];
+    for (unsigned i = 0; i < 2; i++) {
+        const unsigned w = s->width >> (i + 1), h = s->height >> (i + 1);
+        t->scaled_stride[i] = quale_align(w * sizeof(uint16_t), QUALE_ALIGNMENT);
+        scaled_size[i] = (size_t)t->scaled_stride[i] * h;
+    }
+    const size_t total = 7 * line + 5 * hline + 2 * scaled_size[0] + 2 * scaled_size[1];
+
+    uint8_t *p = quale_aligned_alloc(total);
+    if (!p) {
+        free(t);
+        return -ENOMEM;
+    }
+    memset(p, 0, total);
+    t->memory = p;
+
+    uint32_t **padded[7] = { &t->vert.mu1, &t->vert.mu2, &t->vert.xx, &t->vert.yy,
+                             &t->vert.xy, &t->low_ref, &t->low_dis };
+    for (unsigned i = 0; i < 7; i++, p += line) *padded[i] = (uint32_t *)p + VIF_LINE_PAD;
+    uint32_t **plain[5] = { &t->horiz.mu1, &t->horiz.mu2, &t->horiz.xx, &t->horiz.yy,
+                            &t->horiz.xy };
+    for (unsigned i = 0; i < 5; i++, p += hline) *plain[i] = (uint32_t *)p;
+    for (unsigned i = 0; i < 2; i++) {
+        t->scaled_ref[i] = (uint16_t *)p;
+        p += scaled_size[i];
+        t->scaled_dis[i] = (uint16_t *)p;
+        p += scaled_size[i];
+    }
+    *scratch = t;
+    return 0;
+}
+
+static void vif_scratch_free(void *scratch)
+{
+    VifScratch *t = scratch;
+    if (!t) return;
+    quale_aligned_free(t->memory);
+    free(t);
+}
+
+static int vif_extract(const void *state, void *scratch, const MetricFrame *frame,
+                       FeatureSink *sink)
+{
+    const VifState *s = state;
+    const VifScratch *t = scratch;
+    const QualePicture *ref = frame->ref, *dist = frame->dist;
+
+    VifSource src = {
+        .ref = ref->data[0], .dis = dist->data[0],
+        .ref_stride = ref->stride[0], .dis_stride = dist->stride[0],
+        .w = s->width, .h = s->height,
+    };
+    bool wide = s->bitdepth > 8;
+
+    VifScaleScore score[VIF_SCALES] = { { 0 } };
+    for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
+        if (scale > 0) {
+            /* Scales 1 and 3 in slot 0, scale 2 in slot 1. */
+            src = vif_decimate(s, t, &src, wide, scale, (scale - 1) & 1);
+            wide = true;
+        }
+        if (scale > 0 || !s->skip_scale0) score[scale] = vif_scale_stats(s, t, &src, wide, scale);
+    }
+
+    /* The scores are float quotients, as libvmaf divides them. */
+    double value[VIF_KEY_COUNT];
+    for (unsigned i = 0; i < VIF_SCALES; i++)
+        value[VIF_KEY_SCALE0 + i] = score[i].num / score[i].den;
+    if (s->skip_scale0) value[VIF_KEY_SCALE0] = 0.0;
+
+    unsigned count = VIF_KEY_SCORE;
+    if (s->debug) {
+        const unsigned first = s->skip_scale0 ? 1 : 0;
+        double num = score[first].num, den = score[first].den;
+        for (unsigned i = first + 1; i < VIF_SCALES; i++) {
+            num += score[i].num;
+            den += score[i].den;
+        }
+        value[VIF_KEY_SCORE] = den == 0.0 ? 1.0 : num / den;
+        value[VIF_KEY_NUM] = num;
+        value[VIF_KEY_DEN] = den;
+        for (unsigned i = 0; i < VIF_SCALES; i++) {
+            value[VIF_KEY_NUM_SCALE0 + 2 * i] = score[i].num;
+            value[VIF_KEY_DEN_SCALE0 + 2 * i] = score[i].den;
+        }
+        if (s->skip_scale0) {
+            value[VIF_KEY_NUM_SCALE0] = 0.0;
+            value[VIF_KEY_DEN_SCALE0] = -1.0;
+        }
+        count = VIF_KEY_COUNT;
+    }
+
+    for (unsigned k = 0; k < count; k++) {
+        int err = feature_sink_put(sink, s->key[k], frame->index, value[k]);
+        if (err) return err;
+    }
+    return 0;
+}
+
+const Metric metric_integer_vif = {
+    .name = "vif",
+    .keys = vif_keys,
+    .options = vif_options,
+    .state_size = sizeof(VifState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = vif_init,
+    .extract = vif_extract,
+    .scratch_alloc = vif_scratch_alloc,
+    .scratch_free = vif_scratch_free,
+};
