@@ -6,10 +6,12 @@
 #include "metric.h"
 
 extern const Metric metric_psnr;
+extern const Metric metric_integer_vif;
 extern const Metric metric_integer_motion;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
+    &metric_integer_vif,
     &metric_integer_motion,
     NULL,
 };

@@ -12,7 +12,7 @@
  * not change them.
  */
 #ifndef BITDEPTH
-/* Compiled on its own, as a build that globs src/metrics/*.c does: the
+/* Compiled on its own, as a build that compiles every file of src/metrics does: the
  * template only means something inside integer_vif.c. */
 typedef int quale_integer_vif_tmpl_is_included_by_integer_vif_c;
 #else
