@@ -419,17 +419,6 @@ int metric_instance_key(const MetricInstance *inst, const char *base_key, unsign
 
 /* ---- running frames ----------------------------------------------------- */
 
-static const char *chroma_name(enum QualeChroma c)
-{
-    switch (c) {
-    case QUALE_CHROMA_400: return "4:0:0";
-    case QUALE_CHROMA_420: return "4:2:0";
-    case QUALE_CHROMA_422: return "4:2:2";
-    case QUALE_CHROMA_444: return "4:4:4";
-    default: return "unknown";
-    }
-}
-
 static bool same_format(const QualeVideoFormat *a, const QualeVideoFormat *b)
 {
     return a->chroma == b->chroma && a->bitdepth == b->bitdepth &&
@@ -450,7 +439,7 @@ static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
                 context_log(ctx, QUALE_LOG_ERROR,
                             "metric '%s' cannot score %ux%u %s %u-bit video",
                             inst->metric->name, format->width, format->height,
-                            chroma_name(format->chroma), format->bitdepth);
+                            quale_chroma_name(format->chroma), format->bitdepth);
                 return err;
             }
         }
@@ -540,18 +529,18 @@ static int check_pictures(QualeContext *ctx, const QualePicture *ref,
         context_log(ctx, QUALE_LOG_ERROR,
                     "reference and distorted pictures differ: %ux%u %s %u-bit vs "
                     "%ux%u %s %u-bit",
-                    ref->format.width, ref->format.height, chroma_name(ref->format.chroma),
+                    ref->format.width, ref->format.height, quale_chroma_name(ref->format.chroma),
                     ref->format.bitdepth, dist->format.width, dist->format.height,
-                    chroma_name(dist->format.chroma), dist->format.bitdepth);
+                    quale_chroma_name(dist->format.chroma), dist->format.bitdepth);
         return -EINVAL;
     }
     if (ctx->format_known && !same_format(&ctx->format, &ref->format)) {
         context_log(ctx, QUALE_LOG_ERROR,
                     "frame %u is %ux%u %s %u-bit, but the first frame was %ux%u %s %u-bit",
                     ctx->frames_sent, ref->format.width, ref->format.height,
-                    chroma_name(ref->format.chroma), ref->format.bitdepth,
+                    quale_chroma_name(ref->format.chroma), ref->format.bitdepth,
                     ctx->format.width, ctx->format.height,
-                    chroma_name(ctx->format.chroma), ctx->format.bitdepth);
+                    quale_chroma_name(ctx->format.chroma), ctx->format.bitdepth);
         return -EINVAL;
     }
     return 0;

@@ -28,6 +28,17 @@ void quale_aligned_free(void *p)
     free(p);
 }
 
+const char *quale_chroma_name(enum QualeChroma chroma)
+{
+    switch (chroma) {
+    case QUALE_CHROMA_400: return "4:0:0";
+    case QUALE_CHROMA_420: return "4:2:0";
+    case QUALE_CHROMA_422: return "4:2:2";
+    case QUALE_CHROMA_444: return "4:4:4";
+    default: return "unknown chroma";
+    }
+}
+
 int quale_video_format_check(const QualeVideoFormat *format, char *error,
                              size_t error_size)
 {

@@ -22,8 +22,12 @@ static inline void test_check(int ok, const char *file, int line, const char *wh
 }
 
 #define CHECK(cond) test_check(!!(cond), __FILE__, __LINE__, #cond)
-#define CHECK_STR(a, b) \
-    test_check((a) && (b) && !strcmp((a), (b)), __FILE__, __LINE__, #a " == " #b)
+static inline int test_same_string(const char *a, const char *b)
+{
+    return a && b && !strcmp(a, b);
+}
+
+#define CHECK_STR(a, b) test_check(test_same_string((a), (b)), __FILE__, __LINE__, #a " == " #b)
 
 static inline int test_summary(void)
 {

@@ -519,7 +519,7 @@ static void test_malformed(void)
             char text[4096];
             memcpy(text, base, n + 1);
             size_t len = n;
-            for (int k = 0; k < 1 + round % 3; k++) {
+            for (int k = 0; k < 1 + round % 3 && len > 0; k++) {
                 state = state * 6364136223846793005ul + 1442695040888963407ul;
                 const size_t at = (state >> 20) % len;
                 const int action = (int)((state >> 50) % 3);
@@ -618,7 +618,7 @@ static void compare_golden(const char *golden_path, const char *version,
     }
 
     Model *builtin = NULL, *file = NULL;
-    char spec[600], error[512] = "";
+    char spec[900], error[512] = "";
     snprintf(spec, sizeof(spec), "version=%s", version);
     int err = model_load(&builtin, spec, error, sizeof(error));
     check(!err, "model %s: %s", version, error);
@@ -696,7 +696,7 @@ static void compare_descriptions(const char *models_dir)
 {
     for (unsigned b = 0; b < model_builtin_count; b++) {
         const ModelBuiltin *builtin = &model_builtins[b];
-        char spec[600], error[512] = "";
+        char spec[900], error[512] = "";
         snprintf(spec, sizeof(spec), "path=%s/%s.json", models_dir, builtin->version);
         Model *file = NULL;
         if (model_load(&file, spec, error, sizeof(error))) {
@@ -830,7 +830,7 @@ static int compare_names(const void *a, const void *b)
 
 static void test_golden(const char *shared)
 {
-    char golden_dir[600], models_dir[600];
+    char golden_dir[700], models_dir[700];
     snprintf(golden_dir, sizeof(golden_dir), "%s/corpus/golden", shared);
     snprintf(models_dir, sizeof(models_dir), "%s/models", shared);
 

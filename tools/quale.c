@@ -161,25 +161,14 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
     return reader;
 }
 
-static const char *chroma_text(enum QualeChroma c)
-{
-    switch (c) {
-    case QUALE_CHROMA_400: return "400";
-    case QUALE_CHROMA_420: return "420";
-    case QUALE_CHROMA_422: return "422";
-    case QUALE_CHROMA_444: return "444";
-    default: return "?";
-    }
-}
-
 static bool check_formats(const CliSettings *s, const QualeVideoFormat *r, const QualeVideoFormat *d)
 {
     if (r->width == d->width && r->height == d->height && r->chroma == d->chroma &&
         r->bitdepth == d->bitdepth)
         return true;
     fprintf(stderr, "quale: error: the videos differ: %s is %ux%u %s %u-bit, %s is %ux%u %s %u-bit\n",
-            s->reference, r->width, r->height, chroma_text(r->chroma), r->bitdepth,
-            s->distorted, d->width, d->height, chroma_text(d->chroma), d->bitdepth);
+            s->reference, r->width, r->height, quale_chroma_name(r->chroma), r->bitdepth,
+            s->distorted, d->width, d->height, quale_chroma_name(d->chroma), d->bitdepth);
     return false;
 }
 

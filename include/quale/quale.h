@@ -80,6 +80,9 @@ QUALE_API int quale_picture_ref(QualePicture *dst, const QualePicture *src);
 /** Drops a reference and clears *pic; the planes are freed with the last. */
 QUALE_API void quale_picture_unref(QualePicture *pic);
 
+/** "4:0:0", "4:2:0", "4:2:2", "4:4:4", or "unknown chroma". */
+QUALE_API const char *quale_chroma_name(enum QualeChroma chroma);
+
 /** Checks a format: known chroma, bit depth 8..16, non-zero dimensions
  *  that fit the library's limits. */
 QUALE_API int quale_video_format_check(const QualeVideoFormat *format,

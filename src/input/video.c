@@ -247,17 +247,6 @@ void quale_video_set_planes(QualeVideoReader *reader, unsigned plane_mask)
     reader->plane_mask = plane_mask & ((1u << reader->plane_count) - 1);
 }
 
-static const char *chroma_name(enum QualeChroma c)
-{
-    switch (c) {
-    case QUALE_CHROMA_400: return "4:0:0";
-    case QUALE_CHROMA_420: return "4:2:0";
-    case QUALE_CHROMA_422: return "4:2:2";
-    case QUALE_CHROMA_444: return "4:4:4";
-    default: return "unknown chroma";
-    }
-}
-
 /* The payload is read straight into the planes, so a picture that does not
  * match the layout would be written out of bounds: check it fully. */
 static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
@@ -269,8 +258,8 @@ static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
         pic->plane_count != r->plane_count)
         return video_reader_fail(r, -EINVAL,
             "picture is %ux%u %s %u-bit, the video is %ux%u %s %u-bit",
-            f->width, f->height, chroma_name(f->chroma), f->bitdepth,
-            r->format.width, r->format.height, chroma_name(r->format.chroma),
+            f->width, f->height, quale_chroma_name(f->chroma), f->bitdepth,
+            r->format.width, r->format.height, quale_chroma_name(r->format.chroma),
             r->format.bitdepth);
     for (unsigned p = 0; p < r->plane_count; p++) {
         if (pic->plane_width[p] != r->plane_width[p] ||
