@@ -129,12 +129,11 @@ static int fail_nomem(Parser *p)
     return p->status;
 }
 
-/* Describes the byte at offset for a message: "'x'", "byte 0x07", or
- * "the end of the input". */
+/* Describes the byte at offset for a message: "'x'" or "byte 0x07". */
 static const char *describe_at(const Parser *p, size_t offset, char *buf,
                                size_t size)
 {
-    if (offset >= p->length) return "the end of the input";
+    if (offset >= p->length) return "end of the input";
     const unsigned char c = p->text[offset];
     if (c >= 0x20 && c < 0x7f)
         snprintf(buf, size, "'%c'", c);
@@ -146,6 +145,8 @@ static const char *describe_at(const Parser *p, size_t offset, char *buf,
 static int fail_unexpected(Parser *p, size_t offset, const char *expected)
 {
     char buf[16];
+    if (offset >= p->length)
+        return fail(p, offset, "unexpected end of the input, expected %s", expected);
     return fail(p, offset, "unexpected %s, expected %s",
                 describe_at(p, offset, buf, sizeof(buf)), expected);
 }
@@ -558,10 +559,10 @@ static int parse_object(Parser *p, JsonValue *out, size_t depth)
     }
 
     const size_t count = p->member_count - base;
-    int err = check_duplicate_keys(p, p->members + base, count);
-    if (err) return err;
     JsonMember *members = NULL;
     if (count) {
+        const int err = check_duplicate_keys(p, p->members + base, count);
+        if (err) return err;
         members = arena_alloc(p->doc, count * sizeof(*members));
         if (!members) return fail_nomem(p);
         memcpy(members, p->members + base, count * sizeof(*members));

@@ -14,6 +14,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -299,6 +300,12 @@ static int set_error(char *error, size_t size, const char *fmt, ...)
     return -EINVAL;
 }
 
+static int out_of_memory(char *error, size_t size)
+{
+    set_error(error, size, "out of memory");
+    return -ENOMEM;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Numbers in libsvm text and option values                                  */
 
@@ -368,10 +375,21 @@ static void normalise_number(const char *text, char *out, size_t size)
 {
     char *end = NULL;
     const float f = json_strtof(text, &end);
-    if (f == 0 && end == text)
+    if (f == 0 && end == text) {
         snprintf(out, size, "%s", text);
-    else
-        snprintf(out, size, "%g", (double)f);
+        return;
+    }
+    snprintf(out, size, "%g", (double)f);
+    /* printf writes the C locale's decimal point; options want '.'. */
+    const struct lconv *lc = localeconv();
+    const char *point = lc && lc->decimal_point && lc->decimal_point[0]
+                            ? lc->decimal_point : ".";
+    char *at = strcmp(point, ".") ? strstr(out, point) : NULL;
+    if (at) {
+        const size_t plen = strlen(point);
+        *at = '.';
+        memmove(at + 1, at + plen, strlen(at + plen) + 1);
+    }
 }
 
 /* libvmaf's isnumeric() for option values given on the command line:
@@ -970,8 +988,7 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
         char *value = eq ? dup_range(eq + 1, n - key_len - 1) : NULL;
         int err = 0;
         if (!key || (eq && !value)) {
-            err = set_error(error, error_size, "out of memory");
-            err = -ENOMEM;
+            err = out_of_memory(error, error_size);
         } else if (key_len == 0) {
             err = set_error(error, error_size, "model \"%s\": empty option "
                             "(options are separated by ':')", text);
@@ -1019,7 +1036,7 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
                 o->value = dup_string(is_numeric(value) ? normal : value);
                 s->overload_count++;
                 if (!o->metric || !o->option || !o->value)
-                    err = -ENOMEM, set_error(error, error_size, "out of memory");
+                    err = out_of_memory(error, error_size);
             }
         }
         free(key);
@@ -1160,7 +1177,7 @@ static int build_model(Model *m, const ModelDesc *descs, unsigned count,
                        bool collection, Spec *spec, const char *source,
                        char *error, size_t error_size)
 {
-    if (count == 0 || count > MODEL_MAX_PARTS)
+    if (count == 0 || count > MODEL_MAX_PARTS || (collection && count < 2))
         return set_error(error, error_size, "%s: %u models", source, count);
     if (collection) {
         /* libvmaf refuses a collection whose bootstrap models differ in
@@ -1249,12 +1266,12 @@ static int load(Model **out, Spec *spec, char *error, size_t error_size)
 {
     *out = NULL;
     Model *m = calloc(1, sizeof(*m));
-    if (!m) return set_error(error, error_size, "out of memory"), -ENOMEM;
+    if (!m) return out_of_memory(error, error_size);
     m->label = dup_string(spec->version ? spec->version : spec->path);
     m->name = dup_string(spec->name ? spec->name : "vmaf");
     if (!m->label || !m->name) {
         model_free(m);
-        return set_error(error, error_size, "out of memory"), -ENOMEM;
+        return out_of_memory(error, error_size);
     }
 
     int err;
@@ -1282,7 +1299,8 @@ static int load(Model **out, Spec *spec, char *error, size_t error_size)
                              sizeof(why));
         if (err) {
             model_free(m);
-            return set_error(error, error_size, "cannot read model file %s", why), err;
+            set_error(error, error_size, "cannot read model file %s", why);
+            return err;
         }
         JsonDocument *doc = NULL;
         JsonError jerr;
@@ -1524,7 +1542,7 @@ int model_load(Model **model, const char *spec_text, char *error, size_t error_s
 
 int model_open(Model **model, QualeContext *ctx, const char *spec_text)
 {
-    char error[512];
+    char error[512] = "";
     if (!model) return -EINVAL;
     *model = NULL;
 

@@ -8,11 +8,29 @@
 extern const Metric metric_psnr;
 extern const Metric metric_integer_vif;
 extern const Metric metric_integer_motion;
+extern const Metric metric_integer_adm;
+extern const Metric metric_psnr_hvs;
+extern const Metric metric_ciede;
+extern const Metric metric_cambi;
+extern const Metric metric_float_ssim;
+extern const Metric metric_float_ms_ssim;
+extern const Metric metric_float_psnr;
+extern const Metric metric_float_moment;
+extern const Metric metric_float_ansnr;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
     &metric_integer_vif,
     &metric_integer_motion,
+    &metric_integer_adm,
+    &metric_psnr_hvs,
+    &metric_ciede,
+    &metric_cambi,
+    &metric_float_ssim,
+    &metric_float_ms_ssim,
+    &metric_float_psnr,
+    &metric_float_moment,
+    &metric_float_ansnr,
     NULL,
 };
 

@@ -126,17 +126,11 @@ static inline unsigned motion_mirror(int i, unsigned size)
 #undef MOTION_ACC
 #undef MOTION_NAME
 
-#define MOTION_PIXEL uint16_t
-#define MOTION_ACC int32_t
-#define MOTION_NAME motion_sad_16
-#include "integer_motion_tmpl.h"
-#undef MOTION_PIXEL
-#undef MOTION_ACC
-#undef MOTION_NAME
-
+/* 64-bit sums above 8 bits, as in libvmaf: exact for any uint16_t sample,
+ * even one above the bit depth that an API caller might send. */
 #define MOTION_PIXEL uint16_t
 #define MOTION_ACC int64_t
-#define MOTION_NAME motion_sad_16_wide
+#define MOTION_NAME motion_sad_16
 #include "integer_motion_tmpl.h"
 #undef MOTION_PIXEL
 #undef MOTION_ACC
@@ -202,12 +196,9 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
         if (s->bitdepth == 8)
             sad = motion_sad_8(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
                                w, h, 8, scratch);
-        else if (s->bitdepth <= 15)
+        else
             sad = motion_sad_16(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
                                 w, h, s->bitdepth, scratch);
-        else
-            sad = motion_sad_16_wide(prev->data[0], prev->stride[0], cur->data[0],
-                                     cur->stride[0], w, h, s->bitdepth, scratch);
 
         /* libvmaf's expression, in its order; w * h is an unsigned product */
         score = QUALE_MIN((double)sad / 256. / (w * h) * s->fps_weight, s->max_val);

@@ -2,9 +2,9 @@
  * The SAD kernel of integer motion, for one sample type.  Included by
  * integer_motion.c once per instantiation, with:
  *   MOTION_PIXEL   the sample type (uint8_t, uint16_t)
- *   MOTION_ACC     the type of the vertical sums: int32_t where
- *                  65536 * (2^bitdepth - 1) fits it (bit depth <= 15),
- *                  int64_t otherwise
+ *   MOTION_ACC     the type of the vertical sums: int32_t for 8-bit
+ *                  samples (|sum| <= 65536 * 255), int64_t for 16-bit ones
+ *                  (|sum| <= 65536 * 65535)
  *   MOTION_NAME    the function's name
  *
  * What it computes, for pictures a (earlier) and b (current) of w x h:
@@ -58,8 +58,9 @@ static uint64_t MOTION_NAME(const void *a_data, ptrdiff_t a_stride,
         row[w] = row[w - 2];
         row[w + 1] = row[w - 3];
 
-        /* horizontal, then |.|.  The row sum is 32-bit as in libvmaf; our
-         * widths (<= 32768) keep it below 65536 * 32768, no wrap. */
+        /* horizontal, then |.|.  The row sum is 32-bit as in libvmaf: with
+         * samples inside the bit depth |u| < 65536 and our widths (<= 32768)
+         * never wrap it; samples above it wrap it the way libvmaf does. */
         uint32_t row_sad = 0;
         for (unsigned x = 0; x < w; x++) {
             /* v[x + 2] is the centre sample */

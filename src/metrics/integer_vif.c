@@ -37,17 +37,14 @@
 #include "common.h"
 #include "metric.h"
 
-#if defined(__GNUC__)
-#define VIF_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define VIF_ALWAYS_INLINE inline
-#endif
-
 #define VIF_SCALES 4
 #define VIF_MAX_TAPS 17
 /* Mirrored samples kept on each side of a line: 8 are read, 16 keep the
  * line itself on a 64-byte boundary. */
 #define VIF_LINE_PAD 16
+/* Columns per block of the filter passes: their sums stay in the
+ * first-level cache. */
+#define VIF_BLOCK 256
 /* The smallest picture side: scale 3 must keep 2 samples. */
 #define VIF_MIN_SIDE 16u
 /* libvmaf's default (and largest) enhancement gain limit. */
@@ -159,7 +156,6 @@ typedef struct VifShift {
 
 typedef struct VifScratch {
     VifLines vert;             /* vertical sums, VIF_LINE_PAD mirrored each side */
-    VifLines horiz;            /* horizontal sums */
     uint32_t *low_ref, *low_dis; /* low-pass lines, padded like vert */
     /* Decimated pictures: [0] holds scales 1 and 3, [1] scale 2. */
     uint16_t *scaled_ref[2], *scaled_dis[2];
@@ -199,56 +195,48 @@ static void vif_mirror_line(uint32_t *line, unsigned w, unsigned half)
 
 /* ---- the shared passes ---------------------------------------------------- */
 
-/* Horizontal pass of the statistics: means in 32 bits, squares and product
- * summed in 64 bits and rounded back to 32. */
-static VIF_ALWAYS_INLINE void vif_horizontal_stats_fw(const VifLines *in, unsigned w,
-                                                      const VifLines *out, const unsigned fw)
+/* Horizontal sums of a block of columns of one row. */
+typedef struct VifBlock {
+    uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
+    uint64_t xx[VIF_BLOCK], yy[VIF_BLOCK], xy[VIF_BLOCK];
+} VifBlock;
+
+/* Horizontal pass of the statistics over columns x0 .. x0 + n - 1: means
+ * in 32 bits, squares and product in 64. */
+static void vif_horizontal_stats(const VifLines *in, unsigned x0, unsigned n, unsigned fw,
+                                 VifBlock *b)
 {
     const unsigned half = fw / 2;
     const uint16_t *const c = vif_filter_for_width(fw);
-    const uint32_t *m1 = in->mu1, *m2 = in->mu2, *xx = in->xx, *yy = in->yy, *xy = in->xy;
-    uint32_t *restrict o_mu1 = out->mu1, *restrict o_mu2 = out->mu2;
-    uint32_t *restrict o_xx = out->xx, *restrict o_yy = out->yy, *restrict o_xy = out->xy;
+    const uint32_t *m1 = in->mu1 + x0, *m2 = in->mu2 + x0;
+    const uint32_t *xx = in->xx + x0, *yy = in->yy + x0, *xy = in->xy + x0;
 
-    for (unsigned x = 0; x < w; x++) {
-        uint32_t sum1 = c[half] * m1[x];
-        uint32_t sum2 = c[half] * m2[x];
-        uint64_t sum11 = c[half] * (uint64_t)xx[x];
-        uint64_t sum22 = c[half] * (uint64_t)yy[x];
-        uint64_t sum12 = c[half] * (uint64_t)xy[x];
-        for (unsigned k = 0; k < half; k++) {
-            const ptrdiff_t l = (ptrdiff_t)x - half + k, r = (ptrdiff_t)x + half - k;
-            sum1 += c[k] * (m1[l] + m1[r]);
-            sum2 += c[k] * (m2[l] + m2[r]);
-            sum11 += c[k] * ((uint64_t)xx[l] + xx[r]);
-            sum22 += c[k] * ((uint64_t)yy[l] + yy[r]);
-            sum12 += c[k] * ((uint64_t)xy[l] + xy[r]);
-        }
-        o_mu1[x] = sum1;
-        o_mu2[x] = sum2;
-        o_xx[x] = (uint32_t)((sum11 + 32768) >> 16);
-        o_yy[x] = (uint32_t)((sum22 + 32768) >> 16);
-        o_xy[x] = (uint32_t)((sum12 + 32768) >> 16);
+    const uint32_t cc = c[half];
+    for (unsigned i = 0; i < n; i++) {
+        b->mu1[i] = cc * m1[i];
+        b->mu2[i] = cc * m2[i];
+        b->xx[i] = (uint64_t)cc * xx[i];
+        b->yy[i] = (uint64_t)cc * yy[i];
+        b->xy[i] = (uint64_t)cc * xy[i];
     }
-}
-
-static void vif_horizontal_stats(const VifLines *in, unsigned w, const VifLines *out,
-                                 unsigned fw)
-{
-    switch (fw) {
-    case 17: vif_horizontal_stats_fw(in, w, out, 17); break;
-    case 9: vif_horizontal_stats_fw(in, w, out, 9); break;
-    case 5: vif_horizontal_stats_fw(in, w, out, 5); break;
-    default: vif_horizontal_stats_fw(in, w, out, 3); break;
+    for (unsigned k = 0; k < half; k++) {
+        const ptrdiff_t off = half - k;
+        const uint32_t ck = c[k];
+        for (unsigned i = 0; i < n; i++) {
+            const ptrdiff_t l = (ptrdiff_t)i - off, r = (ptrdiff_t)i + off;
+            b->mu1[i] += ck * (m1[l] + m1[r]);
+            b->mu2[i] += ck * (m2[l] + m2[r]);
+            b->xx[i] += (uint64_t)ck * xx[l] + (uint64_t)ck * xx[r];
+            b->yy[i] += (uint64_t)ck * yy[l] + (uint64_t)ck * yy[r];
+            b->xy[i] += (uint64_t)ck * xy[l] + (uint64_t)ck * xy[r];
+        }
     }
 }
 
 /* Horizontal pass of the low-pass filter, at the even columns only: the
  * decimated row. */
-static VIF_ALWAYS_INLINE void vif_horizontal_lowpass_fw(const uint32_t *ref, const uint32_t *dis,
-                                                        unsigned w, uint16_t *restrict ref_out,
-                                                        uint16_t *restrict dis_out,
-                                                        const unsigned fw)
+static void vif_horizontal_lowpass(const uint32_t *ref, const uint32_t *dis, unsigned w,
+                                   uint16_t *ref_out, uint16_t *dis_out, unsigned fw)
 {
     const unsigned half = fw / 2;
     const uint16_t *const c = vif_filter_for_width(fw);
@@ -257,21 +245,12 @@ static VIF_ALWAYS_INLINE void vif_horizontal_lowpass_fw(const uint32_t *ref, con
         uint32_t sum1 = c[half] * ref[j];
         uint32_t sum2 = c[half] * dis[j];
         for (unsigned k = 0; k < half; k++) {
-            sum1 += c[k] * (ref[j - half + k] + ref[j + half - k]);
-            sum2 += c[k] * (dis[j - half + k] + dis[j + half - k]);
+            const ptrdiff_t off = half - k;
+            sum1 += c[k] * (ref[j - off] + ref[j + off]);
+            sum2 += c[k] * (dis[j - off] + dis[j + off]);
         }
         ref_out[x] = (uint16_t)((sum1 + 32768) >> 16);
         dis_out[x] = (uint16_t)((sum2 + 32768) >> 16);
-    }
-}
-
-static void vif_horizontal_lowpass(const uint32_t *ref, const uint32_t *dis, unsigned w,
-                                   uint16_t *ref_out, uint16_t *dis_out, unsigned fw)
-{
-    switch (fw) {
-    case 9: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 9); break;
-    case 5: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 5); break;
-    default: vif_horizontal_lowpass_fw(ref, dis, w, ref_out, dis_out, 3); break;
     }
 }
 
@@ -301,9 +280,8 @@ typedef struct VifSums {
     int64_t num_non_log, den_non_log;
 } VifSums;
 
-/* The statistics of one filtered row, added to *sums. */
-static void vif_accumulate_row(const VifLines *row, unsigned w, const VifState *s,
-                               VifSums *sums)
+/* The statistics of a block of n filtered samples, added to *sums. */
+static void vif_accumulate(const VifBlock *b, unsigned n, const VifState *s, VifSums *sums)
 {
     const int32_t sigma_nsq = 65536 << 1;
     const double eps = 65536 * 1.0e-10;
@@ -311,15 +289,18 @@ static void vif_accumulate_row(const VifLines *row, unsigned w, const VifState *
     const uint16_t *const table = s->log2_table;
     int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
 
-    for (unsigned x = 0; x < w; x++) {
-        const uint32_t mu1 = row->mu1[x], mu2 = row->mu2[x];
+    for (unsigned i = 0; i < n; i++) {
+        const uint32_t mu1 = b->mu1[i], mu2 = b->mu2[i];
         const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 2147483648u) >> 32);
         const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 2147483648u) >> 32);
         const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 2147483648u) >> 32);
+        const uint32_t xx = (uint32_t)((b->xx[i] + 32768) >> 16);
+        const uint32_t yy = (uint32_t)((b->yy[i] + 32768) >> 16);
+        const uint32_t xy = (uint32_t)((b->xy[i] + 32768) >> 16);
         /* Differences of unsigned values read as signed, as libvmaf's. */
-        const int32_t sigma1_sq = (int32_t)(row->xx[x] - mu1_sq);
-        const int32_t sigma2_sq = QUALE_MAX((int32_t)(row->yy[x] - mu2_sq), 0);
-        const int32_t sigma12 = (int32_t)(row->xy[x] - mu1_mu2);
+        const int32_t sigma1_sq = (int32_t)(xx - mu1_sq);
+        const int32_t sigma2_sq = QUALE_MAX((int32_t)(yy - mu2_sq), 0);
+        const int32_t sigma12 = (int32_t)(xy - mu1_mu2);
 
         if (sigma1_sq < sigma_nsq) {
             num_non_log += sigma2_sq;
@@ -367,6 +348,7 @@ static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
     }
 
     VifSums sums = { 0 };
+    VifBlock block;
     const VifLines *v = &t->vert;
     for (unsigned y = 0; y < src->h; y++) {
         if (wide)
@@ -378,8 +360,11 @@ static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
         vif_mirror_line(v->xx, src->w, fw / 2);
         vif_mirror_line(v->yy, src->w, fw / 2);
         vif_mirror_line(v->xy, src->w, fw / 2);
-        vif_horizontal_stats(v, src->w, &t->horiz, fw);
-        vif_accumulate_row(&t->horiz, src->w, s, &sums);
+        for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
+            const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
+            vif_horizontal_stats(v, x0, n, fw, &block);
+            vif_accumulate(&block, n, s, &sums);
+        }
     }
 
     /* libvmaf's expressions, in double, stored in float. */
@@ -455,14 +440,13 @@ static int vif_scratch_alloc(const void *state, void **scratch)
 
     const size_t line = quale_align((s->width + 2 * VIF_LINE_PAD) * sizeof(uint32_t),
                                     QUALE_ALIGNMENT);
-    const size_t hline = quale_align(s->width * sizeof(uint32_t), QUALE_ALIGNMENT);
     size_t scaled_size[2];
     for (unsigned i = 0; i < 2; i++) {
         const unsigned w = s->width >> (i + 1), h = s->height >> (i + 1);
         t->scaled_stride[i] = quale_align(w * sizeof(uint16_t), QUALE_ALIGNMENT);
         scaled_size[i] = (size_t)t->scaled_stride[i] * h;
     }
-    const size_t total = 7 * line + 5 * hline + 2 * scaled_size[0] + 2 * scaled_size[1];
+    const size_t total = 7 * line + 2 * scaled_size[0] + 2 * scaled_size[1];
 
     uint8_t *p = quale_aligned_alloc(total);
     if (!p) {
@@ -475,9 +459,6 @@ static int vif_scratch_alloc(const void *state, void **scratch)
     uint32_t **padded[7] = { &t->vert.mu1, &t->vert.mu2, &t->vert.xx, &t->vert.yy,
                              &t->vert.xy, &t->low_ref, &t->low_dis };
     for (unsigned i = 0; i < 7; i++, p += line) *padded[i] = (uint32_t *)p + VIF_LINE_PAD;
-    uint32_t **plain[5] = { &t->horiz.mu1, &t->horiz.mu2, &t->horiz.xx, &t->horiz.yy,
-                            &t->horiz.xy };
-    for (unsigned i = 0; i < 5; i++, p += hline) *plain[i] = (uint32_t *)p;
     for (unsigned i = 0; i < 2; i++) {
         t->scaled_ref[i] = (uint16_t *)p;
         p += scaled_size[i];

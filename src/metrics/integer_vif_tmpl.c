@@ -33,12 +33,12 @@ typedef int quale_integer_vif_tmpl_is_included_by_integer_vif_c;
 
 /*
  * Vertical pass of the statistics at output row y: the filtered mean of
- * each picture, and the filtered squares and cross product, each rounded
- * and shifted as libvmaf does for the scale.
+ * each picture, and the filtered squares and cross product, rounded and
+ * shifted as libvmaf does for the scale.  Taps outer, columns inner, a
+ * block of columns at a time so the sums stay in the first-level cache.
  */
-static VIF_ALWAYS_INLINE void
-BITFN(vif_vertical_stats_fw)(const VifSource *src, unsigned y, const VifShift *sh,
-                             const VifLines *out, const unsigned fw)
+static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y, const VifShift *sh,
+                                      const VifLines *out, unsigned fw)
 {
     const unsigned half = fw / 2;
     const uint16_t *const c = vif_filter_for_width(fw);
@@ -49,42 +49,44 @@ BITFN(vif_vertical_stats_fw)(const VifSource *src, unsigned y, const VifShift *s
         d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
     }
 
-    uint32_t *restrict mu1 = out->mu1, *restrict mu2 = out->mu2;
-    uint32_t *restrict xx = out->xx, *restrict yy = out->yy, *restrict xy = out->xy;
-    for (unsigned x = 0; x < src->w; x++) {
-        const uint32_t rc = r[half][x], dc = d[half][x];
-        uint32_t sum1 = c[half] * rc;
-        uint32_t sum2 = c[half] * dc;
-        sqsum sum11 = c[half] * ((sqsum)rc * rc);
-        sqsum sum22 = c[half] * ((sqsum)dc * dc);
-        sqsum sum12 = c[half] * ((sqsum)rc * dc);
-        for (unsigned k = 0; k < half; k++) {
-            const uint32_t r0 = r[k][x], r1 = r[fw - 1 - k][x];
-            const uint32_t d0 = d[k][x], d1 = d[fw - 1 - k][x];
-            sum1 += c[k] * (r0 + r1);
-            sum2 += c[k] * (d0 + d1);
-            sum11 += c[k] * ((sqsum)r0 * r0 + (sqsum)r1 * r1);
-            sum22 += c[k] * ((sqsum)d0 * d0 + (sqsum)d1 * d1);
-            sum12 += c[k] * ((sqsum)r0 * d0 + (sqsum)r1 * d1);
-        }
-        mu1[x] = (sum1 + sh->mu_round) >> sh->mu_shift;
-        mu2[x] = (sum2 + sh->mu_round) >> sh->mu_shift;
-        xx[x] = (uint32_t)((sum11 + sh->sq_round) >> sh->sq_shift);
-        yy[x] = (uint32_t)((sum22 + sh->sq_round) >> sh->sq_shift);
-        xy[x] = (uint32_t)((sum12 + sh->sq_round) >> sh->sq_shift);
-    }
-}
+    for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
+        const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
+        uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
+        sqsum s11[VIF_BLOCK], s22[VIF_BLOCK], s12[VIF_BLOCK];
 
-static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y,
-                                      const VifShift *sh, const VifLines *out,
-                                      unsigned fw)
-{
-    /* A constant width lets the compiler unroll the taps. */
-    switch (fw) {
-    case 17: BITFN(vif_vertical_stats_fw)(src, y, sh, out, 17); break;
-    case 9: BITFN(vif_vertical_stats_fw)(src, y, sh, out, 9); break;
-    case 5: BITFN(vif_vertical_stats_fw)(src, y, sh, out, 5); break;
-    default: BITFN(vif_vertical_stats_fw)(src, y, sh, out, 3); break;
+        const pixel *rc = r[half] + x0, *dc = d[half] + x0;
+        const uint32_t cc = c[half];
+        for (unsigned i = 0; i < n; i++) {
+            const uint32_t a = rc[i], b = dc[i];
+            mu1[i] = cc * a;
+            mu2[i] = cc * b;
+            s11[i] = (sqsum)(cc * a) * a;
+            s22[i] = (sqsum)(cc * b) * b;
+            s12[i] = (sqsum)(cc * a) * b;
+        }
+        for (unsigned k = 0; k < half; k++) {
+            const pixel *r0 = r[k] + x0, *r1 = r[fw - 1 - k] + x0;
+            const pixel *d0 = d[k] + x0, *d1 = d[fw - 1 - k] + x0;
+            const uint32_t ck = c[k];
+            for (unsigned i = 0; i < n; i++) {
+                const uint32_t a0 = r0[i], a1 = r1[i], b0 = d0[i], b1 = d1[i];
+                mu1[i] += ck * (a0 + a1);
+                mu2[i] += ck * (b0 + b1);
+                s11[i] += (sqsum)(ck * a0) * a0 + (sqsum)(ck * a1) * a1;
+                s22[i] += (sqsum)(ck * b0) * b0 + (sqsum)(ck * b1) * b1;
+                s12[i] += (sqsum)(ck * a0) * b0 + (sqsum)(ck * a1) * b1;
+            }
+        }
+
+        /* libvmaf keeps 16 bits of the means (a cast that never cuts) and
+         * 32 of the squares. */
+        for (unsigned i = 0; i < n; i++) {
+            out->mu1[x0 + i] = (uint16_t)((mu1[i] + sh->mu_round) >> sh->mu_shift);
+            out->mu2[x0 + i] = (uint16_t)((mu2[i] + sh->mu_round) >> sh->mu_shift);
+            out->xx[x0 + i] = (uint32_t)((s11[i] + sh->sq_round) >> sh->sq_shift);
+            out->yy[x0 + i] = (uint32_t)((s22[i] + sh->sq_round) >> sh->sq_shift);
+            out->xy[x0 + i] = (uint32_t)((s12[i] + sh->sq_round) >> sh->sq_shift);
+        }
     }
 }
 
@@ -92,10 +94,8 @@ static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y,
  * Vertical pass of the low-pass filter that precedes decimation, at output
  * row y: (sum + 2^(shift - 1)) >> shift of each picture.
  */
-static VIF_ALWAYS_INLINE void
-BITFN(vif_vertical_lowpass_fw)(const VifSource *src, unsigned y, unsigned shift,
-                               uint32_t *restrict ref_out, uint32_t *restrict dis_out,
-                               const unsigned fw)
+static void BITFN(vif_vertical_lowpass)(const VifSource *src, unsigned y, unsigned shift,
+                                        uint32_t *ref_out, uint32_t *dis_out, unsigned fw)
 {
     const unsigned half = fw / 2;
     const uint16_t *const c = vif_filter_for_width(fw);
@@ -107,27 +107,29 @@ BITFN(vif_vertical_lowpass_fw)(const VifSource *src, unsigned y, unsigned shift,
         d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
     }
 
-    for (unsigned x = 0; x < src->w; x++) {
-        uint32_t sum1 = c[half] * (uint32_t)r[half][x];
-        uint32_t sum2 = c[half] * (uint32_t)d[half][x];
+    for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
+        const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
+        uint32_t sum1[VIF_BLOCK], sum2[VIF_BLOCK];
+        const pixel *rc = r[half] + x0, *dc = d[half] + x0;
+        const uint32_t cc = c[half];
+        for (unsigned i = 0; i < n; i++) {
+            sum1[i] = cc * rc[i];
+            sum2[i] = cc * dc[i];
+        }
         for (unsigned k = 0; k < half; k++) {
-            sum1 += c[k] * ((uint32_t)r[k][x] + r[fw - 1 - k][x]);
-            sum2 += c[k] * ((uint32_t)d[k][x] + d[fw - 1 - k][x]);
+            const pixel *r0 = r[k] + x0, *r1 = r[fw - 1 - k] + x0;
+            const pixel *d0 = d[k] + x0, *d1 = d[fw - 1 - k] + x0;
+            const uint32_t ck = c[k];
+            for (unsigned i = 0; i < n; i++) {
+                sum1[i] += ck * ((uint32_t)r0[i] + r1[i]);
+                sum2[i] += ck * ((uint32_t)d0[i] + d1[i]);
+            }
         }
         /* At most 65535 for every input libvmaf feeds it; it keeps 16 bits. */
-        ref_out[x] = (uint16_t)((sum1 + round) >> shift);
-        dis_out[x] = (uint16_t)((sum2 + round) >> shift);
-    }
-}
-
-static void BITFN(vif_vertical_lowpass)(const VifSource *src, unsigned y,
-                                        unsigned shift, uint32_t *ref_out,
-                                        uint32_t *dis_out, unsigned fw)
-{
-    switch (fw) {
-    case 9: BITFN(vif_vertical_lowpass_fw)(src, y, shift, ref_out, dis_out, 9); break;
-    case 5: BITFN(vif_vertical_lowpass_fw)(src, y, shift, ref_out, dis_out, 5); break;
-    default: BITFN(vif_vertical_lowpass_fw)(src, y, shift, ref_out, dis_out, 3); break;
+        for (unsigned i = 0; i < n; i++) {
+            ref_out[x0 + i] = (uint16_t)((sum1[i] + round) >> shift);
+            dis_out[x0 + i] = (uint16_t)((sum2[i] + round) >> shift);
+        }
     }
 }
 

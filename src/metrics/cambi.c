@@ -1,0 +1,950 @@
+/*
+ * CAMBI ("cambi"): libvmaf's Contrast Aware Multiscale Banding Index, a
+ * no-reference banding score of the luma plane (0 = no visible banding),
+ * bit for bit.  With full_ref the reference is scored too: cambi_source is
+ * its score and cambi_full_reference = max(0, cambi - cambi_source).
+ *
+ * One picture is scored so:
+ *
+ *  1. Preprocessing.  The luma plane is brought to 10 bits (8 and 9 bits
+ *     shifted up, 11 and more rounded down with (v + half) >> shift) and,
+ *     when enc_width x enc_height is smaller than the picture, resampled to
+ *     it by nearest neighbour with libvmaf's float source positions.  When
+ *     the encode had fewer than 10 bits (enc_bitdepth, by default the
+ *     input's), an anti-dithering filter replaces each sample by the mean
+ *     (rounded down) of itself and its right, lower and lower-right
+ *     neighbours (two of them on the last row and column).
+ *
+ *  2. The spatial mask, once, at the full encoding size: a sample is
+ *     "flat" when it equals its right and its lower neighbour (a missing
+ *     neighbour counts as equal); a sample is in the mask when more than
+ *     mask_index of the samples of the 7x7 square around it (clipped to
+ *     the picture) are flat, with
+ *         mask_index = (49 + 3 (ceil_log2((w >> 6) (h >> 6)) - 11) - 1) / 2.
+ *
+ *  3. Five scales.  From the second on (from the first with
+ *     cambi_high_res_speedup), picture and mask keep every other row and
+ *     column, (n + 1) / 2 of each.  At each scale the picture goes through a
+ *     3x3 mode filter (horizontal then vertical mode of three, the
+ *     duplicate if two are equal, else the smallest; first and last rows
+ *     and columns are left as they are, in place, so the next scale is
+ *     decimated from the filtered picture), then every masked sample of
+ *     value v gets the c-value
+ *         c = max over d < num_diffs, where v + num_diffs <= tvi[d] and
+ *                 v + num_diffs + d + 1 > vlt_luma, of
+ *             weight[d] p0 p / (p0 + p)
+ *     where p0 counts the masked samples equal to v in the window x window
+ *     square around it (clipped), and p the larger count of v + d + 1 and
+ *     v - d - 1 in the same square.  weight[] is the suprathreshold
+ *     contrast response, tvi[d] the largest 10-bit value at which a step of
+ *     d + 1 codes is still visible under BT.1886 (or PQ) with
+ *     tvi_threshold, plus num_diffs.  The division is libvmaf's: the
+ *     integer product in float times a float reciprocal table
+ *     (cambi_tables.h).  Unmasked samples have c = 0.
+ *     The window is window_size scaled by (w + h) / (3840 + 2160), odd.
+ *
+ *  4. Pooling: the score of a scale is the mean of its largest
+ *     topk * (w h) c-values, found with libvmaf's quickselect and summed
+ *     in the order that quickselect leaves them (the sum is a double sum of
+ *     floats: another order could change its last bits).  The picture's
+ *     score is sum(scale score * {16, 8, 4, 2, 1}) / window^2, capped at
+ *     cambi_max_val.
+ *
+ * The window counts come from libvmaf's sliding histograms: one row of
+ * counters per 10-bit value in the band of values a c-value can read, one
+ * counter per column.  Moving down a row subtracts the row that leaves the
+ * window and adds the row that enters it, each sample adding one to the
+ * window-wide range of columns around it in its value's row.
+ *
+ * Limits, as libvmaf's: the encoding size must reach 216 samples in width
+ * or height, and window^2 must stay inside the reciprocal table (window
+ * <= 65, i.e. about w + h <= 6092 at the default window_size).  Beyond
+ * libvmaf: its histogram loops read outside the picture (rows and columns
+ * left over from the previous scale, or past the buffer) when the smallest
+ * scale is narrower or lower than half the window; such sizes (very thin
+ * pictures, e.g. 1920x100) are refused rather than scored on stale data.
+ *
+ * Options libvmaf has and quale does not: heatmaps_path (writes files),
+ * eotf and cambi_eotf (string options, which the option table cannot hold
+ * yet; the PQ EOTF is implemented below, BT.1886 is the default).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common.h"
+#include "metric.h"
+#include "cambi_tables.h"
+
+#define CAMBI_SCALES 5
+#define CAMBI_MAX_DIFFS 32
+/* The square of the spatial mask, and the radius of it. */
+#define CAMBI_MASK_SIDE 7
+#define CAMBI_MASK_PAD (CAMBI_MASK_SIDE / 2)
+/* The encoding size must reach this in width or height. */
+#define CAMBI_MIN_SIDE 216u
+#define CAMBI_DEFAULT_TOPK 0.6
+#define CAMBI_DEFAULT_WINDOW 65
+/* 10-bit limited range, where the EOTFs are evaluated. */
+#define CAMBI_LUMA_FOOT 64
+#define CAMBI_LUMA_HEAD 940
+#define CAMBI_LUMA_MAX 1023
+
+static const int cambi_scale_weight[CAMBI_SCALES] = { 16, 8, 4, 2, 1 };
+
+/* Suprathreshold contrast response, by contrast step - 1. */
+static const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {
+    1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
+    8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+};
+
+enum CambiEotf {
+    CAMBI_EOTF_BT1886 = 0,
+    CAMBI_EOTF_PQ,
+};
+
+enum CambiKey {
+    CAMBI_KEY_SCORE,
+    CAMBI_KEY_SOURCE,
+    CAMBI_KEY_FULL_REFERENCE,
+    CAMBI_KEY_COUNT,
+};
+
+static const char *const cambi_keys[CAMBI_KEY_COUNT + 1] = {
+    "cambi", "cambi_source", "cambi_full_reference", NULL,
+};
+
+/* How one input (distorted or, with full_ref, reference) is scored. */
+typedef struct CambiGeometry {
+    unsigned width, height;  /* the scored size: encoding (or source) size */
+    unsigned window;         /* odd side of the histogram square */
+    uint16_t mask_index;
+} CambiGeometry;
+
+typedef struct CambiState {
+    /* options, as parsed.  The key suffixes are read from these after
+     * init, so init keeps what it derives from them apart. */
+    double max_val;
+    int enc_width, enc_height, enc_bitdepth;
+    int src_width, src_height;
+    int window_size;
+    double topk, cambi_topk;
+    double tvi_threshold;
+    double vis_lum_threshold;
+    int max_log_contrast;
+    bool full_ref;
+    int high_res_speedup;
+    /* Not an option (libvmaf's eotf and cambi_eotf are strings); calloc
+     * leaves it at BT.1886, libvmaf's default. */
+    enum CambiEotf eotf;
+
+    /* set by init */
+    CambiGeometry dist, ref;
+    bool anti_dither;
+    bool speedup;
+    double pool_topk;
+    unsigned num_diffs;
+    int tvi[CAMBI_MAX_DIFFS];   /* in value + num_diffs units, as libvmaf */
+    int vlt_luma;
+    /* The band of 10-bit values that the histograms keep. */
+    int band_base, band_size;
+    unsigned alloc_w, alloc_h;
+    unsigned key[CAMBI_KEY_COUNT];
+} CambiState;
+
+static const MetricOption cambi_options[] = {
+    { .name = "cambi_max_val", .alias = "cmxv",
+      .help = "maximum value allowed; larger values are clipped to it",
+      .offset = offsetof(CambiState, max_val), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1000.0, .min = 0.0, .max = 1000.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "enc_width", .alias = "encw",
+      .help = "encoding width: the picture is scored at this width when smaller (0: its own)",
+      .offset = offsetof(CambiState, enc_width), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 180, .max = 7680, .flags = OPTION_FEATURE_PARAM },
+    { .name = "enc_height", .alias = "ench",
+      .help = "encoding height: the picture is scored at this height when smaller (0: its own)",
+      .offset = offsetof(CambiState, enc_height), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 150, .max = 7680, .flags = OPTION_FEATURE_PARAM },
+    { .name = "enc_bitdepth", .alias = "encbd",
+      .help = "encoding bit depth; below 10 an anti-dithering filter runs first (0: the input's)",
+      .offset = offsetof(CambiState, enc_bitdepth), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 6, .max = 16, .flags = OPTION_FEATURE_PARAM },
+    { .name = "src_width", .alias = "srcw",
+      .help = "source width, with full_ref only (0: the picture's)",
+      .offset = offsetof(CambiState, src_width), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 320, .max = 7680, .flags = OPTION_FEATURE_PARAM },
+    { .name = "src_height", .alias = "srch",
+      .help = "source height, with full_ref only (0: the picture's)",
+      .offset = offsetof(CambiState, src_height), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 200, .max = 4320, .flags = OPTION_FEATURE_PARAM },
+    { .name = "window_size", .alias = "ws",
+      .help = "window size of the c-values at 4K (65 is about 1 degree), scaled to the picture",
+      .offset = offsetof(CambiState, window_size), .type = QUALE_OPTION_INT,
+      .default_value.i = CAMBI_DEFAULT_WINDOW, .min = 15, .max = 127,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "topk",
+      .help = "ratio of the largest c-values pooled, 0 < topk <= 1 "
+              "(used when not at its default, else cambi_topk)",
+      .offset = offsetof(CambiState, topk), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = CAMBI_DEFAULT_TOPK, .min = 0.0001, .max = 1.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "cambi_topk", .alias = "ctpk",
+      .help = "ratio of the largest c-values pooled, 0 < cambi_topk <= 1",
+      .offset = offsetof(CambiState, cambi_topk), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = CAMBI_DEFAULT_TOPK, .min = 0.0001, .max = 1.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "tvi_threshold", .alias = "tvit",
+      .help = "visibility threshold of a luminance step: dL < tvi_threshold * L",
+      .offset = offsetof(CambiState, tvi_threshold), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.019, .min = 0.0001, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "cambi_vis_lum_threshold", .alias = "vlt",
+      .help = "luminance (cd/m2) below which banding is taken as invisible",
+      .offset = offsetof(CambiState, vis_lum_threshold), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.0, .min = 0.0, .max = 300.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "max_log_contrast", .alias = "mlc",
+      .help = "largest contrast step, log2 of 10-bit codes (2: 4 codes at 10 bits, 1 at 8)",
+      .offset = offsetof(CambiState, max_log_contrast), .type = QUALE_OPTION_INT,
+      .default_value.i = 2, .min = 0, .max = 5, .flags = OPTION_FEATURE_PARAM },
+    { .name = "full_ref",
+      .help = "also score the reference: cambi_source and cambi_full_reference",
+      .offset = offsetof(CambiState, full_ref), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { .name = "cambi_high_res_speedup", .alias = "hrs",
+      .help = "from this height of encode (1080, 1440 or 2160; 0: never), score from a "
+              "half-size picture after the spatial mask (faster, less accurate)",
+      .offset = offsetof(CambiState, high_res_speedup), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 0, .max = 2160, .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+/* ---- visibility thresholds ---------------------------------------------- */
+
+static double cambi_bt1886_eotf(double v)
+{
+    const double gamma = 2.4, lw = 300.0, lb = 0.01;
+    const double a = pow(pow(lw, 1.0 / gamma) - pow(lb, 1.0 / gamma), gamma);
+    const double b = pow(lb, 1.0 / gamma) / (pow(lw, 1.0 / gamma) - pow(lb, 1.0 / gamma));
+    const double x = v + b;
+    return a * pow(x > 0 ? x : 0, gamma);
+}
+
+static double cambi_pq_eotf(double v)
+{
+    const double m1 = 0.1593017578125, m2 = 78.84375;
+    const double c1 = 0.8359375, c2 = 18.8515625, c3 = 18.6875;
+    const double num = pow(v, 1.0 / m2) - c1;
+    const double den = c2 - c3 * pow(v, 1.0 / m2);
+    return 10000 * pow((num > 0 ? num : 0) / den, 1.0 / m1);
+}
+
+/* The luminance of a 10-bit limited-range sample (clipped to the range). */
+static double cambi_luminance(int sample, enum CambiEotf eotf)
+{
+    const int clipped = QUALE_MIN(QUALE_MAX(sample, CAMBI_LUMA_FOOT), CAMBI_LUMA_HEAD);
+    const double v = (double)(clipped - CAMBI_LUMA_FOOT) / (CAMBI_LUMA_HEAD - CAMBI_LUMA_FOOT);
+    return eotf == CAMBI_EOTF_PQ ? cambi_pq_eotf(v) : cambi_bt1886_eotf(v);
+}
+
+/* Whether a step of diff codes above sample is visible. */
+static bool cambi_step_visible(int sample, int diff, double threshold, enum CambiEotf eotf)
+{
+    const double base = cambi_luminance(sample, eotf);
+    const double stepped = cambi_luminance(sample + diff, eotf);
+    return stepped - base > threshold * base;
+}
+
+/* Where sample stands against the last sample at which the step is
+ * visible: below it (-1), at it (0) or above it (1). */
+static int cambi_tvi_side(int sample, int diff, double threshold, enum CambiEotf eotf)
+{
+    if (!cambi_step_visible(sample, diff, threshold, eotf)) return 1;
+    if (cambi_step_visible(sample + 1, diff, threshold, eotf)) return -1;
+    return 0;
+}
+
+/* The largest 10-bit sample at which a step of diff codes is visible, by
+ * bisection over the limited range, as libvmaf: 0 when none is, 1023 when
+ * all are.  -EDOM if the visibility is not monotonic in the sample. */
+static int cambi_tvi_for_diff(int diff, double threshold, enum CambiEotf eotf)
+{
+    int lo = CAMBI_LUMA_FOOT, hi = CAMBI_LUMA_HEAD - diff - 1;
+
+    int side = cambi_tvi_side(lo, diff, threshold, eotf);
+    if (side > 0) return 0;
+    if (side == 0) return lo;
+    side = cambi_tvi_side(hi, diff, threshold, eotf);
+    if (side < 0) return CAMBI_LUMA_MAX;
+    if (side == 0) return hi;
+
+    /* lo is below the answer and hi above it: 10 halvings of the range
+     * find it when the visibility is monotonic. */
+    for (unsigned step = 0; step < 64; step++) {
+        const int mid = lo + (hi - lo) / 2;
+        side = cambi_tvi_side(mid, diff, threshold, eotf);
+        if (side == 0) return mid;
+        if (side > 0) hi = mid;
+        else lo = mid;
+    }
+    return -EDOM;
+}
+
+/* The smallest sample at or above the luminance threshold (0 when the
+ * foot of the range already is); -EDOM if no sample of the range is. */
+static int cambi_vlt_luma(double threshold, enum CambiEotf eotf)
+{
+    for (int sample = CAMBI_LUMA_FOOT; sample <= CAMBI_LUMA_HEAD; sample++) {
+        if (cambi_luminance(sample, eotf) >= threshold)
+            return sample == CAMBI_LUMA_FOOT ? 0 : sample;
+    }
+    return -EDOM;
+}
+
+/* ---- geometry ----------------------------------------------------------- */
+
+/* window_size scaled by (w + h) / (3840 + 2160) = (w + h) / 375 / 16, in
+ * libvmaf's integer steps (16-bit result), halved with the speed-up, odd. */
+static unsigned cambi_window(int window_size, unsigned w, unsigned h, bool speedup)
+{
+    unsigned win = (uint16_t)(((unsigned)window_size * (w + h) / 375) >> 4);
+    if (speedup) win = (win + 1) >> 1;
+    return win | 1;
+}
+
+static unsigned cambi_ceil_log2(uint32_t n)
+{
+    unsigned bits = 0;
+    for (uint32_t t = n ? n - 1 : 0; t; t >>= 1) bits++;
+    return bits;
+}
+
+static uint16_t cambi_mask_index(unsigned w, unsigned h)
+{
+    const uint32_t blocks = (w >> 6) * (h >> 6);
+    const int side2 = CAMBI_MASK_SIDE * CAMBI_MASK_SIDE;
+    return (uint16_t)((side2 + 3 * ((int)cambi_ceil_log2(blocks) - 11) - 1) >> 1);
+}
+
+static unsigned cambi_halve(unsigned n)
+{
+    return (n + 1) >> 1;
+}
+
+static int cambi_geometry(const CambiState *s, CambiGeometry *g, unsigned w, unsigned h,
+                          const char *what, FeatureSink *sink)
+{
+    g->width = w;
+    g->height = h;
+    g->window = cambi_window(s->window_size, w, h, s->speedup);
+    g->mask_index = cambi_mask_index(w, h);
+
+    /* libvmaf's histogram loops read the first window / 2 columns and rows
+     * of every scale, inside the picture or not. */
+    unsigned sw = w, sh = h;
+    const unsigned halvings = CAMBI_SCALES - 1 + (s->speedup ? 1 : 0);
+    for (unsigned k = 0; k < halvings; k++) {
+        sw = cambi_halve(sw);
+        sh = cambi_halve(sh);
+    }
+    const unsigned pad = g->window / 2;
+    if (sw < pad || sh < pad) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: a %ux%u %s is too thin: its smallest scale (%ux%u) "
+                         "is narrower or lower than half the %u-sample window, where "
+                         "libvmaf reads outside the picture", w, h, what, sw, sh,
+                         g->window);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* ---- init --------------------------------------------------------------- */
+
+static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    CambiState *s = state;
+    const unsigned w = f->width, h = f->height;
+
+    unsigned enc_w = (unsigned)s->enc_width, enc_h = (unsigned)s->enc_height;
+    if (!enc_w || !enc_h) {
+        enc_w = w;
+        enc_h = h;
+    }
+    unsigned src_w = (unsigned)s->src_width, src_h = (unsigned)s->src_height;
+    if (!src_w || !src_h) {
+        src_w = w;
+        src_h = h;
+    }
+    /* A downscaled encode is not scored back at its encoding size. */
+    if (enc_w > w || enc_h > h) {
+        enc_w = w;
+        enc_h = h;
+    }
+
+    if (enc_w < CAMBI_MIN_SIDE && enc_h < CAMBI_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: a %ux%u encode is too small: cambi needs %u samples "
+                         "in width or height", enc_w, enc_h, CAMBI_MIN_SIDE);
+        return -EINVAL;
+    }
+    if (src_w < CAMBI_MIN_SIDE && src_h < CAMBI_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: a %ux%u source is too small: cambi needs %u samples "
+                         "in width or height", src_w, src_h, CAMBI_MIN_SIDE);
+        return -EINVAL;
+    }
+    if ((src_w > enc_w && src_h < enc_h) || (src_w < enc_w && src_h > enc_h)) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: the source size %ux%u and the encoding size %ux%u "
+                         "must not be larger each in one direction", src_w, src_h,
+                         enc_w, enc_h);
+        return -EINVAL;
+    }
+
+    const uint64_t enc_pixels = (uint64_t)enc_w * enc_h;
+    switch (s->high_res_speedup) {
+    case 1080: s->speedup = enc_pixels >= 1920u * 1080u; break;
+    case 1440: s->speedup = enc_pixels >= 2560u * 1440u; break;
+    case 2160: s->speedup = enc_pixels >= 3840u * 2160u; break;
+    default: s->speedup = false; break;
+    }
+
+    int err = cambi_geometry(s, &s->dist, enc_w, enc_h, "picture", sink);
+    if (err) return err;
+    /* libvmaf sizes the source window whether full_ref is set or not. */
+    const unsigned src_window = cambi_window(s->window_size, src_w, src_h, s->speedup);
+    const unsigned max_window = QUALE_MAX(s->dist.window, src_window);
+    if (max_window * max_window >= CAMBI_RECIPROCAL_SIZE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: the %u-sample window of a %ux%u picture is too large "
+                         "for libvmaf's reciprocal table (at most 65: lower window_size, "
+                         "or set enc_width and enc_height)", max_window,
+                         s->dist.window == max_window ? enc_w : src_w,
+                         s->dist.window == max_window ? enc_h : src_h);
+        return -EINVAL;
+    }
+    if (s->full_ref) {
+        err = cambi_geometry(s, &s->ref, src_w, src_h, "source", sink);
+        if (err) return err;
+    }
+
+    s->anti_dither = (s->enc_bitdepth ? (unsigned)s->enc_bitdepth : f->bitdepth) < 10;
+    /* topk wins when set, else cambi_topk. */
+    s->pool_topk = s->topk != CAMBI_DEFAULT_TOPK ? s->topk : s->cambi_topk;
+
+    s->num_diffs = 1u << s->max_log_contrast;
+    int band_top = 0;
+    for (unsigned d = 0; d < s->num_diffs; d++) {
+        const int tvi = cambi_tvi_for_diff((int)d + 1, s->tvi_threshold, s->eotf);
+        if (tvi < 0) {
+            feature_sink_log(sink, QUALE_LOG_ERROR,
+                             "cambi: no visibility threshold for a step of %u codes "
+                             "with tvi_threshold %g", d + 1, s->tvi_threshold);
+            return -EINVAL;
+        }
+        s->tvi[d] = tvi + (int)s->num_diffs;
+        band_top = QUALE_MAX(band_top, s->tvi[d]);
+    }
+    s->vlt_luma = cambi_vlt_luma(s->vis_lum_threshold, s->eotf);
+    if (s->vlt_luma < 0) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: cambi_vis_lum_threshold %g is above the peak luminance",
+                         s->vis_lum_threshold);
+        return -EINVAL;
+    }
+    /* A c-value reads the counts of values v - num_diffs .. v + num_diffs
+     * for v with v + num_diffs <= tvi[d] and v + num_diffs + d + 1 >
+     * vlt_luma: these bounds keep every count it can read (and no other),
+     * as libvmaf's. */
+    s->band_base = QUALE_MAX(0, s->vlt_luma - 3 * (int)s->num_diffs + 1);
+    s->band_size = QUALE_MAX(0, band_top + 1 - s->band_base);
+
+    s->alloc_w = s->dist.width;
+    s->alloc_h = s->dist.height;
+    if (s->full_ref) {
+        s->alloc_w = QUALE_MAX(s->alloc_w, s->ref.width);
+        s->alloc_h = QUALE_MAX(s->alloc_h, s->ref.height);
+    }
+
+    err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_SCORE], &s->key[CAMBI_KEY_SCORE]);
+    if (!err && s->full_ref) {
+        err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_SOURCE],
+                                   &s->key[CAMBI_KEY_SOURCE]);
+        if (!err)
+            err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_FULL_REFERENCE],
+                                       &s->key[CAMBI_KEY_FULL_REFERENCE]);
+    }
+    return err;
+}
+
+/* ---- per-thread buffers ------------------------------------------------- */
+
+typedef struct CambiScratch {
+    uint16_t *image;      /* the picture of the current scale, rows packed */
+    uint8_t *mask;        /* its mask, same layout */
+    float *c_values;      /* same layout */
+    uint16_t *histograms; /* band_size rows of one counter per column */
+    uint16_t *mode_rows;  /* 3 horizontally filtered rows */
+    uint32_t *src_x;      /* resampling: source column of each column */
+    uint8_t *flat;        /* one row of flat flags */
+    uint8_t *flat_count;  /* flat samples of each column in the mask's rows */
+} CambiScratch;
+
+static int cambi_scratch_alloc(const void *state, void **scratch)
+{
+    const CambiState *s = state;
+    const size_t w = s->alloc_w, plane = (size_t)s->alloc_w * s->alloc_h;
+    const size_t sizes[] = {
+        plane * sizeof(uint16_t),
+        plane,
+        plane * sizeof(float),
+        (size_t)QUALE_MAX(s->band_size, 1) * w * sizeof(uint16_t),
+        3 * w * sizeof(uint16_t),
+        w * sizeof(uint32_t),
+        w,
+        w,
+    };
+    size_t total = quale_align(sizeof(CambiScratch), QUALE_ALIGNMENT);
+    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(sizes); i++)
+        total += quale_align(sizes[i], QUALE_ALIGNMENT);
+
+    uint8_t *base = quale_aligned_alloc(total);
+    if (!base) return -ENOMEM;
+    CambiScratch *t = (CambiScratch *)base;
+    uint8_t *p = base + quale_align(sizeof(CambiScratch), QUALE_ALIGNMENT);
+    void **slots[] = {
+        (void **)&t->image, (void **)&t->mask, (void **)&t->c_values,
+        (void **)&t->histograms, (void **)&t->mode_rows, (void **)&t->src_x,
+        (void **)&t->flat, (void **)&t->flat_count,
+    };
+    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(sizes); i++) {
+        *slots[i] = p;
+        p += quale_align(sizes[i], QUALE_ALIGNMENT);
+    }
+    *scratch = t;
+    return 0;
+}
+
+static void cambi_scratch_free(void *scratch)
+{
+    quale_aligned_free(scratch);
+}
+
+/* ---- preprocessing ------------------------------------------------------ */
+
+/* libvmaf's nearest-neighbour positions: a float walk from
+ * ratio / 2 - 0.5 in steps of ratio = in / out, each rounded half up. */
+static void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
+{
+    const float ratio = (float)in / (float)out;
+    float x = (float)((double)(ratio / 2) - 0.5);
+    for (unsigned i = 0; i < out; i++) {
+        const unsigned p = (unsigned)(int)((double)x + 0.5);
+        pos[i] = QUALE_MIN(p, in - 1);
+        x += ratio;
+    }
+}
+
+static inline uint16_t cambi_to_10bit(unsigned v, unsigned bitdepth)
+{
+    if (bitdepth < 10) return (uint16_t)(v << (10 - bitdepth));
+    const unsigned shift = bitdepth - 10;
+    const unsigned round = shift ? 1u << (shift - 1) : 0;
+    return (uint16_t)((v + round) >> shift);
+}
+
+/* The luma plane, at 10 bits and the scored size, into image (rows of w). */
+static void cambi_load(const QualePicture *pic, uint16_t *image, unsigned w, unsigned h,
+                       uint32_t *src_x)
+{
+    const unsigned in_w = pic->plane_width[0], in_h = pic->plane_height[0];
+    const unsigned bd = pic->format.bitdepth;
+    const uint8_t *data = pic->data[0];
+    const ptrdiff_t stride = pic->stride[0];
+    const bool resample = in_w != w || in_h != h;
+
+    if (resample) cambi_source_positions(src_x, in_w, w);
+    const float ratio_y = (float)in_h / (float)h;
+    float y = (float)((double)(ratio_y / 2) - 0.5);
+
+    for (unsigned i = 0; i < h; i++) {
+        unsigned row = i;
+        if (resample) {
+            row = QUALE_MIN((unsigned)(int)((double)y + 0.5), in_h - 1);
+            y += ratio_y;
+        }
+        uint16_t *out = image + (size_t)i * w;
+        if (bd == 8) {
+            const uint8_t *in = data + (ptrdiff_t)row * stride;
+            if (resample)
+                for (unsigned j = 0; j < w; j++) out[j] = (uint16_t)(in[src_x[j]] << 2);
+            else
+                for (unsigned j = 0; j < w; j++) out[j] = (uint16_t)(in[j] << 2);
+        } else {
+            const uint16_t *in = (const uint16_t *)(data + (ptrdiff_t)row * stride);
+            if (resample)
+                for (unsigned j = 0; j < w; j++) out[j] = cambi_to_10bit(in[src_x[j]], bd);
+            else if (bd == 10)
+                memcpy(out, in, w * sizeof(uint16_t));
+            else
+                for (unsigned j = 0; j < w; j++) out[j] = cambi_to_10bit(in[j], bd);
+        }
+    }
+}
+
+/* Each sample becomes the mean, rounded down, of itself and its right,
+ * lower and lower-right neighbours (those that exist), in place: every
+ * sample read is still the original. */
+static void cambi_anti_dither(uint16_t *image, unsigned w, unsigned h)
+{
+    for (unsigned i = 0; i + 1 < h; i++) {
+        uint16_t *a = image + (size_t)i * w, *b = a + w;
+        for (unsigned j = 0; j + 1 < w; j++)
+            a[j] = (uint16_t)((a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
+        a[w - 1] = (uint16_t)((a[w - 1] + b[w - 1]) >> 1);
+    }
+    uint16_t *a = image + (size_t)(h - 1) * w;
+    for (unsigned j = 0; j + 1 < w; j++)
+        a[j] = (uint16_t)((a[j] + a[j + 1]) >> 1);
+}
+
+/* ---- spatial mask ------------------------------------------------------- */
+
+/* flat[j] = sample (r, j) equals its right and lower neighbours. */
+static void cambi_flat_row(const uint16_t *image, unsigned w, unsigned h, unsigned r,
+                           uint8_t *flat)
+{
+    const uint16_t *a = image + (size_t)r * w;
+    if (r + 1 < h) {
+        const uint16_t *b = a + w;
+        for (unsigned j = 0; j + 1 < w; j++)
+            flat[j] = (uint8_t)((a[j] == a[j + 1]) & (a[j] == b[j]));
+        flat[w - 1] = (uint8_t)(a[w - 1] == b[w - 1]);
+    } else {
+        for (unsigned j = 0; j + 1 < w; j++) flat[j] = (uint8_t)(a[j] == a[j + 1]);
+        flat[w - 1] = 1;
+    }
+}
+
+/* mask = more than mask_index flat samples in the 7x7 square (clipped):
+ * column counts over the square's rows, then a running sum along the row. */
+static void cambi_spatial_mask(const uint16_t *image, uint8_t *mask, unsigned w, unsigned h,
+                               unsigned mask_index, uint8_t *flat, uint8_t *count)
+{
+    const unsigned pad = CAMBI_MASK_PAD;
+    memset(count, 0, w);
+    for (unsigned r = 0; r < pad && r < h; r++) {
+        cambi_flat_row(image, w, h, r, flat);
+        for (unsigned j = 0; j < w; j++) count[j] += flat[j];
+    }
+    for (unsigned i = 0; i < h; i++) {
+        if (i + pad < h) {
+            cambi_flat_row(image, w, h, i + pad, flat);
+            for (unsigned j = 0; j < w; j++) count[j] += flat[j];
+        }
+        if (i > pad) {
+            cambi_flat_row(image, w, h, i - pad - 1, flat);
+            for (unsigned j = 0; j < w; j++) count[j] -= flat[j];
+        }
+        unsigned sum = 0;
+        for (unsigned j = 0; j < pad && j < w; j++) sum += count[j];
+        uint8_t *m = mask + (size_t)i * w;
+        for (unsigned j = 0; j < w; j++) {
+            if (j + pad < w) sum += count[j + pad];
+            if (j > pad) sum -= count[j - pad - 1];
+            m[j] = sum > mask_index;
+        }
+    }
+}
+
+/* ---- scales ------------------------------------------------------------- */
+
+/* Keeps every other row and column, in place: rows of w become rows of
+ * (w + 1) / 2, and every read is at or after the write it feeds. */
+static void cambi_decimate16(uint16_t *p, unsigned w, unsigned h)
+{
+    const unsigned dw = cambi_halve(w), dh = cambi_halve(h);
+    for (unsigned i = 0; i < dh; i++) {
+        const uint16_t *in = p + (size_t)2 * i * w;
+        uint16_t *out = p + (size_t)i * dw;
+        for (unsigned j = 0; j < dw; j++) out[j] = in[2 * j];
+    }
+}
+
+static void cambi_decimate8(uint8_t *p, unsigned w, unsigned h)
+{
+    const unsigned dw = cambi_halve(w), dh = cambi_halve(h);
+    for (unsigned i = 0; i < dh; i++) {
+        const uint8_t *in = p + (size_t)2 * i * w;
+        uint8_t *out = p + (size_t)i * dw;
+        for (unsigned j = 0; j < dw; j++) out[j] = in[2 * j];
+    }
+}
+
+/* The value two of three share, else the smallest; in selects, which
+ * vectorise. */
+static inline uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
+{
+    const uint16_t ab = a < b ? a : b;
+    const uint16_t smallest = ab < c ? ab : c;
+    const uint16_t bc = b == c ? b : smallest;
+    return a == b || a == c ? a : bc;
+}
+
+static void cambi_mode_row(const uint16_t *in, uint16_t *out, unsigned w)
+{
+    out[0] = in[0];
+    for (unsigned j = 1; j + 1 < w; j++) out[j] = cambi_mode3(in[j - 1], in[j], in[j + 1]);
+    out[w - 1] = in[w - 1];
+}
+
+/* 3x3 mode filter in place, separable: the vertical mode of three
+ * horizontally filtered rows; first and last rows stay. */
+static void cambi_mode_filter(uint16_t *image, unsigned w, unsigned h, uint16_t *rows)
+{
+    if (h < 3) return;
+    cambi_mode_row(image, rows, w);
+    cambi_mode_row(image + w, rows + w, w);
+    for (unsigned i = 2; i < h; i++) {
+        /* Row i is read before row i - 1 is written. */
+        cambi_mode_row(image + (size_t)i * w, rows + (size_t)(i % 3) * w, w);
+        uint16_t *out = image + (size_t)(i - 1) * w;
+        const uint16_t *r0 = rows, *r1 = rows + w, *r2 = rows + 2 * w;
+        for (unsigned j = 0; j < w; j++) out[j] = cambi_mode3(r0[j], r1[j], r2[j]);
+    }
+}
+
+/* ---- c-values ----------------------------------------------------------- */
+
+typedef struct CambiRowUpdate {
+    uint16_t *histograms;
+    unsigned w, pad;
+    int base, size;
+} CambiRowUpdate;
+
+static inline void cambi_range_add(uint16_t *counters, unsigned lo, unsigned hi)
+{
+    for (unsigned k = lo; k < hi; k++) counters[k]++;
+}
+
+static inline void cambi_range_sub(uint16_t *counters, unsigned lo, unsigned hi)
+{
+    for (unsigned k = lo; k < hi; k++) counters[k]--;
+}
+
+/* The band row of a sample, or -1 when it is masked out or off the band. */
+static inline int cambi_band_row(const CambiRowUpdate *u, const uint16_t *image,
+                                 const uint8_t *mask, size_t at)
+{
+    if (!mask[at]) return -1;
+    const int v = (int)image[at] - u->base;
+    return (unsigned)v < (unsigned)u->size ? v : -1;
+}
+
+/* Row leave (or none: SIZE_MAX) leaves the window and row enter (or none)
+ * enters it. */
+static void cambi_slide(const CambiRowUpdate *u, const uint16_t *image, const uint8_t *mask,
+                        size_t leave, size_t enter)
+{
+    const unsigned w = u->w, pad = u->pad;
+    for (unsigned j = 0; j < w; j++) {
+        const int out = leave != SIZE_MAX ? cambi_band_row(u, image, mask, leave + j) : -1;
+        const int in = enter != SIZE_MAX ? cambi_band_row(u, image, mask, enter + j) : -1;
+        if (out == in) continue;
+        const unsigned lo = j > pad ? j - pad : 0;
+        const unsigned hi = QUALE_MIN(j + pad + 1, w);
+        if (out >= 0) cambi_range_sub(u->histograms + (size_t)out * w, lo, hi);
+        if (in >= 0) cambi_range_add(u->histograms + (size_t)in * w, lo, hi);
+    }
+}
+
+/* What pooling needs to know of the non-zero c-values of a scale. */
+typedef struct CambiNonZero {
+    double sum;          /* in the order of the picture */
+    unsigned count;
+    float smallest, largest;
+} CambiNonZero;
+
+static void cambi_c_values_row(const CambiState *s, const uint16_t *histograms,
+                               const uint16_t *image, const uint8_t *mask, float *c_values,
+                               unsigned w, CambiNonZero *nz)
+{
+    const int nd = (int)s->num_diffs;
+    for (unsigned j = 0; j < w; j++) {
+        c_values[j] = 0.0f;
+        if (!mask[j]) continue;
+        const int v = (int)image[j] - s->band_base;
+        if ((unsigned)v >= (unsigned)s->band_size) continue;
+        const int value = image[j] + nd;
+        const uint16_t *col = histograms + j;
+        const int p0 = col[(size_t)v * w];
+        float c = 0.0f;
+        for (int d = 0; d < nd; d++) {
+            if (value > s->tvi[d] || value + d + 1 <= s->vlt_luma) continue;
+            const int p1 = col[(size_t)(v + d + 1) * w];
+            const int p2 = v - d - 1 >= 0 ? col[(size_t)(v - d - 1) * w] : 0;
+            const int p = p1 > p2 ? p1 : p2;
+            const float val = (float)(cambi_contrast_weight[d] * p0 * p) *
+                              cambi_reciprocal[p + p0];
+            if (val > c) c = val;
+        }
+        c_values[j] = c;
+        if (c > 0.0f) {
+            nz->sum += c;
+            nz->count++;
+            if (c < nz->smallest) nz->smallest = c;
+            if (c > nz->largest) nz->largest = c;
+        }
+    }
+}
+
+static void cambi_c_values(const CambiState *s, CambiScratch *t, unsigned w, unsigned h,
+                           unsigned window, CambiNonZero *nz)
+{
+    const unsigned pad = window / 2;
+    *nz = (CambiNonZero){ .sum = 0.0, .count = 0, .smallest = INFINITY, .largest = 0.0f };
+    if (s->band_size == 0) {
+        memset(t->c_values, 0, sizeof(float) * w * h);
+        return;
+    }
+    const CambiRowUpdate u = { t->histograms, w, pad, s->band_base, s->band_size };
+    memset(t->histograms, 0, sizeof(uint16_t) * w * (size_t)s->band_size);
+
+    /* The window of row i holds rows i - pad .. i + pad. */
+    for (unsigned r = 0; r < pad && r < h; r++)
+        cambi_slide(&u, t->image, t->mask, SIZE_MAX, (size_t)r * w);
+    for (unsigned i = 0; i < h; i++) {
+        const size_t leave = i > pad ? (size_t)(i - pad - 1) * w : SIZE_MAX;
+        const size_t enter = i + pad < h ? (size_t)(i + pad) * w : SIZE_MAX;
+        if (leave != SIZE_MAX || enter != SIZE_MAX)
+            cambi_slide(&u, t->image, t->mask, leave, enter);
+        cambi_c_values_row(s, t->histograms, t->image + (size_t)i * w, t->mask + (size_t)i * w,
+                           t->c_values + (size_t)i * w, w, nz);
+    }
+}
+
+/* ---- pooling ------------------------------------------------------------ */
+
+/* libvmaf's quickselect (Hoare partitions, descending): afterwards the k
+ * largest values are v[0 .. k-1], in an order the sum depends on. */
+static void cambi_quickselect(float *v, int n, int k)
+{
+    if (n == k) return;
+    int left = 0, right = n - 1;
+    while (left < right) {
+        const float pivot = v[k];
+        int i = left, j = right;
+        do {
+            while (v[i] > pivot) i++;
+            while (v[j] < pivot) j--;
+            if (i <= j) {
+                const float tmp = v[i];
+                v[i] = v[j];
+                v[j] = tmp;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < k) left = i;
+        if (k < i) right = j;
+    }
+}
+
+/* Whether every partial sum of the non-zero values, in any order, is exact
+ * in double: all are multiples of the ulp of the smallest, 2^(e - 24), and
+ * no sum exceeds count * largest; below 2^52 such ulps, a double holds
+ * them all (the one bit to spare covers the rounding of the product). */
+static bool cambi_sum_is_exact(const CambiNonZero *nz)
+{
+    if (!nz->count) return true;
+    int e;
+    frexpf(nz->smallest, &e);
+    return (double)nz->count * nz->largest < ldexp(1.0, e - 24 + 52);
+}
+
+static double cambi_pool(float *c_values, unsigned w, unsigned h, double topk,
+                         const CambiNonZero *nz)
+{
+    const int n = (int)(w * h);
+    const double want = topk * n;
+    /* libvmaf converts to int, then clamps to 1 .. n. */
+    int k = (int)want;
+    k = QUALE_MIN(QUALE_MAX(k, 1), n);
+
+    /* libvmaf averages the k largest values in the order its quickselect
+     * leaves them.  When they are all the non-zero values and zeros, and
+     * their sum is exact whatever the order (the usual case: banding
+     * leaves most c-values at 0), that sum is the one already made. */
+    if (nz->count <= (unsigned)k && cambi_sum_is_exact(nz)) return nz->sum / k;
+
+    cambi_quickselect(c_values, n, k);
+    double sum = 0;
+    for (int i = 0; i < k; i++) sum += c_values[i];
+    return sum / k;
+}
+
+/* ---- scoring ------------------------------------------------------------ */
+
+static double cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
+                          CambiScratch *t)
+{
+    unsigned w = g->width, h = g->height;
+    cambi_load(pic, t->image, w, h, t->src_x);
+    if (s->anti_dither) cambi_anti_dither(t->image, w, h);
+    cambi_spatial_mask(t->image, t->mask, w, h, g->mask_index, t->flat, t->flat_count);
+
+    double scale_score[CAMBI_SCALES];
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
+        if (scale > 0 || s->speedup) {
+            cambi_decimate16(t->image, w, h);
+            cambi_decimate8(t->mask, w, h);
+            w = cambi_halve(w);
+            h = cambi_halve(h);
+        }
+        cambi_mode_filter(t->image, w, h, t->mode_rows);
+        CambiNonZero nz;
+        cambi_c_values(s, t, w, h, g->window, &nz);
+        scale_score[scale] = cambi_pool(t->c_values, w, h, s->pool_topk, &nz);
+    }
+
+    double score = 0.0;
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++)
+        score += scale_score[scale] * cambi_scale_weight[scale];
+    /* libvmaf's window area is a 16-bit count. */
+    const uint16_t area = (uint16_t)(g->window * g->window);
+    return score / area;
+}
+
+static int cambi_extract(const void *state, void *scratch, const MetricFrame *frame,
+                         FeatureSink *sink)
+{
+    const CambiState *s = state;
+    CambiScratch *t = scratch;
+
+    const double dist = cambi_score(s, &s->dist, frame->dist, t);
+    int err = feature_sink_put(sink, s->key[CAMBI_KEY_SCORE], frame->index,
+                               QUALE_MIN(dist, s->max_val));
+    if (err || !s->full_ref) return err;
+
+    const double src = cambi_score(s, &s->ref, frame->ref, t);
+    err = feature_sink_put(sink, s->key[CAMBI_KEY_SOURCE], frame->index,
+                           QUALE_MIN(src, s->max_val));
+    if (err) return err;
+    const double combined = QUALE_MAX(0.0, dist - src);
+    return feature_sink_put(sink, s->key[CAMBI_KEY_FULL_REFERENCE], frame->index,
+                            QUALE_MIN(combined, s->max_val));
+}
+
+const Metric metric_cambi = {
+    .name = "cambi",
+    .keys = cambi_keys,
+    .options = cambi_options,
+    .state_size = sizeof(CambiState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = cambi_init,
+    .scratch_alloc = cambi_scratch_alloc,
+    .scratch_free = cambi_scratch_free,
+    .extract = cambi_extract,
+};

@@ -1,0 +1,222 @@
+/*
+ * Anti-noise SNR ("float_ansnr"): libvmaf's float_ansnr and float_anpsnr
+ * of the luma plane.
+ *
+ * The samples become floats on the 8-bit scale less 128 (picture_float.h).
+ * The reference is filtered with the 3 x 3 kernel [1 2 1]^T [1 2 1] / 16,
+ * the distorted picture with a 5 x 5 kernel of weights / 571; each output
+ * is a float sum over kernel rows of float sums along the row.  Outside
+ * the picture, index -i reads i and index n - 1 + i reads n - i (libvmaf's
+ * mirror: 2 n - idx - 1 past the end, -idx before the start).  Then, with
+ * the filtered pictures r and d, in float, row by row,
+ *   sig = sum of r^2, noise = sum of (r - d)^2
+ * (each row summed on its own, then added to the total), and
+ *   float_ansnr  = noise == 0 ? psnr_max : 10 log10(sig / noise)
+ *   float_anpsnr = min(10 log10(peak^2 w h / max(noise, 1e-10)), psnr_max)
+ * with peak and psnr_max of float_psnr.
+ *
+ * The 5 x 5 mirror needs 3 samples a side: smaller pictures are refused
+ * (libvmaf reads outside the picture there).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "metric.h"
+#include "picture_float.h"
+
+#define ANSNR_REF_TAPS 3
+#define ANSNR_DIS_TAPS 5
+/* Source rows kept: the 5 the distorted filter reads. */
+#define ANSNR_RING ANSNR_DIS_TAPS
+#define ANSNR_PAD (ANSNR_DIS_TAPS / 2)
+#define ANSNR_MIN_SIDE 3u
+/* The conversion offset of libvmaf's ANSNR. */
+#define ANSNR_OFFSET (-128.0f)
+
+static const float ansnr_ref_kernel[ANSNR_REF_TAPS * ANSNR_REF_TAPS] = {
+    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0,
+    2.0 / 16.0, 4.0 / 16.0, 2.0 / 16.0,
+    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0,
+};
+
+/* weights / 571, computed in double and rounded to float, as libvmaf */
+#define W(n) ((n) / 571.0)
+static const float ansnr_dis_kernel[ANSNR_DIS_TAPS * ANSNR_DIS_TAPS] = {
+    W(2),  W(7),  W(12),  W(7),  W(2),
+    W(7),  W(31), W(52),  W(31), W(7),
+    W(12), W(52), W(127), W(52), W(12),
+    W(7),  W(31), W(52),  W(31), W(7),
+    W(2),  W(7),  W(12),  W(7),  W(2),
+};
+#undef W
+
+static const char *const ansnr_keys[] = { "float_ansnr", "float_anpsnr", NULL };
+
+static const MetricOption ansnr_options[] = { { 0 } };
+
+typedef struct FloatAnsnrState {
+    int w, h;
+    double peak, psnr_max;
+    unsigned key_ansnr, key_anpsnr;
+} FloatAnsnrState;
+
+static int ansnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatAnsnrState *s = state;
+    int err = picture_float_check(f, "float_ansnr", sink);
+    if (err) return err;
+    if (f->width < ANSNR_MIN_SIDE || f->height < ANSNR_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_ansnr: cannot score %ux%u video: its %dx%d filter needs "
+                         "at least %ux%u luma samples",
+                         f->width, f->height, ANSNR_DIS_TAPS, ANSNR_DIS_TAPS,
+                         ANSNR_MIN_SIDE, ANSNR_MIN_SIDE);
+        return -EINVAL;
+    }
+    s->w = (int)f->width;
+    s->h = (int)f->height;
+    s->peak = picture_float_peak(f->bitdepth);
+    s->psnr_max = picture_float_psnr_max(f->bitdepth);
+    err = feature_sink_declare(sink, ansnr_keys[0], &s->key_ansnr);
+    if (!err) err = feature_sink_declare(sink, ansnr_keys[1], &s->key_anpsnr);
+    return err;
+}
+
+/* Per worker: the last 5 converted rows of each picture (padded), the two
+ * filtered rows. */
+typedef struct FloatAnsnrScratch {
+    float *ring;        /* 2 x ANSNR_RING rows */
+    size_t stride;      /* in floats */
+    float *ref_filtered, *dis_filtered;
+} FloatAnsnrScratch;
+
+static void ansnr_scratch_free(void *scratch)
+{
+    FloatAnsnrScratch *t = scratch;
+    if (!t) return;
+    quale_aligned_free(t->ring);
+    quale_aligned_free(t->ref_filtered);
+    quale_aligned_free(t->dis_filtered);
+    free(t);
+}
+
+static int ansnr_scratch_alloc(const void *state, void **scratch)
+{
+    const FloatAnsnrState *s = state;
+    FloatAnsnrScratch *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    /* ANSNR_PAD floats before a row would misalign it: keep a vector */
+    t->stride = quale_align((size_t)s->w + 2 * QUALE_ALIGNMENT / sizeof(float),
+                            QUALE_ALIGNMENT / sizeof(float));
+    t->ring = quale_aligned_alloc(2 * ANSNR_RING * t->stride * sizeof(float));
+    t->ref_filtered = quale_aligned_alloc((size_t)s->w * sizeof(float));
+    t->dis_filtered = quale_aligned_alloc((size_t)s->w * sizeof(float));
+    if (!t->ring || !t->ref_filtered || !t->dis_filtered) {
+        ansnr_scratch_free(t);
+        return -ENOMEM;
+    }
+    *scratch = t;
+    return 0;
+}
+
+/* libvmaf's ANSNR mirror. */
+static inline int ansnr_mirror(int i, int n)
+{
+    return i < 0 ? -i : i >= n ? 2 * n - i - 1 : i;
+}
+
+/* The ring row of source row y of picture p (0 ref, 1 distorted). */
+static float *ring_row(const FloatAnsnrScratch *t, int p, int y)
+{
+    const size_t offset = QUALE_ALIGNMENT / sizeof(float);
+    return t->ring + ((size_t)p * ANSNR_RING + (size_t)(y % ANSNR_RING)) * t->stride + offset;
+}
+
+/* Converts row y of both pictures into the ring, with the mirror past
+ * each end. */
+static void load_row(const FloatAnsnrState *s, FloatAnsnrScratch *t, const MetricFrame *frame,
+                     int y)
+{
+    for (int p = 0; p < 2; p++) {
+        float *row = ring_row(t, p, y);
+        picture_float_row(p ? frame->dist : frame->ref, 0, (unsigned)y, ANSNR_OFFSET, row);
+        for (int i = 1; i <= ANSNR_PAD; i++) {
+            row[-i] = row[ansnr_mirror(-i, s->w)];
+            row[s->w - 1 + i] = row[ansnr_mirror(s->w - 1 + i, s->w)];
+        }
+    }
+}
+
+/*
+ * One filtered row: for every x,
+ *   out[x] = sum over i of (sum over j of kernel[i][j] * rows[i][x + j - taps / 2])
+ * both sums in float, in index order, as libvmaf's ansnr_filter2d.
+ */
+PICTURE_FLOAT_INLINE void filter_row(const float *const *rows, const float *kernel, int taps,
+                                     int w, float *restrict out)
+{
+    for (int x = 0; x < w; x++) out[x] = 0.0f;
+    for (int i = 0; i < taps; i++) {
+        const float *restrict src = rows[i] - taps / 2;
+        const float *k = kernel + i * taps;
+        for (int x = 0; x < w; x++) {
+            float inner = 0.0f;
+            for (int j = 0; j < taps; j++) inner += k[j] * src[x + j];
+            out[x] += inner;
+        }
+    }
+}
+
+static int ansnr_extract(const void *state, void *scratch, const MetricFrame *frame,
+                         FeatureSink *sink)
+{
+    const FloatAnsnrState *s = state;
+    FloatAnsnrScratch *t = scratch;
+    const int w = s->w, h = s->h;
+
+    for (int y = 0; y < ANSNR_PAD; y++) load_row(s, t, frame, y);
+
+    float sig = 0.0f, noise = 0.0f;
+    for (int y = 0; y < h; y++) {
+        if (y + ANSNR_PAD < h) load_row(s, t, frame, y + ANSNR_PAD);
+
+        const float *ref_rows[ANSNR_REF_TAPS], *dis_rows[ANSNR_DIS_TAPS];
+        for (int i = 0; i < ANSNR_REF_TAPS; i++)
+            ref_rows[i] = ring_row(t, 0, ansnr_mirror(y - ANSNR_REF_TAPS / 2 + i, h));
+        for (int i = 0; i < ANSNR_DIS_TAPS; i++)
+            dis_rows[i] = ring_row(t, 1, ansnr_mirror(y - ANSNR_DIS_TAPS / 2 + i, h));
+        filter_row(ref_rows, ansnr_ref_kernel, ANSNR_REF_TAPS, w, t->ref_filtered);
+        filter_row(dis_rows, ansnr_dis_kernel, ANSNR_DIS_TAPS, w, t->dis_filtered);
+
+        const float *r = t->ref_filtered, *d = t->dis_filtered;
+        float sig_row = 0.0f, noise_row = 0.0f;
+        for (int x = 0; x < w; x++) {
+            sig_row += r[x] * r[x];
+            noise_row += (r[x] - d[x]) * (r[x] - d[x]);
+        }
+        sig += sig_row;
+        noise += noise_row;
+    }
+
+    const double ansnr = noise == 0 ? s->psnr_max : 10.0 * log10(sig / noise);
+    const double anpsnr = QUALE_MIN(
+        10 * log10(s->peak * s->peak * w * h / QUALE_MAX((double)noise, 1e-10)), s->psnr_max);
+    int err = feature_sink_put(sink, s->key_ansnr, frame->index, ansnr);
+    if (!err) err = feature_sink_put(sink, s->key_anpsnr, frame->index, anpsnr);
+    return err;
+}
+
+const Metric metric_float_ansnr = {
+    .name = "float_ansnr",
+    .keys = ansnr_keys,
+    .options = ansnr_options,
+    .state_size = sizeof(FloatAnsnrState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = ansnr_init,
+    .scratch_alloc = ansnr_scratch_alloc,
+    .scratch_free = ansnr_scratch_free,
+    .extract = ansnr_extract,
+};

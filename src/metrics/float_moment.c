@@ -1,0 +1,117 @@
+/*
+ * Moments ("float_moment"): libvmaf's first and second moments of the luma
+ * planes on the 8-bit float scale (picture_float.h):
+ *   float_moment_ref1st = sum of ref / (w h), float_moment_dis1st likewise,
+ *   float_moment_ref2nd = sum of (float)(ref * ref) / (w h), ..._dis2nd,
+ * each sum in double.
+ *
+ * Up to 12 bits every sample, float square and partial double sum is exact
+ * (picture_float_sums_exact), so the sums are integer sums scaled by a
+ * power of two: they are computed so.  At 16 bits the squares round in
+ * float, and the sums follow libvmaf's order, sample by sample.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "metric.h"
+#include "picture_float.h"
+
+enum { KEY_REF1, KEY_DIS1, KEY_REF2, KEY_DIS2, KEY_COUNT };
+
+/* In libvmaf's order of writing. */
+static const char *const moment_keys[KEY_COUNT + 1] = {
+    "float_moment_ref1st", "float_moment_dis1st",
+    "float_moment_ref2nd", "float_moment_dis2nd", NULL,
+};
+
+static const MetricOption moment_options[] = { { 0 } };
+
+typedef struct FloatMomentState {
+    float scaler;
+    bool exact_sums;
+    unsigned key[KEY_COUNT];
+} FloatMomentState;
+
+static int moment_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatMomentState *s = state;
+    int err = picture_float_check(f, "float_moment", sink);
+    if (err) return err;
+    s->scaler = picture_float_scaler(f->bitdepth);
+    s->exact_sums = picture_float_sums_exact(f);
+    for (unsigned k = 0; k < KEY_COUNT && !err; k++)
+        err = feature_sink_declare(sink, moment_keys[k], &s->key[k]);
+    return err;
+}
+
+/* The sums of the luma samples and of their squares. */
+typedef struct MomentSums {
+    double first, second;
+} MomentSums;
+
+/* Exact: integer sums, scaled. */
+PICTURE_FLOAT_INLINE MomentSums luma_sums_exact(const QualePicture *pic, float scaler, bool hbd)
+{
+    uint64_t first = 0, second = 0;
+    for (unsigned y = 0; y < pic->plane_height[0]; y++) {
+        const void *row = picture_row(pic, 0, y);
+        for (unsigned x = 0; x < pic->plane_width[0]; x++) {
+            const uint64_t d = picture_sample(row, x, hbd);
+            first += d;
+            second += d * d;
+        }
+    }
+    const double sc = scaler;
+    return (MomentSums){ (double)first / sc, (double)second / (sc * sc) };
+}
+
+/* libvmaf's sums, in its order. */
+PICTURE_FLOAT_INLINE MomentSums luma_sums_float(const QualePicture *pic, float scaler, bool hbd)
+{
+    double first = 0.0, second = 0.0;
+    for (unsigned y = 0; y < pic->plane_height[0]; y++) {
+        const void *row = picture_row(pic, 0, y);
+        for (unsigned x = 0; x < pic->plane_width[0]; x++) {
+            const float v = (float)picture_sample(row, x, hbd) / scaler;
+            first += v;
+            second += (double)(v * v);
+        }
+    }
+    return (MomentSums){ first, second };
+}
+
+static MomentSums luma_sums(const FloatMomentState *s, const QualePicture *pic)
+{
+    const bool hbd = pic->format.bitdepth > 8;
+    if (s->exact_sums)
+        return hbd ? luma_sums_exact(pic, s->scaler, true) : luma_sums_exact(pic, s->scaler, false);
+    return hbd ? luma_sums_float(pic, s->scaler, true) : luma_sums_float(pic, s->scaler, false);
+}
+
+static int moment_extract(const void *state, void *scratch, const MetricFrame *frame,
+                          FeatureSink *sink)
+{
+    const FloatMomentState *s = state;
+    const double n = (double)frame->ref->plane_width[0] * frame->ref->plane_height[0];
+    const MomentSums ref = luma_sums(s, frame->ref), dis = luma_sums(s, frame->dist);
+    const double value[KEY_COUNT] = {
+        [KEY_REF1] = ref.first / n, [KEY_DIS1] = dis.first / n,
+        [KEY_REF2] = ref.second / n, [KEY_DIS2] = dis.second / n,
+    };
+    int err = 0;
+    for (unsigned k = 0; k < KEY_COUNT && !err; k++)
+        err = feature_sink_put(sink, s->key[k], frame->index, value[k]);
+    return err;
+}
+
+const Metric metric_float_moment = {
+    .name = "float_moment",
+    .keys = moment_keys,
+    .options = moment_options,
+    .state_size = sizeof(FloatMomentState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = moment_init,
+    .extract = moment_extract,
+};

@@ -1,0 +1,1060 @@
+/*
+ * Integer ADM: libvmaf's "adm" extractor (integer_adm.c), bit-exact.
+ *
+ * Keys: integer_adm2 (the detail loss measure, DLM), integer_aim (the
+ * additive impairment measure), integer_adm3 (their blend) and
+ * integer_adm_scale0..3; with debug also integer_adm, integer_adm_num,
+ * integer_adm_den and the numerator and denominator of every scale.
+ *
+ * Four levels of a Daubechies-2 DWT of the luma plane.  At every level:
+ *  1. DWT of the reference (o) and the distorted (t) picture into an
+ *     approximation band a and detail bands h, v, d.
+ *  2. Decoupling: per orientation, the restored part of the distortion
+ *     r = clamp(t / o, 0, 1) * o, allowed to grow up to adm_enhn_gain_limit
+ *     times (never past t) where the (h, v) vectors of o and t point within
+ *     one degree of each other; the additive impairment is t - r.
+ *  3. CSF weighting of every orientation (Watson's wavelet noise
+ *     thresholds by default), and a contrast-masking threshold: the sum
+ *     over h, v, d of the weighted impairment's 3x3 neighbourhood
+ *     (|x| / 30 around, |x| / 15 at the centre).
+ *  4. num = (sum of max(|csf(r)| - threshold, 0)^3)^(1/3) + noise floor,
+ *     den = (sum of |csf(o)|^3)^(1/3) + noise floor, per orientation, over
+ *     the picture less a 10% border.
+ * AIM does step 3 and 4 the other way round: the additive impairment
+ * against the masking of the restored part, without noise floor.
+ *   adm2 = sum num / sum den, aim = sum aim_num / sum den,
+ *   adm3 = max(adm2 * w + (1 - aim) * (1 - w), adm_min_val),
+ *   w = adm_dlm_weight.
+ *
+ * libvmaf runs level 0 in 16-bit arithmetic (int16 bands, Q15 gains) and
+ * levels 1..3 in 32-bit arithmetic (int32 bands, Q32 gains), each with its
+ * own rounding shifts; every one of them is reproduced here, quirks
+ * included (the scale 1..3 "round half" constants that subtract, the
+ * 65535 rounding term of the diagonal CSF, the asymmetric mirroring of the
+ * masking window).  Where libvmaf's C lets an intermediate wrap, this code
+ * wraps the same way through unsigned arithmetic instead of relying on
+ * signed overflow.  Bands are kept in int32 at every level; the level-0
+ * values are narrowed to int16 wherever libvmaf stores them in int16.
+ *
+ * The float part (CSF weights, cube roots, the final ratios) follows
+ * libvmaf's expression types and order: float where it computes in float,
+ * double where it promotes, with the same libm calls.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "metric.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#if defined(__GNUC__)
+#define ADM_INLINE static inline __attribute__((always_inline))
+#else
+#define ADM_INLINE static inline
+#endif
+
+#define ADM_SCALES 4
+
+/* The smallest picture side: every DWT level needs an input of at least 5
+ * samples (libvmaf's mirrored filter taps read row -1 below that), and
+ * ceil(ceil(ceil(n / 2) / 2) / 2) >= 5 needs n >= 33. */
+#define ADM_MIN_SIZE 33
+
+enum AdmCsfMode {
+    ADM_CSF_WATSON97 = 0,
+    ADM_CSF_BARTEN = 1,
+    ADM_CSF_BARTEN_WATSON_BLEND = 2,
+    ADM_CSF_BARTEN_WATSON_BLEND_MAE = 3,
+};
+
+/* Band planes, in this order in every array. */
+enum { BAND_A, BAND_H, BAND_V, BAND_D };
+
+/* ---- keys ------------------------------------------------------------------ */
+
+enum {
+    KEY_ADM2, KEY_AIM, KEY_ADM3, KEY_SCALE0,
+    KEY_ADM = KEY_SCALE0 + ADM_SCALES, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0,
+    KEY_COUNT = KEY_NUM_SCALE0 + 2 * ADM_SCALES,
+    KEY_MAIN_COUNT = KEY_ADM,
+};
+
+static const char *const adm_keys[] = {
+    "integer_adm2", "integer_aim", "integer_adm3",
+    "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3",
+    /* with debug */
+    "integer_adm", "integer_adm_num", "integer_adm_den",
+    "integer_adm_num_scale0", "integer_adm_den_scale0",
+    "integer_adm_num_scale1", "integer_adm_den_scale1",
+    "integer_adm_num_scale2", "integer_adm_den_scale2",
+    "integer_adm_num_scale3", "integer_adm_den_scale3",
+    NULL,
+};
+
+/* ---- state and options ----------------------------------------------------- */
+
+typedef struct AdmState {
+    /* options */
+    bool debug;
+    double csf_scale;
+    double csf_diag_scale;
+    double dlm_weight;
+    double enhn_gain_limit;
+    double norm_view_dist;
+    int ref_display_height;
+    int csf_mode;
+    double noise_weight;
+    bool skip_aim;
+    bool skip_scale0;
+    double min_val;
+
+    /* set by init */
+    int width, height, bitdepth;
+    float cos_1deg_sq;
+    float csf[ADM_SCALES][3];            /* CSF weight per scale, orientation h, v, d */
+    uint16_t csf_q0[3];                  /* scale 0: Q21 (h, v), Q23 (d) */
+    uint32_t csf_q32[ADM_SCALES][3];     /* scales 1..3: Q32 */
+    unsigned key[KEY_COUNT];
+    /* 2^30 / i for i in -32768..32768 (0 at i = 0), at [32768 + i] */
+    int32_t div_lookup[65537];
+} AdmState;
+
+static const MetricOption adm_options[] = {
+    { .name = "debug", .help = "debug mode: enable additional output",
+      .offset = offsetof(AdmState, debug), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { .name = "adm_csf_scale", .alias = "scf",
+      .help = "scale coefficient for the horizontal & vertical direction terms of CSF",
+      .offset = offsetof(AdmState, csf_scale), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 50.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_csf_diag_scale", .alias = "scfd",
+      .help = "scale coefficient for the diagonal direction term of CSF",
+      .offset = offsetof(AdmState, csf_diag_scale), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 50.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_dlm_weight", .alias = "dlmw",
+      .help = "linear weighting between DLM and AIM; 1 corresponds to DLM-only",
+      .offset = offsetof(AdmState, dlm_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.5, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_enhn_gain_limit", .alias = "egl",
+      .help = "enhancement gain imposed on adm, must be >= 1.0, "
+              "where 1.0 means the gain is completely disabled",
+      .offset = offsetof(AdmState, enhn_gain_limit), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 100.0, .min = 1.0, .max = 100.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_norm_view_dist", .alias = "nvd",
+      .help = "normalized viewing distance = viewing distance / ref display's physical height",
+      .offset = offsetof(AdmState, norm_view_dist), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 3.0, .min = 0.75, .max = 24.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_ref_display_height", .alias = "rdh",
+      .help = "reference display height in pixels",
+      .offset = offsetof(AdmState, ref_display_height), .type = QUALE_OPTION_INT,
+      .default_value.i = 1080, .min = 1, .max = 4320, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_csf_mode", .alias = "csf",
+      .help = "contrast sensitivity function",
+      .offset = offsetof(AdmState, csf_mode), .type = QUALE_OPTION_INT,
+      .default_value.i = ADM_CSF_WATSON97, .min = 0, .max = 3, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_noise_weight", .alias = "nw", .help = "noise weight",
+      .offset = offsetof(AdmState, noise_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.03125, .min = 0.0, .max = 1500.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_skip_aim", .help = "skip the calculation of AIM",
+      .offset = offsetof(AdmState, skip_aim), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { .name = "adm_skip_scale0", .alias = "ssz", .help = "skip the calculation of scale 0",
+      .offset = offsetof(AdmState, skip_scale0), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_min_val", .alias = "min",
+      .help = "minimum value allowed; lower values will be clipped to this value",
+      .offset = offsetof(AdmState, min_val), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+/* ---- small exact helpers --------------------------------------------------- */
+
+/* libvmaf converts doubles to uint16_t and uint32_t with plain casts; gcc on
+ * x86-64 compiles them to a truncating conversion to int32 (uint16_t) or
+ * int64 (uint32_t) and keeps the low bits, out-of-range values giving the
+ * "integer indefinite" 0x80...0.  Only a Barten CSF with large scales
+ * leaves the range; this keeps that case defined and equal to libvmaf. */
+static uint16_t double_to_u16(double v)
+{
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return 0;
+    return (uint16_t)(int32_t)v;
+}
+
+static uint32_t double_to_u32(double v)
+{
+    if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) return 0;
+    return (uint32_t)(int64_t)v;
+}
+
+/* libvmaf's shift counts are uint32 expressions like ceil(log2(n)) - 1 fed
+ * to pow(2, ...); keep their unsigned wrap-around. */
+static double pow2_u32(uint32_t e)
+{
+    return pow(2, (double)e);
+}
+
+/* abs() of an int32 as the hardware does it: INT32_MIN stays INT32_MIN. */
+static inline int32_t abs_wrap(int32_t v)
+{
+    return v < 0 ? (int32_t)(0u - (uint32_t)v) : v;
+}
+
+/* Reflection across the first sample (-1 -> 1) and across the end
+ * (n -> n - 1, n + 1 -> n - 2): the DWT's source indices. */
+static inline int mirror(int k, int n)
+{
+    return k < 0 ? -k : k >= n ? 2 * n - k - 1 : k;
+}
+
+/* The scored region: the picture less 10% on every side (libvmaf's
+ * ADM_BORDER_FACTOR), or that region grown by the filter taps of the
+ * 3x3 masking window (one sample before, two after). */
+typedef struct Rect {
+    int left, top, right, bottom;
+} Rect;
+
+static Rect rect_scored(int w, int h)
+{
+    Rect r;
+    r.left = (int)(w * 0.1 - 0.5);
+    r.top = (int)(h * 0.1 - 0.5);
+    r.right = w - r.left;
+    r.bottom = h - r.top;
+    return r;
+}
+
+static Rect rect_with_taps(int w, int h)
+{
+    Rect r;
+    r.left = (int)(w * 0.1 - 0.5 - 1);
+    r.top = (int)(h * 0.1 - 0.5 - 1);
+    r.right = w - r.left + 2;
+    r.bottom = h - r.top + 2;
+    r.left = QUALE_MAX(r.left, 0);
+    r.top = QUALE_MAX(r.top, 0);
+    r.right = QUALE_MIN(r.right, w);
+    r.bottom = QUALE_MIN(r.bottom, h);
+    return r;
+}
+
+/* ---- contrast sensitivity ---------------------------------------------------- */
+
+/* Watson et al., "Visibility of Wavelet Quantization Noise", IEEE TIP 1997:
+ * formula (9) with the Y parameters of table IV and the 7-9 biorthogonal
+ * basis amplitudes of table V (levels 0..3, orientations 1 = h/v, 2 = d). */
+static const float watson_a = 0.495, watson_k = 0.466, watson_f0 = 0.401;
+static const float watson_g[3] = { 1.501, 1.0, 0.534 };
+static const float watson_amplitude[ADM_SCALES][3] = {
+    { 0.62171, 0.67234, 0.72709 },
+    { 0.34537, 0.41317, 0.49428 },
+    { 0.18004, 0.22727, 0.28688 },
+    { 0.091401, 0.11792, 0.15214 },
+};
+
+static float watson_quant_step(int lambda, int theta, double view_dist, int display_height)
+{
+    const float r = view_dist * display_height * M_PI / 180.0;
+    const float temp = log10(pow(2.0, lambda + 1) * watson_f0 * watson_g[theta] / r);
+    return 2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amplitude[lambda][theta];
+}
+
+/* Barten's CSF as simplified in HDR-VDP 2.2.1 (Mantiuk et al. 2011), at the
+ * nominal frequency of each DWT level. */
+static const float barten_lum_anchor[6] = { 0.002, 0.02, 0.2, 2., 20., 150. };
+static const float barten_param[6][5] = {
+    { 0.0160737, 0.991265, 3.74038, 0.50722, 4.46044 },
+    { 0.383873, 0.800889, 3.54104, 0.682505, 4.94958 },
+    { 0.929301, 0.476505, 4.37453, 0.750315, 5.28678 },
+    { 1.29776, 0.405782, 4.40602, 0.935314, 5.61425 },
+    { 1.49222, 0.334278, 3.79542, 1.07327, 6.4635 },
+    { 1.46213, 0.394533, 2.7755, 1.16577, 7.45665 },
+};
+static const float barten_sa[4] = { 30.162, 4.0627, 1.6596, 0.2712 };
+static const float barten_mtf_a[4] = { 0.424838596301290, 0.572435103936480,
+                                       0.000167576239164937, 0.00255872352306433 };
+static const float barten_mtf_b[4] = { 0.028, 0.37, 37., 360. };
+
+static float lerp_f(float x0, float y0, float x1, float y1, float x)
+{
+    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
+}
+
+static float barten_rod_cone(float lum)
+{
+    return barten_sa[0] * pow(pow(barten_sa[1] / lum, barten_sa[2]) + 1, -barten_sa[3]);
+}
+
+static float barten_mtf(float freq)
+{
+    float mtf = 0.0f;
+    for (int i = 0; i < 4; i++)
+        mtf = mtf + barten_mtf_a[i] * exp(-barten_mtf_b[i] * freq);
+    return mtf;
+}
+
+static float barten_csf(int lambda, double view_dist, int display_height, double lum,
+                        double scale)
+{
+    const float r = view_dist * display_height * M_PI / 180.0;
+    const float freq = r / pow(2, lambda + 1);
+    const double l = lum > barten_lum_anchor[5] ? barten_lum_anchor[5]
+                   : lum < barten_lum_anchor[0] ? barten_lum_anchor[0] : lum;
+    int lo = 0, hi = 0;
+    for (int i = 0; i < 5; i++) {
+        if (l >= barten_lum_anchor[i] && l <= barten_lum_anchor[i + 1]) {
+            lo = i;
+            hi = i + 1;
+            break;
+        }
+    }
+    const float x0 = log10(barten_lum_anchor[lo]);
+    const float x1 = log10(barten_lum_anchor[hi]);
+    const float x = log10(l);
+    float p[4];
+    for (int k = 0; k < 4; k++)
+        p[k] = lerp_f(x0, barten_param[lo][k + 1], x1, barten_param[hi][k + 1], x);
+
+    const float a = 1.0f + pow(p[0] * freq, p[1]);
+    const float b = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
+    const float csf = p[3] / pow(a * b, 0.5);
+    return csf * barten_mtf(freq) * barten_rod_cone(lum) * scale;
+}
+
+/* Barten/Watson blends, tabulated per display: [0] h and v, [1] d, per
+ * level.  The _MAE set comes with the models of libvmaf 1.0.17 and later. */
+typedef float BlendTable[2][ADM_SCALES];
+
+static const BlendTable blend_1080_3h = { { 0.01183, 0.025026, 0.04295, 0.058621 },
+                                          { 0.004302, 0.011778, 0.023918, 0.035901 } };
+static const BlendTable blend_1080_5h = { { 0.004212, 0.014809, 0.029642, 0.047464 },
+                                          { 0.000984, 0.005852, 0.0146, 0.027574 } };
+static const BlendTable blend_2160_3h = { { 0.00226, 0.01183, 0.025026, 0.04295 },
+                                          { 0.000479, 0.004302, 0.011778, 0.023918 } };
+static const BlendTable blend_2160_5h = { { 0.000092, 0.004212, 0.014809, 0.029642 },
+                                          { 0.000050, 0.000984, 0.005852, 0.0146 } };
+static const BlendTable blend_720_3h = { { 0.018715, 0.035637, 0.052798, 0.061509 },
+                                         { 0.007999, 0.018396, 0.031851, 0.037718 } };
+static const BlendTable blend_720_5h = { { 0.010144, 0.022561, 0.040309, 0.05672 },
+                                         { 0.003463, 0.010282, 0.021839, 0.034641 } };
+static const BlendTable blend_480_3h = { { 0.027961, 0.045875, 0.060275, 0.056234 },
+                                         { 0.013572, 0.026277, 0.036959, 0.034511 } };
+static const BlendTable blend_480_5h = { { 0.016781, 0.032822, 0.05032, 0.061594 },
+                                         { 0.00691, 0.016545, 0.029917, 0.037777 } };
+
+static const BlendTable blend_mae_1080_3h = { { 0.011249, 0.022606, 0.035930, 0.045673 },
+                                              { 0.004097, 0.010921, 0.021430, 0.031313 } };
+static const BlendTable blend_mae_1080_5h = { { 0.004052, 0.013939, 0.026298, 0.038833 },
+                                              { 0.000927, 0.005544, 0.013415, 0.024515 } };
+static const BlendTable blend_mae_2160_3h = { { 0.002166, 0.011249, 0.022606, 0.035930 },
+                                              { 0.000447, 0.004097, 0.010921, 0.021430 } };
+static const BlendTable blend_mae_2160_5h = { { 0.000077, 0.004052, 0.013939, 0.026298 },
+                                              { 0.000045, 0.000927, 0.005544, 0.013415 } };
+static const BlendTable blend_mae_720_3h = { { 0.017329, 0.030870, 0.042134, 0.047410 },
+                                             { 0.007509, 0.016707, 0.028072, 0.032722 } };
+static const BlendTable blend_mae_720_5h = { { 0.009689, 0.020577, 0.034162, 0.044523 },
+                                             { 0.003302, 0.009579, 0.019661, 0.030318 } };
+static const BlendTable blend_mae_480_3h = { { 0.024969, 0.037825, 0.046676, 0.043974 },
+                                             { 0.012511, 0.023424, 0.032139, 0.030166 } };
+static const BlendTable blend_mae_480_5h = { { 0.015665, 0.028766, 0.040612, 0.047483 },
+                                             { 0.006514, 0.015107, 0.026476, 0.032776 } };
+
+/* The blend table of a display, NULL where libvmaf has none (it then uses
+ * -EINVAL as the CSF weight, which its fixed point cannot represent). */
+static const BlendTable *blend_table(bool mae, double view_dist, int display_height)
+{
+    static const struct {
+        int height;
+        double dist;
+        const BlendTable *legacy, *mae;
+    } displays[] = {
+        { 1080, 3.0, &blend_1080_3h, &blend_mae_1080_3h },
+        { 1080, 5.0, &blend_1080_5h, &blend_mae_1080_5h },
+        /* 2160 at 1.5H has the pixels per degree of 1080 at 3H */
+        { 2160, 1.5, &blend_1080_3h, &blend_mae_1080_3h },
+        { 2160, 3.0, &blend_2160_3h, &blend_mae_2160_3h },
+        { 2160, 5.0, &blend_2160_5h, &blend_mae_2160_5h },
+        { 720, 3.0, &blend_720_3h, &blend_mae_720_3h },
+        { 720, 5.0, &blend_720_5h, &blend_mae_720_5h },
+        { 480, 3.0, &blend_480_3h, &blend_mae_480_3h },
+        { 480, 5.0, &blend_480_5h, &blend_mae_480_5h },
+    };
+    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(displays); i++)
+        if (display_height == displays[i].height && view_dist == displays[i].dist)
+            return mae ? displays[i].mae : displays[i].legacy;
+    return NULL;
+}
+
+/* The CSF weight of a level for h and v (diag false) or d (diag true). */
+static float csf_weight(const AdmState *s, int scale, bool diag)
+{
+    switch (s->csf_mode) {
+    case ADM_CSF_BARTEN:
+        return barten_csf(scale, s->norm_view_dist, s->ref_display_height, 100.0,
+                          diag ? s->csf_diag_scale : s->csf_scale);
+    case ADM_CSF_BARTEN_WATSON_BLEND:
+    case ADM_CSF_BARTEN_WATSON_BLEND_MAE: {
+        const BlendTable *t = blend_table(s->csf_mode == ADM_CSF_BARTEN_WATSON_BLEND_MAE,
+                                          s->norm_view_dist, s->ref_display_height);
+        return (*t)[diag][scale];
+    }
+    default:
+        return 1.0f / watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
+                                        s->ref_display_height);
+    }
+}
+
+/* ---- DWT ------------------------------------------------------------------- */
+
+/* libvmaf's db2 analysis filters in Q15; the low-pass taps sum to 46342. */
+#define DWT_LO_SUM 46342
+
+/* Extends a row of n values (n >= 3) for the horizontal filter taps at
+ * 2j - 1 .. 2j + 2: row[-1] = row[1], row[n] = row[n-1], row[n+1] = row[n-2]. */
+static inline void pad_row(int32_t *row, int n)
+{
+    row[-1] = row[1];
+    row[n] = row[n - 1];
+    row[n + 1] = row[n - 2];
+}
+
+ADM_INLINE uint32_t load_sample(const uint8_t *row, int j, int bytes)
+{
+    return bytes == 1 ? row[j] : ((const uint16_t *)row)[j];
+}
+
+/* Level 0 from the picture samples (uint8_t when bytes is 1, uint16_t when
+ * 2).  Vertical pass: samples centred on 0 and brought back to 8 bits,
+ * narrowed to int16; horizontal pass in Q16.  The 32-bit vertical sums
+ * wrap as libvmaf's do at 16 bits (their final value always fits).  Without
+ * details only the approximation band is made (adm_skip_scale0). */
+ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, int bitdepth,
+                           int w, int h, bool details, int32_t *const band[4],
+                           ptrdiff_t stride, int32_t *lo, int32_t *hi)
+{
+    const uint32_t round = 1u << (bitdepth - 1);
+    const uint32_t offset = (uint32_t)DWT_LO_SUM * round;
+
+    for (int i = 0; i < (h + 1) / 2; i++) {
+        const uint8_t *r0 = src + mirror(2 * i - 1, h) * src_stride;
+        const uint8_t *r1 = src + mirror(2 * i, h) * src_stride;
+        const uint8_t *r2 = src + mirror(2 * i + 1, h) * src_stride;
+        const uint8_t *r3 = src + mirror(2 * i + 2, h) * src_stride;
+        for (int j = 0; j < w; j++) {
+            const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
+            const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
+            const uint32_t l = 15826u * s0 + 27411u * s1 + 7345u * s2 - 4240u * s3 - offset;
+            lo[j] = (int16_t)((int32_t)(l + round) >> bitdepth);
+            if (details) {
+                const uint32_t d = 27411u * s2 - 4240u * s0 - 7345u * s1 - 15826u * s3;
+                hi[j] = (int16_t)((int32_t)(d + round) >> bitdepth);
+            }
+        }
+
+        int32_t *a = band[BAND_A] + i * stride;
+        int32_t *bh = band[BAND_H] + i * stride;
+        int32_t *bv = band[BAND_V] + i * stride;
+        int32_t *bd = band[BAND_D] + i * stride;
+        pad_row(lo, w);
+        if (details) pad_row(hi, w);
+        for (int j = 0; j < (w + 1) / 2; j++) {
+            const int32_t *t = lo + 2 * j - 1;
+            a[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
+            if (!details) continue;
+            bv[j] = (int16_t)((27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3] + 32768) >> 16);
+            t = hi + 2 * j - 1;
+            bh[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
+            bd[j] = (int16_t)((27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3] + 32768) >> 16);
+        }
+    }
+}
+
+static void dwt_level0_8bit(const QualePicture *pic, bool details, int32_t *const band[4],
+                            ptrdiff_t stride, int32_t *lo, int32_t *hi)
+{
+    dwt_level0(pic->data[0], pic->stride[0], 1, 8, (int)pic->plane_width[0],
+               (int)pic->plane_height[0], details, band, stride, lo, hi);
+}
+
+static void dwt_level0_16bit(const QualePicture *pic, bool details, int32_t *const band[4],
+                             ptrdiff_t stride, int32_t *lo, int32_t *hi)
+{
+    dwt_level0(pic->data[0], pic->stride[0], 2, (int)pic->format.bitdepth,
+               (int)pic->plane_width[0], (int)pic->plane_height[0], details, band, stride,
+               lo, hi);
+}
+
+static inline int64_t filter_lo64(const int32_t *t)
+{
+    return 15826 * (int64_t)t[0] + 27411 * (int64_t)t[1] + 7345 * (int64_t)t[2]
+           - 4240 * (int64_t)t[3];
+}
+
+static inline int64_t filter_hi64(const int32_t *t)
+{
+    return 27411 * (int64_t)t[2] - 4240 * (int64_t)t[0] - 7345 * (int64_t)t[1]
+           - 15826 * (int64_t)t[3];
+}
+
+/* Levels 1..3 from the previous approximation band (w x h, int32), in 64-bit
+ * sums with per-level rounding shifts.  The source may be band[BAND_A]
+ * itself: output row i only overwrites source rows that no later output
+ * row reads (they read rows 2i + 1 and beyond). */
+static void dwt_level123(const int32_t *src, int w, int h, int scale, int32_t *const band[4],
+                         ptrdiff_t stride, int32_t *lo, int32_t *hi)
+{
+    static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
+    static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
+    const int64_t va = v_add[scale - 1], ha = h_add[scale - 1];
+    const int vs = v_shift[scale - 1], hs = h_shift[scale - 1];
+
+    for (int i = 0; i < (h + 1) / 2; i++) {
+        const int32_t *r0 = src + mirror(2 * i - 1, h) * stride;
+        const int32_t *r1 = src + mirror(2 * i, h) * stride;
+        const int32_t *r2 = src + mirror(2 * i + 1, h) * stride;
+        const int32_t *r3 = src + mirror(2 * i + 2, h) * stride;
+        for (int j = 0; j < w; j++) {
+            const int32_t t[4] = { r0[j], r1[j], r2[j], r3[j] };
+            lo[j] = (int32_t)((filter_lo64(t) + va) >> vs);
+            hi[j] = (int32_t)((filter_hi64(t) + va) >> vs);
+        }
+
+        int32_t *a = band[BAND_A] + i * stride;
+        int32_t *bh = band[BAND_H] + i * stride;
+        int32_t *bv = band[BAND_V] + i * stride;
+        int32_t *bd = band[BAND_D] + i * stride;
+        pad_row(lo, w);
+        pad_row(hi, w);
+        for (int j = 0; j < (w + 1) / 2; j++) {
+            a[j] = (int32_t)((filter_lo64(lo + 2 * j - 1) + ha) >> hs);
+            bv[j] = (int32_t)((filter_hi64(lo + 2 * j - 1) + ha) >> hs);
+            bh[j] = (int32_t)((filter_lo64(hi + 2 * j - 1) + ha) >> hs);
+            bd[j] = (int32_t)((filter_hi64(hi + 2 * j - 1) + ha) >> hs);
+        }
+    }
+}
+
+/* ---- decoupling -------------------------------------------------------------- */
+
+/* Whether the angle between (oh, ov) and (th, tv) is below one degree:
+ * u.v >= 0 and (u.v)^2 >= cos^2(1 deg) |u|^2 |v|^2, in libvmaf's mix of
+ * float and double. */
+static inline bool angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_mag_sq,
+                                     float cos_1deg_sq)
+{
+    const double dp = (float)ot_dp / 4096.0;
+    return dp >= 0.0f &&
+           dp * dp >= cos_1deg_sq * ((float)o_mag_sq / 4096.0) * ((float)t_mag_sq / 4096.0);
+}
+
+/* t / o in Q15, clamped to [0, 1]; level 0: reciprocal of the int16 o from
+ * the table. */
+static inline int32_t ratio_q15_level0(const int32_t *div_lookup, int32_t o, int32_t t)
+{
+    const int32_t k = o == 0 ? 32768 : (int32_t)(((int64_t)div_lookup[o + 32768] * t + 16384) >> 15);
+    return k < 0 ? 0 : k > 32768 ? 32768 : k;
+}
+
+/* Levels 1..3: o reduced to its 15 leading bits (rounded), the shift made
+ * up after the product. */
+static inline int32_t ratio_q15_level123(const int32_t *div_lookup, int32_t o, int32_t t)
+{
+    if (o == 0) return 32768;
+    uint32_t mag = o < 0 ? 0u - (uint32_t)o : (uint32_t)o;
+    int shift = 0;
+    if (mag >= 32768) {
+        shift = 17 - __builtin_clz(mag);
+        mag = (uint16_t)((mag + (1u << (shift - 1))) >> shift);
+    }
+    const int64_t sign = o < 0 ? -1 : 1;
+    /* libvmaf's int "1 << (14 + shift)" */
+    const int64_t round = (int32_t)(1u << (14 + shift));
+    const int64_t k = ((int64_t)div_lookup[mag + 32768] * t * sign + round) >> (15 + shift);
+    return k < 0 ? 0 : k > 32768 ? 32768 : (int32_t)k;
+}
+
+/* Splits the distorted details into the restored part (rst) and the
+ * additive impairment, written over the distorted details. */
+ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
+                         int32_t *const dis[4], int32_t *const rst[3], ptrdiff_t stride,
+                         int w, int h)
+{
+    const Rect r = rect_with_taps(w, h);
+    const double gain = s->enhn_gain_limit;
+
+    for (int i = r.top; i < r.bottom; i++) {
+        for (int j = r.left; j < r.right; j++) {
+            const ptrdiff_t x = i * stride + j;
+            const int32_t oh = ref[BAND_H][x], ov = ref[BAND_V][x];
+            const int32_t th = dis[BAND_H][x], tv = dis[BAND_V][x];
+            const bool angle = angle_within_1deg((int64_t)oh * th + (int64_t)ov * tv,
+                                                 (int64_t)oh * oh + (int64_t)ov * ov,
+                                                 (int64_t)th * th + (int64_t)tv * tv,
+                                                 s->cos_1deg_sq);
+            for (int b = 0; b < 3; b++) {
+                const int32_t o = ref[BAND_H + b][x], t = dis[BAND_H + b][x];
+                const int32_t k = level0 ? ratio_q15_level0(s->div_lookup, o, t)
+                                         : ratio_q15_level123(s->div_lookup, o, t);
+                int32_t v = level0 ? (int16_t)((k * o + 16384) >> 15)
+                                   : (int32_t)(((int64_t)k * o + 16384) >> 15);
+                /* libvmaf tests the sign of k / 32768 * o / 64 in float,
+                 * which is the sign of k * o. */
+                if (angle && k > 0 && o != 0) {
+                    const double g = v * gain;
+                    v = (int32_t)(o > 0 ? (g < t ? g : t) : (g > t ? g : t));
+                }
+                rst[b][x] = v;
+                dis[BAND_H + b][x] = level0 ? (int16_t)(t - v) : (int32_t)((uint32_t)t - (uint32_t)v);
+            }
+        }
+    }
+}
+
+/* ---- CSF and masking ----------------------------------------------------------- */
+
+/* CSF-weights h, v, d of a decoupled band (in the taps region) and sums
+ * what the 3x3 masking threshold needs:
+ *   around[x] = sum over orientations of |csf| / 30,
+ *   centre[x] = sum over orientations of |csf| / 15 - |csf| / 30,
+ * so that threshold = (3x3 box sum of around) + centre.  The sums wrap in
+ * 32 bits like libvmaf's int32 threshold. */
+ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
+                               int32_t *const src[3], ptrdiff_t stride, int w, int h,
+                               int32_t *around, int32_t *centre)
+{
+    const Rect r = rect_with_taps(w, h);
+    /* level 0: Q21 / Q23 weights back to Q16, with libvmaf's 65535 */
+    static const int32_t add0[3] = { 16384, 16384, 65535 };
+    static const int shift0[3] = { 15, 15, 17 };
+
+    for (int i = r.top; i < r.bottom; i++) {
+        for (int j = r.left; j < r.right; j++) {
+            const ptrdiff_t x = i * stride + j;
+            uint32_t sum_around = 0, sum_centre = 0;
+            for (int b = 0; b < 3; b++) {
+                int32_t c, flt, ctr;
+                if (level0) {
+                    c = (int16_t)((s->csf_q0[b] * src[b][x] + add0[b]) >> shift0[b]);
+                    flt = (int16_t)((4369 * abs(c) + 2048) >> 12);
+                    ctr = (int16_t)((8738 * abs(c) + 2048) >> 12);
+                } else {
+                    /* 1 / 30 and 1 / 15 in Q32, with libvmaf's rounding
+                     * term (int32_t)(1u << 31), which subtracts */
+                    c = (int32_t)(((int64_t)s->csf_q32[scale][b] * src[b][x] + (1 << 27)) >> 28);
+                    flt = (int32_t)((143165577 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
+                    ctr = (int32_t)((286331153 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
+                }
+                sum_around += (uint32_t)flt;
+                sum_centre += (uint32_t)ctr - (uint32_t)flt;
+            }
+            around[x] = (int32_t)sum_around;
+            centre[x] = (int32_t)sum_centre;
+        }
+    }
+}
+
+/* The masked sum of one decoupled band (the restored part for the DLM, the
+ * additive impairment for AIM) against the threshold of masking_planes():
+ * per orientation (sum over the scored region of max(|csf(x)| - thr, 0)^3)
+ * ^ (1/3), plus the noise floor (area * noise_weight)^(1/3); the three
+ * orientations added.  The cubes are rounded down by shifts that depend on
+ * the band width, every row sum by a shift that depends on its height.
+ * The masking window reflects across the first row and column (-1 -> 1)
+ * and repeats the last (n -> n - 1), as libvmaf's does. */
+ADM_INLINE float masked_sum(const AdmState *s, bool level0, int scale, int32_t *const src[3],
+                            const int32_t *around, const int32_t *centre, ptrdiff_t stride,
+                            int w, int h, double noise_weight, uint32_t *col)
+{
+    const Rect r = rect_scored(w, h);
+    uint32_t cub[3];
+    int64_t sq_add[3];
+    int sq[3], sub[3];
+    if (level0) {
+        cub[0] = cub[1] = double_to_u32(ceil(log2(w) - 4));
+        cub[2] = double_to_u32(ceil(log2(w) - 3));
+        sq[0] = sq[1] = 29;
+        sq[2] = 30;
+        sq_add[0] = sq_add[1] = 1 << 28;
+        sq_add[2] = 1 << 29;
+        sub[0] = sub[1] = 10;
+        sub[2] = 12;
+    } else {
+        cub[0] = cub[1] = cub[2] = double_to_u32(ceil(log2(w)));
+        sq[0] = sq[1] = sq[2] = 30;
+        sq_add[0] = sq_add[1] = sq_add[2] = 1 << 29;
+        sub[0] = sub[1] = sub[2] = 0;
+    }
+    int64_t cub_add[3];
+    for (int b = 0; b < 3; b++) cub_add[b] = double_to_u32(pow2_u32(cub[b] - 1));
+    const uint32_t row_shift = double_to_u32(ceil(log2(h)));
+    const int64_t row_add = double_to_u32(pow2_u32(row_shift - 1));
+
+    uint64_t acc[3] = { 0, 0, 0 };
+    for (int i = r.top; i < r.bottom; i++) {
+        /* column sums of the 3-row window, then the 3-column box per sample */
+        const int32_t *up = around + (i == 0 ? 1 : i - 1) * stride;
+        const int32_t *mid = around + i * stride;
+        const int32_t *down = around + (i == h - 1 ? h - 1 : i + 1) * stride;
+        const int j0 = QUALE_MAX(r.left - 1, 0), j1 = QUALE_MIN(r.right + 1, w);
+        for (int j = j0; j < j1; j++)
+            col[j] = (uint32_t)up[j] + (uint32_t)mid[j] + (uint32_t)down[j];
+        if (r.left == 0) col[-1] = col[1];
+        if (r.right == w) col[w] = col[w - 1];
+
+        uint64_t row[3] = { 0, 0, 0 };
+        for (int j = r.left; j < r.right; j++) {
+            const ptrdiff_t x = i * stride + j;
+            const int32_t thr =
+                (int32_t)(col[j - 1] + col[j] + col[j + 1] + (uint32_t)centre[x]);
+            for (int b = 0; b < 3; b++) {
+                const int32_t c = level0
+                    ? src[b][x] * (int32_t)s->csf_q0[b]
+                    : (int32_t)(((int64_t)src[b][x] * s->csf_q32[scale][b] + (1 << 27)) >> 28);
+                int32_t m = (int32_t)((uint32_t)abs_wrap(c) - ((uint32_t)thr << sub[b]));
+                if (m < 0) m = 0;
+                const int32_t m_sq = (int32_t)(((int64_t)m * m + sq_add[b]) >> sq[b]);
+                row[b] += (uint64_t)(((int64_t)m_sq * m + cub_add[b]) >> cub[b]);
+            }
+        }
+        for (int b = 0; b < 3; b++)
+            acc[b] += (uint64_t)((int64_t)(row[b] + (uint64_t)row_add) >> row_shift);
+    }
+
+    /* Back to float: level 0 in double then float, levels 1..3 through a
+     * float divisor (the int64 sum is converted to float first). */
+    float f[3];
+    if (level0) {
+        static const uint32_t total[3] = { 52, 52, 57 };
+        for (int b = 0; b < 3; b++)
+            f[b] = (float)((int64_t)acc[b] / pow2_u32(total[b] - cub[b] - row_shift));
+    } else {
+        static const uint32_t total[3] = { 45, 39, 36 };
+        const float divisor = pow2_u32(total[scale - 1] - cub[0] - row_shift);
+        for (int b = 0; b < 3; b++) f[b] = (float)(int64_t)acc[b] / divisor;
+    }
+    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * noise_weight,
+                                  1.0f / 3.0f);
+    float num[3];
+    for (int b = 0; b < 3; b++) num[b] = powf(f[b], 1.0f / 3.0f) + floor_term;
+    return num[0] + num[1] + num[2];
+}
+
+/* The denominator of a level: per orientation (sum of |csf(o)|^3)^(1/3)
+ * plus the noise floor, over the scored region of the reference details;
+ * the CSF weight is applied after the cube, in double. */
+static float csf_den_level0(const AdmState *s, int32_t *const ref[4], ptrdiff_t stride,
+                            int w, int h)
+{
+    const Rect r = rect_scored(w, h);
+    int shift = (int)ceil(log2((r.bottom - r.top) * (r.right - r.left)) - 20);
+    shift = QUALE_MAX(shift, 0);
+    const uint64_t add = shift > 0 ? 1u << (shift - 1) : 0;
+
+    uint64_t acc[3] = { 0, 0, 0 };
+    for (int i = r.top; i < r.bottom; i++) {
+        for (int b = 0; b < 3; b++) {
+            const int32_t *o = ref[BAND_H + b] + i * stride;
+            uint64_t row = 0;
+            for (int j = r.left; j < r.right; j++) {
+                const uint64_t m = (uint16_t)abs(o[j]);
+                row += m * m * m;
+            }
+            acc[b] += (row + add) >> shift;
+        }
+    }
+
+    const double scale_back = pow(2, 18 - shift);
+    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * s->noise_weight,
+                                  1.0f / 3.0f);
+    float den[3];
+    for (int b = 0; b < 3; b++) {
+        const double csf = (double)(acc[b] / scale_back) * pow(s->csf[0][b], 3);
+        den[b] = powf(csf, 1.0f / 3.0f) + floor_term;
+    }
+    return den[0] + den[1] + den[2];
+}
+
+static float csf_den_level123(const AdmState *s, int scale, int32_t *const ref[4],
+                              ptrdiff_t stride, int w, int h)
+{
+    const Rect r = rect_scored(w, h);
+    /* libvmaf adds 2^shift, not 2^(shift - 1), before the square's shift */
+    static const int sq[3] = { 31, 30, 31 };
+    static const uint32_t total[3] = { 32, 27, 23 };
+    const int sq_shift = sq[scale - 1];
+    const uint64_t sq_add = 1u << sq_shift;
+    const uint32_t cub = double_to_u32(ceil(log2(r.right - r.left)));
+    const uint64_t cub_add = double_to_u32(pow2_u32(cub - 1));
+    const uint32_t row_shift = double_to_u32(ceil(log2(r.bottom - r.top)));
+    const uint64_t row_add = double_to_u32(pow2_u32(row_shift - 1));
+
+    uint64_t acc[3] = { 0, 0, 0 };
+    for (int i = r.top; i < r.bottom; i++) {
+        for (int b = 0; b < 3; b++) {
+            const int32_t *o = ref[BAND_H + b] + i * stride;
+            uint64_t row = 0;
+            for (int j = r.left; j < r.right; j++) {
+                const uint64_t m = (uint32_t)abs_wrap(o[j]);
+                row += ((((m * m) + sq_add) >> sq_shift) * m + cub_add) >> cub;
+            }
+            acc[b] += (row + row_add) >> row_shift;
+        }
+    }
+
+    const double scale_back = pow2_u32(total[scale - 1] - row_shift - cub);
+    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * s->noise_weight,
+                                  1.0f / 3.0f);
+    float den[3];
+    for (int b = 0; b < 3; b++) {
+        const double csf = (double)(acc[b] / scale_back) * pow(s->csf[scale][b], 3);
+        den[b] = powf(csf, 1.0f / 3.0f) + floor_term;
+    }
+    return den[0] + den[1] + den[2];
+}
+
+/* ---- one frame ----------------------------------------------------------------- */
+
+typedef struct AdmScratch {
+    int32_t *ref[4], *dis[4];   /* bands a, h, v, d of the level being scored */
+    int32_t *rst[3];            /* restored details h, v, d */
+    int32_t *around, *centre;   /* masking_planes() */
+    int32_t *lo, *hi;           /* one row of the vertical DWT pass, padded */
+    uint32_t *col;              /* one row of masking column sums, padded */
+    ptrdiff_t stride;           /* of every band plane, in samples */
+    void *block;
+} AdmScratch;
+
+/* The numerator, AIM numerator and denominator of one level, from its DWT. */
+ADM_INLINE void score_level(const AdmState *s, bool level0, int scale, AdmScratch *b,
+                            int w, int h, float *num, float *aim, float *den)
+{
+    decouple(s, level0, b->ref, b->dis, b->rst, b->stride, w, h);
+    *den = level0 ? csf_den_level0(s, b->ref, b->stride, w, h)
+                  : csf_den_level123(s, scale, b->ref, b->stride, w, h);
+
+    int32_t *const additive[3] = { b->dis[BAND_H], b->dis[BAND_V], b->dis[BAND_D] };
+    masking_planes(s, level0, scale, additive, b->stride, w, h, b->around, b->centre);
+    *num = masked_sum(s, level0, scale, b->rst, b->around, b->centre, b->stride, w, h,
+                      s->noise_weight, b->col);
+    *aim = 0.0f;
+    if (!s->skip_aim) {
+        masking_planes(s, level0, scale, b->rst, b->stride, w, h, b->around, b->centre);
+        *aim = masked_sum(s, level0, scale, additive, b->around, b->centre, b->stride, w, h,
+                          0.0, b->col);
+    }
+}
+
+static void score_level0(const AdmState *s, AdmScratch *b, int w, int h, float *num,
+                         float *aim, float *den)
+{
+    score_level(s, true, 0, b, w, h, num, aim, den);
+}
+
+static void score_level123(const AdmState *s, int scale, AdmScratch *b, int w, int h,
+                           float *num, float *aim, float *den)
+{
+    score_level(s, false, scale, b, w, h, num, aim, den);
+}
+
+static int adm_extract(const void *state, void *scratch, const MetricFrame *frame,
+                       FeatureSink *sink)
+{
+    const AdmState *s = state;
+    AdmScratch *b = scratch;
+    int w = s->width, h = s->height;
+    float num_scale[ADM_SCALES], den_scale[ADM_SCALES];
+    double num = 0, den = 0, aim_num = 0;
+
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        float n = 0.0f, a = 0.0f, d = 0.0f;
+        if (scale == 0) {
+            const bool details = !s->skip_scale0;
+            if (s->bitdepth == 8) {
+                dwt_level0_8bit(frame->ref, details, b->ref, b->stride, b->lo, b->hi);
+                dwt_level0_8bit(frame->dist, details, b->dis, b->stride, b->lo, b->hi);
+            } else {
+                dwt_level0_16bit(frame->ref, details, b->ref, b->stride, b->lo, b->hi);
+                dwt_level0_16bit(frame->dist, details, b->dis, b->stride, b->lo, b->hi);
+            }
+            w = (w + 1) / 2;
+            h = (h + 1) / 2;
+            if (s->skip_scale0)
+                d = 1e-10f; /* libvmaf's guard against a zero denominator */
+            else
+                score_level0(s, b, w, h, &n, &a, &d);
+        } else {
+            dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
+            dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
+            w = (w + 1) / 2;
+            h = (h + 1) / 2;
+            score_level123(s, scale, b, w, h, &n, &a, &d);
+        }
+        num += n;
+        den += d;
+        aim_num += a;
+        num_scale[scale] = n;
+        den_scale[scale] = d;
+    }
+
+    const double numden_limit = 1e-10 * (s->width * s->height) / (1920.0 * 1080.0);
+    num = num < numden_limit ? 0 : num;
+    den = den < numden_limit ? 0 : den;
+    /* libvmaf leaves AIM unset when the denominator is 0 (only possible
+     * with adm_noise_weight=0 on a flat reference); 0 keeps adm3 at 1. */
+    double adm2 = 1.0, aim = 0.0;
+    if (den != 0.0) {
+        aim = aim_num / den;
+        adm2 = num / den;
+    }
+    const double adm3 = QUALE_MAX(adm2 * s->dlm_weight + (1 - aim) * (1 - s->dlm_weight),
+                                  s->min_val);
+
+    const unsigned f = frame->index;
+    int err = feature_sink_put(sink, s->key[KEY_ADM2], f, adm2);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_AIM], f, aim);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_ADM3], f, adm3);
+    for (int i = 0; i < ADM_SCALES && !err; i++)
+        err = feature_sink_put(sink, s->key[KEY_SCALE0 + i], f,
+                               (double)num_scale[i] / den_scale[i]);
+    if (err || !s->debug) return err;
+
+    err = feature_sink_put(sink, s->key[KEY_ADM], f, adm2);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_NUM], f, num);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_DEN], f, den);
+    for (int i = 0; i < ADM_SCALES && !err; i++) {
+        err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i], f, num_scale[i]);
+        if (!err) err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i + 1], f, den_scale[i]);
+    }
+    return err;
+}
+
+/* ---- setup --------------------------------------------------------------------- */
+
+static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    AdmState *s = state;
+
+    if (f->width < ADM_MIN_SIZE || f->height < ADM_MIN_SIZE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "adm: %ux%u is too small; its four DWT levels need a luma plane of "
+                         "at least %dx%d", f->width, f->height, ADM_MIN_SIZE, ADM_MIN_SIZE);
+        return -EINVAL;
+    }
+    /* libvmaf refuses these in every extract(): its 16-bit level 0 cannot
+     * hold the CSF weights of a lower angular frequency. */
+    if (s->norm_view_dist * s->ref_display_height < 3.0 * 1080) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "adm: adm_norm_view_dist * adm_ref_display_height is %g; the "
+                         "integer ADM needs at least 3240 (1080 lines at 3H)",
+                         s->norm_view_dist * s->ref_display_height);
+        return -EINVAL;
+    }
+    if ((s->csf_mode == ADM_CSF_BARTEN_WATSON_BLEND ||
+         s->csf_mode == ADM_CSF_BARTEN_WATSON_BLEND_MAE) &&
+        !blend_table(false, s->norm_view_dist, s->ref_display_height)) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "adm: adm_csf_mode=%d has CSF tables for adm_ref_display_height "
+                         "480, 720, 1080, 2160 at adm_norm_view_dist 3 or 5 (and 2160 at "
+                         "1.5), not %d at %g", s->csf_mode, s->ref_display_height,
+                         s->norm_view_dist);
+        return -EINVAL;
+    }
+
+    s->width = (int)f->width;
+    s->height = (int)f->height;
+    s->bitdepth = (int)f->bitdepth;
+    s->cos_1deg_sq = cos(1.0 * M_PI / 180.0) * cos(1.0 * M_PI / 180.0);
+
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        const float hv = csf_weight(s, scale, false), d = csf_weight(s, scale, true);
+        s->csf[scale][0] = s->csf[scale][1] = hv;
+        s->csf[scale][2] = d;
+        for (int b = 0; b < 3; b++)
+            s->csf_q32[scale][b] = double_to_u32(s->csf[scale][b] * pow(2, 32));
+    }
+    if (s->csf_mode == ADM_CSF_WATSON97 &&
+        fabs(s->norm_view_dist * s->ref_display_height - 3.0 * 1080) < 1.0e-8) {
+        /* libvmaf's constants for the default display */
+        s->csf_q0[0] = s->csf_q0[1] = 36453;
+        s->csf_q0[2] = 49417;
+    } else {
+        s->csf_q0[0] = s->csf_q0[1] = double_to_u16(s->csf[0][0] * pow(2, 21));
+        s->csf_q0[2] = double_to_u16(s->csf[0][2] * pow(2, 23));
+    }
+
+    s->div_lookup[32768] = 0;
+    for (int i = 1; i <= 32768; i++) {
+        const int32_t recip = (int32_t)(1073741824 / i);
+        s->div_lookup[32768 + i] = recip;
+        s->div_lookup[32768 - i] = -recip;
+    }
+
+    const unsigned keys = s->debug ? KEY_COUNT : KEY_MAIN_COUNT;
+    for (unsigned i = 0; i < keys; i++) {
+        int err = feature_sink_declare(sink, adm_keys[i], &s->key[i]);
+        if (err) return err;
+    }
+    return 0;
+}
+
+static int adm_scratch_alloc(const void *state, void **scratch)
+{
+    const AdmState *s = state;
+    const size_t w = (size_t)(s->width + 1) / 2, h = (size_t)(s->height + 1) / 2;
+    const size_t stride = quale_align(w, QUALE_ALIGNMENT / sizeof(int32_t));
+    const size_t plane = stride * h * sizeof(int32_t);
+    /* a vertical-pass row: one sample of padding before, two after */
+    const size_t row = quale_align(((size_t)s->width + 3) * sizeof(int32_t), QUALE_ALIGNMENT);
+    const size_t col = quale_align((w + 2) * sizeof(uint32_t), QUALE_ALIGNMENT);
+    enum { PLANES = 4 + 4 + 3 + 2 };
+
+    AdmScratch *b = calloc(1, sizeof(*b));
+    if (!b) return -ENOMEM;
+    uint8_t *p = b->block = quale_aligned_alloc(PLANES * plane + 2 * row + col);
+    if (!p) {
+        free(b);
+        return -ENOMEM;
+    }
+    b->stride = (ptrdiff_t)stride;
+    for (int i = 0; i < 4; i++, p += plane) b->ref[i] = (int32_t *)p;
+    for (int i = 0; i < 4; i++, p += plane) b->dis[i] = (int32_t *)p;
+    for (int i = 0; i < 3; i++, p += plane) b->rst[i] = (int32_t *)p;
+    b->around = (int32_t *)p;
+    p += plane;
+    b->centre = (int32_t *)p;
+    p += plane;
+    b->lo = (int32_t *)p + 1;
+    p += row;
+    b->hi = (int32_t *)p + 1;
+    p += row;
+    b->col = (uint32_t *)p + 1;
+    *scratch = b;
+    return 0;
+}
+
+static void adm_scratch_free(void *scratch)
+{
+    AdmScratch *b = scratch;
+    if (!b) return;
+    quale_aligned_free(b->block);
+    free(b);
+}
+
+const Metric metric_integer_adm = {
+    .name = "adm",
+    .keys = adm_keys,
+    .options = adm_options,
+    .state_size = sizeof(AdmState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = adm_init,
+    .scratch_alloc = adm_scratch_alloc,
+    .scratch_free = adm_scratch_free,
+    .extract = adm_extract,
+};

@@ -1,0 +1,227 @@
+/*
+ * libvmaf's IQA SSIM and decimation (see iqa.h).
+ *
+ * SSIM, as libvmaf's _iqa_ssim() with its default arguments (the path both
+ * float_ssim and float_ms_ssim take):
+ *   C1 = (0.01 * 255)^2, C2 = (0.03 * 255)^2, C3 = C2 / 2, in float;
+ *   mu1, mu2, and the filtered ref^2, cmp^2, ref*cmp by the separable
+ *   Gaussian over the (w - 10) x (h - 10) positions where it fits, the
+ *   horizontal pass first, each output a double sum of float products
+ *   rounded to float;
+ *   sigma1^2 = max(0, f(ref^2) - mu1^2), sigma2^2 likewise,
+ *   sigma12 = f(ref*cmp) - mu1 mu2, in float;
+ *   sigma1 sigma2 = sqrt(sigma1^2 sigma2^2) rounded to float;
+ *   l = (2 mu1 mu2 + C1) / (mu1^2 + mu2^2 + C1)    (double over float)
+ *   c = (2 sigma1 sigma2 + C2) / (sigma1^2 + sigma2^2 + C2)    (same)
+ *   s = (sigma12 + C3) / (sigma1 sigma2 + C3)      (float; sigma12 < 0
+ *       with sigma1 sigma2 = 0 counts as 0, libvmaf's flat-region fix)
+ * and the means of l c s, l, c and s over the positions, double sums in
+ * raster order, rounded to float.
+ *
+ * Here the rows stream through a ring of the last 11 horizontally filtered
+ * rows instead of whole-picture arrays; the values are the same.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "iqa.h"
+
+/* libvmaf's 1-D Gaussian (sigma 1.5), as its float constants. */
+static const float iqa_gaussian[IQA_GAUSSIAN_TAPS] = {
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
+    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
+};
+
+#define IQA_K1 0.01f
+#define IQA_K2 0.03f
+#define IQA_L 255
+
+enum { Q_MU1, Q_MU2, Q_RR, Q_CC, Q_RC, Q_COUNT };
+
+void iqa_pad_row(float *row, int w, int pad)
+{
+    for (int k = 1; k <= pad; k++) {
+        row[-k] = row[k - 1];
+        row[w - 1 + k] = row[w - k];
+    }
+}
+
+void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, int factor,
+                      int dst_w, float *dst, double *restrict acc)
+{
+    const int centre = taps / 2;
+    for (int x = 0; x < dst_w; x++) acc[x] = 0.0;
+    for (int v = 0; v < taps; v++) {
+        for (int u = 0; u < taps; u++) {
+            const float k = kernel[v * taps + u];
+            const float *restrict src = rows[v] + (u - centre);
+            for (int x = 0; x < dst_w; x++)
+                acc[x] += (double)(src[x * factor] * k);
+        }
+    }
+    for (int x = 0; x < dst_w; x++) dst[x] = (float)acc[x];
+}
+
+/* Row strides of the ring and of the vertical results, in floats. */
+static size_t ssim_row_stride(int max_w)
+{
+    const size_t out_w = (size_t)max_w - (IQA_GAUSSIAN_TAPS - 1);
+    return quale_align(out_w * sizeof(float), QUALE_ALIGNMENT) / sizeof(float);
+}
+
+int iqa_ssim_alloc(IqaSsim *ssim, int max_w)
+{
+    const size_t out_w = (size_t)max_w - (IQA_GAUSSIAN_TAPS - 1);
+    const size_t stride = ssim_row_stride(max_w);
+    *ssim = (IqaSsim){ .max_w = max_w };
+    ssim->ring = quale_aligned_alloc(stride * sizeof(float) * Q_COUNT * IQA_GAUSSIAN_TAPS);
+    ssim->vert = quale_aligned_alloc(stride * sizeof(float) * Q_COUNT);
+    ssim->product = quale_aligned_alloc((size_t)max_w * sizeof(float));
+    ssim->terms = quale_aligned_alloc(3 * out_w * sizeof(double));
+    if (!ssim->ring || !ssim->vert || !ssim->product || !ssim->terms) {
+        iqa_ssim_free(ssim);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void iqa_ssim_free(IqaSsim *ssim)
+{
+    quale_aligned_free(ssim->ring);
+    quale_aligned_free(ssim->vert);
+    quale_aligned_free(ssim->product);
+    quale_aligned_free(ssim->terms);
+    *ssim = (IqaSsim){ 0 };
+}
+
+void iqa_ssim_begin(IqaSsim *ssim, int w, int h)
+{
+    ssim->w = w;
+    ssim->h = h;
+    ssim->rows_in = 0;
+    ssim->ssim_sum = ssim->l_sum = ssim->c_sum = ssim->s_sum = 0.0;
+}
+
+/* Row `slot` of quantity q in the ring. */
+static float *ring_row(const IqaSsim *ssim, int q, int slot)
+{
+    return ssim->ring + ((size_t)q * IQA_GAUSSIAN_TAPS + slot) * ssim_row_stride(ssim->max_w);
+}
+
+/* libvmaf's horizontal pass: dst[x] = (float) sum_u src[x + u] * g[u]. */
+static void gaussian_row(const float *restrict src, float *restrict dst, int out_w)
+{
+    for (int x = 0; x < out_w; x++) {
+        double sum = 0.0;
+        for (int u = 0; u < IQA_GAUSSIAN_TAPS; u++)
+            sum += (double)(src[x + u] * iqa_gaussian[u]);
+        dst[x] = (float)sum;
+    }
+}
+
+/* The vertical pass of quantity q for the output row whose window starts
+ * at input row `first`. */
+static void gaussian_column(const IqaSsim *ssim, int q, int first, float *restrict dst,
+                            int out_w)
+{
+    const float *rows[IQA_GAUSSIAN_TAPS];
+    for (int v = 0; v < IQA_GAUSSIAN_TAPS; v++)
+        rows[v] = ring_row(ssim, q, (first + v) % IQA_GAUSSIAN_TAPS);
+    for (int x = 0; x < out_w; x++) {
+        double sum = 0.0;
+        for (int v = 0; v < IQA_GAUSSIAN_TAPS; v++)
+            sum += (double)(rows[v][x] * iqa_gaussian[v]);
+        dst[x] = (float)sum;
+    }
+}
+
+/* The output row whose window starts at input row `first`. */
+static void ssim_output_row(IqaSsim *ssim, int first)
+{
+    const float C1 = (IQA_K1 * IQA_L) * (IQA_K1 * IQA_L);
+    const float C2 = (IQA_K2 * IQA_L) * (IQA_K2 * IQA_L);
+    const float C3 = C2 / 2.0f;
+    const int out_w = ssim->w - (IQA_GAUSSIAN_TAPS - 1);
+    const size_t stride = ssim_row_stride(ssim->max_w);
+
+    float *restrict mu1 = ssim->vert;
+    float *restrict mu2 = mu1 + stride;
+    float *restrict rr = mu2 + stride;
+    float *restrict cc = rr + stride;
+    float *restrict rc = cc + stride;
+    gaussian_column(ssim, Q_MU1, first, mu1, out_w);
+    gaussian_column(ssim, Q_MU2, first, mu2, out_w);
+    gaussian_column(ssim, Q_RR, first, rr, out_w);
+    gaussian_column(ssim, Q_CC, first, cc, out_w);
+    gaussian_column(ssim, Q_RC, first, rc, out_w);
+
+    double *restrict l_row = ssim->terms;
+    double *restrict c_row = l_row + out_w;
+    double *restrict s_row = c_row + out_w;
+    for (int x = 0; x < out_w; x++) {
+        float sigma1_sq = rr[x] - mu1[x] * mu1[x];
+        float sigma2_sq = cc[x] - mu2[x] * mu2[x];
+        /* libvmaf's MAX(0.0, v): a NaN stays */
+        sigma1_sq = 0.0 > sigma1_sq ? 0.0f : sigma1_sq;
+        sigma2_sq = 0.0 > sigma2_sq ? 0.0f : sigma2_sq;
+        const float sigma12 = rc[x] - mu1[x] * mu2[x];
+
+        const float sigma1_sigma2 = (float)sqrt((double)(sigma1_sq * sigma2_sq));
+        l_row[x] = (2.0 * mu1[x] * mu2[x] + C1) / (double)(mu1[x] * mu1[x] + mu2[x] * mu2[x] + C1);
+        c_row[x] = (2.0 * sigma1_sigma2 + C2) / (double)(sigma1_sq + sigma2_sq + C2);
+        /* a flat region of identical pictures can leave sigma12 a little
+         * below 0 where sigma1 sigma2 is 0: libvmaf counts it as 0 */
+        const float sigma12_clamped = sigma12 < 0.0f && sigma1_sigma2 <= 0.0f ? 0.0f : sigma12;
+        s_row[x] = (double)((sigma12_clamped + C3) / (sigma1_sigma2 + C3));
+    }
+
+    /* raster order, as libvmaf sums */
+    double ssim_sum = ssim->ssim_sum, l_sum = ssim->l_sum, c_sum = ssim->c_sum,
+           s_sum = ssim->s_sum;
+    for (int x = 0; x < out_w; x++) {
+        ssim_sum += l_row[x] * c_row[x] * s_row[x];
+        l_sum += l_row[x];
+        c_sum += c_row[x];
+        s_sum += s_row[x];
+    }
+    ssim->ssim_sum = ssim_sum;
+    ssim->l_sum = l_sum;
+    ssim->c_sum = c_sum;
+    ssim->s_sum = s_sum;
+}
+
+void iqa_ssim_push_row(IqaSsim *ssim, const float *ref, const float *cmp)
+{
+    const int w = ssim->w;
+    const int out_w = w - (IQA_GAUSSIAN_TAPS - 1);
+    const int slot = ssim->rows_in % IQA_GAUSSIAN_TAPS;
+    float *restrict product = ssim->product;
+
+    gaussian_row(ref, ring_row(ssim, Q_MU1, slot), out_w);
+    gaussian_row(cmp, ring_row(ssim, Q_MU2, slot), out_w);
+    for (int x = 0; x < w; x++) product[x] = ref[x] * ref[x];
+    gaussian_row(product, ring_row(ssim, Q_RR, slot), out_w);
+    for (int x = 0; x < w; x++) product[x] = cmp[x] * cmp[x];
+    gaussian_row(product, ring_row(ssim, Q_CC, slot), out_w);
+    for (int x = 0; x < w; x++) product[x] = ref[x] * cmp[x];
+    gaussian_row(product, ring_row(ssim, Q_RC, slot), out_w);
+
+    ssim->rows_in++;
+    if (ssim->rows_in >= IQA_GAUSSIAN_TAPS)
+        ssim_output_row(ssim, ssim->rows_in - IQA_GAUSSIAN_TAPS);
+}
+
+IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim)
+{
+    const int out_w = ssim->w - (IQA_GAUSSIAN_TAPS - 1);
+    const int out_h = ssim->h - (IQA_GAUSSIAN_TAPS - 1);
+    const double n = (double)(out_w * out_h);
+    return (IqaSsimMeans){
+        .ssim = (float)(ssim->ssim_sum / n),
+        .l = (float)(ssim->l_sum / n),
+        .c = (float)(ssim->c_sum / n),
+        .s = (float)(ssim->s_sum / n),
+    };
+}
