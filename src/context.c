@@ -649,15 +649,18 @@ int quale_flush(QualeContext *ctx)
             return err;
         }
     }
-    for (unsigned i = 0; i < ctx->model_count; i++) {
+    /* libvmaf lists every model's main key before the keys of bootstrap
+     * collections. */
+    for (unsigned i = 0; i < ctx->model_count && !err; i++)
+        err = model_declare_keys(ctx->models[i], &ctx->raw_sink, MODEL_KEYS_MAIN);
+    for (unsigned i = 0; i < ctx->model_count && !err; i++)
+        err = model_declare_keys(ctx->models[i], &ctx->raw_sink, MODEL_KEYS_COLLECTION);
+    for (unsigned i = 0; i < ctx->model_count && !err; i++) {
         err = model_predict(ctx->models[i], &ctx->raw_sink, ctx->frames_sent,
                             ctx->settings.subsample);
-        if (err) {
-            record_error(ctx, err);
-            return err;
-        }
     }
-    return 0;
+    if (err) record_error(ctx, err);
+    return err;
 }
 
 unsigned quale_frame_count(const QualeContext *ctx)

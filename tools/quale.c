@@ -253,10 +253,10 @@ static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx
         if (quale_model_info(ctx, i, &info)) continue;
         double mean;
         if (quale_feature_pooled(ctx, info.name, QUALE_POOL_MEAN, &mean)) continue;
-        if (!info.bootstrap) {
-            fprintf(f, "%s: %f\n", info.label, mean);
-            continue;
-        }
+        /* libvmaf's summary: the mean of every model, then for a bootstrap
+         * collection its bagged score and confidence interval. */
+        fprintf(f, "%s: %f\n", info.label, mean);
+        if (!info.bootstrap) continue;
         char key[256];
         double bagging = 0, lo = 0, hi = 0, stddev = 0;
         snprintf(key, sizeof(key), "%s_bagging", info.name);

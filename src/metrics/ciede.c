@@ -217,6 +217,42 @@ static float ciede2000(CiedeLab c1, CiedeLab c2)
     return (float)sqrt((double)dl * dl + (double)dc * dc + (double)dh * dh + r_t * dc * dh);
 }
 
+/* ---- the colour cache ------------------------------------------------------ */
+
+/*
+ * L*a*b* is a pure function of the sample triple, and a picture holds far
+ * fewer distinct triples than pixels (a 1080p frame of natural video about
+ * 185,000 for 2 million pixels): each worker keeps its last conversions in
+ * a direct-mapped cache, in its scratch, across frames.  A hit returns the
+ * very floats a conversion would, so the cache changes no bit, only the
+ * number of pow() calls.
+ */
+#define CIEDE_CACHE_BITS 19
+#define CIEDE_CACHE_EMPTY UINT64_MAX /* no triple of samples of <= 16 bits */
+
+typedef struct CiedeCacheEntry {
+    uint64_t key; /* y << 32 | u << 16 | v */
+    CiedeLab lab;
+} CiedeCacheEntry;
+
+typedef struct CiedeScratch {
+    CiedeCacheEntry cache[1u << CIEDE_CACHE_BITS];
+} CiedeScratch;
+
+static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeState *s, CiedeScratch *scratch,
+                                                      unsigned y, unsigned u, unsigned v)
+{
+    const uint64_t key = (uint64_t)y << 32 | (uint64_t)u << 16 | v;
+    /* Fibonacci hashing: the top bits of key * 2^64 / phi */
+    CiedeCacheEntry *e =
+        &scratch->cache[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
+    if (e->key != key) {
+        e->key = key;
+        e->lab = ciede_lab(s, y, u, v);
+    }
+    return e->lab;
+}
+
 /* ---- one frame ------------------------------------------------------------ */
 
 static CIEDE_ALWAYS_INLINE unsigned ciede_sample(const void *row, size_t x, bool hbd)
@@ -258,9 +294,9 @@ static CiedeChroma ciede_chroma_rows(const CiedeState *s, const QualePicture *pi
 }
 
 /* Adds the deltaE of row y to sum, in raster order. */
-static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, const QualePicture *ref,
-                                            const QualePicture *dis, unsigned y, double sum,
-                                            bool hbd)
+static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *scratch,
+                                            const QualePicture *ref, const QualePicture *dis,
+                                            unsigned y, double sum, bool hbd)
 {
     const void *ry = ciede_plane_row(ref, 0, y), *dy = ciede_plane_row(dis, 0, y);
     const CiedeChroma rc = ciede_chroma_rows(s, ref, y), dc = ciede_chroma_rows(s, dis, y);
@@ -276,24 +312,28 @@ static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, const QualePict
         const unsigned d_v = ciede_sample(dc.cr[cr], cx, hbd);
         if (r_y == d_y && r_u == d_u && r_v == d_v) continue; /* deltaE is +0 */
 
-        const CiedeLab c1 = ciede_lab(s, r_y, r_u, r_v);
-        const CiedeLab c2 = ciede_lab(s, d_y, d_u, d_v);
+        const CiedeLab c1 = ciede_lab_cached(s, scratch, r_y, r_u, r_v);
+        const CiedeLab c2 = ciede_lab_cached(s, scratch, d_y, d_u, d_v);
         sum += ciede2000(c1, c2);
     }
     return sum;
 }
 
-static double ciede_sum_8(const CiedeState *s, const QualePicture *ref, const QualePicture *dis)
+static double ciede_sum_8(const CiedeState *s, CiedeScratch *scratch, const QualePicture *ref,
+                          const QualePicture *dis)
 {
     double sum = 0.;
-    for (unsigned y = 0; y < s->height; y++) sum = ciede_row(s, ref, dis, y, sum, false);
+    for (unsigned y = 0; y < s->height; y++)
+        sum = ciede_row(s, scratch, ref, dis, y, sum, false);
     return sum;
 }
 
-static double ciede_sum_16(const CiedeState *s, const QualePicture *ref, const QualePicture *dis)
+static double ciede_sum_16(const CiedeState *s, CiedeScratch *scratch, const QualePicture *ref,
+                           const QualePicture *dis)
 {
     double sum = 0.;
-    for (unsigned y = 0; y < s->height; y++) sum = ciede_row(s, ref, dis, y, sum, true);
+    for (unsigned y = 0; y < s->height; y++)
+        sum = ciede_row(s, scratch, ref, dis, y, sum, true);
     return sum;
 }
 
@@ -370,12 +410,26 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     return err;
 }
 
+static int ciede_scratch_alloc(const void *state, void **scratch)
+{
+    CiedeScratch *c = quale_aligned_alloc(sizeof(*c));
+    if (!c) return -ENOMEM;
+    for (size_t i = 0; i < QUALE_ARRAY_SIZE(c->cache); i++) c->cache[i].key = CIEDE_CACHE_EMPTY;
+    *scratch = c;
+    return 0;
+}
+
+static void ciede_scratch_free(void *scratch)
+{
+    quale_aligned_free(scratch);
+}
+
 static int ciede_extract(const void *state, void *scratch, const MetricFrame *frame,
                          FeatureSink *sink)
 {
     const CiedeState *s = state;
-    const double sum = s->bitdepth > 8 ? ciede_sum_16(s, frame->ref, frame->dist)
-                                       : ciede_sum_8(s, frame->ref, frame->dist);
+    const double sum = s->bitdepth > 8 ? ciede_sum_16(s, scratch, frame->ref, frame->dist)
+                                       : ciede_sum_8(s, scratch, frame->ref, frame->dist);
     /* libvmaf divides by an unsigned product */
     const double score = 45. - 20. * log10(sum / (s->width * s->height));
     return feature_sink_put(sink, s->key, frame->index, score);
@@ -386,6 +440,8 @@ const Metric metric_ciede = {
     .keys = ciede_keys,
     .state_size = sizeof(CiedeState),
     .init = ciede_init,
+    .scratch_alloc = ciede_scratch_alloc,
+    .scratch_free = ciede_scratch_free,
     .extract = ciede_extract,
     .close = ciede_close,
 };

@@ -151,8 +151,9 @@ static inline int32_t hvs_lift(int32_t v, int32_t c, int shift)
  * and a 4-point type-IV DST, every rotation a chain of three lifting steps
  * with 2^-13 .. 2^-15 constants.  Halvings round toward zero, as Daala's
  * OD_DCT_RSHIFT does (C's integer division).  Reads x[0], x[stride], ...
+ * and writes out[0], out[stride], ...
  */
-static void hvs_fdct8(int32_t out[8], const int32_t *x, ptrdiff_t stride)
+static HVS_ALWAYS_INLINE void hvs_fdct8(int32_t *out, const int32_t *x, ptrdiff_t stride)
 {
     /* Daala's variable names: t_k ends as coefficient k. */
     int32_t t0 = x[0 * stride], t4 = x[1 * stride];
@@ -204,18 +205,38 @@ static void hvs_fdct8(int32_t out[8], const int32_t *x, ptrdiff_t stride)
     t3 -= hvs_lift(t5, 18205, 15);
     t5 += hvs_lift(t3, 2485, 13);
 
-    out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3;
-    out[4] = t4; out[5] = t5; out[6] = t6; out[7] = t7;
+    out[0 * stride] = t0; out[1 * stride] = t1;
+    out[2 * stride] = t2; out[3 * stride] = t3;
+    out[4 * stride] = t4; out[5 * stride] = t5;
+    out[6 * stride] = t6; out[7 * stride] = t7;
 }
 
-/* The 2-D transform in place: columns into rows of a temporary, then its
- * columns into the rows of the result, so blk[8 * v + u] ends as vertical
- * frequency v, horizontal frequency u. */
+/* The 1-D DCT of the 8 columns of a block, in[8 r + c] -> out[8 k + c].
+ * The columns are independent and run side by side (SIMD lanes). */
+static void hvs_fdct8_columns(int32_t *restrict out, const int32_t *restrict in)
+{
+    for (int c = 0; c < 8; c++) hvs_fdct8(out + c, in + c, 8);
+}
+
+static void hvs_transpose8x8(int32_t *restrict out, const int32_t *restrict in)
+{
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++) out[8 * c + r] = in[8 * r + c];
+}
+
+/*
+ * The 2-D transform in place, Daala's od_bin_fdct8x8: the columns first,
+ * then the rows of the result, so blk[8 v + u] ends as vertical frequency
+ * v, horizontal frequency u.  (Integer arithmetic: how the 1-D transforms
+ * are laid out does not change a bit.)
+ */
 static void hvs_fdct8x8(int32_t blk[64])
 {
-    int32_t tmp[64];
-    for (int i = 0; i < 8; i++) hvs_fdct8(tmp + 8 * i, blk + i, 8);
-    for (int i = 0; i < 8; i++) hvs_fdct8(blk + 8 * i, tmp + i, 8);
+    int32_t a[64], b[64];
+    hvs_fdct8_columns(a, blk); /* a[8 v + x]: vertical frequency v of column x */
+    hvs_transpose8x8(b, a);
+    hvs_fdct8_columns(a, b);   /* a[8 u + v]: horizontal frequency u of row v */
+    hvs_transpose8x8(blk, a);
 }
 
 /* ---- one block pair ------------------------------------------------------- */
