@@ -24,6 +24,7 @@
 #include "context.h"
 #include "log.h"
 #include "model.h"
+#include "picture_pool.h"
 #include "thread_pool.h"
 
 struct MetricInstance {
@@ -47,6 +48,7 @@ struct QualeContext {
 
     Collector *collector;
     FeatureSink raw_sink; /* keys stored exactly as named (models) */
+    PicturePool *pictures; /* recycled frame memory */
 
     MetricInstance **instances;
     unsigned instance_count;
@@ -135,6 +137,10 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
 
     err = collector_open(&ctx->collector);
     if (err) goto fail;
+    /* Enough recycled pictures for every frame in flight, its history, and
+     * the pair being read. */
+    err = picture_pool_open(&ctx->pictures, NULL, 4 * ctx->max_in_flight + 8);
+    if (err) goto fail;
     ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .ctx = ctx };
     pthread_mutex_init(&ctx->flow_lock, NULL);
     pthread_cond_init(&ctx->slot_free, NULL);
@@ -187,6 +193,7 @@ void quale_close(QualeContext **pctx)
         quale_picture_unref(&ctx->prev_ref[h]);
         quale_picture_unref(&ctx->prev_dist[h]);
     }
+    picture_pool_close(&ctx->pictures);
     if (ctx->collector) {
         collector_close(&ctx->collector);
         pthread_mutex_destroy(&ctx->flow_lock);
@@ -661,6 +668,13 @@ int quale_flush(QualeContext *ctx)
     }
     if (err) record_error(ctx, err);
     return err;
+}
+
+int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
+                                const QualeVideoFormat *format)
+{
+    if (!ctx || !pic) return -EINVAL;
+    return picture_pool_get(ctx->pictures, pic, format);
 }
 
 unsigned quale_frame_count(const QualeContext *ctx)

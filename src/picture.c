@@ -5,13 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "common.h"
+#include "picture_pool.h"
 #include "quale/quale.h"
 
 struct QualePictureBuffer {
     atomic_uint refcount;
     void *memory;
+    size_t size;
+    PicturePool *pool; /* NULL: plain aligned allocation */
+    struct QualePictureBuffer *next_free;
 };
+
+struct PicturePool {
+    pthread_mutex_t lock;
+    HostAllocator allocator;
+    struct QualePictureBuffer *free_list;
+    unsigned free_count, keep;
+    unsigned users; /* the owner (until closed) + buffers handed out */
+    bool closed;
+};
+
+static void pool_release(PicturePool *pool);
 
 void *quale_aligned_alloc(size_t size)
 {
@@ -75,37 +92,51 @@ static void plane_sizes(const QualeVideoFormat *f, unsigned w[3], unsigned h[3])
     }
 }
 
-int quale_picture_alloc(QualePicture *pic, const QualeVideoFormat *format)
+/* Fills the plane layout of pic for format; returns the bytes it needs. */
+static size_t picture_layout(QualePicture *pic, const QualeVideoFormat *format, size_t offset[3])
 {
-    if (!pic) return -EINVAL;
-    memset(pic, 0, sizeof(*pic));
-    int err = quale_video_format_check(format, NULL, 0);
-    if (err) return err;
-
     pic->format = *format;
     pic->plane_count = format->chroma == QUALE_CHROMA_400 ? 1 : 3;
     plane_sizes(format, pic->plane_width, pic->plane_height);
 
     const size_t bytes_per_sample = format->bitdepth > 8 ? 2 : 1;
-    size_t offset[3], total = 0;
+    size_t total = 0;
     for (unsigned p = 0; p < pic->plane_count; p++) {
         pic->stride[p] = (ptrdiff_t)quale_align(pic->plane_width[p] * bytes_per_sample,
                                                 QUALE_ALIGNMENT);
         offset[p] = total;
         total += (size_t)pic->stride[p] * pic->plane_height[p];
     }
+    return total;
+}
 
-    struct QualePictureBuffer *buffer = malloc(sizeof(*buffer));
-    if (!buffer) return -ENOMEM;
-    buffer->memory = quale_aligned_alloc(total);
-    if (!buffer->memory) {
-        free(buffer);
-        return -ENOMEM;
-    }
+static void attach(QualePicture *pic, struct QualePictureBuffer *buffer, const size_t offset[3])
+{
     atomic_init(&buffer->refcount, 1);
     pic->buffer = buffer;
     for (unsigned p = 0; p < pic->plane_count; p++)
         pic->data[p] = (uint8_t *)buffer->memory + offset[p];
+}
+
+int quale_picture_alloc(QualePicture *pic, const QualeVideoFormat *format)
+{
+    if (!pic) return -EINVAL;
+    memset(pic, 0, sizeof(*pic));
+    int err = quale_video_format_check(format, NULL, 0);
+    if (err) return err;
+    size_t offset[3];
+    const size_t total = picture_layout(pic, format, offset);
+
+    struct QualePictureBuffer *buffer = calloc(1, sizeof(*buffer));
+    if (!buffer) return -ENOMEM;
+    buffer->memory = quale_aligned_alloc(total);
+    if (!buffer->memory) {
+        free(buffer);
+        memset(pic, 0, sizeof(*pic));
+        return -ENOMEM;
+    }
+    buffer->size = total;
+    attach(pic, buffer, offset);
     return 0;
 }
 
@@ -124,8 +155,143 @@ void quale_picture_unref(QualePicture *pic)
     struct QualePictureBuffer *buffer = pic->buffer;
     if (buffer &&
         atomic_fetch_sub_explicit(&buffer->refcount, 1, memory_order_acq_rel) == 1) {
-        quale_aligned_free(buffer->memory);
-        free(buffer);
+        if (buffer->pool) {
+            PicturePool *pool = buffer->pool;
+            pthread_mutex_lock(&pool->lock);
+            const bool keep = !pool->closed && pool->free_count < pool->keep;
+            if (keep) {
+                buffer->next_free = pool->free_list;
+                pool->free_list = buffer;
+                pool->free_count++;
+            }
+            pthread_mutex_unlock(&pool->lock);
+            if (!keep) {
+                if (pool->allocator.free) pool->allocator.free(pool->allocator.opaque, buffer->memory);
+                else quale_aligned_free(buffer->memory);
+                free(buffer);
+            }
+            pool_release(pool);
+        } else {
+            quale_aligned_free(buffer->memory);
+            free(buffer);
+        }
     }
     memset(pic, 0, sizeof(*pic));
+}
+
+/* ---- pools -------------------------------------------------------------- */
+
+static void free_buffer_memory(PicturePool *pool, struct QualePictureBuffer *b)
+{
+    if (pool->allocator.free) pool->allocator.free(pool->allocator.opaque, b->memory);
+    else quale_aligned_free(b->memory);
+    free(b);
+}
+
+int picture_pool_open(PicturePool **out, const HostAllocator *allocator, unsigned keep)
+{
+    PicturePool *pool = calloc(1, sizeof(*pool));
+    if (!pool) return -ENOMEM;
+    if (pthread_mutex_init(&pool->lock, NULL)) {
+        free(pool);
+        return -ENOMEM;
+    }
+    if (allocator) pool->allocator = *allocator;
+    pool->keep = keep;
+    pool->users = 1;
+    *out = pool;
+    return 0;
+}
+
+/* Drops one user; the last one frees the pool and what it kept. */
+static void pool_release(PicturePool *pool)
+{
+    pthread_mutex_lock(&pool->lock);
+    const bool last = --pool->users == 0;
+    pthread_mutex_unlock(&pool->lock);
+    if (!last) return;
+    while (pool->free_list) {
+        struct QualePictureBuffer *b = pool->free_list;
+        pool->free_list = b->next_free;
+        free_buffer_memory(pool, b);
+    }
+    pthread_mutex_destroy(&pool->lock);
+    free(pool);
+}
+
+void picture_pool_close(PicturePool **pool)
+{
+    if (!pool || !*pool) return;
+    PicturePool *p = *pool;
+    *pool = NULL;
+    /* Free what is kept now: nothing returns to a closed pool. */
+    pthread_mutex_lock(&p->lock);
+    p->closed = true;
+    struct QualePictureBuffer *list = p->free_list;
+    p->free_list = NULL;
+    p->free_count = 0;
+    pthread_mutex_unlock(&p->lock);
+    while (list) {
+        struct QualePictureBuffer *b = list;
+        list = b->next_free;
+        free_buffer_memory(p, b);
+    }
+    pool_release(p);
+}
+
+int picture_pool_get(PicturePool *pool, QualePicture *pic, const QualeVideoFormat *format)
+{
+    if (!pool || !pic) return -EINVAL;
+    memset(pic, 0, sizeof(*pic));
+    int err = quale_video_format_check(format, NULL, 0);
+    if (err) return err;
+    size_t offset[3];
+    const size_t total = picture_layout(pic, format, offset);
+
+    struct QualePictureBuffer *buffer = NULL, *stale = NULL;
+    pthread_mutex_lock(&pool->lock);
+    while (pool->free_list && !buffer) {
+        struct QualePictureBuffer *b = pool->free_list;
+        pool->free_list = b->next_free;
+        pool->free_count--;
+        if (b->size == total) {
+            buffer = b;
+        } else {
+            b->next_free = stale; /* the format changed: free it below */
+            stale = b;
+        }
+    }
+    pool->users++;
+    pthread_mutex_unlock(&pool->lock);
+    while (stale) {
+        struct QualePictureBuffer *b = stale;
+        stale = b->next_free;
+        free_buffer_memory(pool, b);
+    }
+
+    if (!buffer) {
+        buffer = calloc(1, sizeof(*buffer));
+        if (buffer) {
+            buffer->memory = pool->allocator.alloc ? pool->allocator.alloc(pool->allocator.opaque, total)
+                                                   : quale_aligned_alloc(total);
+            if (!buffer->memory) {
+                free(buffer);
+                buffer = NULL;
+            }
+        }
+        if (!buffer) {
+            pool_release(pool);
+            memset(pic, 0, sizeof(*pic));
+            return -ENOMEM;
+        }
+        buffer->size = total;
+        buffer->pool = pool;
+    }
+    attach(pic, buffer, offset);
+    return 0;
+}
+
+bool picture_from_pool(const QualePicture *pic, const PicturePool *pool)
+{
+    return pic && pic->buffer && pic->buffer->pool == pool;
 }

@@ -17,6 +17,7 @@ extern const Metric metric_float_ms_ssim;
 extern const Metric metric_float_psnr;
 extern const Metric metric_float_moment;
 extern const Metric metric_float_ansnr;
+extern const Metric metric_float_motion;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
@@ -31,6 +32,7 @@ const Metric *const quale_metrics[] = {
     &metric_float_psnr,
     &metric_float_moment,
     &metric_float_ansnr,
+    &metric_float_motion,
     NULL,
 };
 

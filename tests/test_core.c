@@ -277,12 +277,38 @@ static void test_thread_independence(void)
     quale_close(&ctx);
 }
 
+static void test_picture_pool(void)
+{
+    LogCapture cap = { "", 0 };
+    QualeContext *ctx = open_quiet(1, 0, &cap);
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 36 };
+    QualePicture a, b, c;
+    CHECK(quale_context_alloc_picture(ctx, &a, &f) == 0);
+    void *memory = a.data[0];
+    quale_picture_unref(&a);
+    /* Released memory is handed out again: no allocation per frame. */
+    CHECK(quale_context_alloc_picture(ctx, &b, &f) == 0 && b.data[0] == memory);
+    CHECK(quale_context_alloc_picture(ctx, &c, &f) == 0 && c.data[0] != memory);
+    /* Another format gets its own memory. */
+    const QualeVideoFormat g = { QUALE_CHROMA_444, 10, 64, 36 };
+    quale_picture_unref(&c);
+    CHECK(quale_context_alloc_picture(ctx, &c, &g) == 0 && c.plane_width[1] == 64);
+    CHECK(quale_context_alloc_picture(ctx, &a, &(QualeVideoFormat){ QUALE_CHROMA_420, 8, 0, 36 }) == -EINVAL);
+    /* Pictures outlive the context that made them. */
+    quale_close(&ctx);
+    memset(b.data[0], 7, (size_t)b.stride[0] * b.plane_height[0]);
+    ((uint16_t *)c.data[2])[0] = 1023;
+    quale_picture_unref(&b);
+    quale_picture_unref(&c);
+}
+
 int main(void)
 {
     test_options();
     test_pooling();
     test_errors();
     test_picture_planes();
+    test_picture_pool();
     test_thread_independence();
     return test_summary();
 }

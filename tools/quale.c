@@ -213,7 +213,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReade
         QualePicture pics[2];
         int got[2];
         for (int i = 0; i < 2; i++) {
-            if (quale_picture_alloc(&pics[i], format)) {
+            if (quale_context_alloc_picture(ctx, &pics[i], format)) {
                 fprintf(stderr, "quale: error: out of memory for frame %u\n", frames);
                 if (i) quale_picture_unref(&pics[0]);
                 return -1;

@@ -218,6 +218,16 @@ QUALE_API unsigned quale_planes_needed(const QualeContext *ctx);
 QUALE_API enum QualeBackend quale_backend(const QualeContext *ctx);
 
 /**
+ * Allocates a picture for sending to this context: its memory is recycled
+ * when released (no allocation per frame) and, with a GPU backend, is host
+ * memory the device reads directly (no staging copy).  Use it in a read
+ * loop instead of quale_picture_alloc(); the picture may outlive the
+ * context.
+ */
+QUALE_API int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
+                                          const QualeVideoFormat *format);
+
+/**
  * Hands one frame pair to the context; it takes over both references (the
  * caller's QualePicture structs are cleared).  Frames are numbered 0, 1, ...
  * in the order they are sent.  The first pair fixes the format; both must

@@ -1,0 +1,461 @@
+/*
+ * Float motion: libvmaf's "float_motion" extractor (motion, motion2,
+ * motion3), the floating-point twin of the integer motion.
+ *
+ * Per frame i >= 1, from the luma of the reference only:
+ *   score[i] = SAD(blur(ref[i - 1]), blur(ref[i])) / (w * h)
+ * with the samples on the 8-bit scale less 128 (picture_float.h), the blur
+ * a separable 5-tap Gaussian (motion_filter_size picks a 3-tap one, or a
+ * 5-tap identity at 1) mirrored at the edges, the SAD summed in float row
+ * by row.  motion_add_scale1 adds the same score of the two blurred
+ * pictures shrunk to half size with libvmaf's bilinear scaler.
+ *   motion[i]  = min(score[i] * motion_fps_weight, motion_max_val)  (debug,
+ *                on by default), 0 at frame 0;
+ *   motion2[i] = the same of min(score[i], score[i + 1]), score[i] for the
+ *                last frame, 0 for frame 0;
+ *   motion3[i] = min(blend(motion2 before clipping), motion_max_val), and
+ *                at frame 0 that of score[1] (0 for a one-frame stream);
+ *   blend(m)   = m * factor + (1 - factor) * min(offset, m).
+ * motion_force_zero writes 0 for all three and filters nothing.
+ *
+ * libvmaf keeps three blurred pictures and writes frame i - 1's motion2
+ * and motion3 while extracting frame i, the last frame's in its flush.
+ * Here extract() of frame i blurs ref[i], ref[i - 1] and ref[i - 2] from
+ * its history (each worker keeps its last blurred pictures, so a worker
+ * given consecutive frames blurs each picture once) and writes the same
+ * values for the same frames; flush() writes the last frame's from the
+ * score of the highest frame, kept in one atomic word.  libvmaf runs the
+ * extractor on every frame whatever --subsample says; so does this one.
+ *
+ * Every float operation is libvmaf's, in its order: the blur sums its taps
+ * from the first, the vertical pass before the horizontal one (libvmaf's
+ * AVX2 convolution does the same operations as its C one), the SAD adds
+ * fabs() of each difference through double into a float row sum.
+ *
+ * Sizes: the mirror of a 5-tap blur stays in the picture from 3x3 up (2x2
+ * for the 3-tap one); libvmaf reads outside its buffers below that.  A
+ * smaller picture scores only where nothing is filtered (frame 0, or
+ * motion_force_zero) and is an error otherwise.  motion_add_uv needs the
+ * chroma planes, which quale does not read for a luma-only metric: it is
+ * refused.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "metric.h"
+#include "picture_float.h"
+
+#define MOTION_MAX_VAL_DEFAULT 10000.0
+#define MOTION_FILTER_SIZE_DEFAULT 5
+#define MOTION_MAX_TAPS 5
+
+/* libvmaf's motion_tools.h filters */
+static const float motion_filter5[5] = {
+    0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f, 0.054488685f,
+};
+static const float motion_filter3[3] = { 0.166378498f, 0.667243004f, 0.166378498f };
+static const float motion_filter5_identity[5] = { 0.0f, 0.0f, 1.0f, 0.0f, 0.0f };
+
+enum { KEY_MOTION, KEY_MOTION2, KEY_MOTION3, KEY_COUNT };
+
+static const char *const motion_keys[KEY_COUNT + 1] = {
+    "motion", "motion2", "motion3", NULL,
+};
+
+typedef struct FloatMotionState {
+    /* options */
+    bool debug;
+    bool force_zero;
+    double fps_weight;
+    double blend_factor;
+    double blend_offset;
+    bool add_scale1;
+    int filter_size;
+    bool add_uv;
+    double max_val;
+
+    /* set by init */
+    int w, h;
+    int scaled_w, scaled_h;          /* motion_add_scale1 */
+    const float *filter;
+    int taps;
+    unsigned key[KEY_COUNT];
+    /* The score of the highest frame extracted so far: (index + 1) << 32 |
+     * the float's bits; 0 before any.  flush() reads the last frame's. */
+    _Atomic uint64_t last_score;
+} FloatMotionState;
+
+static const MetricOption motion_options[] = {
+    { .name = "debug", .help = "debug mode: enable additional output",
+      .offset = offsetof(FloatMotionState, debug), .type = QUALE_OPTION_BOOL,
+      .default_value.b = true },
+    { .name = "motion_force_zero", .alias = "force_0", .help = "forcing motion score to zero",
+      .offset = offsetof(FloatMotionState, force_zero), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_fps_weight", .alias = "mfw",
+      .help = "fps-aware multiplicative weight/correction",
+      .offset = offsetof(FloatMotionState, fps_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 5.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_blend_factor", .alias = "mbf",
+      .help = "blend motion score given an offset",
+      .offset = offsetof(FloatMotionState, blend_factor), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_blend_offset", .alias = "mbo",
+      .help = "blend motion score starting from this offset",
+      .offset = offsetof(FloatMotionState, blend_offset), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 40.0, .min = 0.0, .max = 1000.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_add_scale1", .alias = "mdc", .help = "add motion score from scale1",
+      .offset = offsetof(FloatMotionState, add_scale1), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_filter_size", .alias = "mfs",
+      .help = "filtering size (3: 3-tap blur, 1: none, else the 5-tap blur)",
+      .offset = offsetof(FloatMotionState, filter_size), .type = QUALE_OPTION_INT,
+      .default_value.i = MOTION_FILTER_SIZE_DEFAULT, .min = 0, .max = 9,
+      .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_add_uv", .alias = "mau", .help = "include U and V terms (not supported)",
+      .offset = offsetof(FloatMotionState, add_uv), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "motion_max_val", .alias = "mmxv",
+      .help = "maximum value allowed; larger values will be clipped to this value",
+      .offset = offsetof(FloatMotionState, max_val), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = MOTION_MAX_VAL_DEFAULT, .min = 0.0, .max = 10000.0,
+      .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+/* ---- per worker ------------------------------------------------------------ */
+
+#define MOTION_SLOTS 3
+
+typedef struct FloatMotionScratch {
+    size_t stride;                   /* floats, of every plane */
+    float *source;                   /* the picture as floats */
+    float *row;                      /* one vertical-pass row, padded */
+    float *scaled[2];                /* motion_add_scale1 */
+    struct {
+        long long index;             /* frame of the blurred picture, -1: none */
+        float *plane;
+    } slot[MOTION_SLOTS];
+} FloatMotionScratch;
+
+static void motion_scratch_free(void *scratch)
+{
+    FloatMotionScratch *t = scratch;
+    if (!t) return;
+    quale_aligned_free(t->source);
+    quale_aligned_free(t->row);
+    quale_aligned_free(t->scaled[0]);
+    quale_aligned_free(t->scaled[1]);
+    for (int i = 0; i < MOTION_SLOTS; i++) quale_aligned_free(t->slot[i].plane);
+    free(t);
+}
+
+static int motion_scratch_alloc(const void *state, void **scratch)
+{
+    const FloatMotionState *s = state;
+    FloatMotionScratch *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    t->stride = quale_align((size_t)s->w, QUALE_ALIGNMENT / sizeof(float));
+    const size_t plane = t->stride * (size_t)s->h * sizeof(float);
+    bool ok = (t->source = quale_aligned_alloc(plane)) != NULL;
+    ok = ok && (t->row = quale_aligned_alloc(((size_t)s->w + 2 * MOTION_MAX_TAPS) *
+                                             sizeof(float))) != NULL;
+    for (int i = 0; ok && i < MOTION_SLOTS; i++) {
+        t->slot[i].index = -1;
+        ok = (t->slot[i].plane = quale_aligned_alloc(plane)) != NULL;
+    }
+    if (ok && s->add_scale1) {
+        const size_t scaled = quale_align((size_t)s->scaled_w, QUALE_ALIGNMENT / sizeof(float)) *
+                              (size_t)s->scaled_h * sizeof(float);
+        ok = (t->scaled[0] = quale_aligned_alloc(scaled)) != NULL &&
+             (t->scaled[1] = quale_aligned_alloc(scaled)) != NULL;
+    }
+    if (!ok) {
+        motion_scratch_free(t);
+        return -ENOMEM;
+    }
+    *scratch = t;
+    return 0;
+}
+
+/* ---- the blur ---------------------------------------------------------------- */
+
+/* libvmaf's reflection at the edges (convolution_edge_s): -k -> k,
+ * n - 1 + k -> n - 1 - k; valid while the radius is below n. */
+static inline int motion_mirror(int i, int n)
+{
+    return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
+}
+
+/* Blurs the luma of pic into out (w x h, stride t->stride).  Each output
+ * sample is libvmaf's: the vertical taps summed from 0.0f in order into a
+ * row, that row mirrored, then the horizontal taps summed the same way. */
+static void motion_blur(const FloatMotionState *s, FloatMotionScratch *t,
+                        const QualePicture *pic, float *out)
+{
+    const int w = s->w, h = s->h, taps = s->taps, radius = taps / 2;
+    const float *f = s->filter;
+    const size_t stride = t->stride;
+
+    for (int y = 0; y < h; y++)
+        picture_float_row(pic, 0, (unsigned)y, -128.0f, t->source + (size_t)y * stride);
+
+    float *row = t->row + radius;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) row[x] = 0.0f;
+        for (int k = 0; k < taps; k++) {
+            const float fk = f[k];
+            const float *src = t->source + (size_t)motion_mirror(y - radius + k, h) * stride;
+            for (int x = 0; x < w; x++) row[x] += fk * src[x];
+        }
+        for (int k = 1; k <= radius; k++) {
+            row[-k] = row[k];
+            row[w - 1 + k] = row[w - 1 - k];
+        }
+        float *dst = out + (size_t)y * stride;
+        for (int x = 0; x < w; x++) dst[x] = 0.0f;
+        for (int k = 0; k < taps; k++) {
+            const float fk = f[k];
+            const float *src = row - radius + k;
+            for (int x = 0; x < w; x++) dst[x] += fk * src[x];
+        }
+    }
+}
+
+/* The blurred picture of frame index, from this worker's slots or made in
+ * a slot that holds none of the frames in keep[0..2]. */
+static const float *motion_blurred(const FloatMotionState *s, FloatMotionScratch *t,
+                                   const QualePicture *pic, long long index,
+                                   const long long keep[3])
+{
+    for (int i = 0; i < MOTION_SLOTS; i++)
+        if (t->slot[i].index == index) return t->slot[i].plane;
+    int victim = 0;
+    for (int i = 0; i < MOTION_SLOTS; i++) {
+        const long long held = t->slot[i].index;
+        if (held != keep[0] && held != keep[1] && held != keep[2]) {
+            victim = i;
+            break;
+        }
+    }
+    t->slot[victim].index = -1;
+    motion_blur(s, t, pic, t->slot[victim].plane);
+    t->slot[victim].index = index;
+    return t->slot[victim].plane;
+}
+
+/* ---- the score ----------------------------------------------------------------- */
+
+static float plane_sad(const float *a, const float *b, int w, int h, size_t stride)
+{
+    float accum = 0.0f;
+    for (int y = 0; y < h; y++) {
+        const float *ra = a + (size_t)y * stride, *rb = b + (size_t)y * stride;
+        float line = 0.0f;
+        /* libvmaf: float += fabs(float difference), through double */
+        for (int x = 0; x < w; x++) line += fabs(ra[x] - rb[x]);
+        accum += line;
+    }
+    return (float)(accum / (w * h));
+}
+
+/* libvmaf's bilinear scaler (vif_scale_frame_s), float in its order;
+ * mirror() there works on floats. */
+static float mirror_f(float i, float left, float right)
+{
+    return i < left ? -i : i > right ? 2 * right - i : i;
+}
+
+static void scale_bilinear(const float *src, int src_w, int src_h, size_t src_stride, float *dst,
+                           int dst_w, int dst_h, size_t dst_stride)
+{
+    if (src_w == dst_w && src_h == dst_h) {
+        for (int y = 0; y < dst_h; y++)
+            memcpy(dst + (size_t)y * dst_stride, src + (size_t)y * src_stride,
+                   (size_t)dst_w * sizeof(float));
+        return;
+    }
+    const float ratio_x = (float)src_w / dst_w, ratio_y = (float)src_h / dst_h;
+    for (int y = 0; y < dst_h; y++) {
+        const float yy = (y + 0.5) * ratio_y - 0.5;
+        const int y1 = (int)mirror_f((float)floor(yy), 0, (float)(src_h - 1));
+        const int y2 = (int)mirror_f((float)ceil(yy), 0, (float)(src_h - 1));
+        const float dy = yy - y1;
+        const float *r1 = src + (size_t)y1 * src_stride, *r2 = src + (size_t)y2 * src_stride;
+        float *out = dst + (size_t)y * dst_stride;
+        for (int x = 0; x < dst_w; x++) {
+            const float xx = (x + 0.5) * ratio_x - 0.5;
+            const int x1 = (int)mirror_f((float)floor(xx), 0, (float)(src_w - 1));
+            const int x2 = (int)mirror_f((float)ceil(xx), 0, (float)(src_w - 1));
+            const float dx = xx - x1;
+            out[x] = (1 - dy) * (1 - dx) * r1[x1] + (1 - dy) * dx * r1[x2] +
+                     dy * (1 - dx) * r2[x1] + dy * dx * r2[x2];
+        }
+    }
+}
+
+/* libvmaf's vmaf_image_sad_c(): the mean absolute difference of two
+ * blurred pictures, plus that of their half-size versions with
+ * motion_add_scale1. */
+static float motion_score(const FloatMotionState *s, FloatMotionScratch *t, const float *a,
+                          const float *b)
+{
+    const float scale0 = plane_sad(a, b, s->w, s->h, t->stride);
+    if (!s->add_scale1) return scale0;
+    const size_t stride = quale_align((size_t)s->scaled_w, QUALE_ALIGNMENT / sizeof(float));
+    scale_bilinear(a, s->w, s->h, t->stride, t->scaled[0], s->scaled_w, s->scaled_h, stride);
+    scale_bilinear(b, s->w, s->h, t->stride, t->scaled[1], s->scaled_w, s->scaled_h, stride);
+    const float scale1 = plane_sad(t->scaled[0], t->scaled[1], s->scaled_w, s->scaled_h, stride);
+    return scale0 + scale1;
+}
+
+static double motion_blend(double score, double factor, double offset)
+{
+    return score * factor + (1 - factor) * QUALE_MIN(offset, score);
+}
+
+/* motion2 and motion3 from a raw score (libvmaf's order: weight, clip). */
+static int put_motion23(const FloatMotionState *s, FeatureSink *sink, unsigned frame,
+                        double score)
+{
+    const double weighted = score * s->fps_weight;
+    int err = feature_sink_put(sink, s->key[KEY_MOTION2], frame,
+                               QUALE_MIN(weighted, s->max_val));
+    if (!err)
+        err = feature_sink_put(sink, s->key[KEY_MOTION3], frame,
+                               QUALE_MIN(motion_blend(weighted, s->blend_factor,
+                                                      s->blend_offset), s->max_val));
+    return err;
+}
+
+static void remember_score(FloatMotionState *s, unsigned index, float score)
+{
+    uint32_t bits;
+    memcpy(&bits, &score, sizeof(bits));
+    const uint64_t mine = ((uint64_t)index + 1) << 32 | bits;
+    uint64_t held = atomic_load(&s->last_score);
+    while ((held >> 32) < ((uint64_t)index + 1) &&
+           !atomic_compare_exchange_weak(&s->last_score, &held, mine)) {
+    }
+}
+
+/* ---- the metric -------------------------------------------------------------------- */
+
+static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatMotionState *s = state;
+    int err = picture_float_check(f, "float_motion", sink);
+    if (err) return err;
+    if (s->add_uv) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_motion: motion_add_uv is not supported: quale reads only "
+                         "the luma plane for this metric");
+        return -ENOTSUP;
+    }
+
+    s->w = (int)f->width;
+    s->h = (int)f->height;
+    switch (s->filter_size) {
+    case 1: s->filter = motion_filter5_identity; s->taps = 5; break;
+    case 3: s->filter = motion_filter3; s->taps = 3; break;
+    default: s->filter = motion_filter5; s->taps = 5; break;
+    }
+    s->scaled_w = (int)(s->w * 0.5 + 0.5);
+    s->scaled_h = (int)(s->h * 0.5 + 0.5);
+    atomic_init(&s->last_score, 0);
+
+    for (unsigned k = 0; k < KEY_COUNT; k++) {
+        if (k == KEY_MOTION && !s->debug) continue;
+        if ((err = feature_sink_declare(sink, motion_keys[k], &s->key[k]))) return err;
+    }
+    return 0;
+}
+
+static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
+                          FeatureSink *sink)
+{
+    FloatMotionState *s = (FloatMotionState *)state; /* only last_score is written */
+    FloatMotionScratch *t = scratch;
+    const unsigned i = frame->index;
+    int err = 0;
+
+    if (s->force_zero) {
+        err = feature_sink_put(sink, s->key[KEY_MOTION2], i, 0.);
+        if (!err) err = feature_sink_put(sink, s->key[KEY_MOTION3], i, 0.);
+        if (!err && s->debug) err = feature_sink_put(sink, s->key[KEY_MOTION], i, 0.);
+        return err;
+    }
+    if (i == 0) {
+        err = feature_sink_put(sink, s->key[KEY_MOTION2], 0, 0.);
+        if (!err && s->debug) err = feature_sink_put(sink, s->key[KEY_MOTION], 0, 0.);
+        return err;
+    }
+
+    const int radius = s->taps / 2;
+    if (s->w <= radius || s->h <= radius) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_motion: a %dx%d picture is too small for its %d-tap blur "
+                         "(libvmaf reads outside the picture below %dx%d)",
+                         s->w, s->h, s->taps, radius + 1, radius + 1);
+        return -EINVAL;
+    }
+    if (!frame->prev_ref[0] || (i >= 2 && !frame->prev_ref[1])) return -EINVAL;
+
+    const long long keep[3] = { i, (long long)i - 1, (long long)i - 2 };
+    const float *cur = motion_blurred(s, t, frame->ref, i, keep);
+    const float *prev = motion_blurred(s, t, frame->prev_ref[0], i - 1, keep);
+    const float score = motion_score(s, t, prev, cur);
+    remember_score(s, i, score);
+
+    if (s->debug)
+        err = feature_sink_put(sink, s->key[KEY_MOTION], i,
+                               QUALE_MIN(score * s->fps_weight, s->max_val));
+    if (err) return err;
+
+    if (i == 1) {
+        /* frame 0's motion3 looks at frame 1; its motion2 stays 0 */
+        return feature_sink_put(sink, s->key[KEY_MOTION3], 0,
+                                QUALE_MIN(motion_blend(score * s->fps_weight, s->blend_factor,
+                                                       s->blend_offset), s->max_val));
+    }
+
+    const float *prev2 = motion_blurred(s, t, frame->prev_ref[1], i - 2, keep);
+    const float score2 = motion_score(s, t, prev, prev2);
+    return put_motion23(s, sink, i - 1, score2 < score ? score2 : score);
+}
+
+static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
+{
+    FloatMotionState *s = state;
+    if (s->force_zero || frame_count == 0) return 0;
+    if (frame_count == 1) return feature_sink_put(sink, s->key[KEY_MOTION3], 0, 0.);
+
+    const uint64_t held = atomic_load(&s->last_score);
+    if ((held >> 32) != frame_count) return -EINVAL; /* the last frame was not extracted */
+    const uint32_t bits = (uint32_t)held;
+    float score;
+    memcpy(&score, &bits, sizeof(score));
+    return put_motion23(s, sink, frame_count - 1, score);
+}
+
+const Metric metric_float_motion = {
+    .name = "float_motion",
+    .keys = motion_keys,
+    .options = motion_options,
+    .state_size = sizeof(FloatMotionState),
+    /* libvmaf runs its temporal extractors on every frame, subsampled or
+     * not; frame i writes frame i - 1's motion2 from ref[i - 2]. */
+    .flags = METRIC_EVERY_FRAME | METRIC_LUMA_ONLY,
+    .history = 2,
+    .init = motion_init,
+    .scratch_alloc = motion_scratch_alloc,
+    .scratch_free = motion_scratch_free,
+    .extract = motion_extract,
+    .flush = motion_flush,
+};
