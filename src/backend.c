@@ -14,30 +14,68 @@ const char *quale_backend_name(enum QualeBackend backend)
     return "unknown";
 }
 
-int quale_backend_built(enum QualeBackend backend)
+const GpuOps *gpu_ops(enum QualeBackend kind)
 {
-    /* The GPU backends arrive with their own directories; until then only
-     * the CPU is built. */
-    return backend == QUALE_BACKEND_CPU;
+    switch (kind) {
+    case QUALE_BACKEND_CUDA: return &gpu_cuda_ops;
+    case QUALE_BACKEND_VULKAN: return &gpu_vulkan_ops;
+    default: return NULL;
+    }
 }
 
-int backend_select(QualeContext *ctx, enum QualeBackend requested,
-                   enum QualeBackend *selected)
+int quale_backend_built(enum QualeBackend backend)
 {
+    const GpuOps *ops = gpu_ops(backend);
+    if (ops) return ops->unavailable == NULL;
+    return backend == QUALE_BACKEND_CPU || backend == QUALE_BACKEND_AUTO;
+}
+
+int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
+                 enum QualeBackend *selected, const GpuOps **ops, GpuBackend **gpu)
+{
+    *ops = NULL;
+    *gpu = NULL;
+    *selected = QUALE_BACKEND_CPU;
+    char error[512];
     switch (requested) {
     case QUALE_BACKEND_CPU:
-        *selected = QUALE_BACKEND_CPU;
-        return 0;
-    case QUALE_BACKEND_AUTO:
-        context_log(ctx, QUALE_LOG_INFO, "no GPU backend is available in this build; "
-                    "using the CPU");
-        *selected = QUALE_BACKEND_CPU;
         return 0;
     case QUALE_BACKEND_CUDA:
-    case QUALE_BACKEND_VULKAN:
-        context_log(ctx, QUALE_LOG_ERROR, "the %s backend is not available in this build",
-                    quale_backend_name(requested));
-        return -ENOSYS;
+    case QUALE_BACKEND_VULKAN: {
+        const GpuOps *o = gpu_ops(requested);
+        if (o->unavailable) {
+            context_log(ctx, QUALE_LOG_ERROR, "the %s backend is not available: %s",
+                        quale_backend_name(requested), o->unavailable);
+            return -ENOSYS;
+        }
+        int err = o->open(ctx, device, gpu, error, sizeof(error));
+        if (err) {
+            context_log(ctx, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
+                        quale_backend_name(requested), error);
+            return err;
+        }
+        *ops = o;
+        *selected = requested;
+        return 0;
+    }
+    case QUALE_BACKEND_AUTO: {
+        static const enum QualeBackend order[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+        for (unsigned i = 0; i < 2; i++) {
+            const GpuOps *o = gpu_ops(order[i]);
+            if (o->unavailable) continue;
+            if (!o->open(ctx, device, gpu, error, sizeof(error))) {
+                *ops = o;
+                *selected = order[i];
+                context_log(ctx, QUALE_LOG_INFO, "using the %s backend",
+                            quale_backend_name(order[i]));
+                return 0;
+            }
+            context_log(ctx, QUALE_LOG_INFO, "the %s backend cannot start: %s",
+                        quale_backend_name(order[i]), error);
+        }
+        context_log(ctx, QUALE_LOG_WARNING, "no GPU backend could start; using the CPU");
+        return 0;
+    }
     }
     context_log(ctx, QUALE_LOG_ERROR, "unknown backend %d", (int)requested);
     return -EINVAL;

@@ -1,15 +1,19 @@
 /*
- * Backends: the CPU, and GPU backends loaded at run time.  A backend that is
- * not built answers "not available", so the API is the same in every build.
+ * Choosing the backend: the CPU, or a GPU backend loaded at run time.
  */
 #ifndef QUALE_SRC_BACKEND_H
 #define QUALE_SRC_BACKEND_H
 
+#include "gpu.h"
 #include "quale/quale.h"
 
-/* Resolves the requested backend (AUTO picks the first that starts, else
- * the CPU, with a notice) or fails with a message. */
-int backend_select(QualeContext *ctx, enum QualeBackend requested,
-                   enum QualeBackend *selected);
+/*
+ * Resolves the requested backend and opens it.  AUTO tries each GPU
+ * backend that is built and falls back to the CPU with a one-line notice.
+ * An explicit GPU backend that cannot start is an error with a message.
+ * For the CPU, *ops and *gpu are NULL.
+ */
+int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
+                 enum QualeBackend *selected, const GpuOps **ops, GpuBackend **gpu);
 
 #endif /* QUALE_SRC_BACKEND_H */

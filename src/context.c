@@ -32,11 +32,13 @@ struct MetricInstance {
     void *state;
     FeatureSink sink;
     bool initialised;
+    bool on_gpu; /* its twin runs on the GPU backend */
 };
 
 typedef struct FrameJob {
     QualeContext *ctx;
     unsigned index;
+    unsigned slot; /* the GPU slot it holds */
     QualePicture ref, dist;
     QualePicture prev_ref[2], prev_dist[2];
 } FrameJob;
@@ -45,6 +47,9 @@ struct QualeContext {
     QualeSettings settings;
     unsigned worker_count;
     enum QualeBackend backend;
+    const GpuOps *gpu_ops; /* NULL on the CPU */
+    GpuBackend *gpu;
+    bool gpu_used;         /* some instance runs on the GPU */
 
     Collector *collector;
     FeatureSink raw_sink; /* keys stored exactly as named (models) */
@@ -67,6 +72,8 @@ struct QualeContext {
     pthread_mutex_t flow_lock;
     pthread_cond_t slot_free;
     unsigned in_flight, max_in_flight;
+    unsigned *free_slots; /* a stack of max_in_flight slot numbers */
+    unsigned free_slot_count;
 
     atomic_int error; /* first failure of a worker, 0 if none */
     bool flushed;
@@ -127,7 +134,8 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
         err = -EINVAL;
         goto fail;
     }
-    err = backend_select(ctx, ctx->settings.backend, &ctx->backend);
+    err = backend_open(ctx, ctx->settings.backend, ctx->settings.gpu_device, &ctx->backend,
+                       &ctx->gpu_ops, &ctx->gpu);
     if (err) goto fail;
 
     ctx->worker_count = ctx->settings.threads ? ctx->settings.threads : online_cores();
@@ -139,8 +147,17 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     if (err) goto fail;
     /* Enough recycled pictures for every frame in flight, its history, and
      * the pair being read. */
-    err = picture_pool_open(&ctx->pictures, NULL, 4 * ctx->max_in_flight + 8);
+    err = picture_pool_open(&ctx->pictures,
+                            ctx->gpu ? ctx->gpu_ops->host_allocator(ctx->gpu) : NULL,
+                            4 * ctx->max_in_flight + 8);
     if (err) goto fail;
+    ctx->free_slots = malloc(sizeof(*ctx->free_slots) * ctx->max_in_flight);
+    if (!ctx->free_slots) {
+        err = -ENOMEM;
+        goto fail;
+    }
+    for (unsigned i = 0; i < ctx->max_in_flight; i++) ctx->free_slots[i] = ctx->max_in_flight - 1 - i;
+    ctx->free_slot_count = ctx->max_in_flight;
     ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .ctx = ctx };
     pthread_mutex_init(&ctx->flow_lock, NULL);
     pthread_cond_init(&ctx->slot_free, NULL);
@@ -194,6 +211,8 @@ void quale_close(QualeContext **pctx)
         quale_picture_unref(&ctx->prev_dist[h]);
     }
     picture_pool_close(&ctx->pictures);
+    if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
+    free(ctx->free_slots);
     if (ctx->collector) {
         collector_close(&ctx->collector);
         pthread_mutex_destroy(&ctx->flow_lock);
@@ -432,6 +451,31 @@ static bool same_format(const QualeVideoFormat *a, const QualeVideoFormat *b)
            a->width == b->width && a->height == b->height;
 }
 
+/* Gives the GPU backend every instance it has a twin for; the others stay
+ * on the CPU, and the log says so once. */
+static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
+{
+    if (!ctx->gpu) return 0;
+    GpuTwinRequest *twins = calloc(ctx->instance_count, sizeof(*twins));
+    if (!twins) return -ENOMEM;
+    unsigned n = 0;
+    for (unsigned i = 0; i < ctx->instance_count; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (ctx->gpu_ops->has_twin(ctx->gpu, inst->metric, inst->state)) {
+            twins[n++] = (GpuTwinRequest){ inst->metric, inst->state, &inst->sink };
+            inst->on_gpu = true;
+        } else {
+            context_log(ctx, QUALE_LOG_INFO, "metric '%s' has no %s twin here; it runs on the CPU",
+                        inst->metric->name, quale_backend_name(ctx->backend));
+        }
+    }
+    int err = 0;
+    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, ctx->max_in_flight);
+    ctx->gpu_used = n > 0 && !err;
+    free(twins);
+    return err;
+}
+
 static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
 {
     if (ctx->instance_count == 0) {
@@ -453,7 +497,8 @@ static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
         inst->initialised = true;
     }
     ctx->scratch = calloc((size_t)ctx->worker_count * ctx->instance_count, sizeof(void *));
-    return ctx->scratch ? 0 : -ENOMEM;
+    if (!ctx->scratch) return -ENOMEM;
+    return start_gpu(ctx, format);
 }
 
 static void record_error(QualeContext *ctx, int err)
@@ -473,6 +518,17 @@ static void release_job(FrameJob *job)
     free(job);
 }
 
+/* The view of a job that metrics and twins get. */
+static MetricFrame job_frame(const FrameJob *job)
+{
+    MetricFrame frame = { .index = job->index, .ref = &job->ref, .dist = &job->dist };
+    for (int h = 0; h < 2; h++) {
+        frame.prev_ref[h] = job->prev_ref[h].buffer ? &job->prev_ref[h] : NULL;
+        frame.prev_dist[h] = job->prev_dist[h].buffer ? &job->prev_dist[h] : NULL;
+    }
+    return frame;
+}
+
 static void run_frame(void *arg, unsigned worker)
 {
     FrameJob *job = arg;
@@ -480,19 +536,17 @@ static void run_frame(void *arg, unsigned worker)
     const unsigned subsample = ctx->settings.subsample;
     const bool scored = subsample <= 1 || job->index % subsample == 0;
 
-    const MetricFrame frame = {
-        .index = job->index,
-        .ref = &job->ref,
-        .dist = &job->dist,
-        .prev_ref = { job->prev_ref[0].buffer ? &job->prev_ref[0] : NULL,
-                      job->prev_ref[1].buffer ? &job->prev_ref[1] : NULL },
-        .prev_dist = { job->prev_dist[0].buffer ? &job->prev_dist[0] : NULL,
-                       job->prev_dist[1].buffer ? &job->prev_dist[1] : NULL },
-    };
+    const MetricFrame frame = job_frame(job);
+
+    if (ctx->gpu_used) {
+        int err = ctx->gpu_ops->complete(ctx->gpu, job->slot, &frame);
+        if (err) record_error(ctx, err);
+    }
 
     for (unsigned i = 0; i < ctx->instance_count && !atomic_load(&ctx->error); i++) {
         MetricInstance *inst = ctx->instances[i];
         const Metric *m = inst->metric;
+        if (inst->on_gpu) continue;
         if (!scored && !(m->flags & METRIC_EVERY_FRAME)) continue;
 
         void **scratch = &ctx->scratch[worker * ctx->instance_count + i];
@@ -513,9 +567,11 @@ static void run_frame(void *arg, unsigned worker)
         }
     }
 
+    const unsigned slot = job->slot;
     release_job(job);
     pthread_mutex_lock(&ctx->flow_lock);
     ctx->in_flight--;
+    ctx->free_slots[ctx->free_slot_count++] = slot;
     pthread_cond_signal(&ctx->slot_free);
     pthread_mutex_unlock(&ctx->flow_lock);
 }
@@ -611,13 +667,22 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
     while (ctx->in_flight >= ctx->max_in_flight)
         pthread_cond_wait(&ctx->slot_free, &ctx->flow_lock);
     ctx->in_flight++;
+    job->slot = ctx->free_slots[--ctx->free_slot_count];
     pthread_mutex_unlock(&ctx->flow_lock);
 
-    err = thread_pool_submit(ctx->pool, run_frame, job);
+    if (ctx->gpu_used) {
+        /* Uploads and kernels are queued here, in frame order, so that a
+         * frame's twins can rely on the frames before it being queued. */
+        const MetricFrame frame = job_frame(job);
+        err = ctx->gpu_ops->submit(ctx->gpu, job->slot, &frame);
+    }
+    if (!err) err = thread_pool_submit(ctx->pool, run_frame, job);
     if (err) {
+        const unsigned slot = job->slot;
         release_job(job);
         pthread_mutex_lock(&ctx->flow_lock);
         ctx->in_flight--;
+        ctx->free_slots[ctx->free_slot_count++] = slot;
         pthread_mutex_unlock(&ctx->flow_lock);
         record_error(ctx, err);
     }

@@ -215,6 +215,7 @@ static void pool_release(PicturePool *pool)
         pool->free_list = b->next_free;
         free_buffer_memory(pool, b);
     }
+    if (pool->allocator.release) pool->allocator.release(pool->allocator.opaque);
     pthread_mutex_destroy(&pool->lock);
     free(pool);
 }

@@ -17,6 +17,9 @@
 typedef struct HostAllocator {
     void *(*alloc)(void *opaque, size_t size);
     void (*free)(void *opaque, void *memory);
+    /* Called once the pool is gone and nothing it allocated is left: lets a
+     * device outlive its context for as long as pictures still use it. */
+    void (*release)(void *opaque);
     void *opaque;
 } HostAllocator;
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "gpu.h"
 #include "metric.h"
 
 extern const Metric metric_psnr;
@@ -58,6 +59,11 @@ int quale_metric_info(unsigned index, QualeMetricInfo *info)
     info->keys = m->keys;
     info->option_count = options_count(m->options);
     info->backends = 1u << QUALE_BACKEND_CPU;
+    static const enum QualeBackend gpus[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+    for (unsigned g = 0; g < QUALE_ARRAY_SIZE(gpus); g++) {
+        const GpuOps *ops = gpu_ops(gpus[g]);
+        if (!ops->unavailable && ops->twin_built(m)) info->backends |= 1u << gpus[g];
+    }
     return 0;
 }
 

@@ -83,6 +83,8 @@
 /* The square of the spatial mask, and the radius of it. */
 #define CAMBI_MASK_SIDE 7
 #define CAMBI_MASK_PAD (CAMBI_MASK_SIDE / 2)
+/* Rows of flat flags kept for the mask: the square's 7 and the next. */
+#define CAMBI_FLAT_ROWS (CAMBI_MASK_SIDE + 1)
 /* The encoding size must reach this in width or height. */
 #define CAMBI_MIN_SIDE 216u
 #define CAMBI_DEFAULT_TOPK 0.6
@@ -488,7 +490,7 @@ typedef struct CambiScratch {
     uint16_t *histograms; /* band_size rows of one counter per column */
     uint16_t *mode_rows;  /* 3 horizontally filtered rows */
     uint32_t *src_x;      /* resampling: source column of each column */
-    uint8_t *flat;        /* one row of flat flags */
+    uint8_t *flat;        /* CAMBI_FLAT_ROWS rows of flat flags */
     uint8_t *flat_count;  /* flat samples of each column in the mask's rows */
 } CambiScratch;
 
@@ -503,8 +505,8 @@ static int cambi_scratch_alloc(const void *state, void **scratch)
         (size_t)QUALE_MAX(s->band_size, 1) * w * sizeof(uint16_t),
         3 * w * sizeof(uint16_t),
         w * sizeof(uint32_t),
-        w,
-        w,
+        CAMBI_FLAT_ROWS * w,
+        w + 2 * CAMBI_MASK_PAD,
     };
     size_t total = quale_align(sizeof(CambiScratch), QUALE_ALIGNMENT);
     for (unsigned i = 0; i < QUALE_ARRAY_SIZE(sizes); i++)
@@ -628,32 +630,36 @@ static void cambi_flat_row(const uint16_t *image, unsigned w, unsigned h, unsign
     }
 }
 
-/* mask = more than mask_index flat samples in the 7x7 square (clipped):
- * column counts over the square's rows, then a running sum along the row. */
+/* mask = more than mask_index flat samples in the 7x7 square (clipped).
+ * count holds, for each column, the flat samples of the square's rows,
+ * with CAMBI_MASK_PAD zero columns on each side; each row of flat flags is
+ * computed once, into a ring of CAMBI_FLAT_ROWS rows. */
 static void cambi_spatial_mask(const uint16_t *image, uint8_t *mask, unsigned w, unsigned h,
-                               unsigned mask_index, uint8_t *flat, uint8_t *count)
+                               unsigned mask_index, uint8_t *flat_ring, uint8_t *count_buf)
 {
     const unsigned pad = CAMBI_MASK_PAD;
-    memset(count, 0, w);
+    uint8_t *count = count_buf + pad;
+    memset(count_buf, 0, w + 2 * pad);
     for (unsigned r = 0; r < pad && r < h; r++) {
+        uint8_t *flat = flat_ring + (size_t)(r % CAMBI_FLAT_ROWS) * w;
         cambi_flat_row(image, w, h, r, flat);
         for (unsigned j = 0; j < w; j++) count[j] += flat[j];
     }
     for (unsigned i = 0; i < h; i++) {
         if (i + pad < h) {
+            uint8_t *flat = flat_ring + (size_t)((i + pad) % CAMBI_FLAT_ROWS) * w;
             cambi_flat_row(image, w, h, i + pad, flat);
             for (unsigned j = 0; j < w; j++) count[j] += flat[j];
         }
         if (i > pad) {
-            cambi_flat_row(image, w, h, i - pad - 1, flat);
+            const uint8_t *flat = flat_ring + (size_t)((i - pad - 1) % CAMBI_FLAT_ROWS) * w;
             for (unsigned j = 0; j < w; j++) count[j] -= flat[j];
         }
-        unsigned sum = 0;
-        for (unsigned j = 0; j < pad && j < w; j++) sum += count[j];
-        uint8_t *m = mask + (size_t)i * w;
-        for (unsigned j = 0; j < w; j++) {
-            if (j + pad < w) sum += count[j + pad];
-            if (j > pad) sum -= count[j - pad - 1];
+        const uint8_t *restrict c = count - pad;
+        uint8_t *restrict m = mask + (size_t)i * w;
+        for (size_t j = 0; j < w; j++) {
+            const unsigned sum = c[j] + c[j + 1] + c[j + 2] + c[j + 3] + c[j + 4] + c[j + 5] +
+                                 c[j + 6];
             m[j] = sum > mask_index;
         }
     }
@@ -743,20 +749,37 @@ static inline int cambi_band_row(const CambiRowUpdate *u, const uint16_t *image,
     return (unsigned)v < (unsigned)u->size ? v : -1;
 }
 
+/* Whether any of the mask bytes m[j0 .. j1) is set (none without a row). */
+static inline bool cambi_any_masked(const uint8_t *m, unsigned j0, unsigned j1)
+{
+    if (!m) return false;
+    unsigned any = 0;
+    for (unsigned j = j0; j < j1; j++) any |= m[j];
+    return any != 0;
+}
+
 /* Row leave (or none: SIZE_MAX) leaves the window and row enter (or none)
- * enters it. */
+ * enters it.  Masks are mostly 0: runs of 16 columns masked out in both
+ * rows are skipped at once. */
 static void cambi_slide(const CambiRowUpdate *u, const uint16_t *image, const uint8_t *mask,
                         size_t leave, size_t enter)
 {
     const unsigned w = u->w, pad = u->pad;
-    for (unsigned j = 0; j < w; j++) {
-        const int out = leave != SIZE_MAX ? cambi_band_row(u, image, mask, leave + j) : -1;
-        const int in = enter != SIZE_MAX ? cambi_band_row(u, image, mask, enter + j) : -1;
-        if (out == in) continue;
-        const unsigned lo = j > pad ? j - pad : 0;
-        const unsigned hi = QUALE_MIN(j + pad + 1, w);
-        if (out >= 0) cambi_range_sub(u->histograms + (size_t)out * w, lo, hi);
-        if (in >= 0) cambi_range_add(u->histograms + (size_t)in * w, lo, hi);
+    const uint8_t *mask_leave = leave != SIZE_MAX ? mask + leave : NULL;
+    const uint8_t *mask_enter = enter != SIZE_MAX ? mask + enter : NULL;
+    for (unsigned j0 = 0; j0 < w; j0 += 16) {
+        const unsigned j1 = QUALE_MIN(j0 + 16, w);
+        if (!cambi_any_masked(mask_leave, j0, j1) && !cambi_any_masked(mask_enter, j0, j1))
+            continue;
+        for (unsigned j = j0; j < j1; j++) {
+            const int out = mask_leave ? cambi_band_row(u, image, mask, leave + j) : -1;
+            const int in = mask_enter ? cambi_band_row(u, image, mask, enter + j) : -1;
+            if (out == in) continue;
+            const unsigned lo = j > pad ? j - pad : 0;
+            const unsigned hi = QUALE_MIN(j + pad + 1, w);
+            if (out >= 0) cambi_range_sub(u->histograms + (size_t)out * w, lo, hi);
+            if (in >= 0) cambi_range_add(u->histograms + (size_t)in * w, lo, hi);
+        }
     }
 }
 
@@ -767,35 +790,47 @@ typedef struct CambiNonZero {
     float smallest, largest;
 } CambiNonZero;
 
+/* The c-value of a masked sample of band row v, from the counters of its
+ * column (col[r * w] counts band row r). */
+static inline float cambi_c_value(const CambiState *s, const uint16_t *col, size_t w, int v)
+{
+    const int nd = (int)s->num_diffs;
+    const int value = v + s->band_base + nd;
+    const int p0 = col[(size_t)v * w];
+    float c = 0.0f;
+    for (int d = 0; d < nd; d++) {
+        if (value > s->tvi[d] || value + d + 1 <= s->vlt_luma) continue;
+        const int p1 = col[(size_t)(v + d + 1) * w];
+        const int p2 = v - d - 1 >= 0 ? col[(size_t)(v - d - 1) * w] : 0;
+        const int p = p1 > p2 ? p1 : p2;
+        const float val = (float)(cambi_contrast_weight[d] * p0 * p) * cambi_reciprocal[p + p0];
+        if (val > c) c = val;
+    }
+    return c;
+}
+
+/* One row of c-values (0 where masked out); runs of 16 samples masked out
+ * are skipped at once. */
 static void cambi_c_values_row(const CambiState *s, const uint16_t *histograms,
                                const uint16_t *image, const uint8_t *mask, float *c_values,
                                unsigned w, CambiNonZero *nz)
 {
-    const int nd = (int)s->num_diffs;
-    for (unsigned j = 0; j < w; j++) {
-        c_values[j] = 0.0f;
-        if (!mask[j]) continue;
-        const int v = (int)image[j] - s->band_base;
-        if ((unsigned)v >= (unsigned)s->band_size) continue;
-        const int value = image[j] + nd;
-        const uint16_t *col = histograms + j;
-        const int p0 = col[(size_t)v * w];
-        float c = 0.0f;
-        for (int d = 0; d < nd; d++) {
-            if (value > s->tvi[d] || value + d + 1 <= s->vlt_luma) continue;
-            const int p1 = col[(size_t)(v + d + 1) * w];
-            const int p2 = v - d - 1 >= 0 ? col[(size_t)(v - d - 1) * w] : 0;
-            const int p = p1 > p2 ? p1 : p2;
-            const float val = (float)(cambi_contrast_weight[d] * p0 * p) *
-                              cambi_reciprocal[p + p0];
-            if (val > c) c = val;
-        }
-        c_values[j] = c;
-        if (c > 0.0f) {
-            nz->sum += c;
-            nz->count++;
-            if (c < nz->smallest) nz->smallest = c;
-            if (c > nz->largest) nz->largest = c;
+    memset(c_values, 0, sizeof(float) * w);
+    for (unsigned j0 = 0; j0 < w; j0 += 16) {
+        const unsigned j1 = QUALE_MIN(j0 + 16, w);
+        if (!cambi_any_masked(mask, j0, j1)) continue;
+        for (unsigned j = j0; j < j1; j++) {
+            if (!mask[j]) continue;
+            const int v = (int)image[j] - s->band_base;
+            if ((unsigned)v >= (unsigned)s->band_size) continue;
+            const float c = cambi_c_value(s, histograms + j, w, v);
+            c_values[j] = c;
+            if (c > 0.0f) {
+                nz->sum += c;
+                nz->count++;
+                if (c < nz->smallest) nz->smallest = c;
+                if (c > nz->largest) nz->largest = c;
+            }
         }
     }
 }

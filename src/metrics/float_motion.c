@@ -239,7 +239,7 @@ static const float *motion_blurred(const FloatMotionState *s, FloatMotionScratch
     int victim = 0;
     for (int i = 0; i < MOTION_SLOTS; i++) {
         const long long held = t->slot[i].index;
-        if (held != keep[0] && held != keep[1] && held != keep[2]) {
+        if (held < 0 || (held != keep[0] && held != keep[1] && held != keep[2])) {
             victim = i;
             break;
         }

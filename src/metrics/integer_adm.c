@@ -437,37 +437,47 @@ ADM_INLINE uint32_t load_sample(const uint8_t *row, int j, int bytes)
  * details only the approximation band is made (adm_skip_scale0). */
 ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, int bitdepth,
                            int w, int h, bool details, int32_t *const band[4],
-                           ptrdiff_t stride, int32_t *lo, int32_t *hi)
+                           ptrdiff_t stride, int32_t *restrict lo, int32_t *restrict hi)
 {
     const uint32_t round = 1u << (bitdepth - 1);
     const uint32_t offset = (uint32_t)DWT_LO_SUM * round;
 
     for (int i = 0; i < (h + 1) / 2; i++) {
-        const uint8_t *r0 = src + mirror(2 * i - 1, h) * src_stride;
-        const uint8_t *r1 = src + mirror(2 * i, h) * src_stride;
-        const uint8_t *r2 = src + mirror(2 * i + 1, h) * src_stride;
-        const uint8_t *r3 = src + mirror(2 * i + 2, h) * src_stride;
+        const uint8_t *restrict r0 = src + mirror(2 * i - 1, h) * src_stride;
+        const uint8_t *restrict r1 = src + mirror(2 * i, h) * src_stride;
+        const uint8_t *restrict r2 = src + mirror(2 * i + 1, h) * src_stride;
+        const uint8_t *restrict r3 = src + mirror(2 * i + 2, h) * src_stride;
         for (int j = 0; j < w; j++) {
             const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
             const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
             const uint32_t l = 15826u * s0 + 27411u * s1 + 7345u * s2 - 4240u * s3 - offset;
             lo[j] = (int16_t)((int32_t)(l + round) >> bitdepth);
-            if (details) {
-                const uint32_t d = 27411u * s2 - 4240u * s0 - 7345u * s1 - 15826u * s3;
-                hi[j] = (int16_t)((int32_t)(d + round) >> bitdepth);
+        }
+        pad_row(lo, w);
+
+        int32_t *restrict a = band[BAND_A] + i * stride;
+        if (!details) {
+            for (int j = 0; j < (w + 1) / 2; j++) {
+                const int32_t *t = lo + 2 * j - 1;
+                a[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
             }
+            continue;
         }
 
-        int32_t *a = band[BAND_A] + i * stride;
-        int32_t *bh = band[BAND_H] + i * stride;
-        int32_t *bv = band[BAND_V] + i * stride;
-        int32_t *bd = band[BAND_D] + i * stride;
-        pad_row(lo, w);
-        if (details) pad_row(hi, w);
+        for (int j = 0; j < w; j++) {
+            const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
+            const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
+            const uint32_t d = 27411u * s2 - 4240u * s0 - 7345u * s1 - 15826u * s3;
+            hi[j] = (int16_t)((int32_t)(d + round) >> bitdepth);
+        }
+        pad_row(hi, w);
+
+        int32_t *restrict bh = band[BAND_H] + i * stride;
+        int32_t *restrict bv = band[BAND_V] + i * stride;
+        int32_t *restrict bd = band[BAND_D] + i * stride;
         for (int j = 0; j < (w + 1) / 2; j++) {
             const int32_t *t = lo + 2 * j - 1;
             a[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
-            if (!details) continue;
             bv[j] = (int16_t)((27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3] + 32768) >> 16);
             t = hi + 2 * j - 1;
             bh[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);

@@ -1,0 +1,87 @@
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_api.h"
+
+/* Each entry: the field to fill and the exported (versioned) name, since
+ * cuda.h's macros rename the functions a program calls directly. */
+#define ENTRY(field, symbol) { offsetof(CudaApi, field), symbol }
+
+static const struct {
+    size_t offset;
+    const char *symbol;
+} entries[] = {
+    ENTRY(Init, "cuInit"),
+    ENTRY(DriverGetVersion, "cuDriverGetVersion"),
+    ENTRY(GetErrorString, "cuGetErrorString"),
+    ENTRY(DeviceGetCount, "cuDeviceGetCount"),
+    ENTRY(DeviceGet, "cuDeviceGet"),
+    ENTRY(DeviceGetName, "cuDeviceGetName"),
+    ENTRY(DeviceGetAttribute, "cuDeviceGetAttribute"),
+    ENTRY(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+    ENTRY(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+    ENTRY(CtxSetCurrent, "cuCtxSetCurrent"),
+    ENTRY(ModuleLoadData, "cuModuleLoadData"),
+    ENTRY(ModuleUnload, "cuModuleUnload"),
+    ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
+    ENTRY(MemAlloc, "cuMemAlloc_v2"),
+    ENTRY(MemFree, "cuMemFree_v2"),
+    ENTRY(MemGetInfo, "cuMemGetInfo_v2"),
+    ENTRY(MemHostAlloc, "cuMemHostAlloc"),
+    ENTRY(MemFreeHost, "cuMemFreeHost"),
+    ENTRY(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+    ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+    ENTRY(MemsetD8Async, "cuMemsetD8Async"),
+    ENTRY(StreamCreate, "cuStreamCreate"),
+    ENTRY(StreamDestroy, "cuStreamDestroy_v2"),
+    ENTRY(StreamWaitEvent, "cuStreamWaitEvent"),
+    ENTRY(StreamSynchronize, "cuStreamSynchronize"),
+    ENTRY(EventCreate, "cuEventCreate"),
+    ENTRY(EventDestroy, "cuEventDestroy_v2"),
+    ENTRY(EventRecord, "cuEventRecord"),
+    ENTRY(EventSynchronize, "cuEventSynchronize"),
+    ENTRY(LaunchKernel, "cuLaunchKernel"),
+};
+
+int cuda_api_load(CudaApi *api, char *error, size_t error_size)
+{
+    memset(api, 0, sizeof(*api));
+    const char *override = getenv("QUALE_CUDA_LIBRARY"); /* tests: a broken driver */
+    const char *name = override && *override ? override : "libcuda.so.1";
+    api->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!api->library) {
+        const char *why = dlerror();
+        snprintf(error, error_size, "the NVIDIA driver library %s could not be loaded (%s)", name,
+                 why ? why : "not found");
+        return -ENODEV;
+    }
+    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+        void *fn = dlsym(api->library, entries[i].symbol);
+        if (!fn) {
+            snprintf(error, error_size, "the NVIDIA driver is too old: it lacks %s",
+                     entries[i].symbol);
+            cuda_api_unload(api);
+            return -ENOSYS;
+        }
+        memcpy((char *)api + entries[i].offset, &fn, sizeof(fn));
+    }
+    return 0;
+}
+
+void cuda_api_unload(CudaApi *api)
+{
+    if (api->library) dlclose(api->library);
+    memset(api, 0, sizeof(*api));
+}
+
+const char *cuda_error_text(const CudaApi *api, CUresult result)
+{
+    const char *text = NULL;
+    if (api->GetErrorString && api->GetErrorString(result, &text) == CUDA_SUCCESS && text)
+        return text;
+    return "unknown CUDA error";
+}

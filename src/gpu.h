@@ -1,0 +1,69 @@
+/*
+ * What the context sees of a GPU backend (CUDA, Vulkan, later HIP and
+ * SYCL).  The same table of operations for all of them; a backend that is
+ * not built provides a table whose open() answers "not available".
+ *
+ * Frames flow through slots: each of the `slots` frames in flight owns one
+ * (its device buffers, its stream or command buffer, its readback memory).
+ *   submit()   on the caller's thread, in frame order: upload the frame once
+ *              and queue every twin's kernels on the slot.
+ *   complete() on a worker thread: wait for the slot, turn the partial sums
+ *              read back into feature values, and write them.
+ * Metrics without a twin run on the CPU in the same frame job.
+ */
+#ifndef QUALE_SRC_GPU_H
+#define QUALE_SRC_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "metric.h"
+#include "picture_pool.h"
+#include "quale/quale.h"
+
+typedef struct GpuBackend GpuBackend;
+
+/* One metric instance handed to the GPU: its descriptor, its state after
+ * init (options and key ids), and where its values go. */
+typedef struct GpuTwinRequest {
+    const Metric *metric;
+    const void *state;
+    FeatureSink *sink;
+} GpuTwinRequest;
+
+typedef struct GpuOps {
+    enum QualeBackend kind;
+    /* Why the backend is missing from this build; NULL when it is built
+     * (and every function below is then set). */
+    const char *unavailable;
+
+    /* Whether this build has a twin of the metric (for --list-features). */
+    bool (*twin_built)(const Metric *metric);
+
+    /* Opens the device (index -1: the first).  On failure error holds the
+     * reason, in one line; the caller decides how loudly to say it. */
+    int (*open)(QualeContext *ctx, int device, GpuBackend **gpu, char *error,
+                size_t error_size);
+    void (*close)(GpuBackend *gpu);
+
+    /* Host memory the device reads directly; NULL for plain memory. */
+    const HostAllocator *(*host_allocator)(const GpuBackend *gpu);
+
+    /* Whether a twin exists for this metric with the options in state. */
+    bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);
+
+    /* Once the format is known: set up every twin and the slots. */
+    int (*start)(GpuBackend *gpu, const QualeVideoFormat *format,
+                 const GpuTwinRequest *twins, unsigned twin_count, unsigned slots);
+
+    int (*submit)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
+    int (*complete)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
+} GpuOps;
+
+extern const GpuOps gpu_cuda_ops;
+extern const GpuOps gpu_vulkan_ops;
+
+/* The table for a backend kind, NULL for the CPU. */
+const GpuOps *gpu_ops(enum QualeBackend kind);
+
+#endif /* QUALE_SRC_GPU_H */
