@@ -59,21 +59,27 @@ int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
         return 0;
     }
     case QUALE_BACKEND_AUTO: {
+        /* The first GPU backend that starts; else the CPU, with one line
+         * that says why. */
         static const enum QualeBackend order[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+        char reasons[1024] = "";
+        size_t len = 0;
         for (unsigned i = 0; i < 2; i++) {
             const GpuOps *o = gpu_ops(order[i]);
-            if (o->unavailable) continue;
-            if (!o->open(ctx, device, gpu, error, sizeof(error))) {
+            if (o->unavailable) {
+                snprintf(error, sizeof(error), "not built");
+            } else if (!o->open(ctx, device, gpu, error, sizeof(error))) {
                 *ops = o;
                 *selected = order[i];
                 context_log(ctx, QUALE_LOG_INFO, "using the %s backend",
                             quale_backend_name(order[i]));
                 return 0;
             }
-            context_log(ctx, QUALE_LOG_INFO, "the %s backend cannot start: %s",
-                        quale_backend_name(order[i]), error);
+            if (len < sizeof(reasons))
+                len += (size_t)snprintf(reasons + len, sizeof(reasons) - len, "%s%s: %s",
+                                        len ? "; " : "", quale_backend_name(order[i]), error);
         }
-        context_log(ctx, QUALE_LOG_WARNING, "no GPU backend could start; using the CPU");
+        context_log(ctx, QUALE_LOG_INFO, "no GPU backend started, using the CPU (%s)", reasons);
         return 0;
     }
     }

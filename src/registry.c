@@ -19,6 +19,8 @@ extern const Metric metric_float_psnr;
 extern const Metric metric_float_moment;
 extern const Metric metric_float_ansnr;
 extern const Metric metric_float_motion;
+extern const Metric metric_float_vif;
+extern const Metric metric_float_adm;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
@@ -34,6 +36,8 @@ const Metric *const quale_metrics[] = {
     &metric_float_moment,
     &metric_float_ansnr,
     &metric_float_motion,
+    &metric_float_vif,
+    &metric_float_adm,
     NULL,
 };
 

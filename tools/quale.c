@@ -152,10 +152,12 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
     const bool y4m = has_y4m_extension(path) || !s->raw_given;
     char error[512];
     QualeVideoReader *reader = NULL;
-    if (quale_video_open(&reader, path, y4m ? NULL : &s->raw, error, sizeof(error))) {
+    const int err = quale_video_open(&reader, path, y4m ? NULL : &s->raw, error, sizeof(error));
+    if (err) {
         fprintf(stderr, "quale: error: %s video: %s\n", role, error);
-        if (!y4m || s->raw_given) return NULL;
-        fprintf(stderr, "quale: raw .yuv input needs -w, -h, -p and -b\n");
+        /* A file that is there but is not y4m is likely raw yuv. */
+        if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path))
+            fprintf(stderr, "quale: raw .yuv input needs -w, -h, -p and -b\n");
         return NULL;
     }
     return reader;

@@ -44,17 +44,24 @@
  *     The window is window_size scaled by (w + h) / (3840 + 2160), odd.
  *
  *  4. Pooling: the score of a scale is the mean of its largest
- *     topk * (w h) c-values, found with libvmaf's quickselect and summed
- *     in the order that quickselect leaves them (the sum is a double sum of
- *     floats: another order could change its last bits).  The picture's
- *     score is sum(scale score * {16, 8, 4, 2, 1}) / window^2, capped at
+ *     k = topk * (w h) c-values (topk when set, else cambi_topk), which
+ *     libvmaf finds with a quickselect and sums, in double, in the order
+ *     the quickselect leaves them.  Another order could change the last
+ *     bits of that sum, so where they could differ we run the same
+ *     quickselect.  Usually they cannot: at most k c-values are non-zero
+ *     (banding is rare; most samples are masked out), so the k largest are
+ *     all of them, and when every partial sum of them is exact in double
+ *     (checked from their count, largest value and smallest ulp), their
+ *     sum in picture order is libvmaf's to the bit.  The picture's score is
+ *     sum(scale score * {16, 8, 4, 2, 1}) / window^2, capped at
  *     cambi_max_val.
  *
  * The window counts come from libvmaf's sliding histograms: one row of
  * counters per 10-bit value in the band of values a c-value can read, one
  * counter per column.  Moving down a row subtracts the row that leaves the
  * window and adds the row that enters it, each sample adding one to the
- * window-wide range of columns around it in its value's row.
+ * window-wide range of columns around it in its value's row.  Runs of 16
+ * masked-out samples are skipped at once.
  *
  * Limits, as libvmaf's: the encoding size must reach 216 samples in width
  * or height, and window^2 must stay inside the reciprocal table (window
@@ -64,9 +71,16 @@
  * scale is narrower or lower than half the window; such sizes (very thin
  * pictures, e.g. 1920x100) are refused rather than scored on stale data.
  *
+ * Where libvmaf crashes, with cambi_vis_lum_threshold so high that no
+ * value can be both visible and above it (its band size wraps around),
+ * every c-value is 0 here, and so is the score.
+ *
  * Options libvmaf has and quale does not: heatmaps_path (writes files),
  * eotf and cambi_eotf (string options, which the option table cannot hold
  * yet; the PQ EOTF is implemented below, BT.1886 is the default).
+ * libvmaf appends the suffixes of non-default options to "cambi" only,
+ * not to cambi_source and cambi_full_reference; the sink appends them to
+ * every key.
  */
 #include <errno.h>
 #include <math.h>
@@ -215,8 +229,9 @@ static const MetricOption cambi_options[] = {
       .offset = offsetof(CambiState, full_ref), .type = QUALE_OPTION_BOOL,
       .default_value.b = false },
     { .name = "cambi_high_res_speedup", .alias = "hrs",
-      .help = "from this height of encode (1080, 1440 or 2160; 0: never), score from a "
-              "half-size picture after the spatial mask (faster, less accurate)",
+      .help = "1080, 1440 or 2160: from encodes of that many samples (1920x1080, ...) on, "
+              "score a half-size picture after the spatial mask (faster, less exact); "
+              "0 or another value: never",
       .offset = offsetof(CambiState, high_res_speedup), .type = QUALE_OPTION_INT,
       .default_value.i = 0, .min = 0, .max = 2160, .flags = OPTION_FEATURE_PARAM },
     { 0 },

@@ -227,7 +227,7 @@ static float ciede2000(CiedeLab c1, CiedeLab c2)
  * very floats a conversion would, so the cache changes no bit, only the
  * number of pow() calls.
  */
-#define CIEDE_CACHE_BITS 19
+#define CIEDE_CACHE_BITS 16
 #define CIEDE_CACHE_EMPTY UINT64_MAX /* no triple of samples of <= 16 bits */
 
 typedef struct CiedeCacheEntry {

@@ -373,9 +373,10 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
         sigma1_sq = QUALE_MAX(sigma1_sq, 0.0f);
         sigma2_sq = QUALE_MAX(sigma2_sq, 0.0f);
 
+        /* libvmaf computes the logs below first and then overwrites them
+         * where sigma1_sq (zeroed if under eps) is under sigma_nsq */
         float num_val, den_val;
-        if (sigma1_sq < sigma_nsq) {
-            /* libvmaf computes the logs below and then overwrites them */
+        if ((sigma1_sq < eps ? 0.0f : sigma1_sq) < sigma_nsq) {
             num_val = 1.0f - sigma2_sq * sigma_max_inv;
             den_val = 1.0f;
         } else {

@@ -425,6 +425,30 @@ static inline void pad_row(int32_t *row, int n)
     row[n + 1] = row[n - 2];
 }
 
+/* The two filters over t[0..3] = row[2j - 1 .. 2j + 2], in 32 bits (level 0:
+ * |t| <= 32768, so the sums stay below 2^31) and in 64 bits (levels 1..3). */
+static inline int32_t filter_lo32(const int32_t *t)
+{
+    return 15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3];
+}
+
+static inline int32_t filter_hi32(const int32_t *t)
+{
+    return 27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3];
+}
+
+static inline int64_t filter_lo64(const int32_t *t)
+{
+    return 15826 * (int64_t)t[0] + 27411 * (int64_t)t[1] + 7345 * (int64_t)t[2]
+           - 4240 * (int64_t)t[3];
+}
+
+static inline int64_t filter_hi64(const int32_t *t)
+{
+    return 27411 * (int64_t)t[2] - 4240 * (int64_t)t[0] - 7345 * (int64_t)t[1]
+           - 15826 * (int64_t)t[3];
+}
+
 ADM_INLINE uint32_t load_sample(const uint8_t *row, int j, int bytes)
 {
     return bytes == 1 ? row[j] : ((const uint16_t *)row)[j];
@@ -457,10 +481,8 @@ ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, 
 
         int32_t *restrict a = band[BAND_A] + i * stride;
         if (!details) {
-            for (int j = 0; j < (w + 1) / 2; j++) {
-                const int32_t *t = lo + 2 * j - 1;
-                a[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
-            }
+            for (int j = 0; j < (w + 1) / 2; j++)
+                a[j] = (int16_t)((filter_lo32(lo + 2 * j - 1) + 32768) >> 16);
             continue;
         }
 
@@ -476,12 +498,10 @@ ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, 
         int32_t *restrict bv = band[BAND_V] + i * stride;
         int32_t *restrict bd = band[BAND_D] + i * stride;
         for (int j = 0; j < (w + 1) / 2; j++) {
-            const int32_t *t = lo + 2 * j - 1;
-            a[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
-            bv[j] = (int16_t)((27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3] + 32768) >> 16);
-            t = hi + 2 * j - 1;
-            bh[j] = (int16_t)((15826 * t[0] + 27411 * t[1] + 7345 * t[2] - 4240 * t[3] + 32768) >> 16);
-            bd[j] = (int16_t)((27411 * t[2] - 4240 * t[0] - 7345 * t[1] - 15826 * t[3] + 32768) >> 16);
+            a[j] = (int16_t)((filter_lo32(lo + 2 * j - 1) + 32768) >> 16);
+            bv[j] = (int16_t)((filter_hi32(lo + 2 * j - 1) + 32768) >> 16);
+            bh[j] = (int16_t)((filter_lo32(hi + 2 * j - 1) + 32768) >> 16);
+            bd[j] = (int16_t)((filter_hi32(hi + 2 * j - 1) + 32768) >> 16);
         }
     }
 }
@@ -499,18 +519,6 @@ static void dwt_level0_16bit(const QualePicture *pic, bool details, int32_t *con
     dwt_level0(pic->data[0], pic->stride[0], 2, (int)pic->format.bitdepth,
                (int)pic->plane_width[0], (int)pic->plane_height[0], details, band, stride,
                lo, hi);
-}
-
-static inline int64_t filter_lo64(const int32_t *t)
-{
-    return 15826 * (int64_t)t[0] + 27411 * (int64_t)t[1] + 7345 * (int64_t)t[2]
-           - 4240 * (int64_t)t[3];
-}
-
-static inline int64_t filter_hi64(const int32_t *t)
-{
-    return 27411 * (int64_t)t[2] - 4240 * (int64_t)t[0] - 7345 * (int64_t)t[1]
-           - 15826 * (int64_t)t[3];
 }
 
 /* Levels 1..3 from the previous approximation band (w x h, int32), in 64-bit
@@ -568,7 +576,8 @@ static inline bool angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_
  * the table. */
 static inline int32_t ratio_q15_level0(const int32_t *div_lookup, int32_t o, int32_t t)
 {
-    const int32_t k = o == 0 ? 32768 : (int32_t)(((int64_t)div_lookup[o + 32768] * t + 16384) >> 15);
+    if (o == 0) return 32768;
+    const int32_t k = (int32_t)(((int64_t)div_lookup[o + 32768] * t + 16384) >> 15);
     return k < 0 ? 0 : k > 32768 ? 32768 : k;
 }
 
@@ -621,7 +630,8 @@ ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
                     v = (int32_t)(o > 0 ? (g < t ? g : t) : (g > t ? g : t));
                 }
                 rst[b][x] = v;
-                dis[BAND_H + b][x] = level0 ? (int16_t)(t - v) : (int32_t)((uint32_t)t - (uint32_t)v);
+                dis[BAND_H + b][x] = level0 ? (int16_t)(t - v)
+                                            : (int32_t)((uint32_t)t - (uint32_t)v);
             }
         }
     }

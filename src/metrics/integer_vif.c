@@ -45,6 +45,18 @@
 /* Columns per block of the filter passes: their sums stay in the
  * first-level cache. */
 #define VIF_BLOCK 256
+
+/*
+ * The function that adds one pair of taps to a block of sums.  Kept out of
+ * line: inlined into its loop over the taps, compilers fuse two taps into
+ * one loop (unroll-and-jam) that they then leave scalar.  Inside, a full
+ * block is a loop of constant length, which they vectorise even at -O2.
+ */
+#if defined(__GNUC__)
+#define VIF_TAPS_FUNCTION __attribute__((noinline))
+#else
+#define VIF_TAPS_FUNCTION
+#endif
 /* The smallest picture side: scale 3 must keep 2 samples. */
 #define VIF_MIN_SIDE 16u
 /* libvmaf's default (and largest) enhancement gain limit. */
@@ -201,15 +213,51 @@ typedef struct VifBlock {
     uint64_t xx[VIF_BLOCK], yy[VIF_BLOCK], xy[VIF_BLOCK];
 } VifBlock;
 
+/* The five lines of a row, from a column on. */
+typedef struct VifLinesAt {
+    const uint32_t *mu1, *mu2, *xx, *yy, *xy;
+} VifLinesAt;
+
+/* Adds the pair of taps of coefficient c, columns i - off and i + off of
+ * the lines, to n columns of the sums. */
+static inline void vif_horizontal_stats_taps_n(VifBlock *restrict b, const uint32_t *restrict m1,
+                                               const uint32_t *restrict m2,
+                                               const uint32_t *restrict xx,
+                                               const uint32_t *restrict yy,
+                                               const uint32_t *restrict xy,
+                                               ptrdiff_t off, uint32_t c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const ptrdiff_t l = (ptrdiff_t)i - off, r = (ptrdiff_t)i + off;
+        b->mu1[i] += c * (m1[l] + m1[r]);
+        b->mu2[i] += c * (m2[l] + m2[r]);
+        b->xx[i] += (uint64_t)c * xx[l] + (uint64_t)c * xx[r];
+        b->yy[i] += (uint64_t)c * yy[l] + (uint64_t)c * yy[r];
+        b->xy[i] += (uint64_t)c * xy[l] + (uint64_t)c * xy[r];
+    }
+}
+
+static VIF_TAPS_FUNCTION void vif_horizontal_stats_taps(VifBlock *b, const VifLinesAt *in,
+                                                        ptrdiff_t off, uint32_t c, unsigned n)
+{
+    if (n == VIF_BLOCK)
+        vif_horizontal_stats_taps_n(b, in->mu1, in->mu2, in->xx, in->yy, in->xy, off, c,
+                                    VIF_BLOCK);
+    else
+        vif_horizontal_stats_taps_n(b, in->mu1, in->mu2, in->xx, in->yy, in->xy, off, c, n);
+}
+
 /* Horizontal pass of the statistics over columns x0 .. x0 + n - 1: means
  * in 32 bits, squares and product in 64. */
-static void vif_horizontal_stats(const VifLines *in, unsigned x0, unsigned n, unsigned fw,
+static void vif_horizontal_stats(const VifLines *lines, unsigned x0, unsigned n, unsigned fw,
                                  VifBlock *b)
 {
     const unsigned half = fw / 2;
     const uint16_t *const c = vif_filter_for_width(fw);
-    const uint32_t *m1 = in->mu1 + x0, *m2 = in->mu2 + x0;
-    const uint32_t *xx = in->xx + x0, *yy = in->yy + x0, *xy = in->xy + x0;
+    const VifLinesAt in = {
+        lines->mu1 + x0, lines->mu2 + x0, lines->xx + x0, lines->yy + x0, lines->xy + x0,
+    };
+    const uint32_t *m1 = in.mu1, *m2 = in.mu2, *xx = in.xx, *yy = in.yy, *xy = in.xy;
 
     const uint32_t cc = c[half];
     for (unsigned i = 0; i < n; i++) {
@@ -219,18 +267,8 @@ static void vif_horizontal_stats(const VifLines *in, unsigned x0, unsigned n, un
         b->yy[i] = (uint64_t)cc * yy[i];
         b->xy[i] = (uint64_t)cc * xy[i];
     }
-    for (unsigned k = 0; k < half; k++) {
-        const ptrdiff_t off = half - k;
-        const uint32_t ck = c[k];
-        for (unsigned i = 0; i < n; i++) {
-            const ptrdiff_t l = (ptrdiff_t)i - off, r = (ptrdiff_t)i + off;
-            b->mu1[i] += ck * (m1[l] + m1[r]);
-            b->mu2[i] += ck * (m2[l] + m2[r]);
-            b->xx[i] += (uint64_t)ck * xx[l] + (uint64_t)ck * xx[r];
-            b->yy[i] += (uint64_t)ck * yy[l] + (uint64_t)ck * yy[r];
-            b->xy[i] += (uint64_t)ck * xy[l] + (uint64_t)ck * xy[r];
-        }
-    }
+    for (unsigned k = 0; k < half; k++)
+        vif_horizontal_stats_taps(b, &in, (ptrdiff_t)(half - k), c[k], n);
 }
 
 /* Horizontal pass of the low-pass filter, at the even columns only: the

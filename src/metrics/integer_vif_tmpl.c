@@ -9,11 +9,12 @@
  *
  * The filters are symmetric, so taps k and fw - 1 - k share a multiply.
  * The sums are unsigned and never wrap, so the order of the additions does
- * not change them.
+ * not change them: taps outer, columns inner, a block of VIF_BLOCK columns
+ * at a time so that the sums stay in the first-level cache.
  */
 #ifndef BITDEPTH
-/* Compiled on its own, as a build that compiles every file of src/metrics does: the
- * template only means something inside integer_vif.c. */
+/* Compiled on its own, as a build that compiles every file of src/metrics
+ * does: the template only means something inside integer_vif.c. */
 typedef int quale_integer_vif_tmpl_is_included_by_integer_vif_c;
 #else
 
@@ -31,11 +32,45 @@ typedef int quale_integer_vif_tmpl_is_included_by_integer_vif_c;
 #error "BITDEPTH must be 8 or 16"
 #endif
 
+/* The vertical sums of the statistics over a block of columns. */
+typedef struct BITFN(VifVerticalSums) {
+    uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
+    sqsum xx[VIF_BLOCK], yy[VIF_BLOCK], xy[VIF_BLOCK];
+} BITFN(VifVerticalSums);
+
+/* Adds the pair of taps of coefficient c, rows r0 and r1 of the reference
+ * and d0 and d1 of the distorted picture, to n columns of the sums. */
+static inline void BITFN(vif_vertical_stats_taps_n)(BITFN(VifVerticalSums) *restrict v,
+                                                    const pixel *restrict r0,
+                                                    const pixel *restrict r1,
+                                                    const pixel *restrict d0,
+                                                    const pixel *restrict d1,
+                                                    uint32_t c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const uint32_t a0 = r0[i], a1 = r1[i], b0 = d0[i], b1 = d1[i];
+        v->mu1[i] += c * (a0 + a1);
+        v->mu2[i] += c * (b0 + b1);
+        v->xx[i] += (sqsum)(c * a0) * a0 + (sqsum)(c * a1) * a1;
+        v->yy[i] += (sqsum)(c * b0) * b0 + (sqsum)(c * b1) * b1;
+        v->xy[i] += (sqsum)(c * a0) * b0 + (sqsum)(c * a1) * b1;
+    }
+}
+
+static VIF_TAPS_FUNCTION void
+BITFN(vif_vertical_stats_taps)(BITFN(VifVerticalSums) *v, const pixel *r0, const pixel *r1,
+                               const pixel *d0, const pixel *d1, uint32_t c, unsigned n)
+{
+    if (n == VIF_BLOCK)
+        BITFN(vif_vertical_stats_taps_n)(v, r0, r1, d0, d1, c, VIF_BLOCK);
+    else
+        BITFN(vif_vertical_stats_taps_n)(v, r0, r1, d0, d1, c, n);
+}
+
 /*
  * Vertical pass of the statistics at output row y: the filtered mean of
  * each picture, and the filtered squares and cross product, rounded and
- * shifted as libvmaf does for the scale.  Taps outer, columns inner, a
- * block of columns at a time so the sums stay in the first-level cache.
+ * shifted as libvmaf does for the scale.
  */
 static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y, const VifShift *sh,
                                       const VifLines *out, unsigned fw)
@@ -49,45 +84,61 @@ static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y, const Vi
         d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
     }
 
+    BITFN(VifVerticalSums) v;
     for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
         const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
-        uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
-        sqsum s11[VIF_BLOCK], s22[VIF_BLOCK], s12[VIF_BLOCK];
 
         const pixel *rc = r[half] + x0, *dc = d[half] + x0;
         const uint32_t cc = c[half];
         for (unsigned i = 0; i < n; i++) {
             const uint32_t a = rc[i], b = dc[i];
-            mu1[i] = cc * a;
-            mu2[i] = cc * b;
-            s11[i] = (sqsum)(cc * a) * a;
-            s22[i] = (sqsum)(cc * b) * b;
-            s12[i] = (sqsum)(cc * a) * b;
+            v.mu1[i] = cc * a;
+            v.mu2[i] = cc * b;
+            v.xx[i] = (sqsum)(cc * a) * a;
+            v.yy[i] = (sqsum)(cc * b) * b;
+            v.xy[i] = (sqsum)(cc * a) * b;
         }
-        for (unsigned k = 0; k < half; k++) {
-            const pixel *r0 = r[k] + x0, *r1 = r[fw - 1 - k] + x0;
-            const pixel *d0 = d[k] + x0, *d1 = d[fw - 1 - k] + x0;
-            const uint32_t ck = c[k];
-            for (unsigned i = 0; i < n; i++) {
-                const uint32_t a0 = r0[i], a1 = r1[i], b0 = d0[i], b1 = d1[i];
-                mu1[i] += ck * (a0 + a1);
-                mu2[i] += ck * (b0 + b1);
-                s11[i] += (sqsum)(ck * a0) * a0 + (sqsum)(ck * a1) * a1;
-                s22[i] += (sqsum)(ck * b0) * b0 + (sqsum)(ck * b1) * b1;
-                s12[i] += (sqsum)(ck * a0) * b0 + (sqsum)(ck * a1) * b1;
-            }
-        }
+        for (unsigned k = 0; k < half; k++)
+            BITFN(vif_vertical_stats_taps)(&v, r[k] + x0, r[fw - 1 - k] + x0,
+                                           d[k] + x0, d[fw - 1 - k] + x0, c[k], n);
 
         /* libvmaf keeps 16 bits of the means (a cast that never cuts) and
          * 32 of the squares. */
         for (unsigned i = 0; i < n; i++) {
-            out->mu1[x0 + i] = (uint16_t)((mu1[i] + sh->mu_round) >> sh->mu_shift);
-            out->mu2[x0 + i] = (uint16_t)((mu2[i] + sh->mu_round) >> sh->mu_shift);
-            out->xx[x0 + i] = (uint32_t)((s11[i] + sh->sq_round) >> sh->sq_shift);
-            out->yy[x0 + i] = (uint32_t)((s22[i] + sh->sq_round) >> sh->sq_shift);
-            out->xy[x0 + i] = (uint32_t)((s12[i] + sh->sq_round) >> sh->sq_shift);
+            out->mu1[x0 + i] = (uint16_t)((v.mu1[i] + sh->mu_round) >> sh->mu_shift);
+            out->mu2[x0 + i] = (uint16_t)((v.mu2[i] + sh->mu_round) >> sh->mu_shift);
+            out->xx[x0 + i] = (uint32_t)((v.xx[i] + sh->sq_round) >> sh->sq_shift);
+            out->yy[x0 + i] = (uint32_t)((v.yy[i] + sh->sq_round) >> sh->sq_shift);
+            out->xy[x0 + i] = (uint32_t)((v.xy[i] + sh->sq_round) >> sh->sq_shift);
         }
     }
+}
+
+/* Adds a pair of taps of the low-pass filter to n columns of sum1 (rows r0
+ * and r1 of the reference) and sum2 (d0 and d1 of the distorted picture). */
+static inline void BITFN(vif_vertical_lowpass_taps_n)(uint32_t *restrict sum1,
+                                                      uint32_t *restrict sum2,
+                                                      const pixel *restrict r0,
+                                                      const pixel *restrict r1,
+                                                      const pixel *restrict d0,
+                                                      const pixel *restrict d1,
+                                                      uint32_t c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        sum1[i] += c * ((uint32_t)r0[i] + r1[i]);
+        sum2[i] += c * ((uint32_t)d0[i] + d1[i]);
+    }
+}
+
+static VIF_TAPS_FUNCTION void
+BITFN(vif_vertical_lowpass_taps)(uint32_t *sum1, uint32_t *sum2, const pixel *r0,
+                                 const pixel *r1, const pixel *d0, const pixel *d1,
+                                 uint32_t c, unsigned n)
+{
+    if (n == VIF_BLOCK)
+        BITFN(vif_vertical_lowpass_taps_n)(sum1, sum2, r0, r1, d0, d1, c, VIF_BLOCK);
+    else
+        BITFN(vif_vertical_lowpass_taps_n)(sum1, sum2, r0, r1, d0, d1, c, n);
 }
 
 /*
@@ -107,24 +158,18 @@ static void BITFN(vif_vertical_lowpass)(const VifSource *src, unsigned y, unsign
         d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
     }
 
+    uint32_t sum1[VIF_BLOCK], sum2[VIF_BLOCK];
     for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
         const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
-        uint32_t sum1[VIF_BLOCK], sum2[VIF_BLOCK];
         const pixel *rc = r[half] + x0, *dc = d[half] + x0;
         const uint32_t cc = c[half];
         for (unsigned i = 0; i < n; i++) {
             sum1[i] = cc * rc[i];
             sum2[i] = cc * dc[i];
         }
-        for (unsigned k = 0; k < half; k++) {
-            const pixel *r0 = r[k] + x0, *r1 = r[fw - 1 - k] + x0;
-            const pixel *d0 = d[k] + x0, *d1 = d[fw - 1 - k] + x0;
-            const uint32_t ck = c[k];
-            for (unsigned i = 0; i < n; i++) {
-                sum1[i] += ck * ((uint32_t)r0[i] + r1[i]);
-                sum2[i] += ck * ((uint32_t)d0[i] + d1[i]);
-            }
-        }
+        for (unsigned k = 0; k < half; k++)
+            BITFN(vif_vertical_lowpass_taps)(sum1, sum2, r[k] + x0, r[fw - 1 - k] + x0,
+                                             d[k] + x0, d[fw - 1 - k] + x0, c[k], n);
         /* At most 65535 for every input libvmaf feeds it; it keeps 16 bits. */
         for (unsigned i = 0; i < n; i++) {
             ref_out[x0 + i] = (uint16_t)((sum1[i] + round) >> shift);

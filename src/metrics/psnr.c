@@ -17,26 +17,8 @@
 
 #include "common.h"
 #include "metric.h"
+#include "psnr.h"
 
-typedef struct PsnrState {
-    /* options */
-    bool enable_chroma;
-    bool enable_mse;
-    bool enable_apsnr;
-    bool reduced_hbd_peak;
-    double min_sse;
-
-    /* set by init */
-    unsigned planes;
-    uint32_t peak;
-    double psnr_max[3];
-    unsigned psnr_key[3], mse_key[3];
-
-    /* aggregate PSNR over the whole run: exact integer sums, so the order
-     * in which the workers add their frames does not matter */
-    _Atomic uint64_t apsnr_sse[3];
-    _Atomic uint64_t apsnr_pixels[3];
-} PsnrState;
 
 static const MetricOption psnr_options[] = {
     { .name = "enable_chroma", .help = "also score the chroma planes",
@@ -129,32 +111,39 @@ static uint64_t sse_16bit(const uint16_t *a, ptrdiff_t a_stride, const uint16_t 
     return sse;
 }
 
+int psnr_write_plane(const PsnrState *state, FeatureSink *sink, const MetricFrame *frame,
+                     unsigned p, uint64_t sse)
+{
+    PsnrState *s = (PsnrState *)state; /* only the atomics are written */
+    const QualePicture *ref = frame->ref;
+    const unsigned w = ref->plane_width[p], h = ref->plane_height[p];
+    /* libvmaf's 8-bit path hard-codes 255, whatever reduced_hbd_peak says. */
+    const double peak = ref->format.bitdepth > 8 ? s->peak : 255.;
+
+    if (s->enable_apsnr) {
+        atomic_fetch_add_explicit(&s->apsnr_sse[p], sse, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->apsnr_pixels[p], (uint64_t)w * h, memory_order_relaxed);
+    }
+    const double mse = (double)sse / ((double)w * h);
+    const double psnr = QUALE_MIN(10. * log10(peak * peak / QUALE_MAX(mse, 1e-16)),
+                                  s->psnr_max[p]);
+    int err = feature_sink_put(sink, s->psnr_key[p], frame->index, psnr);
+    if (!err && s->enable_mse) err = feature_sink_put(sink, s->mse_key[p], frame->index, mse);
+    return err;
+}
+
 static int psnr_extract(const void *state, void *scratch, const MetricFrame *frame,
                         FeatureSink *sink)
 {
-    PsnrState *s = (PsnrState *)state; /* only the atomics are written */
+    const PsnrState *s = state;
     const QualePicture *ref = frame->ref, *dist = frame->dist;
     const bool hbd = ref->format.bitdepth > 8;
-    /* libvmaf's 8-bit path hard-codes 255, whatever reduced_hbd_peak says. */
-    const double peak = hbd ? s->peak : 255.;
-
     for (unsigned p = 0; p < s->planes; p++) {
         const unsigned w = ref->plane_width[p], h = ref->plane_height[p];
         const uint64_t sse = hbd
             ? sse_16bit(ref->data[p], ref->stride[p], dist->data[p], dist->stride[p], w, h)
             : sse_8bit(ref->data[p], ref->stride[p], dist->data[p], dist->stride[p], w, h);
-
-        if (s->enable_apsnr) {
-            atomic_fetch_add_explicit(&s->apsnr_sse[p], sse, memory_order_relaxed);
-            atomic_fetch_add_explicit(&s->apsnr_pixels[p], (uint64_t)w * h,
-                                      memory_order_relaxed);
-        }
-
-        const double mse = (double)sse / ((double)w * h);
-        const double psnr = QUALE_MIN(10. * log10(peak * peak / QUALE_MAX(mse, 1e-16)),
-                                      s->psnr_max[p]);
-        int err = feature_sink_put(sink, s->psnr_key[p], frame->index, psnr);
-        if (!err && s->enable_mse) err = feature_sink_put(sink, s->mse_key[p], frame->index, mse);
+        int err = psnr_write_plane(s, sink, frame, p, sse);
         if (err) return err;
     }
     return 0;

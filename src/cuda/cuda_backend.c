@@ -1,0 +1,565 @@
+/*
+ * The CUDA backend: the device, its streams and memory, and the flow of
+ * frames through the twins.
+ *
+ * Each frame in flight holds a slot: a stream, device buffers for the
+ * planes its twins read, pinned staging for pictures that are not pinned,
+ * and an event that marks the end of its work.  The reference luma of every
+ * frame goes to a ring of device planes instead, so that temporal twins
+ * (motion) read the previous frames where they already are: a frame is
+ * uploaded once, whatever reads it.  Ring entries and the events that guard
+ * them are indexed by frame number modulo the ring size, so the waits below
+ * are exact however the frames finish:
+ *   - before frame n overwrites ring entry n % R, its stream waits for the
+ *     frames that read the old occupant (n - R .. n - R + history);
+ *   - before a twin of frame n reads frame n - 1 - k, the stream waits for
+ *     that frame's upload.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "context.h"
+#include "cuda_twin.h"
+#include "gpu.h"
+
+typedef struct CudaSlot {
+    CUstream stream;
+    CUevent done;
+    CUdeviceptr ref_chroma, dist;  /* device planes of the frame */
+    void *staging;                 /* pinned copy of unpinned pictures */
+} CudaSlot;
+
+typedef struct ActiveTwin {
+    const CudaTwin *twin;
+    void *state;
+    FeatureSink *sink;
+    CUmodule module;
+} ActiveTwin;
+
+struct GpuBackend {
+    QualeContext *ctx;
+    CudaDevice dev;
+    atomic_uint refs; /* the context, and the picture pool's allocator */
+    HostAllocator host;
+    pthread_mutex_t pinned_lock;
+    void **pinned; /* host blocks we allocated, to tell pinned pictures apart */
+    size_t pinned_count, pinned_capacity;
+
+    QualeVideoFormat format;
+    unsigned planes, history;
+    size_t plane_offset[3], plane_bytes[3], frame_bytes;
+    CudaSlot *slots;
+    unsigned slot_count;
+    CUdeviceptr *ring;
+    CUevent *ring_uploaded, *ring_done;
+    unsigned ring_size;
+    ActiveTwin *twins;
+    unsigned twin_count;
+};
+
+/* ---- checked calls ------------------------------------------------------ */
+
+#define CU_TRY(dev, call, what)                                                      \
+    do {                                                                             \
+        const CUresult cu_result_ = (call);                                          \
+        if (cu_result_ != CUDA_SUCCESS) {                                            \
+            snprintf(error, error_size, "%s failed: %s", (what),                    \
+                     cuda_error_text(&(dev)->api, cu_result_));                      \
+            return cu_result_ == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;          \
+        }                                                                            \
+    } while (0)
+
+/* QUALE_CUDA_MEMORY_LIMIT (bytes) caps what the backend allocates on the
+ * device, so that running out of device memory can be tested. */
+static size_t memory_limit(void)
+{
+    const char *text = getenv("QUALE_CUDA_MEMORY_LIMIT");
+    return text && *text ? (size_t)strtoull(text, NULL, 0) : SIZE_MAX;
+}
+
+static _Atomic size_t device_bytes_allocated;
+
+int cuda_alloc(const CudaDevice *dev, CUdeviceptr *p, size_t bytes, const char *what,
+               char *error, size_t error_size)
+{
+    *p = 0;
+    if (bytes == 0) bytes = 1;
+    const size_t before = atomic_fetch_add(&device_bytes_allocated, bytes);
+    if (before + bytes > memory_limit()) {
+        atomic_fetch_sub(&device_bytes_allocated, bytes);
+        snprintf(error, error_size, "out of device memory for %s (%zu bytes; "
+                 "QUALE_CUDA_MEMORY_LIMIT allows %zu)", what, bytes, memory_limit());
+        return -ENOMEM;
+    }
+    const CUresult r = dev->api.MemAlloc(p, bytes);
+    if (r != CUDA_SUCCESS) {
+        atomic_fetch_sub(&device_bytes_allocated, bytes);
+        *p = 0;
+        snprintf(error, error_size, "allocating %zu bytes of device memory for %s failed: %s",
+                 bytes, what, cuda_error_text(&dev->api, r));
+        return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
+void cuda_free(const CudaDevice *dev, CUdeviceptr p, size_t bytes)
+{
+    if (!p) return;
+    dev->api.MemFree(p);
+    atomic_fetch_sub(&device_bytes_allocated, bytes ? bytes : 1);
+}
+
+int cuda_alloc_host(const CudaDevice *dev, void **p, size_t bytes, const char *what,
+                    char *error, size_t error_size)
+{
+    *p = NULL;
+    const CUresult r = dev->api.MemHostAlloc(p, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
+    if (r != CUDA_SUCCESS) {
+        *p = NULL;
+        snprintf(error, error_size, "allocating %zu bytes of pinned host memory for %s failed: %s",
+                 bytes, what, cuda_error_text(&dev->api, r));
+        return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
+int cuda_function(const CudaDevice *dev, CUmodule module, const char *name, CUfunction *f,
+                  char *error, size_t error_size)
+{
+    CU_TRY(dev, dev->api.ModuleGetFunction(f, module, name), name);
+    return 0;
+}
+
+int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
+                unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
+                void **params, char *error, size_t error_size)
+{
+    CU_TRY(dev, dev->api.LaunchKernel(f, grid_x, grid_y, 1, block_x, 1, 1, shared_bytes, stream,
+                                      params, NULL),
+           name);
+    return 0;
+}
+
+/* ---- pinned host memory for the context's pictures ---------------------- */
+
+static void backend_release(GpuBackend *gpu);
+
+static void *pinned_alloc(void *opaque, size_t size)
+{
+    GpuBackend *gpu = opaque;
+    void *p = NULL;
+    char error[256];
+    if (gpu->dev.api.CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
+    if (cuda_alloc_host(&gpu->dev, &p, size, "a picture", error, sizeof(error))) {
+        context_log(gpu->ctx, QUALE_LOG_WARNING, "%s; using pageable memory", error);
+        return quale_aligned_alloc(size);
+    }
+    pthread_mutex_lock(&gpu->pinned_lock);
+    if (gpu->pinned_count == gpu->pinned_capacity) {
+        const size_t cap = gpu->pinned_capacity ? 2 * gpu->pinned_capacity : 64;
+        void **list = realloc(gpu->pinned, cap * sizeof(*list));
+        if (!list) {
+            pthread_mutex_unlock(&gpu->pinned_lock);
+            gpu->dev.api.MemFreeHost(p);
+            return NULL;
+        }
+        gpu->pinned = list;
+        gpu->pinned_capacity = cap;
+    }
+    gpu->pinned[gpu->pinned_count++] = p;
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return p;
+}
+
+static bool forget_pinned(GpuBackend *gpu, void *p)
+{
+    bool found = false;
+    pthread_mutex_lock(&gpu->pinned_lock);
+    for (size_t i = 0; i < gpu->pinned_count; i++) {
+        if (gpu->pinned[i] == p) {
+            gpu->pinned[i] = gpu->pinned[--gpu->pinned_count];
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return found;
+}
+
+static void pinned_free(void *opaque, void *p)
+{
+    GpuBackend *gpu = opaque;
+    if (forget_pinned(gpu, p)) {
+        gpu->dev.api.CtxSetCurrent(gpu->dev.context);
+        gpu->dev.api.MemFreeHost(p);
+    } else {
+        quale_aligned_free(p);
+    }
+}
+
+static void pinned_release(void *opaque)
+{
+    backend_release(opaque);
+}
+
+/* Whether the whole of a picture's planes lies in memory we pinned. */
+static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
+{
+    bool found = false;
+    pthread_mutex_lock(&gpu->pinned_lock);
+    for (size_t i = 0; i < gpu->pinned_count && !found; i++)
+        found = gpu->pinned[i] == pic->data[0];
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return found;
+}
+
+/* ---- device life cycle -------------------------------------------------- */
+
+static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    int err = cuda_api_load(&dev->api, error, error_size);
+    if (err) return err;
+    CU_TRY(dev, dev->api.Init(0), "initialising the CUDA driver");
+    int count = 0;
+    CU_TRY(dev, dev->api.DeviceGetCount(&count), "counting CUDA devices");
+    if (count == 0) {
+        snprintf(error, error_size, "no CUDA device is present");
+        return -ENODEV;
+    }
+    if (ordinal >= count) {
+        snprintf(error, error_size, "CUDA device %d does not exist (there %s %d)", ordinal,
+                 count == 1 ? "is" : "are", count);
+        return -ENODEV;
+    }
+    CU_TRY(dev, dev->api.DeviceGet(&dev->device, ordinal < 0 ? 0 : ordinal), "opening the device");
+    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
+    int major = 0;
+    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
+    if (major < 7) {
+        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
+                 dev->name, major);
+        return -ENODEV;
+    }
+    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                dev->device);
+    CU_TRY(dev, dev->api.DevicePrimaryCtxRetain(&dev->context, dev->device), "creating a context");
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the context current");
+    return 0;
+}
+
+static void stop(GpuBackend *gpu)
+{
+    CudaDevice *dev = &gpu->dev;
+    if (!dev->context) return;
+    dev->api.CtxSetCurrent(dev->context);
+    for (unsigned i = 0; i < gpu->slot_count; i++) dev->api.StreamSynchronize(gpu->slots[i].stream);
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
+        if (gpu->twins[i].module) dev->api.ModuleUnload(gpu->twins[i].module);
+    }
+    free(gpu->twins);
+    gpu->twins = NULL;
+    gpu->twin_count = 0;
+    const size_t luma = gpu->plane_bytes[0];
+    for (unsigned i = 0; i < gpu->slot_count; i++) {
+        CudaSlot *s = &gpu->slots[i];
+        cuda_free(dev, s->ref_chroma, gpu->plane_bytes[1] + gpu->plane_bytes[2]);
+        cuda_free(dev, s->dist, gpu->frame_bytes);
+        if (s->staging) dev->api.MemFreeHost(s->staging);
+        if (s->done) dev->api.EventDestroy(s->done);
+        if (s->stream) dev->api.StreamDestroy(s->stream);
+    }
+    free(gpu->slots);
+    gpu->slots = NULL;
+    gpu->slot_count = 0;
+    for (unsigned i = 0; i < gpu->ring_size; i++) {
+        cuda_free(dev, gpu->ring[i], luma);
+        if (gpu->ring_uploaded[i]) dev->api.EventDestroy(gpu->ring_uploaded[i]);
+        if (gpu->ring_done[i]) dev->api.EventDestroy(gpu->ring_done[i]);
+    }
+    free(gpu->ring);
+    free(gpu->ring_uploaded);
+    free(gpu->ring_done);
+    gpu->ring = NULL;
+    gpu->ring_size = 0;
+}
+
+static void backend_release(GpuBackend *gpu)
+{
+    if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
+    /* The last user: the context is closed and every pinned picture is back. */
+    if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+    cuda_api_unload(&gpu->dev.api);
+    free(gpu->pinned);
+    pthread_mutex_destroy(&gpu->pinned_lock);
+    free(gpu);
+}
+
+static bool cuda_twin_built(const Metric *metric)
+{
+    for (unsigned i = 0; cuda_twins[i]; i++)
+        if (cuda_twins[i]->metric == metric) return true;
+    return false;
+}
+
+static const CudaTwin *find_twin(const Metric *metric, const void *state)
+{
+    for (unsigned i = 0; cuda_twins[i]; i++)
+        if (cuda_twins[i]->metric == metric && cuda_twins[i]->supports(state)) return cuda_twins[i];
+    return NULL;
+}
+
+static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                     size_t error_size)
+{
+    *out = NULL;
+    GpuBackend *gpu = calloc(1, sizeof(*gpu));
+    if (!gpu) return -ENOMEM;
+    gpu->ctx = ctx;
+    atomic_init(&gpu->refs, 2); /* the context and the picture pool */
+    pthread_mutex_init(&gpu->pinned_lock, NULL);
+    int err = open_device(&gpu->dev, device, error, error_size);
+    if (err) {
+        if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+        cuda_api_unload(&gpu->dev.api);
+        pthread_mutex_destroy(&gpu->pinned_lock);
+        free(gpu);
+        return err;
+    }
+    gpu->host = (HostAllocator){ pinned_alloc, pinned_free, pinned_release, gpu };
+    context_log(ctx, QUALE_LOG_DEBUG, "CUDA device: %s, %d multiprocessors", gpu->dev.name,
+                gpu->dev.multiprocessors);
+    *out = gpu;
+    return 0;
+}
+
+static void cuda_close(GpuBackend *gpu)
+{
+    if (!gpu) return;
+    stop(gpu);
+    backend_release(gpu);
+}
+
+static const HostAllocator *cuda_host_allocator(const GpuBackend *gpu)
+{
+    return &gpu->host;
+}
+
+static bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
+{
+    (void)gpu;
+    return find_twin(metric, state) != NULL;
+}
+
+/* ---- start: twins, slots, ring ------------------------------------------ */
+
+static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    gpu->slots = calloc(slots, sizeof(*gpu->slots));
+    if (!gpu->slots) return -ENOMEM;
+    gpu->slot_count = slots;
+    for (unsigned i = 0; i < slots; i++) {
+        CudaSlot *s = &gpu->slots[i];
+        CU_TRY(dev, dev->api.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+        CU_TRY(dev, dev->api.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING), "creating an event");
+        int err = 0;
+        if (gpu->planes & 6)
+            err = cuda_alloc(dev, &s->ref_chroma, gpu->plane_bytes[1] + gpu->plane_bytes[2],
+                             "reference chroma", error, error_size);
+        if (!err) err = cuda_alloc(dev, &s->dist, gpu->frame_bytes, "the distorted frame", error,
+                                   error_size);
+        if (!err) err = cuda_alloc_host(dev, &s->staging, 2 * gpu->frame_bytes, "staging", error,
+                                        error_size);
+        if (err) return err;
+    }
+    /* Enough ring entries that a frame rarely waits for an older one. */
+    gpu->ring_size = slots + gpu->history + 1;
+    gpu->ring = calloc(gpu->ring_size, sizeof(*gpu->ring));
+    gpu->ring_uploaded = calloc(gpu->ring_size, sizeof(*gpu->ring_uploaded));
+    gpu->ring_done = calloc(gpu->ring_size, sizeof(*gpu->ring_done));
+    if (!gpu->ring || !gpu->ring_uploaded || !gpu->ring_done) return -ENOMEM;
+    for (unsigned i = 0; i < gpu->ring_size; i++) {
+        int err = cuda_alloc(dev, &gpu->ring[i], gpu->plane_bytes[0], "reference luma", error,
+                             error_size);
+        if (err) return err;
+        CU_TRY(dev, dev->api.EventCreate(&gpu->ring_uploaded[i], CU_EVENT_DISABLE_TIMING),
+               "creating an event");
+        CU_TRY(dev, dev->api.EventCreate(&gpu->ring_done[i], CU_EVENT_DISABLE_TIMING),
+               "creating an event");
+    }
+    return 0;
+}
+
+static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
+                      const GpuTwinRequest *requests, unsigned count, unsigned slots)
+{
+    char error[512] = "";
+    CudaDevice *dev = &gpu->dev;
+    int err = 0;
+    if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
+        return -EIO;
+    }
+    gpu->format = *format;
+    gpu->twins = calloc(count, sizeof(*gpu->twins));
+    if (!gpu->twins) return -ENOMEM;
+
+    /* The frame layout on the device mirrors the host pictures'. */
+    QualePicture layout;
+    if ((err = quale_picture_alloc(&layout, format))) return err;
+    for (unsigned p = 0; p < layout.plane_count; p++) {
+        gpu->plane_offset[p] = (size_t)((uint8_t *)layout.data[p] - (uint8_t *)layout.data[0]);
+        gpu->plane_bytes[p] = (size_t)layout.stride[p] * layout.plane_height[p];
+        gpu->frame_bytes += gpu->plane_bytes[p];
+    }
+    quale_picture_unref(&layout);
+
+    for (unsigned i = 0; i < count && !err; i++) {
+        const CudaTwin *twin = find_twin(requests[i].metric, requests[i].state);
+        ActiveTwin *a = &gpu->twins[gpu->twin_count++];
+        a->twin = twin;
+        a->sink = requests[i].sink;
+        gpu->planes |= twin->planes(requests[i].state);
+        if (twin->history > gpu->history) gpu->history = twin->history;
+        const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);
+        if (r != CUDA_SUCCESS) {
+            snprintf(error, sizeof(error), "loading the %s kernels failed: %s", twin->metric->name,
+                     cuda_error_text(&dev->api, r));
+            err = -EIO;
+            break;
+        }
+        err = twin->init(dev, a->module, requests[i].state, format, slots, &a->state, error,
+                         sizeof(error));
+    }
+    if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
+    if (!err) err = start_slots(gpu, slots, error, sizeof(error));
+    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: %s", error[0] ? error : strerror(-err));
+    return err;
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdeviceptr ref_luma,
+                  char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    const QualePicture *pics[2] = { frame->ref, frame->dist };
+    const size_t chroma_bytes = gpu->plane_bytes[1] + gpu->plane_bytes[2];
+    const bool chroma = (gpu->planes & 6) != 0;
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *host = pics[i]->data[0];
+        if (!is_pinned(gpu, pics[i])) {
+            /* A picture from elsewhere: one host copy into pinned staging,
+             * so that the transfer itself is a DMA like the others. */
+            uint8_t *staging = (uint8_t *)s->staging + (size_t)i * gpu->frame_bytes;
+            memcpy(staging, host, chroma ? gpu->frame_bytes : gpu->plane_bytes[0]);
+            host = staging;
+        }
+        const CUdeviceptr luma = i == 0 ? ref_luma : s->dist;
+        CU_TRY(dev, dev->api.MemcpyHtoDAsync(luma, host, gpu->plane_bytes[0], s->stream),
+               "uploading luma");
+        if (chroma) {
+            const CUdeviceptr dst = i == 0 ? s->ref_chroma : s->dist + gpu->plane_offset[1];
+            CU_TRY(dev, dev->api.MemcpyHtoDAsync(dst, host + gpu->plane_offset[1], chroma_bytes,
+                                                 s->stream),
+                   "uploading chroma");
+        }
+    }
+    return 0;
+}
+
+static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    char error[512] = "";
+    CudaDevice *dev = &gpu->dev;
+    CudaSlot *s = &gpu->slots[slot];
+    const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
+    int err = 0;
+    if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
+        return -EIO;
+    }
+
+    /* The old occupant of ring entry e and the frames that read it must be
+     * done before it is overwritten. */
+    for (unsigned j = 0; j <= gpu->history && n >= R; j++) {
+        const unsigned reader = n - R + j;
+        const CUresult r = dev->api.StreamWaitEvent(s->stream, gpu->ring_done[reader % R], 0);
+        if (r != CUDA_SUCCESS) {
+            context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: waiting for frame %u failed: %s",
+                        reader, cuda_error_text(&dev->api, r));
+            return -EIO;
+        }
+    }
+    err = upload(gpu, s, frame, gpu->ring[e], error, sizeof(error));
+
+    CudaFrame f = { .index = n };
+    const QualePicture *ref = frame->ref;
+    for (unsigned p = 0; p < ref->plane_count; p++) {
+        f.stride[p] = (size_t)ref->stride[p];
+        f.width[p] = ref->plane_width[p];
+        f.height[p] = ref->plane_height[p];
+        f.dist[p] = s->dist + gpu->plane_offset[p];
+    }
+    f.ref[0] = gpu->ring[e];
+    if (ref->plane_count == 3) {
+        f.ref[1] = s->ref_chroma;
+        f.ref[2] = s->ref_chroma + gpu->plane_bytes[1];
+    }
+    if (!err && dev->api.EventRecord(gpu->ring_uploaded[e], s->stream) != CUDA_SUCCESS) err = -EIO;
+    for (unsigned k = 0; k < gpu->history && !err; k++) {
+        if (n < k + 1) break;
+        const unsigned prev = (n - 1 - k) % R;
+        f.prev_ref[k] = gpu->ring[prev];
+        if (dev->api.StreamWaitEvent(s->stream, gpu->ring_uploaded[prev], 0) != CUDA_SUCCESS)
+            err = -EIO;
+    }
+    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        err = a->twin->enqueue(a->state, slot, &f, s->stream, error, sizeof(error));
+    }
+    if (!err && (dev->api.EventRecord(gpu->ring_done[e], s->stream) != CUDA_SUCCESS ||
+                 dev->api.EventRecord(s->done, s->stream) != CUDA_SUCCESS))
+        err = -EIO;
+    if (err)
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: %s", n,
+                    error[0] ? error : "queueing work failed");
+    return err;
+}
+
+static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    CudaDevice *dev = &gpu->dev;
+    CudaSlot *s = &gpu->slots[slot];
+    CUresult r = dev->api.CtxSetCurrent(dev->context);
+    if (r == CUDA_SUCCESS) r = dev->api.EventSynchronize(s->done);
+    if (r != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: the device failed: %s",
+                    frame->index, cuda_error_text(&dev->api, r));
+        return -EIO;
+    }
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        int err = a->twin->collect(a->state, slot, frame, a->sink);
+        if (err) return err;
+    }
+    return 0;
+}
+
+const GpuOps gpu_cuda_ops = {
+    .kind = QUALE_BACKEND_CUDA,
+    .twin_built = cuda_twin_built,
+    .open = cuda_open,
+    .close = cuda_close,
+    .host_allocator = cuda_host_allocator,
+    .has_twin = cuda_has_twin,
+    .start = cuda_start,
+    .submit = cuda_submit,
+    .complete = cuda_complete,
+};

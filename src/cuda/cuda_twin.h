@@ -1,0 +1,88 @@
+/*
+ * The CUDA twin of a metric: the kernels that compute on the device what
+ * the metric's C reference computes on the host, and the host code that
+ * turns their partial sums into the same feature values.
+ *
+ * A twin lives in src/cuda/<metric>_cuda.c with its kernels in
+ * src/cuda/<metric>.cu, compiled by nvcc into a fatbin that the build
+ * embeds; the backend loads each twin's module once.
+ *
+ * The backend owns the frame memory on the device: every plane a twin needs
+ * is uploaded once per frame, into the slot of that frame; the reference
+ * luma of the frames before it stays on the device for temporal twins.
+ */
+#ifndef QUALE_SRC_CUDA_CUDA_TWIN_H
+#define QUALE_SRC_CUDA_CUDA_TWIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_api.h"
+#include "metric.h"
+
+typedef struct CudaDevice {
+    CudaApi api;
+    CUdevice device;
+    CUcontext context;
+    int multiprocessors;
+    char name[128];
+} CudaDevice;
+
+/* A frame on the device: plane p of the reference at ref[p], with the same
+ * row stride (bytes) as the host picture; prev_ref[k] is the reference luma
+ * of frame index - 1 - k (0 when there is none). */
+typedef struct CudaFrame {
+    unsigned index;
+    CUdeviceptr ref[3], dist[3];
+    size_t stride[3];
+    unsigned width[3], height[3];
+    CUdeviceptr prev_ref[2];
+} CudaFrame;
+
+typedef struct CudaTwin {
+    const Metric *metric;
+    const unsigned char *module_image; /* the embedded fatbin */
+    unsigned history;                  /* previous reference lumas it reads */
+
+    /* The planes it reads under these options: bit p for plane p. */
+    unsigned (*planes)(const void *metric_state);
+
+    /* Whether the twin covers the metric with these options. */
+    bool (*supports)(const void *metric_state);
+
+    /* Loads functions from the module and allocates per-slot buffers (device
+     * partial sums and pinned readback).  Errors name what failed. */
+    int (*init)(const CudaDevice *dev, CUmodule module, const void *metric_state,
+                const QualeVideoFormat *format, unsigned slots, void **twin,
+                char *error, size_t error_size);
+
+    /* Queues the kernels and the readback of one frame on the slot's stream. */
+    int (*enqueue)(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
+                   char *error, size_t error_size);
+
+    /* After the stream finished: reduces the read-back partials and writes
+     * the frame's feature values. */
+    int (*collect)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
+
+    void (*close)(void *twin);
+} CudaTwin;
+
+/* Every twin this build has (src/cuda/cuda_twins.c). */
+extern const CudaTwin *const cuda_twins[];
+
+/* A launch, checked: on failure error names the kernel and the reason. */
+int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
+                unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
+                void **params, char *error, size_t error_size);
+
+/* Device and pinned allocations, checked, with a message naming what for. */
+int cuda_alloc(const CudaDevice *dev, CUdeviceptr *p, size_t bytes, const char *what,
+               char *error, size_t error_size);
+void cuda_free(const CudaDevice *dev, CUdeviceptr p, size_t bytes);
+int cuda_alloc_host(const CudaDevice *dev, void **p, size_t bytes, const char *what,
+                    char *error, size_t error_size);
+int cuda_function(const CudaDevice *dev, CUmodule module, const char *name, CUfunction *f,
+                  char *error, size_t error_size);
+
+#endif /* QUALE_SRC_CUDA_CUDA_TWIN_H */

@@ -1,0 +1,808 @@
+/*
+ * Float ADM: libvmaf's "float_adm" extractor (adm2, aim, adm3,
+ * adm_scale0..3), the floating-point additive detail measure of the luma.
+ *
+ * The samples become floats on the 8-bit scale less 128
+ * (picture_float.h).  Four levels of a Daubechies-2 DWT (vertical pass
+ * first, taps summed from the first, source indices mirrored as
+ * -1 -> 1, n -> n - 1, n + 1 -> n - 2) of the reference (o) and the
+ * distorted picture (t); at every level, per sample and orientation
+ * h, v, d:
+ *  - decoupling: the restored part r = clamp(t / o, 0, 1) * o (the
+ *    division by reciprocal, see DIVS below), allowed to grow up to
+ *    adm_enhn_gain_limit times, never past t, where the (h, v) vectors of
+ *    o and t point within one degree of each other; the additive
+ *    impairment a = t - r;
+ *  - CSF weighting (Watson's wavelet noise thresholds by default,
+ *    adm_csf_mode 1: Barten's CSF at 100 cd/m2, 2: the DLM paper's);
+ *  - contrast masking: a threshold from the 3x3 neighbourhood of the other
+ *    part's CSF weights, |x| / 30 around and |x| / 15 at the centre, summed
+ *    over h, v, d (rows mirrored -1 -> 1 and n -> n - 1, columns alike);
+ *  - over the picture less 10% on each side, per orientation,
+ *      num = (sum of max(|csf(r)| - thr(a), 0)^3)^(1/3) + noise floor,
+ *      aim = (sum of max(|csf(a)| - thr(r), 0)^3)^(1/3),
+ *      den = (sum of |csf(o)|^3)^(1/3) + noise floor,
+ *    (adm_p_norm instead of 3), summed in float row by row.
+ *   adm2 = sum num / sum den (1 if the denominator is 0),
+ *   aim = min(sum aim / sum den, 1), both sums without the scale
+ *         adm_skip_aim_scale,
+ *   adm3 = max(adm2 w + (1 - aim)(1 - w), adm_min_val), w = adm_dlm_weight
+ *          (or their harmonic mean with adm_adm3_apply_hm),
+ *   adm_scale<s> = num / den of the scale.
+ * With debug also adm, adm_num, adm_den and every scale's num and den.
+ *
+ * Every float operation is libvmaf's, with its types (float bands, double
+ * constants where libvmaf's are double, its libm calls) and its order.
+ * The order of work differs: each level is made row by row and its
+ * decoupling, CSF and masking follow three rows behind, so only the
+ * approximation bands are kept whole.
+ *
+ * libvmaf divides by reciprocal (rcpss and one Newton step) wherever SSE2
+ * exists, as x86-64 always has it: so does this file; elsewhere, as
+ * libvmaf there, it divides.  The rcpss approximation is the CPU's.
+ *
+ * Sizes: the DWT's mirror needs two samples in its input and the masking
+ * window two in its output at every level: 17x17 and more.  libvmaf reads
+ * outside its pictures below that; smaller pictures are refused.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common.h"
+#include "metric.h"
+#include "picture_float.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define ADM_EXPERIMENT_DIV
+#define ADM_SCALES 4
+#define ADM_MIN_SIZE 17
+#define ADM_BORDER_FACTOR 0.1
+
+/* libvmaf's constants, double literals where its are */
+#define ADM_ONE_BY_30 0.0333333351
+#define ADM_ONE_BY_15 0.0666666701
+#define ADM_LUMINANCE_LEVEL 100.0
+
+enum AdmCsfMode { ADM_CSF_WATSON97 = 0, ADM_CSF_BARTEN = 1, ADM_CSF_ADM = 2 };
+
+/* ---- keys ------------------------------------------------------------------ */
+
+enum {
+    KEY_ADM2, KEY_AIM, KEY_ADM3, KEY_SCALE0,
+    KEY_ADM = KEY_SCALE0 + ADM_SCALES, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0,
+    KEY_COUNT = KEY_NUM_SCALE0 + 2 * ADM_SCALES,
+};
+
+static const char *const adm_keys[KEY_COUNT + 1] = {
+    "adm2", "aim", "adm3", "adm_scale0", "adm_scale1", "adm_scale2", "adm_scale3",
+    /* with debug */
+    "adm", "adm_num", "adm_den",
+    "adm_num_scale0", "adm_den_scale0", "adm_num_scale1", "adm_den_scale1",
+    "adm_num_scale2", "adm_den_scale2", "adm_num_scale3", "adm_den_scale3",
+    NULL,
+};
+
+/* ---- state and options ----------------------------------------------------- */
+
+typedef struct FloatAdmState {
+    /* options */
+    bool debug;
+    double enhn_gain_limit;
+    double norm_view_dist;
+    double noise_weight;
+    double csf_scale;
+    double csf_diag_scale;
+    int ref_display_height;
+    int csf_mode;
+    int bypass_cm;
+    bool adm3_apply_hm;
+    double p_norm;
+    double dlm_weight;
+    double min_val;
+    double factor1[ADM_SCALES];      /* adm_f1s0..3, -1: from the CSF */
+    double factor2[ADM_SCALES];      /* adm_f2s0..3 */
+    int skip_aim_scale;
+    bool skip_scale0;
+
+    /* set by init */
+    int w, h;
+    float csf[ADM_SCALES][3];        /* weight per scale and orientation h, v, d */
+    float cos_1deg_sq;
+    unsigned key[KEY_COUNT];
+} FloatAdmState;
+
+#define F_OPTION(n, a, h, field)                                                     \
+    { .name = n, .alias = a, .help = h, .offset = offsetof(FloatAdmState, field),   \
+      .type = QUALE_OPTION_DOUBLE, .default_value.d = -1.0, .min = -1.0, .max = 10.0, \
+      .flags = OPTION_FEATURE_PARAM }
+
+static const MetricOption adm_options[] = {
+    { .name = "debug", .help = "debug mode: enable additional output",
+      .offset = offsetof(FloatAdmState, debug), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false },
+    { .name = "adm_enhn_gain_limit", .alias = "egl",
+      .help = "enhancement gain imposed on adm, must be >= 1.0, "
+              "where 1.0 means the gain is completely disabled",
+      .offset = offsetof(FloatAdmState, enhn_gain_limit), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 100.0, .min = 1.0, .max = 100.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_norm_view_dist", .alias = "nvd",
+      .help = "normalized viewing distance = viewing distance / ref display's physical height",
+      .offset = offsetof(FloatAdmState, norm_view_dist), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 3.0, .min = 0.75, .max = 24.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_noise_weight", .alias = "nw", .help = "noise weight",
+      .offset = offsetof(FloatAdmState, noise_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.03125, .min = 0.0, .max = 1500.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_csf_scale", .alias = "scf", .help = "scale factor for the CSF",
+      .offset = offsetof(FloatAdmState, csf_scale), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 50.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_csf_diag_scale", .alias = "scfd", .help = "scale factor for the CSF diag",
+      .offset = offsetof(FloatAdmState, csf_diag_scale), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 1.0, .min = 0.0, .max = 50.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_ref_display_height", .alias = "rdf",
+      .help = "reference display height in pixels",
+      .offset = offsetof(FloatAdmState, ref_display_height), .type = QUALE_OPTION_INT,
+      .default_value.i = 1080, .min = 1, .max = 4320, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_csf_mode", .alias = "csf",
+      .help = "contrast sensitivity function (0: Watson, 1: Barten, 2: ADM; others: Watson)",
+      .offset = offsetof(FloatAdmState, csf_mode), .type = QUALE_OPTION_INT,
+      .default_value.i = ADM_CSF_WATSON97, .min = 0, .max = 9, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_bypass_cm", .alias = "bcm", .help = "bypass contrast masking (CM)",
+      .offset = offsetof(FloatAdmState, bypass_cm), .type = QUALE_OPTION_INT,
+      .default_value.i = 0, .min = 0, .max = 1, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_adm3_apply_hm", .alias = "aah",
+      .help = "apply harmonic mean to combine DLM and AIM",
+      .offset = offsetof(FloatAdmState, adm3_apply_hm), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_p_norm", .alias = "apn", .help = "p-norm for energy vector",
+      .offset = offsetof(FloatAdmState, p_norm), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 3.0, .min = 1.0, .max = 20.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_dlm_weight", .alias = "dlmw",
+      .help = "linear weighting between DLM and AIM; 1 corresponds to DLM-only",
+      .offset = offsetof(FloatAdmState, dlm_weight), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.5, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_min_val", .alias = "min",
+      .help = "minimum value allowed; lower values will be clipped to this value",
+      .offset = offsetof(FloatAdmState, min_val), .type = QUALE_OPTION_DOUBLE,
+      .default_value.d = 0.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    F_OPTION("adm_f1s0", "f1s0", "factor1 scale0", factor1[0]),
+    F_OPTION("adm_f1s1", "f1s1", "factor1 scale1", factor1[1]),
+    F_OPTION("adm_f1s2", "f1s2", "factor1 scale2", factor1[2]),
+    F_OPTION("adm_f1s3", "f1s3", "factor1 scale3", factor1[3]),
+    F_OPTION("adm_f2s0", "f2s0", "factor2 scale0", factor2[0]),
+    F_OPTION("adm_f2s1", "f2s1", "factor2 scale1", factor2[1]),
+    F_OPTION("adm_f2s2", "f2s2", "factor2 scale2", factor2[2]),
+    F_OPTION("adm_f2s3", "f2s3", "factor2 scale3", factor2[3]),
+    /* libvmaf's default -1 lies outside its own range: only 0..3 can be set */
+    { .name = "adm_skip_aim_scale", .alias = "sasc",
+      .help = "when set, skip AIM calculations for that scale",
+      .offset = offsetof(FloatAdmState, skip_aim_scale), .type = QUALE_OPTION_INT,
+      .default_value.i = -1, .min = 0, .max = 3, .flags = OPTION_FEATURE_PARAM },
+    { .name = "adm_skip_scale0", .alias = "ssz", .help = "skip the calculation of scale 0",
+      .offset = offsetof(FloatAdmState, skip_scale0), .type = QUALE_OPTION_BOOL,
+      .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+#undef F_OPTION
+
+/* ---- contrast sensitivity ---------------------------------------------------- */
+
+/* Watson et al., "Visibility of Wavelet Quantization Noise", IEEE TIP 1997:
+ * formula (9) with the Y parameters of table IV and the 7-9 biorthogonal
+ * basis amplitudes of table V; theta 1 = h/v, 2 = diagonal. */
+static const float watson_a = 0.495f, watson_k = 0.466f, watson_f0 = 0.401f;
+static const float watson_g[4] = { 1.501f, 1.0f, 0.534f, 1.0f };
+static const float watson_amplitude[ADM_SCALES][4] = {
+    { 0.62171f, 0.67234f, 0.72709f, 0.67234f },
+    { 0.34537f, 0.41317f, 0.49428f, 0.41317f },
+    { 0.18004f, 0.22727f, 0.28688f, 0.22727f },
+    { 0.091401f, 0.11792f, 0.15214f, 0.11792f },
+};
+
+static float watson_quant_step(int lambda, int theta, double view_dist, int display_height)
+{
+    const float r = view_dist * display_height * M_PI / 180.0;
+    const float temp = log10(pow(2.0, lambda + 1) * watson_f0 * watson_g[theta] / r);
+    return 2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amplitude[lambda][theta];
+}
+
+/* The DLM paper's CSF (Li, Zhang, Ma, Ngan, IEEE TMM 2011) at the nominal
+ * frequency of each level, diagonals at 45 degrees. */
+static float dlm_csf(int lambda, double view_dist, int display_height, int theta)
+{
+    const float r = view_dist * display_height * M_PI / 180.0;
+    float freq = r / pow(2, lambda + 1);
+    if (theta == 45) freq /= 0.7;
+    return (0.31 + 0.69 * freq) * exp(-0.29 * freq);
+}
+
+/* Barten's CSF as simplified in HDR-VDP 2.2.1 (Mantiuk et al. 2011). */
+static const float barten_lum_anchor[6] = { 0.002f, 0.02f, 0.2f, 2.f, 20.f, 150.f };
+static const float barten_param[6][5] = {
+    { 0.0160737f, 0.991265f, 3.74038f, 0.50722f, 4.46044f },
+    { 0.383873f, 0.800889f, 3.54104f, 0.682505f, 4.94958f },
+    { 0.929301f, 0.476505f, 4.37453f, 0.750315f, 5.28678f },
+    { 1.29776f, 0.405782f, 4.40602f, 0.935314f, 5.61425f },
+    { 1.49222f, 0.334278f, 3.79542f, 1.07327f, 6.4635f },
+    { 1.46213f, 0.394533f, 2.7755f, 1.16577f, 7.45665f },
+};
+static const float barten_sa[4] = { 30.162f, 4.0627f, 1.6596f, 0.2712f };
+static const float barten_mtf_a[4] = { 0.424838596301290f, 0.572435103936480f,
+                                       0.000167576239164937f, 0.00255872352306433f };
+static const float barten_mtf_b[4] = { 0.028f, 0.37f, 37.f, 360.f };
+
+static float barten_lerp(float x0, float y0, float x1, float y1, float x)
+{
+    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
+}
+
+static float barten_rod_cone(float lum)
+{
+    return barten_sa[0] * pow(pow(barten_sa[1] / lum, barten_sa[2]) + 1, -barten_sa[3]);
+}
+
+static float barten_mtf(float freq)
+{
+    float mtf = 0.0f;
+    for (int i = 0; i < 4; i++) mtf = mtf + barten_mtf_a[i] * exp(-barten_mtf_b[i] * freq);
+    return mtf;
+}
+
+static float barten_csf(int lambda, double view_dist, int display_height, double lum,
+                        double scale)
+{
+    const float r = view_dist * display_height * M_PI / 180.0;
+    const float freq = r / pow(2, lambda + 1);
+    const double l = lum > barten_lum_anchor[5] ? barten_lum_anchor[5]
+                   : lum < barten_lum_anchor[0] ? barten_lum_anchor[0] : lum;
+    int lo = 0, hi = 0;
+    for (int i = 0; i < 5; i++) {
+        if (l >= barten_lum_anchor[i] && l <= barten_lum_anchor[i + 1]) {
+            lo = i;
+            hi = i + 1;
+            break;
+        }
+    }
+    const float x0 = log10(barten_lum_anchor[lo]), x1 = log10(barten_lum_anchor[hi]);
+    const float x = log10(l);
+    float p[4];
+    for (int k = 0; k < 4; k++)
+        p[k] = barten_lerp(x0, barten_param[lo][k + 1], x1, barten_param[hi][k + 1], x);
+
+    const float a = 1.0f + pow(p[0] * freq, p[1]);
+    const float b = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
+    const float csf = p[3] / pow(a * b, 0.5);
+    return csf * barten_mtf(freq) * barten_rod_cone((float)lum) * scale;
+}
+
+/* The CSF weight of a scale: h and v (diag false) or d. */
+static float csf_weight(const FloatAdmState *s, int scale, bool diag)
+{
+    float f;
+    switch (s->csf_mode) {
+    case ADM_CSF_BARTEN:
+        f = barten_csf(scale, s->norm_view_dist, s->ref_display_height, ADM_LUMINANCE_LEVEL,
+                       diag ? s->csf_diag_scale : s->csf_scale);
+        break;
+    case ADM_CSF_ADM:
+        f = dlm_csf(scale, s->norm_view_dist, s->ref_display_height, diag ? 45 : 0);
+        break;
+    default:
+        f = 1.0f / watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
+                                     s->ref_display_height);
+        break;
+    }
+    const double forced = diag ? s->factor2[scale] : s->factor1[scale];
+    return forced >= 0 ? (float)forced : f;
+}
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+/* libvmaf's DIVS(): n times the reciprocal of d, rcpss refined by one
+ * Newton step where SSE2 exists, a division elsewhere. */
+static inline float adm_div(float n, float d)
+{
+#if defined(__SSE2__) && !defined(ADM_EXPERIMENT_DIV)
+    const float xi = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(d)));
+    return n * (xi + xi * (1.0f - d * xi));
+#else
+    return n / d;
+#endif
+}
+
+/* The DWT's source index: -1 -> 1, n -> n - 1, n + 1 -> n - 2. */
+static inline int dwt_mirror(int i, int n)
+{
+    return i < 0 ? -i : i >= n ? 2 * n - i - 1 : i;
+}
+
+/* The scored region: the band less 10% on every side. */
+typedef struct Rect {
+    int left, top, right, bottom;
+} Rect;
+
+static Rect rect_scored(int w, int h)
+{
+    Rect r;
+    r.left = (int)(w * ADM_BORDER_FACTOR - 0.5);
+    r.top = (int)(h * ADM_BORDER_FACTOR - 0.5);
+    r.right = w - r.left;
+    r.bottom = h - r.top;
+    return r;
+}
+
+/* libvmaf's get_noise_constant(): float powers of a double product. */
+static float noise_floor(int w, int h, double weight, double p_norm)
+{
+    return powf(w * h * weight, 1.0f / p_norm);
+}
+
+/* ---- per worker ---------------------------------------------------------------- */
+
+enum { O_H, O_V, O_D, ORIENTATIONS };
+
+/* One band row's decoupled, CSF-weighted values, for the masking window. */
+typedef struct AdmRow {
+    float *csf_r[ORIENTATIONS], *csf_a[ORIENTATIONS];   /* csf * r, csf * a */
+    float *flt_r[ORIENTATIONS], *flt_a[ORIENTATIONS];   /* |csf * x| / 30 */
+} AdmRow;
+
+typedef struct FloatAdmScratch {
+    size_t stride;                   /* floats, of the approximation bands */
+    float *approx[2];                /* band a of reference and distorted, in place */
+    float *source[2][4];             /* level-0 source rows as floats */
+    int source_row[2][4];            /* which picture row each holds */
+    float *lo, *hi;                  /* vertical-pass rows */
+    float *band[2][ORIENTATIONS];    /* one row of h, v, d */
+    AdmRow ring[3];                  /* rows i - 1, i, i + 1 */
+    uint8_t *block;
+} FloatAdmScratch;
+
+static void adm_scratch_free(void *scratch)
+{
+    FloatAdmScratch *t = scratch;
+    if (!t) return;
+    quale_aligned_free(t->block);
+    free(t);
+}
+
+static int adm_scratch_alloc(const void *state, void **scratch)
+{
+    const FloatAdmState *s = state;
+    const size_t w1 = (size_t)(s->w + 1) / 2, h1 = (size_t)(s->h + 1) / 2;
+    const size_t stride = quale_align(w1, QUALE_ALIGNMENT / sizeof(float));
+    const size_t row = quale_align((size_t)s->w * sizeof(float), QUALE_ALIGNMENT);
+    const size_t half_row = stride * sizeof(float);
+    const size_t plane = stride * h1 * sizeof(float);
+    enum { FULL_ROWS = 2 * 4 + 2, HALF_ROWS = 2 * ORIENTATIONS + 3 * 4 * ORIENTATIONS };
+
+    FloatAdmScratch *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    uint8_t *p = t->block = quale_aligned_alloc(2 * plane + FULL_ROWS * row +
+                                                HALF_ROWS * half_row);
+    if (!p) {
+        free(t);
+        return -ENOMEM;
+    }
+    t->stride = stride;
+    for (int i = 0; i < 2; i++, p += plane) t->approx[i] = (float *)p;
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 4; k++, p += row) t->source[i][k] = (float *)p;
+    t->lo = (float *)p;
+    p += row;
+    t->hi = (float *)p;
+    p += row;
+    for (int i = 0; i < 2; i++)
+        for (int o = 0; o < ORIENTATIONS; o++, p += half_row) t->band[i][o] = (float *)p;
+    for (int r = 0; r < 3; r++) {
+        for (int o = 0; o < ORIENTATIONS; o++) {
+            t->ring[r].csf_r[o] = (float *)p;
+            p += half_row;
+            t->ring[r].csf_a[o] = (float *)p;
+            p += half_row;
+            t->ring[r].flt_r[o] = (float *)p;
+            p += half_row;
+            t->ring[r].flt_a[o] = (float *)p;
+            p += half_row;
+        }
+    }
+    *scratch = t;
+    return 0;
+}
+
+/* ---- the DWT ------------------------------------------------------------------- */
+
+static const float dwt_lo[4] = { 0.482962913144690f, 0.836516303737469f, 0.224143868041857f,
+                                 -0.129409522550921f };
+static const float dwt_hi[4] = { -0.129409522550921f, -0.224143868041857f, 0.836516303737469f,
+                                 -0.482962913144690f };
+
+/* Row y of one DWT level of a w-wide input whose four source rows are
+ * given: the approximation into a, the details into h, v, d (when h is
+ * not NULL: libvmaf's adm_dwt2_lo_s makes only a). */
+static void dwt_row(const float *const src[4], int w, float *lo, float *hi, float *a,
+                    float *h, float *v, float *d)
+{
+    const float *restrict s0 = src[0], *restrict s1 = src[1];
+    const float *restrict s2 = src[2], *restrict s3 = src[3];
+    const bool details = h != NULL;
+    for (int j = 0; j < w; j++) {
+        float acc = 0;
+        acc += dwt_lo[0] * s0[j];
+        acc += dwt_lo[1] * s1[j];
+        acc += dwt_lo[2] * s2[j];
+        acc += dwt_lo[3] * s3[j];
+        lo[j] = acc;
+    }
+    if (details) {
+        for (int j = 0; j < w; j++) {
+            float acc = 0;
+            acc += dwt_hi[0] * s0[j];
+            acc += dwt_hi[1] * s1[j];
+            acc += dwt_hi[2] * s2[j];
+            acc += dwt_hi[3] * s3[j];
+            hi[j] = acc;
+        }
+    }
+    for (int j = 0; j < (w + 1) / 2; j++) {
+        const int j0 = dwt_mirror(2 * j - 1, w), j1 = dwt_mirror(2 * j, w);
+        const int j2 = dwt_mirror(2 * j + 1, w), j3 = dwt_mirror(2 * j + 2, w);
+        float acc = 0;
+        acc += dwt_lo[0] * lo[j0];
+        acc += dwt_lo[1] * lo[j1];
+        acc += dwt_lo[2] * lo[j2];
+        acc += dwt_lo[3] * lo[j3];
+        a[j] = acc;
+        if (!details) continue;
+        acc = 0;
+        acc += dwt_hi[0] * lo[j0];
+        acc += dwt_hi[1] * lo[j1];
+        acc += dwt_hi[2] * lo[j2];
+        acc += dwt_hi[3] * lo[j3];
+        v[j] = acc;
+        acc = 0;
+        acc += dwt_lo[0] * hi[j0];
+        acc += dwt_lo[1] * hi[j1];
+        acc += dwt_lo[2] * hi[j2];
+        acc += dwt_lo[3] * hi[j3];
+        h[j] = acc;
+        acc = 0;
+        acc += dwt_hi[0] * hi[j0];
+        acc += dwt_hi[1] * hi[j1];
+        acc += dwt_hi[2] * hi[j2];
+        acc += dwt_hi[3] * hi[j3];
+        d[j] = acc;
+    }
+}
+
+/* Level-0 source row y of picture i (0 reference, 1 distorted) as floats,
+ * kept in slot y % 4: the four rows of one output row differ mod 4. */
+static const float *source_row(FloatAdmScratch *t, int i, const QualePicture *pic, int y)
+{
+    const int slot = y % 4;
+    if (t->source_row[i][slot] != y) {
+        picture_float_row(pic, 0, (unsigned)y, -128.0f, t->source[i][slot]);
+        t->source_row[i][slot] = y;
+    }
+    return t->source[i][slot];
+}
+
+/* ---- decoupling, CSF and masking --------------------------------------------------- */
+
+/* Decouples row o (reference) / d (distorted) over columns [lo, hi) and
+ * weights both parts by the CSF into ring row r. */
+static void decouple_row(const FloatAdmState *s, const float *const o[ORIENTATIONS],
+                         const float *const d[ORIENTATIONS], const float csf[3], int lo, int hi,
+                         const AdmRow *r)
+{
+    const float eps = 1e-30f;
+    const double gain_limit = s->enhn_gain_limit;
+    for (int j = lo; j < hi; j++) {
+        const float oh = o[O_H][j], ov = o[O_V][j], od = o[O_D][j];
+        const float th = d[O_H][j], tv = d[O_V][j], td = d[O_D][j];
+
+        float kh = adm_div(th, oh + eps), kv = adm_div(tv, ov + eps), kd = adm_div(td, od + eps);
+        kh = kh < 0.0f ? 0.0f : (kh > 1.0f ? 1.0f : kh);
+        kv = kv < 0.0f ? 0.0f : (kv > 1.0f ? 1.0f : kv);
+        kd = kd < 0.0f ? 0.0f : (kd > 1.0f ? 1.0f : kd);
+        float rst[3] = { kh * oh, kv * ov, kd * od };
+        const float t[3] = { th, tv, td };
+
+        const float ot_dp = oh * th + ov * tv;
+        const float o_mag_sq = oh * oh + ov * ov;
+        const float t_mag_sq = th * th + tv * tv;
+        const bool angle_flag = (ot_dp >= 0.0f) &&
+                                (ot_dp * ot_dp >= s->cos_1deg_sq * o_mag_sq * t_mag_sq);
+
+        for (int b = 0; b < 3; b++) {
+            /* in double, as libvmaf's MIN/MAX of a double and a float */
+            if (angle_flag && rst[b] > 0.0) {
+                const double g = rst[b] * gain_limit;
+                rst[b] = (float)(g < t[b] ? g : t[b]);
+            }
+            if (angle_flag && rst[b] < 0.0) {
+                const double g = rst[b] * gain_limit;
+                rst[b] = (float)(g > t[b] ? g : t[b]);
+            }
+            const float add = t[b] - rst[b];
+            const float cr = csf[b] * rst[b], ca = csf[b] * add;
+            r->csf_r[b][j] = cr;
+            r->csf_a[b][j] = ca;
+            r->flt_r[b][j] = (float)(ADM_ONE_BY_30 * fabsf(cr));
+            r->flt_a[b][j] = (float)(ADM_ONE_BY_30 * fabsf(ca));
+        }
+    }
+}
+
+static inline float cube_or_pow(float x, double p_norm)
+{
+    return p_norm == 3.0 ? x * x * x : powf(x, p_norm);
+}
+
+/* The masking threshold at column j: libvmaf's ADM_CM_THRESH_S_* sums of
+ * the 3x3 window of flt (|x| / 30) with |x| / 15 at the centre, in its
+ * order, per orientation, then over h, v, d. */
+static inline float mask_threshold(float *const up[ORIENTATIONS],
+                                   float *const mid[ORIENTATIONS],
+                                   float *const down[ORIENTATIONS],
+                                   float *const centre[ORIENTATIONS], int jl, int j, int jr)
+{
+    float thr = 0;
+    for (int b = 0; b < ORIENTATIONS; b++) {
+        float sum = 0;
+        sum += up[b][jl];
+        sum += up[b][j];
+        sum += up[b][jr];
+        sum += mid[b][jl];
+        sum += ADM_ONE_BY_15 * fabsf(centre[b][j]);
+        sum += mid[b][jr];
+        sum += down[b][jl];
+        sum += down[b][j];
+        sum += down[b][jr];
+        thr += sum;
+    }
+    return thr;
+}
+
+/* One row of libvmaf's adm_cm_s() for the restored part (num: masked by
+ * the additive impairment) and the additive impairment (aim: masked by
+ * the restored part). */
+static void mask_row(const FloatAdmState *s, const AdmRow *up, const AdmRow *mid,
+                     const AdmRow *down, int w, int left, int right, float num[3], float aim[3])
+{
+    float num_h = 0, num_v = 0, num_d = 0, aim_h = 0, aim_v = 0, aim_d = 0;
+    const double p = s->p_norm;
+    for (int j = left; j < right; j++) {
+        const int jl = j == 0 ? 1 : j - 1, jr = j == w - 1 ? w - 1 : j + 1;
+        float thr_num = 0.0f, thr_aim = 0.0f;
+        if (!s->bypass_cm) {
+            thr_num = mask_threshold(up->flt_a, mid->flt_a, down->flt_a, mid->csf_a, jl, j, jr);
+            thr_aim = mask_threshold(up->flt_r, mid->flt_r, down->flt_r, mid->csf_r, jl, j, jr);
+        }
+        float xh = fabsf(mid->csf_r[O_H][j]) - thr_num;
+        float xv = fabsf(mid->csf_r[O_V][j]) - thr_num;
+        float xd = fabsf(mid->csf_r[O_D][j]) - thr_num;
+        xh = xh < 0.0f ? 0.0f : xh;
+        xv = xv < 0.0f ? 0.0f : xv;
+        xd = xd < 0.0f ? 0.0f : xd;
+        num_h += cube_or_pow(xh, p);
+        num_v += cube_or_pow(xv, p);
+        num_d += cube_or_pow(xd, p);
+
+        float ah = fabsf(mid->csf_a[O_H][j]) - thr_aim;
+        float av = fabsf(mid->csf_a[O_V][j]) - thr_aim;
+        float ad = fabsf(mid->csf_a[O_D][j]) - thr_aim;
+        ah = ah < 0.0f ? 0.0f : ah;
+        av = av < 0.0f ? 0.0f : av;
+        ad = ad < 0.0f ? 0.0f : ad;
+        aim_h += cube_or_pow(ah, p);
+        aim_v += cube_or_pow(av, p);
+        aim_d += cube_or_pow(ad, p);
+    }
+    num[0] += num_h;
+    num[1] += num_v;
+    num[2] += num_d;
+    aim[0] += aim_h;
+    aim[1] += aim_v;
+    aim[2] += aim_d;
+}
+
+/* One row of libvmaf's adm_csf_den_scale_s(): |csf * o|^p of the reference. */
+static void den_row(const FloatAdmState *s, const float *const o[ORIENTATIONS],
+                    const float csf[3], int left, int right, float den[3])
+{
+    float dh = 0, dv = 0, dd = 0;
+    const double p = s->p_norm;
+    for (int j = left; j < right; j++) {
+        dh += cube_or_pow(fabsf(csf[0] * o[O_H][j]), p);
+        dv += cube_or_pow(fabsf(csf[1] * o[O_V][j]), p);
+        dd += cube_or_pow(fabsf(csf[2] * o[O_D][j]), p);
+    }
+    den[0] += dh;
+    den[1] += dv;
+    den[2] += dd;
+}
+
+/* The sum over h, v, d of (sum)^(1/p) + noise floor. */
+static float pooled(const float acc[3], float noise, double p_norm)
+{
+    const float h = powf(acc[0], 1.0f / p_norm) + noise;
+    const float v = powf(acc[1], 1.0f / p_norm) + noise;
+    const float d = powf(acc[2], 1.0f / p_norm) + noise;
+    return h + v + d;
+}
+
+/* ---- one level ------------------------------------------------------------------------ */
+
+typedef struct LevelScores {
+    float num, den, aim;
+} LevelScores;
+
+/* DWT level `scale` of both pictures (input w x h: the pictures at scale
+ * 0, else the approximation bands, overwritten in place as libvmaf does),
+ * and its scores unless only the approximation is wanted. */
+static LevelScores adm_level(const FloatAdmState *s, FloatAdmScratch *t, const MetricFrame *frame,
+                             int scale, int w, int h, bool scored)
+{
+    const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    const Rect rc = rect_scored(w2, h2);
+    const int col_lo = QUALE_MAX(rc.left - 1, 0), col_hi = QUALE_MIN(rc.right + 1, w2);
+    const int row_lo = QUALE_MAX(rc.top - 1, 0), row_hi = QUALE_MIN(rc.bottom + 1, h2);
+    const float *csf = s->csf[scale];
+    float num[3] = { 0, 0, 0 }, aim[3] = { 0, 0, 0 }, den[3] = { 0, 0, 0 };
+    const QualePicture *pics[2] = { frame->ref, frame->dist };
+
+    if (scale == 0)
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 4; k++) t->source_row[i][k] = -1;
+
+    for (int y = 0; y < h2; y++) {
+        const int rows[4] = { dwt_mirror(2 * y - 1, h), dwt_mirror(2 * y, h),
+                              dwt_mirror(2 * y + 1, h), dwt_mirror(2 * y + 2, h) };
+        for (int i = 0; i < 2; i++) {
+            const float *src[4];
+            for (int k = 0; k < 4; k++)
+                src[k] = scale == 0 ? source_row(t, i, pics[i], rows[k])
+                                    : t->approx[i] + (size_t)rows[k] * t->stride;
+            /* in place: row y is written after rows >= 2y - 1 are read */
+            dwt_row(src, w, t->lo, t->hi, t->approx[i] + (size_t)y * t->stride,
+                    scored ? t->band[i][O_H] : NULL, t->band[i][O_V], t->band[i][O_D]);
+        }
+        if (!scored) continue;
+
+        const float *const o[ORIENTATIONS] = { t->band[0][O_H], t->band[0][O_V], t->band[0][O_D] };
+        const float *const d[ORIENTATIONS] = { t->band[1][O_H], t->band[1][O_V], t->band[1][O_D] };
+        if (y >= row_lo && y < row_hi) decouple_row(s, o, d, csf, col_lo, col_hi, &t->ring[y % 3]);
+        if (y >= rc.top && y < rc.bottom) den_row(s, o, csf, rc.left, rc.right, den);
+
+        /* the masking of row y - 1 needs rows y - 2 (1 at the top), y - 1, y */
+        const int m = y - 1;
+        if (m >= rc.top && m < rc.bottom)
+            mask_row(s, &t->ring[(m == 0 ? 1 : m - 1) % 3], &t->ring[m % 3], &t->ring[y % 3],
+                     w2, rc.left, rc.right, num, aim);
+    }
+    /* the last row mirrors onto itself below */
+    const int m = h2 - 1;
+    if (scored && m >= rc.top && m < rc.bottom)
+        mask_row(s, &t->ring[(m - 1) % 3], &t->ring[m % 3], &t->ring[m % 3], w2, rc.left,
+                 rc.right, num, aim);
+
+    LevelScores out = { 0.0f, 1e-10f, 0.0f }; /* libvmaf's values for a skipped scale 0 */
+    if (scored) {
+        const int cw = rc.right - rc.left, ch = rc.bottom - rc.top;
+        out.num = pooled(num, noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
+        out.aim = pooled(aim, noise_floor(cw, ch, 0.0, s->p_norm), s->p_norm);
+        out.den = pooled(den, noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
+    }
+    return out;
+}
+
+/* ---- the metric --------------------------------------------------------------------------- */
+
+static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatAdmState *s = state;
+    int err = picture_float_check(f, "float_adm", sink);
+    if (err) return err;
+    if (f->width < ADM_MIN_SIZE || f->height < ADM_MIN_SIZE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_adm: cannot score %ux%u video: its four DWT levels need a "
+                         "luma plane of at least %dx%d (libvmaf reads outside the picture "
+                         "below that)", f->width, f->height, ADM_MIN_SIZE, ADM_MIN_SIZE);
+        return -EINVAL;
+    }
+
+    s->w = (int)f->width;
+    s->h = (int)f->height;
+    s->cos_1deg_sq = cos(1.0 * M_PI / 180.0) * cos(1.0 * M_PI / 180.0);
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        s->csf[scale][O_H] = s->csf[scale][O_V] = csf_weight(s, scale, false);
+        s->csf[scale][O_D] = csf_weight(s, scale, true);
+    }
+
+    const unsigned keys = s->debug ? KEY_COUNT : KEY_ADM;
+    for (unsigned k = 0; k < keys; k++)
+        if ((err = feature_sink_declare(sink, adm_keys[k], &s->key[k]))) return err;
+    return 0;
+}
+
+static int adm_extract(const void *state, void *scratch, const MetricFrame *frame,
+                       FeatureSink *sink)
+{
+    const FloatAdmState *s = state;
+    FloatAdmScratch *t = scratch;
+    float num_scale[ADM_SCALES], den_scale[ADM_SCALES];
+    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+
+    int w = s->w, h = s->h;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        const LevelScores l = adm_level(s, t, frame, scale, w, h,
+                                        scale > 0 || !s->skip_scale0);
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        num += l.num;
+        den += l.den;
+        if (s->skip_aim_scale != scale) {
+            aim_den += l.den;
+            aim_num += l.aim;
+        }
+        num_scale[scale] = l.num;
+        den_scale[scale] = l.den;
+    }
+
+    const double numden_limit = 1e-10 * (s->w * s->h) / (1920.0 * 1080.0);
+    num = num < numden_limit ? 0 : num;
+    den = den < numden_limit ? 0 : den;
+    /* libvmaf leaves aim unset when the denominator is 0 (a flat reference
+     * with adm_noise_weight=0); 0 here */
+    double adm2 = 1.0, aim = 0.0;
+    if (den != 0.0) {
+        aim = QUALE_MIN(aim_num / aim_den, 1.0f);
+        adm2 = num / den;
+    }
+    const double adm3 = s->adm3_apply_hm
+                      ? QUALE_MAX(2 * adm2 * aim / (adm2 + aim), s->min_val)
+                      : QUALE_MAX(adm2 * s->dlm_weight + (1 - aim) * (1 - s->dlm_weight),
+                                  s->min_val);
+
+    const unsigned f = frame->index;
+    int err = feature_sink_put(sink, s->key[KEY_ADM2], f, adm2);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_AIM], f, aim);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_ADM3], f, adm3);
+    for (int i = 0; i < ADM_SCALES && !err; i++)
+        err = feature_sink_put(sink, s->key[KEY_SCALE0 + i], f,
+                               (double)num_scale[i] / den_scale[i]);
+    if (err || !s->debug) return err;
+
+    err = feature_sink_put(sink, s->key[KEY_ADM], f, adm2);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_NUM], f, num);
+    if (!err) err = feature_sink_put(sink, s->key[KEY_DEN], f, den);
+    for (int i = 0; i < ADM_SCALES && !err; i++) {
+        err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i], f, num_scale[i]);
+        if (!err) err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i + 1], f, den_scale[i]);
+    }
+    return err;
+}
+
+const Metric metric_float_adm = {
+    .name = "float_adm",
+    .keys = adm_keys,
+    .options = adm_options,
+    .state_size = sizeof(FloatAdmState),
+    .flags = METRIC_LUMA_ONLY,
+    .init = adm_init,
+    .scratch_alloc = adm_scratch_alloc,
+    .scratch_free = adm_scratch_free,
+    .extract = adm_extract,
+};
