@@ -64,7 +64,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define ADM_EXPERIMENT_DIV
 #define ADM_SCALES 4
 #define ADM_MIN_SIZE 17
 #define ADM_BORDER_FACTOR 0.1
@@ -313,7 +312,7 @@ static float csf_weight(const FloatAdmState *s, int scale, bool diag)
  * Newton step where SSE2 exists, a division elsewhere. */
 static inline float adm_div(float n, float d)
 {
-#if defined(__SSE2__) && !defined(ADM_EXPERIMENT_DIV)
+#if defined(__SSE2__)
     const float xi = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(d)));
     return n * (xi + xi * (1.0f - d * xi));
 #else
