@@ -38,32 +38,12 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "integer_motion.h"
 #include "metric.h"
 
 /* The filters shift negative sums right and expect the sign to stay. */
 _Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative values");
 
-#define MOTION_TAP0 3571
-#define MOTION_TAP1 16004
-#define MOTION_TAP2 26386
-
-#define MOTION_MAX_VAL_DEFAULT 10000.0
-
-typedef struct MotionState {
-    /* options */
-    bool force_zero;
-    double blend_factor;
-    double blend_offset;
-    double fps_weight;
-    double max_val;
-    bool five_frame_window;
-    bool moving_average;
-    bool debug;
-
-    /* set by init */
-    unsigned width, height, bitdepth;
-    unsigned sad_key, motion_key, motion2_key, motion3_key;
-} MotionState;
 
 static const MetricOption motion_options[] = {
     { .name = "motion_force_zero", .alias = "force_0",
@@ -142,7 +122,7 @@ static double motion_blend(double score, double factor, double offset)
 }
 
 /* The first frame that has a frame to compare with. */
-static unsigned motion_first(const MotionState *s)
+unsigned motion_first(const MotionState *s)
 {
     return s->five_frame_window ? 2 : 1;
 }
@@ -174,39 +154,51 @@ static void motion_scratch_free(void *scratch)
     quale_aligned_free(scratch);
 }
 
+bool motion_needs_sad(const MotionState *s, unsigned index)
+{
+    return !s->force_zero && index >= motion_first(s);
+}
+
+int motion_check_size(const MotionState *s, FeatureSink *sink)
+{
+    if (s->width >= 3 && s->height >= 3) return 0;
+    feature_sink_log(sink, QUALE_LOG_ERROR,
+                     "motion: a %ux%u picture is too small for its 5-tap blur "
+                     "(libvmaf reads outside the picture below 3x3)", s->width, s->height);
+    return -EINVAL;
+}
+
+int motion_write_sad(const MotionState *s, FeatureSink *sink, unsigned index, uint64_t sad)
+{
+    double score = 0.;
+    if (motion_needs_sad(s, index)) {
+        /* libvmaf's expression, in its order; w * h is an unsigned product */
+        score = QUALE_MIN((double)sad / 256. / (s->width * s->height) * s->fps_weight, s->max_val);
+    }
+    int err = feature_sink_put(sink, s->sad_key, index, score);
+    if (!err && s->debug) err = feature_sink_put(sink, s->motion_key, index, score);
+    return err;
+}
+
 static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
                           FeatureSink *sink)
 {
     const MotionState *s = state;
-    double score = 0.;
-
-    if (!s->force_zero && frame->index >= motion_first(s)) {
+    uint64_t sad = 0;
+    if (motion_needs_sad(s, frame->index)) {
         const QualePicture *prev = frame->prev_ref[s->five_frame_window ? 1 : 0];
         const QualePicture *cur = frame->ref;
-        const unsigned w = s->width, h = s->height;
         if (!prev) return -EINVAL;
-        if (w < 3 || h < 3) {
-            feature_sink_log(sink, QUALE_LOG_ERROR,
-                             "motion: a %ux%u picture is too small for its 5-tap blur "
-                             "(libvmaf reads outside the picture below 3x3)", w, h);
-            return -EINVAL;
-        }
-
-        uint64_t sad;
+        int err = motion_check_size(s, sink);
+        if (err) return err;
         if (s->bitdepth == 8)
             sad = motion_sad_8(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
-                               w, h, 8, scratch);
+                               s->width, s->height, 8, scratch);
         else
             sad = motion_sad_16(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
-                                w, h, s->bitdepth, scratch);
-
-        /* libvmaf's expression, in its order; w * h is an unsigned product */
-        score = QUALE_MIN((double)sad / 256. / (w * h) * s->fps_weight, s->max_val);
+                                s->width, s->height, s->bitdepth, scratch);
     }
-
-    int err = feature_sink_put(sink, s->sad_key, frame->index, score);
-    if (!err && s->debug) err = feature_sink_put(sink, s->motion_key, frame->index, score);
-    return err;
+    return motion_write_sad(s, sink, frame->index, sad);
 }
 
 static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
