@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "prefetch.h"
 #include "quale/quale.h"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
@@ -209,42 +210,52 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReade
         }
     }
 
-    unsigned frames = 0;
+    Prefetcher *prefetch[2] = { NULL, NULL };
+    for (int i = 0; i < 2; i++) {
+        if (prefetch_start(&prefetch[i], (QualeVideoReader *)readers[i], ctx, format, 4)) {
+            fprintf(stderr, "quale: error: cannot start a reader thread\n");
+            prefetch_stop(&prefetch[0]);
+            return -1;
+        }
+    }
+    int frames = 0;
     for (;;) {
-        if (s->frame_count && frames >= s->frame_count) break;
+        if (s->frame_count && (unsigned)frames >= s->frame_count) break;
         QualePicture pics[2];
         int got[2];
-        for (int i = 0; i < 2; i++) {
-            if (quale_context_alloc_picture(ctx, &pics[i], format)) {
-                fprintf(stderr, "quale: error: out of memory for frame %u\n", frames);
-                if (i) quale_picture_unref(&pics[0]);
-                return -1;
-            }
+        for (int i = 0; i < 2; i++) got[i] = prefetch_next(prefetch[i], &pics[i]);
+        if (got[0] < 0 || got[1] < 0 || got[0] == 0 || got[1] == 0) {
+            for (int i = 0; i < 2; i++)
+                if (got[i] == 1) quale_picture_unref(&pics[i]);
         }
-        for (int i = 0; i < 2; i++) got[i] = quale_video_read((QualeVideoReader *)readers[i], &pics[i]);
         if (got[0] < 0 || got[1] < 0) {
-            for (int i = 0; i < 2; i++) {
+            prefetch_stop(&prefetch[0]);
+            prefetch_stop(&prefetch[1]);
+            for (int i = 0; i < 2; i++)
                 if (got[i] < 0) fprintf(stderr, "\nquale: error: %s\n", quale_video_error(readers[i]));
-                quale_picture_unref(&pics[i]);
-            }
             return -1;
         }
         if (got[0] == 0 || got[1] == 0) {
-            for (int i = 0; i < 2; i++) quale_picture_unref(&pics[i]);
             if (got[0] != got[1]) {
                 const int ended = got[0] == 0 ? 0 : 1;
+                const unsigned n = (unsigned)frames;
                 fprintf(stderr, "\nquale: warning: %s ended after %u frame%s, before %s; "
                         "scoring the %u frame%s both have\n",
-                        paths[ended], frames + skips[ended], frames + skips[ended] == 1 ? "" : "s",
-                        paths[1 - ended], frames, frames == 1 ? "" : "s");
+                        paths[ended], n + skips[ended], n + skips[ended] == 1 ? "" : "s",
+                        paths[1 - ended], n, n == 1 ? "" : "s");
             }
             break;
         }
-        if (quale_send_pictures(ctx, &pics[0], &pics[1])) return -1;
+        if (quale_send_pictures(ctx, &pics[0], &pics[1])) {
+            frames = -1;
+            break;
+        }
         frames++;
-        progress_update(progress, frames, false);
+        progress_update(progress, (unsigned)frames, false);
     }
-    return (int)frames;
+    prefetch_stop(&prefetch[0]);
+    prefetch_stop(&prefetch[1]);
+    return frames;
 }
 
 static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx)

@@ -91,6 +91,19 @@ static int make_frames(const QualeVideoFormat *f, QualePicture ref[], QualePictu
     return 0;
 }
 
+/* Copies of the frames in the context's own picture memory (pinned for a
+ * GPU backend), as the tool's reader loop would fill them. */
+static int copy_frames(QualeContext *ctx, const QualePicture src[], QualePicture dst[])
+{
+    for (unsigned i = 0; i < DISTINCT_FRAMES; i++) {
+        int err = quale_context_alloc_picture(ctx, &dst[i], &src[i].format);
+        if (err) return err;
+        for (unsigned p = 0; p < src[i].plane_count; p++)
+            memcpy(dst[i].data[p], src[i].data[p], (size_t)src[i].stride[p] * src[i].plane_height[p]);
+    }
+    return 0;
+}
+
 static int send_copy(QualeContext *ctx, const QualePicture *ref, const QualePicture *dist)
 {
     QualePicture r, d;
@@ -113,11 +126,14 @@ static int measure_startup(const BenchSettings *b, enum QualeBackend backend,
 }
 
 static int measure_steady(const BenchSettings *b, enum QualeBackend backend,
-                          const QualePicture ref[], const QualePicture dist[], double *fps)
+                          const QualePicture src_ref[], const QualePicture src_dist[], double *fps)
 {
     QualeContext *ctx = NULL;
     int err = open_context(b, backend, &ctx);
     if (err) return err;
+    QualePicture ref[DISTINCT_FRAMES] = { 0 }, dist[DISTINCT_FRAMES] = { 0 };
+    err = copy_frames(ctx, src_ref, ref);
+    if (!err) err = copy_frames(ctx, src_dist, dist);
     /* Warm up: the first frames pay for allocations and first touches. */
     for (unsigned i = 0; i < 4 && !err; i++) err = send_copy(ctx, &ref[i], &dist[i]);
     double t0 = now();
@@ -127,6 +143,10 @@ static int measure_steady(const BenchSettings *b, enum QualeBackend backend,
     const double elapsed = now() - t0;
     *fps = err ? 0 : b->frames / elapsed;
     quale_close(&ctx);
+    for (unsigned i = 0; i < DISTINCT_FRAMES; i++) {
+        quale_picture_unref(&ref[i]);
+        quale_picture_unref(&dist[i]);
+    }
     return err;
 }
 

@@ -374,8 +374,6 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
                              "reference chroma", error, error_size);
         if (!err) err = cuda_alloc(dev, &s->dist, gpu->frame_bytes, "the distorted frame", error,
                                    error_size);
-        if (!err) err = cuda_alloc_host(dev, &s->staging, 2 * gpu->frame_bytes, "staging", error,
-                                        error_size);
         if (err) return err;
     }
     /* Enough ring entries that a frame rarely waits for an older one. */
@@ -456,7 +454,14 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
         const uint8_t *host = pics[i]->data[0];
         if (!is_pinned(gpu, pics[i])) {
             /* A picture from elsewhere: one host copy into pinned staging,
-             * so that the transfer itself is a DMA like the others. */
+             * so that the transfer itself is a DMA like the others.  The
+             * staging is made on first need: pictures from the context's
+             * pool are pinned already. */
+            if (!s->staging) {
+                int err = cuda_alloc_host(dev, &s->staging, 2 * gpu->frame_bytes, "staging", error,
+                                          error_size);
+                if (err) return err;
+            }
             uint8_t *staging = (uint8_t *)s->staging + (size_t)i * gpu->frame_bytes;
             memcpy(staging, host, chroma ? gpu->frame_bytes : gpu->plane_bytes[0]);
             host = staging;
