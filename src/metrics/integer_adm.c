@@ -456,9 +456,10 @@ ADM_INLINE uint32_t load_sample(const uint8_t *row, int j, int bytes)
 
 /* Level 0 from the picture samples (uint8_t when bytes is 1, uint16_t when
  * 2).  Vertical pass: samples centred on 0 and brought back to 8 bits,
- * narrowed to int16; horizontal pass in Q16.  The 32-bit vertical sums
- * wrap as libvmaf's do at 16 bits (their final value always fits).  Without
- * details only the approximation band is made (adm_skip_scale0). */
+ * narrowed to int16; horizontal pass in Q16.  The vertical sums are
+ * libvmaf's int32 sums, wrapping the way they do with samples above the
+ * bit depth (within it, the result always fits).  Without details only the
+ * approximation band is made (adm_skip_scale0). */
 ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, int bitdepth,
                            int w, int h, bool details, int32_t *const band[4],
                            ptrdiff_t stride, int32_t *restrict lo, int32_t *restrict hi)
