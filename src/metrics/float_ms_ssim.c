@@ -135,13 +135,13 @@ typedef struct ScaleImage {
     size_t stride;   /* in floats */
 } ScaleImage;
 
-/* Per worker: both pictures at every scale, the SSIM rows, the decimation
- * sums. */
+/* Per worker: both pictures at every scale, the SSIM rows, the
+ * decimation's work memory. */
 typedef struct FloatMsSsimScratch {
     float *memory;
     ScaleImage ref[MS_SSIM_SCALES], dist[MS_SSIM_SCALES];
     IqaSsim ssim;
-    double *acc;
+    void *decimate_work;
 } FloatMsSsimScratch;
 
 static void ms_ssim_scratch_free(void *scratch)
@@ -150,7 +150,7 @@ static void ms_ssim_scratch_free(void *scratch)
     if (!t) return;
     quale_aligned_free(t->memory);
     iqa_ssim_free(&t->ssim);
-    quale_aligned_free(t->acc);
+    quale_aligned_free(t->decimate_work);
     free(t);
 }
 
@@ -167,9 +167,10 @@ static int ms_ssim_scratch_alloc(const void *state, void **scratch)
         total += 2 * stride[i] * (size_t)s->h[i];
     }
     t->memory = quale_aligned_alloc(total * sizeof(float));
-    t->acc = quale_aligned_alloc((size_t)s->w[1] * sizeof(double));
+    t->decimate_work =
+        quale_aligned_alloc(iqa_decimate_work_size(s->w[1], MS_SSIM_LPF_TAPS, 2));
     int err = iqa_ssim_alloc(&t->ssim, s->w[0]);
-    if (err || !t->memory || !t->acc) {
+    if (err || !t->memory || !t->decimate_work) {
         ms_ssim_scratch_free(t);
         return -ENOMEM;
     }
@@ -199,7 +200,8 @@ static void ms_ssim_decimate(const FloatMsSsimState *s, FloatMsSsimScratch *t,
         for (int v = 0; v < MS_SSIM_LPF_TAPS; v++)
             rows[v] = image_row(src, iqa_mirror(2 * y + v - centre, s->h[i]));
         float *out = image_row(dst, y);
-        iqa_decimate_row(rows, ms_ssim_lpf, MS_SSIM_LPF_TAPS, 2, s->w[i + 1], out, t->acc);
+        iqa_decimate_row(rows, ms_ssim_lpf, MS_SSIM_LPF_TAPS, 2, s->w[i + 1], out,
+                         t->decimate_work);
         iqa_pad_row(out, s->w[i + 1], centre);
     }
 }

@@ -123,7 +123,7 @@ typedef struct FloatSsimScratch {
     float *source;        /* scale rows of w + 2 IQA_PAD floats */
     size_t source_stride;
     float *ref_row, *dist_row;
-    double *acc;
+    void *decimate_work;
 } FloatSsimScratch;
 
 static void ssim_scratch_free(void *scratch)
@@ -134,7 +134,7 @@ static void ssim_scratch_free(void *scratch)
     quale_aligned_free(t->source);
     quale_aligned_free(t->ref_row);
     quale_aligned_free(t->dist_row);
-    quale_aligned_free(t->acc);
+    quale_aligned_free(t->decimate_work);
     free(t);
 }
 
@@ -148,9 +148,10 @@ static int ssim_scratch_alloc(const void *state, void **scratch)
     t->source = quale_aligned_alloc(t->source_stride * sizeof(float) * s->scale);
     t->ref_row = quale_aligned_alloc(row);
     t->dist_row = quale_aligned_alloc(row);
-    t->acc = quale_aligned_alloc((size_t)s->scaled_w * sizeof(double));
+    t->decimate_work =
+        quale_aligned_alloc(iqa_decimate_work_size(s->scaled_w, s->scale, s->scale));
     int err = iqa_ssim_alloc(&t->ssim, s->scaled_w);
-    if (err || !t->source || !t->ref_row || !t->dist_row || !t->acc) {
+    if (err || !t->source || !t->ref_row || !t->dist_row || !t->decimate_work) {
         ssim_scratch_free(t);
         return -ENOMEM;
     }
@@ -173,7 +174,7 @@ static void shrink_row(const FloatSsimState *s, FloatSsimScratch *t, const Quale
         iqa_pad_row(row, s->w, centre + 1);
         rows[v] = row;
     }
-    iqa_decimate_row(rows, s->box, f, f, s->scaled_w, dst, t->acc);
+    iqa_decimate_row(rows, s->box, f, f, s->scaled_w, dst, t->decimate_work);
 }
 
 static int ssim_extract(const void *state, void *scratch, const MetricFrame *frame,

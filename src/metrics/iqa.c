@@ -20,6 +20,13 @@
  *
  * Here the rows stream through a ring of the last 11 horizontally filtered
  * rows instead of whole-picture arrays; the values are the same.
+ *
+ * Decimation, as libvmaf's _iqa_decimate() through _iqa_filter_pixel(): a
+ * taps x taps kernel centred on every factor-th sample of every factor-th
+ * row, each output the double sum, row by row, of the float products,
+ * rounded to float.  The samples of a kernel row that one tap reads for
+ * consecutive outputs are factor apart; they are gathered first into
+ * consecutive "phases" so that the sums vectorise.
  */
 #include <errno.h>
 #include <math.h>
@@ -48,17 +55,59 @@ void iqa_pad_row(float *row, int w, int pad)
     }
 }
 
+/* The phases of the work memory: a row's samples x * factor + p for one
+ * p each, with room for taps samples before and after dst_w. */
+static size_t phase_stride(int dst_w, int taps)
+{
+    return quale_align((size_t)dst_w + 2 * (size_t)taps, QUALE_ALIGNMENT / sizeof(float));
+}
+
+size_t iqa_decimate_work_size(int dst_w, int taps, int factor)
+{
+    return quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT) +
+           (size_t)factor * phase_stride(dst_w, taps) * sizeof(float);
+}
+
 void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, int factor,
-                      int dst_w, float *dst, double *restrict acc)
+                      int dst_w, float *dst, void *work)
 {
     const int centre = taps / 2;
+    double *restrict acc = work;
+    float *phases = (float *)((char *)work +
+                              quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT));
+    const size_t pstride = phase_stride(dst_w, taps);
+
+    /* Tap u reads sample (x + q) * factor + p of its row, with
+     * u - centre = q * factor + p, 0 <= p < factor: sample x + q of phase
+     * p.  Each phase is copied over the range its taps read, so that the
+     * sums below run over consecutive samples. */
+    int q_of[IQA_MAX_TAPS], p_of[IQA_MAX_TAPS];
+    int q_lo[IQA_MAX_TAPS], q_hi[IQA_MAX_TAPS];
+    for (int p = 0; p < factor; p++) {
+        q_lo[p] = taps;
+        q_hi[p] = -taps;
+    }
+    for (int u = 0; u < taps; u++) {
+        const int o = u - centre;
+        p_of[u] = ((o % factor) + factor) % factor;
+        q_of[u] = (o - p_of[u]) / factor;
+        q_lo[p_of[u]] = QUALE_MIN(q_lo[p_of[u]], q_of[u]);
+        q_hi[p_of[u]] = QUALE_MAX(q_hi[p_of[u]], q_of[u]);
+    }
+
     for (int x = 0; x < dst_w; x++) acc[x] = 0.0;
     for (int v = 0; v < taps; v++) {
+        for (int p = 0; p < factor; p++) {
+            if (q_lo[p] > q_hi[p]) continue; /* no tap of this phase */
+            float *phase = phases + (size_t)p * pstride + taps;
+            for (int j = q_lo[p]; j < dst_w + q_hi[p]; j++)
+                phase[j] = rows[v][j * factor + p];
+        }
         for (int u = 0; u < taps; u++) {
             const float k = kernel[v * taps + u];
-            const float *restrict src = rows[v] + (u - centre);
+            const float *restrict src = phases + (size_t)p_of[u] * pstride + taps + q_of[u];
             for (int x = 0; x < dst_w; x++)
-                acc[x] += (double)(src[x * factor] * k);
+                acc[x] += (double)(src[x] * k);
         }
     }
     for (int x = 0; x < dst_w; x++) dst[x] = (float)acc[x];

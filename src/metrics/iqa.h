@@ -52,12 +52,14 @@ void iqa_pad_row(float *row, int w, int pad);
  * One output row of libvmaf's _iqa_decimate(): for every x < dst_w,
  *   dst[x] = (float) sum over v, then u, of rows[v][x * factor + u - taps / 2]
  *            * kernel[v * taps + u]
- * (float products, double sum), with v, u = 0 .. taps - 1.  rows[v] is the
- * padded source row of the output row's v-th tap row (mirrored already);
- * acc holds dst_w doubles.
+ * (float products, double sum), with v, u = 0 .. taps - 1 (taps <=
+ * IQA_MAX_TAPS, factor <= taps).  rows[v] is the padded source row of the
+ * output row's v-th tap row (mirrored already); work holds
+ * iqa_decimate_work_size() bytes, 64-byte aligned.
  */
+size_t iqa_decimate_work_size(int dst_w, int taps, int factor);
 void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, int factor,
-                      int dst_w, float *dst, double *acc);
+                      int dst_w, float *dst, void *work);
 
 /* ---- SSIM ------------------------------------------------------------------ */
 
