@@ -542,8 +542,8 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
     /* The scores are float quotients, as libvmaf divides them. */
     double value[VIF_KEY_COUNT];
     for (unsigned i = 0; i < VIF_SCALES; i++)
-        value[VIF_KEY_SCALE0 + i] = score[i].num / score[i].den;
-    if (s->skip_scale0) value[VIF_KEY_SCALE0] = 0.0;
+        value[VIF_KEY_SCALE0 + i] =
+            i == 0 && s->skip_scale0 ? 0.0 : score[i].num / score[i].den;
 
     unsigned count = VIF_KEY_SCORE;
     if (s->debug) {
