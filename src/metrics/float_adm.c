@@ -9,7 +9,7 @@
  * distorted picture (t); at every level, per sample and orientation
  * h, v, d:
  *  - decoupling: the restored part r = clamp(t / o, 0, 1) * o (the
- *    division by reciprocal, see DIVS below), allowed to grow up to
+ *    division by reciprocal, see adm_div() below), allowed to grow up to
  *    adm_enhn_gain_limit times, never past t, where the (h, v) vectors of
  *    o and t point within one degree of each other; the additive
  *    impairment a = t - r;
@@ -39,7 +39,14 @@
  *
  * libvmaf divides by reciprocal (rcpss and one Newton step) wherever SSE2
  * exists, as x86-64 always has it: so does this file; elsewhere, as
- * libvmaf there, it divides.  The rcpss approximation is the CPU's.
+ * libvmaf there, it divides.  The rcpss approximation is the CPU's, and
+ * AMD's differs from Intel's in the last bits: on the same CPU the scores
+ * equal libvmaf's bit for bit; the golden scores, made on an AMD EPYC,
+ * differ on Intel by up to about 1e-7.
+ *
+ * Where gcc or clang vectors exist, four samples at a time go through the
+ * same operations lane by lane (rcpps gives each lane what rcpss gives);
+ * the sums stay sequential, in libvmaf's order.
  *
  * Sizes: the DWT's mirror needs two samples in its input and the masking
  * window two in its output at every level: 17x17 and more.  libvmaf reads
@@ -320,6 +327,71 @@ static inline float adm_div(float n, float d)
 #endif
 }
 
+/* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
+ * lane by lane the same IEEE operations as the scalar code (rcpps gives
+ * every lane what rcpss gives one), selects in place of its branches. */
+#if defined(__GNUC__) && (__GNUC__ >= 9 || defined(__clang__)) && \
+    (defined(__SSE2__) || defined(__ARM_NEON))
+#define ADM_LANES 4
+typedef float AdmVec __attribute__((vector_size(ADM_LANES * sizeof(float))));
+typedef int32_t AdmInt __attribute__((vector_size(ADM_LANES * sizeof(int32_t))));
+typedef double AdmDbl __attribute__((vector_size(ADM_LANES * sizeof(double))));
+
+static inline AdmVec vec_load(const float *p)
+{
+    AdmVec v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline void vec_store(float *p, AdmVec v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+static inline AdmVec vec_set1(float x)
+{
+    return (AdmVec){ x, x, x, x };
+}
+
+/* Macros, not functions: 32-byte vector arguments and results would
+ * depend on AVX in the x86-64 ABI (gcc's -Wpsabi). */
+#define vec_set1_dbl(x) ((AdmDbl){ (x), (x), (x), (x) })
+#define vec_narrow(mask) __builtin_convertvector((mask), AdmInt)
+
+/* mask ? a : b, lane by lane (mask lanes are all ones or zero) */
+static inline AdmVec vec_select(AdmInt mask, AdmVec a, AdmVec b)
+{
+    return (AdmVec)((mask & (AdmInt)a) | (~mask & (AdmInt)b));
+}
+
+static inline AdmVec vec_abs(AdmVec v)
+{
+    const AdmInt m = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
+    return (AdmVec)((AdmInt)v & m);
+}
+
+/* (float)(k * (double)|v|): libvmaf's double constants times float bands */
+static inline AdmVec vec_scale_abs(double k, AdmVec v)
+{
+    return __builtin_convertvector(vec_set1_dbl(k) * __builtin_convertvector(vec_abs(v), AdmDbl),
+                                   AdmVec);
+}
+
+/* adm_div() of four lanes */
+static inline AdmVec vec_div(AdmVec n, AdmVec d)
+{
+#if defined(__SSE2__)
+    const AdmVec xi = (AdmVec)_mm_rcp_ps((__m128)d);
+    return n * (xi + xi * (vec_set1(1.0f) - d * xi));
+#else
+    return n / d;
+#endif
+}
+#else
+#define ADM_LANES 0
+#endif
+
 /* The DWT's source index: -1 -> 1, n -> n - 1, n + 1 -> n - 2. */
 static inline int dwt_mirror(int i, int n)
 {
@@ -365,6 +437,7 @@ typedef struct FloatAdmScratch {
     float *lo, *hi;                  /* vertical-pass rows */
     float *band[2][ORIENTATIONS];    /* one row of h, v, d */
     AdmRow ring[3];                  /* rows i - 1, i, i + 1 */
+    float *masked[6];                /* one row of masked values, num h v d, aim h v d */
     uint8_t *block;
 } FloatAdmScratch;
 
@@ -384,7 +457,7 @@ static int adm_scratch_alloc(const void *state, void **scratch)
     const size_t row = quale_align((size_t)s->w * sizeof(float), QUALE_ALIGNMENT);
     const size_t half_row = stride * sizeof(float);
     const size_t plane = stride * h1 * sizeof(float);
-    enum { FULL_ROWS = 2 * 4 + 2, HALF_ROWS = 2 * ORIENTATIONS + 3 * 4 * ORIENTATIONS };
+    enum { FULL_ROWS = 2 * 4 + 2, HALF_ROWS = 2 * ORIENTATIONS + 3 * 4 * ORIENTATIONS + 6 };
 
     FloatAdmScratch *t = calloc(1, sizeof(*t));
     if (!t) return -ENOMEM;
@@ -416,6 +489,7 @@ static int adm_scratch_alloc(const void *state, void **scratch)
             p += half_row;
         }
     }
+    for (int i = 0; i < 6; i++, p += half_row) t->masked[i] = (float *)p;
     *scratch = t;
     return 0;
 }
@@ -499,49 +573,93 @@ static const float *source_row(FloatAdmScratch *t, int i, const QualePicture *pi
 
 /* ---- decoupling, CSF and masking --------------------------------------------------- */
 
-/* Decouples row o (reference) / d (distorted) over columns [lo, hi) and
- * weights both parts by the CSF into ring row r. */
+/* Decouples column j of row o (reference) / d (distorted) and weights
+ * both parts by the CSF into ring row r. */
+static inline void decouple_at(const FloatAdmState *s, const float *const o[ORIENTATIONS],
+                               const float *const d[ORIENTATIONS], const float csf[3], int j,
+                               const AdmRow *r)
+{
+    const float eps = 1e-30f;
+    const double gain_limit = s->enhn_gain_limit;
+    const float oh = o[O_H][j], ov = o[O_V][j], od = o[O_D][j];
+    const float th = d[O_H][j], tv = d[O_V][j], td = d[O_D][j];
+
+    float kh = adm_div(th, oh + eps), kv = adm_div(tv, ov + eps), kd = adm_div(td, od + eps);
+    kh = kh < 0.0f ? 0.0f : (kh > 1.0f ? 1.0f : kh);
+    kv = kv < 0.0f ? 0.0f : (kv > 1.0f ? 1.0f : kv);
+    kd = kd < 0.0f ? 0.0f : (kd > 1.0f ? 1.0f : kd);
+    float rst[3] = { kh * oh, kv * ov, kd * od };
+    const float t[3] = { th, tv, td };
+
+    const float ot_dp = oh * th + ov * tv;
+    const float o_mag_sq = oh * oh + ov * ov;
+    const float t_mag_sq = th * th + tv * tv;
+    const bool angle_flag = (ot_dp >= 0.0f) &&
+                            (ot_dp * ot_dp >= s->cos_1deg_sq * o_mag_sq * t_mag_sq);
+
+    for (int b = 0; b < 3; b++) {
+        /* in double, as libvmaf's MIN/MAX of a double and a float */
+        if (angle_flag && rst[b] > 0.0) {
+            const double g = rst[b] * gain_limit;
+            rst[b] = (float)(g < t[b] ? g : t[b]);
+        }
+        if (angle_flag && rst[b] < 0.0) {
+            const double g = rst[b] * gain_limit;
+            rst[b] = (float)(g > t[b] ? g : t[b]);
+        }
+        const float add = t[b] - rst[b];
+        const float cr = csf[b] * rst[b], ca = csf[b] * add;
+        r->csf_r[b][j] = cr;
+        r->csf_a[b][j] = ca;
+        r->flt_r[b][j] = (float)(ADM_ONE_BY_30 * fabsf(cr));
+        r->flt_a[b][j] = (float)(ADM_ONE_BY_30 * fabsf(ca));
+    }
+}
+
+/* decouple_at() for columns [lo, hi). */
 static void decouple_row(const FloatAdmState *s, const float *const o[ORIENTATIONS],
                          const float *const d[ORIENTATIONS], const float csf[3], int lo, int hi,
                          const AdmRow *r)
 {
-    const float eps = 1e-30f;
-    const double gain_limit = s->enhn_gain_limit;
-    for (int j = lo; j < hi; j++) {
-        const float oh = o[O_H][j], ov = o[O_V][j], od = o[O_D][j];
-        const float th = d[O_H][j], tv = d[O_V][j], td = d[O_D][j];
-
-        float kh = adm_div(th, oh + eps), kv = adm_div(tv, ov + eps), kd = adm_div(td, od + eps);
-        kh = kh < 0.0f ? 0.0f : (kh > 1.0f ? 1.0f : kh);
-        kv = kv < 0.0f ? 0.0f : (kv > 1.0f ? 1.0f : kv);
-        kd = kd < 0.0f ? 0.0f : (kd > 1.0f ? 1.0f : kd);
-        float rst[3] = { kh * oh, kv * ov, kd * od };
-        const float t[3] = { th, tv, td };
-
-        const float ot_dp = oh * th + ov * tv;
-        const float o_mag_sq = oh * oh + ov * ov;
-        const float t_mag_sq = th * th + tv * tv;
-        const bool angle_flag = (ot_dp >= 0.0f) &&
-                                (ot_dp * ot_dp >= s->cos_1deg_sq * o_mag_sq * t_mag_sq);
+    int j = lo;
+#if ADM_LANES
+    const AdmVec zero = vec_set1(0.0f), one = vec_set1(1.0f), eps = vec_set1(1e-30f);
+    const AdmVec cos_sq = vec_set1(s->cos_1deg_sq);
+    const AdmDbl gain_limit = vec_set1_dbl(s->enhn_gain_limit);
+    for (; j + ADM_LANES <= hi; j += ADM_LANES) {
+        AdmVec ov[3], tv[3], rst[3];
+        for (int b = 0; b < 3; b++) {
+            ov[b] = vec_load(o[b] + j);
+            tv[b] = vec_load(d[b] + j);
+            AdmVec k = vec_div(tv[b], ov[b] + eps);
+            k = vec_select(k < zero, zero, vec_select(k > one, one, k));
+            rst[b] = k * ov[b];
+        }
+        const AdmVec ot_dp = ov[O_H] * tv[O_H] + ov[O_V] * tv[O_V];
+        const AdmVec o_mag_sq = ov[O_H] * ov[O_H] + ov[O_V] * ov[O_V];
+        const AdmVec t_mag_sq = tv[O_H] * tv[O_H] + tv[O_V] * tv[O_V];
+        const AdmInt angle = (ot_dp >= zero) & (ot_dp * ot_dp >= cos_sq * o_mag_sq * t_mag_sq);
 
         for (int b = 0; b < 3; b++) {
-            /* in double, as libvmaf's MIN/MAX of a double and a float */
-            if (angle_flag && rst[b] > 0.0) {
-                const double g = rst[b] * gain_limit;
-                rst[b] = (float)(g < t[b] ? g : t[b]);
-            }
-            if (angle_flag && rst[b] < 0.0) {
-                const double g = rst[b] * gain_limit;
-                rst[b] = (float)(g > t[b] ? g : t[b]);
-            }
-            const float add = t[b] - rst[b];
-            const float cr = csf[b] * rst[b], ca = csf[b] * add;
-            r->csf_r[b][j] = cr;
-            r->csf_a[b][j] = ca;
-            r->flt_r[b][j] = (float)(ADM_ONE_BY_30 * fabsf(cr));
-            r->flt_a[b][j] = (float)(ADM_ONE_BY_30 * fabsf(ca));
+            const AdmDbl t = __builtin_convertvector(tv[b], AdmDbl);
+            AdmDbl g = __builtin_convertvector(rst[b], AdmDbl) * gain_limit;
+            rst[b] = vec_select(angle & (rst[b] > zero),
+                                vec_select(vec_narrow(g < t), __builtin_convertvector(g, AdmVec),
+                                           tv[b]), rst[b]);
+            g = __builtin_convertvector(rst[b], AdmDbl) * gain_limit;
+            rst[b] = vec_select(angle & (rst[b] < zero),
+                                vec_select(vec_narrow(g > t), __builtin_convertvector(g, AdmVec),
+                                           tv[b]), rst[b]);
+            const AdmVec c = vec_set1(csf[b]);
+            const AdmVec cr = c * rst[b], ca = c * (tv[b] - rst[b]);
+            vec_store(r->csf_r[b] + j, cr);
+            vec_store(r->csf_a[b] + j, ca);
+            vec_store(r->flt_r[b] + j, vec_scale_abs(ADM_ONE_BY_30, cr));
+            vec_store(r->flt_a[b] + j, vec_scale_abs(ADM_ONE_BY_30, ca));
         }
     }
+#endif
+    for (; j < hi; j++) decouple_at(s, o, d, csf, j, r);
 }
 
 static inline float cube_or_pow(float x, double p_norm)
@@ -574,40 +692,90 @@ static inline float mask_threshold(float *const up[ORIENTATIONS],
     return thr;
 }
 
+/* The masked values at column j: max(|x| - threshold, 0) for the restored
+ * part (num, x[0..2]) and the additive impairment (aim, x[3..5]). */
+static inline void mask_at(const FloatAdmState *s, const AdmRow *up, const AdmRow *mid,
+                           const AdmRow *down, int w, int j, float *const x[6])
+{
+    const int jl = j == 0 ? 1 : j - 1, jr = j == w - 1 ? w - 1 : j + 1;
+    float thr_num = 0.0f, thr_aim = 0.0f;
+    if (!s->bypass_cm) {
+        thr_num = mask_threshold(up->flt_a, mid->flt_a, down->flt_a, mid->csf_a, jl, j, jr);
+        thr_aim = mask_threshold(up->flt_r, mid->flt_r, down->flt_r, mid->csf_r, jl, j, jr);
+    }
+    for (int b = 0; b < 3; b++) {
+        const float xr = fabsf(mid->csf_r[b][j]) - thr_num;
+        const float xa = fabsf(mid->csf_a[b][j]) - thr_aim;
+        x[b][j] = xr < 0.0f ? 0.0f : xr;
+        x[3 + b][j] = xa < 0.0f ? 0.0f : xa;
+    }
+}
+
+#if ADM_LANES
+/* mask_threshold() of four columns j.. inside the row (no mirroring). */
+static inline AdmVec vec_mask_threshold(float *const up[ORIENTATIONS],
+                                        float *const mid[ORIENTATIONS],
+                                        float *const down[ORIENTATIONS],
+                                        float *const centre[ORIENTATIONS], int j)
+{
+    AdmVec thr = vec_set1(0.0f);
+    for (int b = 0; b < ORIENTATIONS; b++) {
+        AdmVec sum = vec_set1(0.0f);
+        sum += vec_load(up[b] + j - 1);
+        sum += vec_load(up[b] + j);
+        sum += vec_load(up[b] + j + 1);
+        sum += vec_load(mid[b] + j - 1);
+        sum = __builtin_convertvector(
+            __builtin_convertvector(sum, AdmDbl) +
+                vec_set1_dbl(ADM_ONE_BY_15) *
+                    __builtin_convertvector(vec_abs(vec_load(centre[b] + j)), AdmDbl),
+            AdmVec);
+        sum += vec_load(mid[b] + j + 1);
+        sum += vec_load(down[b] + j - 1);
+        sum += vec_load(down[b] + j);
+        sum += vec_load(down[b] + j + 1);
+        thr += sum;
+    }
+    return thr;
+}
+#endif
+
 /* One row of libvmaf's adm_cm_s() for the restored part (num: masked by
  * the additive impairment) and the additive impairment (aim: masked by
- * the restored part). */
+ * the restored part), summed in its order; x: six rows of scratch. */
 static void mask_row(const FloatAdmState *s, const AdmRow *up, const AdmRow *mid,
-                     const AdmRow *down, int w, int left, int right, float num[3], float aim[3])
+                     const AdmRow *down, int w, int left, int right, float *const x[6],
+                     float num[3], float aim[3])
 {
+    int j = left;
+    if (j == 0 && j < right) mask_at(s, up, mid, down, w, j++, x);
+#if ADM_LANES
+    const AdmVec zero = vec_set1(0.0f);
+    for (; j + ADM_LANES <= right && j + ADM_LANES <= w - 1; j += ADM_LANES) {
+        AdmVec thr_num = zero, thr_aim = zero;
+        if (!s->bypass_cm) {
+            thr_num = vec_mask_threshold(up->flt_a, mid->flt_a, down->flt_a, mid->csf_a, j);
+            thr_aim = vec_mask_threshold(up->flt_r, mid->flt_r, down->flt_r, mid->csf_r, j);
+        }
+        for (int b = 0; b < 3; b++) {
+            const AdmVec xr = vec_abs(vec_load(mid->csf_r[b] + j)) - thr_num;
+            const AdmVec xa = vec_abs(vec_load(mid->csf_a[b] + j)) - thr_aim;
+            vec_store(x[b] + j, vec_select(xr < zero, zero, xr));
+            vec_store(x[3 + b] + j, vec_select(xa < zero, zero, xa));
+        }
+    }
+#endif
+    for (; j < right; j++) mask_at(s, up, mid, down, w, j, x);
+
     float num_h = 0, num_v = 0, num_d = 0, aim_h = 0, aim_v = 0, aim_d = 0;
     const double p = s->p_norm;
-    for (int j = left; j < right; j++) {
-        const int jl = j == 0 ? 1 : j - 1, jr = j == w - 1 ? w - 1 : j + 1;
-        float thr_num = 0.0f, thr_aim = 0.0f;
-        if (!s->bypass_cm) {
-            thr_num = mask_threshold(up->flt_a, mid->flt_a, down->flt_a, mid->csf_a, jl, j, jr);
-            thr_aim = mask_threshold(up->flt_r, mid->flt_r, down->flt_r, mid->csf_r, jl, j, jr);
-        }
-        float xh = fabsf(mid->csf_r[O_H][j]) - thr_num;
-        float xv = fabsf(mid->csf_r[O_V][j]) - thr_num;
-        float xd = fabsf(mid->csf_r[O_D][j]) - thr_num;
-        xh = xh < 0.0f ? 0.0f : xh;
-        xv = xv < 0.0f ? 0.0f : xv;
-        xd = xd < 0.0f ? 0.0f : xd;
-        num_h += cube_or_pow(xh, p);
-        num_v += cube_or_pow(xv, p);
-        num_d += cube_or_pow(xd, p);
-
-        float ah = fabsf(mid->csf_a[O_H][j]) - thr_aim;
-        float av = fabsf(mid->csf_a[O_V][j]) - thr_aim;
-        float ad = fabsf(mid->csf_a[O_D][j]) - thr_aim;
-        ah = ah < 0.0f ? 0.0f : ah;
-        av = av < 0.0f ? 0.0f : av;
-        ad = ad < 0.0f ? 0.0f : ad;
-        aim_h += cube_or_pow(ah, p);
-        aim_v += cube_or_pow(av, p);
-        aim_d += cube_or_pow(ad, p);
+    for (j = left; j < right; j++) {
+        num_h += cube_or_pow(x[0][j], p);
+        num_v += cube_or_pow(x[1][j], p);
+        num_d += cube_or_pow(x[2][j], p);
+        aim_h += cube_or_pow(x[3][j], p);
+        aim_v += cube_or_pow(x[4][j], p);
+        aim_d += cube_or_pow(x[5][j], p);
     }
     num[0] += num_h;
     num[1] += num_v;
@@ -689,13 +857,13 @@ static LevelScores adm_level(const FloatAdmState *s, FloatAdmScratch *t, const M
         const int m = y - 1;
         if (m >= rc.top && m < rc.bottom)
             mask_row(s, &t->ring[(m == 0 ? 1 : m - 1) % 3], &t->ring[m % 3], &t->ring[y % 3],
-                     w2, rc.left, rc.right, num, aim);
+                     w2, rc.left, rc.right, t->masked, num, aim);
     }
     /* the last row mirrors onto itself below */
     const int m = h2 - 1;
     if (scored && m >= rc.top && m < rc.bottom)
         mask_row(s, &t->ring[(m - 1) % 3], &t->ring[m % 3], &t->ring[m % 3], w2, rc.left,
-                 rc.right, num, aim);
+                 rc.right, t->masked, num, aim);
 
     LevelScores out = { 0.0f, 1e-10f, 0.0f }; /* libvmaf's values for a skipped scale 0 */
     if (scored) {

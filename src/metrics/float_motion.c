@@ -142,6 +142,8 @@ typedef struct FloatMotionScratch {
         long long index;             /* frame of the blurred picture, -1: none */
         float *plane;
     } slot[MOTION_SLOTS];
+    long long score_index;           /* the frame whose score[] is score, -1: none */
+    float score;
 } FloatMotionScratch;
 
 static void motion_scratch_free(void *scratch)
@@ -163,6 +165,7 @@ static int motion_scratch_alloc(const void *state, void **scratch)
     if (!t) return -ENOMEM;
     t->stride = quale_align((size_t)s->w, QUALE_ALIGNMENT / sizeof(float));
     const size_t plane = t->stride * (size_t)s->h * sizeof(float);
+    t->score_index = -1;
     bool ok = (t->source = quale_aligned_alloc(plane)) != NULL;
     ok = ok && (t->row = quale_aligned_alloc(((size_t)s->w + 2 * MOTION_MAX_TAPS) *
                                              sizeof(float))) != NULL;
@@ -263,6 +266,26 @@ static float plane_sad(const float *a, const float *b, int w, int h, size_t stri
         accum += line;
     }
     return (float)(accum / (w * h));
+}
+
+/* plane_sad() of a and b and of a and c at once: two independent sums. */
+static void plane_sad2(const float *a, const float *b, const float *c, int w, int h,
+                       size_t stride, float *ab, float *ac)
+{
+    float accum_b = 0.0f, accum_c = 0.0f;
+    for (int y = 0; y < h; y++) {
+        const float *ra = a + (size_t)y * stride, *rb = b + (size_t)y * stride;
+        const float *rc = c + (size_t)y * stride;
+        float line_b = 0.0f, line_c = 0.0f;
+        for (int x = 0; x < w; x++) {
+            line_b += fabs(ra[x] - rb[x]);
+            line_c += fabs(ra[x] - rc[x]);
+        }
+        accum_b += line_b;
+        accum_c += line_c;
+    }
+    *ab = (float)(accum_b / (w * h));
+    *ac = (float)(accum_c / (w * h));
 }
 
 /* libvmaf's bilinear scaler (vif_scale_frame_s), float in its order;
@@ -407,10 +430,23 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
     }
     if (!frame->prev_ref[0] || (i >= 2 && !frame->prev_ref[1])) return -EINVAL;
 
+    /* score[i - 1] (from i >= 2 on) is this worker's if it made frame i - 1 */
     const long long keep[3] = { i, (long long)i - 1, (long long)i - 2 };
+    const bool have_prev_score = t->score_index == (long long)i - 1;
     const float *cur = motion_blurred(s, t, frame->ref, i, keep);
     const float *prev = motion_blurred(s, t, frame->prev_ref[0], i - 1, keep);
-    const float score = motion_score(s, t, prev, cur);
+    const float *prev2 = i >= 2 && !have_prev_score
+                       ? motion_blurred(s, t, frame->prev_ref[1], i - 2, keep) : NULL;
+    float score, score2 = have_prev_score ? t->score : 0.0f;
+    if (prev2 && !s->add_scale1) {
+        /* libvmaf's score2 is SAD(prev, prev2): |a - b| = |b - a| exactly */
+        plane_sad2(prev, cur, prev2, s->w, s->h, t->stride, &score, &score2);
+    } else {
+        score = motion_score(s, t, prev, cur);
+        if (prev2) score2 = motion_score(s, t, prev, prev2);
+    }
+    t->score_index = i;
+    t->score = score;
     remember_score(s, i, score);
 
     if (s->debug)
@@ -425,8 +461,6 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
                                                        s->blend_offset), s->max_val));
     }
 
-    const float *prev2 = motion_blurred(s, t, frame->prev_ref[1], i - 2, keep);
-    const float score2 = motion_score(s, t, prev, prev2);
     return put_motion23(s, sink, i - 1, score2 < score ? score2 : score);
 }
 

@@ -31,7 +31,9 @@
  * float and double exactly as libvmaf's C does) and its order (libvmaf's
  * AVX2 convolution does the same operations as its C one).  Only the
  * order of work differs: rows are filtered, scored and decimated as they
- * come, and the decimated pictures are filtered at the kept samples only.
+ * come, and where gcc or clang vectors exist four samples go through the
+ * same operations at once, lane by lane, the statistic's branches as lane
+ * selects; the sums stay sequential.
  *
  * Sizes: every filter must fit its mirror (radius < side) at every scale,
  * which needs 16x16 at vif_kernelscale 1 (2x2 at scale 3); libvmaf reads
@@ -88,6 +90,7 @@ typedef struct FloatVifState {
     int taps[VIF_SCALES];
     float filter[VIF_SCALES][VIF_MAX_TAPS];
     float sigma_max_inv;
+    float sigma_nsq_below;           /* the largest float under vif_sigma_nsq */
     unsigned key[KEY_COUNT];
 } FloatVifState;
 
@@ -269,26 +272,156 @@ static void pad_row(float *row, int w, int radius)
     }
 }
 
-/* Vertical pass of row y for the five quantities of x and y. */
-static void vertical5(const float *f, int taps, const float *x, const float *y, size_t stride,
-                      int w, int h, int row_index, float *const vrow[Q_COUNT])
+/* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
+ * lane by lane the same IEEE operations as the scalar code, so the
+ * results do not change, only how many are made at once. */
+#if defined(__GNUC__) && (__GNUC__ >= 9 || defined(__clang__)) && \
+    (defined(__SSE2__) || defined(__ARM_NEON))
+#define VIF_LANES 4
+typedef float VifVec __attribute__((vector_size(VIF_LANES * sizeof(float))));
+typedef int32_t VifInt __attribute__((vector_size(VIF_LANES * sizeof(int32_t))));
+typedef double VifDbl __attribute__((vector_size(VIF_LANES * sizeof(double))));
+
+static inline VifVec vec_load(const float *p)
 {
-    float *restrict m1 = vrow[Q_MU1], *restrict m2 = vrow[Q_MU2];
-    float *restrict xx = vrow[Q_XX], *restrict yy = vrow[Q_YY], *restrict xy = vrow[Q_XY];
-    for (int j = 0; j < w; j++) m1[j] = m2[j] = xx[j] = yy[j] = xy[j] = 0.0f;
-    for (int k = 0; k < taps; k++) {
-        const float fk = f[k];
-        const size_t r = (size_t)vif_mirror(row_index - taps / 2 + k, h) * stride;
-        const float *restrict a = x + r, *restrict b = y + r;
-        for (int j = 0; j < w; j++) {
-            const float va = a[j], vb = b[j];
-            m1[j] += fk * va;
-            m2[j] += fk * vb;
-            xx[j] += fk * (va * va);
-            yy[j] += fk * (vb * vb);
-            xy[j] += fk * (va * vb);
+    VifVec v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline void vec_store(float *p, VifVec v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+static inline VifVec vec_set1(float x)
+{
+    return (VifVec){ x, x, x, x };
+}
+
+static inline VifInt vec_set1_int(int32_t x)
+{
+    return (VifInt){ x, x, x, x };
+}
+
+/* mask ? a : b, lane by lane (mask lanes are all ones or zero) */
+static inline VifVec vec_select(VifInt mask, VifVec a, VifVec b)
+{
+    return (VifVec)((mask & (VifInt)a) | (~mask & (VifInt)b));
+}
+
+/* log2_approx() of four floats. */
+static inline VifVec vec_log2_approx(VifVec x)
+{
+    const VifInt bits = (VifInt)x;
+    const VifInt exponent = (bits & vec_set1_int(0x7F800000)) >> 23;
+    const VifVec mantissa = (VifVec)((bits & vec_set1_int(0x007FFFFF)) | vec_set1_int(0x3F800000));
+    const VifVec log_base = __builtin_convertvector(exponent - vec_set1_int(127), VifVec);
+    const VifVec t = mantissa - vec_set1(1.0f);
+    VifVec poly = vec_set1(0.0f);
+    for (int i = 0; i < 9; i++) poly = poly * t + vec_set1(log2_poly[i]);
+    VifVec r = log_base + poly;
+    r = vec_select(x == vec_set1(0.0f), vec_set1(-INFINITY), r);
+    return vec_select(x < vec_set1(0.0f), vec_set1(NAN), r);
+}
+#else
+#define VIF_LANES 0
+#endif
+
+/* out[j] = sum over k of f[k] * rows[k][j], the taps from the first. */
+static void filter_rows(const float *f, int taps, const float *const *rows, int n, float *out)
+{
+    int j = 0;
+#if VIF_LANES
+    for (; j + 2 * VIF_LANES <= n; j += 2 * VIF_LANES) {
+        VifVec a0 = { 0 }, a1 = { 0 };
+        for (int k = 0; k < taps; k++) {
+            const VifVec fk = vec_set1(f[k]);
+            a0 += fk * vec_load(rows[k] + j);
+            a1 += fk * vec_load(rows[k] + j + VIF_LANES);
         }
+        vec_store(out + j, a0);
+        vec_store(out + j + VIF_LANES, a1);
     }
+#endif
+    for (; j < n; j++) {
+        float acc = 0.0f;
+        for (int k = 0; k < taps; k++) acc += f[k] * rows[k][j];
+        out[j] = acc;
+    }
+}
+
+/* out[j] = sum over k of f[k] * in[j + k]: a row padded on its left. */
+static void filter_row(const float *f, int taps, const float *in, int n, float *out)
+{
+    int j = 0;
+#if VIF_LANES
+    for (; j + 2 * VIF_LANES <= n; j += 2 * VIF_LANES) {
+        VifVec a0 = { 0 }, a1 = { 0 };
+        for (int k = 0; k < taps; k++) {
+            const VifVec fk = vec_set1(f[k]);
+            a0 += fk * vec_load(in + j + k);
+            a1 += fk * vec_load(in + j + k + VIF_LANES);
+        }
+        vec_store(out + j, a0);
+        vec_store(out + j + VIF_LANES, a1);
+    }
+#endif
+    for (; j < n; j++) {
+        float acc = 0.0f;
+        for (int k = 0; k < taps; k++) acc += f[k] * in[j + k];
+        out[j] = acc;
+    }
+}
+
+/* Vertical pass of one row for the five quantities of x and y, whose
+ * source rows are rx[k] and ry[k]. */
+static void vertical5(const float *f, int taps, const float *const *rx, const float *const *ry,
+                      int w, float *const vrow[Q_COUNT])
+{
+    int j = 0;
+#if VIF_LANES
+    for (; j + VIF_LANES <= w; j += VIF_LANES) {
+        VifVec m1 = { 0 }, m2 = { 0 }, xx = { 0 }, yy = { 0 }, xy = { 0 };
+        for (int k = 0; k < taps; k++) {
+            const VifVec fk = vec_set1(f[k]);
+            const VifVec a = vec_load(rx[k] + j), b = vec_load(ry[k] + j);
+            m1 += fk * a;
+            m2 += fk * b;
+            xx += fk * (a * a);
+            yy += fk * (b * b);
+            xy += fk * (a * b);
+        }
+        vec_store(vrow[Q_MU1] + j, m1);
+        vec_store(vrow[Q_MU2] + j, m2);
+        vec_store(vrow[Q_XX] + j, xx);
+        vec_store(vrow[Q_YY] + j, yy);
+        vec_store(vrow[Q_XY] + j, xy);
+    }
+#endif
+    for (; j < w; j++) {
+        float m1 = 0.0f, m2 = 0.0f, xx = 0.0f, yy = 0.0f, xy = 0.0f;
+        for (int k = 0; k < taps; k++) {
+            const float fk = f[k], a = rx[k][j], b = ry[k][j];
+            m1 += fk * a;
+            m2 += fk * b;
+            xx += fk * (a * a);
+            yy += fk * (b * b);
+            xy += fk * (a * b);
+        }
+        vrow[Q_MU1][j] = m1;
+        vrow[Q_MU2][j] = m2;
+        vrow[Q_XX][j] = xx;
+        vrow[Q_YY][j] = yy;
+        vrow[Q_XY][j] = xy;
+    }
+}
+
+/* The source rows of output row y: y - radius + k, mirrored. */
+static void mirrored_rows(const float *plane, size_t stride, int h, int y, int taps,
+                          const float **rows)
+{
+    for (int k = 0; k < taps; k++) rows[k] = plane + (size_t)vif_mirror(y - taps / 2 + k, h) * stride;
 }
 
 /* Horizontal pass of the five padded rows. */
@@ -298,55 +431,29 @@ static void horizontal5(const float *f, int taps, float *const vrow[Q_COUNT], in
     const int radius = taps / 2;
     for (int q = 0; q < Q_COUNT; q++) {
         pad_row(vrow[q], w, radius);
-        for (int j = 0; j < w; j++) hrow[q][j] = 0.0f;
-    }
-    for (int k = 0; k < taps; k++) {
-        const float fk = f[k];
-        const int o = k - radius;
-        const float *restrict a0 = vrow[Q_MU1] + o, *restrict a1 = vrow[Q_MU2] + o;
-        const float *restrict a2 = vrow[Q_XX] + o, *restrict a3 = vrow[Q_YY] + o;
-        const float *restrict a4 = vrow[Q_XY] + o;
-        float *restrict d0 = hrow[Q_MU1], *restrict d1 = hrow[Q_MU2], *restrict d2 = hrow[Q_XX];
-        float *restrict d3 = hrow[Q_YY], *restrict d4 = hrow[Q_XY];
-        for (int j = 0; j < w; j++) {
-            d0[j] += fk * a0[j];
-            d1[j] += fk * a1[j];
-            d2[j] += fk * a2[j];
-            d3[j] += fk * a3[j];
-            d4[j] += fk * a4[j];
-        }
+        filter_row(f, taps, vrow[q] - radius, w, hrow[q]);
     }
 }
 
 /* The next scale: x and y blurred by filter f at their even rows and
- * columns (libvmaf filters every sample, then keeps these). */
+ * columns (libvmaf filters every sample, then keeps these).  va, vb and
+ * tmp are rows of w, va and vb padded. */
 static void decimate(const float *f, int taps, const float *x, const float *y, size_t stride,
-                     int w, int h, float *nx, float *ny, size_t nstride, float *va, float *vb)
+                     int w, int h, float *nx, float *ny, size_t nstride, float *va, float *vb,
+                     float *tmp)
 {
     const int radius = taps / 2;
+    const float *rows[VIF_MAX_TAPS];
     for (int i = 0; i < h / 2; i++) {
-        for (int j = 0; j < w; j++) va[j] = vb[j] = 0.0f;
-        for (int k = 0; k < taps; k++) {
-            const float fk = f[k];
-            const size_t r = (size_t)vif_mirror(2 * i - radius + k, h) * stride;
-            const float *restrict a = x + r, *restrict b = y + r;
-            for (int j = 0; j < w; j++) {
-                va[j] += fk * a[j];
-                vb[j] += fk * b[j];
-            }
-        }
-        pad_row(va, w, radius);
-        pad_row(vb, w, radius);
-        float *restrict ox = nx + (size_t)i * nstride, *restrict oy = ny + (size_t)i * nstride;
-        for (int j = 0; j < w / 2; j++) {
-            float sa = 0.0f, sb = 0.0f;
-            const float *pa = va + 2 * j - radius, *pb = vb + 2 * j - radius;
-            for (int k = 0; k < taps; k++) {
-                sa += f[k] * pa[k];
-                sb += f[k] * pb[k];
-            }
-            ox[j] = sa;
-            oy[j] = sb;
+        float *const v[2] = { va, vb };
+        float *const out[2] = { nx + (size_t)i * nstride, ny + (size_t)i * nstride };
+        const float *const plane[2] = { x, y };
+        for (int p = 0; p < 2; p++) {
+            mirrored_rows(plane[p], stride, h, 2 * i, taps, rows);
+            filter_rows(f, taps, rows, w, v[p]);
+            pad_row(v[p], w, radius);
+            filter_row(f, taps, v[p] - radius, w, tmp);
+            for (int j = 0; j < w / 2; j++) out[p][j] = tmp[2 * j];
         }
     }
 }
@@ -362,8 +469,58 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
     const double sigma_nsq = s->sigma_nsq;
     const float sigma_max_inv = s->sigma_max_inv;
     float acc_num = 0, acc_den = 0;
+    int j = 0;
 
-    for (int j = 0; j < w; j++) {
+#if VIF_LANES
+    /* The same operations on four samples: every branch of the scalar
+     * code below becomes a lane select, its double steps double lanes. */
+    const VifVec zero = vec_set1(0.0f), veps = vec_set1(eps), one = vec_set1(1.0f);
+    const VifVec vlimit = vec_set1(gain_limit), vsmi = vec_set1(sigma_max_inv);
+    const VifVec vnsq_below = vec_set1(s->sigma_nsq_below);
+    const VifDbl dnsq = { sigma_nsq, sigma_nsq, sigma_nsq, sigma_nsq };
+    const VifDbl done = { 1.0, 1.0, 1.0, 1.0 };
+    for (; j + VIF_LANES <= w; j += VIF_LANES) {
+        const VifVec mu1 = vec_load(hrow[Q_MU1] + j), mu2 = vec_load(hrow[Q_MU2] + j);
+        VifVec sigma1_sq = vec_load(hrow[Q_XX] + j) - mu1 * mu1;
+        VifVec sigma2_sq = vec_load(hrow[Q_YY] + j) - mu2 * mu2;
+        const VifVec sigma12 = vec_load(hrow[Q_XY] + j) - mu1 * mu2;
+
+        sigma1_sq = vec_select(sigma1_sq > zero, sigma1_sq, zero);
+        sigma2_sq = vec_select(sigma2_sq > zero, sigma2_sq, zero);
+
+        VifVec g = sigma12 / (sigma1_sq + veps);
+        VifVec sv_sq = sigma2_sq - g * sigma12;
+        const VifInt small1 = sigma1_sq < veps;
+        g = vec_select(small1, zero, g);
+        sv_sq = vec_select(small1, sigma2_sq, sv_sq);
+        sigma1_sq = vec_select(small1, zero, sigma1_sq);
+        const VifInt small2 = sigma2_sq < veps;
+        g = vec_select(small2, zero, g);
+        sv_sq = vec_select(small2, zero, sv_sq);
+        const VifInt negative = g < zero;
+        sv_sq = vec_select(negative, sigma2_sq, sv_sq);
+        g = vec_select(negative, zero, g);
+        sv_sq = vec_select(sv_sq > veps, sv_sq, veps);
+        g = vec_select(g < vlimit, g, vlimit);
+
+        const VifDbl num_ratio = __builtin_convertvector(g * g * sigma1_sq, VifDbl) /
+                                 (__builtin_convertvector(sv_sq, VifDbl) + dnsq);
+        const VifDbl den_ratio = __builtin_convertvector(sigma1_sq, VifDbl) / dnsq;
+        VifVec num_val = vec_log2_approx(__builtin_convertvector(done + num_ratio, VifVec));
+        VifVec den_val = vec_log2_approx(__builtin_convertvector(done + den_ratio, VifVec));
+        num_val = vec_select(sigma12 < zero, zero, num_val);
+        const VifInt flat = sigma1_sq <= vnsq_below;
+        num_val = vec_select(flat, one - sigma2_sq * vsmi, num_val);
+        den_val = vec_select(flat, one, den_val);
+
+        for (int l = 0; l < VIF_LANES; l++) {
+            acc_num += num_val[l];
+            acc_den += den_val[l];
+        }
+    }
+#endif
+
+    for (; j < w; j++) {
         const float mu1 = hrow[Q_MU1][j], mu2 = hrow[Q_MU2][j];
         const float mu1_sq = mu1 * mu1, mu2_sq = mu2 * mu2, mu1_mu2 = mu1 * mu2;
         float sigma1_sq = hrow[Q_XX][j] - mu1_sq;
@@ -460,6 +617,10 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     }
 
     s->sigma_max_inv = powf((float)s->sigma_nsq, 2.0f) / (255.0 * 255.0);
+    /* a float f is under the double sigma_nsq exactly when f <= this */
+    float below = (float)s->sigma_nsq;
+    while ((double)below >= s->sigma_nsq) below = nextafterf(below, -INFINITY);
+    s->sigma_nsq_below = below;
 
     const unsigned keys = s->debug ? KEY_COUNT : KEY_VIF;
     for (unsigned k = 0; k < keys; k++)
@@ -512,8 +673,11 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
         const size_t stride = t->stride[k];
         if (k > 0 || !s->skip_scale0) {
             float acc_num = 0.0f, acc_den = 0.0f;
+            const float *rx[VIF_MAX_TAPS], *ry[VIF_MAX_TAPS];
             for (int y = 0; y < h; y++) {
-                vertical5(s->filter[k], s->taps[k], t->ref[k], t->dist[k], stride, w, h, y, vrow);
+                mirrored_rows(t->ref[k], stride, h, y, s->taps[k], rx);
+                mirrored_rows(t->dist[k], stride, h, y, s->taps[k], ry);
+                vertical5(s->filter[k], s->taps[k], rx, ry, w, vrow);
                 horizontal5(s->filter[k], s->taps[k], vrow, w, hrow);
                 float num, den;
                 statistic_row(s, hrow, w, &num, &den);
@@ -525,7 +689,8 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
         }
         if (k + 1 < VIF_SCALES)
             decimate(s->filter[k + 1], s->taps[k + 1], t->ref[k], t->dist[k], stride, w, h,
-                     t->ref[k + 1], t->dist[k + 1], t->stride[k + 1], vrow[0], vrow[1]);
+                     t->ref[k + 1], t->dist[k + 1], t->stride[k + 1], vrow[0], vrow[1],
+                     hrow[0]);
     }
 
     const unsigned f = frame->index;

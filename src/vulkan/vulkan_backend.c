@@ -1,0 +1,792 @@
+/*
+ * The Vulkan backend: instance and device, memory, one compute queue, and
+ * the flow of frames through the twins.  It mirrors the CUDA backend:
+ *
+ *   - Pictures from the context's pool live in host-visible Vulkan memory,
+ *     so a frame is copied to the device by the transfer engine straight
+ *     from where the reader put it.  Other pictures go through per-slot
+ *     staging.
+ *   - The reference luma of every frame goes to a ring on the device, the
+ *     other planes to the frame's slot; temporal twins read earlier frames
+ *     from the ring.
+ *   - Each slot has a command buffer and a fence.  submit() records the
+ *     uploads and every twin's dispatches and submits them, in frame order,
+ *     on the caller's thread (the only thread that touches the queue);
+ *     complete() waits for the fence on a worker and collects.
+ *
+ * Synchronisation within the one queue: each frame's command buffer starts
+ * with a barrier from all earlier compute work to its transfers (the ring
+ * entry and slot it overwrites may still be read by earlier frames), then
+ * the copies, then a barrier from transfers to compute (its own planes and
+ * the earlier frames' ring entries), the twins' dispatches, and a barrier
+ * to the host for the partial sums it reads after the fence.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "context.h"
+#include "gpu.h"
+#include "vulkan_twin.h"
+
+typedef struct VulkanSlot {
+    VkCommandBuffer cb;
+    VkFence fence;
+    VulkanBuffer staging; /* made on first need */
+} VulkanSlot;
+
+typedef struct ActiveTwin {
+    const VulkanTwin *twin;
+    void *state;
+    FeatureSink *sink;
+} ActiveTwin;
+
+typedef struct HostBlock {
+    void *pointer;
+    VulkanBuffer buffer;
+} HostBlock;
+
+struct GpuBackend {
+    QualeContext *ctx;
+    VulkanDevice dev;
+    atomic_uint refs; /* the context, and the picture pool's allocator */
+    HostAllocator host;
+    pthread_mutex_t host_lock;
+    HostBlock *blocks;
+    size_t block_count, block_capacity;
+
+    QualeVideoFormat format;
+    unsigned planes, history;
+    size_t plane_offset[3], plane_bytes[3], frame_bytes, slot_bytes;
+    VkCommandPool pool;
+    VulkanSlot *slots;
+    unsigned slot_count;
+    VulkanBuffer ring, frames;
+    unsigned ring_size;
+    ActiveTwin *twins;
+    unsigned twin_count;
+};
+
+#define VK_TRY(dev, call, what)                                                          \
+    do {                                                                                 \
+        const VkResult vk_result_ = (call);                                              \
+        if (vk_result_ != VK_SUCCESS) {                                                  \
+            snprintf(error, error_size, "%s failed: %s", (what),                        \
+                     vulkan_result_text(vk_result_));                                    \
+            return vk_result_ == VK_ERROR_OUT_OF_DEVICE_MEMORY ||                         \
+                           vk_result_ == VK_ERROR_OUT_OF_HOST_MEMORY                      \
+                       ? -ENOMEM                                                          \
+                       : -EIO;                                                            \
+        }                                                                                \
+    } while (0)
+
+/* ---- helpers the twins use ------------------------------------------------ */
+
+/* QUALE_VULKAN_MEMORY_LIMIT (bytes) caps device allocations, so that running
+ * out of device memory can be tested. */
+static _Atomic size_t device_bytes_allocated;
+
+static size_t memory_limit(void)
+{
+    const char *text = getenv("QUALE_VULKAN_MEMORY_LIMIT");
+    return text && *text ? (size_t)strtoull(text, NULL, 0) : SIZE_MAX;
+}
+
+static int find_memory_type(const VulkanDevice *dev, uint32_t bits, VkMemoryPropertyFlags want,
+                            VkMemoryPropertyFlags prefer)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const VkMemoryPropertyFlags flags = pass == 0 ? want | prefer : want;
+        for (uint32_t i = 0; i < dev->memory.memoryTypeCount; i++) {
+            if ((bits & (1u << i)) && (dev->memory.memoryTypes[i].propertyFlags & flags) == flags)
+                return (int)i;
+        }
+    }
+    return -1;
+}
+
+int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsageFlags usage,
+                         bool host_visible, VulkanBuffer *b, const char *what, char *error,
+                         size_t error_size)
+{
+    memset(b, 0, sizeof(*b));
+    if (size == 0) size = 4;
+    b->size = size;
+    if (!host_visible) {
+        const size_t before = atomic_fetch_add(&device_bytes_allocated, (size_t)size);
+        if (before + size > memory_limit()) {
+            atomic_fetch_sub(&device_bytes_allocated, (size_t)size);
+            snprintf(error, error_size, "out of device memory for %s (%llu bytes; "
+                     "QUALE_VULKAN_MEMORY_LIMIT allows %zu)", what, (unsigned long long)size,
+                     memory_limit());
+            return -ENOMEM;
+        }
+    }
+    const VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    int err = 0;
+    VkResult r = dev->api.vkCreateBuffer(dev->device, &info, NULL, &b->buffer);
+    VkMemoryRequirements req;
+    if (r == VK_SUCCESS) {
+        dev->api.vkGetBufferMemoryRequirements(dev->device, b->buffer, &req);
+        /* Host-visible memory is also read by the CPU metrics: cached is
+         * much faster to read where the device offers it. */
+        const int type = host_visible
+            ? find_memory_type(dev, req.memoryTypeBits,
+                               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                               VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+            : find_memory_type(dev, req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        if (type < 0) {
+            snprintf(error, error_size, "no suitable memory type for %s", what);
+            err = -ENOMEM;
+        } else {
+            const VkMemoryAllocateInfo alloc = {
+                .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                .allocationSize = req.size,
+                .memoryTypeIndex = (uint32_t)type,
+            };
+            r = dev->api.vkAllocateMemory(dev->device, &alloc, NULL, &b->memory);
+            if (r == VK_SUCCESS) r = dev->api.vkBindBufferMemory(dev->device, b->buffer, b->memory, 0);
+            if (r == VK_SUCCESS && host_visible)
+                r = dev->api.vkMapMemory(dev->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+        }
+    }
+    if (!err && r != VK_SUCCESS) {
+        snprintf(error, error_size, "allocating %llu bytes for %s failed: %s",
+                 (unsigned long long)size, what, vulkan_result_text(r));
+        err = (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) ? -ENOMEM : -EIO;
+    }
+    b->device_local = !host_visible;
+    if (err) vulkan_buffer_destroy(dev, b);
+    return err;
+}
+
+void vulkan_buffer_destroy(const VulkanDevice *dev, VulkanBuffer *b)
+{
+    if (b->device_local) atomic_fetch_sub(&device_bytes_allocated, (size_t)b->size);
+    if (b->mapped) dev->api.vkUnmapMemory(dev->device, b->memory);
+    if (b->buffer) dev->api.vkDestroyBuffer(dev->device, b->buffer, NULL);
+    if (b->memory) dev->api.vkFreeMemory(dev->device, b->memory, NULL);
+    memset(b, 0, sizeof(*b));
+}
+
+int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_t spirv_size,
+                           const VkBuffer *buffers, unsigned bindings, uint32_t push_size,
+                           VulkanPipeline *p, const char *what, char *error, size_t error_size)
+{
+    memset(p, 0, sizeof(*p));
+    p->push_size = push_size;
+    VkDescriptorSetLayoutBinding binding[8];
+    if (bindings > 8) {
+        snprintf(error, error_size, "%s: too many bindings", what);
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < bindings; i++) {
+        binding[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    }
+    const VkDescriptorSetLayoutCreateInfo set_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = bindings,
+        .pBindings = binding,
+    };
+    VK_TRY(dev, dev->api.vkCreateDescriptorSetLayout(dev->device, &set_info, NULL, &p->set_layout),
+           what);
+    const VkPushConstantRange range = {
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        .size = push_size,
+    };
+    const VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &p->set_layout,
+        .pushConstantRangeCount = push_size ? 1 : 0,
+        .pPushConstantRanges = &range,
+    };
+    VK_TRY(dev, dev->api.vkCreatePipelineLayout(dev->device, &layout_info, NULL, &p->layout), what);
+    const VkShaderModuleCreateInfo module_info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spirv_size,
+        .pCode = spirv,
+    };
+    VkShaderModule module;
+    VK_TRY(dev, dev->api.vkCreateShaderModule(dev->device, &module_info, NULL, &module), what);
+    const VkComputePipelineCreateInfo pipe_info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+        },
+        .layout = p->layout,
+    };
+    const VkResult r = dev->api.vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &pipe_info,
+                                                         NULL, &p->pipeline);
+    dev->api.vkDestroyShaderModule(dev->device, module, NULL);
+    VK_TRY(dev, r, what);
+
+    const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings };
+    const VkDescriptorPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = 1,
+        .poolSizeCount = 1,
+        .pPoolSizes = &size,
+    };
+    VK_TRY(dev, dev->api.vkCreateDescriptorPool(dev->device, &pool_info, NULL, &p->pool), what);
+    const VkDescriptorSetAllocateInfo set_alloc = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = p->pool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &p->set_layout,
+    };
+    VK_TRY(dev, dev->api.vkAllocateDescriptorSets(dev->device, &set_alloc, &p->set), what);
+    VkDescriptorBufferInfo infos[8];
+    VkWriteDescriptorSet writes[8];
+    for (unsigned i = 0; i < bindings; i++) {
+        infos[i] = (VkDescriptorBufferInfo){ buffers[i], 0, VK_WHOLE_SIZE };
+        writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = p->set,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &infos[i],
+        };
+    }
+    dev->api.vkUpdateDescriptorSets(dev->device, bindings, writes, 0, NULL);
+    return 0;
+}
+
+void vulkan_pipeline_destroy(const VulkanDevice *dev, VulkanPipeline *p)
+{
+    if (p->pool) dev->api.vkDestroyDescriptorPool(dev->device, p->pool, NULL);
+    if (p->pipeline) dev->api.vkDestroyPipeline(dev->device, p->pipeline, NULL);
+    if (p->layout) dev->api.vkDestroyPipelineLayout(dev->device, p->layout, NULL);
+    if (p->set_layout) dev->api.vkDestroyDescriptorSetLayout(dev->device, p->set_layout, NULL);
+    memset(p, 0, sizeof(*p));
+}
+
+void vulkan_dispatch(const VulkanDevice *dev, VkCommandBuffer cb, const VulkanPipeline *p,
+                     const void *push, uint32_t groups_x, uint32_t groups_y)
+{
+    dev->api.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+    dev->api.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &p->set, 0,
+                                     NULL);
+    if (p->push_size)
+        dev->api.vkCmdPushConstants(cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
+    dev->api.vkCmdDispatch(cb, groups_x, groups_y, 1);
+}
+
+static void barrier(const VulkanDevice *dev, VkCommandBuffer cb, VkPipelineStageFlags src,
+                    VkAccessFlags src_access, VkPipelineStageFlags dst, VkAccessFlags dst_access)
+{
+    const VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = src_access,
+        .dstAccessMask = dst_access,
+    };
+    dev->api.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+void vulkan_compute_barrier(const VulkanDevice *dev, VkCommandBuffer cb)
+{
+    barrier(dev, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+/* ---- host memory for the context's pictures ----------------------------- */
+
+static void backend_release(GpuBackend *gpu);
+
+static void *host_alloc(void *opaque, size_t size)
+{
+    GpuBackend *gpu = opaque;
+    HostBlock block = { 0 };
+    char error[256];
+    if (vulkan_buffer_create(&gpu->dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &block.buffer,
+                             "a picture", error, sizeof(error)) ||
+        ((uintptr_t)block.buffer.mapped & (QUALE_ALIGNMENT - 1))) {
+        /* Plain memory still works, through the staging copy. */
+        vulkan_buffer_destroy(&gpu->dev, &block.buffer);
+        return quale_aligned_alloc(size);
+    }
+    block.pointer = block.buffer.mapped;
+    pthread_mutex_lock(&gpu->host_lock);
+    if (gpu->block_count == gpu->block_capacity) {
+        const size_t cap = gpu->block_capacity ? 2 * gpu->block_capacity : 64;
+        HostBlock *list = realloc(gpu->blocks, cap * sizeof(*list));
+        if (!list) {
+            pthread_mutex_unlock(&gpu->host_lock);
+            vulkan_buffer_destroy(&gpu->dev, &block.buffer);
+            return NULL;
+        }
+        gpu->blocks = list;
+        gpu->block_capacity = cap;
+    }
+    gpu->blocks[gpu->block_count++] = block;
+    pthread_mutex_unlock(&gpu->host_lock);
+    return block.pointer;
+}
+
+static void host_free(void *opaque, void *p)
+{
+    GpuBackend *gpu = opaque;
+    HostBlock block = { 0 };
+    pthread_mutex_lock(&gpu->host_lock);
+    for (size_t i = 0; i < gpu->block_count; i++) {
+        if (gpu->blocks[i].pointer == p) {
+            block = gpu->blocks[i];
+            gpu->blocks[i] = gpu->blocks[--gpu->block_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&gpu->host_lock);
+    if (block.pointer) vulkan_buffer_destroy(&gpu->dev, &block.buffer);
+    else quale_aligned_free(p);
+}
+
+static void host_release(void *opaque)
+{
+    backend_release(opaque);
+}
+
+/* The buffer a picture's memory belongs to, if it is ours. */
+static VkBuffer host_buffer(GpuBackend *gpu, const void *p)
+{
+    VkBuffer found = VK_NULL_HANDLE;
+    pthread_mutex_lock(&gpu->host_lock);
+    for (size_t i = 0; i < gpu->block_count && !found; i++)
+        if (gpu->blocks[i].pointer == p) found = gpu->blocks[i].buffer.buffer;
+    pthread_mutex_unlock(&gpu->host_lock);
+    return found;
+}
+
+/* ---- device life cycle -------------------------------------------------- */
+
+static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    int err = vulkan_api_load(&dev->api, error, error_size);
+    if (err) return err;
+    const VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "quale",
+        .pEngineName = "libquale",
+        .apiVersion = VK_API_VERSION_1_1,
+    };
+    const VkInstanceCreateInfo instance_info = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+    };
+    VK_TRY(dev, dev->api.vkCreateInstance(&instance_info, NULL, &dev->instance),
+           "creating a Vulkan instance");
+    if ((err = vulkan_api_load_instance(&dev->api, dev->instance, error, error_size))) return err;
+
+    uint32_t count = 0;
+    VK_TRY(dev, dev->api.vkEnumeratePhysicalDevices(dev->instance, &count, NULL), "listing devices");
+    if (count == 0) {
+        snprintf(error, error_size, "no Vulkan device is present");
+        return -ENODEV;
+    }
+    VkPhysicalDevice list[16];
+    if (count > 16) count = 16;
+    VK_TRY(dev, dev->api.vkEnumeratePhysicalDevices(dev->instance, &count, list), "listing devices");
+    if (ordinal >= (int)count) {
+        snprintf(error, error_size, "Vulkan device %d does not exist (there %s %u)", ordinal,
+                 count == 1 ? "is" : "are", count);
+        return -ENODEV;
+    }
+    /* Without an index: the first discrete GPU, else the first device. */
+    unsigned pick = ordinal >= 0 ? (unsigned)ordinal : 0;
+    for (unsigned i = 0; ordinal < 0 && i < count; i++) {
+        VkPhysicalDeviceProperties p;
+        dev->api.vkGetPhysicalDeviceProperties(list[i], &p);
+        if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+            pick = i;
+            break;
+        }
+    }
+    dev->physical = list[pick];
+    dev->api.vkGetPhysicalDeviceProperties(dev->physical, &dev->properties);
+    dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
+
+    uint32_t families = 0;
+    VkQueueFamilyProperties family[16];
+    dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, NULL);
+    if (families > 16) families = 16;
+    dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, family);
+    dev->queue_family = UINT32_MAX;
+    for (uint32_t i = 0; i < families; i++) {
+        if (family[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            dev->queue_family = i;
+            break;
+        }
+    }
+    if (dev->queue_family == UINT32_MAX) {
+        snprintf(error, error_size, "%s has no compute queue", dev->properties.deviceName);
+        return -ENODEV;
+    }
+    const float priority = 1.0f;
+    const VkDeviceQueueCreateInfo queue_info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = dev->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    const VkDeviceCreateInfo device_info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue_info,
+    };
+    VK_TRY(dev, dev->api.vkCreateDevice(dev->physical, &device_info, NULL, &dev->device),
+           "creating the Vulkan device");
+    if ((err = vulkan_api_load_device(&dev->api, dev->device, error, error_size))) return err;
+    dev->api.vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+    return 0;
+}
+
+static void close_device(VulkanDevice *dev)
+{
+    if (dev->device) {
+        dev->api.vkDeviceWaitIdle(dev->device);
+        dev->api.vkDestroyDevice(dev->device, NULL);
+    }
+    if (dev->instance) dev->api.vkDestroyInstance(dev->instance, NULL);
+    vulkan_api_unload(&dev->api);
+}
+
+static void stop(GpuBackend *gpu)
+{
+    VulkanDevice *dev = &gpu->dev;
+    if (!dev->device) return;
+    dev->api.vkDeviceWaitIdle(dev->device);
+    for (unsigned i = 0; i < gpu->twin_count; i++)
+        if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
+    free(gpu->twins);
+    gpu->twins = NULL;
+    gpu->twin_count = 0;
+    for (unsigned i = 0; i < gpu->slot_count; i++) {
+        if (gpu->slots[i].fence) dev->api.vkDestroyFence(dev->device, gpu->slots[i].fence, NULL);
+        vulkan_buffer_destroy(dev, &gpu->slots[i].staging);
+    }
+    free(gpu->slots);
+    gpu->slots = NULL;
+    gpu->slot_count = 0;
+    if (gpu->pool) dev->api.vkDestroyCommandPool(dev->device, gpu->pool, NULL);
+    gpu->pool = VK_NULL_HANDLE;
+    vulkan_buffer_destroy(dev, &gpu->ring);
+    vulkan_buffer_destroy(dev, &gpu->frames);
+}
+
+static void backend_release(GpuBackend *gpu)
+{
+    if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
+    /* The last user: the context is closed and every picture is back. */
+    close_device(&gpu->dev);
+    free(gpu->blocks);
+    pthread_mutex_destroy(&gpu->host_lock);
+    free(gpu);
+}
+
+static bool vulkan_twin_built(const Metric *metric)
+{
+    for (unsigned i = 0; vulkan_twins[i]; i++)
+        if (vulkan_twins[i]->metric == metric) return true;
+    return false;
+}
+
+static const VulkanTwin *find_twin(const Metric *metric, const void *state)
+{
+    for (unsigned i = 0; vulkan_twins[i]; i++)
+        if (vulkan_twins[i]->metric == metric && vulkan_twins[i]->supports(state)) return vulkan_twins[i];
+    return NULL;
+}
+
+static int vulkan_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                       size_t error_size)
+{
+    *out = NULL;
+    GpuBackend *gpu = calloc(1, sizeof(*gpu));
+    if (!gpu) return -ENOMEM;
+    gpu->ctx = ctx;
+    atomic_init(&gpu->refs, 2); /* the context and the picture pool */
+    pthread_mutex_init(&gpu->host_lock, NULL);
+    int err = open_device(&gpu->dev, device, error, error_size);
+    if (err) {
+        close_device(&gpu->dev);
+        pthread_mutex_destroy(&gpu->host_lock);
+        free(gpu);
+        return err;
+    }
+    gpu->host = (HostAllocator){ host_alloc, host_free, host_release, gpu };
+    context_log(ctx, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
+    *out = gpu;
+    return 0;
+}
+
+static void vulkan_close(GpuBackend *gpu)
+{
+    if (!gpu) return;
+    stop(gpu);
+    backend_release(gpu);
+}
+
+static const HostAllocator *vulkan_host_allocator(const GpuBackend *gpu)
+{
+    return &gpu->host;
+}
+
+static bool vulkan_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
+{
+    (void)gpu;
+    return find_twin(metric, state) != NULL;
+}
+
+/* ---- start -------------------------------------------------------------- */
+
+static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t error_size)
+{
+    VulkanDevice *dev = &gpu->dev;
+    const VkPhysicalDeviceLimits *limits = &dev->properties.limits;
+    /* Enough ring entries that a frame rarely waits for an older one, but
+     * the ring must fit one storage-buffer binding. */
+    gpu->ring_size = slots + gpu->history + 1;
+    const size_t luma = gpu->plane_bytes[0];
+    while (gpu->ring_size > gpu->history + 1 && (size_t)gpu->ring_size * luma > limits->maxStorageBufferRange)
+        gpu->ring_size--;
+    /* Each slot: the distorted frame, then the reference chroma. */
+    gpu->slot_bytes = gpu->frame_bytes + gpu->plane_bytes[1] + gpu->plane_bytes[2];
+    if ((size_t)gpu->ring_size * luma > limits->maxStorageBufferRange ||
+        (size_t)slots * gpu->slot_bytes > limits->maxStorageBufferRange) {
+        snprintf(error, error_size, "%ux%u frames need more than the device's largest storage "
+                 "buffer (%u bytes)", gpu->format.width, gpu->format.height,
+                 limits->maxStorageBufferRange);
+        return -E2BIG;
+    }
+    const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    int err = vulkan_buffer_create(dev, (VkDeviceSize)gpu->ring_size * luma, usage, false, &gpu->ring,
+                                   "the reference ring", error, error_size);
+    if (!err)
+        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * gpu->slot_bytes, usage, false,
+                                   &gpu->frames, "frames in flight", error, error_size);
+    if (err) return err;
+
+    const VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = dev->queue_family,
+    };
+    VK_TRY(dev, dev->api.vkCreateCommandPool(dev->device, &pool_info, NULL, &gpu->pool),
+           "creating a command pool");
+    gpu->slots = calloc(slots, sizeof(*gpu->slots));
+    if (!gpu->slots) return -ENOMEM;
+    gpu->slot_count = slots;
+    for (unsigned i = 0; i < slots; i++) {
+        const VkCommandBufferAllocateInfo cb_info = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = gpu->pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        VK_TRY(dev, dev->api.vkAllocateCommandBuffers(dev->device, &cb_info, &gpu->slots[i].cb),
+               "allocating a command buffer");
+        const VkFenceCreateInfo fence_info = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+        VK_TRY(dev, dev->api.vkCreateFence(dev->device, &fence_info, NULL, &gpu->slots[i].fence),
+               "creating a fence");
+    }
+    return 0;
+}
+
+static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
+                        const GpuTwinRequest *requests, unsigned count, unsigned slots)
+{
+    char error[512] = "";
+    const size_t error_size = sizeof(error);
+    gpu->format = *format;
+    gpu->twins = calloc(count, sizeof(*gpu->twins));
+    if (!gpu->twins) return -ENOMEM;
+
+    QualePicture layout;
+    int err = quale_picture_alloc(&layout, format);
+    if (err) return err;
+    for (unsigned p = 0; p < layout.plane_count; p++) {
+        gpu->plane_offset[p] = (size_t)((uint8_t *)layout.data[p] - (uint8_t *)layout.data[0]);
+        gpu->plane_bytes[p] = (size_t)layout.stride[p] * layout.plane_height[p];
+        gpu->frame_bytes += gpu->plane_bytes[p];
+    }
+    quale_picture_unref(&layout);
+
+    for (unsigned i = 0; i < count; i++) {
+        const VulkanTwin *twin = find_twin(requests[i].metric, requests[i].state);
+        gpu->planes |= twin->planes(requests[i].state);
+        if (twin->history > gpu->history) gpu->history = twin->history;
+    }
+    if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
+    err = start_buffers(gpu, slots, error, error_size);
+    for (unsigned i = 0; i < count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[gpu->twin_count++];
+        a->twin = find_twin(requests[i].metric, requests[i].state);
+        a->sink = requests[i].sink;
+        err = a->twin->init(&gpu->dev, gpu->ring.buffer, gpu->frames.buffer, requests[i].state, format,
+                            slots, &a->state, error, error_size);
+    }
+    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan: %s", error[0] ? error : strerror(-err));
+    return err;
+}
+
+/* ---- frames ----------------------------------------------------------- */
+
+/* Records the copy of one picture's planes to where the shaders read them. */
+static int record_upload(GpuBackend *gpu, VulkanSlot *s, unsigned slot, const QualePicture *pic,
+                         bool is_ref, VkDeviceSize ring_offset, char *error, size_t error_size)
+{
+    VulkanDevice *dev = &gpu->dev;
+    const bool chroma = (gpu->planes & 6) != 0;
+    const size_t bytes = chroma ? gpu->frame_bytes : gpu->plane_bytes[0];
+    VkBuffer src = host_buffer(gpu, pic->data[0]);
+    VkDeviceSize src_offset = 0;
+    if (!src) {
+        /* A picture from elsewhere: one copy into this slot's staging. */
+        if (!s->staging.buffer) {
+            int err = vulkan_buffer_create(dev, 2 * (VkDeviceSize)gpu->frame_bytes,
+                                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &s->staging,
+                                           "staging", error, error_size);
+            if (err) return err;
+        }
+        src_offset = is_ref ? 0 : gpu->frame_bytes;
+        memcpy((uint8_t *)s->staging.mapped + src_offset, pic->data[0], bytes);
+        src = s->staging.buffer;
+    }
+    const VkDeviceSize slot_base = (VkDeviceSize)slot * gpu->slot_bytes;
+    VkBufferCopy regions[2];
+    unsigned n = 0;
+    if (is_ref) {
+        regions[n++] = (VkBufferCopy){ src_offset, ring_offset, gpu->plane_bytes[0] };
+        if (chroma)
+            regions[n++] = (VkBufferCopy){ src_offset + gpu->plane_offset[1], slot_base + gpu->frame_bytes,
+                                           gpu->plane_bytes[1] + gpu->plane_bytes[2] };
+        dev->api.vkCmdCopyBuffer(s->cb, src, gpu->ring.buffer, 1, &regions[0]);
+        if (n == 2) dev->api.vkCmdCopyBuffer(s->cb, src, gpu->frames.buffer, 1, &regions[1]);
+    } else {
+        regions[0] = (VkBufferCopy){ src_offset, slot_base, bytes };
+        dev->api.vkCmdCopyBuffer(s->cb, src, gpu->frames.buffer, 1, &regions[0]);
+    }
+    return 0;
+}
+
+static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    char error[512] = "";
+    const size_t error_size = sizeof(error);
+    VulkanDevice *dev = &gpu->dev;
+    VulkanSlot *s = &gpu->slots[slot];
+    const unsigned n = frame->index, R = gpu->ring_size;
+    const VkDeviceSize luma = gpu->plane_bytes[0];
+    const VkDeviceSize ring_offset = (VkDeviceSize)(n % R) * luma;
+    int err = 0;
+
+    VkResult r = dev->api.vkResetFences(dev->device, 1, &s->fence);
+    if (r == VK_SUCCESS) r = dev->api.vkResetCommandBuffer(s->cb, 0);
+    const VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    if (r == VK_SUCCESS) r = dev->api.vkBeginCommandBuffer(s->cb, &begin);
+    if (r != VK_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: preparing commands failed: %s", n,
+                    vulkan_result_text(r));
+        return -EIO;
+    }
+    /* Earlier frames may still read the ring entry and slot we overwrite. */
+    barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, 0);
+    err = record_upload(gpu, s, slot, frame->ref, true, ring_offset, error, error_size);
+    if (!err) err = record_upload(gpu, s, slot, frame->dist, false, 0, error, error_size);
+    /* Our planes, and earlier frames' ring entries, ready for the shaders. */
+    barrier(dev, s->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+
+    VulkanFrame f = { .index = n };
+    const QualePicture *ref = frame->ref;
+    const VkDeviceSize slot_base = (VkDeviceSize)slot * gpu->slot_bytes;
+    for (unsigned p = 0; p < ref->plane_count; p++) {
+        f.stride[p] = (uint32_t)ref->stride[p];
+        f.width[p] = ref->plane_width[p];
+        f.height[p] = ref->plane_height[p];
+        f.dist_offset[p] = slot_base + gpu->plane_offset[p];
+    }
+    f.ref_offset[0] = ring_offset;
+    if (ref->plane_count == 3) {
+        f.ref_offset[1] = slot_base + gpu->frame_bytes;
+        f.ref_offset[2] = f.ref_offset[1] + gpu->plane_bytes[1];
+    }
+    for (unsigned k = 0; k < gpu->history && k + 1 <= n; k++) {
+        f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * luma;
+        f.has_prev[k] = true;
+    }
+    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        err = a->twin->record(a->state, slot, &f, s->cb, error, error_size);
+    }
+    barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    r = dev->api.vkEndCommandBuffer(s->cb);
+    if (!err && r != VK_SUCCESS) {
+        snprintf(error, error_size, "recording commands failed: %s", vulkan_result_text(r));
+        err = -EIO;
+    }
+    if (!err) {
+        const VkSubmitInfo submit = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &s->cb,
+        };
+        r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, s->fence);
+        if (r != VK_SUCCESS) {
+            snprintf(error, error_size, "submitting work failed: %s", vulkan_result_text(r));
+            err = -EIO;
+        }
+    }
+    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: %s", n, error);
+    return err;
+}
+
+static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    VulkanDevice *dev = &gpu->dev;
+    const VkResult r = dev->api.vkWaitForFences(dev->device, 1, &gpu->slots[slot].fence, VK_TRUE, UINT64_MAX);
+    if (r != VK_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: the device failed: %s",
+                    frame->index, vulkan_result_text(r));
+        return -EIO;
+    }
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        int err = a->twin->collect(a->state, slot, frame, a->sink);
+        if (err) return err;
+    }
+    return 0;
+}
+
+const GpuOps gpu_vulkan_ops = {
+    .kind = QUALE_BACKEND_VULKAN,
+    .twin_built = vulkan_twin_built,
+    .open = vulkan_open,
+    .close = vulkan_close,
+    .host_allocator = vulkan_host_allocator,
+    .has_twin = vulkan_has_twin,
+    .start = vulkan_start,
+    .submit = vulkan_submit,
+    .complete = vulkan_complete,
+};
