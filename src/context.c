@@ -470,7 +470,14 @@ static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
         }
     }
     int err = 0;
-    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, ctx->max_in_flight);
+    unsigned slots = ctx->max_in_flight;
+    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, &slots);
+    if (!err && slots < ctx->max_in_flight) {
+        /* No frame is in flight yet: keep only slots 0 .. slots-1. */
+        ctx->max_in_flight = slots;
+        ctx->free_slot_count = slots;
+        for (unsigned i = 0; i < slots; i++) ctx->free_slots[i] = slots - 1 - i;
+    }
     ctx->gpu_used = n > 0 && !err;
     free(twins);
     return err;

@@ -52,9 +52,11 @@ typedef struct GpuOps {
     /* Whether a twin exists for this metric with the options in state. */
     bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);
 
-    /* Once the format is known: set up every twin and the slots. */
+    /* Once the format is known: set up every twin and the slots.  *slots
+     * is the number of frames the context would keep in flight; a backend
+     * whose device cannot hold that many lowers it. */
     int (*start)(GpuBackend *gpu, const QualeVideoFormat *format,
-                 const GpuTwinRequest *twins, unsigned twin_count, unsigned slots);
+                 const GpuTwinRequest *twins, unsigned twin_count, unsigned *slots);
 
     int (*submit)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
     int (*complete)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);

@@ -21,6 +21,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus as shared_corpus  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(HERE)
 
@@ -52,22 +55,13 @@ def quale_json(quale, *args):
     return json.loads(out)
 
 
-def decode_corpus(corpus, cache):
-    script = os.path.join(corpus, "decode.sh")
-    print(f"decoding the corpus into {cache} ...", flush=True)
-    proc = subprocess.run([script, cache], capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stdout + proc.stderr)
-        raise SystemExit("golden_parity: decoding the corpus failed")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quale", required=True, help="path of the quale tool")
-    ap.add_argument("--shared", default=os.environ.get("QUALE_SHARED_DIR",
-                                                       os.path.join(SOURCE_ROOT, "..", "shared")))
-    ap.add_argument("--cache", default=os.environ.get("QUALE_CORPUS_CACHE",
-                                                      os.path.join(SOURCE_ROOT, ".cache", "corpus")))
+    ap.add_argument("--shared", default=shared_corpus.default_shared())
+    ap.add_argument("--cache", default=shared_corpus.default_cache())
     ap.add_argument("--threads", default="2")
     ap.add_argument("--pairs", default="", help="comma-separated pair names (default: all)")
     ap.add_argument("--runs", default=",".join(RUNS), help="comma-separated runs")
@@ -96,7 +90,8 @@ def main():
         manifest = json.load(f)
     wanted = set(filter(None, args.pairs.split(",")))
     pairs = [p for p in manifest if not wanted or p["name"] in wanted]
-    decode_corpus(corpus, args.cache)
+    print(f"decoding the corpus into {args.cache} ...", flush=True)
+    shared_corpus.ensure_decoded(args.shared, args.cache)
 
     passed = failed = 0
     for pair in pairs:

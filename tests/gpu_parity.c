@@ -392,7 +392,7 @@ int main(int argc, char **argv)
     enum QualeBackend backend = QUALE_BACKEND_CUDA;
     const char *tolerance = NULL, *shared = NULL, *cache = NULL;
     unsigned max_frames = 1000;
-    bool quick = false;
+    bool quick = false, probe_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             const char *b = argv[++i];
@@ -407,6 +407,8 @@ int main(int argc, char **argv)
             max_frames = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--quick")) {
             quick = true;
+        } else if (!strcmp(argv[i], "--probe")) {
+            probe_only = true;
         } else {
             fprintf(stderr, "usage: gpu_parity --backend cuda|vulkan --tolerance FILE "
                             "[--shared DIR --cache DIR] [--max-frames N] [--quick]\n");
@@ -431,6 +433,10 @@ int main(int argc, char **argv)
         return 77;
     }
     quale_close(&probe);
+    if (probe_only) {
+        printf("the %s backend has a device\n", quale_backend_name(backend));
+        return 0;
+    }
 
     const char *twins[64];
     unsigned twin_count = 0;

@@ -395,8 +395,9 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
 }
 
 static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
-                      const GpuTwinRequest *requests, unsigned count, unsigned slots)
+                      const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out)
 {
+    const unsigned slots = *slots_in_out;
     char error[512] = "";
     CudaDevice *dev = &gpu->dev;
     int err = 0;

@@ -556,25 +556,32 @@ static bool vulkan_has_twin(const GpuBackend *gpu, const Metric *metric, const v
 
 /* ---- start -------------------------------------------------------------- */
 
+/* The slots in flight, fewer than asked where the ring or the slots would
+ * not fit one storage-buffer binding (128 MiB on some devices). */
+static int fit_slots(GpuBackend *gpu, unsigned *slots, char *error, size_t error_size)
+{
+    const size_t range = gpu->dev.properties.limits.maxStorageBufferRange;
+    const size_t luma = gpu->plane_bytes[0];
+    /* Each slot: the distorted frame, then the reference chroma. */
+    gpu->slot_bytes = gpu->frame_bytes + gpu->plane_bytes[1] + gpu->plane_bytes[2];
+    size_t fit = range / gpu->slot_bytes;
+    const size_t ring_entries = range / luma;
+    fit = QUALE_MIN(fit, ring_entries > gpu->history + 1 ? ring_entries - gpu->history - 1 : 0);
+    if (fit == 0) {
+        snprintf(error, error_size, "%ux%u frames need more than the device's largest storage "
+                 "buffer (%zu bytes)", gpu->format.width, gpu->format.height, range);
+        return -E2BIG;
+    }
+    if (fit < *slots) *slots = (unsigned)fit;
+    return 0;
+}
+
 static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t error_size)
 {
     VulkanDevice *dev = &gpu->dev;
-    const VkPhysicalDeviceLimits *limits = &dev->properties.limits;
-    /* Enough ring entries that a frame rarely waits for an older one, but
-     * the ring must fit one storage-buffer binding. */
+    /* Enough ring entries that a frame rarely waits for an older one. */
     gpu->ring_size = slots + gpu->history + 1;
     const size_t luma = gpu->plane_bytes[0];
-    while (gpu->ring_size > gpu->history + 1 && (size_t)gpu->ring_size * luma > limits->maxStorageBufferRange)
-        gpu->ring_size--;
-    /* Each slot: the distorted frame, then the reference chroma. */
-    gpu->slot_bytes = gpu->frame_bytes + gpu->plane_bytes[1] + gpu->plane_bytes[2];
-    if ((size_t)gpu->ring_size * luma > limits->maxStorageBufferRange ||
-        (size_t)slots * gpu->slot_bytes > limits->maxStorageBufferRange) {
-        snprintf(error, error_size, "%ux%u frames need more than the device's largest storage "
-                 "buffer (%u bytes)", gpu->format.width, gpu->format.height,
-                 limits->maxStorageBufferRange);
-        return -E2BIG;
-    }
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     int err = vulkan_buffer_create(dev, (VkDeviceSize)gpu->ring_size * luma, usage, false, &gpu->ring,
                                    "the reference ring", error, error_size);
@@ -610,7 +617,7 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
 }
 
 static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
-                        const GpuTwinRequest *requests, unsigned count, unsigned slots)
+                        const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out)
 {
     char error[512] = "";
     const size_t error_size = sizeof(error);
@@ -634,7 +641,9 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         if (twin->history > gpu->history) gpu->history = twin->history;
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
-    err = start_buffers(gpu, slots, error, error_size);
+    err = fit_slots(gpu, slots_in_out, error, error_size);
+    const unsigned slots = *slots_in_out;
+    if (!err) err = start_buffers(gpu, slots, error, error_size);
     for (unsigned i = 0; i < count && !err; i++) {
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
         a->twin = find_twin(requests[i].metric, requests[i].state);
