@@ -2,8 +2,12 @@
 # Installs what building and testing quale needs, if it is missing, from
 # Debian's packages.  Safe to run again: it installs nothing that is there.
 #
-#   scripts/bootstrap.sh            build tools only (meson, ninja, a C compiler)
-#   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg)
+#   scripts/bootstrap.sh            build tools (meson, ninja, a C compiler, and
+#                                   glslc + the Vulkan headers for the Vulkan backend)
+#   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg, and
+#                                   Mesa's lavapipe, a Vulkan device on the CPU)
+# The CUDA backend is built when nvcc is there (it is not installed here:
+# it comes with the CUDA toolkit).
 set -euo pipefail
 
 want_tests=0
@@ -15,9 +19,13 @@ have meson || need+=(meson)
 have ninja || need+=(ninja-build)
 have cc || need+=(gcc)
 have pkg-config || need+=(pkg-config)
+have c++ || need+=(g++)               # the public header's C++ test
+have glslc || need+=(glslc)
+[[ -f /usr/include/vulkan/vulkan.h ]] || need+=(libvulkan-dev)
 if ((want_tests)); then
     have python3 || need+=(python3)
     have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus
+    ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 fi
 
 ((${#need[@]})) || exit 0
