@@ -21,18 +21,23 @@
  * the w / 2 samples of each row and Cr right after Cb.  That memory is
  * emulated: column j of 4:2:2 reads chroma row i / 2 + j / S, column
  * j % S, or 0 when j % S >= w / 2.  A row past the Cb plane is the Cr
- * plane's (only 4:2:2 pictures one row high get there); one past the Cr
- * plane, outside libvmaf's buffer, reads 0.
+ * plane's; one past the Cr plane, outside libvmaf's buffer (where libvmaf
+ * reads whatever lies there), reads 0 here.  Only 4:2:2 pictures one row
+ * high (two for some odd widths) get past a plane.
  *
  * Odd 4:2:0 sizes use the picture's own (w + 1) / 2 x (h + 1) / 2 chroma
  * (libvmaf's pictures have w / 2 x h / 2 and its CLI cannot read such
  * files consistently, so they are not comparable).  4:0:0 has no colour
  * and is refused, as libvmaf refuses it.
  *
- * Pixels whose reference and distorted samples are equal are skipped:
- * their L*a*b* colours are equal and every term of CIEDE2000 is then
- * exactly 0 (all intermediates are finite), so their deltaE adds +0 to
- * the sum and skipping them changes no bit.
+ * Work that cannot change a bit is avoided:
+ *  - pixels whose reference and distorted samples are equal are skipped:
+ *    their L*a*b* colours are equal and every term of CIEDE2000 is then
+ *    exactly 0 (all intermediates are finite: S_L, S_C >= 1, and S_H >= 1
+ *    since T >= 0.36), so their deltaE would add +0 to the sum (checked
+ *    for every 8-bit triple);
+ *  - each worker caches the L*a*b* of the sample triples it converted
+ *    (see the colour cache below).
  */
 #include <errno.h>
 #include <math.h>
@@ -237,6 +242,10 @@ typedef struct CiedeCacheEntry {
 
 typedef struct CiedeScratch {
     CiedeCacheEntry cache[1u << CIEDE_CACHE_BITS];
+    /* one row of colours: reference, distorted, and whether the samples
+     * are equal (then the colours are left unset) */
+    CiedeLab *ref_lab, *dis_lab;
+    uint8_t *same;
 } CiedeScratch;
 
 static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeState *s, CiedeScratch *scratch,
@@ -293,7 +302,12 @@ static CiedeChroma ciede_chroma_rows(const CiedeState *s, const QualePicture *pi
     return c;
 }
 
-/* Adds the deltaE of row y to sum, in raster order. */
+/*
+ * Adds the deltaE of row y to sum, in raster order.  The colours of the
+ * row are looked up first and the differences computed after, so that the
+ * cache reads of neighbouring pixels overlap instead of each waiting
+ * behind a whole CIEDE2000.
+ */
 static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *scratch,
                                             const QualePicture *ref, const QualePicture *dis,
                                             unsigned y, double sum, bool hbd)
@@ -302,6 +316,8 @@ static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *s
     const CiedeChroma rc = ciede_chroma_rows(s, ref, y), dc = ciede_chroma_rows(s, dis, y);
     const uint32_t *col = s->chroma_col;
     const uint8_t *crow = s->chroma_row;
+    CiedeLab *restrict ref_lab = scratch->ref_lab, *restrict dis_lab = scratch->dis_lab;
+    uint8_t *restrict same = scratch->same;
 
     for (unsigned x = 0; x < s->width; x++) {
         const unsigned cx = col[x], cr = crow[x];
@@ -310,11 +326,14 @@ static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *s
         const unsigned d_u = ciede_sample(dc.cb[cr], cx, hbd);
         const unsigned r_v = ciede_sample(rc.cr[cr], cx, hbd);
         const unsigned d_v = ciede_sample(dc.cr[cr], cx, hbd);
-        if (r_y == d_y && r_u == d_u && r_v == d_v) continue; /* deltaE is +0 */
-
-        const CiedeLab c1 = ciede_lab_cached(s, scratch, r_y, r_u, r_v);
-        const CiedeLab c2 = ciede_lab_cached(s, scratch, d_y, d_u, d_v);
-        sum += ciede2000(c1, c2);
+        same[x] = r_y == d_y && r_u == d_u && r_v == d_v;
+        if (same[x]) continue;
+        ref_lab[x] = ciede_lab_cached(s, scratch, r_y, r_u, r_v);
+        dis_lab[x] = ciede_lab_cached(s, scratch, d_y, d_u, d_v);
+    }
+    for (unsigned x = 0; x < s->width; x++) {
+        if (same[x]) continue; /* deltaE is +0 */
+        sum += ciede2000(ref_lab[x], dis_lab[x]);
     }
     return sum;
 }
@@ -410,18 +429,31 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     return err;
 }
 
+static void ciede_scratch_free(void *scratch)
+{
+    CiedeScratch *c = scratch;
+    if (!c) return;
+    free(c->ref_lab);
+    free(c->dis_lab);
+    free(c->same);
+    quale_aligned_free(c);
+}
+
 static int ciede_scratch_alloc(const void *state, void **scratch)
 {
+    const CiedeState *s = state;
     CiedeScratch *c = quale_aligned_alloc(sizeof(*c));
     if (!c) return -ENOMEM;
     for (size_t i = 0; i < QUALE_ARRAY_SIZE(c->cache); i++) c->cache[i].key = CIEDE_CACHE_EMPTY;
+    c->ref_lab = malloc(s->width * sizeof(*c->ref_lab));
+    c->dis_lab = malloc(s->width * sizeof(*c->dis_lab));
+    c->same = malloc(s->width);
+    if (!c->ref_lab || !c->dis_lab || !c->same) {
+        ciede_scratch_free(c);
+        return -ENOMEM;
+    }
     *scratch = c;
     return 0;
-}
-
-static void ciede_scratch_free(void *scratch)
-{
-    quale_aligned_free(scratch);
 }
 
 static int ciede_extract(const void *state, void *scratch, const MetricFrame *frame,
