@@ -266,6 +266,11 @@ int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
     return collector_declare(sink->collector, name, id);
 }
 
+int feature_sink_declare_plain(FeatureSink *sink, const char *key, unsigned *id)
+{
+    return collector_declare(sink->collector, key, id);
+}
+
 int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame, double value)
 {
     return collector_put(sink->collector, id, frame, value);

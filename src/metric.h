@@ -87,6 +87,10 @@ const Metric *metric_find(const char *name);
  * id. */
 int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id);
 
+/* Declares a key that keeps its name whatever the options (libvmaf leaves
+ * a few keys without the option suffix, e.g. cambi_source). */
+int feature_sink_declare_plain(FeatureSink *sink, const char *key, unsigned *id);
+
 /* Stores the value of a declared key at a frame.  Safe from any thread. */
 int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame,
                      double value);

@@ -31,7 +31,8 @@ void options_set_defaults(const MetricOption *options, void *state)
     for (const MetricOption *o = options; o && o->name; o++) {
         switch (o->type) {
         case QUALE_OPTION_BOOL: *(bool *)field(state, o) = o->default_value.b; break;
-        case QUALE_OPTION_INT: *(int *)field(state, o) = o->default_value.i; break;
+        case QUALE_OPTION_INT:
+        case QUALE_OPTION_CHOICE: *(int *)field(state, o) = o->default_value.i; break;
         case QUALE_OPTION_DOUBLE: *(double *)field(state, o) = o->default_value.d; break;
         }
     }
@@ -93,6 +94,21 @@ int option_set(const MetricOption *o, void *state, const char *value,
         *(double *)field(state, o) = v;
         return 0;
     }
+    case QUALE_OPTION_CHOICE: {
+        char names[256] = "";
+        size_t len = 0;
+        for (int i = 0; o->choices && o->choices[i]; i++) {
+            if (!strcmp(value, o->choices[i])) {
+                *(int *)field(state, o) = i;
+                return 0;
+            }
+            if (len < sizeof(names))
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+                                        o->choices[i]);
+        }
+        snprintf(error, error_size, "option '%s' takes one of %s, not '%s'", o->name, names, value);
+        return -EINVAL;
+    }
     }
     snprintf(error, error_size, "option '%s' has an unknown type", o->name);
     return -EINVAL;
@@ -102,7 +118,8 @@ bool option_is_default(const MetricOption *o, const void *state)
 {
     switch (o->type) {
     case QUALE_OPTION_BOOL: return *(const bool *)cfield(state, o) == o->default_value.b;
-    case QUALE_OPTION_INT: return *(const int *)cfield(state, o) == o->default_value.i;
+    case QUALE_OPTION_INT:
+    case QUALE_OPTION_CHOICE: return *(const int *)cfield(state, o) == o->default_value.i;
     case QUALE_OPTION_DOUBLE: return *(const double *)cfield(state, o) == o->default_value.d;
     }
     return true;
@@ -143,6 +160,10 @@ int option_key_name(const MetricOption *options, const void *state,
         case QUALE_OPTION_DOUBLE:
             len += (size_t)snprintf(out + len, out_size - len, "_%s_%g", label,
                                     *(const double *)v);
+            break;
+        case QUALE_OPTION_CHOICE:
+            len += (size_t)snprintf(out + len, out_size - len, "_%s_%s", label,
+                                    o->choices[*(const int *)v]);
             break;
         }
     }
@@ -198,6 +219,7 @@ bool options_equal(const MetricOption *options, const void *a, const void *b)
             if (*(const bool *)cfield(a, o) != *(const bool *)cfield(b, o)) return false;
             break;
         case QUALE_OPTION_INT:
+        case QUALE_OPTION_CHOICE:
             if (*(const int *)cfield(a, o) != *(const int *)cfield(b, o)) return false;
             break;
         case QUALE_OPTION_DOUBLE:

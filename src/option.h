@@ -23,12 +23,14 @@ typedef struct MetricOption {
     const char *help;
     const char *alias;             /* short name for key suffixes, or NULL */
     size_t offset;                 /* into the metric's state */
-    enum QualeOptionType type;     /* bool, int or double */
+    enum QualeOptionType type;     /* bool, int, double or choice */
     union {
         bool b;
-        int i;
+        int i;          /* also the default choice's index */
         double d;
     } default_value;
+    const char *const *choices;    /* NULL-terminated names; the state holds
+                                    * the index as an int */
     double min, max;               /* for int and double */
     unsigned flags;
 } MetricOption;
@@ -50,7 +52,7 @@ bool option_is_default(const MetricOption *option, const void *state);
  * The output name of a key under the options in state, libvmaf's rule:
  * the base key, then for every FEATURE_PARAM option that is not at its
  * default, in alphabetical order of option name, "_alias" for a bool and
- * "_alias_value" otherwise (value as "%g" / "%d").
+ * "_alias_value" otherwise (value as "%g" / "%d", a choice by its name).
  */
 int option_key_name(const MetricOption *options, const void *state,
                     const char *key, char *out, size_t out_size);

@@ -82,10 +82,12 @@ int quale_metric_option(unsigned index, unsigned option, QualeOptionInfo *info)
     info->type = o->type;
     switch (o->type) {
     case QUALE_OPTION_BOOL: info->default_value = o->default_value.b; break;
-    case QUALE_OPTION_INT: info->default_value = o->default_value.i; break;
+    case QUALE_OPTION_INT:
+    case QUALE_OPTION_CHOICE: info->default_value = o->default_value.i; break;
     case QUALE_OPTION_DOUBLE: info->default_value = o->default_value.d; break;
     }
     info->min = o->min;
     info->max = o->max;
+    info->choices = o->choices;
     return 0;
 }

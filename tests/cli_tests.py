@@ -169,6 +169,19 @@ def test_flags(t, ref, dist, ref_yuv, dist_yuv):
     check(p.returncode == 0 and json.loads(p.stdout)["frames"] == all_frames["frames"], "stdin input")
 
 
+def test_option_keys(t, tmp):
+    """Options rename keys as libvmaf does: choices by name, some keys never."""
+    big_ref, big_dist = t.make("big", "--width", "256", "--height", "240", "--frames", "2")
+    p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature",
+              "cambi=cambi_eotf=pq:full_ref=true:window_size=33", "--json", "-o", "-")
+    check(p.returncode == 0, f"cambi with choice options: {p.stderr}")
+    if p.returncode == 0:
+        keys = list(json.loads(p.stdout)["frames"][0]["metrics"])
+        check(keys == ["cambi_ceot_pq_ws_33", "cambi_source", "cambi_full_reference"], f"cambi keys {keys}")
+    p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature", "cambi=eotf=hlg")
+    check(p.returncode == 1 and "bt1886, pq" in p.stderr, f"a bad choice names the choices: {p.stderr}")
+
+
 def test_bad_input(t, ref, dist):
     def fails(args, pattern, code=1, what=None):
         p = t.run(*args)
@@ -226,6 +239,7 @@ def main():
         test_information(t)
         test_layouts(t, ref, dist)
         test_flags(t, ref, dist, ref_yuv, dist_yuv)
+        test_option_keys(t, tmp)
         test_bad_input(t, ref, dist)
     print(f"{PASSED} passed, {FAILED} failed")
     return 1 if FAILED else 0

@@ -45,6 +45,7 @@ static const char *option_type_name(enum QualeOptionType t)
     case QUALE_OPTION_BOOL: return "bool";
     case QUALE_OPTION_INT: return "int";
     case QUALE_OPTION_DOUBLE: return "double";
+    case QUALE_OPTION_CHOICE: return "choice";
     }
     return "?";
 }
@@ -66,10 +67,17 @@ static void print_backends(FILE *f, unsigned mask, bool json)
     }
 }
 
-static void print_option_default(FILE *f, const QualeOptionInfo *o)
+static void print_option_default(FILE *f, const QualeOptionInfo *o, bool json)
 {
-    if (o->type == QUALE_OPTION_BOOL) fprintf(f, "%s", o->default_value != 0 ? "true" : "false");
-    else fprintf(f, "%.17g", o->default_value);
+    if (o->type == QUALE_OPTION_BOOL) {
+        fprintf(f, "%s", o->default_value != 0 ? "true" : "false");
+    } else if (o->type == QUALE_OPTION_CHOICE) {
+        const char *name = o->choices[(int)o->default_value];
+        if (json) print_json_string(f, name);
+        else fprintf(f, "%s", name);
+    } else {
+        fprintf(f, "%.17g", o->default_value);
+    }
 }
 
 static int list_features(bool json)
@@ -95,7 +103,15 @@ static int list_features(bool json)
                 fprintf(f, "%s{\"name\": ", o ? ", " : "");
                 print_json_string(f, opt.name);
                 fprintf(f, ", \"type\": \"%s\", \"default\": ", option_type_name(opt.type));
-                print_option_default(f, &opt);
+                print_option_default(f, &opt, true);
+                if (opt.choices) {
+                    fprintf(f, ", \"choices\": [");
+                    for (unsigned c = 0; opt.choices[c]; c++) {
+                        fprintf(f, "%s", c ? ", " : "");
+                        print_json_string(f, opt.choices[c]);
+                    }
+                    fprintf(f, "]");
+                }
                 fprintf(f, ", \"help\": ");
                 print_json_string(f, opt.help ? opt.help : "");
                 fprintf(f, "}");
@@ -113,7 +129,7 @@ static int list_features(bool json)
                 QualeOptionInfo opt;
                 if (quale_metric_option(i, o, &opt)) continue;
                 fprintf(f, "  option %s (%s, default ", opt.name, option_type_name(opt.type));
-                print_option_default(f, &opt);
+                print_option_default(f, &opt, false);
                 fprintf(f, "): %s\n", opt.help ? opt.help : "");
             }
         }

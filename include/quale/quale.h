@@ -293,14 +293,16 @@ enum QualeOptionType {
     QUALE_OPTION_BOOL = 0,
     QUALE_OPTION_INT,
     QUALE_OPTION_DOUBLE,
+    QUALE_OPTION_CHOICE, /* one of a list of names (libvmaf's string options) */
 };
 
 typedef struct QualeOptionInfo {
     const char *name;
     const char *help;
     enum QualeOptionType type;
-    double default_value; /* bools as 0 / 1 */
+    double default_value; /* bools as 0 / 1, choices as their index */
     double min, max;
+    const char *const *choices; /* NULL-terminated, for QUALE_OPTION_CHOICE */
 } QualeOptionInfo;
 
 typedef struct QualeMetricInfo {

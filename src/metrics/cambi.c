@@ -75,12 +75,11 @@
  * value can be both visible and above it (its band size wraps around),
  * every c-value is 0 here, and so is the score.
  *
- * Options libvmaf has and quale does not: heatmaps_path (writes files),
- * eotf and cambi_eotf (string options, which the option table cannot hold
- * yet; the PQ EOTF is implemented below, BT.1886 is the default).
- * libvmaf appends the suffixes of non-default options to "cambi" only,
- * not to cambi_source and cambi_full_reference; the sink appends them to
- * every key.
+ * Options libvmaf has and quale does not: heatmaps_path (writes files).
+ * eotf and cambi_eotf are choices (bt1886, pq); cambi_eotf wins when it is
+ * not at its default, as in libvmaf.  libvmaf appends the suffixes of
+ * non-default options to "cambi" only, not to cambi_source and
+ * cambi_full_reference, and so do we.
  */
 #include <errno.h>
 #include <math.h>
@@ -152,8 +151,9 @@ typedef struct CambiState {
     int max_log_contrast;
     bool full_ref;
     int high_res_speedup;
-    /* Not an option (libvmaf's eotf and cambi_eotf are strings); calloc
-     * leaves it at BT.1886, libvmaf's default. */
+    int eotf_option, cambi_eotf_option; /* indices into cambi_eotf_names */
+
+    /* set by init */
     enum CambiEotf eotf;
 
     /* set by init */
@@ -169,6 +169,9 @@ typedef struct CambiState {
     unsigned alloc_w, alloc_h;
     unsigned key[CAMBI_KEY_COUNT];
 } CambiState;
+
+/* In enum CambiEotf order. */
+static const char *const cambi_eotf_names[] = { "bt1886", "pq", NULL };
 
 static const MetricOption cambi_options[] = {
     { .name = "cambi_max_val", .alias = "cmxv",
@@ -224,6 +227,14 @@ static const MetricOption cambi_options[] = {
       .help = "largest contrast step, log2 of 10-bit codes (2: 4 codes at 10 bits, 1 at 8)",
       .offset = offsetof(CambiState, max_log_contrast), .type = QUALE_OPTION_INT,
       .default_value.i = 2, .min = 0, .max = 5, .flags = OPTION_FEATURE_PARAM },
+    { .name = "eotf", .choices = cambi_eotf_names,
+      .help = "the EOTF of the visibility thresholds",
+      .offset = offsetof(CambiState, eotf_option), .type = QUALE_OPTION_CHOICE,
+      .default_value.i = CAMBI_EOTF_BT1886, .flags = OPTION_FEATURE_PARAM },
+    { .name = "cambi_eotf", .alias = "ceot", .choices = cambi_eotf_names,
+      .help = "the EOTF of the visibility thresholds; wins over eotf when set",
+      .offset = offsetof(CambiState, cambi_eotf_option), .type = QUALE_OPTION_CHOICE,
+      .default_value.i = CAMBI_EOTF_BT1886, .flags = OPTION_FEATURE_PARAM },
     { .name = "full_ref",
       .help = "also score the reference: cambi_source and cambi_full_reference",
       .offset = offsetof(CambiState, full_ref), .type = QUALE_OPTION_BOOL,
@@ -383,6 +394,8 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     CambiState *s = state;
     const unsigned w = f->width, h = f->height;
+    s->eotf = (enum CambiEotf)(s->cambi_eotf_option != CAMBI_EOTF_BT1886 ? s->cambi_eotf_option
+                                                                          : s->eotf_option);
 
     unsigned enc_w = (unsigned)s->enc_width, enc_h = (unsigned)s->enc_height;
     if (!enc_w || !enc_h) {
@@ -487,11 +500,11 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 
     err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_SCORE], &s->key[CAMBI_KEY_SCORE]);
     if (!err && s->full_ref) {
-        err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_SOURCE],
-                                   &s->key[CAMBI_KEY_SOURCE]);
+        err = feature_sink_declare_plain(sink, cambi_keys[CAMBI_KEY_SOURCE],
+                                         &s->key[CAMBI_KEY_SOURCE]);
         if (!err)
-            err = feature_sink_declare(sink, cambi_keys[CAMBI_KEY_FULL_REFERENCE],
-                                       &s->key[CAMBI_KEY_FULL_REFERENCE]);
+            err = feature_sink_declare_plain(sink, cambi_keys[CAMBI_KEY_FULL_REFERENCE],
+                                             &s->key[CAMBI_KEY_FULL_REFERENCE]);
     }
     return err;
 }
