@@ -471,6 +471,10 @@ static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
     }
     int err = 0;
     unsigned slots = ctx->max_in_flight;
+    /* When the GPU does all the work, a few frames in flight keep it busy
+     * (upload, compute and readback overlap); more would only take device
+     * memory. */
+    if (n == ctx->instance_count) slots = QUALE_MIN(slots, 8u);
     if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, &slots);
     if (!err && slots < ctx->max_in_flight) {
         /* No frame is in flight yet: keep only slots 0 .. slots-1. */

@@ -44,10 +44,12 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "integer_adm.h"
 #include "metric.h"
 
 #ifndef M_PI
@@ -60,20 +62,6 @@
 #define ADM_INLINE static inline
 #endif
 
-#define ADM_SCALES 4
-
-/* The smallest picture side: every DWT level needs an input of at least 5
- * samples (libvmaf's mirrored filter taps read row -1 below that), and
- * ceil(ceil(ceil(n / 2) / 2) / 2) >= 5 needs n >= 33. */
-#define ADM_MIN_SIZE 33
-
-enum AdmCsfMode {
-    ADM_CSF_WATSON97 = 0,
-    ADM_CSF_BARTEN = 1,
-    ADM_CSF_BARTEN_WATSON_BLEND = 2,
-    ADM_CSF_BARTEN_WATSON_BLEND_MAE = 3,
-};
-
 /* Band planes, in this order in every array. */
 enum { BAND_A, BAND_H, BAND_V, BAND_D };
 
@@ -85,6 +73,8 @@ enum {
     KEY_COUNT = KEY_NUM_SCALE0 + 2 * ADM_SCALES,
     KEY_MAIN_COUNT = KEY_ADM,
 };
+_Static_assert(KEY_COUNT == ADM_KEY_COUNT && KEY_MAIN_COUNT == ADM_KEY_MAIN_COUNT,
+               "integer_adm.h counts the keys");
 
 static const char *const adm_keys[] = {
     "integer_adm2", "integer_aim", "integer_adm3",
@@ -100,31 +90,7 @@ static const char *const adm_keys[] = {
 
 /* ---- state and options ----------------------------------------------------- */
 
-typedef struct AdmState {
-    /* options */
-    bool debug;
-    double csf_scale;
-    double csf_diag_scale;
-    double dlm_weight;
-    double enhn_gain_limit;
-    double norm_view_dist;
-    int ref_display_height;
-    int csf_mode;
-    double noise_weight;
-    bool skip_aim;
-    bool skip_scale0;
-    double min_val;
-
-    /* set by init */
-    int width, height, bitdepth;
-    float cos_1deg_sq;
-    float csf[ADM_SCALES][3];            /* CSF weight per scale, orientation h, v, d */
-    uint16_t csf_q0[3];                  /* scale 0: Q21 (h, v), Q23 (d) */
-    uint32_t csf_q32[ADM_SCALES][3];     /* scales 1..3: Q32 */
-    unsigned key[KEY_COUNT];
-    /* 2^30 / i for i in -32768..32768 (0 at i = 0), at [32768 + i] */
-    int32_t div_lookup[65537];
-} AdmState;
+/* AdmState: integer_adm.h */
 
 static const MetricOption adm_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
@@ -217,11 +183,9 @@ static inline int mirror(int k, int n)
 /* The scored region: the picture less 10% on every side (libvmaf's
  * ADM_BORDER_FACTOR), or that region grown by the filter taps of the
  * 3x3 masking window (one sample before, two after). */
-typedef struct Rect {
-    int left, top, right, bottom;
-} Rect;
+typedef AdmRect Rect;
 
-static Rect rect_scored(int w, int h)
+AdmRect adm_rect_scored(int w, int h)
 {
     Rect r;
     r.left = (int)(w * 0.1 - 0.5);
@@ -231,7 +195,7 @@ static Rect rect_scored(int w, int h)
     return r;
 }
 
-static Rect rect_with_taps(int w, int h)
+AdmRect adm_rect_with_taps(int w, int h)
 {
     Rect r;
     r.left = (int)(w * 0.1 - 0.5 - 1);
@@ -606,7 +570,7 @@ ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
                          int32_t *const dis[4], int32_t *const rst[3], ptrdiff_t stride,
                          int w, int h)
 {
-    const Rect r = rect_with_taps(w, h);
+    const Rect r = adm_rect_with_taps(w, h);
     const double gain = s->enhn_gain_limit;
 
     for (int i = r.top; i < r.bottom; i++) {
@@ -650,7 +614,7 @@ ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
                                int32_t *const src[3], ptrdiff_t stride, int w, int h,
                                int32_t *around, int32_t *centre)
 {
-    const Rect r = rect_with_taps(w, h);
+    const Rect r = adm_rect_with_taps(w, h);
     /* level 0: Q21 / Q23 weights back to Q16, with libvmaf's 65535 */
     static const int32_t add0[3] = { 16384, 16384, 65535 };
     static const int shift0[3] = { 15, 15, 17 };
@@ -689,35 +653,74 @@ ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
  * the band width, every row sum by a shift that depends on its height.
  * The masking window reflects across the first row and column (-1 -> 1)
  * and repeats the last (n -> n - 1), as libvmaf's does. */
-ADM_INLINE float masked_sum(const AdmState *s, bool level0, int scale, int32_t *const src[3],
-                            const int32_t *around, const int32_t *centre, ptrdiff_t stride,
-                            int w, int h, double noise_weight, uint32_t *col)
+void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p)
 {
-    const Rect r = rect_scored(w, h);
-    uint32_t cub[3];
-    int64_t sq_add[3];
-    int sq[3], sub[3];
     if (level0) {
-        cub[0] = cub[1] = double_to_u32(ceil(log2(w) - 4));
-        cub[2] = double_to_u32(ceil(log2(w) - 3));
-        sq[0] = sq[1] = 29;
-        sq[2] = 30;
-        sq_add[0] = sq_add[1] = 1 << 28;
-        sq_add[2] = 1 << 29;
-        sub[0] = sub[1] = 10;
-        sub[2] = 12;
+        p->cub[0] = p->cub[1] = double_to_u32(ceil(log2(w) - 4));
+        p->cub[2] = double_to_u32(ceil(log2(w) - 3));
+        p->sq[0] = p->sq[1] = 29;
+        p->sq[2] = 30;
+        p->sq_add[0] = p->sq_add[1] = 1 << 28;
+        p->sq_add[2] = 1 << 29;
+        p->sub[0] = p->sub[1] = 10;
+        p->sub[2] = 12;
     } else {
-        cub[0] = cub[1] = cub[2] = double_to_u32(ceil(log2(w)));
-        sq[0] = sq[1] = sq[2] = 30;
-        sq_add[0] = sq_add[1] = sq_add[2] = 1 << 29;
-        sub[0] = sub[1] = sub[2] = 0;
+        p->cub[0] = p->cub[1] = p->cub[2] = double_to_u32(ceil(log2(w)));
+        p->sq[0] = p->sq[1] = p->sq[2] = 30;
+        p->sq_add[0] = p->sq_add[1] = p->sq_add[2] = 1 << 29;
+        p->sub[0] = p->sub[1] = p->sub[2] = 0;
     }
-    int64_t cub_add[3];
-    for (int b = 0; b < 3; b++) cub_add[b] = double_to_u32(pow2_u32(cub[b] - 1));
-    const uint32_t row_shift = double_to_u32(ceil(log2(h)));
-    const int64_t row_add = double_to_u32(pow2_u32(row_shift - 1));
+    for (int b = 0; b < 3; b++) p->cub_add[b] = double_to_u32(pow2_u32(p->cub[b] - 1));
+    p->row_shift = double_to_u32(ceil(log2(h)));
+    p->row_add = double_to_u32(pow2_u32(p->row_shift - 1));
+}
 
-    uint64_t acc[3] = { 0, 0, 0 };
+float adm_masked_finish(const AdmState *s, bool level0, int scale, int w, int h,
+                        const AdmMaskedShifts *p, double noise_weight, const uint64_t acc[3])
+{
+    const Rect r = adm_rect_scored(w, h);
+    const uint32_t *cub = p->cub, row_shift = p->row_shift;
+    (void)s;
+    /* Back to float: level 0 in double then float, levels 1..3 through a
+     * float divisor (the int64 sum is converted to float first). */
+    float f[3];
+    if (level0) {
+        static const uint32_t total[3] = { 52, 52, 57 };
+        for (int b = 0; b < 3; b++)
+            f[b] = (float)((int64_t)acc[b] / pow2_u32(total[b] - cub[b] - row_shift));
+    } else {
+        static const uint32_t total[3] = { 45, 39, 36 };
+        const float divisor = pow2_u32(total[scale - 1] - cub[0] - row_shift);
+        for (int b = 0; b < 3; b++) f[b] = (float)(int64_t)acc[b] / divisor;
+    }
+    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * noise_weight,
+                                  1.0f / 3.0f);
+    float num[3];
+    for (int b = 0; b < 3; b++) num[b] = powf(f[b], 1.0f / 3.0f) + floor_term;
+    return num[0] + num[1] + num[2];
+}
+
+/* The masked sum of one decoupled band (the restored part for the DLM, the
+ * additive impairment for AIM) against the threshold of masking_planes():
+ * per orientation (sum over the scored region of max(|csf(x)| - thr, 0)^3)
+ * ^ (1/3), plus the noise floor (area * noise_weight)^(1/3); the three
+ * orientations added.  The cubes are rounded down by shifts that depend on
+ * the band width, every row sum by a shift that depends on its height.
+ * The masking window reflects across the first row and column (-1 -> 1)
+ * and repeats the last (n -> n - 1), as libvmaf's does. */
+ADM_INLINE void masked_sum(const AdmState *s, bool level0, int scale, int32_t *const src[3],
+                           const int32_t *around, const int32_t *centre, ptrdiff_t stride,
+                           int w, int h, uint32_t *col, uint64_t acc[3])
+{
+    const Rect r = adm_rect_scored(w, h);
+    AdmMaskedShifts p;
+    adm_masked_shifts(level0, w, h, &p);
+    const uint32_t *cub = p.cub, *sq = p.sq, *sub = p.sub;
+    const int64_t *sq_add = p.sq_add, *cub_add = p.cub_add;
+    const uint32_t row_shift = p.row_shift;
+    const int64_t row_add = p.row_add;
+
+    acc[0] = acc[1] = acc[2] = 0;
     for (int i = r.top; i < r.bottom; i++) {
         /* column sums of the 3-row window, then the 3-column box per sample */
         const int32_t *up = around + (i == 0 ? 1 : i - 1) * stride;
@@ -747,38 +750,59 @@ ADM_INLINE float masked_sum(const AdmState *s, bool level0, int scale, int32_t *
         for (int b = 0; b < 3; b++)
             acc[b] += (uint64_t)((int64_t)(row[b] + (uint64_t)row_add) >> row_shift);
     }
-
-    /* Back to float: level 0 in double then float, levels 1..3 through a
-     * float divisor (the int64 sum is converted to float first). */
-    float f[3];
-    if (level0) {
-        static const uint32_t total[3] = { 52, 52, 57 };
-        for (int b = 0; b < 3; b++)
-            f[b] = (float)((int64_t)acc[b] / pow2_u32(total[b] - cub[b] - row_shift));
-    } else {
-        static const uint32_t total[3] = { 45, 39, 36 };
-        const float divisor = pow2_u32(total[scale - 1] - cub[0] - row_shift);
-        for (int b = 0; b < 3; b++) f[b] = (float)(int64_t)acc[b] / divisor;
-    }
-    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * noise_weight,
-                                  1.0f / 3.0f);
-    float num[3];
-    for (int b = 0; b < 3; b++) num[b] = powf(f[b], 1.0f / 3.0f) + floor_term;
-    return num[0] + num[1] + num[2];
 }
 
 /* The denominator of a level: per orientation (sum of |csf(o)|^3)^(1/3)
  * plus the noise floor, over the scored region of the reference details;
  * the CSF weight is applied after the cube, in double. */
-static float csf_den_level0(const AdmState *s, int32_t *const ref[4], ptrdiff_t stride,
-                            int w, int h)
+void adm_den_shifts(bool level0, int scale, int w, int h, AdmDenShifts *p)
 {
-    const Rect r = rect_scored(w, h);
-    int shift = (int)ceil(log2((r.bottom - r.top) * (r.right - r.left)) - 20);
-    shift = QUALE_MAX(shift, 0);
-    const uint64_t add = shift > 0 ? 1u << (shift - 1) : 0;
+    const Rect r = adm_rect_scored(w, h);
+    memset(p, 0, sizeof(*p));
+    if (level0) {
+        int shift = (int)ceil(log2((r.bottom - r.top) * (r.right - r.left)) - 20);
+        shift = QUALE_MAX(shift, 0);
+        p->row_shift = (uint32_t)shift;
+        p->row_add = shift > 0 ? 1u << (shift - 1) : 0;
+        return;
+    }
+    /* libvmaf adds 2^shift, not 2^(shift - 1), before the square's shift */
+    static const int sq[3] = { 31, 30, 31 };
+    p->sq = (uint32_t)sq[scale - 1];
+    p->sq_add = 1u << p->sq;
+    p->cub = double_to_u32(ceil(log2(r.right - r.left)));
+    p->cub_add = double_to_u32(pow2_u32(p->cub - 1));
+    p->row_shift = double_to_u32(ceil(log2(r.bottom - r.top)));
+    p->row_add = double_to_u32(pow2_u32(p->row_shift - 1));
+}
 
-    uint64_t acc[3] = { 0, 0, 0 };
+float adm_den_finish(const AdmState *s, bool level0, int scale, int w, int h,
+                     const AdmDenShifts *p, const uint64_t acc[3])
+{
+    const Rect r = adm_rect_scored(w, h);
+    static const uint32_t total[3] = { 32, 27, 23 };
+    const double scale_back = level0 ? pow(2, 18 - (int)p->row_shift)
+                                     : pow2_u32(total[scale - 1] - p->row_shift - p->cub);
+    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * s->noise_weight,
+                                  1.0f / 3.0f);
+    float den[3];
+    for (int b = 0; b < 3; b++) {
+        const double csf = (double)(acc[b] / scale_back) * pow(s->csf[scale][b], 3);
+        den[b] = powf(csf, 1.0f / 3.0f) + floor_term;
+    }
+    return den[0] + den[1] + den[2];
+}
+
+static void csf_den_level0(int32_t *const ref[4], ptrdiff_t stride, int w, int h,
+                           uint64_t acc[3])
+{
+    const Rect r = adm_rect_scored(w, h);
+    AdmDenShifts p;
+    adm_den_shifts(true, 0, w, h, &p);
+    const uint32_t shift = p.row_shift;
+    const uint64_t add = p.row_add;
+
+    acc[0] = acc[1] = acc[2] = 0;
     for (int i = r.top; i < r.bottom; i++) {
         for (int b = 0; b < 3; b++) {
             const int32_t *o = ref[BAND_H + b] + i * stride;
@@ -790,33 +814,18 @@ static float csf_den_level0(const AdmState *s, int32_t *const ref[4], ptrdiff_t 
             acc[b] += (row + add) >> shift;
         }
     }
-
-    const double scale_back = pow(2, 18 - shift);
-    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * s->noise_weight,
-                                  1.0f / 3.0f);
-    float den[3];
-    for (int b = 0; b < 3; b++) {
-        const double csf = (double)(acc[b] / scale_back) * pow(s->csf[0][b], 3);
-        den[b] = powf(csf, 1.0f / 3.0f) + floor_term;
-    }
-    return den[0] + den[1] + den[2];
 }
 
-static float csf_den_level123(const AdmState *s, int scale, int32_t *const ref[4],
-                              ptrdiff_t stride, int w, int h)
+static void csf_den_level123(int scale, int32_t *const ref[4], ptrdiff_t stride, int w, int h,
+                             uint64_t acc[3])
 {
-    const Rect r = rect_scored(w, h);
-    /* libvmaf adds 2^shift, not 2^(shift - 1), before the square's shift */
-    static const int sq[3] = { 31, 30, 31 };
-    static const uint32_t total[3] = { 32, 27, 23 };
-    const int sq_shift = sq[scale - 1];
-    const uint64_t sq_add = 1u << sq_shift;
-    const uint32_t cub = double_to_u32(ceil(log2(r.right - r.left)));
-    const uint64_t cub_add = double_to_u32(pow2_u32(cub - 1));
-    const uint32_t row_shift = double_to_u32(ceil(log2(r.bottom - r.top)));
-    const uint64_t row_add = double_to_u32(pow2_u32(row_shift - 1));
+    const Rect r = adm_rect_scored(w, h);
+    AdmDenShifts p;
+    adm_den_shifts(false, scale, w, h, &p);
+    const uint32_t sq_shift = p.sq, cub = p.cub, row_shift = p.row_shift;
+    const uint64_t sq_add = p.sq_add, cub_add = p.cub_add, row_add = p.row_add;
 
-    uint64_t acc[3] = { 0, 0, 0 };
+    acc[0] = acc[1] = acc[2] = 0;
     for (int i = r.top; i < r.bottom; i++) {
         for (int b = 0; b < 3; b++) {
             const int32_t *o = ref[BAND_H + b] + i * stride;
@@ -828,16 +837,6 @@ static float csf_den_level123(const AdmState *s, int scale, int32_t *const ref[4
             acc[b] += (row + row_add) >> row_shift;
         }
     }
-
-    const double scale_back = pow2_u32(total[scale - 1] - row_shift - cub);
-    const float floor_term = powf((r.bottom - r.top) * (r.right - r.left) * s->noise_weight,
-                                  1.0f / 3.0f);
-    float den[3];
-    for (int b = 0; b < 3; b++) {
-        const double csf = (double)(acc[b] / scale_back) * pow(s->csf[scale][b], 3);
-        den[b] = powf(csf, 1.0f / 3.0f) + floor_term;
-    }
-    return den[0] + den[1] + den[2];
 }
 
 /* ---- one frame ----------------------------------------------------------------- */
@@ -852,76 +851,116 @@ typedef struct AdmScratch {
     void *block;
 } AdmScratch;
 
-/* The numerator, AIM numerator and denominator of one level, from its DWT. */
+/* The nine sums of one level (see ADM_LEVEL_SUMS), from its DWT. */
 ADM_INLINE void score_level(const AdmState *s, bool level0, int scale, AdmScratch *b,
-                            int w, int h, float *num, float *aim, float *den)
+                            int w, int h, uint64_t sums[ADM_LEVEL_SUMS])
 {
     decouple(s, level0, b->ref, b->dis, b->rst, b->stride, w, h);
-    *den = level0 ? csf_den_level0(s, b->ref, b->stride, w, h)
-                  : csf_den_level123(s, scale, b->ref, b->stride, w, h);
+    if (level0)
+        csf_den_level0(b->ref, b->stride, w, h, sums);
+    else
+        csf_den_level123(scale, b->ref, b->stride, w, h, sums);
 
     int32_t *const additive[3] = { b->dis[BAND_H], b->dis[BAND_V], b->dis[BAND_D] };
     masking_planes(s, level0, scale, additive, b->stride, w, h, b->around, b->centre);
-    *num = masked_sum(s, level0, scale, b->rst, b->around, b->centre, b->stride, w, h,
-                      s->noise_weight, b->col);
-    *aim = 0.0f;
+    masked_sum(s, level0, scale, b->rst, b->around, b->centre, b->stride, w, h, b->col,
+               sums + 3);
+    sums[6] = sums[7] = sums[8] = 0;
     if (!s->skip_aim) {
         masking_planes(s, level0, scale, b->rst, b->stride, w, h, b->around, b->centre);
-        *aim = masked_sum(s, level0, scale, additive, b->around, b->centre, b->stride, w, h,
-                          0.0, b->col);
+        masked_sum(s, level0, scale, additive, b->around, b->centre, b->stride, w, h, b->col,
+                   sums + 6);
     }
 }
 
-static void score_level0(const AdmState *s, AdmScratch *b, int w, int h, float *num,
-                         float *aim, float *den)
+static void score_level0(const AdmState *s, AdmScratch *b, int w, int h,
+                         uint64_t sums[ADM_LEVEL_SUMS])
 {
-    score_level(s, true, 0, b, w, h, num, aim, den);
+    score_level(s, true, 0, b, w, h, sums);
 }
 
 static void score_level123(const AdmState *s, int scale, AdmScratch *b, int w, int h,
-                           float *num, float *aim, float *den)
+                           uint64_t sums[ADM_LEVEL_SUMS])
 {
-    score_level(s, false, scale, b, w, h, num, aim, den);
+    score_level(s, false, scale, b, w, h, sums);
+}
+
+/* Every level's sums of a frame. */
+static void frame_sums(const AdmState *s, AdmScratch *b, const QualePicture *ref,
+                       const QualePicture *dist, uint64_t sums[ADM_SUMS])
+{
+    int w = s->width, h = s->height;
+    memset(sums, 0, ADM_SUMS * sizeof(*sums));
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
+        if (scale == 0) {
+            const bool details = !s->skip_scale0;
+            if (s->bitdepth == 8) {
+                dwt_level0_8bit(ref, details, b->ref, b->stride, b->lo, b->hi);
+                dwt_level0_8bit(dist, details, b->dis, b->stride, b->lo, b->hi);
+            } else {
+                dwt_level0_16bit(ref, details, b->ref, b->stride, b->lo, b->hi);
+                dwt_level0_16bit(dist, details, b->dis, b->stride, b->lo, b->hi);
+            }
+            w = (w + 1) / 2;
+            h = (h + 1) / 2;
+            if (!s->skip_scale0) score_level0(s, b, w, h, level);
+        } else {
+            dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
+            dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
+            w = (w + 1) / 2;
+            h = (h + 1) / 2;
+            score_level123(s, scale, b, w, h, level);
+        }
+    }
+}
+
+void adm_scores(const AdmState *s, const uint64_t sums[ADM_SUMS], float num[ADM_SCALES],
+                float aim[ADM_SCALES], float den[ADM_SCALES])
+{
+    int w = s->width, h = s->height;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        const uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
+        const bool level0 = scale == 0;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+        if (level0 && s->skip_scale0) {
+            num[scale] = 0.0f;
+            aim[scale] = 0.0f;
+            den[scale] = 1e-10f; /* libvmaf's guard against a zero denominator */
+            continue;
+        }
+        AdmDenShifts dp;
+        AdmMaskedShifts mp;
+        adm_den_shifts(level0, scale, w, h, &dp);
+        adm_masked_shifts(level0, w, h, &mp);
+        den[scale] = adm_den_finish(s, level0, scale, w, h, &dp, level);
+        num[scale] = adm_masked_finish(s, level0, scale, w, h, &mp, s->noise_weight, level + 3);
+        aim[scale] = s->skip_aim ? 0.0f
+                                 : adm_masked_finish(s, level0, scale, w, h, &mp, 0.0, level + 6);
+    }
 }
 
 static int adm_extract(const void *state, void *scratch, const MetricFrame *frame,
                        FeatureSink *sink)
 {
     const AdmState *s = state;
-    AdmScratch *b = scratch;
-    int w = s->width, h = s->height;
-    float num_scale[ADM_SCALES], den_scale[ADM_SCALES];
-    double num = 0, den = 0, aim_num = 0;
+    uint64_t sums[ADM_SUMS];
+    float num[ADM_SCALES], aim[ADM_SCALES], den[ADM_SCALES];
+    frame_sums(s, scratch, frame->ref, frame->dist, sums);
+    adm_scores(s, sums, num, aim, den);
+    return adm_write_frame(s, sink, frame->index, num, aim, den);
+}
 
+void adm_frame_values(const AdmState *s, const float num_scale[ADM_SCALES],
+                      const float aim_scale[ADM_SCALES], const float den_scale[ADM_SCALES],
+                      double values[ADM_KEY_COUNT])
+{
+    double num = 0, den = 0, aim_num = 0;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        float n = 0.0f, a = 0.0f, d = 0.0f;
-        if (scale == 0) {
-            const bool details = !s->skip_scale0;
-            if (s->bitdepth == 8) {
-                dwt_level0_8bit(frame->ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_8bit(frame->dist, details, b->dis, b->stride, b->lo, b->hi);
-            } else {
-                dwt_level0_16bit(frame->ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_16bit(frame->dist, details, b->dis, b->stride, b->lo, b->hi);
-            }
-            w = (w + 1) / 2;
-            h = (h + 1) / 2;
-            if (s->skip_scale0)
-                d = 1e-10f; /* libvmaf's guard against a zero denominator */
-            else
-                score_level0(s, b, w, h, &n, &a, &d);
-        } else {
-            dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
-            dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
-            w = (w + 1) / 2;
-            h = (h + 1) / 2;
-            score_level123(s, scale, b, w, h, &n, &a, &d);
-        }
-        num += n;
-        den += d;
-        aim_num += a;
-        num_scale[scale] = n;
-        den_scale[scale] = d;
+        num += num_scale[scale];
+        den += den_scale[scale];
+        aim_num += aim_scale[scale];
     }
 
     const double numden_limit = 1e-10 * (s->width * s->height) / (1920.0 * 1080.0);
@@ -937,35 +976,51 @@ static int adm_extract(const void *state, void *scratch, const MetricFrame *fram
     const double adm3 = QUALE_MAX(adm2 * s->dlm_weight + (1 - aim) * (1 - s->dlm_weight),
                                   s->min_val);
 
-    const unsigned f = frame->index;
-    int err = feature_sink_put(sink, s->key[KEY_ADM2], f, adm2);
-    if (!err) err = feature_sink_put(sink, s->key[KEY_AIM], f, aim);
-    if (!err) err = feature_sink_put(sink, s->key[KEY_ADM3], f, adm3);
-    for (int i = 0; i < ADM_SCALES && !err; i++)
-        err = feature_sink_put(sink, s->key[KEY_SCALE0 + i], f,
-                               (double)num_scale[i] / den_scale[i]);
-    if (err || !s->debug) return err;
-
-    err = feature_sink_put(sink, s->key[KEY_ADM], f, adm2);
-    if (!err) err = feature_sink_put(sink, s->key[KEY_NUM], f, num);
-    if (!err) err = feature_sink_put(sink, s->key[KEY_DEN], f, den);
-    for (int i = 0; i < ADM_SCALES && !err; i++) {
-        err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i], f, num_scale[i]);
-        if (!err) err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i + 1], f, den_scale[i]);
+    values[KEY_ADM2] = adm2;
+    values[KEY_AIM] = aim;
+    values[KEY_ADM3] = adm3;
+    for (int i = 0; i < ADM_SCALES; i++)
+        values[KEY_SCALE0 + i] = (double)num_scale[i] / den_scale[i];
+    values[KEY_ADM] = adm2;
+    values[KEY_NUM] = num;
+    values[KEY_DEN] = den;
+    for (int i = 0; i < ADM_SCALES; i++) {
+        values[KEY_NUM_SCALE0 + 2 * i] = num_scale[i];
+        values[KEY_NUM_SCALE0 + 2 * i + 1] = den_scale[i];
     }
+}
+
+int adm_write_frame(const AdmState *s, FeatureSink *sink, unsigned frame,
+                    const float num[ADM_SCALES], const float aim[ADM_SCALES],
+                    const float den[ADM_SCALES])
+{
+    double values[KEY_COUNT];
+    adm_frame_values(s, num, aim, den, values);
+    const unsigned keys = s->debug ? KEY_COUNT : KEY_MAIN_COUNT;
+    int err = 0;
+    for (unsigned i = 0; i < keys && !err; i++)
+        err = feature_sink_put(sink, s->key[i], frame, values[i]);
     return err;
 }
 
 /* ---- setup --------------------------------------------------------------------- */
 
+int adm_check_size(unsigned width, unsigned height, char *error, size_t error_size)
+{
+    if (width >= ADM_MIN_SIZE && height >= ADM_MIN_SIZE) return 0;
+    snprintf(error, error_size,
+             "adm: %ux%u is too small; its four DWT levels need a luma plane of at least %dx%d",
+             width, height, ADM_MIN_SIZE, ADM_MIN_SIZE);
+    return -EINVAL;
+}
+
 static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     AdmState *s = state;
 
-    if (f->width < ADM_MIN_SIZE || f->height < ADM_MIN_SIZE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "adm: %ux%u is too small; its four DWT levels need a luma plane of "
-                         "at least %dx%d", f->width, f->height, ADM_MIN_SIZE, ADM_MIN_SIZE);
+    char message[256];
+    if (adm_check_size(f->width, f->height, message, sizeof(message))) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", message);
         return -EINVAL;
     }
     /* libvmaf refuses these in every extract(): its 16-bit level 0 cannot
@@ -1066,6 +1121,17 @@ static void adm_scratch_free(void *scratch)
     if (!b) return;
     quale_aligned_free(b->block);
     free(b);
+}
+
+int adm_reference_sums(const AdmState *s, const QualePicture *ref, const QualePicture *dist,
+                       uint64_t sums[ADM_SUMS])
+{
+    void *scratch = NULL;
+    int err = adm_scratch_alloc(s, &scratch);
+    if (err) return err;
+    frame_sums(s, scratch, ref, dist, sums);
+    adm_scratch_free(scratch);
+    return 0;
 }
 
 const Metric metric_integer_adm = {

@@ -25,20 +25,22 @@
  *
  * integer_vif_tmpl.c holds the vertical passes, which read samples, once
  * for uint8_t and once for uint16_t.  Everything after them works on
- * 32-bit lines and is shared.
+ * 32-bit lines and is shared.  integer_vif.h holds what the GPU twins
+ * share with this file: the statistic of one filtered sample (vif_pixel),
+ * the state, and the step from a frame's integer sums to its values.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "integer_vif.h"
 #include "metric.h"
 
-#define VIF_SCALES 4
-#define VIF_MAX_TAPS 17
 /* Mirrored samples kept on each side of a line: 8 are read, 16 keep the
  * line itself on a 64-byte boundary. */
 #define VIF_LINE_PAD 16
@@ -57,50 +59,17 @@
 #else
 #define VIF_TAPS_FUNCTION
 #endif
-/* The smallest picture side: scale 3 must keep 2 samples. */
-#define VIF_MIN_SIDE 16u
-/* libvmaf's default (and largest) enhancement gain limit. */
-#define VIF_DEFAULT_GAIN_LIMIT 100.0
-/* The log table covers the 16-bit mantissas 32768 .. 65535. */
-#define VIF_LOG2_BASE 32768u
 
-/* libvmaf's filters, coefficients in 1/65536. */
-static const uint16_t vif_filter17[17] = {
-    489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784,
-    7455, 6547, 5274, 3896, 2640, 1640, 935, 489,
-};
-static const uint16_t vif_filter9[9] = {
-    1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244,
-};
-static const uint16_t vif_filter5[5] = { 3571, 16004, 26386, 16004, 3571 };
-static const uint16_t vif_filter3[3] = { 10904, 43728, 10904 };
-
-static const unsigned vif_filter_width[VIF_SCALES] = { 17, 9, 5, 3 };
+/* libvmaf's filters (integer_vif.h). */
+static const uint16_t vif_filter17[17] = { VIF_FILTER17 };
+static const uint16_t vif_filter9[9] = { VIF_FILTER9 };
+static const uint16_t vif_filter5[5] = { VIF_FILTER5 };
+static const uint16_t vif_filter3[3] = { VIF_FILTER3 };
 
 static inline const uint16_t *vif_filter_for_width(unsigned fw)
 {
     return fw == 17 ? vif_filter17 : fw == 9 ? vif_filter9 : fw == 5 ? vif_filter5 : vif_filter3;
 }
-
-enum VifKey {
-    VIF_KEY_SCALE0,
-    VIF_KEY_SCALE1,
-    VIF_KEY_SCALE2,
-    VIF_KEY_SCALE3,
-    /* with debug */
-    VIF_KEY_SCORE,
-    VIF_KEY_NUM,
-    VIF_KEY_DEN,
-    VIF_KEY_NUM_SCALE0,
-    VIF_KEY_DEN_SCALE0,
-    VIF_KEY_NUM_SCALE1,
-    VIF_KEY_DEN_SCALE1,
-    VIF_KEY_NUM_SCALE2,
-    VIF_KEY_DEN_SCALE2,
-    VIF_KEY_NUM_SCALE3,
-    VIF_KEY_DEN_SCALE3,
-    VIF_KEY_COUNT,
-};
 
 /* In libvmaf's order of writing. */
 static const char *const vif_keys[VIF_KEY_COUNT + 1] = {
@@ -113,19 +82,6 @@ static const char *const vif_keys[VIF_KEY_COUNT + 1] = {
     "integer_vif_num_scale3", "integer_vif_den_scale3",
     NULL,
 };
-
-typedef struct VifState {
-    /* options */
-    bool debug;
-    double enhn_gain_limit;
-    bool skip_scale0;
-
-    /* set by init */
-    unsigned bitdepth, width, height;
-    unsigned key[VIF_KEY_COUNT];
-    /* round(2048 * log2f(VIF_LOG2_BASE + i)), as libvmaf's log_generate() */
-    uint16_t log2_table[65536 - VIF_LOG2_BASE];
-} VifState;
 
 static const MetricOption vif_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
@@ -292,89 +248,28 @@ static void vif_horizontal_lowpass(const uint32_t *ref, const uint32_t *dis, uns
     }
 }
 
-/* log2(v) * 2048 from the table, for v >= 2^17: the top 16 bits of v
- * index the table, each bit dropped adds an octave. */
-static inline int32_t vif_log2_32(const uint16_t *table, uint32_t v)
-{
-    const int k = 16 - __builtin_clz(v);
-    return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
-}
-
-static inline int32_t vif_log2_64(const uint16_t *table, uint64_t v)
-{
-    const int k = 48 - __builtin_clzll(v);
-    return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
-}
-
-/* (int32_t)v as x86's cvttsd2si computes it, which libvmaf's conversion
- * compiles to: INT32_MIN when v is out of range (undefined in C). */
-static inline int32_t vif_double_to_int32(double v)
-{
-    return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
-}
-
-typedef struct VifSums {
-    int64_t num_log, den_log;
-    int64_t num_non_log, den_non_log;
-} VifSums;
-
-/* The statistics of a block of n filtered samples, added to *sums. */
+/* The statistics of a block of n filtered samples, added to *sums
+ * (vif_pixel(), integer_vif.h, is what the GPU twins run too). */
 static void vif_accumulate(const VifBlock *b, unsigned n, const VifState *s, VifSums *sums)
 {
-    const int32_t sigma_nsq = 65536 << 1;
-    const double eps = 65536 * 1.0e-10;
     const double gain_limit = s->enhn_gain_limit;
     const uint16_t *const table = s->log2_table;
-    int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
-
-    for (unsigned i = 0; i < n; i++) {
-        const uint32_t mu1 = b->mu1[i], mu2 = b->mu2[i];
-        const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 2147483648u) >> 32);
-        const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 2147483648u) >> 32);
-        const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 2147483648u) >> 32);
-        const uint32_t xx = (uint32_t)((b->xx[i] + 32768) >> 16);
-        const uint32_t yy = (uint32_t)((b->yy[i] + 32768) >> 16);
-        const uint32_t xy = (uint32_t)((b->xy[i] + 32768) >> 16);
-        /* Differences of unsigned values read as signed, as libvmaf's. */
-        const int32_t sigma1_sq = (int32_t)(xx - mu1_sq);
-        const int32_t sigma2_sq = QUALE_MAX((int32_t)(yy - mu2_sq), 0);
-        const int32_t sigma12 = (int32_t)(xy - mu1_mu2);
-
-        if (sigma1_sq < sigma_nsq) {
-            num_non_log += sigma2_sq;
-            den_non_log++;
-            continue;
-        }
-        /* log2(sigma_nsq + sigma1_sq) - log2(sigma_nsq); unsigned, as the
-         * sum wraps in libvmaf's int32_t near the top of the range. */
-        den_log += vif_log2_32(table, (uint32_t)sigma1_sq + (uint32_t)sigma_nsq) - 2048 * 17;
-
-        if (sigma12 > 0 && sigma2_sq > 0) {
-            double g = sigma12 / (sigma1_sq + eps);
-            const int32_t sv_sq = QUALE_MAX(vif_double_to_int32(sigma2_sq - g * sigma12), 0);
-            g = QUALE_MIN(g, gain_limit);
-            /* log2(sv_sq + sigma_nsq + g^2 sigma1_sq) - log2(sv_sq + sigma_nsq) */
-            const uint32_t numer1 = (uint32_t)sv_sq + (uint32_t)sigma_nsq;
-            const int64_t numer1_tmp = (int64_t)(g * g * sigma1_sq) + numer1;
-            num_log += vif_log2_64(table, (uint64_t)numer1_tmp) - vif_log2_64(table, numer1);
-        }
-    }
-    sums->num_log += num_log;
-    sums->den_log += den_log;
-    sums->num_non_log += num_non_log;
-    sums->den_non_log += den_non_log;
+    VifSums block = { 0 };
+    for (unsigned i = 0; i < n; i++)
+        vif_pixel(b->mu1[i], b->mu2[i], b->xx[i], b->yy[i], b->xy[i], table, gain_limit, &block);
+    sums->num_log += block.num_log;
+    sums->den_log += block.den_log;
+    sums->num_non_log += block.num_non_log;
+    sums->den_non_log += block.den_non_log;
 }
 
 /* ---- one scale ------------------------------------------------------------ */
 
-typedef struct VifScaleScore {
-    float num, den;
-} VifScaleScore;
-
-static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
-                                     const VifSource *src, bool wide, unsigned scale)
+/* The sums of one scale. */
+static VifSums vif_scale_stats(const VifState *s, const VifScratch *t, const VifSource *src,
+                               bool wide, unsigned scale)
 {
-    const unsigned fw = vif_filter_width[scale];
+    const unsigned fw = VIF_FILTER_WIDTH(scale);
     VifShift sh = { 32768, 16, 32768, 16 };
     if (scale == 0) {
         /* The samples' own precision: means to 16 bits, squares to 32. */
@@ -405,12 +300,7 @@ static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
         }
     }
 
-    /* libvmaf's expressions, in double, stored in float. */
-    VifScaleScore score;
-    score.num = (float)(sums.num_log / 2048.0 +
-                        (sums.den_non_log - (sums.num_non_log / 16384.0) / 65025.0));
-    score.den = (float)(sums.den_log / 2048.0 + sums.den_non_log);
-    return score;
+    return sums;
 }
 
 /* Low-pass filters src with the filter of `scale` (1..3) and keeps every
@@ -419,7 +309,7 @@ static VifScaleScore vif_scale_stats(const VifState *s, const VifScratch *t,
 static VifSource vif_decimate(const VifState *s, const VifScratch *t, const VifSource *src,
                               bool wide, unsigned scale, unsigned slot)
 {
-    const unsigned fw = vif_filter_width[scale];
+    const unsigned fw = VIF_FILTER_WIDTH(scale);
     /* From the picture, the samples' precision; after, 16 bits. */
     const unsigned shift = scale == 1 ? s->bitdepth : 16;
     const VifSource dst = {
@@ -444,30 +334,41 @@ static VifSource vif_decimate(const VifState *s, const VifScratch *t, const VifS
 
 /* ---- the descriptor ------------------------------------------------------- */
 
+int vif_check_size(unsigned width, unsigned height, char *error, size_t error_size)
+{
+    if (width >= VIF_MIN_SIDE && height >= VIF_MIN_SIDE) return 0;
+    snprintf(error, error_size,
+             "vif: a %ux%u picture is too small: integer VIF needs at least "
+             "%ux%u luma samples (its fourth scale is an eighth of the "
+             "picture, and libvmaf reads unset padding below 2x2)",
+             width, height, VIF_MIN_SIDE, VIF_MIN_SIDE);
+    return -EINVAL;
+}
+
+void vif_log2_table_fill(uint16_t *table)
+{
+    for (unsigned i = 0; i < VIF_LOG2_TABLE_SIZE; i++)
+        table[i] = (uint16_t)round(log2f((float)(VIF_LOG2_BASE + i)) * 2048);
+}
+
 static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     VifState *s = state;
-    if (f->width < VIF_MIN_SIDE || f->height < VIF_MIN_SIDE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "vif: a %ux%u picture is too small: integer VIF needs at least "
-                         "%ux%u luma samples (its fourth scale is an eighth of the "
-                         "picture, and libvmaf reads unset padding below 2x2)",
-                         f->width, f->height, VIF_MIN_SIDE, VIF_MIN_SIDE);
-        return -EINVAL;
+    char error[256];
+    int err = vif_check_size(f->width, f->height, error, sizeof(error));
+    if (err) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
     }
     s->bitdepth = f->bitdepth;
     s->width = f->width;
     s->height = f->height;
-
-    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(s->log2_table); i++)
-        s->log2_table[i] = (uint16_t)round(log2f((float)(VIF_LOG2_BASE + i)) * 2048);
+    vif_log2_table_fill(s->log2_table);
 
     const unsigned count = s->debug ? VIF_KEY_COUNT : VIF_KEY_SCORE;
-    for (unsigned k = 0; k < count; k++) {
-        int err = feature_sink_declare(sink, vif_keys[k], &s->key[k]);
-        if (err) return err;
-    }
-    return 0;
+    for (unsigned k = 0; k < count && !err; k++)
+        err = feature_sink_declare(sink, vif_keys[k], &s->key[k]);
+    return err;
 }
 
 static int vif_scratch_alloc(const void *state, void **scratch)
@@ -515,13 +416,10 @@ static void vif_scratch_free(void *scratch)
     free(t);
 }
 
-static int vif_extract(const void *state, void *scratch, const MetricFrame *frame,
-                       FeatureSink *sink)
+void vif_frame_sums(const VifState *s, void *scratch, const QualePicture *ref,
+                    const QualePicture *dist, VifSums sums[VIF_SCALES])
 {
-    const VifState *s = state;
     const VifScratch *t = scratch;
-    const QualePicture *ref = frame->ref, *dist = frame->dist;
-
     VifSource src = {
         .ref = ref->data[0], .dis = dist->data[0],
         .ref_stride = ref->stride[0], .dis_stride = dist->stride[0],
@@ -529,46 +427,82 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
     };
     bool wide = s->bitdepth > 8;
 
-    VifScaleScore score[VIF_SCALES] = { { 0 } };
     for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
+        sums[scale] = (VifSums){ 0 };
         if (scale > 0) {
             /* Scales 1 and 3 in slot 0, scale 2 in slot 1. */
             src = vif_decimate(s, t, &src, wide, scale, (scale - 1) & 1);
             wide = true;
         }
-        if (scale > 0 || !s->skip_scale0) score[scale] = vif_scale_stats(s, t, &src, wide, scale);
+        if (scale > 0 || !s->skip_scale0) sums[scale] = vif_scale_stats(s, t, &src, wide, scale);
     }
+}
+
+static int vif_extract(const void *state, void *scratch, const MetricFrame *frame,
+                       FeatureSink *sink)
+{
+    const VifState *s = state;
+    VifSums sums[VIF_SCALES];
+    vif_frame_sums(s, scratch, frame->ref, frame->dist, sums);
+    return vif_write(s, sink, frame->index, sums);
+}
+
+/* ---- the values, shared with the GPU twins -------------------------------- */
+
+typedef struct VifScaleScore {
+    float num, den;
+} VifScaleScore;
+
+/* libvmaf's expressions, in double, stored in float. */
+static VifScaleScore vif_scale_score(const VifSums *sums)
+{
+    VifScaleScore score;
+    score.num = (float)(sums->num_log / 2048.0 +
+                        (sums->den_non_log - (sums->num_non_log / 16384.0) / 65025.0));
+    score.den = (float)(sums->den_log / 2048.0 + sums->den_non_log);
+    return score;
+}
+
+unsigned vif_values(const VifState *s, const VifSums sums[VIF_SCALES],
+                    double value[VIF_KEY_COUNT])
+{
+    VifScaleScore score[VIF_SCALES] = { { 0 } };
+    for (unsigned i = 0; i < VIF_SCALES; i++)
+        if (i > 0 || !s->skip_scale0) score[i] = vif_scale_score(&sums[i]);
 
     /* The scores are float quotients, as libvmaf divides them. */
-    double value[VIF_KEY_COUNT];
     for (unsigned i = 0; i < VIF_SCALES; i++)
         value[VIF_KEY_SCALE0 + i] =
             i == 0 && s->skip_scale0 ? 0.0 : score[i].num / score[i].den;
+    if (!s->debug) return VIF_KEY_SCORE;
 
-    unsigned count = VIF_KEY_SCORE;
-    if (s->debug) {
-        const unsigned first = s->skip_scale0 ? 1 : 0;
-        double num = score[first].num, den = score[first].den;
-        for (unsigned i = first + 1; i < VIF_SCALES; i++) {
-            num += score[i].num;
-            den += score[i].den;
-        }
-        value[VIF_KEY_SCORE] = den == 0.0 ? 1.0 : num / den;
-        value[VIF_KEY_NUM] = num;
-        value[VIF_KEY_DEN] = den;
-        for (unsigned i = 0; i < VIF_SCALES; i++) {
-            value[VIF_KEY_NUM_SCALE0 + 2 * i] = score[i].num;
-            value[VIF_KEY_DEN_SCALE0 + 2 * i] = score[i].den;
-        }
-        if (s->skip_scale0) {
-            value[VIF_KEY_NUM_SCALE0] = 0.0;
-            value[VIF_KEY_DEN_SCALE0] = -1.0;
-        }
-        count = VIF_KEY_COUNT;
+    const unsigned first = s->skip_scale0 ? 1 : 0;
+    double num = score[first].num, den = score[first].den;
+    for (unsigned i = first + 1; i < VIF_SCALES; i++) {
+        num += score[i].num;
+        den += score[i].den;
     }
+    value[VIF_KEY_SCORE] = den == 0.0 ? 1.0 : num / den;
+    value[VIF_KEY_NUM] = num;
+    value[VIF_KEY_DEN] = den;
+    for (unsigned i = 0; i < VIF_SCALES; i++) {
+        value[VIF_KEY_NUM_SCALE0 + 2 * i] = score[i].num;
+        value[VIF_KEY_DEN_SCALE0 + 2 * i] = score[i].den;
+    }
+    if (s->skip_scale0) {
+        value[VIF_KEY_NUM_SCALE0] = 0.0;
+        value[VIF_KEY_DEN_SCALE0] = -1.0;
+    }
+    return VIF_KEY_COUNT;
+}
 
+int vif_write(const VifState *s, FeatureSink *sink, unsigned index,
+              const VifSums sums[VIF_SCALES])
+{
+    double value[VIF_KEY_COUNT];
+    const unsigned count = vif_values(s, sums, value);
     for (unsigned k = 0; k < count; k++) {
-        int err = feature_sink_put(sink, s->key[k], frame->index, value[k]);
+        int err = feature_sink_put(sink, s->key[k], index, value[k]);
         if (err) return err;
     }
     return 0;
