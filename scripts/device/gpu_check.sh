@@ -4,7 +4,7 @@
 # a short table at the end.  Logs go to $OUT when it is set.
 #
 #   scripts/device/gpu_check.sh [--bin DIR] [--backends cuda,vulkan] [--skip-parity]
-#                               [-- quale-bench arguments]
+#                               [--bench-backends LIST] [-- quale-bench arguments]
 # --bin DIR uses binaries built elsewhere (quale, quale-bench, gpu_parity);
 # without it the tree is built here with meson.  Vulkan needs the loader:
 # .gl/*.deb are unpacked first when present.
@@ -12,12 +12,13 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 out=${OUT:-/tmp/quale-out}
 mkdir -p "$out"
-bin="" backends=cuda parity=1
+bin="" backends=cuda parity=1 bench_backends=""
 while (($#)); do
     case $1 in
         --bin) bin=$2; shift 2 ;;
         --backends) backends=$2; shift 2 ;;
         --skip-parity) parity=0; shift ;;
+        --bench-backends) bench_backends=$2; shift 2 ;;
         --) shift; break ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
@@ -59,7 +60,7 @@ for b in "${list[@]}"; do
         echo "$b parity: $(tail -1 "$out/parity_$b.txt")"
     fi
 done
-"$bench" --backend "cpu,$backends" --cli "$quale" "$@" >"$out/bench.json" 2>"$out/bench.err"
+"$bench" --backend "${bench_backends:-cpu,$backends}" --cli "$quale" "$@" >"$out/bench.json" 2>"$out/bench.err"
 head -5 "$out/bench.err"
 python3 - "$out/bench.json" <<'PY'
 import json, sys
