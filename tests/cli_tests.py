@@ -148,6 +148,13 @@ def test_flags(t, ref, dist, ref_yuv, dist_yuv):
     check(d["frames"][0]["metrics"] == all_frames["frames"][1]["metrics"], "skipping both aligns frame 1")
     d = frames_of("--frame_skip_dist", "1")
     check(len(d["frames"]) == 5, "skipping only the distorted scores the overlap")
+    # Several readers of one file (lanes) give the same frames in the same order.
+    os.environ["QUALE_READ_LANES"] = "3"
+    lanes = frames_of()
+    skipped = frames_of("--frame_skip_dist", "1", "--frame_cnt", "4")
+    os.environ.pop("QUALE_READ_LANES")
+    check(lanes["frames"] == all_frames["frames"], "three read lanes: same frames")
+    check(len(skipped["frames"]) == 4, "three read lanes with skip and count")
     one = frames_of("--threads", "1")
     many = frames_of("--threads", "3")
     check(one["frames"] == many["frames"] and one["pooled_metrics"] == many["pooled_metrics"],
@@ -210,6 +217,10 @@ def test_bad_input(t, ref, dist):
         f.write(bytes(64 * 48 * 3 // 2 * 2 + 100))
     fails(["-r", truncated, "-d", truncated, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n",
            "--feature", "psnr"], r"truncated", what="truncated last frame")
+    os.environ["QUALE_READ_LANES"] = "2"
+    fails(["-r", truncated, "-d", truncated, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n",
+           "--feature", "psnr"], r"truncated", what="truncated last frame, two read lanes")
+    os.environ.pop("QUALE_READ_LANES")
     garbage = os.path.join(t.tmp, "garbage.y4m")
     with open(garbage, "wb") as f:
         f.write(b"\x00\xffnot a y4m file at all\n")

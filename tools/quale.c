@@ -180,6 +180,49 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
     return reader;
 }
 
+/* One video, read by one or more lanes (each its own open of the file). */
+typedef struct Input {
+    const char *path;
+    QualeVideoReader *lanes[PREFETCH_MAX_LANES];
+    unsigned lane_count;
+} Input;
+
+/* Extra readers of a regular file share its reading (see prefetch.h); a
+ * pipe or stdin has one. */
+static unsigned lanes_for(const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) return 1;
+    /* QUALE_READ_LANES overrides the choice (tests use it on small machines). */
+    const char *forced = getenv("QUALE_READ_LANES");
+    if (forced && *forced) {
+        const long n = strtol(forced, NULL, 10);
+        return n < 1 ? 1 : n > PREFETCH_MAX_LANES ? PREFETCH_MAX_LANES : (unsigned)n;
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores >= 12 ? 3 : cores >= 4 ? 2 : 1;
+}
+
+static int open_lanes(const CliSettings *s, Input *in, const char *role)
+{
+    in->lanes[0] = open_input(s, in->path, role);
+    if (!in->lanes[0]) return -1;
+    in->lane_count = 1;
+    const unsigned want = lanes_for(in->path);
+    for (unsigned i = 1; i < want; i++) {
+        in->lanes[i] = open_input(s, in->path, role);
+        if (!in->lanes[i]) return -1;
+        in->lane_count++;
+    }
+    return 0;
+}
+
+static void close_lanes(Input *in)
+{
+    for (unsigned i = 0; i < in->lane_count; i++) quale_video_close(&in->lanes[i]);
+    in->lane_count = 0;
+}
+
 static bool check_formats(const CliSettings *s, const QualeVideoFormat *r, const QualeVideoFormat *d)
 {
     if (r->width == d->width && r->height == d->height && r->chroma == d->chroma &&
@@ -211,24 +254,23 @@ static void progress_update(Progress *p, unsigned frames, bool final)
 
 /* Reads both videos and sends every frame pair; returns the frame count or
  * a negative value after printing why it stopped. */
-static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReader *ref,
-                        QualeVideoReader *dist, const QualeVideoFormat *format,
-                        Progress *progress)
+static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2],
+                        const QualeVideoFormat *format, Progress *progress)
 {
-    const QualeVideoReader *readers[2] = { ref, dist };
-    const char *paths[2] = { s->reference, s->distorted };
     const unsigned skips[2] = { s->frame_skip_ref, s->frame_skip_dist };
     for (int i = 0; i < 2; i++) {
-        int ret = quale_video_skip((QualeVideoReader *)readers[i], skips[i]);
-        if (ret < 0) {
-            fprintf(stderr, "quale: error: %s\n", quale_video_error(readers[i]));
-            return -1;
+        /* Lane k starts at frame skip + k. */
+        for (unsigned k = 0; k < inputs[i].lane_count; k++) {
+            if (quale_video_skip(inputs[i].lanes[k], skips[i] + k) < 0) {
+                fprintf(stderr, "quale: error: %s\n", quale_video_error(inputs[i].lanes[k]));
+                return -1;
+            }
         }
     }
 
     Prefetcher *prefetch[2] = { NULL, NULL };
     for (int i = 0; i < 2; i++) {
-        if (prefetch_start(&prefetch[i], (QualeVideoReader *)readers[i], ctx, format, 4)) {
+        if (prefetch_start(&prefetch[i], inputs[i].lanes, inputs[i].lane_count, ctx, format, 4)) {
             fprintf(stderr, "quale: error: cannot start a reader thread\n");
             prefetch_stop(&prefetch[0]);
             return -1;
@@ -240,16 +282,15 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReade
         QualePicture pics[2];
         int got[2];
         for (int i = 0; i < 2; i++) got[i] = prefetch_next(prefetch[i], &pics[i]);
-        if (got[0] < 0 || got[1] < 0 || got[0] == 0 || got[1] == 0) {
+        if (got[0] != 1 || got[1] != 1) {
             for (int i = 0; i < 2; i++)
                 if (got[i] == 1) quale_picture_unref(&pics[i]);
         }
         if (got[0] < 0 || got[1] < 0) {
-            prefetch_stop(&prefetch[0]);
-            prefetch_stop(&prefetch[1]);
             for (int i = 0; i < 2; i++)
-                if (got[i] < 0) fprintf(stderr, "\nquale: error: %s\n", quale_video_error(readers[i]));
-            return -1;
+                if (got[i] < 0) fprintf(stderr, "\nquale: error: %s\n", prefetch_error(prefetch[i]));
+            frames = -1;
+            break;
         }
         if (got[0] == 0 || got[1] == 0) {
             if (got[0] != got[1]) {
@@ -257,8 +298,8 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, QualeVideoReade
                 const unsigned n = (unsigned)frames;
                 fprintf(stderr, "\nquale: warning: %s ended after %u frame%s, before %s; "
                         "scoring the %u frame%s both have\n",
-                        paths[ended], n + skips[ended], n + skips[ended] == 1 ? "" : "s",
-                        paths[1 - ended], n, n == 1 ? "" : "s");
+                        inputs[ended].path, n + skips[ended], n + skips[ended] == 1 ? "" : "s",
+                        inputs[1 - ended].path, n, n == 1 ? "" : "s");
             }
             break;
         }
@@ -353,16 +394,13 @@ static int write_results(const CliSettings *s, const QualeContext *ctx, double f
 static int run(const CliSettings *s)
 {
     int status = EXIT_RUN_FAILED;
-    QualeVideoReader *ref = NULL, *dist = NULL;
+    Input inputs[2] = { { .path = s->reference }, { .path = s->distorted } };
     QualeContext *ctx = NULL;
 
-    ref = open_input(s, s->reference, "reference");
-    if (!ref) goto out;
-    dist = open_input(s, s->distorted, "distorted");
-    if (!dist) goto out;
+    if (open_lanes(s, &inputs[0], "reference") || open_lanes(s, &inputs[1], "distorted")) goto out;
     QualeVideoFormat ref_format, dist_format;
-    quale_video_get_format(ref, &ref_format);
-    quale_video_get_format(dist, &dist_format);
+    quale_video_get_format(inputs[0].lanes[0], &ref_format);
+    quale_video_get_format(inputs[1].lanes[0], &dist_format);
     if (!check_formats(s, &ref_format, &dist_format)) goto out;
 
     QualeSettings settings;
@@ -384,13 +422,13 @@ static int run(const CliSettings *s)
         if (quale_use_metric(ctx, s->features[i])) goto out;
 
     const unsigned planes = quale_planes_needed(ctx);
-    quale_video_set_planes(ref, planes);
-    quale_video_set_planes(dist, planes);
+    for (int i = 0; i < 2; i++)
+        for (unsigned k = 0; k < inputs[i].lane_count; k++) quale_video_set_planes(inputs[i].lanes[k], planes);
 
     Progress progress = { .enabled = !s->quiet && isatty(fileno(stderr)) };
     const double start = now_seconds();
     progress.start = progress.last = start;
-    const int frames = score_frames(s, ctx, ref, dist, &ref_format, &progress);
+    const int frames = score_frames(s, ctx, inputs, &ref_format, &progress);
     if (frames < 0) goto out;
     if (frames == 0) {
         fprintf(stderr, "quale: error: no frames to score in %s and %s\n", s->reference,
@@ -402,12 +440,12 @@ static int run(const CliSettings *s)
     progress_update(&progress, (unsigned)frames, true);
 
     for (int i = 0; i < 2; i++) {
-        QualeVideoReader *r = i ? dist : ref;
-        const uint64_t clamped = quale_video_clamped_samples(r);
+        uint64_t clamped = 0;
+        for (unsigned k = 0; k < inputs[i].lane_count; k++)
+            clamped += quale_video_clamped_samples(inputs[i].lanes[k]);
         if (clamped)
             fprintf(stderr, "quale: warning: %s: %llu samples exceeded %u bits and were clamped\n",
-                    i ? s->distorted : s->reference, (unsigned long long)clamped,
-                    ref_format.bitdepth);
+                    inputs[i].path, (unsigned long long)clamped, ref_format.bitdepth);
     }
 
     const double fps = elapsed > 0 ? frames / elapsed : 0.;
@@ -418,8 +456,8 @@ static int run(const CliSettings *s)
 
 out:
     quale_close(&ctx);
-    quale_video_close(&ref);
-    quale_video_close(&dist);
+    close_lanes(&inputs[0]);
+    close_lanes(&inputs[1]);
     return status;
 }
 
