@@ -91,6 +91,9 @@ VIF_INLINE int32_t vif_double_to_int32(double v)
     return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
 }
 
+/* libvmaf's eps of the per-sample statistic, in the Q16 units of sigma. */
+#define VIF_EPS (65536 * 1.0e-10)
+
 /*
  * One filtered sample's statistic, added to *sums: mu1, mu2 the filtered
  * means (32 bits), xx, yy, xy the filtered squares and product (64 bits).
@@ -106,7 +109,7 @@ VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t 
                           VifSums *sums)
 {
     const int32_t sigma_nsq = 65536 << 1;
-    const double eps = 65536 * 1.0e-10;
+    const double eps = VIF_EPS;
 
     const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 2147483648u) >> 32);
     const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 2147483648u) >> 32);
