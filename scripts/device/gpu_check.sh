@@ -29,8 +29,11 @@ if compgen -G ".gl/*.deb" >/dev/null; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
 fi
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[[ -f $icd && -z ${VK_DRIVER_FILES:-} ]] && export VK_DRIVER_FILES=$icd
+if [[ -z ${VK_DRIVER_FILES:-} ]]; then
+    icd=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -name 'nvidia_icd*.json' 2>/dev/null | head -1)
+    [[ -n $icd ]] && export VK_DRIVER_FILES=$icd
+fi
+echo "Vulkan driver: ${VK_DRIVER_FILES:-none found}"
 if [[ -z $bin ]]; then
     if [[ ! -f build-gpu/build.ninja ]]; then
         meson setup build-gpu -Dbuildtype=release >"$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
