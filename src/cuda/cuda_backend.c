@@ -220,11 +220,42 @@ static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
 
 /* ---- device life cycle -------------------------------------------------- */
 
+/* The driver library is loaded once per process and kept (as the CUDA
+ * runtime does): loading and unloading it with every context costs time
+ * and, with some drivers, static TLS that a process runs out of.  A failure
+ * is remembered and repeated. */
+static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool driver_tried;
+static int driver_status;
+static char driver_error[512];
+static CudaApi driver_api;
+
+static int load_driver(CudaApi *api, char *error, size_t error_size)
+{
+    pthread_mutex_lock(&driver_lock);
+    if (!driver_tried) {
+        driver_tried = true;
+        driver_status = cuda_api_load(&driver_api, driver_error, sizeof(driver_error));
+        if (!driver_status) {
+            const CUresult r = driver_api.Init(0);
+            if (r != CUDA_SUCCESS) {
+                snprintf(driver_error, sizeof(driver_error), "initialising the CUDA driver failed: %s",
+                         cuda_error_text(&driver_api, r));
+                driver_status = r == CUDA_ERROR_NO_DEVICE ? -ENODEV : -EIO;
+            }
+        }
+    }
+    const int status = driver_status;
+    snprintf(error, error_size, "%s", driver_error);
+    *api = driver_api;
+    pthread_mutex_unlock(&driver_lock);
+    return status;
+}
+
 static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_size)
 {
-    int err = cuda_api_load(&dev->api, error, error_size);
+    int err = load_driver(&dev->api, error, error_size);
     if (err) return err;
-    CU_TRY(dev, dev->api.Init(0), "initialising the CUDA driver");
     int count = 0;
     CU_TRY(dev, dev->api.DeviceGetCount(&count), "counting CUDA devices");
     if (count == 0) {
@@ -294,7 +325,6 @@ static void backend_release(GpuBackend *gpu)
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every pinned picture is back. */
     if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
-    cuda_api_unload(&gpu->dev.api);
     free(gpu->pinned);
     pthread_mutex_destroy(&gpu->pinned_lock);
     free(gpu);
@@ -326,7 +356,6 @@ static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *erro
     int err = open_device(&gpu->dev, device, error, error_size);
     if (err) {
         if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
-        cuda_api_unload(&gpu->dev.api);
         pthread_mutex_destroy(&gpu->pinned_lock);
         free(gpu);
         return err;

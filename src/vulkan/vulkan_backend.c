@@ -376,9 +376,23 @@ static VkBuffer host_buffer(GpuBackend *gpu, const void *p)
 
 /* ---- device life cycle -------------------------------------------------- */
 
-static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+/*
+ * One loader and one instance for the whole process, made on first use and
+ * kept: the loader opens the drivers when an instance is created and closes
+ * them when it is destroyed, and some drivers (NVIDIA's) take static TLS
+ * each time they are opened, which a process runs out of after a few
+ * contexts.  So is a failure: the first one is remembered and repeated.
+ */
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool instance_tried;
+static int instance_status;
+static char instance_error[512];
+static VulkanApi instance_api;
+static VkInstance instance;
+
+static int create_instance(char *error, size_t error_size)
 {
-    int err = vulkan_api_load(&dev->api, error, error_size);
+    int err = vulkan_api_load(&instance_api, error, error_size);
     if (err) return err;
     const VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -390,9 +404,29 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
         .pApplicationInfo = &app,
     };
-    VK_TRY(dev, dev->api.vkCreateInstance(&instance_info, NULL, &dev->instance),
-           "creating a Vulkan instance");
-    if ((err = vulkan_api_load_instance(&dev->api, dev->instance, error, error_size))) return err;
+    const VkResult r = instance_api.vkCreateInstance(&instance_info, NULL, &instance);
+    if (r != VK_SUCCESS) {
+        snprintf(error, error_size, "creating a Vulkan instance failed: %s", vulkan_result_text(r));
+        instance = VK_NULL_HANDLE;
+        return r == VK_ERROR_INCOMPATIBLE_DRIVER ? -ENODEV : -EIO;
+    }
+    return vulkan_api_load_instance(&instance_api, instance, error, error_size);
+}
+
+static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    pthread_mutex_lock(&instance_lock);
+    if (!instance_tried) {
+        instance_tried = true;
+        instance_status = create_instance(instance_error, sizeof(instance_error));
+    }
+    const int status = instance_status;
+    snprintf(error, error_size, "%s", instance_error);
+    pthread_mutex_unlock(&instance_lock);
+    if (status) return status;
+    dev->api = instance_api;
+    dev->instance = instance;
+    int err;
 
     uint32_t count = 0;
     VK_TRY(dev, dev->api.vkEnumeratePhysicalDevices(dev->instance, &count, NULL), "listing devices");
@@ -457,14 +491,14 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     return 0;
 }
 
+/* The device goes; the process-wide instance and loader stay. */
 static void close_device(VulkanDevice *dev)
 {
     if (dev->device) {
         dev->api.vkDeviceWaitIdle(dev->device);
         dev->api.vkDestroyDevice(dev->device, NULL);
     }
-    if (dev->instance) dev->api.vkDestroyInstance(dev->instance, NULL);
-    vulkan_api_unload(&dev->api);
+    memset(dev, 0, sizeof(*dev));
 }
 
 static void stop(GpuBackend *gpu)
