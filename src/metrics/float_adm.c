@@ -899,8 +899,13 @@ static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     }
 
     const unsigned keys = s->debug ? KEY_COUNT : KEY_ADM;
-    for (unsigned k = 0; k < keys; k++)
-        if ((err = feature_sink_declare(sink, adm_keys[k], &s->key[k]))) return err;
+    for (unsigned k = 0; k < keys; k++) {
+        /* libvmaf's "adm" debug key is not among its provided features, so
+         * it never takes the option suffix the others take. */
+        err = k == KEY_ADM ? feature_sink_declare_plain(sink, adm_keys[k], &s->key[k])
+                           : feature_sink_declare(sink, adm_keys[k], &s->key[k]);
+        if (err) return err;
+    }
     return 0;
 }
 
