@@ -5,11 +5,13 @@ extern const CudaTwin cuda_twin_psnr;
 extern const CudaTwin cuda_twin_integer_motion;
 extern const CudaTwin cuda_twin_integer_adm;
 extern const CudaTwin cuda_twin_integer_vif;
+extern const CudaTwin cuda_twin_float_psnr, cuda_twin_float_moment, cuda_twin_float_ansnr;
 
 const CudaTwin *const cuda_twins[] = {
     &cuda_twin_psnr,
     &cuda_twin_integer_motion,
     &cuda_twin_integer_adm,
     &cuda_twin_integer_vif,
+    &cuda_twin_float_psnr, &cuda_twin_float_moment, &cuda_twin_float_ansnr,
     NULL,
 };

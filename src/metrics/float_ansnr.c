@@ -17,64 +17,72 @@
  *
  * The 5 x 5 mirror needs 3 samples a side: smaller pictures are refused
  * (libvmaf reads outside the picture there).
+ *
+ * The state, the weights and the steps its GPU twins share: float_ansnr.h.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.h"
+#include "float_ansnr.h"
 #include "metric.h"
 #include "picture_float.h"
 
-#define ANSNR_REF_TAPS 3
-#define ANSNR_DIS_TAPS 5
 /* Source rows kept: the 5 the distorted filter reads. */
 #define ANSNR_RING ANSNR_DIS_TAPS
 #define ANSNR_PAD (ANSNR_DIS_TAPS / 2)
-#define ANSNR_MIN_SIDE 3u
-/* The conversion offset of libvmaf's ANSNR. */
-#define ANSNR_OFFSET (-128.0f)
 
 static const float ansnr_ref_kernel[ANSNR_REF_TAPS * ANSNR_REF_TAPS] = {
-    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0,
-    2.0 / 16.0, 4.0 / 16.0, 2.0 / 16.0,
-    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0,
+    ANSNR_REF_WEIGHTS(ANSNR_REF_WEIGHT)
 };
 
-/* weights / 571, computed in double and rounded to float, as libvmaf */
-#define W(n) ((n) / 571.0)
 static const float ansnr_dis_kernel[ANSNR_DIS_TAPS * ANSNR_DIS_TAPS] = {
-    W(2),  W(7),  W(12),  W(7),  W(2),
-    W(7),  W(31), W(52),  W(31), W(7),
-    W(12), W(52), W(127), W(52), W(12),
-    W(7),  W(31), W(52),  W(31), W(7),
-    W(2),  W(7),  W(12),  W(7),  W(2),
+    ANSNR_DIS_WEIGHTS(ANSNR_DIS_WEIGHT)
 };
-#undef W
 
 static const char *const ansnr_keys[] = { "float_ansnr", "float_anpsnr", NULL };
 
 static const MetricOption ansnr_options[] = { { 0 } };
 
-typedef struct FloatAnsnrState {
-    int w, h;
-    double peak, psnr_max;
-    unsigned key_ansnr, key_anpsnr;
-} FloatAnsnrState;
+int float_ansnr_check(const QualeVideoFormat *f, FeatureSink *sink)
+{
+    return picture_float_check(f, "float_ansnr", sink);
+}
+
+int float_ansnr_check_size(unsigned width, unsigned height, char *error, size_t error_size)
+{
+    if (width >= ANSNR_MIN_SIDE && height >= ANSNR_MIN_SIDE) return 0;
+    snprintf(error, error_size,
+             "float_ansnr: cannot score %ux%u video: its %dx%d filter needs "
+             "at least %ux%u luma samples",
+             width, height, ANSNR_DIS_TAPS, ANSNR_DIS_TAPS, ANSNR_MIN_SIDE, ANSNR_MIN_SIDE);
+    return -EINVAL;
+}
+
+int float_ansnr_write(const FloatAnsnrState *s, FeatureSink *sink, unsigned index, float sig,
+                      float noise)
+{
+    const int w = s->w, h = s->h;
+    const double ansnr = noise == 0 ? s->psnr_max : 10.0 * log10(sig / noise);
+    const double anpsnr = QUALE_MIN(
+        10 * log10(s->peak * s->peak * w * h / QUALE_MAX((double)noise, 1e-10)), s->psnr_max);
+    int err = feature_sink_put(sink, s->key_ansnr, index, ansnr);
+    if (!err) err = feature_sink_put(sink, s->key_anpsnr, index, anpsnr);
+    return err;
+}
 
 static int ansnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     FloatAnsnrState *s = state;
-    int err = picture_float_check(f, "float_ansnr", sink);
+    int err = float_ansnr_check(f, sink);
     if (err) return err;
-    if (f->width < ANSNR_MIN_SIDE || f->height < ANSNR_MIN_SIDE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_ansnr: cannot score %ux%u video: its %dx%d filter needs "
-                         "at least %ux%u luma samples",
-                         f->width, f->height, ANSNR_DIS_TAPS, ANSNR_DIS_TAPS,
-                         ANSNR_MIN_SIDE, ANSNR_MIN_SIDE);
-        return -EINVAL;
+    char error[256];
+    if ((err = float_ansnr_check_size(f->width, f->height, error, sizeof(error)))) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
     }
     s->w = (int)f->width;
     s->h = (int)f->height;
@@ -200,13 +208,7 @@ static int ansnr_extract(const void *state, void *scratch, const MetricFrame *fr
         sig += sig_row;
         noise += noise_row;
     }
-
-    const double ansnr = noise == 0 ? s->psnr_max : 10.0 * log10(sig / noise);
-    const double anpsnr = QUALE_MIN(
-        10 * log10(s->peak * s->peak * w * h / QUALE_MAX((double)noise, 1e-10)), s->psnr_max);
-    int err = feature_sink_put(sink, s->key_ansnr, frame->index, ansnr);
-    if (!err) err = feature_sink_put(sink, s->key_anpsnr, frame->index, anpsnr);
-    return err;
+    return float_ansnr_write(s, sink, frame->index, sig, noise);
 }
 
 const Metric metric_float_ansnr = {

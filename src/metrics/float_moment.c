@@ -9,50 +9,66 @@
  * (picture_float_sums_exact), so the sums are integer sums scaled by a
  * power of two: they are computed so.  At 16 bits the squares round in
  * float, and the sums follow libvmaf's order, sample by sample.
+ *
+ * The state and the steps its GPU twins share: float_moment.h.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common.h"
+#include "float_moment.h"
 #include "metric.h"
 #include "picture_float.h"
 
-enum { KEY_REF1, KEY_DIS1, KEY_REF2, KEY_DIS2, KEY_COUNT };
-
 /* In libvmaf's order of writing. */
-static const char *const moment_keys[KEY_COUNT + 1] = {
+static const char *const moment_keys[FLOAT_MOMENT_KEYS + 1] = {
     "float_moment_ref1st", "float_moment_dis1st",
     "float_moment_ref2nd", "float_moment_dis2nd", NULL,
 };
 
 static const MetricOption moment_options[] = { { 0 } };
 
-typedef struct FloatMomentState {
-    float scaler;
-    bool exact_sums;
-    unsigned key[KEY_COUNT];
-} FloatMomentState;
+int float_moment_check(const QualeVideoFormat *f, FeatureSink *sink)
+{
+    return picture_float_check(f, "float_moment", sink);
+}
+
+FloatMomentSums float_moment_sums(const FloatMomentState *s, uint64_t first, uint64_t second)
+{
+    const double sc = s->scaler;
+    return (FloatMomentSums){ (double)first / sc, (double)second / (sc * sc) };
+}
+
+int float_moment_write(const FloatMomentState *s, FeatureSink *sink, const MetricFrame *frame,
+                       FloatMomentSums ref, FloatMomentSums dis)
+{
+    const double n = (double)frame->ref->plane_width[0] * frame->ref->plane_height[0];
+    const double value[FLOAT_MOMENT_KEYS] = {
+        [FLOAT_MOMENT_REF1] = ref.first / n, [FLOAT_MOMENT_DIS1] = dis.first / n,
+        [FLOAT_MOMENT_REF2] = ref.second / n, [FLOAT_MOMENT_DIS2] = dis.second / n,
+    };
+    int err = 0;
+    for (unsigned k = 0; k < FLOAT_MOMENT_KEYS && !err; k++)
+        err = feature_sink_put(sink, s->key[k], frame->index, value[k]);
+    return err;
+}
 
 static int moment_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     FloatMomentState *s = state;
-    int err = picture_float_check(f, "float_moment", sink);
+    int err = float_moment_check(f, sink);
     if (err) return err;
     s->scaler = picture_float_scaler(f->bitdepth);
     s->exact_sums = picture_float_sums_exact(f);
-    for (unsigned k = 0; k < KEY_COUNT && !err; k++)
+    for (unsigned k = 0; k < FLOAT_MOMENT_KEYS && !err; k++)
         err = feature_sink_declare(sink, moment_keys[k], &s->key[k]);
     return err;
 }
 
-/* The sums of the luma samples and of their squares. */
-typedef struct MomentSums {
-    double first, second;
-} MomentSums;
-
 /* Exact: integer sums, scaled. */
-PICTURE_FLOAT_INLINE MomentSums luma_sums_exact(const QualePicture *pic, float scaler, bool hbd)
+PICTURE_FLOAT_INLINE FloatMomentSums luma_sums_exact(const FloatMomentState *s,
+                                                     const QualePicture *pic, bool hbd)
 {
     uint64_t first = 0, second = 0;
     for (unsigned y = 0; y < pic->plane_height[0]; y++) {
@@ -63,12 +79,12 @@ PICTURE_FLOAT_INLINE MomentSums luma_sums_exact(const QualePicture *pic, float s
             second += d * d;
         }
     }
-    const double sc = scaler;
-    return (MomentSums){ (double)first / sc, (double)second / (sc * sc) };
+    return float_moment_sums(s, first, second);
 }
 
 /* libvmaf's sums, in its order. */
-PICTURE_FLOAT_INLINE MomentSums luma_sums_float(const QualePicture *pic, float scaler, bool hbd)
+PICTURE_FLOAT_INLINE FloatMomentSums luma_sums_float(const QualePicture *pic, float scaler,
+                                                     bool hbd)
 {
     double first = 0.0, second = 0.0;
     for (unsigned y = 0; y < pic->plane_height[0]; y++) {
@@ -79,14 +95,14 @@ PICTURE_FLOAT_INLINE MomentSums luma_sums_float(const QualePicture *pic, float s
             second += (double)(v * v);
         }
     }
-    return (MomentSums){ first, second };
+    return (FloatMomentSums){ first, second };
 }
 
-static MomentSums luma_sums(const FloatMomentState *s, const QualePicture *pic)
+static FloatMomentSums luma_sums(const FloatMomentState *s, const QualePicture *pic)
 {
     const bool hbd = pic->format.bitdepth > 8;
     if (s->exact_sums)
-        return hbd ? luma_sums_exact(pic, s->scaler, true) : luma_sums_exact(pic, s->scaler, false);
+        return hbd ? luma_sums_exact(s, pic, true) : luma_sums_exact(s, pic, false);
     return hbd ? luma_sums_float(pic, s->scaler, true) : luma_sums_float(pic, s->scaler, false);
 }
 
@@ -94,16 +110,7 @@ static int moment_extract(const void *state, void *scratch, const MetricFrame *f
                           FeatureSink *sink)
 {
     const FloatMomentState *s = state;
-    const double n = (double)frame->ref->plane_width[0] * frame->ref->plane_height[0];
-    const MomentSums ref = luma_sums(s, frame->ref), dis = luma_sums(s, frame->dist);
-    const double value[KEY_COUNT] = {
-        [KEY_REF1] = ref.first / n, [KEY_DIS1] = dis.first / n,
-        [KEY_REF2] = ref.second / n, [KEY_DIS2] = dis.second / n,
-    };
-    int err = 0;
-    for (unsigned k = 0; k < KEY_COUNT && !err; k++)
-        err = feature_sink_put(sink, s->key[k], frame->index, value[k]);
-    return err;
+    return float_moment_write(s, sink, frame, luma_sums(s, frame->ref), luma_sums(s, frame->dist));
 }
 
 const Metric metric_float_moment = {

@@ -10,6 +10,8 @@
  * (picture_float_sums_exact), so the sum is the integer SSE scaled by
  * 2^-2(bitdepth - 8): it is computed so.  At 16 bits the squares round in
  * float, and the sum follows libvmaf's order, sample by sample.
+ *
+ * The state and the steps its GPU twins share: float_psnr.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,24 +19,37 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "float_psnr.h"
 #include "metric.h"
 #include "picture_float.h"
-
-typedef struct FloatPsnrState {
-    double peak, psnr_max;
-    float scaler;
-    bool exact_sums;
-    unsigned key;
-} FloatPsnrState;
 
 static const char *const float_psnr_keys[] = { "float_psnr", NULL };
 
 static const MetricOption float_psnr_options[] = { { 0 } };
 
+int float_psnr_check(const QualeVideoFormat *f, FeatureSink *sink)
+{
+    return picture_float_check(f, "float_psnr", sink);
+}
+
+double float_psnr_noise(const FloatPsnrState *s, uint64_t units)
+{
+    return (double)units / ((double)s->scaler * s->scaler);
+}
+
+int float_psnr_write(const FloatPsnrState *s, FeatureSink *sink, const MetricFrame *frame,
+                     double noise)
+{
+    noise /= (double)frame->ref->plane_width[0] * frame->ref->plane_height[0];
+    const double psnr = QUALE_MIN(10. * log10(s->peak * s->peak / QUALE_MAX(noise, 1e-10)),
+                                  s->psnr_max);
+    return feature_sink_put(sink, s->key, frame->index, psnr);
+}
+
 static int float_psnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     FloatPsnrState *s = state;
-    int err = picture_float_check(f, "float_psnr", sink);
+    int err = float_psnr_check(f, sink);
     if (err) return err;
     s->peak = picture_float_peak(f->bitdepth);
     s->psnr_max = picture_float_psnr_max(f->bitdepth);
@@ -85,16 +100,12 @@ static int float_psnr_extract(const void *state, void *scratch, const MetricFram
     double noise;
     if (s->exact_sums) {
         const uint64_t sse = hbd ? luma_sse(ref, dist, true) : luma_sse(ref, dist, false);
-        noise = (double)sse / ((double)s->scaler * s->scaler);
+        noise = float_psnr_noise(s, sse);
     } else {
         noise = hbd ? luma_noise_float(ref, dist, s->scaler, true)
                     : luma_noise_float(ref, dist, s->scaler, false);
     }
-    noise /= (double)ref->plane_width[0] * ref->plane_height[0];
-
-    const double psnr = QUALE_MIN(10. * log10(s->peak * s->peak / QUALE_MAX(noise, 1e-10)),
-                                  s->psnr_max);
-    return feature_sink_put(sink, s->key, frame->index, psnr);
+    return float_psnr_write(s, sink, frame, noise);
 }
 
 const Metric metric_float_psnr = {
