@@ -6,6 +6,7 @@ extern const CudaTwin cuda_twin_integer_motion;
 extern const CudaTwin cuda_twin_integer_adm;
 extern const CudaTwin cuda_twin_integer_vif;
 extern const CudaTwin cuda_twin_float_psnr, cuda_twin_float_moment, cuda_twin_float_ansnr;
+extern const CudaTwin cuda_twin_float_ssim, cuda_twin_float_ms_ssim;
 
 const CudaTwin *const cuda_twins[] = {
     &cuda_twin_psnr,
@@ -13,5 +14,6 @@ const CudaTwin *const cuda_twins[] = {
     &cuda_twin_integer_adm,
     &cuda_twin_integer_vif,
     &cuda_twin_float_psnr, &cuda_twin_float_moment, &cuda_twin_float_ansnr,
+    &cuda_twin_float_ssim, &cuda_twin_float_ms_ssim,
     NULL,
 };

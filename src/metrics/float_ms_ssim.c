@@ -20,44 +20,23 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.h"
-#include "metric.h"
+#include "float_ms_ssim.h"
 #include "iqa.h"
 #include "picture_float.h"
 
-#define MS_SSIM_SCALES 5
-#define MS_SSIM_LPF_TAPS 9
-/* The smallest side: 11 << 4. */
-#define MS_SSIM_MIN_SIDE (IQA_GAUSSIAN_TAPS << (MS_SSIM_SCALES - 1))
-
-/* libvmaf's 2-D low-pass (the 9/7 wavelet's), as its float constants. */
-static const float ms_ssim_lpf[MS_SSIM_LPF_TAPS * MS_SSIM_LPF_TAPS] = {
-    0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
-    -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
-    -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
-    0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
-    0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f, -0.010146f, 0.016114f,
-    0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
-    -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
-    -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
-    0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
-};
+static const float ms_ssim_lpf[MS_SSIM_LPF_TAPS * MS_SSIM_LPF_TAPS] = { MS_SSIM_LPF };
 
 /* Wang's exponents per scale. */
 static const float ms_ssim_alpha[MS_SSIM_SCALES] = { 0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f };
 static const float ms_ssim_beta[MS_SSIM_SCALES] = { 0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f };
 static const float ms_ssim_gamma[MS_SSIM_SCALES] = { 0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f };
 
-enum {
-    KEY_MS_SSIM,
-    KEY_L0, /* then l1 .. l4, c0 .. c4, s0 .. s4 */
-    KEY_COUNT = KEY_L0 + 3 * MS_SSIM_SCALES,
-};
-
 /* In libvmaf's order of writing. */
-static const char *const ms_ssim_keys[KEY_COUNT + 1] = {
+static const char *const ms_ssim_keys[FLOAT_MS_SSIM_KEY_COUNT + 1] = {
     "float_ms_ssim",
     "float_ms_ssim_l_scale0", "float_ms_ssim_l_scale1", "float_ms_ssim_l_scale2",
     "float_ms_ssim_l_scale3", "float_ms_ssim_l_scale4",
@@ -67,18 +46,6 @@ static const char *const ms_ssim_keys[KEY_COUNT + 1] = {
     "float_ms_ssim_s_scale3", "float_ms_ssim_s_scale4",
     NULL,
 };
-
-typedef struct FloatMsSsimState {
-    /* options */
-    bool enable_lcs;
-    bool enable_db;
-    bool clip_db;
-
-    /* set by init */
-    int w[MS_SSIM_SCALES], h[MS_SSIM_SCALES];
-    double max_db;
-    unsigned key[KEY_COUNT];
-} FloatMsSsimState;
 
 static const MetricOption ms_ssim_options[] = {
     { .name = "enable_lcs",
@@ -94,20 +61,19 @@ static const MetricOption ms_ssim_options[] = {
     { 0 },
 };
 
-static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+int float_ms_ssim_setup(FloatMsSsimState *s, const QualeVideoFormat *f, char *error,
+                        size_t error_size)
 {
-    FloatMsSsimState *s = state;
-    int err = picture_float_check(f, "float_ms_ssim", sink);
-    if (err) return err;
     if (f->width < MS_SSIM_MIN_SIDE || f->height < MS_SSIM_MIN_SIDE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_ms_ssim: cannot score %ux%u video: its %d scales need "
-                         "both sides at least %d luma samples (the %dx%d SSIM window "
-                         "at a sixteenth of the size)",
-                         f->width, f->height, MS_SSIM_SCALES, MS_SSIM_MIN_SIDE,
-                         IQA_GAUSSIAN_TAPS, IQA_GAUSSIAN_TAPS);
+        snprintf(error, error_size,
+                 "float_ms_ssim: cannot score %ux%u video: its %d scales need "
+                 "both sides at least %d luma samples (the %dx%d SSIM window "
+                 "at a sixteenth of the size)",
+                 f->width, f->height, MS_SSIM_SCALES, MS_SSIM_MIN_SIDE,
+                 IQA_GAUSSIAN_TAPS, IQA_GAUSSIAN_TAPS);
         return -EINVAL;
     }
+    s->bitdepth = f->bitdepth;
     s->w[0] = (int)f->width;
     s->h[0] = (int)f->height;
     for (int i = 1; i < MS_SSIM_SCALES; i++) {
@@ -122,11 +88,60 @@ static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sin
     } else {
         s->max_db = INFINITY;
     }
+    return 0;
+}
 
-    const unsigned count = s->enable_lcs ? KEY_COUNT : 1;
+static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatMsSsimState *s = state;
+    int err = picture_float_check(f, "float_ms_ssim", sink);
+    if (err) return err;
+    char error[256];
+    if ((err = float_ms_ssim_setup(s, f, error, sizeof(error)))) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
+    }
+    const unsigned count = s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1;
     for (unsigned k = 0; k < count; k++)
         if ((err = feature_sink_declare(sink, ms_ssim_keys[k], &s->key[k]))) return err;
     return 0;
+}
+
+unsigned float_ms_ssim_values(const FloatMsSsimState *s, const IqaSsimMeans m[MS_SSIM_SCALES],
+                              double value[FLOAT_MS_SSIM_KEY_COUNT])
+{
+    double ms_ssim = 1.0;
+    for (int i = 0; i < MS_SSIM_SCALES; i++)
+        ms_ssim *= pow(m[i].l, ms_ssim_alpha[i]) * pow(m[i].c, ms_ssim_beta[i]) *
+                   pow(m[i].s, ms_ssim_gamma[i]);
+
+    double score = ms_ssim;
+    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
+    value[FLOAT_MS_SSIM_KEY_MS_SSIM] = score;
+    if (!s->enable_lcs) return 1;
+    for (int i = 0; i < MS_SSIM_SCALES; i++) {
+        value[FLOAT_MS_SSIM_KEY_L0 + i] = m[i].l;
+        value[FLOAT_MS_SSIM_KEY_L0 + MS_SSIM_SCALES + i] = m[i].c;
+        value[FLOAT_MS_SSIM_KEY_L0 + 2 * MS_SSIM_SCALES + i] = m[i].s;
+    }
+    return FLOAT_MS_SSIM_KEY_COUNT;
+}
+
+int float_ms_ssim_write(const FloatMsSsimState *s, FeatureSink *sink, unsigned index,
+                        const IqaSsimMeans m[MS_SSIM_SCALES])
+{
+    double value[FLOAT_MS_SSIM_KEY_COUNT];
+    const unsigned count = float_ms_ssim_values(s, m, value);
+    /* libvmaf's order of writing: ms_ssim, then l, c and s of each scale */
+    int err = feature_sink_put(sink, s->key[FLOAT_MS_SSIM_KEY_MS_SSIM], index,
+                               value[FLOAT_MS_SSIM_KEY_MS_SSIM]);
+    for (unsigned i = 0; i < MS_SSIM_SCALES && !err && count > 1; i++) {
+        for (unsigned q = 0; q < 3 && !err; q++) {
+            const unsigned k = FLOAT_MS_SSIM_KEY_L0 + q * MS_SSIM_SCALES + i;
+            err = feature_sink_put(sink, s->key[k], index, value[k]);
+        }
+    }
+    return err;
 }
 
 /* A padded float picture of one scale. */
@@ -225,29 +240,14 @@ static int ms_ssim_extract(const void *state, void *scratch, const MetricFrame *
         ms_ssim_decimate(s, t, &t->dist[i], &t->dist[i + 1], i);
     }
 
-    double ms_ssim = 1.0;
     IqaSsimMeans m[MS_SSIM_SCALES];
     for (int i = 0; i < MS_SSIM_SCALES; i++) {
         iqa_ssim_begin(&t->ssim, s->w[i], s->h[i]);
         for (int y = 0; y < s->h[i]; y++)
             iqa_ssim_push_row(&t->ssim, image_row(&t->ref[i], y), image_row(&t->dist[i], y));
         m[i] = iqa_ssim_end(&t->ssim);
-        ms_ssim *= pow(m[i].l, ms_ssim_alpha[i]) * pow(m[i].c, ms_ssim_beta[i]) *
-                   pow(m[i].s, ms_ssim_gamma[i]);
     }
-
-    double score = ms_ssim;
-    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
-
-    int err = feature_sink_put(sink, s->key[KEY_MS_SSIM], frame->index, score);
-    for (int i = 0; i < MS_SSIM_SCALES && !err && s->enable_lcs; i++) {
-        err = feature_sink_put(sink, s->key[KEY_L0 + i], frame->index, m[i].l);
-        if (!err) err = feature_sink_put(sink, s->key[KEY_L0 + MS_SSIM_SCALES + i],
-                                         frame->index, m[i].c);
-        if (!err) err = feature_sink_put(sink, s->key[KEY_L0 + 2 * MS_SSIM_SCALES + i],
-                                         frame->index, m[i].s);
-    }
-    return err;
+    return float_ms_ssim_write(s, sink, frame->index, m);
 }
 
 const Metric metric_float_ms_ssim = {

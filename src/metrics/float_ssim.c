@@ -21,34 +21,17 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.h"
-#include "metric.h"
+#include "float_ssim.h"
 #include "iqa.h"
 #include "picture_float.h"
 
-enum { KEY_SSIM, KEY_L, KEY_C, KEY_S, KEY_COUNT };
-
-static const char *const ssim_keys[KEY_COUNT + 1] = {
+static const char *const ssim_keys[FLOAT_SSIM_KEY_COUNT + 1] = {
     "float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s", NULL,
 };
-
-typedef struct FloatSsimState {
-    /* options */
-    bool enable_lcs;
-    bool enable_db;
-    bool clip_db;
-    int scale_option;
-
-    /* set by init */
-    int w, h;             /* luma */
-    int scale;            /* decimation factor, 1 = none */
-    int scaled_w, scaled_h;
-    double max_db;
-    float box[IQA_MAX_TAPS * IQA_MAX_TAPS]; /* the decimation kernel */
-    unsigned key[KEY_COUNT];
-} FloatSsimState;
 
 static const MetricOption ssim_options[] = {
     { .name = "enable_lcs",
@@ -75,12 +58,10 @@ static int iqa_round(float a)
     return a - (int)a >= 0.5 ? (int)a + sign : (int)a;
 }
 
-static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+int float_ssim_setup(FloatSsimState *s, const QualeVideoFormat *f, char *error,
+                     size_t error_size)
 {
-    FloatSsimState *s = state;
-    int err = picture_float_check(f, "float_ssim", sink);
-    if (err) return err;
-
+    s->bitdepth = f->bitdepth;
     s->w = (int)f->width;
     s->h = (int)f->height;
     if (s->scale_option > 0) {
@@ -92,11 +73,11 @@ static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->scaled_w = s->scale > 1 ? iqa_decimated_size(s->w, s->scale) : s->w;
     s->scaled_h = s->scale > 1 ? iqa_decimated_size(s->h, s->scale) : s->h;
     if (s->scaled_w < IQA_GAUSSIAN_TAPS || s->scaled_h < IQA_GAUSSIAN_TAPS) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_ssim: cannot score %ux%u video at scale %d: the "
-                         "%dx%d picture SSIM sees is smaller than its %dx%d window",
-                         f->width, f->height, s->scale, s->scaled_w, s->scaled_h,
-                         IQA_GAUSSIAN_TAPS, IQA_GAUSSIAN_TAPS);
+        snprintf(error, error_size,
+                 "float_ssim: cannot score %ux%u video at scale %d: the "
+                 "%dx%d picture SSIM sees is smaller than its %dx%d window",
+                 f->width, f->height, s->scale, s->scaled_w, s->scaled_h,
+                 IQA_GAUSSIAN_TAPS, IQA_GAUSSIAN_TAPS);
         return -EINVAL;
     }
     for (int i = 0; i < s->scale * s->scale; i++)
@@ -109,11 +90,47 @@ static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     } else {
         s->max_db = INFINITY;
     }
+    return 0;
+}
 
-    const unsigned count = s->enable_lcs ? KEY_COUNT : 1;
+static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    FloatSsimState *s = state;
+    int err = picture_float_check(f, "float_ssim", sink);
+    if (err) return err;
+    char error[256];
+    if ((err = float_ssim_setup(s, f, error, sizeof(error)))) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
+    }
+    const unsigned count = s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1;
     for (unsigned k = 0; k < count; k++)
         if ((err = feature_sink_declare(sink, ssim_keys[k], &s->key[k]))) return err;
     return 0;
+}
+
+unsigned float_ssim_values(const FloatSsimState *s, const IqaSsimMeans *m,
+                           double value[FLOAT_SSIM_KEY_COUNT])
+{
+    double score = m->ssim;
+    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
+    value[FLOAT_SSIM_KEY_SSIM] = score;
+    if (!s->enable_lcs) return 1;
+    value[FLOAT_SSIM_KEY_L] = m->l;
+    value[FLOAT_SSIM_KEY_C] = m->c;
+    value[FLOAT_SSIM_KEY_S] = m->s;
+    return FLOAT_SSIM_KEY_COUNT;
+}
+
+int float_ssim_write(const FloatSsimState *s, FeatureSink *sink, unsigned index,
+                     const IqaSsimMeans *m)
+{
+    double value[FLOAT_SSIM_KEY_COUNT];
+    const unsigned count = float_ssim_values(s, m, value);
+    int err = 0;
+    for (unsigned k = 0; k < count && !err; k++)
+        err = feature_sink_put(sink, s->key[k], index, value[k]);
+    return err;
 }
 
 /* Per worker: the SSIM rows, the luma rows of one block row and the two
@@ -195,17 +212,7 @@ static int ssim_extract(const void *state, void *scratch, const MetricFrame *fra
         iqa_ssim_push_row(&t->ssim, t->ref_row, t->dist_row);
     }
     const IqaSsimMeans m = iqa_ssim_end(&t->ssim);
-
-    double score = m.ssim;
-    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
-
-    int err = feature_sink_put(sink, s->key[KEY_SSIM], frame->index, score);
-    if (!err && s->enable_lcs) {
-        err = feature_sink_put(sink, s->key[KEY_L], frame->index, m.l);
-        if (!err) err = feature_sink_put(sink, s->key[KEY_C], frame->index, m.c);
-        if (!err) err = feature_sink_put(sink, s->key[KEY_S], frame->index, m.s);
-    }
-    return err;
+    return float_ssim_write(s, sink, frame->index, &m);
 }
 
 const Metric metric_float_ssim = {

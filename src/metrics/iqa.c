@@ -15,8 +15,8 @@
  *   c = (2 sigma1 sigma2 + C2) / (sigma1^2 + sigma2^2 + C2)    (same)
  *   s = (sigma12 + C3) / (sigma1 sigma2 + C3)      (float; sigma12 < 0
  *       with sigma1 sigma2 = 0 counts as 0, libvmaf's flat-region fix)
- * and the means of l c s, l, c and s over the positions, double sums in
- * raster order, rounded to float.
+ * (iqa_ssim_terms(), iqa.h) and the means of l c s, l, c and s over the
+ * positions, double sums in raster order, rounded to float.
  *
  * Here the rows stream through a ring of the last 11 horizontally filtered
  * rows instead of whole-picture arrays; the values are the same.
@@ -36,14 +36,7 @@
 #include "iqa.h"
 
 /* libvmaf's 1-D Gaussian (sigma 1.5), as its float constants. */
-static const float iqa_gaussian[IQA_GAUSSIAN_TAPS] = {
-    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
-};
-
-#define IQA_K1 0.01f
-#define IQA_K2 0.03f
-#define IQA_L 255
+static const float iqa_gaussian[IQA_GAUSSIAN_TAPS] = { IQA_GAUSSIAN_WINDOW };
 
 enum { Q_MU1, Q_MU2, Q_RR, Q_CC, Q_RC, Q_COUNT };
 
@@ -189,9 +182,6 @@ static void gaussian_column(const IqaSsim *ssim, int q, int first, float *restri
 /* The output row whose window starts at input row `first`. */
 static void ssim_output_row(IqaSsim *ssim, int first)
 {
-    const float C1 = (IQA_K1 * IQA_L) * (IQA_K1 * IQA_L);
-    const float C2 = (IQA_K2 * IQA_L) * (IQA_K2 * IQA_L);
-    const float C3 = C2 / 2.0f;
     const int out_w = ssim->w - (IQA_GAUSSIAN_TAPS - 1);
     const size_t stride = ssim_row_stride(ssim->max_w);
 
@@ -210,20 +200,10 @@ static void ssim_output_row(IqaSsim *ssim, int first)
     double *restrict c_row = l_row + out_w;
     double *restrict s_row = c_row + out_w;
     for (int x = 0; x < out_w; x++) {
-        float sigma1_sq = rr[x] - mu1[x] * mu1[x];
-        float sigma2_sq = cc[x] - mu2[x] * mu2[x];
-        /* libvmaf's MAX(0.0, v): a NaN stays */
-        sigma1_sq = 0.0 > sigma1_sq ? 0.0f : sigma1_sq;
-        sigma2_sq = 0.0 > sigma2_sq ? 0.0f : sigma2_sq;
-        const float sigma12 = rc[x] - mu1[x] * mu2[x];
-
-        const float sigma1_sigma2 = (float)sqrt((double)(sigma1_sq * sigma2_sq));
-        l_row[x] = (2.0 * mu1[x] * mu2[x] + C1) / (double)(mu1[x] * mu1[x] + mu2[x] * mu2[x] + C1);
-        c_row[x] = (2.0 * sigma1_sigma2 + C2) / (double)(sigma1_sq + sigma2_sq + C2);
-        /* a flat region of identical pictures can leave sigma12 a little
-         * below 0 where sigma1 sigma2 is 0: libvmaf counts it as 0 */
-        const float sigma12_clamped = sigma12 < 0.0f && sigma1_sigma2 <= 0.0f ? 0.0f : sigma12;
-        s_row[x] = (double)((sigma12_clamped + C3) / (sigma1_sigma2 + C3));
+        const IqaSsimTerms t = iqa_ssim_terms(mu1[x], mu2[x], rr[x], cc[x], rc[x]);
+        l_row[x] = t.l;
+        c_row[x] = t.c;
+        s_row[x] = t.s;
     }
 
     /* raster order, as libvmaf sums */
@@ -262,15 +242,21 @@ void iqa_ssim_push_row(IqaSsim *ssim, const float *ref, const float *cmp)
         ssim_output_row(ssim, ssim->rows_in - IQA_GAUSSIAN_TAPS);
 }
 
-IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim)
+IqaSsimMeans iqa_ssim_means(const IqaSsimSums *sums, int w, int h)
 {
-    const int out_w = ssim->w - (IQA_GAUSSIAN_TAPS - 1);
-    const int out_h = ssim->h - (IQA_GAUSSIAN_TAPS - 1);
+    const int out_w = w - (IQA_GAUSSIAN_TAPS - 1);
+    const int out_h = h - (IQA_GAUSSIAN_TAPS - 1);
     const double n = (double)(out_w * out_h);
     return (IqaSsimMeans){
-        .ssim = (float)(ssim->ssim_sum / n),
-        .l = (float)(ssim->l_sum / n),
-        .c = (float)(ssim->c_sum / n),
-        .s = (float)(ssim->s_sum / n),
+        .ssim = (float)(sums->ssim / n),
+        .l = (float)(sums->l / n),
+        .c = (float)(sums->c / n),
+        .s = (float)(sums->s / n),
     };
+}
+
+IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim)
+{
+    const IqaSsimSums sums = { ssim->ssim_sum, ssim->l_sum, ssim->c_sum, ssim->s_sum };
+    return iqa_ssim_means(&sums, ssim->w, ssim->h);
 }

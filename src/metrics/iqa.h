@@ -14,10 +14,30 @@
 #ifndef QUALE_SRC_METRICS_IQA_H
 #define QUALE_SRC_METRICS_IQA_H
 
+#include <math.h>
 #include <stddef.h>
+
+/*
+ * The first part is arithmetic that the CUDA twins (src/cuda/float_ssim.cu,
+ * src/cuda/float_ms_ssim.cu) compile too: the window, the mirror, and the
+ * SSIM terms of one position.  The second part (hidden from nvcc) is the
+ * host's: the streaming SSIM and the decimation of the C reference, and
+ * the step from the sums of the terms to the means.
+ */
+#if defined(__CUDACC__)
+#define IQA_INLINE static inline __host__ __device__
+#else
+#define IQA_INLINE static inline
+#endif
 
 /* The Gaussian window: 11 taps, separable, applied where it fits whole. */
 #define IQA_GAUSSIAN_TAPS 11
+
+/* libvmaf's 1-D Gaussian (sigma 1.5), as its float constants: an
+ * initialiser list. */
+#define IQA_GAUSSIAN_WINDOW                                                       \
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f, 0.213006f, \
+        0.109361f, 0.036001f, 0.007599f, 0.001028f
 
 /* Floats kept before and after every row of a padded picture: room for
  * the widest mirror a decimation reads (6 samples: half float_ssim's
@@ -28,21 +48,68 @@
 /* The largest decimation kernel (float_ssim's scale option stops at 10). */
 #define IQA_MAX_TAPS 10
 
-/* ---- decimation ---------------------------------------------------------- */
-
 /* libvmaf's size after decimation by factor: n / factor, plus one when n
  * is odd (whatever the factor). */
-static inline int iqa_decimated_size(int n, int factor)
+IQA_INLINE int iqa_decimated_size(int n, int factor)
 {
     return n / factor + (n & 1);
 }
 
 /* The mirror of libvmaf's KBND_SYMMETRIC: -1 reads 0, n reads n - 1.
- * Valid for -n <= i < 2n. */
-static inline int iqa_mirror(int i, int n)
+ * Valid for -n <= i < 2n.  A padded row (iqa_pad_row) holds the same
+ * samples at -pad .. n - 1 + pad. */
+IQA_INLINE int iqa_mirror(int i, int n)
 {
     return i < 0 ? -1 - i : i >= n ? 2 * n - 1 - i : i;
 }
+
+/* The SSIM terms of one position, in double. */
+typedef struct IqaSsimTerms {
+    double l, c, s;
+} IqaSsimTerms;
+
+/*
+ * libvmaf's SSIM at one position from the five filtered quantities (float):
+ * the means mu1, mu2 and the filtered ref^2 (rr), cmp^2 (cc), ref*cmp (rc).
+ *   C1 = (0.01 * 255)^2, C2 = (0.03 * 255)^2, C3 = C2 / 2, in float;
+ *   sigma1^2 = max(0, rr - mu1^2), sigma2^2 likewise, sigma12 = rc - mu1 mu2
+ *   (float); sigma1 sigma2 = sqrt(sigma1^2 sigma2^2) rounded to float;
+ *   l = (2 mu1 mu2 + C1) / (mu1^2 + mu2^2 + C1)    (double over float)
+ *   c = (2 sigma1 sigma2 + C2) / (sigma1^2 + sigma2^2 + C2)    (same)
+ *   s = (sigma12 + C3) / (sigma1 sigma2 + C3)      (float; sigma12 < 0 with
+ *       sigma1 sigma2 = 0 counts as 0, libvmaf's flat-region fix).
+ * Every operation rounds once (no contraction: the build turns it off).
+ */
+IQA_INLINE IqaSsimTerms iqa_ssim_terms(float mu1, float mu2, float rr, float cc, float rc)
+{
+    const float C1 = (0.01f * 255) * (0.01f * 255);
+    const float C2 = (0.03f * 255) * (0.03f * 255);
+    const float C3 = C2 / 2.0f;
+    float sigma1_sq = rr - mu1 * mu1;
+    float sigma2_sq = cc - mu2 * mu2;
+    /* libvmaf's MAX(0.0, v): a NaN stays */
+    sigma1_sq = 0.0 > sigma1_sq ? 0.0f : sigma1_sq;
+    sigma2_sq = 0.0 > sigma2_sq ? 0.0f : sigma2_sq;
+    const float sigma12 = rc - mu1 * mu2;
+
+    const float sigma1_sigma2 = (float)sqrt((double)(sigma1_sq * sigma2_sq));
+    IqaSsimTerms t;
+    t.l = (2.0 * mu1 * mu2 + C1) / (double)(mu1 * mu1 + mu2 * mu2 + C1);
+    t.c = (2.0 * sigma1_sigma2 + C2) / (double)(sigma1_sq + sigma2_sq + C2);
+    /* a flat region of identical pictures can leave sigma12 a little
+     * below 0 where sigma1 sigma2 is 0: libvmaf counts it as 0 */
+    const float sigma12_clamped = sigma12 < 0.0f && sigma1_sigma2 <= 0.0f ? 0.0f : sigma12;
+    t.s = (double)((sigma12_clamped + C3) / (sigma1_sigma2 + C3));
+    return t;
+}
+
+#if !defined(__CUDACC__)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- decimation ---------------------------------------------------------- */
 
 /* Writes the pad samples around a row of w floats: row[-k] = row[k - 1]
  * and row[w - 1 + k] = row[w - k], for k = 1 .. pad (pad <= w). */
@@ -67,6 +134,15 @@ void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, i
 typedef struct IqaSsimMeans {
     float ssim, l, c, s;
 } IqaSsimMeans;
+
+/* Sums of the terms over the positions: l c s, l, c and s. */
+typedef struct IqaSsimSums {
+    double ssim, l, c, s;
+} IqaSsimSums;
+
+/* The means of a w x h picture's sums (over its (w - 10) x (h - 10)
+ * positions), rounded to float as libvmaf returns them. */
+IqaSsimMeans iqa_ssim_means(const IqaSsimSums *sums, int w, int h);
 
 /*
  * SSIM of a w x h pair (w, h >= 11), fed one row at a time.  The buffers
@@ -96,5 +172,11 @@ void iqa_ssim_push_row(IqaSsim *ssim, const float *ref, const float *cmp);
 
 /* After the last row: the means of SSIM and of its three factors. */
 IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* !__CUDACC__ */
 
 #endif /* QUALE_SRC_METRICS_IQA_H */

@@ -1,0 +1,389 @@
+/*
+ * float_ms_ssim on CUDA: the device decimates the luma four times
+ * (fms_decimate, float_ms_ssim.cu) and sums the SSIM terms of all five
+ * scales over tiles of positions in one launch (iqa_ssim_tiles,
+ * float_ssim.cu); the host adds each scale's tiles in tile order and
+ * finishes through the C reference's own iqa_ssim_means() and
+ * float_ms_ssim_write() (src/metrics/float_ms_ssim.h), as its extract()
+ * does.
+ *
+ * Device memory per slot: the tiles' sums (4 doubles per tile, the tiles of
+ * scale 0 first) and the pictures of scales 1 to 4 (floats, dense).  Scale
+ * 0 is the frame's luma where the backend uploaded it.
+ *
+ * The plan and the launches of a frame are functions without side effects,
+ * so that tests/test_float_ssim_cuda_host.cpp drives the kernels' element
+ * code on the CPU through exactly what enqueue() launches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_twin.h"
+#include "metrics/float_ms_ssim.h"
+#include "metrics/iqa.h"
+
+extern const unsigned char cuda_module_float_ms_ssim[];
+
+/* ---- the kernels' arguments (float_ms_ssim.cu, float_ssim.cu) ------------ */
+
+typedef struct MsDecimateArgs {
+    CUdeviceptr ref, dist;
+    unsigned long long stride;
+    CUdeviceptr dst_ref, dst_dist;
+    unsigned w, h;
+    unsigned dst_w, dst_h;
+    float inv_scaler;
+    unsigned pad;
+} MsDecimateArgs;
+
+/* As in float_ssim_cuda.c. */
+typedef struct SsimScale {
+    CUdeviceptr ref, dist;
+    unsigned long long stride;
+    unsigned w, h;
+    unsigned kind;
+    float inv_scaler;
+    unsigned tiles_x;
+    unsigned first_tile;
+} SsimScale;
+
+enum { SSIM_MAX_SCALES = 5, SSIM_SUMS = 4 };
+
+typedef struct SsimArgs {
+    SsimScale scale[SSIM_MAX_SCALES];
+    CUdeviceptr partials;
+    unsigned scales;
+    unsigned pad;
+} SsimArgs;
+
+_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
+_Static_assert(sizeof(MsDecimateArgs) == 64 && offsetof(MsDecimateArgs, w) == 40 &&
+                   offsetof(MsDecimateArgs, inv_scaler) == 56,
+               "MsDecimateArgs: keep float_ms_ssim.cu in step");
+_Static_assert(sizeof(SsimScale) == 48 && offsetof(SsimScale, w) == 24 &&
+                   offsetof(SsimScale, inv_scaler) == 36 && offsetof(SsimScale, first_tile) == 44,
+               "SsimScale: keep float_ssim.cu in step");
+_Static_assert(sizeof(SsimArgs) == 256 && offsetof(SsimArgs, partials) == 240 &&
+                   offsetof(SsimArgs, scales) == 248,
+               "SsimArgs: keep float_ssim.cu in step");
+_Static_assert(MS_SSIM_SCALES <= SSIM_MAX_SCALES, "one SSIM launch covers every scale");
+
+/* As float_ssim.cu's SSIM_THREADS, SSIM_TILE_W, SSIM_TILE_H,
+ * FSSIM_DECIMATE_THREADS and source kinds. */
+enum {
+    SSIM_THREADS = 256,
+    SSIM_TILE_W = 32,
+    SSIM_TILE_H = 32,
+    DECIMATE_THREADS = 128,
+    SOURCE_FLOAT = 0,
+    SOURCE_8 = 1,
+    SOURCE_16 = 2,
+    ALIGN = 256,
+    MAX_GRID_Y = 65535,
+};
+
+/* ---- the plan ------------------------------------------------------------- */
+
+typedef struct FmsPlan {
+    const FloatMsSsimState *s;
+    unsigned tiles_x[MS_SSIM_SCALES], first_tile[MS_SSIM_SCALES + 1];
+    size_t partials;                                  /* offsets in a slot, bytes */
+    size_t ref_plane[MS_SSIM_SCALES], dist_plane[MS_SSIM_SCALES]; /* scales 1 .. 4 */
+    size_t slot_bytes;
+} FmsPlan;
+
+/* The decimations, then one SSIM launch. */
+enum { FMS_STEPS = MS_SSIM_SCALES };
+
+/* Not static: the host test calls them (it declares them itself). */
+FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s);
+void fms_cuda_plan_free(FmsPlan *p);
+size_t fms_cuda_slot_bytes(const FmsPlan *p);
+size_t fms_cuda_partials_offset(const FmsPlan *p);
+size_t fms_cuda_plane_offset(const FmsPlan *p, unsigned scale, unsigned which);
+unsigned fms_cuda_tiles(const FmsPlan *p);
+unsigned fms_cuda_step_count(const FmsPlan *p);
+const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t ref,
+                          uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
+void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_SSIM_SCALES]);
+
+static size_t align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static unsigned blocks_for(unsigned n, unsigned per_block)
+{
+    return (n + per_block - 1) / per_block;
+}
+
+FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s)
+{
+    FmsPlan *p = calloc(1, sizeof(*p));
+    if (!p) return NULL;
+    p->s = s;
+    unsigned tiles = 0;
+    for (unsigned i = 0; i < MS_SSIM_SCALES; i++) {
+        const unsigned out_w = (unsigned)s->w[i] - (IQA_GAUSSIAN_TAPS - 1);
+        const unsigned out_h = (unsigned)s->h[i] - (IQA_GAUSSIAN_TAPS - 1);
+        p->tiles_x[i] = blocks_for(out_w, SSIM_TILE_W);
+        p->first_tile[i] = tiles;
+        tiles += p->tiles_x[i] * blocks_for(out_h, SSIM_TILE_H);
+    }
+    p->first_tile[MS_SSIM_SCALES] = tiles;
+    size_t at = 0;
+    p->partials = at;
+    at = align_up(at + (size_t)tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    for (unsigned i = 1; i < MS_SSIM_SCALES; i++) {
+        const size_t plane = (size_t)s->w[i] * (size_t)s->h[i] * sizeof(float);
+        p->ref_plane[i] = at;
+        at = align_up(at + plane, ALIGN);
+        p->dist_plane[i] = at;
+        at = align_up(at + plane, ALIGN);
+    }
+    p->slot_bytes = at;
+    return p;
+}
+
+void fms_cuda_plan_free(FmsPlan *p)
+{
+    free(p);
+}
+
+size_t fms_cuda_slot_bytes(const FmsPlan *p)
+{
+    return p->slot_bytes;
+}
+
+size_t fms_cuda_partials_offset(const FmsPlan *p)
+{
+    return p->partials;
+}
+
+/* The offset of scale's (1 .. 4) reference (which 0) or distorted picture. */
+size_t fms_cuda_plane_offset(const FmsPlan *p, unsigned scale, unsigned which)
+{
+    return which ? p->dist_plane[scale] : p->ref_plane[scale];
+}
+
+unsigned fms_cuda_tiles(const FmsPlan *p)
+{
+    return p->first_tile[MS_SSIM_SCALES];
+}
+
+unsigned fms_cuda_step_count(const FmsPlan *p)
+{
+    (void)p;
+    return FMS_STEPS;
+}
+
+/*
+ * Step i of a frame in slot memory `slot` (device addresses; the host test
+ * passes host addresses): the kernel's name, its launch (grid x, grid y,
+ * threads per block) and its arguments (args: a MsDecimateArgs for
+ * fms_decimate_*, a SsimArgs for iqa_ssim_tiles; room for a SsimArgs).
+ * Steps 0 .. 3 decimate scale i into scale i + 1 (fms_decimate_8 or _16
+ * from the frame's luma, then fms_decimate_f); step 4 is the SSIM of the
+ * five scales.
+ */
+const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t ref,
+                          uint64_t dist, uint64_t stride, unsigned launch[3], void *args)
+{
+    if (i >= FMS_STEPS) return NULL;
+    const FloatMsSsimState *s = p->s;
+    const bool wide = s->bitdepth > 8;
+    const float inv_scaler = 1.0f / (float)(1u << (s->bitdepth - 8));
+    if (i + 1 < MS_SSIM_SCALES) {
+        MsDecimateArgs a;
+        memset(&a, 0, sizeof(a));
+        if (i == 0) {
+            a.ref = ref;
+            a.dist = dist;
+            a.stride = stride;
+        } else {
+            a.ref = slot + p->ref_plane[i];
+            a.dist = slot + p->dist_plane[i];
+            a.stride = (unsigned long long)s->w[i] * sizeof(float);
+        }
+        a.dst_ref = slot + p->ref_plane[i + 1];
+        a.dst_dist = slot + p->dist_plane[i + 1];
+        a.w = (unsigned)s->w[i];
+        a.h = (unsigned)s->h[i];
+        a.dst_w = (unsigned)s->w[i + 1];
+        a.dst_h = (unsigned)s->h[i + 1];
+        a.inv_scaler = inv_scaler;
+        launch[0] = blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[1] = a.dst_h < MAX_GRID_Y ? a.dst_h : MAX_GRID_Y;
+        launch[2] = DECIMATE_THREADS;
+        memcpy(args, &a, sizeof(a));
+        return i > 0 ? "fms_decimate_f" : wide ? "fms_decimate_16" : "fms_decimate_8";
+    }
+    SsimArgs a;
+    memset(&a, 0, sizeof(a));
+    for (unsigned k = 0; k < MS_SSIM_SCALES; k++) {
+        SsimScale *sc = &a.scale[k];
+        if (k == 0) {
+            sc->ref = ref;
+            sc->dist = dist;
+            sc->stride = stride;
+            sc->kind = wide ? SOURCE_16 : SOURCE_8;
+        } else {
+            sc->ref = slot + p->ref_plane[k];
+            sc->dist = slot + p->dist_plane[k];
+            sc->stride = (unsigned long long)s->w[k] * sizeof(float);
+            sc->kind = SOURCE_FLOAT;
+        }
+        sc->w = (unsigned)s->w[k];
+        sc->h = (unsigned)s->h[k];
+        sc->inv_scaler = inv_scaler;
+        sc->tiles_x = p->tiles_x[k];
+        sc->first_tile = p->first_tile[k];
+    }
+    a.partials = slot + p->partials;
+    a.scales = MS_SSIM_SCALES;
+    launch[0] = p->first_tile[MS_SSIM_SCALES];
+    launch[1] = 1;
+    launch[2] = SSIM_THREADS;
+    memcpy(args, &a, sizeof(a));
+    return "iqa_ssim_tiles";
+}
+
+/* The means of every scale from the tiles' sums, each scale's added in
+ * tile order. */
+void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_SSIM_SCALES])
+{
+    for (unsigned k = 0; k < MS_SSIM_SCALES; k++) {
+        IqaSsimSums sums = { 0.0, 0.0, 0.0, 0.0 };
+        for (unsigned t = p->first_tile[k]; t < p->first_tile[k + 1]; t++) {
+            const double *v = partials + (size_t)t * SSIM_SUMS;
+            sums.ssim += v[0];
+            sums.l += v[1];
+            sums.c += v[2];
+            sums.s += v[3];
+        }
+        m[k] = iqa_ssim_means(&sums, p->s->w[k], p->s->h[k]);
+    }
+}
+
+/* ---- the twin ------------------------------------------------------------- */
+
+typedef struct FmsTwin {
+    const CudaDevice *dev;
+    const FloatMsSsimState *metric;
+    FmsPlan *plan;
+    CUfunction kernels[FMS_STEPS];
+    CUdeviceptr memory; /* slots x slot_bytes */
+    size_t bytes;
+    double *host;       /* pinned, slots x tiles x SSIM_SUMS */
+} FmsTwin;
+
+static bool fms_cuda_supports(const void *state)
+{
+    (void)state; /* every option: tests/test_float_ssim_cuda_host.cpp */
+    return true;
+}
+
+static unsigned fms_cuda_planes(const void *state)
+{
+    (void)state;
+    return 1;
+}
+
+static void fms_cuda_close(void *twin)
+{
+    FmsTwin *t = twin;
+    if (!t) return;
+    cuda_free(t->dev, t->memory, t->bytes);
+    if (t->host) t->dev->api.MemFreeHost(t->host);
+    fms_cuda_plan_free(t->plan);
+    free(t);
+}
+
+static int fms_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
+                         const QualeVideoFormat *format, unsigned slots, void **out, char *error,
+                         size_t error_size)
+{
+    const FloatMsSsimState *s = metric_state;
+    /* The C reference's size check, on a copy of the state init set up. */
+    FloatMsSsimState check = *s;
+    int err = float_ms_ssim_setup(&check, format, error, error_size);
+    if (err) return err;
+    FmsTwin *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    t->dev = dev;
+    t->metric = s;
+    t->plan = fms_cuda_plan_new(s);
+    if (!t->plan) err = -ENOMEM;
+    for (unsigned i = 0; !err && i < FMS_STEPS; i++) {
+        unsigned launch[3];
+        SsimArgs args;
+        const char *name = fms_cuda_step(t->plan, i, 0, 0, 0, 0, launch, &args);
+        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
+    }
+    if (!err) {
+        t->bytes = (size_t)slots * t->plan->slot_bytes;
+        err = cuda_alloc(dev, &t->memory, t->bytes, "MS-SSIM scales and sums", error,
+                         error_size);
+    }
+    if (!err)
+        err = cuda_alloc_host(dev, (void **)&t->host,
+                              (size_t)slots * fms_cuda_tiles(t->plan) * SSIM_SUMS * sizeof(double),
+                              "MS-SSIM readback", error, error_size);
+    if (err) {
+        fms_cuda_close(t);
+        return err;
+    }
+    *out = t;
+    return 0;
+}
+
+static int fms_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
+                            char *error, size_t error_size)
+{
+    FmsTwin *t = twin;
+    const CudaApi *api = &t->dev->api;
+    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
+    for (unsigned i = 0; i < FMS_STEPS; i++) {
+        unsigned launch[3];
+        SsimArgs args; /* the larger of the two argument structs */
+        const char *name = fms_cuda_step(t->plan, i, base, frame->ref[0], frame->dist[0],
+                                         frame->stride[0], launch, &args);
+        void *params[] = { &args };
+        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
+                              stream, params, error, error_size);
+        if (err) return err;
+    }
+    const size_t count = (size_t)fms_cuda_tiles(t->plan) * SSIM_SUMS;
+    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * count,
+                                            base + t->plan->partials, count * sizeof(double),
+                                            stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back the MS-SSIM sums failed: %s",
+                 cuda_error_text(api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+static int fms_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+                            FeatureSink *sink)
+{
+    FmsTwin *t = twin;
+    const size_t count = (size_t)fms_cuda_tiles(t->plan) * SSIM_SUMS;
+    IqaSsimMeans m[MS_SSIM_SCALES];
+    fms_cuda_means(t->plan, t->host + (size_t)slot * count, m);
+    return float_ms_ssim_write(t->metric, sink, frame->index, m);
+}
+
+const CudaTwin cuda_twin_float_ms_ssim = {
+    .metric = &metric_float_ms_ssim,
+    .module_image = cuda_module_float_ms_ssim,
+    .planes = fms_cuda_planes,
+    .supports = fms_cuda_supports,
+    .init = fms_cuda_init,
+    .enqueue = fms_cuda_enqueue,
+    .collect = fms_cuda_collect,
+    .close = fms_cuda_close,
+};

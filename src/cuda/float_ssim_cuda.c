@@ -1,0 +1,367 @@
+/*
+ * float_ssim on CUDA: the device shrinks the luma when the scale asks
+ * (fssim_decimate) and sums the SSIM terms over tiles of positions
+ * (iqa_ssim_tiles, float_ssim.cu); the host adds the tiles' sums in tile
+ * order and finishes through the C reference's own iqa_ssim_means() and
+ * float_ssim_write() (src/metrics/float_ssim.h), as its extract() does.
+ *
+ * Device memory per slot: the tiles' sums (4 doubles per tile) and, with a
+ * downscale, the shrunk pictures (floats, scaled_w x scaled_h each, dense).
+ * At scale 1 SSIM reads the frame's luma where the backend uploaded it.
+ *
+ * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
+ * arguments) are functions without side effects, so that
+ * tests/test_float_ssim_cuda_host.cpp drives the kernels' element code on
+ * the CPU through exactly what enqueue() launches.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_twin.h"
+#include "metrics/float_ssim.h"
+#include "metrics/iqa.h"
+
+extern const unsigned char cuda_module_float_ssim[];
+
+/* ---- the kernels' arguments (float_ssim.cu) ------------------------------ */
+
+typedef struct FssimDecimateArgs {
+    CUdeviceptr ref, dist;
+    unsigned long long stride;
+    CUdeviceptr dst_ref, dst_dist;
+    unsigned w, h;
+    unsigned dst_w, dst_h;
+    unsigned factor;
+    float weight;
+    float inv_scaler;
+    unsigned pad;
+} FssimDecimateArgs;
+
+/* Also float_ms_ssim_cuda.c's. */
+typedef struct SsimScale {
+    CUdeviceptr ref, dist;
+    unsigned long long stride;
+    unsigned w, h;
+    unsigned kind;
+    float inv_scaler;
+    unsigned tiles_x;
+    unsigned first_tile;
+} SsimScale;
+
+enum { SSIM_MAX_SCALES = 5, SSIM_SUMS = 4 };
+
+typedef struct SsimArgs {
+    SsimScale scale[SSIM_MAX_SCALES];
+    CUdeviceptr partials;
+    unsigned scales;
+    unsigned pad;
+} SsimArgs;
+
+_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
+_Static_assert(sizeof(FssimDecimateArgs) == 72, "FssimDecimateArgs: keep float_ssim.cu in step");
+_Static_assert(offsetof(FssimDecimateArgs, w) == 40 && offsetof(FssimDecimateArgs, factor) == 56 &&
+                   offsetof(FssimDecimateArgs, inv_scaler) == 64,
+               "FssimDecimateArgs: keep float_ssim.cu in step");
+_Static_assert(sizeof(SsimScale) == 48 && offsetof(SsimScale, w) == 24 &&
+                   offsetof(SsimScale, inv_scaler) == 36 && offsetof(SsimScale, first_tile) == 44,
+               "SsimScale: keep float_ssim.cu in step");
+_Static_assert(sizeof(SsimArgs) == 256 && offsetof(SsimArgs, partials) == 240 &&
+                   offsetof(SsimArgs, scales) == 248,
+               "SsimArgs: keep float_ssim.cu in step");
+
+/* SSIM_THREADS, SSIM_TILE_W, SSIM_TILE_H, FSSIM_DECIMATE_THREADS and the
+ * source kinds of float_ssim.cu. */
+enum {
+    SSIM_THREADS = 256,
+    SSIM_TILE_W = 32,
+    SSIM_TILE_H = 32,
+    DECIMATE_THREADS = 128,
+    SOURCE_FLOAT = 0,
+    SOURCE_8 = 1,
+    SOURCE_16 = 2,
+    ALIGN = 256,
+    MAX_GRID_Y = 65535,
+};
+
+/* ---- the plan ------------------------------------------------------------- */
+
+typedef struct FssimPlan {
+    const FloatSsimState *s;
+    unsigned tiles_x, tiles;      /* SSIM tiles: one block each */
+    size_t partials;              /* offsets in a slot, bytes */
+    size_t ref_plane, dist_plane; /* the shrunk pictures (scale > 1) */
+    size_t slot_bytes;
+    unsigned step_count;
+} FssimPlan;
+
+/* Not static: the host test calls them (it declares them itself). */
+FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s);
+void fssim_cuda_plan_free(FssimPlan *p);
+size_t fssim_cuda_slot_bytes(const FssimPlan *p);
+size_t fssim_cuda_partials_offset(const FssimPlan *p);
+unsigned fssim_cuda_tiles(const FssimPlan *p);
+unsigned fssim_cuda_step_count(const FssimPlan *p);
+const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint64_t ref,
+                            uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
+void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *m);
+
+static size_t align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static unsigned blocks_for(unsigned n, unsigned per_block)
+{
+    return (n + per_block - 1) / per_block;
+}
+
+FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s)
+{
+    FssimPlan *p = calloc(1, sizeof(*p));
+    if (!p) return NULL;
+    p->s = s;
+    const unsigned out_w = (unsigned)s->scaled_w - (IQA_GAUSSIAN_TAPS - 1);
+    const unsigned out_h = (unsigned)s->scaled_h - (IQA_GAUSSIAN_TAPS - 1);
+    p->tiles_x = blocks_for(out_w, SSIM_TILE_W);
+    p->tiles = p->tiles_x * blocks_for(out_h, SSIM_TILE_H);
+    size_t at = 0;
+    p->partials = at;
+    at = align_up(at + (size_t)p->tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    if (s->scale > 1) {
+        const size_t plane = (size_t)s->scaled_w * (size_t)s->scaled_h * sizeof(float);
+        p->ref_plane = at;
+        at = align_up(at + plane, ALIGN);
+        p->dist_plane = at;
+        at = align_up(at + plane, ALIGN);
+    }
+    p->slot_bytes = at;
+    p->step_count = s->scale > 1 ? 2 : 1;
+    return p;
+}
+
+void fssim_cuda_plan_free(FssimPlan *p)
+{
+    free(p);
+}
+
+size_t fssim_cuda_slot_bytes(const FssimPlan *p)
+{
+    return p->slot_bytes;
+}
+
+size_t fssim_cuda_partials_offset(const FssimPlan *p)
+{
+    return p->partials;
+}
+
+unsigned fssim_cuda_tiles(const FssimPlan *p)
+{
+    return p->tiles;
+}
+
+unsigned fssim_cuda_step_count(const FssimPlan *p)
+{
+    return p->step_count;
+}
+
+/*
+ * Step i of a frame in slot memory `slot` (device addresses; the host test
+ * passes host addresses): the kernel's name, its launch (grid x, grid y,
+ * threads per block) and its arguments (args: a FssimDecimateArgs for
+ * fssim_decimate_*, a SsimArgs for iqa_ssim_tiles; room for a SsimArgs).
+ * With a downscale: fssim_decimate_8 or _16, then iqa_ssim_tiles on the
+ * shrunk planes; without: iqa_ssim_tiles on the frame's luma.
+ */
+const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint64_t ref,
+                            uint64_t dist, uint64_t stride, unsigned launch[3], void *args)
+{
+    if (i >= p->step_count) return NULL;
+    const FloatSsimState *s = p->s;
+    const bool wide = s->bitdepth > 8;
+    const float inv_scaler = 1.0f / (float)(1u << (s->bitdepth - 8));
+    if (i + 1 < p->step_count) {
+        FssimDecimateArgs a;
+        memset(&a, 0, sizeof(a));
+        a.ref = ref;
+        a.dist = dist;
+        a.stride = stride;
+        a.dst_ref = slot + p->ref_plane;
+        a.dst_dist = slot + p->dist_plane;
+        a.w = (unsigned)s->w;
+        a.h = (unsigned)s->h;
+        a.dst_w = (unsigned)s->scaled_w;
+        a.dst_h = (unsigned)s->scaled_h;
+        a.factor = (unsigned)s->scale;
+        a.weight = s->box[0]; /* every tap of the box is 1 / scale^2 */
+        a.inv_scaler = inv_scaler;
+        launch[0] = blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[1] = a.dst_h < MAX_GRID_Y ? a.dst_h : MAX_GRID_Y;
+        launch[2] = DECIMATE_THREADS;
+        memcpy(args, &a, sizeof(a));
+        return wide ? "fssim_decimate_16" : "fssim_decimate_8";
+    }
+    SsimArgs a;
+    memset(&a, 0, sizeof(a));
+    SsimScale *sc = &a.scale[0];
+    if (s->scale > 1) {
+        sc->ref = slot + p->ref_plane;
+        sc->dist = slot + p->dist_plane;
+        sc->stride = (unsigned long long)s->scaled_w * sizeof(float);
+        sc->kind = SOURCE_FLOAT;
+    } else {
+        sc->ref = ref;
+        sc->dist = dist;
+        sc->stride = stride;
+        sc->kind = wide ? SOURCE_16 : SOURCE_8;
+    }
+    sc->w = (unsigned)s->scaled_w;
+    sc->h = (unsigned)s->scaled_h;
+    sc->inv_scaler = inv_scaler;
+    sc->tiles_x = p->tiles_x;
+    sc->first_tile = 0;
+    a.partials = slot + p->partials;
+    a.scales = 1;
+    launch[0] = p->tiles;
+    launch[1] = 1;
+    launch[2] = SSIM_THREADS;
+    memcpy(args, &a, sizeof(a));
+    return "iqa_ssim_tiles";
+}
+
+/* The means from the tiles' sums, added in tile order. */
+void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *m)
+{
+    IqaSsimSums sums = { 0.0, 0.0, 0.0, 0.0 };
+    for (unsigned t = 0; t < p->tiles; t++) {
+        const double *v = partials + (size_t)t * SSIM_SUMS;
+        sums.ssim += v[0];
+        sums.l += v[1];
+        sums.c += v[2];
+        sums.s += v[3];
+    }
+    *m = iqa_ssim_means(&sums, p->s->scaled_w, p->s->scaled_h);
+}
+
+/* ---- the twin ------------------------------------------------------------- */
+
+enum { FSSIM_MAX_STEPS = 2 };
+
+typedef struct FssimTwin {
+    const CudaDevice *dev;
+    const FloatSsimState *metric;
+    FssimPlan *plan;
+    CUfunction kernels[FSSIM_MAX_STEPS];
+    CUdeviceptr memory; /* slots x slot_bytes */
+    size_t bytes;
+    double *host;       /* pinned, slots x tiles x SSIM_SUMS */
+} FssimTwin;
+
+static bool fssim_cuda_supports(const void *state)
+{
+    (void)state; /* every option: tests/test_float_ssim_cuda_host.cpp */
+    return true;
+}
+
+static unsigned fssim_cuda_planes(const void *state)
+{
+    (void)state;
+    return 1;
+}
+
+static void fssim_cuda_close(void *twin)
+{
+    FssimTwin *t = twin;
+    if (!t) return;
+    cuda_free(t->dev, t->memory, t->bytes);
+    if (t->host) t->dev->api.MemFreeHost(t->host);
+    fssim_cuda_plan_free(t->plan);
+    free(t);
+}
+
+static int fssim_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
+                           const QualeVideoFormat *format, unsigned slots, void **out,
+                           char *error, size_t error_size)
+{
+    const FloatSsimState *s = metric_state;
+    /* The C reference's size check, on a copy of the state init set up. */
+    FloatSsimState check = *s;
+    int err = float_ssim_setup(&check, format, error, error_size);
+    if (err) return err;
+    FssimTwin *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    t->dev = dev;
+    t->metric = s;
+    t->plan = fssim_cuda_plan_new(s);
+    if (!t->plan) err = -ENOMEM;
+    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
+        unsigned launch[3];
+        SsimArgs args;
+        const char *name = fssim_cuda_step(t->plan, i, 0, 0, 0, 0, launch, &args);
+        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
+    }
+    if (!err) {
+        t->bytes = (size_t)slots * t->plan->slot_bytes;
+        err = cuda_alloc(dev, &t->memory, t->bytes, "SSIM planes and sums", error, error_size);
+    }
+    if (!err)
+        err = cuda_alloc_host(dev, (void **)&t->host,
+                              (size_t)slots * t->plan->tiles * SSIM_SUMS * sizeof(double),
+                              "SSIM readback", error, error_size);
+    if (err) {
+        fssim_cuda_close(t);
+        return err;
+    }
+    *out = t;
+    return 0;
+}
+
+static int fssim_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
+                              char *error, size_t error_size)
+{
+    FssimTwin *t = twin;
+    const CudaApi *api = &t->dev->api;
+    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
+    for (unsigned i = 0; i < t->plan->step_count; i++) {
+        unsigned launch[3];
+        SsimArgs args; /* the larger of the two argument structs */
+        const char *name = fssim_cuda_step(t->plan, i, base, frame->ref[0], frame->dist[0],
+                                           frame->stride[0], launch, &args);
+        void *params[] = { &args };
+        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
+                              stream, params, error, error_size);
+        if (err) return err;
+    }
+    const size_t count = (size_t)t->plan->tiles * SSIM_SUMS;
+    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * count,
+                                            base + t->plan->partials, count * sizeof(double),
+                                            stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back the SSIM sums failed: %s",
+                 cuda_error_text(api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+static int fssim_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+                              FeatureSink *sink)
+{
+    FssimTwin *t = twin;
+    const size_t count = (size_t)t->plan->tiles * SSIM_SUMS;
+    IqaSsimMeans m;
+    fssim_cuda_means(t->plan, t->host + (size_t)slot * count, &m);
+    return float_ssim_write(t->metric, sink, frame->index, &m);
+}
+
+const CudaTwin cuda_twin_float_ssim = {
+    .metric = &metric_float_ssim,
+    .module_image = cuda_module_float_ssim,
+    .planes = fssim_cuda_planes,
+    .supports = fssim_cuda_supports,
+    .init = fssim_cuda_init,
+    .enqueue = fssim_cuda_enqueue,
+    .collect = fssim_cuda_collect,
+    .close = fssim_cuda_close,
+};
