@@ -48,6 +48,10 @@
  * same operations lane by lane (rcpps gives each lane what rcpss gives);
  * the sums stay sequential, in libvmaf's order.
  *
+ * float_adm.h holds what the CUDA twin (src/cuda/float_adm.cu) shares with
+ * this file: the state, the decoupling and masking sums of one sample, the
+ * scores from a level's sums, the keys, the reciprocal.
+ *
  * Sizes: the DWT's mirror needs two samples in its input and the masking
  * window two in its output at every level: 17x17 and more.  libvmaf reads
  * outside its pictures below that; smaller pictures are refused.
@@ -65,19 +69,19 @@
 
 #include "common.h"
 #include "metric.h"
+#include "float_adm.h"
 #include "picture_float.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
 
-#define ADM_SCALES 4
-#define ADM_MIN_SIZE 17
-#define ADM_BORDER_FACTOR 0.1
+#define ADM_SCALES FLOAT_ADM_SCALES
+#define ADM_MIN_SIZE FLOAT_ADM_MIN_SIZE
 
 /* libvmaf's constants, double literals where its are */
-#define ADM_ONE_BY_30 0.0333333351
-#define ADM_ONE_BY_15 0.0666666701
+#define ADM_ONE_BY_30 FLOAT_ADM_ONE_BY_30
+#define ADM_ONE_BY_15 FLOAT_ADM_ONE_BY_15
 #define ADM_LUMINANCE_LEVEL 100.0
 
 enum AdmCsfMode { ADM_CSF_WATSON97 = 0, ADM_CSF_BARTEN = 1, ADM_CSF_ADM = 2 };
@@ -85,9 +89,10 @@ enum AdmCsfMode { ADM_CSF_WATSON97 = 0, ADM_CSF_BARTEN = 1, ADM_CSF_ADM = 2 };
 /* ---- keys ------------------------------------------------------------------ */
 
 enum {
-    KEY_ADM2, KEY_AIM, KEY_ADM3, KEY_SCALE0,
-    KEY_ADM = KEY_SCALE0 + ADM_SCALES, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0,
-    KEY_COUNT = KEY_NUM_SCALE0 + 2 * ADM_SCALES,
+    KEY_ADM2 = FLOAT_ADM_KEY_ADM2, KEY_AIM = FLOAT_ADM_KEY_AIM, KEY_ADM3 = FLOAT_ADM_KEY_ADM3,
+    KEY_SCALE0 = FLOAT_ADM_KEY_SCALE0, KEY_ADM = FLOAT_ADM_KEY_ADM, KEY_NUM = FLOAT_ADM_KEY_NUM,
+    KEY_DEN = FLOAT_ADM_KEY_DEN, KEY_NUM_SCALE0 = FLOAT_ADM_KEY_NUM_SCALE0,
+    KEY_COUNT = FLOAT_ADM_KEY_COUNT,
 };
 
 static const char *const adm_keys[KEY_COUNT + 1] = {
@@ -101,32 +106,7 @@ static const char *const adm_keys[KEY_COUNT + 1] = {
 
 /* ---- state and options ----------------------------------------------------- */
 
-typedef struct FloatAdmState {
-    /* options */
-    bool debug;
-    double enhn_gain_limit;
-    double norm_view_dist;
-    double noise_weight;
-    double csf_scale;
-    double csf_diag_scale;
-    int ref_display_height;
-    int csf_mode;
-    int bypass_cm;
-    bool adm3_apply_hm;
-    double p_norm;
-    double dlm_weight;
-    double min_val;
-    double factor1[ADM_SCALES];      /* adm_f1s0..3, -1: from the CSF */
-    double factor2[ADM_SCALES];      /* adm_f2s0..3 */
-    int skip_aim_scale;
-    bool skip_scale0;
-
-    /* set by init */
-    int w, h;
-    float csf[ADM_SCALES][3];        /* weight per scale and orientation h, v, d */
-    float cos_1deg_sq;
-    unsigned key[KEY_COUNT];
-} FloatAdmState;
+/* FloatAdmState: float_adm.h */
 
 #define F_OPTION(n, a, h, field)                                                     \
     { .name = n, .alias = a, .help = h, .offset = offsetof(FloatAdmState, field),   \
@@ -327,6 +307,24 @@ static inline float adm_div(float n, float d)
 #endif
 }
 
+bool float_adm_divides_by_reciprocal(void)
+{
+#if defined(__SSE2__)
+    return true;
+#else
+    return false;
+#endif
+}
+
+float float_adm_reciprocal(float d)
+{
+#if defined(__SSE2__)
+    return _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(d)));
+#else
+    return 1.0f / d;
+#endif
+}
+
 /* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
  * lane by lane the same IEEE operations as the scalar code (rcpps gives
  * every lane what rcpss gives one), selects in place of its branches. */
@@ -392,26 +390,10 @@ static inline AdmVec vec_div(AdmVec n, AdmVec d)
 #define ADM_LANES 0
 #endif
 
-/* The DWT's source index: -1 -> 1, n -> n - 1, n + 1 -> n - 2. */
-static inline int dwt_mirror(int i, int n)
-{
-    return i < 0 ? -i : i >= n ? 2 * n - i - 1 : i;
-}
-
-/* The scored region: the band less 10% on every side. */
-typedef struct Rect {
-    int left, top, right, bottom;
-} Rect;
-
-static Rect rect_scored(int w, int h)
-{
-    Rect r;
-    r.left = (int)(w * ADM_BORDER_FACTOR - 0.5);
-    r.top = (int)(h * ADM_BORDER_FACTOR - 0.5);
-    r.right = w - r.left;
-    r.bottom = h - r.top;
-    return r;
-}
+/* The DWT's source index and the scored region: float_adm.h. */
+#define dwt_mirror float_adm_dwt_mirror
+typedef FloatAdmRect Rect;
+#define rect_scored float_adm_rect
 
 /* libvmaf's get_noise_constant(): float powers of a double product. */
 static float noise_floor(int w, int h, double weight, double p_norm)
@@ -496,10 +478,8 @@ static int adm_scratch_alloc(const void *state, void **scratch)
 
 /* ---- the DWT ------------------------------------------------------------------- */
 
-static const float dwt_lo[4] = { 0.482962913144690f, 0.836516303737469f, 0.224143868041857f,
-                                 -0.129409522550921f };
-static const float dwt_hi[4] = { -0.129409522550921f, -0.224143868041857f, 0.836516303737469f,
-                                 -0.482962913144690f };
+static const float dwt_lo[4] = { FLOAT_ADM_DWT_LO };
+static const float dwt_hi[4] = { FLOAT_ADM_DWT_HI };
 
 /* Row y of one DWT level of a w-wide input whose four source rows are
  * given: the approximation into a, the details into h, v, d (when h is
@@ -579,40 +559,18 @@ static inline void decouple_at(const FloatAdmState *s, const float *const o[ORIE
                                const float *const d[ORIENTATIONS], const float csf[3], int j,
                                const AdmRow *r)
 {
-    const float eps = 1e-30f;
-    const double gain_limit = s->enhn_gain_limit;
-    const float oh = o[O_H][j], ov = o[O_V][j], od = o[O_D][j];
-    const float th = d[O_H][j], tv = d[O_V][j], td = d[O_D][j];
-
-    float kh = adm_div(th, oh + eps), kv = adm_div(tv, ov + eps), kd = adm_div(td, od + eps);
-    kh = kh < 0.0f ? 0.0f : (kh > 1.0f ? 1.0f : kh);
-    kv = kv < 0.0f ? 0.0f : (kv > 1.0f ? 1.0f : kv);
-    kd = kd < 0.0f ? 0.0f : (kd > 1.0f ? 1.0f : kd);
-    float rst[3] = { kh * oh, kv * ov, kd * od };
-    const float t[3] = { th, tv, td };
-
-    const float ot_dp = oh * th + ov * tv;
-    const float o_mag_sq = oh * oh + ov * ov;
-    const float t_mag_sq = th * th + tv * tv;
-    const bool angle_flag = (ot_dp >= 0.0f) &&
-                            (ot_dp * ot_dp >= s->cos_1deg_sq * o_mag_sq * t_mag_sq);
-
+    const float eps = FLOAT_ADM_DIV_EPS;
+    const float ov[3] = { o[O_H][j], o[O_V][j], o[O_D][j] };
+    const float tv[3] = { d[O_H][j], d[O_V][j], d[O_D][j] };
+    const float q[3] = { adm_div(tv[0], ov[0] + eps), adm_div(tv[1], ov[1] + eps),
+                         adm_div(tv[2], ov[2] + eps) };
+    float cr[3], ca[3];
+    float_adm_decouple(ov, tv, q, s->cos_1deg_sq, s->enhn_gain_limit, csf, cr, ca);
     for (int b = 0; b < 3; b++) {
-        /* in double, as libvmaf's MIN/MAX of a double and a float */
-        if (angle_flag && rst[b] > 0.0) {
-            const double g = rst[b] * gain_limit;
-            rst[b] = (float)(g < t[b] ? g : t[b]);
-        }
-        if (angle_flag && rst[b] < 0.0) {
-            const double g = rst[b] * gain_limit;
-            rst[b] = (float)(g > t[b] ? g : t[b]);
-        }
-        const float add = t[b] - rst[b];
-        const float cr = csf[b] * rst[b], ca = csf[b] * add;
-        r->csf_r[b][j] = cr;
-        r->csf_a[b][j] = ca;
-        r->flt_r[b][j] = (float)(ADM_ONE_BY_30 * fabsf(cr));
-        r->flt_a[b][j] = (float)(ADM_ONE_BY_30 * fabsf(ca));
+        r->csf_r[b][j] = cr[b];
+        r->csf_a[b][j] = ca[b];
+        r->flt_r[b][j] = float_adm_by_30(cr[b]);
+        r->flt_a[b][j] = float_adm_by_30(ca[b]);
     }
 }
 
@@ -676,19 +634,9 @@ static inline float mask_threshold(float *const up[ORIENTATIONS],
                                    float *const centre[ORIENTATIONS], int jl, int j, int jr)
 {
     float thr = 0;
-    for (int b = 0; b < ORIENTATIONS; b++) {
-        float sum = 0;
-        sum += up[b][jl];
-        sum += up[b][j];
-        sum += up[b][jr];
-        sum += mid[b][jl];
-        sum += ADM_ONE_BY_15 * fabsf(centre[b][j]);
-        sum += mid[b][jr];
-        sum += down[b][jl];
-        sum += down[b][j];
-        sum += down[b][jr];
-        thr += sum;
-    }
+    for (int b = 0; b < ORIENTATIONS; b++)
+        thr += float_adm_cm_sum(up[b][jl], up[b][j], up[b][jr], mid[b][jl], centre[b][j],
+                                mid[b][jr], down[b][jl], down[b][j], down[b][jr]);
     return thr;
 }
 
@@ -812,9 +760,7 @@ static float pooled(const float acc[3], float noise, double p_norm)
 
 /* ---- one level ------------------------------------------------------------------------ */
 
-typedef struct LevelScores {
-    float num, den, aim;
-} LevelScores;
+typedef FloatAdmLevel LevelScores;
 
 /* DWT level `scale` of both pictures (input w x h: the pictures at scale
  * 0, else the approximation bands, overwritten in place as libvmaf does),
@@ -865,12 +811,24 @@ static LevelScores adm_level(const FloatAdmState *s, FloatAdmScratch *t, const M
         mask_row(s, &t->ring[(m - 1) % 3], &t->ring[m % 3], &t->ring[m % 3], w2, rc.left,
                  rc.right, t->masked, num, aim);
 
-    LevelScores out = { 0.0f, 1e-10f, 0.0f }; /* libvmaf's values for a skipped scale 0 */
+    const float sums[FLOAT_ADM_SUMS] = { num[0], num[1], num[2], aim[0], aim[1], aim[2],
+                                         den[0], den[1], den[2] };
+    return float_adm_level(s, w2, h2, scored, sums);
+}
+
+FloatAdmLevel float_adm_level(const FloatAdmState *s, int w2, int h2, bool scored,
+                              const float sums[FLOAT_ADM_SUMS])
+{
+    FloatAdmLevel out = { 0.0f, 1e-10f, 0.0f }; /* libvmaf's values for a skipped scale 0 */
     if (scored) {
+        const Rect rc = rect_scored(w2, h2);
         const int cw = rc.right - rc.left, ch = rc.bottom - rc.top;
-        out.num = pooled(num, noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
-        out.aim = pooled(aim, noise_floor(cw, ch, 0.0, s->p_norm), s->p_norm);
-        out.den = pooled(den, noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
+        out.num = pooled(sums + FLOAT_ADM_SUM_NUM_H,
+                         noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
+        out.aim = pooled(sums + FLOAT_ADM_SUM_AIM_H, noise_floor(cw, ch, 0.0, s->p_norm),
+                         s->p_norm);
+        out.den = pooled(sums + FLOAT_ADM_SUM_DEN_H,
+                         noise_floor(cw, ch, s->noise_weight, s->p_norm), s->p_norm);
     }
     return out;
 }
@@ -914,15 +872,25 @@ static int adm_extract(const void *state, void *scratch, const MetricFrame *fram
 {
     const FloatAdmState *s = state;
     FloatAdmScratch *t = scratch;
-    float num_scale[ADM_SCALES], den_scale[ADM_SCALES];
-    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+    FloatAdmLevel levels[ADM_SCALES];
 
     int w = s->w, h = s->h;
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        const LevelScores l = adm_level(s, t, frame, scale, w, h,
-                                        scale > 0 || !s->skip_scale0);
+        levels[scale] = adm_level(s, t, frame, scale, w, h, scale > 0 || !s->skip_scale0);
         w = (w + 1) / 2;
         h = (h + 1) / 2;
+    }
+
+    return float_adm_write(s, sink, frame->index, levels);
+}
+
+int float_adm_write(const FloatAdmState *s, FeatureSink *sink, unsigned f,
+                    const FloatAdmLevel levels[ADM_SCALES])
+{
+    float num_scale[ADM_SCALES], den_scale[ADM_SCALES];
+    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+    for (int scale = 0; scale < ADM_SCALES; scale++) {
+        const FloatAdmLevel l = levels[scale];
         num += l.num;
         den += l.den;
         if (s->skip_aim_scale != scale) {
@@ -948,7 +916,6 @@ static int adm_extract(const void *state, void *scratch, const MetricFrame *fram
                       : QUALE_MAX(adm2 * s->dlm_weight + (1 - aim) * (1 - s->dlm_weight),
                                   s->min_val);
 
-    const unsigned f = frame->index;
     int err = feature_sink_put(sink, s->key[KEY_ADM2], f, adm2);
     if (!err) err = feature_sink_put(sink, s->key[KEY_AIM], f, aim);
     if (!err) err = feature_sink_put(sink, s->key[KEY_ADM3], f, adm3);

@@ -32,6 +32,10 @@
  * AVX2 convolution does the same operations as its C one), the SAD adds
  * fabs() of each difference through double into a float row sum.
  *
+ * float_motion.h holds what the CUDA twin (src/cuda/float_motion.cu) shares
+ * with this file: the state, the filters, the size check, the keys from a
+ * frame's scores.
+ *
  * Sizes: the mirror of a 5-tap blur stays in the picture from 3x3 up (2x2
  * for the 3-tap one); libvmaf reads outside its buffers below that.  A
  * smaller picture scores only where nothing is filtered (frame 0, or
@@ -49,47 +53,30 @@
 
 #include "common.h"
 #include "metric.h"
+#include "float_motion.h"
 #include "picture_float.h"
 
 #define MOTION_MAX_VAL_DEFAULT 10000.0
 #define MOTION_FILTER_SIZE_DEFAULT 5
-#define MOTION_MAX_TAPS 5
+#define MOTION_MAX_TAPS FLOAT_MOTION_MAX_TAPS
 
 /* libvmaf's motion_tools.h filters */
-static const float motion_filter5[5] = {
-    0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f, 0.054488685f,
-};
-static const float motion_filter3[3] = { 0.166378498f, 0.667243004f, 0.166378498f };
-static const float motion_filter5_identity[5] = { 0.0f, 0.0f, 1.0f, 0.0f, 0.0f };
+static const float motion_filter5[5] = { FLOAT_MOTION_FILTER5 };
+static const float motion_filter3[3] = { FLOAT_MOTION_FILTER3 };
+static const float motion_filter5_identity[5] = { FLOAT_MOTION_FILTER5_IDENTITY };
 
-enum { KEY_MOTION, KEY_MOTION2, KEY_MOTION3, KEY_COUNT };
+enum {
+    KEY_MOTION = FLOAT_MOTION_KEY_MOTION,
+    KEY_MOTION2 = FLOAT_MOTION_KEY_MOTION2,
+    KEY_MOTION3 = FLOAT_MOTION_KEY_MOTION3,
+    KEY_COUNT = FLOAT_MOTION_KEY_COUNT,
+};
 
 static const char *const motion_keys[KEY_COUNT + 1] = {
     "motion", "motion2", "motion3", NULL,
 };
 
-typedef struct FloatMotionState {
-    /* options */
-    bool debug;
-    bool force_zero;
-    double fps_weight;
-    double blend_factor;
-    double blend_offset;
-    bool add_scale1;
-    int filter_size;
-    bool add_uv;
-    double max_val;
-
-    /* set by init */
-    int w, h;
-    int scaled_w, scaled_h;          /* motion_add_scale1 */
-    const float *filter;
-    int taps;
-    unsigned key[KEY_COUNT];
-    /* The score of the highest frame extracted so far: (index + 1) << 32 |
-     * the float's bits; 0 before any.  flush() reads the last frame's. */
-    _Atomic uint64_t last_score;
-} FloatMotionState;
+/* struct FloatMotionState: float_motion.h */
 
 static const MetricOption motion_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
@@ -189,12 +176,8 @@ static int motion_scratch_alloc(const void *state, void **scratch)
 
 /* ---- the blur ---------------------------------------------------------------- */
 
-/* libvmaf's reflection at the edges (convolution_edge_s): -k -> k,
- * n - 1 + k -> n - 1 - k; valid while the radius is below n. */
-static inline int motion_mirror(int i, int n)
-{
-    return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
-}
+/* libvmaf's reflection at the edges: float_motion_mirror() (float_motion.h). */
+#define motion_mirror float_motion_mirror
 
 /* Blurs the luma of pic into out (w x h, stride t->stride).  Each output
  * sample is libvmaf's: the vertical taps summed from 0.0f in order into a
@@ -265,7 +248,7 @@ static float plane_sad(const float *a, const float *b, int w, int h, size_t stri
         for (int x = 0; x < w; x++) line += fabs(ra[x] - rb[x]);
         accum += line;
     }
-    return (float)(accum / (w * h));
+    return float_motion_mean(accum, w, h);
 }
 
 /* plane_sad() of a and b and of a and c at once: two independent sums. */
@@ -284,8 +267,8 @@ static void plane_sad2(const float *a, const float *b, const float *c, int w, in
         accum_b += line_b;
         accum_c += line_c;
     }
-    *ab = (float)(accum_b / (w * h));
-    *ac = (float)(accum_c / (w * h));
+    *ab = float_motion_mean(accum_b, w, h);
+    *ac = float_motion_mean(accum_c, w, h);
 }
 
 /* libvmaf's bilinear scaler (vif_scale_frame_s), float in its order;
@@ -400,14 +383,33 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     return 0;
 }
 
-static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
-                          FeatureSink *sink)
+bool float_motion_scored(const FloatMotionState *s, unsigned index)
 {
-    FloatMotionState *s = (FloatMotionState *)state; /* only last_score is written */
-    FloatMotionScratch *t = scratch;
-    const unsigned i = frame->index;
-    int err = 0;
+    return !s->force_zero && index > 0;
+}
 
+int float_motion_check_size(const FloatMotionState *s, FeatureSink *sink)
+{
+    const int radius = s->taps / 2;
+    if (s->w <= radius || s->h <= radius) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_motion: a %dx%d picture is too small for its %d-tap blur "
+                         "(libvmaf reads outside the picture below %dx%d)",
+                         s->w, s->h, s->taps, radius + 1, radius + 1);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+float float_motion_mean(float accum, int w, int h)
+{
+    return (float)(accum / (w * h));
+}
+
+int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned i, float score,
+                     float score2)
+{
+    int err = 0;
     if (s->force_zero) {
         err = feature_sink_put(sink, s->key[KEY_MOTION2], i, 0.);
         if (!err) err = feature_sink_put(sink, s->key[KEY_MOTION3], i, 0.);
@@ -420,14 +422,34 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
         return err;
     }
 
-    const int radius = s->taps / 2;
-    if (s->w <= radius || s->h <= radius) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_motion: a %dx%d picture is too small for its %d-tap blur "
-                         "(libvmaf reads outside the picture below %dx%d)",
-                         s->w, s->h, s->taps, radius + 1, radius + 1);
-        return -EINVAL;
+    remember_score(s, i, score);
+
+    if (s->debug)
+        err = feature_sink_put(sink, s->key[KEY_MOTION], i,
+                               QUALE_MIN(score * s->fps_weight, s->max_val));
+    if (err) return err;
+
+    if (i == 1) {
+        /* frame 0's motion3 looks at frame 1; its motion2 stays 0 */
+        return feature_sink_put(sink, s->key[KEY_MOTION3], 0,
+                                QUALE_MIN(motion_blend(score * s->fps_weight, s->blend_factor,
+                                                       s->blend_offset), s->max_val));
     }
+
+    return put_motion23(s, sink, i - 1, score2 < score ? score2 : score);
+}
+
+static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
+                          FeatureSink *sink)
+{
+    FloatMotionState *s = (FloatMotionState *)state; /* only last_score is written */
+    FloatMotionScratch *t = scratch;
+    const unsigned i = frame->index;
+
+    if (!float_motion_scored(s, i)) return float_motion_put(s, sink, i, 0.0f, 0.0f);
+
+    int err = float_motion_check_size(s, sink);
+    if (err) return err;
     if (!frame->prev_ref[0] || (i >= 2 && !frame->prev_ref[1])) return -EINVAL;
 
     /* score[i - 1] (from i >= 2 on) is this worker's if it made frame i - 1 */
@@ -447,21 +469,7 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
     }
     t->score_index = i;
     t->score = score;
-    remember_score(s, i, score);
-
-    if (s->debug)
-        err = feature_sink_put(sink, s->key[KEY_MOTION], i,
-                               QUALE_MIN(score * s->fps_weight, s->max_val));
-    if (err) return err;
-
-    if (i == 1) {
-        /* frame 0's motion3 looks at frame 1; its motion2 stays 0 */
-        return feature_sink_put(sink, s->key[KEY_MOTION3], 0,
-                                QUALE_MIN(motion_blend(score * s->fps_weight, s->blend_factor,
-                                                       s->blend_offset), s->max_val));
-    }
-
-    return put_motion23(s, sink, i - 1, score2 < score ? score2 : score);
+    return float_motion_put(s, sink, i, score, score2);
 }
 
 static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)

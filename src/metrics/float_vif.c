@@ -35,6 +35,10 @@
  * same operations at once, lane by lane, the statistic's branches as lane
  * selects; the sums stay sequential.
  *
+ * float_vif.h holds what the CUDA twin (src/cuda/float_vif.cu) shares with
+ * this file: the state, the statistic of one sample, the keys from the
+ * per-scale sums.
+ *
  * Sizes: every filter must fit its mirror (radius < side) at every scale,
  * which needs 16x16 at vif_kernelscale 1 (2x2 at scale 3); libvmaf reads
  * outside its buffers below that, so smaller pictures are refused.
@@ -50,19 +54,21 @@
 
 #include "common.h"
 #include "metric.h"
+#include "float_vif.h"
 #include "picture_float.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
 
-#define VIF_SCALES 4
-#define VIF_MAX_TAPS 128             /* libvmaf's filter buffer */
+#define VIF_SCALES FLOAT_VIF_SCALES
+#define VIF_MAX_TAPS FLOAT_VIF_MAX_TAPS
 
 enum {
-    KEY_SCALE0,
-    KEY_VIF = KEY_SCALE0 + VIF_SCALES, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0,
-    KEY_COUNT = KEY_NUM_SCALE0 + 2 * VIF_SCALES,
+    KEY_SCALE0 = FLOAT_VIF_KEY_SCALE0,
+    KEY_VIF = FLOAT_VIF_KEY_VIF, KEY_NUM = FLOAT_VIF_KEY_NUM, KEY_DEN = FLOAT_VIF_KEY_DEN,
+    KEY_NUM_SCALE0 = FLOAT_VIF_KEY_NUM_SCALE0,
+    KEY_COUNT = FLOAT_VIF_KEY_COUNT,
 };
 
 static const char *const vif_keys[KEY_COUNT + 1] = {
@@ -74,25 +80,7 @@ static const char *const vif_keys[KEY_COUNT + 1] = {
     NULL,
 };
 
-typedef struct FloatVifState {
-    /* options */
-    bool debug;
-    double enhn_gain_limit;
-    double kernelscale;
-    double prescale;
-    double min_val[VIF_SCALES];      /* [0] unused: scale 0 has none */
-    double sigma_nsq;
-    bool skip_scale0;
-
-    /* set by init */
-    int src_w, src_h;                /* the picture */
-    int w[VIF_SCALES], h[VIF_SCALES];
-    int taps[VIF_SCALES];
-    float filter[VIF_SCALES][VIF_MAX_TAPS];
-    float sigma_max_inv;
-    float sigma_nsq_below;           /* the largest float under vif_sigma_nsq */
-    unsigned key[KEY_COUNT];
-} FloatVifState;
+/* FloatVifState: float_vif.h */
 
 static const MetricOption vif_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
@@ -178,29 +166,9 @@ static void gaussian_filter(float *out, int taps)
 
 /* ---- libvmaf's log2 approximation ----------------------------------------- */
 
-static const float log2_poly[9] = {
-    -0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
-    0.257167726303123f, -0.353800560300520f, 0.480131410397451f,
-    -0.721314327952201f, 1.442694803896991f, 0.0f,
-};
+static const float log2_poly[9] = { FLOAT_VIF_LOG2_POLY };
 
-/* The exponent, plus a degree-8 polynomial of the mantissa in [1, 2). */
-static float log2_approx(float x)
-{
-    if (x == 0) return -INFINITY;
-    if (x < 0) return NAN;
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof(bits));
-    const uint32_t exponent = (bits & 0x7F800000u) >> 23;
-    const uint32_t mantissa_bits = (bits & 0x007FFFFFu) | 0x3F800000u;
-    float mantissa;
-    memcpy(&mantissa, &mantissa_bits, sizeof(mantissa));
-    const float log_base = (float)((int32_t)exponent - 127);
-    const float t = mantissa - 1.0f;
-    float poly = 0;
-    for (int i = 0; i < 9; i++) poly = poly * t + log2_poly[i];
-    return log_base + poly;
-}
+/* float_vif_log2() (float_vif.h) is the scalar one. */
 
 /* ---- per worker ------------------------------------------------------------- */
 
@@ -257,11 +225,8 @@ static int vif_scratch_alloc(const void *state, void **scratch)
 
 /* ---- filtering ----------------------------------------------------------------- */
 
-/* libvmaf's reflection at the edges: -k -> k, n - 1 + k -> n - 1 - k. */
-static inline int vif_mirror(int i, int n)
-{
-    return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
-}
+/* libvmaf's reflection at the edges: float_vif_mirror() (float_vif.h). */
+#define vif_mirror float_vif_mirror
 
 /* Reflects the radius samples past each end of a row of w. */
 static void pad_row(float *row, int w, int radius)
@@ -310,7 +275,7 @@ static inline VifVec vec_select(VifInt mask, VifVec a, VifVec b)
     return (VifVec)((mask & (VifInt)a) | (~mask & (VifInt)b));
 }
 
-/* log2_approx() of four floats. */
+/* float_vif_log2() of four floats. */
 static inline VifVec vec_log2_approx(VifVec x)
 {
     const VifInt bits = (VifInt)x;
@@ -464,7 +429,6 @@ static void decimate(const float *f, int taps, const float *x, const float *y, s
 static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], int w,
                           float *num, float *den)
 {
-    const float eps = 1.0e-10f;
     const float gain_limit = (float)s->enhn_gain_limit;
     const double sigma_nsq = s->sigma_nsq;
     const float sigma_max_inv = s->sigma_max_inv;
@@ -473,7 +437,9 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
 
 #if VIF_LANES
     /* The same operations on four samples: every branch of the scalar
-     * code below becomes a lane select, its double steps double lanes. */
+     * code below (float_vif_statistic()) becomes a lane select, its double
+     * steps double lanes. */
+    const float eps = FLOAT_VIF_EPS;
     const VifVec zero = vec_set1(0.0f), veps = vec_set1(eps), one = vec_set1(1.0f);
     const VifVec vlimit = vec_set1(gain_limit), vsmi = vec_set1(sigma_max_inv);
     const VifVec vnsq_below = vec_set1(s->sigma_nsq_below);
@@ -521,47 +487,10 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
 #endif
 
     for (; j < w; j++) {
-        const float mu1 = hrow[Q_MU1][j], mu2 = hrow[Q_MU2][j];
-        const float mu1_sq = mu1 * mu1, mu2_sq = mu2 * mu2, mu1_mu2 = mu1 * mu2;
-        float sigma1_sq = hrow[Q_XX][j] - mu1_sq;
-        float sigma2_sq = hrow[Q_YY][j] - mu2_sq;
-        const float sigma12 = hrow[Q_XY][j] - mu1_mu2;
-
-        sigma1_sq = QUALE_MAX(sigma1_sq, 0.0f);
-        sigma2_sq = QUALE_MAX(sigma2_sq, 0.0f);
-
-        /* libvmaf computes the logs below first and then overwrites them
-         * where sigma1_sq (zeroed if under eps) is under sigma_nsq */
         float num_val, den_val;
-        if ((sigma1_sq < eps ? 0.0f : sigma1_sq) < sigma_nsq) {
-            num_val = 1.0f - sigma2_sq * sigma_max_inv;
-            den_val = 1.0f;
-        } else {
-            float g = sigma12 / (sigma1_sq + eps);
-            float sv_sq = sigma2_sq - g * sigma12;
-            if (sigma1_sq < eps) {
-                g = 0.0f;
-                sv_sq = sigma2_sq;
-                sigma1_sq = 0.0f;
-            }
-            if (sigma2_sq < eps) {
-                g = 0.0f;
-                sv_sq = 0.0f;
-            }
-            if (g < 0.0f) {
-                sv_sq = sigma2_sq;
-                g = 0.0f;
-            }
-            sv_sq = QUALE_MAX(sv_sq, eps);
-            g = QUALE_MIN(g, gain_limit);
-
-            /* float numerator over a double denominator, the sum in double,
-             * the logarithm of its float */
-            num_val = sigma12 < 0.0f
-                    ? 0.0f
-                    : log2_approx((float)(1.0f + (g * g * sigma1_sq) / (sv_sq + sigma_nsq)));
-            den_val = log2_approx((float)(1.0f + sigma1_sq / sigma_nsq));
-        }
+        float_vif_statistic(hrow[Q_MU1][j], hrow[Q_MU2][j], hrow[Q_XX][j], hrow[Q_YY][j],
+                            hrow[Q_XY][j], sigma_nsq, gain_limit, sigma_max_inv, &num_val,
+                            &den_val);
         acc_num += num_val;
         acc_den += den_val;
     }
@@ -693,7 +622,12 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
                      hrow[0]);
     }
 
-    const unsigned f = frame->index;
+    return float_vif_write(s, sink, frame->index, scores);
+}
+
+int float_vif_write(const FloatVifState *s, FeatureSink *sink, unsigned f,
+                    const double scores[2 * VIF_SCALES])
+{
     const int first = s->skip_scale0 ? 1 : 0;
     int err = feature_sink_put(sink, s->key[KEY_SCALE0], f,
                                s->skip_scale0 ? 0.0 : scores[0] / scores[1]);

@@ -1,0 +1,546 @@
+/*
+ * Float ADM on CUDA: the device makes the four DWT levels, decouples,
+ * weights, masks and sums each scored row (float_adm.cu); the host reads
+ * back the rows' nine float sums, adds them in float in row order as the C
+ * reference does, and writes the keys through its float_adm_level() and
+ * float_adm_write().
+ *
+ * The reference divides by libvmaf's approximate reciprocal where SSE2
+ * exists (rcpss and one Newton step: every x86-64), and rcpss is the CPU's
+ * own approximation (Intel's and AMD's differ in the last bits).  Once per
+ * process this file tabulates the host's float_adm_reciprocal() on [1, 2)
+ * (its result depends on the leading 11 bits of the mantissa on the Intel
+ * CPUs measured, 2048 entries: the table is as fine as the host needs,
+ * 2^23 entries at most) and checks float_adm_reciprocal_from_table()
+ * against it for every exponent and both signs on a spread of mantissas;
+ * the device then divides exactly as the host's reference.  Where the
+ * check fails the twin declines the metric, which stays on the CPU.
+ * Where the reference divides exactly (no SSE2), so does the device.
+ *
+ * Device memory: the reciprocal table (8 KiB on those CPUs) and, per slot,
+ *   the row sums of every level (read back: 9 floats per band row, 30 KiB
+ *   at 1080p);
+ *   the bands a of each level (both pictures; the next level's input);
+ *   the bands h, v, d (both pictures) and the six CSF-weighted planes, of
+ *   the level-0 size, reused by every level.
+ *
+ * adm_p_norm other than 3 raises each masked value to a power with powf(),
+ * which the device's differs from: the twin declines those.
+ *
+ * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
+ * shared memory, arguments) are functions without side effects, so that
+ * tests/test_float_vam_cuda_host.cpp drives the kernels' element code on
+ * the CPU through exactly what enqueue() launches, and collect()'s work is
+ * float_adm_cuda_write(), which the test calls too.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_twin.h"
+#include "metrics/float_adm.h"
+
+extern const unsigned char cuda_module_float_adm[];
+
+/* ---- the kernels' arguments (struct FadmArgs of float_adm.cu) ------------- */
+
+typedef struct FadmArgs {
+    CUdeviceptr src[2];
+    unsigned long long src_stride;
+    CUdeviceptr band[2][4];
+    CUdeviceptr csf[6];
+    CUdeviceptr rows;
+    CUdeviceptr rcp_table;
+    double gain_limit;
+    float csf_w[3];
+    float cos_1deg_sq;
+    float inv_scaler;
+    unsigned rcp_shift;
+    int w, h;
+    int w2, h2;
+    int left, top, right, bottom;
+    int col_lo, col_hi, row_lo, row_hi;
+    int bypass_cm;
+    int details;
+    int rows_per_block;
+    int segment;
+} FadmArgs;
+
+_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
+_Static_assert(sizeof(FadmArgs) == 248, "FadmArgs: keep float_adm.cu in step");
+_Static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit) == 152 &&
+                   offsetof(FadmArgs, rcp_shift) == 180 && offsetof(FadmArgs, w) == 184 &&
+                   offsetof(FadmArgs, col_lo) == 216 && offsetof(FadmArgs, segment) == 244,
+               "FadmArgs: keep float_adm.cu in step");
+
+/* THREADS is FADM_THREADS of float_adm.cu (the kernels' launch bounds). */
+enum { THREADS = 256, ROWS_PER_BLOCK = 2, SEGMENT = 256, ALIGN = 256, MAX_GRID_Y = 65535 };
+enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
+
+/* ---- the reciprocal ------------------------------------------------------- */
+
+static pthread_once_t rcp_once = PTHREAD_ONCE_INIT;
+static struct {
+    bool exact;          /* the reference divides exactly */
+    bool usable;         /* the table reproduces the host's reciprocal */
+    unsigned shift;
+    size_t count;
+    uint32_t *table;
+} rcp;
+
+static uint32_t bits_of(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof(b));
+    return b;
+}
+
+static float float_of(uint32_t b)
+{
+    float x;
+    memcpy(&x, &b, sizeof(x));
+    return x;
+}
+
+static bool rcp_matches(uint32_t x)
+{
+    const float d = float_of(x);
+    return bits_of(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
+           bits_of(float_adm_reciprocal(d));
+}
+
+static void rcp_build(void)
+{
+    if (!float_adm_divides_by_reciprocal()) {
+        rcp.exact = rcp.usable = true;
+        return;
+    }
+    /* The finest table the host needs: where the result on [1, 2) changes,
+     * the mantissa's lower bits below the change do not matter. */
+    unsigned shift = 23;
+    uint32_t prev = bits_of(float_adm_reciprocal(1.0f));
+    for (uint32_t m = 1; m < (1u << 23); m++) {
+        const uint32_t r = bits_of(float_adm_reciprocal(float_of(0x3F800000u | m)));
+        if (r != prev) {
+            const unsigned tz = (unsigned)__builtin_ctz(m);
+            if (tz < shift) shift = tz;
+            prev = r;
+        }
+    }
+    rcp.shift = shift;
+    rcp.count = (size_t)1 << (23 - shift);
+    rcp.table = malloc(rcp.count * sizeof(uint32_t));
+    if (!rcp.table) return;
+    for (size_t k = 0; k < rcp.count; k++)
+        rcp.table[k] = bits_of(float_adm_reciprocal(float_of(0x3F800000u | (uint32_t)(k << shift))));
+
+    /* Every exponent, both signs: edge mantissas and a spread of others.
+     * The divisors are band values plus 1e-30: the exponents of zeros and
+     * subnormals (a band value within 2^-126 of -1e-30) and of 2^126 and
+     * more (no band of samples on the 8-bit scale comes near) do not
+     * occur, so only the normal range must match; the others are x86's
+     * rules, which Intel's CPUs follow. */
+    static const uint32_t edges[] = { 0, 1, 2, 3, 0x7FFFFF, 0x7FFFFE, 0x400000, 0x3FFFFF,
+                                      0x400001, 0x000FFF, 0x001000, 0x7FF000 };
+    bool ok = true;
+    for (uint32_t e = 1; e <= 252 && ok; e++) {
+        for (uint32_t sign = 0; sign < 2 && ok; sign++) {
+            const uint32_t top = sign << 31 | e << 23;
+            for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]) && ok; i++)
+                ok = rcp_matches(top | edges[i]);
+            for (uint32_t i = 0; i < 4096 && ok; i++)
+                ok = rcp_matches(top | ((i * 2654435761u) >> 9 & 0x7FFFFFu));
+        }
+    }
+    /* and the whole binade of 1e-30 (the eps alone: flat areas divide by
+     * it), [1, 2) being the table itself */
+    for (uint32_t m = 0; m < (1u << 23) && ok; m++) ok = rcp_matches((27u << 23) | m);
+    rcp.usable = ok;
+}
+
+/* Not static: the host test calls them (it declares them itself).  The
+ * table of the host's reciprocal (NULL where the reference divides
+ * exactly), its shift and entries, and whether it reproduces the host's. */
+const uint32_t *float_adm_cuda_rcp_table(unsigned *shift, size_t *count, bool *usable);
+
+const uint32_t *float_adm_cuda_rcp_table(unsigned *shift, size_t *count, bool *usable)
+{
+    pthread_once(&rcp_once, rcp_build);
+    *shift = rcp.shift;
+    *count = rcp.count;
+    *usable = rcp.usable && (rcp.exact || rcp.table);
+    return rcp.exact ? NULL : rcp.table;
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+typedef struct FloatAdmPlan {
+    const FloatAdmState *s;
+    unsigned bitdepth;
+    int w[FLOAT_ADM_SCALES], h[FLOAT_ADM_SCALES];   /* each level's input */
+    int w2[FLOAT_ADM_SCALES], h2[FLOAT_ADM_SCALES]; /* its bands */
+    FloatAdmRect rect[FLOAT_ADM_SCALES];
+    /* offsets in a slot, bytes */
+    size_t rows[FLOAT_ADM_SCALES];   /* the row sums of each level, from 0 on */
+    size_t rows_bytes;
+    size_t approx[FLOAT_ADM_SCALES][2];
+    size_t details[2][3];
+    size_t csf[6];
+    size_t slot_bytes;
+    unsigned step_count;
+} FloatAdmPlan;
+
+FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth);
+void float_adm_cuda_plan_free(FloatAdmPlan *p);
+size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p);
+size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p);
+unsigned float_adm_cuda_step_count(const FloatAdmPlan *p);
+const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot,
+                                uint64_t rcp_table, unsigned rcp_shift, uint64_t ref,
+                                uint64_t dist, uint64_t stride, unsigned launch[4], void *args);
+int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned frame,
+                         const float *rows);
+
+static size_t align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static bool level_scored(const FloatAdmState *s, unsigned scale)
+{
+    return scale > 0 || !s->skip_scale0;
+}
+
+FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth)
+{
+    FloatAdmPlan *p = calloc(1, sizeof(*p));
+    if (!p) return NULL;
+    p->s = s;
+    p->bitdepth = bitdepth;
+    int w = s->w, h = s->h;
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
+        p->w[k] = w;
+        p->h[k] = h;
+        p->w2[k] = (w + 1) / 2;
+        p->h2[k] = (h + 1) / 2;
+        p->rect[k] = float_adm_rect(p->w2[k], p->h2[k]);
+        w = p->w2[k];
+        h = p->h2[k];
+    }
+    size_t at = 0;
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
+        p->rows[k] = at;
+        at += (size_t)SUMS * sizeof(float) * (size_t)p->h2[k];
+    }
+    p->rows_bytes = at;
+    at = align_up(at, ALIGN);
+    const size_t band0 = (size_t)p->w2[0] * (size_t)p->h2[0] * sizeof(float);
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
+        for (unsigned i = 0; i < 2; i++) {
+            p->approx[k][i] = at;
+            at = align_up(at + (size_t)p->w2[k] * (size_t)p->h2[k] * sizeof(float), ALIGN);
+        }
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        for (unsigned b = 0; b < 3; b++) {
+            p->details[i][b] = at;
+            at = align_up(at + band0, ALIGN);
+        }
+    }
+    for (unsigned b = 0; b < 6; b++) {
+        p->csf[b] = at;
+        at = align_up(at + band0, ALIGN);
+    }
+    p->slot_bytes = at;
+    p->step_count = 3 * FLOAT_ADM_SCALES - (s->skip_scale0 ? 2 : 0);
+    return p;
+}
+
+void float_adm_cuda_plan_free(FloatAdmPlan *p)
+{
+    free(p);
+}
+
+size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p)
+{
+    return p->slot_bytes;
+}
+
+size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p)
+{
+    return p->rows_bytes;
+}
+
+unsigned float_adm_cuda_step_count(const FloatAdmPlan *p)
+{
+    return p->step_count;
+}
+
+static unsigned blocks_for(unsigned n, unsigned per_block)
+{
+    return (n + per_block - 1) / per_block;
+}
+
+static unsigned grid_rows(unsigned n)
+{
+    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
+}
+
+/*
+ * Step i of a frame in slot memory `slot` (device addresses; the host test
+ * passes host addresses): the kernel's name, its launch (grid x, grid y,
+ * threads per block, shared bytes) and its arguments (args: a struct
+ * FadmArgs).  The steps, in stream order, for each level: dwt, then
+ * (unless adm_skip_scale0 at level 0) decouple and rows.
+ */
+const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot,
+                                uint64_t rcp_table, unsigned rcp_shift, uint64_t ref,
+                                uint64_t dist, uint64_t stride, unsigned launch[4], void *args)
+{
+    if (i >= p->step_count) return NULL;
+    const FloatAdmState *s = p->s;
+    /* Which level and which of its steps (0 dwt, 1 decouple, 2 rows). */
+    const unsigned k = i + (s->skip_scale0 && i > 0 ? 2 : 0);
+    const unsigned scale = k / 3, part = k % 3;
+
+    FadmArgs a;
+    memset(&a, 0, sizeof(a));
+    if (scale == 0) {
+        a.src[0] = ref;
+        a.src[1] = dist;
+        a.src_stride = stride;
+    } else {
+        a.src[0] = slot + p->approx[scale - 1][0];
+        a.src[1] = slot + p->approx[scale - 1][1];
+        a.src_stride = (unsigned long long)p->w[scale] * sizeof(float);
+    }
+    for (unsigned pic = 0; pic < 2; pic++) {
+        a.band[pic][0] = slot + p->approx[scale][pic];
+        for (unsigned b = 0; b < 3; b++) a.band[pic][1 + b] = slot + p->details[pic][b];
+    }
+    for (unsigned b = 0; b < 6; b++) a.csf[b] = slot + p->csf[b];
+    a.rows = slot + p->rows[scale];
+    a.rcp_table = rcp_table;
+    a.rcp_shift = rcp_shift;
+    a.gain_limit = s->enhn_gain_limit;
+    for (unsigned b = 0; b < 3; b++) a.csf_w[b] = s->csf[scale][b];
+    a.cos_1deg_sq = s->cos_1deg_sq;
+    a.inv_scaler = p->bitdepth > 8 ? 1.0f / (float)(1u << (p->bitdepth - 8)) : 1.0f;
+    a.w = p->w[scale];
+    a.h = p->h[scale];
+    a.w2 = p->w2[scale];
+    a.h2 = p->h2[scale];
+    const FloatAdmRect rc = p->rect[scale];
+    a.left = rc.left;
+    a.top = rc.top;
+    a.right = rc.right;
+    a.bottom = rc.bottom;
+    /* decoupled: the scored region and one sample around it, as far as the
+     * band goes (the masking window's reach) */
+    a.col_lo = rc.left - 1 > 0 ? rc.left - 1 : 0;
+    a.col_hi = rc.right + 1 < a.w2 ? rc.right + 1 : a.w2;
+    a.row_lo = rc.top - 1 > 0 ? rc.top - 1 : 0;
+    a.row_hi = rc.bottom + 1 < a.h2 ? rc.bottom + 1 : a.h2;
+    a.bypass_cm = s->bypass_cm;
+    a.details = level_scored(s, scale);
+    a.rows_per_block = ROWS_PER_BLOCK;
+    a.segment = SEGMENT;
+
+    const char *name = NULL;
+    launch[2] = THREADS;
+    launch[3] = 0;
+    switch (part) {
+    case 0:
+        name = scale > 0 ? "fadm_dwt_f" : p->bitdepth > 8 ? "fadm_dwt_16" : "fadm_dwt_8";
+        launch[0] = blocks_for((unsigned)a.w2, THREADS);
+        launch[1] = grid_rows((unsigned)a.h2);
+        break;
+    case 1:
+        name = "fadm_decouple";
+        launch[0] = blocks_for((unsigned)(a.col_hi - a.col_lo), THREADS);
+        launch[1] = grid_rows((unsigned)(a.row_hi - a.row_lo));
+        break;
+    default:
+        name = "fadm_rows";
+        launch[0] = blocks_for((unsigned)(rc.bottom - rc.top), ROWS_PER_BLOCK);
+        launch[1] = 1;
+        /* fadm_rows_shared_floats() of float_adm.cu */
+        launch[3] = (unsigned)(sizeof(float) * (SUMS * ROWS_PER_BLOCK * SEGMENT +
+                                                SUMS * ROWS_PER_BLOCK));
+        break;
+    }
+    memcpy(args, &a, sizeof(a));
+    return name;
+}
+
+/* collect()'s work: the rows' sums of each level added in float in row
+ * order (float_adm.c's num[0] += num_h ...), the levels' scores, the keys. */
+int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned frame,
+                         const float *rows)
+{
+    FloatAdmLevel levels[FLOAT_ADM_SCALES];
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
+        float sums[SUMS] = { 0 };
+        const bool scored = level_scored(p->s, k);
+        if (scored) {
+            const float *r = rows + p->rows[k] / sizeof(float);
+            for (int m = p->rect[k].top; m < p->rect[k].bottom; m++)
+                for (unsigned j = 0; j < SUMS; j++) sums[j] += r[(size_t)m * SUMS + j];
+        }
+        levels[k] = float_adm_level(p->s, p->w2[k], p->h2[k], scored, sums);
+    }
+    return float_adm_write(p->s, sink, frame, levels);
+}
+
+/* ---- the twin ------------------------------------------------------------- */
+
+typedef struct FloatAdmTwin {
+    const CudaDevice *dev;
+    FloatAdmPlan *plan;
+    CUfunction kernels[FADM_MAX_STEPS]; /* of each step */
+    CUdeviceptr table;                  /* the reciprocal's, or 0 */
+    size_t table_bytes;
+    unsigned shift;
+    CUdeviceptr memory;                 /* slots x slot_bytes */
+    size_t bytes;
+    float *host;                        /* pinned, slots x rows_bytes */
+    size_t host_stride;                 /* floats per slot */
+} FloatAdmTwin;
+
+/* Not static: the host test asks it too. */
+bool float_adm_cuda_supports(const void *state);
+
+bool float_adm_cuda_supports(const void *state)
+{
+    const FloatAdmState *s = state;
+    unsigned shift;
+    size_t count;
+    bool usable;
+    float_adm_cuda_rcp_table(&shift, &count, &usable);
+    /* every other option: tests/test_float_vam_cuda_host.cpp */
+    return usable && s->p_norm == 3.0;
+}
+
+static unsigned float_adm_cuda_planes(const void *state)
+{
+    (void)state;
+    return 1;
+}
+
+static void float_adm_cuda_close(void *twin)
+{
+    FloatAdmTwin *t = twin;
+    if (!t) return;
+    cuda_free(t->dev, t->memory, t->bytes);
+    cuda_free(t->dev, t->table, t->table_bytes);
+    if (t->host) t->dev->api.MemFreeHost(t->host);
+    float_adm_cuda_plan_free(t->plan);
+    free(t);
+}
+
+static int float_adm_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
+                               const QualeVideoFormat *format, unsigned slots, void **out,
+                               char *error, size_t error_size)
+{
+    const FloatAdmState *s = metric_state;
+    int err = 0;
+    FloatAdmTwin *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    t->dev = dev;
+    t->plan = float_adm_cuda_plan_new(s, format->bitdepth);
+    if (!t->plan) err = -ENOMEM;
+    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
+        unsigned launch[4];
+        FadmArgs args;
+        const char *name = float_adm_cuda_step(t->plan, i, 0, 0, 0, 0, 0, 0, launch, &args);
+        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
+    }
+    size_t count = 0;
+    bool usable = false;
+    const uint32_t *table = err ? NULL : float_adm_cuda_rcp_table(&t->shift, &count, &usable);
+    if (!err && !usable) {
+        snprintf(error, error_size, "float ADM: the host's reciprocal cannot be reproduced");
+        err = -ENOTSUP;
+    }
+    if (!err && table) {
+        t->table_bytes = count * sizeof(uint32_t);
+        err = cuda_alloc(dev, &t->table, t->table_bytes, "the float ADM reciprocal table", error,
+                         error_size);
+        if (!err) {
+            /* Once, before any frame: the slots' streams do not wait for
+             * the default stream, so the copy is finished here. */
+            CUresult r = dev->api.MemcpyHtoDAsync(t->table, table, t->table_bytes, NULL);
+            if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
+            if (r != CUDA_SUCCESS) {
+                snprintf(error, error_size, "uploading the float ADM reciprocal table failed: %s",
+                         cuda_error_text(&dev->api, r));
+                err = -EIO;
+            }
+        }
+    }
+    if (!err) {
+        t->bytes = (size_t)slots * t->plan->slot_bytes;
+        err = cuda_alloc(dev, &t->memory, t->bytes, "float ADM bands and row sums", error,
+                         error_size);
+    }
+    if (!err) {
+        t->host_stride = t->plan->rows_bytes / sizeof(float);
+        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * t->plan->rows_bytes,
+                              "float ADM readback", error, error_size);
+    }
+    if (err) {
+        float_adm_cuda_close(t);
+        return err;
+    }
+    *out = t;
+    return 0;
+}
+
+static int float_adm_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
+                                  CUstream stream, char *error, size_t error_size)
+{
+    FloatAdmTwin *t = twin;
+    const CudaApi *api = &t->dev->api;
+    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
+    for (unsigned i = 0; i < t->plan->step_count; i++) {
+        unsigned launch[4];
+        FadmArgs args;
+        const char *name = float_adm_cuda_step(t->plan, i, base, t->table, t->shift,
+                                               frame->ref[0], frame->dist[0], frame->stride[0],
+                                               launch, &args);
+        void *params[] = { &args };
+        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2],
+                              launch[3], stream, params, error, error_size);
+        if (err) return err;
+    }
+    /* Every row sum that collect() reads was written above. */
+    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * t->host_stride, base,
+                                            t->plan->rows_bytes, stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back the float ADM row sums failed: %s",
+                 cuda_error_text(api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+static int float_adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+                                  FeatureSink *sink)
+{
+    FloatAdmTwin *t = twin;
+    return float_adm_cuda_write(t->plan, sink, frame->index,
+                                t->host + (size_t)slot * t->host_stride);
+}
+
+const CudaTwin cuda_twin_float_adm = {
+    .metric = &metric_float_adm,
+    .module_image = cuda_module_float_adm,
+    .planes = float_adm_cuda_planes,
+    .supports = float_adm_cuda_supports,
+    .init = float_adm_cuda_init,
+    .enqueue = float_adm_cuda_enqueue,
+    .collect = float_adm_cuda_collect,
+    .close = float_adm_cuda_close,
+};
