@@ -14,6 +14,9 @@
  *   quale-bench [--backend cpu,cuda] [--resolution 1080p,4k,WxH]
  *               [--frames N] [--threads N] [--model SPEC | -n]
  *               [--feature SPEC]... [--cli PATH] [--clips DIR] [--repeat N]
+ *               [--per-metric]
+ * --per-metric adds, per backend, each metric's steady-state milliseconds
+ * per frame when it runs alone (the metrics with a twin on that backend).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -50,6 +53,7 @@ typedef struct BenchSettings {
     unsigned feature_count;
     const char *cli;
     const char *clips;
+    bool per_metric;
 } BenchSettings;
 
 static double now(void)
@@ -150,6 +154,31 @@ static int measure_steady(const BenchSettings *b, enum QualeBackend backend,
     return err;
 }
 
+/* Each metric alone (those with a twin on the backend, or all on the CPU):
+ * milliseconds per frame in the steady state. */
+static void print_per_metric(const BenchSettings *b, enum QualeBackend backend,
+                             const QualePicture ref[], const QualePicture dist[])
+{
+    BenchSettings one = *b;
+    one.no_model = true;
+    one.feature_count = 1;
+    printf(", \"per_metric_ms\": {");
+    bool first = true;
+    for (unsigned i = 0; i < quale_metric_count(); i++) {
+        QualeMetricInfo info;
+        if (quale_metric_info(i, &info) || !(info.backends & (1u << backend))) continue;
+        one.features[0] = info.name;
+        double fps = 0;
+        const int err = measure_steady(&one, backend, ref, dist, &fps);
+        printf("%s\"%s\": ", first ? "" : ", ", info.name);
+        if (err) printf("null");
+        else printf("%.3f", 1000.0 / fps);
+        first = false;
+        fflush(stdout);
+    }
+    printf("}");
+}
+
 static int write_yuv(const char *path, const QualePicture pics[], unsigned frames)
 {
     FILE *f = fopen(path, "wb");
@@ -247,6 +276,7 @@ int main(int argc, char *argv[])
         { "cli", required_argument, NULL, 'C' },
         { "clips", required_argument, NULL, 'D' },
         { "repeat", required_argument, NULL, 'P' },
+        { "per-metric", no_argument, NULL, 'M' },
         { NULL, 0, NULL, 0 },
     };
     BenchSettings b = { .frames = 240, .repeat = 3 };
@@ -261,6 +291,7 @@ int main(int argc, char *argv[])
         case 'N': b.frames = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'T': b.threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'P': b.repeat = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'M': b.per_metric = true; break;
         case 'm': b.model = optarg; break;
         case 'n': b.no_model = true; break;
         case 'F':
@@ -367,6 +398,7 @@ int main(int argc, char *argv[])
             } else {
                 printf("\"startup_ms\": %.1f, \"steady_fps\": %.1f", startup_ms, steady_fps);
                 if (b.cli) printf(", \"cli_fps\": %.1f, \"cli_frames\": %u", cli_fps, cli_frames);
+                if (b.per_metric) print_per_metric(&b, backend, ref, dist);
                 printf("}");
             }
             first = false;

@@ -76,5 +76,7 @@ for r in d["results"]:
         print(f"{r['backend']:8} {r['resolution']:6} error: {r['error']}")
         continue
     print(f"{r['backend']:8} {r['resolution']:6} {r['startup_ms']:10.1f} {r['steady_fps']:11.1f} {r.get('cli_fps', 0):8.1f}")
+    if r.get("per_metric_ms"):
+        print("   ms/frame: " + ", ".join(f"{k} {v:.3f}" if v is not None else f"{k} -" for k, v in r["per_metric_ms"].items()))
 PY
 exit $status
