@@ -25,6 +25,7 @@ have glslc || need+=(glslc)
 if ((want_tests)); then
     have python3 || need+=(python3)
     have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus
+    have valgrind || need+=(valgrind) # scripts/sanitize.sh
     ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 fi
 

@@ -280,18 +280,20 @@ static int parse_options(QualeContext *ctx, const Metric *metric, void *state,
                          const char *options)
 {
     if (!options || !*options) return 0;
-    /* option_spec_split takes "name=k=v:..."; give it a placeholder name. */
-    const size_t len = strlen(options);
-    char *spec = malloc(len + 3);
+    /* option_spec_split takes "name=k=v:...", and quotes it in messages. */
+    const size_t name_len = strlen(metric->name), len = strlen(options);
+    char *spec = malloc(name_len + len + 2);
     if (!spec) return -ENOMEM;
-    memcpy(spec, "_=", 2);
-    memcpy(spec + 2, options, len + 1);
+    memcpy(spec, metric->name, name_len);
+    spec[name_len] = '=';
+    memcpy(spec + name_len + 1, options, len + 1);
     OptionTarget target = { ctx, metric, state };
-    size_t name_len;
+    size_t spec_name_len;
     char error[256];
-    int err = option_spec_split(spec, &name_len, apply_option, &target, error, sizeof(error));
-    if (err == -EINVAL && error[0] && strstr(error, "key=value"))
-        context_log(ctx, QUALE_LOG_ERROR, "metric '%s': %s", metric->name, error + 3);
+    int err = option_spec_split(spec, &spec_name_len, apply_option, &target, error, sizeof(error));
+    /* error is set only by option_spec_split's own failures; apply_option
+     * logs its own. */
+    if (err && error[0]) context_log(ctx, QUALE_LOG_ERROR, "metric '%s': %s", metric->name, error);
     free(spec);
     return err;
 }

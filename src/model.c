@@ -263,6 +263,15 @@ typedef struct Loader {
     size_t error_size;
 } Loader;
 
+/* Messages quote text from the model file and the spec (names, values,
+ * libsvm tokens), which may hold decoded control characters such as "\n"
+ * or ESC: a message must stay one line and must not drive a terminal. */
+static void replace_controls(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f) *s = '?';
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -283,6 +292,7 @@ static int load_fail(const Loader *L, const JsonValue *at, int err,
     } else {
         snprintf(L->error, L->error_size, "%s: %s", L->source, what);
     }
+    replace_controls(L->error);
     return err;
 }
 
@@ -296,6 +306,7 @@ static int set_error(char *error, size_t size, const char *fmt, ...)
         va_start(args, fmt);
         vsnprintf(error, size, fmt, args);
         va_end(args);
+        replace_controls(error);
     }
     return -EINVAL;
 }
@@ -968,9 +979,14 @@ static char *dup_range(const char *s, size_t n)
     return p;
 }
 
+/* An option name or value: not empty, no separator, no control character
+ * (none is meaningful, and the metric would quote it in a message). */
 static bool valid_option_text(const char *s)
 {
-    return *s && !strchr(s, ':') && !strchr(s, '=');
+    if (!*s || strchr(s, ':') || strchr(s, '=')) return false;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f) return false;
+    return true;
 }
 
 static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)

@@ -173,6 +173,8 @@ int option_key_name(const MetricOption *options, const void *state,
 int option_spec_split(const char *spec, size_t *name_len, OptionPairFn fn,
                       void *cookie, char *error, size_t error_size)
 {
+    /* Defined even when fn fails (fn reports its own errors). */
+    if (error_size) error[0] = '\0';
     const char *eq = strchr(spec, '=');
     *name_len = eq ? (size_t)(eq - spec) : strlen(spec);
     if (*name_len == 0) {
@@ -188,15 +190,23 @@ int option_spec_split(const char *spec, size_t *name_len, OptionPairFn fn,
         const char *colon = strchr(p, ':');
         const size_t pair_len = colon ? (size_t)(colon - p) : strlen(p);
         const char *sep = memchr(p, '=', pair_len);
+        /* Messages quote at most 64 bytes of the spec and of the option, so
+         * that the reason always fits the caller's buffer (callers log the
+         * "key=value" errors of this function). */
+        const int spec_len = (int)QUALE_MIN(strlen(spec), 64);
+        const char *spec_more = strlen(spec) > 64 ? "..." : "";
+        const int quoted = (int)QUALE_MIN(pair_len, 64);
+        const char *more = pair_len > 64 ? "..." : "";
         if (!sep || sep == p || sep + 1 == p + pair_len) {
-            snprintf(error, error_size, "'%s': option '%.*s' is not of the form key=value",
-                     spec, (int)pair_len, p);
+            snprintf(error, error_size, "'%.*s%s': option '%.*s%s' is not of the form key=value",
+                     spec_len, spec, spec_more, quoted, p, more);
             return -EINVAL;
         }
         const size_t key_len = (size_t)(sep - p), value_len = pair_len - key_len - 1;
         if (key_len >= sizeof(key) || value_len >= sizeof(value)) {
-            snprintf(error, error_size, "'%s': option '%.*s' is too long", spec,
-                     (int)QUALE_MIN(pair_len, 64), p);
+            snprintf(error, error_size, "'%.*s%s': option '%.*s%s' is too long for key=value "
+                     "(keys of up to %zu bytes, values of up to %zu)", spec_len, spec, spec_more,
+                     quoted, p, more, sizeof(key) - 1, sizeof(value) - 1);
             return -EINVAL;
         }
         memcpy(key, p, key_len);

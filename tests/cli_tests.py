@@ -13,6 +13,8 @@ import io
 import json
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -238,6 +240,252 @@ def test_bad_input(t, ref, dist):
     check("ended after 4 frames" in p.stderr, f"shorter distorted warns: {p.stderr!r}")
 
 
+# ---- robustness: tiny frames, early ends, write failures, GPU failures ----
+
+Y4M_TAGS = {("420", 8): "420jpeg", ("422", 8): "422", ("444", 8): "444", ("400", 8): "mono"}
+
+
+def y4m_tag(chroma, depth):
+    if depth == 8:
+        return Y4M_TAGS[(chroma, 8)]
+    return f"mono{depth}" if chroma == "400" else f"{chroma}p{depth}"
+
+
+def frame_samples(w, h, chroma):
+    cw = {"400": 0, "420": (w + 1) // 2, "422": (w + 1) // 2, "444": w}[chroma]
+    ch = {"400": 0, "420": (h + 1) // 2, "422": h, "444": h}[chroma]
+    return w * h + 2 * cw * ch
+
+
+def write_y4m(path, w, h, chroma, depth, frames, seed):
+    """A y4m file of deterministic in-range samples that change per frame."""
+    n = frame_samples(w, h, chroma)
+    top = (1 << depth) - 1
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F25:1 Ip C{y4m_tag(chroma, depth)}\n".encode())
+        for k in range(frames):
+            vals = [((i * 37 + k * 11 + seed * 101 + (i * i) % 7) * 2654435761 >> 7) % (top + 1)
+                    for i in range(n)]
+            f.write(b"FRAME\n")
+            f.write(bytes(vals) if depth == 8 else struct.pack(f"<{n}H", *vals))
+
+
+def test_tiny_frames(t):
+    """Every metric of the registry on tiny and odd frames in every chroma
+    format and at 8 to 16 bits: it scores them or refuses naming itself."""
+    listing = json.loads(t.run("--list-features", "--json").stdout)
+    sizes = [(1, 1), (2, 2), (16, 16), (17, 9), (3, 5)]
+    formats = [("420", 8), ("422", 10), ("444", 12), ("400", 16)]
+    clips = {}
+    for w, h in sizes:
+        for chroma, depth in formats:
+            ref = os.path.join(t.tmp, f"tiny_{w}x{h}_{chroma}_{depth}_ref.y4m")
+            dist = ref.replace("_ref.", "_dist.")
+            write_y4m(ref, w, h, chroma, depth, 2, 1)
+            write_y4m(dist, w, h, chroma, depth, 2, 2)
+            clips[(w, h, chroma, depth)] = (ref, dist)
+    census = {}
+    for m in listing:
+        name = m["name"]
+        scored = refused = 0
+        for (w, h, chroma, depth), (ref, dist) in clips.items():
+            what = f"{name} on {w}x{h} {chroma} {depth}-bit"
+            p = t.run("-r", ref, "-d", dist, "-q", "-n", "--feature", name, "--threads", "1",
+                      "--json", "-o", "-")
+            no_crash(p, what)
+            if p.returncode == 0:
+                scored += 1
+                frames = json.loads(p.stdout)["frames"]
+                check(len(frames) == 2 and any(k in frames[1]["metrics"] for k in m["keys"]),
+                      f"{what}: scored, but the keys are missing")
+            else:
+                refused += 1
+                check(p.returncode == 1 and re.search(rf"\b{re.escape(name)}\b", p.stderr)
+                      and p.stdout == "", f"{what}: refused without naming the metric: {p.stderr!r}")
+        census[name] = (scored, refused)
+    print("tiny frames through the CLI (scored, refused): " +
+          ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in census.items()), flush=True)
+
+
+def frames_of_y4m(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    header, _, body = data.partition(b"\n")
+    return header + b"\n", body
+
+
+def test_early_end(t, ref, dist):
+    """Files that end early or break mid-stream: a clear message, exit 1, and
+    no output at all, neither on stdout nor in an -o file."""
+    base = ["-n", "--feature", "psnr", "-q"]
+    header, body = frames_of_y4m(dist)
+    frame_len = len(body) // 6
+    out = os.path.join(t.tmp, "early.json")
+
+    def fails(name, data, pattern, *extra, role="-d"):
+        path = os.path.join(t.tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        args = ["-r", ref, "-d", path] if role == "-d" else ["-r", path, "-d", dist]
+        p = t.run(*args, *base, *extra, "--json", "-o", "-")
+        no_crash(p, name)
+        check(p.returncode == 1 and re.search(pattern, p.stderr), f"{name}: exit {p.returncode}: {p.stderr!r}")
+        check(p.stdout == "", f"{name}: wrote {len(p.stdout)} bytes to stdout")
+        check(name in p.stderr, f"{name}: the message names the file: {p.stderr!r}")
+        if os.path.exists(out):
+            os.remove(out)
+        p = t.run(*args, *base, *extra, "--json", "-o", out)
+        check(p.returncode == 1 and not os.path.exists(out), f"{name}: -o file written by a failed run")
+        check(not [f for f in os.listdir(t.tmp) if ".partial-" in f], f"{name}: partial file left")
+
+    fails("cut_last_frame.y4m", header + body[:-100], r"frame 5 is truncated: \d+ of \d+ bytes")
+    fails("cut_after_marker.y4m", header + body + b"FRAME\n", r"frame 6 is truncated: 0 of")
+    fails("cut_in_marker.y4m", header + body + b"FRA", r"frame 6 is truncated: the file ends inside")
+    damaged = header + body[:frame_len] + b"FRAMX" + body[frame_len + 5:]
+    fails("no_marker.y4m", damaged, r"frame 1 does not start with a FRAME marker")
+    fails("garbage_after.y4m", header + body + b"trailing text", r"frame 6 does not start with a FRAME")
+    fails("empty.y4m", b"", r"empty file")
+    fails("header_only.y4m", header, r"no frames to score")
+    fails("cut_header.y4m", header[:-3], r"header is truncated")
+    fails("cut_ref.y4m", header + body[:-1], r"frame 5 is truncated", role="-r")
+    # A cut frame among the skipped ones is found too.
+    fails("cut_skipped.y4m", header + body[:2 * frame_len - 9], r"frame 1 is truncated",
+          "--frame_skip_dist", "3")
+    # Raw yuv: a cut last frame, and an empty distorted beside a whole reference.
+    raw = ["-w", "64", "-h", "48", "-p", "420", "-b", "8"]
+    fails("cut.yuv", body.replace(b"FRAME\n", b"")[:-7], r"frame 5 is truncated", *raw)
+    fails("empty.yuv", b"", r"no frames to score", *raw)
+
+    # One video shorter than the other: the common frames, and a warning
+    # that names the shorter one, whichever it is.
+    short = os.path.join(t.tmp, "short_ref.y4m")
+    with open(short, "wb") as f:
+        f.write(header + body[:2 * frame_len])
+    p = t.run("-r", short, "-d", dist, *base, "--json", "-o", "-")
+    check(p.returncode == 0 and len(json.loads(p.stdout)["frames"]) == 2, "shorter reference: 2 frames")
+    check("short_ref.y4m ended after 2 frames" in p.stderr, f"shorter reference warns: {p.stderr!r}")
+
+    # A failed run leaves an existing output as it was.
+    keep = os.path.join(t.tmp, "keep.json")
+    p = t.run("-r", ref, "-d", dist, *base, "--json", "-o", keep)
+    with open(keep, "rb") as f:
+        before = f.read()
+    p = t.run("-r", ref, "-d", os.path.join(t.tmp, "cut_last_frame.y4m"), *base, "--json", "-o", keep)
+    with open(keep, "rb") as f:
+        check(p.returncode == 1 and f.read() == before, "a failed run leaves the previous output alone")
+
+    # Both videos from one pipe cannot work.
+    p = t.run("-r", "-", "-d", "-", *base)
+    check(p.returncode == 2 and "standard input" in p.stderr, f"-r - -d -: {p.stderr!r}")
+
+
+def as_nobody():
+    """preexec_fn for a child that must not be root (root writes anything)."""
+    if os.geteuid() == 0:
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def test_write_failures(t, ref, dist):
+    """Results that cannot be written: exit 1, a message, nothing that looks
+    complete."""
+    base = ["-r", ref, "-d", dist, "-n", "--feature", "psnr", "-q"]
+    # stdout on a full disk, as the results and as the summary.
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([t.quale, *base, "--json", "-o", "-"], stdout=full, stderr=subprocess.PIPE, text=True)
+        no_crash(p, "-o - > /dev/full")
+        check(p.returncode == 1 and "No space" in p.stderr, f"-o - > /dev/full: {p.returncode} {p.stderr!r}")
+        p = subprocess.run([t.quale, *base[:-1]], stdout=full, stderr=subprocess.PIPE, text=True)
+        check(p.returncode == 1 and "No space" in p.stderr,
+              f"summary > /dev/full: exit {p.returncode}, {p.stderr!r}")
+    # A directory where the file should be.
+    p = t.run(*base, "-o", t.tmp)
+    check(p.returncode == 1 and "directory" in p.stderr.lower(), f"-o DIR: {p.stderr!r}")
+
+    # Through a symbolic link: the link's target gets the results.
+    target = os.path.join(t.tmp, "link_target.xml")
+    link = os.path.join(t.tmp, "link.xml")
+    with open(target, "w") as f:
+        f.write("old")
+    os.symlink(target, link)
+    p = t.run(*base, "-o", link)
+    check(p.returncode == 0 and os.path.islink(link) and open(target).read().startswith("<"),
+          f"-o through a symlink writes its target: {p.stderr!r}")
+
+    # A read-only file (and a read-only directory) stay as they are.  The
+    # runs are made as an unprivileged user when the tests run as root.
+    try:
+        subprocess.run([t.quale, "-v"], check=True, capture_output=True, preexec_fn=as_nobody)
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"skip: read-only outputs: cannot run as an unprivileged user ({e})", flush=True)
+        return
+    shared = tempfile.mkdtemp(prefix="quale-ro-")
+    try:
+        os.chmod(shared, 0o777)  # writable by the unprivileged user: only the file is read-only
+        r, d = os.path.join(shared, "r.y4m"), os.path.join(shared, "d.y4m")
+        shutil.copy(ref, r)
+        shutil.copy(dist, d)
+        for path in (r, d):
+            os.chmod(path, 0o644)
+        ro = os.path.join(shared, "ro.xml")
+        with open(ro, "w") as f:
+            f.write("previous results\n")
+        os.chmod(ro, 0o444)
+        args = [t.quale, "-r", r, "-d", d, "-n", "--feature", "psnr", "-q"]
+        p = subprocess.run(args + ["-o", ro], capture_output=True, text=True, preexec_fn=as_nobody)
+        no_crash(p, "-o read-only file")
+        with open(ro) as f:
+            kept = f.read()
+        check(p.returncode == 1 and "ro.xml" in p.stderr and kept == "previous results\n"
+              and os.stat(ro).st_mode & 0o777 == 0o444,
+              f"-o read-only file: exit {p.returncode}, {p.stderr!r}, now {kept[:40]!r}")
+        rodir = os.path.join(shared, "rodir")
+        os.mkdir(rodir, 0o555)
+        os.chmod(rodir, 0o555)
+        p = subprocess.run(args + ["-o", os.path.join(rodir, "out.xml")], capture_output=True, text=True,
+                           preexec_fn=as_nobody)
+        check(p.returncode == 1 and "out.xml" in p.stderr and os.listdir(rodir) == [],
+              f"-o into a read-only directory: exit {p.returncode}, {p.stderr!r}")
+    finally:
+        for root, dirs, _ in os.walk(shared):
+            for x in dirs:
+                os.chmod(os.path.join(root, x), 0o755)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_gpu_failures(t, ref, dist):
+    """Simulated device failures (the backends read QUALE_*_LIBRARY and
+    QUALE_*_MEMORY_LIMIT): a clear message and exit 1, never a crash, and
+    --backend auto falls back to the CPU with one notice."""
+    base = ["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--json", "-o", "-"]
+
+    def run_env(env, *args):
+        return subprocess.run([t.quale, *base, *args], capture_output=True, text=True,
+                              env={**os.environ, **env})
+
+    cpu = t.run(*base, "-q")
+    for gpu, name in (("cuda", "CUDA"), ("vulkan", "VULKAN")):
+        p = run_env({f"QUALE_{name}_LIBRARY": "/nonexistent/lib.so"}, "--backend", gpu)
+        no_crash(p, f"{gpu} without its library")
+        check(p.returncode == 1 and gpu in p.stderr and p.stdout == "",
+              f"--backend {gpu} without its library: exit {p.returncode}, {p.stderr!r}")
+        p = run_env({"QUALE_CUDA_LIBRARY": "/nonexistent/lib.so",
+                     "QUALE_VULKAN_LIBRARY": "/nonexistent/lib.so"}, "--backend", "auto")
+        notices = [line for line in p.stderr.splitlines() if "using the CPU" in line]
+        check(p.returncode == 0 and len(notices) == 1 and
+              json.loads(p.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
+              f"--backend auto without GPU libraries: exit {p.returncode}, notices {notices}")
+    # Out of device memory, where a Vulkan device is there (lavapipe in CI).
+    p = t.run(*base, "-q", "--backend", "vulkan")
+    if p.returncode != 0:
+        print(f"skip: no Vulkan device here ({p.stderr.strip()[:120]})", flush=True)
+        return
+    p = run_env({"QUALE_VULKAN_MEMORY_LIMIT": "1000"}, "--backend", "vulkan")
+    no_crash(p, "vulkan out of memory")
+    check(p.returncode == 1 and "memory" in p.stderr and p.stdout == "",
+          f"--backend vulkan with 1000 bytes of device memory: exit {p.returncode}, {p.stderr!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quale", required=True)
@@ -252,6 +500,10 @@ def main():
         test_flags(t, ref, dist, ref_yuv, dist_yuv)
         test_option_keys(t, tmp)
         test_bad_input(t, ref, dist)
+        test_early_end(t, ref, dist)
+        test_write_failures(t, ref, dist)
+        test_gpu_failures(t, ref, dist)
+        test_tiny_frames(t)
     print(f"{PASSED} passed, {FAILED} failed")
     return 1 if FAILED else 0
 

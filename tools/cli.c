@@ -339,6 +339,10 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
 
     if (!s->reference) return fail(error, size, "the reference (-r/--reference) is required");
     if (!s->distorted) return fail(error, size, "the distorted video (-d/--distorted) is required");
+    /* Two readers of one pipe would each get part of the other's frames. */
+    if (!strcmp(s->reference, "-") && !strcmp(s->distorted, "-"))
+        return fail(error, size, "only one of -r/--reference and -d/--distorted can be "
+                                 "standard input ('-')");
     if (s->raw_given && !(s->raw.width && s->raw.height && s->raw.chroma && s->raw.bitdepth))
         return fail(error, size, "raw .yuv input needs all of -w/--width, -h/--height, "
                                  "-p/--pixel_format and -b/--bitdepth");

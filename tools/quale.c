@@ -361,20 +361,38 @@ static int write_results(const CliSettings *s, const QualeContext *ctx, double f
         return quale_write_output(ctx, stdout, s->output_format, &options) ? EXIT_RUN_FAILED : 0;
     }
     struct stat st;
-    const bool special = !stat(s->output, &st) && !S_ISREG(st.st_mode);
-    char *temp = NULL;
-    const char *target = s->output;
+    const bool exists = !stat(s->output, &st);
+    const bool special = exists && !S_ISREG(st.st_mode);
+    char *temp = NULL, *resolved = NULL;
+    const char *target = s->output, *final = s->output;
     if (!special) {
-        const size_t n = strlen(s->output) + 32;
+        /* Replacing a file by rename() would go around its permissions:
+         * a file we may not write stays as it is. */
+        if (exists && access(s->output, W_OK)) {
+            fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
+            return EXIT_RUN_FAILED;
+        }
+        /* Through a symbolic link, the results go to its target. */
+        resolved = exists ? realpath(s->output, NULL) : NULL;
+        if (resolved) final = resolved;
+        const size_t n = strlen(final) + 32;
         temp = malloc(n);
-        if (!temp) return EXIT_RUN_FAILED;
-        snprintf(temp, n, "%s.partial-%ld", s->output, (long)getpid());
+        if (!temp) {
+            free(resolved);
+            return EXIT_RUN_FAILED;
+        }
+        snprintf(temp, n, "%s.partial-%ld", final, (long)getpid());
         target = temp;
     }
     FILE *f = fopen(target, "w");
     if (!f) {
-        fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
+        if (temp)
+            fprintf(stderr, "quale: error: cannot write '%s': cannot create '%s': %s\n", s->output,
+                    temp, strerror(errno));
+        else
+            fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
         free(temp);
+        free(resolved);
         return EXIT_RUN_FAILED;
     }
     int err = quale_write_output(ctx, f, s->output_format, &options);
@@ -382,12 +400,13 @@ static int write_results(const CliSettings *s, const QualeContext *ctx, double f
         fprintf(stderr, "quale: error: writing '%s' failed: %s\n", s->output, strerror(errno));
         err = -EIO;
     }
-    if (!err && temp && rename(temp, s->output)) {
+    if (!err && temp && rename(temp, final)) {
         fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
         err = -EIO;
     }
     if (err && temp) remove(temp);
     free(temp);
+    free(resolved);
     return err ? EXIT_RUN_FAILED : 0;
 }
 
@@ -453,6 +472,11 @@ static int run(const CliSettings *s)
     if (s->output) status = write_results(s, ctx, fps);
     if (!s->output || !s->quiet)
         print_summary(s->output ? stderr : stdout, s, ctx);
+    /* The summary is the results when there is no -o: it must arrive. */
+    if (!s->output && (fflush(stdout) || ferror(stdout))) {
+        fprintf(stderr, "quale: error: writing the summary failed: %s\n", strerror(errno));
+        status = EXIT_RUN_FAILED;
+    }
 
 out:
     quale_close(&ctx);
