@@ -38,14 +38,19 @@
  *    for every 8-bit triple);
  *  - each worker caches the L*a*b* of the sample triples it converted
  *    (see the colour cache below).
+ *
+ * The conversion, CIEDE2000 and the chroma indexing are in ciede.h, which
+ * the CUDA twin compiles too.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "ciede.h"
 #include "common.h"
 #include "metric.h"
 
@@ -55,172 +60,7 @@
 #define CIEDE_ALWAYS_INLINE inline
 #endif
 
-/* M_PI's value, spelled out: C17 does not define M_PI. */
-#define CIEDE_PI 3.14159265358979323846
-
-/* libvmaf's picture rows are aligned to 32 samples. */
-#define CIEDE_VMAF_ALIGN 32u
-
-/* Which chroma row a luma column reads, relative to row i >> row_shift:
- * 4:2:2 runs 1 (or, for odd widths, 2) rows past it; CIEDE_ROW_ZERO is
- * libvmaf's zero padding. */
-#define CIEDE_ROW_AHEAD_MAX 2u
-#define CIEDE_ROW_ZERO (CIEDE_ROW_AHEAD_MAX + 1)
-
-typedef struct CiedeState {
-    /* set by init */
-    unsigned bitdepth, width, height;
-    unsigned row_shift;       /* chroma row of luma row i: i >> row_shift */
-    double y_offset, y_scale; /* Y' = (y - y_offset) * y_scale */
-    double c_offset, c_scale; /* Cb, Cr likewise */
-    uint32_t *chroma_col;     /* per luma column: chroma column */
-    uint8_t *chroma_row;      /* per luma column: rows ahead, or CIEDE_ROW_ZERO */
-    void *zero_row;           /* width samples of 0 */
-    unsigned key;
-} CiedeState;
-
 static const char *const ciede_keys[] = { "ciede2000", NULL };
-
-/* ---- Y'CbCr to L*a*b* ----------------------------------------------------- */
-
-typedef struct CiedeLab {
-    float l, a, b;
-} CiedeLab;
-
-/* sRGB decoding to linear light. */
-static double ciede_linearize(double c)
-{
-    if (c > 10. / 255.) return pow((c + 0.055) * (1.0 / 1.055), 2.4);
-    return c * (1.0 / 12.92);
-}
-
-/* The L*a*b* companding function, rounded to float. */
-static float ciede_lab_f(double c)
-{
-    const double kappa = 24389.0 / 27.0;
-    const double epsilon = 216.0 / 24389.0;
-    if (c > epsilon) return (float)pow(c, 1.0 / 3.0);
-    return (float)((kappa * c + 16.0) * (1.0 / 116.0));
-}
-
-static CiedeLab ciede_lab(const CiedeState *s, double y, double u, double v)
-{
-    y = (y - s->y_offset) * s->y_scale;
-    u = (u - s->c_offset) * s->c_scale;
-    v = (v - s->c_offset) * s->c_scale;
-
-    /* BT.709 */
-    const double r = ciede_linearize(y + 1.28033 * v);
-    const double g = ciede_linearize(y - 0.21482 * u - 0.38059 * v);
-    const double b = ciede_linearize(y + 2.12798 * u);
-
-    const double x = r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894;
-    const double yy = r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958;
-    const double z = r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677;
-
-    /* white point D65 */
-    const double fx = ciede_lab_f(x * (1.0 / 0.95047));
-    const double fy = ciede_lab_f(yy);
-    const double fz = ciede_lab_f(z * (1.0 / 1.08883));
-
-    return (CiedeLab){
-        .l = (float)(116.0 * fy - 16.0),
-        .a = (float)(500.0 * (fx - fy)),
-        .b = (float)(200.0 * (fy - fz)),
-    };
-}
-
-/* ---- CIEDE2000 ------------------------------------------------------------ */
-
-/* Hue angle in [0, 2 pi) of (a', b'), 0 for the neutral axis. */
-static float ciede_hue(float b, float a_prime)
-{
-    if (b == 0.0 && a_prime == 0.0) return 0.f;
-    float h = (float)atan2(b, a_prime);
-    if (h < 0.0) h = (float)(h + 2. * CIEDE_PI);
-    return h;
-}
-
-/* Hue difference h2 - h1 wrapped into [-pi, pi]; 0 where a chroma is 0
- * (libvmaf tests the chromas before the a' correction). */
-static float ciede_hue_delta(float c1, float c2, float h1, float h2)
-{
-    if (c1 == 0.0 || c2 == 0.0) return 0.f;
-    if (fabsf(h1 - h2) <= CIEDE_PI) return h2 - h1;
-    if (h2 <= h1) return (float)(h2 - h1 + 2. * CIEDE_PI);
-    return (float)(h2 - h1 - 2. * CIEDE_PI);
-}
-
-/* Mean hue, across the 0 / 2 pi seam where the hues are far apart.  (As
- * libvmaf: no correction when one chroma is 0, and + 2 pi either way.) */
-static float ciede_hue_mean(float h1, float h2)
-{
-    if (fabs(h1 - h2) > CIEDE_PI) return (float)((h1 + h2 + 2.0 * CIEDE_PI) / 2.0);
-    return (float)((h1 + h2) / 2.0);
-}
-
-/* The hue weighting T. */
-static float ciede_t(float h)
-{
-    return (float)(1.0 - 0.17 * cos(h - CIEDE_PI / 6.0) + 0.24 * cos(2.0 * h) +
-                   0.32 * cos(3.0 * h + CIEDE_PI / 30.0) -
-                   0.20 * cos(4.0 * h - 7.0 * CIEDE_PI / 20.0));
-}
-
-/* The rotation term R_T, in float where libvmaf uses float. */
-static float ciede_r_t(float c_bar_prime, float h_bar_prime)
-{
-    const float h_deg = (float)(h_bar_prime * (180.0 / CIEDE_PI));
-    const float d = (float)((h_deg - 275.0) * (1.0 / 25.0));
-    const float c7 = powf(c_bar_prime, 7);
-    const float ratio = c7 / (c7 + powf(25.f, 7));
-    const float theta_deg = (float)(60.0 * exp(-(d * d)));
-    const float theta = (float)(theta_deg * (CIEDE_PI / 180.0));
-    return (float)(-2.0 * sqrt(ratio) * sin(theta));
-}
-
-/* deltaE00 from colour 1 (reference) to colour 2 (distorted). */
-static float ciede2000(CiedeLab c1, CiedeLab c2)
-{
-    const float k_l = 0.65f, k_c = 1.0f, k_h = 4.0f;
-
-    const float dl_prime = c2.l - c1.l;
-    const float l_bar = (c1.l + c2.l) / 2;
-    const float ch1 = (float)sqrt((double)c1.a * c1.a + (double)c1.b * c1.b);
-    const float ch2 = (float)sqrt((double)c2.a * c2.a + (double)c2.b * c2.b);
-    const float c_bar = (ch1 + ch2) / 2;
-
-    /* a' = a (1 + G), G = (1 - sqrt(c^7 / (c^7 + 25^7))) / 2; 25^7 is exact */
-    const double c_bar7 = pow(c_bar, 7);
-    const double g = 1 - sqrt(c_bar7 / (c_bar7 + 6103515625.0));
-    const float a1_prime = (float)(c1.a + (c1.a / 2) * g);
-    const float a2_prime = (float)(c2.a + (c2.a / 2) * g);
-
-    const float c1_prime = (float)sqrt((double)a1_prime * a1_prime + (double)c1.b * c1.b);
-    const float c2_prime = (float)sqrt((double)a2_prime * a2_prime + (double)c2.b * c2.b);
-    const float c_bar_prime = (c1_prime + c2_prime) / 2;
-    const float dc_prime = c2_prime - c1_prime;
-
-    const float l50 = l_bar - 50;
-    const double l50_sq = (double)l50 * l50;
-    const float s_l = (float)(1. + (0.015 * l50_sq) / sqrt(20 + l50_sq));
-    const float s_c = (float)(1. + 0.045 * c_bar_prime);
-
-    const float h1_prime = ciede_hue(c1.b, a1_prime);
-    const float h2_prime = ciede_hue(c2.b, a2_prime);
-    const float dh_prime = ciede_hue_delta(ch1, ch2, h1_prime, h2_prime);
-    const float dH_prime =
-        (float)(2.0 * sqrt(c1_prime * c2_prime) * sin(dh_prime / 2.0));
-    const float h_bar_prime = ciede_hue_mean(h1_prime, h2_prime);
-    const float t = ciede_t(h_bar_prime);
-    const float s_h = (float)(1.0 + 0.015 * c_bar_prime * t);
-    const float r_t = ciede_r_t(c_bar_prime, h_bar_prime);
-
-    const float dl = dl_prime / (k_l * s_l);
-    const float dc = dc_prime / (k_c * s_c);
-    const float dh = dH_prime / (k_h * s_h);
-    return (float)sqrt((double)dl * dl + (double)dc * dc + (double)dh * dh + r_t * dc * dh);
-}
 
 /* ---- the colour cache ------------------------------------------------------ */
 
@@ -257,7 +97,7 @@ static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeState *s, CiedeS
         &scratch->cache[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
     if (e->key != key) {
         e->key = key;
-        e->lab = ciede_lab(s, y, u, v);
+        e->lab = ciede_lab(&s->convert, y, u, v);
     }
     return e->lab;
 }
@@ -284,9 +124,9 @@ static const void *ciede_plane_row(const QualePicture *pic, unsigned plane, unsi
 static const void *ciede_vmaf_chroma_row(const CiedeState *s, const QualePicture *pic,
                                          unsigned plane, unsigned row)
 {
-    const unsigned ch = pic->plane_height[1];
-    if (row < ch) return ciede_plane_row(pic, plane, row);
-    if (plane == 1 && row - ch < ch) return ciede_plane_row(pic, 2, row - ch);
+    unsigned src_plane, src_row;
+    if (ciede_vmaf_chroma_source(plane, row, pic->plane_height[1], &src_plane, &src_row))
+        return ciede_plane_row(pic, src_plane, src_row);
     return s->zero_row;
 }
 
@@ -356,6 +196,34 @@ static double ciede_sum_16(const CiedeState *s, CiedeScratch *scratch, const Qua
     return sum;
 }
 
+/* ---- shared with the twins ------------------------------------------------ */
+
+int ciede_check_format(const QualeVideoFormat *f, char *error, size_t error_size)
+{
+    if (f->chroma == QUALE_CHROMA_400) {
+        snprintf(error, error_size, "ciede: 4:0:0 video is not supported: CIEDE2000 needs colour");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+double ciede_value(const CiedeState *s, double sum)
+{
+    /* libvmaf divides by an unsigned product */
+    return 45. - 20. * log10(sum / (s->width * s->height));
+}
+
+int ciede_write(const CiedeState *s, FeatureSink *sink, unsigned index, double sum)
+{
+    return feature_sink_put(sink, s->key, index, ciede_value(s, sum));
+}
+
+double ciede_frame_sum(const CiedeState *s, void *scratch, const QualePicture *ref,
+                       const QualePicture *dist)
+{
+    return s->bitdepth > 8 ? ciede_sum_16(s, scratch, ref, dist) : ciede_sum_8(s, scratch, ref, dist);
+}
+
 /* ---- descriptor ------------------------------------------------------------ */
 
 static void ciede_close(void *state)
@@ -372,10 +240,11 @@ static void ciede_close(void *state)
 static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     CiedeState *s = state;
-    if (f->chroma == QUALE_CHROMA_400) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "ciede: 4:0:0 video is not supported: CIEDE2000 needs colour");
-        return -EINVAL;
+    char error[256];
+    int err = ciede_check_format(f, error, sizeof(error));
+    if (err) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
     }
 
     s->bitdepth = f->bitdepth;
@@ -384,10 +253,10 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->row_shift = f->chroma == QUALE_CHROMA_444 ? 0 : 1;
 
     const double scale = 1 << (f->bitdepth - 8);
-    s->y_offset = 16. * scale;
-    s->y_scale = 1. / (219. * scale);
-    s->c_offset = 128. * scale;
-    s->c_scale = 1. / (224. * scale);
+    s->convert.y_offset = 16. * scale;
+    s->convert.y_scale = 1. / (219. * scale);
+    s->convert.c_offset = 128. * scale;
+    s->convert.c_scale = 1. / (224. * scale);
 
     const size_t w = f->width;
     s->chroma_col = malloc(w * sizeof(*s->chroma_col));
@@ -424,7 +293,7 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         }
     }
 
-    int err = feature_sink_declare(sink, ciede_keys[0], &s->key);
+    err = feature_sink_declare(sink, ciede_keys[0], &s->key);
     if (err) ciede_close(s);
     return err;
 }
@@ -460,11 +329,7 @@ static int ciede_extract(const void *state, void *scratch, const MetricFrame *fr
                          FeatureSink *sink)
 {
     const CiedeState *s = state;
-    const double sum = s->bitdepth > 8 ? ciede_sum_16(s, scratch, frame->ref, frame->dist)
-                                       : ciede_sum_8(s, scratch, frame->ref, frame->dist);
-    /* libvmaf divides by an unsigned product */
-    const double score = 45. - 20. * log10(sum / (s->width * s->height));
-    return feature_sink_put(sink, s->key, frame->index, score);
+    return ciede_write(s, sink, frame->index, ciede_frame_sum(s, scratch, frame->ref, frame->dist));
 }
 
 const Metric metric_ciede = {

@@ -25,7 +25,8 @@
  * masking and the error sum are float (the error sum runs over the whole
  * plane in block-raster, then coefficient-raster order), the square root
  * of the masking and the final mixing are double.  The DCT is exact
- * integer arithmetic.
+ * integer arithmetic.  The arithmetic of one block position is in
+ * psnr_hvs.h, which the CUDA twin compiles too.
  *
  * Formats: 4:0:0 and bit depths above 12 are refused, as libvmaf refuses
  * them.  A plane smaller than 8x8 has no block (libvmaf divides 0 by 0 and
@@ -39,26 +40,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.h"
 #include "metric.h"
-
-#if defined(__GNUC__)
-#define HVS_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define HVS_ALWAYS_INLINE inline
-#endif
+#include "psnr_hvs.h"
 
 /* The DCT rounds negative products with an arithmetic right shift. */
 _Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative values");
-
-#define HVS_BLOCK 8
-#define HVS_STEP 7
-#define HVS_MAX_BITDEPTH 12u
-/* Xiph's constant: csf * 0.38857 squared gives the masking table of the
- * PSNR-HVS-M paper. */
-#define HVS_MASK_SCALE 0.3885746225901003
 
 /*
  * Contrast sensitivity: the normalised inverse quantisation matrices at the
@@ -124,221 +114,18 @@ static const float hvs_csf[3][64] = {
     },
 };
 
-enum { HVS_KEY_Y, HVS_KEY_CB, HVS_KEY_CR, HVS_KEY_ALL, HVS_KEY_COUNT };
-
 static const char *const psnr_hvs_keys[HVS_KEY_COUNT + 1] = {
     "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs", NULL,
 };
 
-typedef struct PsnrHvsState {
-    unsigned bitdepth;
-    unsigned key[HVS_KEY_COUNT];
-    /* (csf * HVS_MASK_SCALE)^2 per plane, formed in double, kept in float */
-    float mask[3][64];
-} PsnrHvsState;
-
-/* ---- Xiph's integer DCT ------------------------------------------------- */
-
-/* One lifting step: v * c / 2^shift, rounded half up. */
-static inline int32_t hvs_lift(int32_t v, int32_t c, int shift)
-{
-    return (v * c + (1 << (shift - 1))) >> shift;
-}
-
-/*
- * The 8-point type-II DCT of Daala (od_bin_fdct8): +/-1 butterflies, an
- * embedded 4-point DCT made of a 2-point DCT and a 2-point type-IV DST,
- * and a 4-point type-IV DST, every rotation a chain of three lifting steps
- * with 2^-13 .. 2^-15 constants.  Halvings round toward zero, as Daala's
- * OD_DCT_RSHIFT does (C's integer division).  Reads x[0], x[stride], ...
- * and writes out[0], out[stride], ...
- */
-static HVS_ALWAYS_INLINE void hvs_fdct8(int32_t *out, const int32_t *x, ptrdiff_t stride)
-{
-    /* Daala's variable names: t_k ends as coefficient k. */
-    int32_t t0 = x[0 * stride], t4 = x[1 * stride];
-    int32_t t2 = x[2 * stride], t6 = x[3 * stride];
-    int32_t t7 = x[4 * stride], t3 = x[5 * stride];
-    int32_t t5 = x[6 * stride], t1 = x[7 * stride];
-
-    /* butterflies: differences keep their full value, sums lose half */
-    t1 = t0 - t1;
-    const int32_t t1h = t1 / 2;
-    t0 -= t1h;
-    t4 += t5;
-    const int32_t t4h = t4 / 2;
-    t5 -= t4h;
-    t3 = t2 - t3;
-    t2 -= t3 / 2;
-    t6 += t7;
-    const int32_t t6h = t6 / 2;
-    t7 = t6h - t7;
-
-    /* embedded 4-point DCT */
-    t0 += t6h;
-    t6 = t0 - t6;
-    t2 = t4h - t2;
-    t4 = t2 - t4;
-    /* its 2-point DCT: rotation by pi/4 (tan(pi/8), sin(pi/4)) */
-    t0 -= hvs_lift(t4, 13573, 15);
-    t4 += hvs_lift(t0, 11585, 14);
-    t0 -= hvs_lift(t4, 13573, 15);
-    /* its 2-point type-IV DST: rotation by 3pi/8 */
-    t6 -= hvs_lift(t2, 21895, 15);
-    t2 += hvs_lift(t6, 15137, 14);
-    t6 -= hvs_lift(t2, 21895, 15);
-
-    /* 4-point type-IV DST */
-    t3 += hvs_lift(t5, 19195, 15);
-    t5 += hvs_lift(t3, 11585, 14);
-    t3 -= hvs_lift(t5, 7489, 13);
-    t7 = t5 / 2 - t7;
-    t5 -= t7;
-    t3 = t1h - t3;
-    t1 -= t3;
-    /* rotation by pi/16 */
-    t7 += hvs_lift(t1, 3227, 15);
-    t1 -= hvs_lift(t7, 6393, 15);
-    t7 += hvs_lift(t1, 3227, 15);
-    /* rotation by 3pi/16 */
-    t5 += hvs_lift(t3, 2485, 13);
-    t3 -= hvs_lift(t5, 18205, 15);
-    t5 += hvs_lift(t3, 2485, 13);
-
-    out[0 * stride] = t0; out[1 * stride] = t1;
-    out[2 * stride] = t2; out[3 * stride] = t3;
-    out[4 * stride] = t4; out[5 * stride] = t5;
-    out[6 * stride] = t6; out[7 * stride] = t7;
-}
-
-/* The 1-D DCT of the 8 columns of a block, in[8 r + c] -> out[8 k + c].
- * The columns are independent and run side by side (SIMD lanes). */
-static void hvs_fdct8_columns(int32_t *restrict out, const int32_t *restrict in)
-{
-    for (int c = 0; c < 8; c++) hvs_fdct8(out + c, in + c, 8);
-}
-
-static void hvs_transpose8x8(int32_t *restrict out, const int32_t *restrict in)
-{
-    for (int r = 0; r < 8; r++)
-        for (int c = 0; c < 8; c++) out[8 * c + r] = in[8 * r + c];
-}
-
-/*
- * The 2-D transform in place, Daala's od_bin_fdct8x8: the columns first,
- * then the rows of the result, so blk[8 v + u] ends as vertical frequency
- * v, horizontal frequency u.  (Integer arithmetic: how the 1-D transforms
- * are laid out does not change a bit.)
- */
-static void hvs_fdct8x8(int32_t blk[64])
-{
-    int32_t a[64], b[64];
-    hvs_fdct8_columns(a, blk); /* a[8 v + x]: vertical frequency v of column x */
-    hvs_transpose8x8(b, a);
-    hvs_fdct8_columns(a, b);   /* a[8 u + v]: horizontal frequency u of row v */
-    hvs_transpose8x8(blk, a);
-}
-
-/* ---- one block pair ------------------------------------------------------- */
-
-/* The reference and distorted blocks at one position, side by side: libvmaf
- * computes their statistics in the same loops. */
-typedef int32_t HvsBlockPair[2][64];
-
-/* Adds the squared deviations of half a block row (4 samples, one
- * quadrant) from the block mean and from the quadrant mean. */
-static HVS_ALWAYS_INLINE void hvs_deviations(const int32_t *v, float mean, float qmean,
-                                             float *var, float *qvar)
-{
-    for (int j = 0; j < 4; j++) {
-        const float d = v[j] - mean;
-        const float dq = v[j] - qmean;
-        *var += d * d;
-        *qvar += dq * dq;
-    }
-}
-
-/*
- * The variance ratio of each block: the sum of its four 4x4 quadrant
- * variances over the variance of the whole block (the block variance
- * itself when that is not positive).  Quadrant q of sample (i, j) is
- * libvmaf's ((i & 12) >> 2) + ((j & 12) >> 1): (i >= 4) + 2 * (j >= 4).
- */
-static HVS_ALWAYS_INLINE void hvs_variance_ratios(const HvsBlockPair blk, float ratio[2])
-{
-    for (int b = 0; b < 2; b++) {
-        const int32_t *v = blk[b];
-        /* libvmaf sums the samples in float; at most 64 samples of 16
-         * bits, every partial sum is an integer below 2^24 and exact, so
-         * integer sums give the same means. */
-        int32_t sum = 0, qsum[4] = { 0, 0, 0, 0 };
-        for (int i = 0; i < 8; i++) {
-            for (int j = 0; j < 8; j++) {
-                sum += v[8 * i + j];
-                qsum[(i >> 2) + ((j >> 2) << 1)] += v[8 * i + j];
-            }
-        }
-        const float mean = (float)sum / 64.f;
-        float qmean[4];
-        for (int q = 0; q < 4; q++) qmean[q] = (float)qsum[q] / 16.f;
-
-        /* float sums of squares, each in raster order as libvmaf's */
-        float var = 0.f, qvar[4] = { 0.f, 0.f, 0.f, 0.f };
-        for (int i = 0; i < 8; i++) {
-            const int q = i >> 2;
-            hvs_deviations(v + 8 * i, mean, qmean[q], &var, &qvar[q]);
-            hvs_deviations(v + 8 * i + 4, mean, qmean[q + 2], &var, &qvar[q + 2]);
-        }
-        /* n / (n - 1) as libvmaf writes it: float(1 / 63) * 64 */
-        var *= 1 / 63.f * 64;
-        for (int q = 0; q < 4; q++) qvar[q] *= 1 / 15.f * 16;
-        if (var > 0) var = (qvar[0] + qvar[1] + qvar[2] + qvar[3]) / var;
-        ratio[b] = var;
-    }
-}
-
-/*
- * The masking of a block position: the larger of the two blocks' masking
- * sqrt(ratio * AC energy) / 32.  Transforms both blocks in place.
- */
-static HVS_ALWAYS_INLINE float hvs_masking(HvsBlockPair blk, const float mask[64])
-{
-    float ratio[2];
-    hvs_variance_ratios(blk, ratio);
-    hvs_fdct8x8(blk[0]);
-    hvs_fdct8x8(blk[1]);
-
-    /* AC energy: the products are exact integers, each converted to float
-     * before it meets the mask; each sum in raster order */
-    float energy[2] = { 0.f, 0.f };
-    for (int k = 1; k < 64; k++) {
-        for (int b = 0; b < 2; b++) energy[b] += (float)(blk[b][k] * blk[b][k]) * mask[k];
-    }
-    float m[2];
-    for (int b = 0; b < 2; b++) m[b] = (float)(sqrt((double)(energy[b] * ratio[b])) / 32.0);
-    return m[1] > m[0] ? m[1] : m[0];
-}
-
 /* ---- one plane ---------------------------------------------------------- */
 
-static HVS_ALWAYS_INLINE void hvs_load_block(int32_t blk[64], const uint8_t *p, ptrdiff_t stride,
-                                             bool hbd)
-{
-    for (int i = 0; i < 8; i++, p += stride) {
-        if (hbd) {
-            const uint16_t *row = (const uint16_t *)p;
-            for (int j = 0; j < 8; j++) blk[8 * i + j] = row[j];
-        } else {
-            for (int j = 0; j < 8; j++) blk[8 * i + j] = p[j];
-        }
-    }
-}
-
 /*
- * The float error sum of a plane over every block, libvmaf's order, and
- * the number of coefficients it saw.  w and h are at least 8.
+ * The float error sum of a plane over every block, libvmaf's order (block
+ * raster, then each block's terms in coefficient raster), and the number
+ * of terms it added.  w and h are at least 8.
  */
-static HVS_ALWAYS_INLINE float hvs_plane_sum(const uint8_t *ref, ptrdiff_t ref_stride,
+HVS_ALWAYS_INLINE float hvs_plane_sum(const uint8_t *ref, ptrdiff_t ref_stride,
                                              const uint8_t *dis, ptrdiff_t dis_stride,
                                              unsigned w, unsigned h, const float csf[64],
                                              const float mask[64], bool hbd, uint64_t *count)
@@ -351,18 +138,10 @@ static HVS_ALWAYS_INLINE float hvs_plane_sum(const uint8_t *ref, ptrdiff_t ref_s
             HvsBlockPair blk;
             hvs_load_block(blk[0], ref + (ptrdiff_t)y * ref_stride + x * bytes, ref_stride, hbd);
             hvs_load_block(blk[1], dis + (ptrdiff_t)y * dis_stride + x * bytes, dis_stride, hbd);
+            /* the terms of hvs_block_terms(), added as they come */
             const float m = hvs_masking(blk, mask);
-
-            /* DC: the plain difference; AC: what exceeds the masking
-             * threshold m / mask, or 0.  libvmaf's e < t ? 0 : e - t is
-             * max(e - t, 0) bit for bit (e - t is never -0 or NaN). */
-            const float dc = (float)abs(blk[0][0] - blk[1][0]);
-            sum += (dc * csf[0]) * (dc * csf[0]);
-            for (int k = 1; k < 64; k++) {
-                const float over = (float)abs(blk[0][k] - blk[1][k]) - m / mask[k];
-                const float e = over > 0.f ? over : 0.f;
-                sum += (e * csf[k]) * (e * csf[k]);
-            }
+            sum += hvs_dc_term(blk, csf);
+            for (int k = 1; k < 64; k++) sum += hvs_ac_term(blk, m, csf, mask, k);
             blocks++;
         }
     }
@@ -390,41 +169,93 @@ static double hvs_db(double score)
     return 10. * -log10(score);
 }
 
-/* ---- descriptor ----------------------------------------------------------- */
+/* ---- shared with the twins ------------------------------------------------ */
 
-static int psnr_hvs_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+int psnr_hvs_check_format(const QualeVideoFormat *f, char *error, size_t error_size)
 {
-    PsnrHvsState *s = state;
     if (f->bitdepth > HVS_MAX_BITDEPTH) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "psnr_hvs: %u-bit video is not supported (at most %u bits, as libvmaf)",
-                         f->bitdepth, HVS_MAX_BITDEPTH);
+        snprintf(error, error_size,
+                 "psnr_hvs: %u-bit video is not supported (at most %u bits, as libvmaf)",
+                 f->bitdepth, HVS_MAX_BITDEPTH);
         return -EINVAL;
     }
     if (f->chroma == QUALE_CHROMA_400) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "psnr_hvs: 4:0:0 video is not supported: it scores Cb and Cr too");
+        snprintf(error, error_size,
+                 "psnr_hvs: 4:0:0 video is not supported: it scores Cb and Cr too");
         return -EINVAL;
     }
     const unsigned cw = f->chroma == QUALE_CHROMA_444 ? f->width : (f->width + 1) / 2;
     const unsigned ch = f->chroma == QUALE_CHROMA_420 ? (f->height + 1) / 2 : f->height;
     if (cw < HVS_BLOCK || ch < HVS_BLOCK || f->width < HVS_BLOCK || f->height < HVS_BLOCK) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "psnr_hvs: a %ux%u %s picture has a plane smaller than its 8x8 block "
-                         "(chroma %ux%u; libvmaf would write NaN)",
-                         f->width, f->height, quale_chroma_name(f->chroma), cw, ch);
+        snprintf(error, error_size,
+                 "psnr_hvs: a %ux%u %s picture has a plane smaller than its 8x8 block "
+                 "(chroma %ux%u; libvmaf would write NaN)",
+                 f->width, f->height, quale_chroma_name(f->chroma), cw, ch);
         return -EINVAL;
+    }
+    return 0;
+}
+
+void psnr_hvs_values(const PsnrHvsState *s, const float sum[3], const uint64_t count[3],
+                     double value[HVS_KEY_COUNT])
+{
+    /* int32 in libvmaf, converted to float for the division */
+    const int32_t peak = (int32_t)(1u << s->bitdepth) - 1;
+    double score[3];
+    for (unsigned p = 0; p < 3; p++) {
+        float v = sum[p];
+        v /= (float)count[p];
+        v /= (float)(peak * peak);
+        score[p] = v;
+        value[p] = hvs_db(score[p]);
+    }
+    const double all = score[0] * .8 + .1 * (score[1] + score[2]);
+    value[HVS_KEY_ALL] = hvs_db(all);
+}
+
+int psnr_hvs_write(const PsnrHvsState *s, FeatureSink *sink, unsigned index, const float sum[3],
+                   const uint64_t count[3])
+{
+    double value[HVS_KEY_COUNT];
+    psnr_hvs_values(s, sum, count, value);
+    int err = 0;
+    for (unsigned k = 0; k < HVS_KEY_COUNT && !err; k++)
+        err = feature_sink_put(sink, s->key[k], index, value[k]);
+    return err;
+}
+
+void psnr_hvs_frame_sums(const PsnrHvsState *s, const QualePicture *ref, const QualePicture *dis,
+                         float sum[3], uint64_t count[3])
+{
+    const bool hbd = s->bitdepth > 8;
+    for (unsigned p = 0; p < 3; p++) {
+        sum[p] = (hbd ? hvs_plane_sum_16 : hvs_plane_sum_8)(
+            ref->data[p], ref->stride[p], dis->data[p], dis->stride[p], ref->plane_width[p],
+            ref->plane_height[p], s->csf[p], s->mask[p], &count[p]);
+    }
+}
+
+/* ---- descriptor ----------------------------------------------------------- */
+
+static int psnr_hvs_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    PsnrHvsState *s = state;
+    char error[256];
+    int err = psnr_hvs_check_format(f, error, sizeof(error));
+    if (err) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
+        return err;
     }
 
     s->bitdepth = f->bitdepth;
     for (int p = 0; p < 3; p++) {
         for (int k = 0; k < 64; k++) {
+            s->csf[p][k] = hvs_csf[p][k];
             const double c = hvs_csf[p][k] * HVS_MASK_SCALE;
             s->mask[p][k] = (float)(c * c);
         }
     }
 
-    int err = 0;
     for (unsigned k = 0; k < HVS_KEY_COUNT && !err; k++)
         err = feature_sink_declare(sink, psnr_hvs_keys[k], &s->key[k]);
     return err;
@@ -434,25 +265,10 @@ static int psnr_hvs_extract(const void *state, void *scratch, const MetricFrame 
                             FeatureSink *sink)
 {
     const PsnrHvsState *s = state;
-    const QualePicture *ref = frame->ref, *dis = frame->dist;
-    const bool hbd = s->bitdepth > 8;
-    /* int32 in libvmaf, converted to float for the division */
-    const int32_t peak = (int32_t)(1u << s->bitdepth) - 1;
-
-    double score[3];
-    for (unsigned p = 0; p < 3; p++) {
-        uint64_t count;
-        float sum = (hbd ? hvs_plane_sum_16 : hvs_plane_sum_8)(
-            ref->data[p], ref->stride[p], dis->data[p], dis->stride[p],
-            ref->plane_width[p], ref->plane_height[p], hvs_csf[p], s->mask[p], &count);
-        sum /= (float)count;
-        sum /= (float)(peak * peak);
-        score[p] = sum;
-        int err = feature_sink_put(sink, s->key[p], frame->index, hvs_db(score[p]));
-        if (err) return err;
-    }
-    const double all = score[0] * .8 + .1 * (score[1] + score[2]);
-    return feature_sink_put(sink, s->key[HVS_KEY_ALL], frame->index, hvs_db(all));
+    float sum[3];
+    uint64_t count[3];
+    psnr_hvs_frame_sums(s, frame->ref, frame->dist, sum, count);
+    return psnr_hvs_write(s, sink, frame->index, sum, count);
 }
 
 const Metric metric_psnr_hvs = {

@@ -1,0 +1,135 @@
+/*
+ * CIEDE2000's CUDA twin: the frame's sum of deltaE of src/metrics/ciede.c;
+ * the host adds the blocks' partial sums and finishes through the C
+ * reference's own ciede_write() (ciede_cuda.c).
+ *
+ * Every pixel is the reference's own arithmetic (ciede.h): the conversion
+ * to L*a*b* in double, rounded to float where the reference rounds, and
+ * CIEDE2000 with the same float and double operations, on the same
+ * arguments; the fatbin is built with --fmad=false.  The only differences
+ * are the device's pow, atan2, sin, cos and exp (within 1 or 2 ulp of the
+ * correctly rounded double, as glibc's are within 1): their results are
+ * rounded to float almost at once, so a pixel's deltaE differs from the
+ * CPU's in a last float bit at most, and rarely.  The hue branches compare
+ * those floats, so they decide as the CPU does but where an angle itself
+ * came out one float ulp apart and sits on the branch's edge.
+ *
+ * The chroma sample of a pixel is libvmaf's indexing, as the reference
+ * reads it: the column and the rows ahead from the reference's own tables
+ * (ciede_init() makes them; the twin uploads them once), the row through
+ * ciede_vmaf_chroma_source() (4:2:2 reading past a plane into the next,
+ * or zero).  Pixels whose six samples are equal add +0 and are skipped, as
+ * on the CPU (the reference's colour cache only saves time).
+ *
+ * ciede_rows: block (bx, by) of CIEDE_THREADS threads, thread t takes
+ * column x = bx * CIEDE_THREADS + t of rows by * rows ... (by + 1) * rows -
+ * 1, adds its deltaE (as double) in row order, and the block adds its
+ * threads' sums in a fixed tree (block_sum): one double per block,
+ * partials[by * gridDim.x + bx].  The host adds them in that order.  The
+ * order differs from the reference's raster sum: the difference is
+ * rounding of a double sum (about 1e-16 relative), far below the
+ * tolerance.  tests/test_psnr_hvs_ciede_cuda_host.cpp runs the same
+ * functions on the CPU.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_host_compat.h"
+#include "../metrics/ciede.h"
+
+#ifdef __CUDACC__
+#include "reduce.cuh"
+#endif
+
+#define CIEDE_FN __host__ __device__ __forceinline__
+
+/* Threads per block (THREADS of ciede_cuda.c, the kernels' launch bounds). */
+#define CIEDE_THREADS 128
+
+/* Everything the kernel reads.  Mirrored by struct CiedeArgs in
+ * ciede_cuda.c (pointers there are CUdeviceptr); both check the size and
+ * offsets. */
+struct CiedeArgs {
+    const uint8_t *ref[3], *dist[3];
+    unsigned long long stride[3]; /* bytes between rows, per plane */
+    const uint32_t *chroma_col;   /* per luma column: chroma column */
+    const uint8_t *chroma_row;    /* per luma column: rows ahead, or CIEDE_ROW_ZERO */
+    double *partials;             /* one per block */
+    CiedeConvert convert;
+    unsigned width, height;       /* the luma grid */
+    unsigned chroma_height;       /* rows of a chroma plane */
+    unsigned row_shift;           /* chroma row of luma row y: y >> row_shift */
+    unsigned rows;                /* rows per block */
+    unsigned pad;
+};
+
+static_assert(sizeof(CiedeArgs) == 152, "CiedeArgs: keep ciede_cuda.c in step");
+static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
+                  offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
+                  offsetof(CiedeArgs, rows) == 144,
+              "CiedeArgs: keep ciede_cuda.c in step");
+
+template <typename T>
+CIEDE_FN unsigned ciede_sample_at(const uint8_t *plane, unsigned long long stride, unsigned row,
+                                  unsigned col)
+{
+    return ((const T *)(plane + (size_t)row * stride))[col];
+}
+
+/* The deltaE of pixel (x, y), +0 where its samples are equal. */
+template <typename T>
+CIEDE_FN double ciede_pixel(const CiedeArgs &a, unsigned x, unsigned y)
+{
+    const unsigned r_y = ciede_sample_at<T>(a.ref[0], a.stride[0], y, x);
+    const unsigned d_y = ciede_sample_at<T>(a.dist[0], a.stride[0], y, x);
+    unsigned r_u = 0, d_u = 0, r_v = 0, d_v = 0;
+    const unsigned ahead = a.chroma_row[x];
+    if (ahead != CIEDE_ROW_ZERO) {
+        const unsigned row = (y >> a.row_shift) + ahead, col = a.chroma_col[x];
+        unsigned plane, src;
+        if (ciede_vmaf_chroma_source(1, row, a.chroma_height, &plane, &src)) {
+            r_u = ciede_sample_at<T>(a.ref[plane], a.stride[plane], src, col);
+            d_u = ciede_sample_at<T>(a.dist[plane], a.stride[plane], src, col);
+        }
+        if (ciede_vmaf_chroma_source(2, row, a.chroma_height, &plane, &src)) {
+            r_v = ciede_sample_at<T>(a.ref[plane], a.stride[plane], src, col);
+            d_v = ciede_sample_at<T>(a.dist[plane], a.stride[plane], src, col);
+        }
+    }
+    if (r_y == d_y && r_u == d_u && r_v == d_v) return 0.;
+    const CiedeLab c1 = ciede_lab(&a.convert, r_y, r_u, r_v);
+    const CiedeLab c2 = ciede_lab(&a.convert, d_y, d_u, d_v);
+    return ciede2000(c1, c2);
+}
+
+/* Thread t of block (bx, by): its column's sum over the block's rows. */
+template <typename T>
+CIEDE_FN double ciede_thread(const CiedeArgs &a, unsigned bx, unsigned by, unsigned t)
+{
+    const unsigned x = bx * CIEDE_THREADS + t;
+    double sum = 0.;
+    if (x >= a.width) return sum;
+    const unsigned y0 = by * a.rows;
+    for (unsigned y = y0; y < y0 + a.rows && y < a.height; y++) sum += ciede_pixel<T>(a, x, y);
+    return sum;
+}
+
+#ifdef __CUDACC__
+template <typename T>
+__device__ void ciede_rows(const CiedeArgs &a)
+{
+    const double sum = block_sum(ciede_thread<T>(a, blockIdx.x, blockIdx.y, threadIdx.x));
+    if (threadIdx.x == 0) a.partials[blockIdx.y * gridDim.x + blockIdx.x] = sum;
+}
+
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_rows_8(CiedeArgs a)
+{
+    ciede_rows<uint8_t>(a);
+}
+
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_rows_16(CiedeArgs a)
+{
+    ciede_rows<uint16_t>(a);
+}
+#endif /* __CUDACC__ */
