@@ -477,7 +477,19 @@ static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
      * (upload, compute and readback overlap); more would only take device
      * memory. */
     if (n == ctx->instance_count) slots = QUALE_MIN(slots, 8u);
-    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, &slots);
+    char error[512] = "";
+    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, &slots, error, sizeof(error));
+    if (err && ctx->settings.backend == QUALE_BACKEND_AUTO) {
+        /* The device opened but cannot run this video (out of memory, say):
+         * with auto, the CPU scores it instead. */
+        context_log(ctx, QUALE_LOG_INFO, "the %s backend cannot score this video (%s); using the CPU",
+                    quale_backend_name(ctx->backend), error);
+        for (unsigned i = 0; i < ctx->instance_count; i++) ctx->instances[i]->on_gpu = false;
+        ctx->backend = QUALE_BACKEND_CPU;
+        free(twins);
+        return 0;
+    }
+    if (err) context_log(ctx, QUALE_LOG_ERROR, "%s backend: %s", quale_backend_name(ctx->backend), error);
     if (!err && slots < ctx->max_in_flight) {
         /* No frame is in flight yet: keep only slots 0 .. slots-1. */
         ctx->max_in_flight = slots;

@@ -54,9 +54,12 @@ typedef struct GpuOps {
 
     /* Once the format is known: set up every twin and the slots.  *slots
      * is the number of frames the context would keep in flight; a backend
-     * whose device cannot hold that many lowers it. */
+     * whose device cannot hold that many lowers it.  On failure error holds
+     * the reason (the caller decides how loudly to say it: with --backend
+     * auto it falls back to the CPU). */
     int (*start)(GpuBackend *gpu, const QualeVideoFormat *format,
-                 const GpuTwinRequest *twins, unsigned twin_count, unsigned *slots);
+                 const GpuTwinRequest *twins, unsigned twin_count, unsigned *slots,
+                 char *error, size_t error_size);
 
     int (*submit)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
     int (*complete)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);

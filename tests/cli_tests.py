@@ -484,6 +484,13 @@ def test_gpu_failures(t, ref, dist):
     no_crash(p, "vulkan out of memory")
     check(p.returncode == 1 and "memory" in p.stderr and p.stdout == "",
           f"--backend vulkan with 1000 bytes of device memory: exit {p.returncode}, {p.stderr!r}")
+    # With auto, a device that cannot hold the video hands it to the CPU.
+    p = run_env({"QUALE_VULKAN_MEMORY_LIMIT": "1000"}, "--backend", "auto")
+    no_crash(p, "auto, vulkan out of memory")
+    check(p.returncode == 0 and "using the CPU" in p.stderr and
+          json.loads(p.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
+          f"--backend auto falls back when the device is out of memory: exit {p.returncode}, "
+          f"{p.stderr!r}")
 
 
 def main():

@@ -424,14 +424,15 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
 }
 
 static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
-                      const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out)
+                      const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
+                      char *error, size_t error_size)
 {
     const unsigned slots = *slots_in_out;
-    char error[512] = "";
     CudaDevice *dev = &gpu->dev;
     int err = 0;
+    error[0] = '\0';
     if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
+        snprintf(error, error_size, "the CUDA context cannot be made current");
         return -EIO;
     }
     gpu->format = *format;
@@ -457,17 +458,17 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
         if (twin->history > gpu->history) gpu->history = twin->history;
         const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);
         if (r != CUDA_SUCCESS) {
-            snprintf(error, sizeof(error), "loading the %s kernels failed: %s", twin->metric->name,
+            snprintf(error, error_size, "loading the %s kernels failed: %s", twin->metric->name,
                      cuda_error_text(&dev->api, r));
             err = -EIO;
             break;
         }
         err = twin->init(dev, a->module, requests[i].state, format, slots, &a->state, error,
-                         sizeof(error));
+                         error_size);
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
-    if (!err) err = start_slots(gpu, slots, error, sizeof(error));
-    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: %s", error[0] ? error : strerror(-err));
+    if (!err) err = start_slots(gpu, slots, error, error_size);
+    if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     return err;
 }
 

@@ -651,10 +651,10 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
 }
 
 static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
-                        const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out)
+                        const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
+                        char *error, size_t error_size)
 {
-    char error[512] = "";
-    const size_t error_size = sizeof(error);
+    error[0] = '\0';
     gpu->format = *format;
     gpu->twins = calloc(count, sizeof(*gpu->twins));
     if (!gpu->twins) return -ENOMEM;
@@ -685,7 +685,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         err = a->twin->init(&gpu->dev, gpu->ring.buffer, gpu->frames.buffer, requests[i].state, format,
                             slots, &a->state, error, error_size);
     }
-    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan: %s", error[0] ? error : strerror(-err));
+    if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     return err;
 }
 
