@@ -398,8 +398,11 @@ int quale_use_model(QualeContext *ctx, const char *spec)
 unsigned quale_planes_needed(const QualeContext *ctx)
 {
     unsigned mask = 0;
-    for (unsigned i = 0; ctx && i < ctx->instance_count; i++)
-        mask |= (ctx->instances[i]->metric->flags & METRIC_LUMA_ONLY) ? 1u : 7u;
+    for (unsigned i = 0; ctx && i < ctx->instance_count; i++) {
+        const Metric *m = ctx->instances[i]->metric;
+        if (m->planes) mask |= m->planes(ctx->instances[i]->state);
+        else mask |= (m->flags & METRIC_LUMA_ONLY) ? 1u : 7u;
+    }
     return mask ? mask : 7u;
 }
 

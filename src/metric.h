@@ -53,6 +53,11 @@ typedef struct Metric {
     unsigned flags;
     unsigned history;                /* previous frames extract() needs: 0..2 */
 
+    /* The planes it reads under these options (state holds the parsed
+     * options; may be called before init): bit p for plane p.  NULL: 1 for
+     * METRIC_LUMA_ONLY, else 7. */
+    unsigned (*planes)(const void *state);
+
     /* Checks the format and prepares the state; declares the keys it will
      * write with feature_sink_declare() and keeps their ids in the state.
      * A format the metric cannot score is an error with a message naming

@@ -178,7 +178,8 @@ bool float_motion_cuda_supports(const void *state)
 {
     /* every other option: tests/test_float_vam_cuda_host.cpp */
     const FloatMotionState *s = state;
-    return !s->add_scale1 && (s->taps == 5 || s->taps == 3);
+    /* motion_add_uv (the chroma planes' scores) runs on the CPU */
+    return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);
 }
 
 static unsigned float_motion_cuda_planes(const void *state)

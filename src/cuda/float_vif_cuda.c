@@ -302,6 +302,11 @@ bool float_vif_cuda_supports(const void *state)
      * filters of up to FVIF_MAX_TAPS taps (libvmaf's kernel scales make at
      * most 65) */
     const FloatVifState *s = state;
+    /* the kernels prescale by nearest sample only; the other
+     * vif_prescale_method scalers run on the CPU */
+    if (s->prescale_method != FLOAT_VIF_PRESCALE_NEAREST &&
+        (s->w[0] != s->src_w || s->h[0] != s->src_h))
+        return false;
     for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++)
         if (s->taps[k] > FVIF_MAX_TAPS) return false;
     return true;

@@ -39,9 +39,16 @@
  * Sizes: the mirror of a 5-tap blur stays in the picture from 3x3 up (2x2
  * for the 3-tap one); libvmaf reads outside its buffers below that.  A
  * smaller picture scores only where nothing is filtered (frame 0, or
- * motion_force_zero) and is an error otherwise.  motion_add_uv needs the
- * chroma planes, which quale does not read for a luma-only metric: it is
- * refused.
+ * motion_force_zero) and is an error otherwise; with motion_add_uv the
+ * same holds of the chroma planes.
+ *
+ * motion_add_uv adds the same score of the U and V planes (each blurred,
+ * summed and shrunk as the luma, at its own size) to the luma's, in
+ * double as libvmaf does: score = ((double)y + u) + v.  The metric then
+ * reads the chroma planes (motion_planes()); 4:0:0 has none and is
+ * refused, as libvmaf does.  With motion_add_scale1 too, libvmaf shrinks
+ * the chroma planes reading them at the wrong stride (memory it never
+ * wrote): that combination is refused.
  */
 #include <errno.h>
 #include <math.h>
@@ -105,7 +112,7 @@ static const MetricOption motion_options[] = {
       .offset = offsetof(FloatMotionState, filter_size), .type = QUALE_OPTION_INT,
       .default_value.i = MOTION_FILTER_SIZE_DEFAULT, .min = 0, .max = 9,
       .flags = OPTION_FEATURE_PARAM },
-    { .name = "motion_add_uv", .alias = "mau", .help = "include U and V terms (not supported)",
+    { .name = "motion_add_uv", .alias = "mau", .help = "include U and V terms",
       .offset = offsetof(FloatMotionState, add_uv), .type = QUALE_OPTION_BOOL,
       .default_value.b = false, .flags = OPTION_FEATURE_PARAM },
     { .name = "motion_max_val", .alias = "mmxv",
@@ -122,7 +129,8 @@ static const MetricOption motion_options[] = {
 
 typedef struct FloatMotionScratch {
     size_t stride;                   /* floats, of every plane */
-    float *source;                   /* the picture as floats */
+    size_t offset[3];                /* of each plane in a slot */
+    float *source;                   /* one plane as floats */
     float *row;                      /* one vertical-pass row, padded */
     float *scaled[2];                /* motion_add_scale1 */
     struct {
@@ -130,7 +138,7 @@ typedef struct FloatMotionScratch {
         float *plane;
     } slot[MOTION_SLOTS];
     long long score_index;           /* the frame whose score[] is score, -1: none */
-    float score;
+    double score;
 } FloatMotionScratch;
 
 static void motion_scratch_free(void *scratch)
@@ -152,13 +160,18 @@ static int motion_scratch_alloc(const void *state, void **scratch)
     if (!t) return -ENOMEM;
     t->stride = quale_align((size_t)s->w, QUALE_ALIGNMENT / sizeof(float));
     const size_t plane = t->stride * (size_t)s->h * sizeof(float);
+    size_t rows = 0;
+    for (int p = 0; p < s->planes; p++) {
+        t->offset[p] = t->stride * rows;
+        rows += (size_t)s->ph[p];
+    }
     t->score_index = -1;
     bool ok = (t->source = quale_aligned_alloc(plane)) != NULL;
     ok = ok && (t->row = quale_aligned_alloc(((size_t)s->w + 2 * MOTION_MAX_TAPS) *
                                              sizeof(float))) != NULL;
     for (int i = 0; ok && i < MOTION_SLOTS; i++) {
         t->slot[i].index = -1;
-        ok = (t->slot[i].plane = quale_aligned_alloc(plane)) != NULL;
+        ok = (t->slot[i].plane = quale_aligned_alloc(t->stride * rows * sizeof(float))) != NULL;
     }
     if (ok && s->add_scale1) {
         const size_t scaled = quale_align((size_t)s->scaled_w, QUALE_ALIGNMENT / sizeof(float)) *
@@ -179,18 +192,18 @@ static int motion_scratch_alloc(const void *state, void **scratch)
 /* libvmaf's reflection at the edges: float_motion_mirror() (float_motion.h). */
 #define motion_mirror float_motion_mirror
 
-/* Blurs the luma of pic into out (w x h, stride t->stride).  Each output
+/* Blurs plane p of pic into out (its size, stride t->stride).  Each output
  * sample is libvmaf's: the vertical taps summed from 0.0f in order into a
  * row, that row mirrored, then the horizontal taps summed the same way. */
-static void motion_blur(const FloatMotionState *s, FloatMotionScratch *t,
-                        const QualePicture *pic, float *out)
+static void motion_blur_plane(const FloatMotionState *s, FloatMotionScratch *t,
+                              const QualePicture *pic, int p, float *out)
 {
-    const int w = s->w, h = s->h, taps = s->taps, radius = taps / 2;
+    const int w = s->pw[p], h = s->ph[p], taps = s->taps, radius = taps / 2;
     const float *f = s->filter;
     const size_t stride = t->stride;
 
     for (int y = 0; y < h; y++)
-        picture_float_row(pic, 0, (unsigned)y, -128.0f, t->source + (size_t)y * stride);
+        picture_float_row(pic, (unsigned)p, (unsigned)y, -128.0f, t->source + (size_t)y * stride);
 
     float *row = t->row + radius;
     for (int y = 0; y < h; y++) {
@@ -212,6 +225,13 @@ static void motion_blur(const FloatMotionState *s, FloatMotionScratch *t,
             for (int x = 0; x < w; x++) dst[x] += fk * src[x];
         }
     }
+}
+
+/* Blurs every plane the metric reads into a slot. */
+static void motion_blur(const FloatMotionState *s, FloatMotionScratch *t,
+                        const QualePicture *pic, float *slot)
+{
+    for (int p = 0; p < s->planes; p++) motion_blur_plane(s, t, pic, p, slot + t->offset[p]);
 }
 
 /* The blurred picture of frame index, from this worker's slots or made in
@@ -306,19 +326,50 @@ static void scale_bilinear(const float *src, int src_w, int src_h, size_t src_st
     }
 }
 
-/* libvmaf's vmaf_image_sad_c(): the mean absolute difference of two
- * blurred pictures, plus that of their half-size versions with
+/* libvmaf's vmaf_image_sad_c() of plane p: the mean absolute difference
+ * of two blurred planes, plus that of their half-size versions with
  * motion_add_scale1. */
-static float motion_score(const FloatMotionState *s, FloatMotionScratch *t, const float *a,
-                          const float *b)
+static float plane_score(const FloatMotionState *s, FloatMotionScratch *t, int p,
+                         const float *a, const float *b)
 {
-    const float scale0 = plane_sad(a, b, s->w, s->h, t->stride);
+    const int w = s->pw[p], h = s->ph[p];
+    a += t->offset[p];
+    b += t->offset[p];
+    const float scale0 = plane_sad(a, b, w, h, t->stride);
     if (!s->add_scale1) return scale0;
-    const size_t stride = quale_align((size_t)s->scaled_w, QUALE_ALIGNMENT / sizeof(float));
-    scale_bilinear(a, s->w, s->h, t->stride, t->scaled[0], s->scaled_w, s->scaled_h, stride);
-    scale_bilinear(b, s->w, s->h, t->stride, t->scaled[1], s->scaled_w, s->scaled_h, stride);
-    const float scale1 = plane_sad(t->scaled[0], t->scaled[1], s->scaled_w, s->scaled_h, stride);
+    const int sw = (int)(w * 0.5 + 0.5), sh = (int)(h * 0.5 + 0.5);
+    const size_t stride = quale_align((size_t)sw, QUALE_ALIGNMENT / sizeof(float));
+    scale_bilinear(a, w, h, t->stride, t->scaled[0], sw, sh, stride);
+    scale_bilinear(b, w, h, t->stride, t->scaled[1], sw, sh, stride);
+    const float scale1 = plane_sad(t->scaled[0], t->scaled[1], sw, sh, stride);
     return scale0 + scale1;
+}
+
+/* The score of two blurred slots: the luma's, plus U's and V's in double
+ * with motion_add_uv (libvmaf's score += score_u; score += score_v). */
+static double motion_score(const FloatMotionState *s, FloatMotionScratch *t, const float *a,
+                           const float *b)
+{
+    double score = plane_score(s, t, 0, a, b);
+    for (int p = 1; p < s->planes; p++) score += plane_score(s, t, p, a, b);
+    return score;
+}
+
+/* motion_score() of a and b and of a and c, sharing the reads of a
+ * (without motion_add_scale1). */
+static void motion_score2(const FloatMotionState *s, FloatMotionScratch *t, const float *a,
+                          const float *b, const float *c, double *ab, double *ac)
+{
+    double sum_b = 0.0, sum_c = 0.0;
+    for (int p = 0; p < s->planes; p++) {
+        float pb, pc;
+        const size_t o = t->offset[p];
+        plane_sad2(a + o, b + o, c + o, s->pw[p], s->ph[p], t->stride, &pb, &pc);
+        sum_b = p ? sum_b + pb : pb;
+        sum_c = p ? sum_c + pc : pc;
+    }
+    *ab = sum_b;
+    *ac = sum_c;
 }
 
 static double motion_blend(double score, double factor, double offset)
@@ -340,15 +391,15 @@ static int put_motion23(const FloatMotionState *s, FeatureSink *sink, unsigned f
     return err;
 }
 
-static void remember_score(FloatMotionState *s, unsigned index, float score)
+static void remember_score(FloatMotionState *s, unsigned index, double score)
 {
-    uint32_t bits;
-    memcpy(&bits, &score, sizeof(bits));
-    const uint64_t mine = ((uint64_t)index + 1) << 32 | bits;
-    uint64_t held = atomic_load(&s->last_score);
-    while ((held >> 32) < ((uint64_t)index + 1) &&
-           !atomic_compare_exchange_weak(&s->last_score, &held, mine)) {
+    while (atomic_flag_test_and_set_explicit(&s->last_lock, memory_order_acquire)) {
     }
+    if (s->last_index < (uint64_t)index + 1) {
+        s->last_index = (uint64_t)index + 1;
+        s->last_score = score;
+    }
+    atomic_flag_clear_explicit(&s->last_lock, memory_order_release);
 }
 
 /* ---- the metric -------------------------------------------------------------------- */
@@ -358,15 +409,32 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     FloatMotionState *s = state;
     int err = picture_float_check(f, "float_motion", sink);
     if (err) return err;
-    if (s->add_uv) {
+    if (s->add_uv && f->chroma == QUALE_CHROMA_400) {
         feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_motion: motion_add_uv is not supported: quale reads only "
-                         "the luma plane for this metric");
+                         "float_motion: motion_add_uv needs chroma planes, and 4:0:0 video "
+                         "has none (libvmaf refuses it too)");
+        return -EINVAL;
+    }
+    if (s->add_uv && s->add_scale1) {
+        /* vmaf_image_sad_c() shrinks a plane read at the stride of its own
+         * width, but libvmaf's chroma planes lie at the luma's stride: it
+         * reads rows out of place and samples it never wrote */
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_motion: motion_add_uv with motion_add_scale1 is not "
+                         "supported: libvmaf's scale-1 chroma score reads its planes at the "
+                         "wrong stride (uninitialised memory), so it has no defined value");
         return -ENOTSUP;
     }
 
     s->w = (int)f->width;
     s->h = (int)f->height;
+    s->planes = s->add_uv ? 3 : 1;
+    const int ss_x = f->chroma == QUALE_CHROMA_420 || f->chroma == QUALE_CHROMA_422;
+    const int ss_y = f->chroma == QUALE_CHROMA_420;
+    for (int p = 0; p < 3; p++) {
+        s->pw[p] = p ? (s->w + ss_x) >> ss_x : s->w;
+        s->ph[p] = p ? (s->h + ss_y) >> ss_y : s->h;
+    }
     switch (s->filter_size) {
     case 1: s->filter = motion_filter5_identity; s->taps = 5; break;
     case 3: s->filter = motion_filter3; s->taps = 3; break;
@@ -374,7 +442,9 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     }
     s->scaled_w = (int)(s->w * 0.5 + 0.5);
     s->scaled_h = (int)(s->h * 0.5 + 0.5);
-    atomic_init(&s->last_score, 0);
+    atomic_flag_clear(&s->last_lock);
+    s->last_index = 0;
+    s->last_score = 0.0;
 
     for (unsigned k = 0; k < KEY_COUNT; k++) {
         if (k == KEY_MOTION && !s->debug) continue;
@@ -391,12 +461,16 @@ bool float_motion_scored(const FloatMotionState *s, unsigned index)
 int float_motion_check_size(const FloatMotionState *s, FeatureSink *sink)
 {
     const int radius = s->taps / 2;
-    if (s->w <= radius || s->h <= radius) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_motion: a %dx%d picture is too small for its %d-tap blur "
-                         "(libvmaf reads outside the picture below %dx%d)",
-                         s->w, s->h, s->taps, radius + 1, radius + 1);
-        return -EINVAL;
+    const int planes = s->add_uv ? 3 : 1;
+    for (int p = 0; p < planes; p++) {
+        const int w = p ? s->pw[p] : s->w, h = p ? s->ph[p] : s->h;
+        if (w <= radius || h <= radius) {
+            feature_sink_log(sink, QUALE_LOG_ERROR,
+                             "float_motion: a %dx%d %s plane is too small for its %d-tap blur "
+                             "(libvmaf reads outside the plane below %dx%d)",
+                             w, h, p ? "chroma" : "luma", s->taps, radius + 1, radius + 1);
+            return -EINVAL;
+        }
     }
     return 0;
 }
@@ -406,8 +480,8 @@ float float_motion_mean(float accum, int w, int h)
     return (float)(accum / (w * h));
 }
 
-int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned i, float score,
-                     float score2)
+int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned i, double score,
+                     double score2)
 {
     int err = 0;
     if (s->force_zero) {
@@ -459,10 +533,10 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
     const float *prev = motion_blurred(s, t, frame->prev_ref[0], i - 1, keep);
     const float *prev2 = i >= 2 && !have_prev_score
                        ? motion_blurred(s, t, frame->prev_ref[1], i - 2, keep) : NULL;
-    float score, score2 = have_prev_score ? t->score : 0.0f;
+    double score, score2 = have_prev_score ? t->score : 0.0;
     if (prev2 && !s->add_scale1) {
         /* libvmaf's score2 is SAD(prev, prev2): |a - b| = |b - a| exactly */
-        plane_sad2(prev, cur, prev2, s->w, s->h, t->stride, &score, &score2);
+        motion_score2(s, t, prev, cur, prev2, &score, &score2);
     } else {
         score = motion_score(s, t, prev, cur);
         if (prev2) score2 = motion_score(s, t, prev, prev2);
@@ -478,12 +552,20 @@ static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
     if (s->force_zero || frame_count == 0) return 0;
     if (frame_count == 1) return feature_sink_put(sink, s->key[KEY_MOTION3], 0, 0.);
 
-    const uint64_t held = atomic_load(&s->last_score);
-    if ((held >> 32) != frame_count) return -EINVAL; /* the last frame was not extracted */
-    const uint32_t bits = (uint32_t)held;
-    float score;
-    memcpy(&score, &bits, sizeof(score));
+    while (atomic_flag_test_and_set_explicit(&s->last_lock, memory_order_acquire)) {
+    }
+    const uint64_t held = s->last_index;
+    const double score = s->last_score;
+    atomic_flag_clear_explicit(&s->last_lock, memory_order_release);
+    if (held != frame_count) return -EINVAL; /* the last frame was not extracted */
     return put_motion23(s, sink, frame_count - 1, score);
+}
+
+/* The luma, and the chroma planes with motion_add_uv. */
+static unsigned motion_planes(const void *state)
+{
+    const FloatMotionState *s = state;
+    return s->add_uv ? 7u : 1u;
 }
 
 const Metric metric_float_motion = {
@@ -495,6 +577,7 @@ const Metric metric_float_motion = {
      * not; frame i writes frame i - 1's motion2 from ref[i - 2]. */
     .flags = METRIC_EVERY_FRAME | METRIC_LUMA_ONLY,
     .history = 2,
+    .planes = motion_planes,
     .init = motion_init,
     .scratch_alloc = motion_scratch_alloc,
     .scratch_free = motion_scratch_free,

@@ -44,6 +44,8 @@ extern "C" {
 typedef struct FloatMotionState FloatMotionState;
 
 #ifndef __cplusplus
+#include <stdatomic.h>
+
 enum { FLOAT_MOTION_KEY_MOTION, FLOAT_MOTION_KEY_MOTION2, FLOAT_MOTION_KEY_MOTION3,
        FLOAT_MOTION_KEY_COUNT };
 
@@ -62,12 +64,18 @@ struct FloatMotionState {
     /* set by init */
     int w, h;
     int scaled_w, scaled_h;          /* motion_add_scale1 */
+    int planes;                      /* 3 with motion_add_uv, else 1 */
+    int pw[3], ph[3];                /* each plane's size */
     const float *filter;
     int taps;
     unsigned key[FLOAT_MOTION_KEY_COUNT];
-    /* The score of the highest frame extracted so far: (index + 1) << 32 |
-     * the float's bits; 0 before any.  flush() reads the last frame's. */
-    _Atomic uint64_t last_score;
+    /* The score of the highest frame extracted so far (a double: with
+     * motion_add_uv libvmaf adds the planes' float scores in double) and
+     * that frame's index + 1, 0 before any, under last_lock.  flush()
+     * reads the last frame's. */
+    atomic_flag last_lock;
+    uint64_t last_index;
+    double last_score;
 };
 #endif
 
@@ -87,8 +95,8 @@ float float_motion_mean(float accum, int w, int h);
  * and motion3 (frame 0's motion3 at frame 1), and remembers the score for
  * flush().  score: score[index], score2: score[index - 1] (index >= 2);
  * both unused where float_motion_scored() is false. */
-int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned index, float score,
-                     float score2);
+int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned index, double score,
+                     double score2);
 
 extern const Metric metric_float_motion;
 

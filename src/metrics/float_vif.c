@@ -3,8 +3,9 @@
  * floating-point visual information fidelity of the luma plane.
  *
  * The samples become floats on the 8-bit scale less 128
- * (picture_float.h); vif_prescale first resizes the picture (nearest
- * sample, libvmaf's default method).  Then at each of four scales s:
+ * (picture_float.h); vif_prescale first resizes the picture with
+ * libvmaf's scaler of vif_prescale_method (see "prescaling" below).  Then
+ * at each of four scales s:
  *  - the scale's picture: the original at s = 0, else the previous
  *    scale's blurred with this scale's filter and decimated by 2 (even
  *    rows and columns);
@@ -42,8 +43,6 @@
  * Sizes: every filter must fit its mirror (radius < side) at every scale,
  * which needs 16x16 at vif_kernelscale 1 (2x2 at scale 3); libvmaf reads
  * outside its buffers below that, so smaller pictures are refused.
- * vif_prescale_method (nearest, bilinear, bicubic, lanczos4) is a string
- * option that quale's option tables cannot hold yet: only nearest exists.
  */
 #include <errno.h>
 #include <math.h>
@@ -82,6 +81,14 @@ static const char *const vif_keys[KEY_COUNT + 1] = {
 
 /* FloatVifState: float_vif.h */
 
+/* in enum FloatVifPrescale order */
+static const char *const vif_prescale_methods[] = {
+    "nearest", "bilinear", "bicubic", "lanczos4", NULL,
+};
+
+/* libvmaf's VIF_BILINEAR_MAX_WIDTH: its bilinear scaler's column tables */
+#define VIF_BILINEAR_MAX_WIDTH 7680
+
 static const MetricOption vif_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
       .offset = offsetof(FloatVifState, debug), .type = QUALE_OPTION_BOOL,
@@ -113,6 +120,11 @@ static const MetricOption vif_options[] = {
       .help = "minimum value allowed; smaller values will be set to this value",
       .offset = offsetof(FloatVifState, min_val[3]), .type = QUALE_OPTION_DOUBLE,
       .default_value.d = 0.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
+    { .name = "vif_prescale_method", .alias = "pm", .choices = vif_prescale_methods,
+      .help = "scaling method for the frame, supported options: [nearest, bilinear, bicubic, "
+              "lanczos4]",
+      .offset = offsetof(FloatVifState, prescale_method), .type = QUALE_OPTION_CHOICE,
+      .default_value.i = FLOAT_VIF_PRESCALE_NEAREST, .flags = OPTION_FEATURE_PARAM },
     { .name = "vif_sigma_nsq", .alias = "snsq", .help = "neural noise variance",
       .offset = offsetof(FloatVifState, sigma_nsq), .type = QUALE_OPTION_DOUBLE,
       .default_value.d = 2.0, .min = 0.0, .max = 5.0, .flags = OPTION_FEATURE_PARAM },
@@ -178,6 +190,8 @@ enum { Q_MU1, Q_MU2, Q_XX, Q_YY, Q_XY, Q_COUNT };
 typedef struct FloatVifScratch {
     size_t stride[VIF_SCALES];       /* floats */
     float *ref[VIF_SCALES], *dist[VIF_SCALES];
+    size_t src_stride;               /* floats */
+    float *src;                      /* the picture before a resampling prescale */
     float *vrow[Q_COUNT];            /* vertical pass, padded by the largest radius */
     float *hrow[Q_COUNT];            /* filtered rows */
     size_t pad;
@@ -195,6 +209,7 @@ static void vif_scratch_free(void *scratch)
         quale_aligned_free(t->vrow[q]);
         quale_aligned_free(t->hrow[q]);
     }
+    quale_aligned_free(t->src);
     free(t);
 }
 
@@ -215,6 +230,11 @@ static int vif_scratch_alloc(const void *state, void **scratch)
     const size_t row = ((size_t)s->w[0] + 2 * t->pad) * sizeof(float);
     for (int q = 0; ok && q < Q_COUNT; q++)
         ok = (t->vrow[q] = quale_aligned_alloc(row)) && (t->hrow[q] = quale_aligned_alloc(row));
+    if (ok && s->prescale_method != FLOAT_VIF_PRESCALE_NEAREST &&
+        (s->w[0] != s->src_w || s->h[0] != s->src_h)) {
+        t->src_stride = quale_align((size_t)s->src_w, QUALE_ALIGNMENT / sizeof(float));
+        ok = (t->src = quale_aligned_alloc(t->src_stride * (size_t)s->src_h * sizeof(float)));
+    }
     if (!ok) {
         vif_scratch_free(t);
         return -ENOMEM;
@@ -519,6 +539,21 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->src_h = (int)f->height;
     s->w[0] = (int)(f->width * s->prescale + 0.5);
     s->h[0] = (int)(f->height * s->prescale + 0.5);
+    if (s->prescale_method == FLOAT_VIF_PRESCALE_BILINEAR && s->w[0] > VIF_BILINEAR_MAX_WIDTH) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_vif: the bilinear prescale makes a picture %d wide; libvmaf's "
+                         "bilinear scaler takes at most %d", s->w[0], VIF_BILINEAR_MAX_WIDTH);
+        return -EINVAL;
+    }
+    /* lanczos4 reaches 5 samples out of the picture, mirrored once */
+    if (s->prescale_method == FLOAT_VIF_PRESCALE_LANCZOS4 &&
+        (s->w[0] != s->src_w || s->h[0] != s->src_h) && (s->src_w < 6 || s->src_h < 6)) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "float_vif: cannot prescale %ux%u video with lanczos4: its mirror "
+                         "needs 6x6 (libvmaf reads outside the picture below that)",
+                         f->width, f->height);
+        return -EINVAL;
+    }
     for (int k = 1; k < VIF_SCALES; k++) {
         s->w[k] = s->w[k - 1] / 2;
         s->h[k] = s->h[k - 1] / 2;
@@ -557,15 +592,144 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     return 0;
 }
 
+/* ---- prescaling ------------------------------------------------------------------ */
+
+/*
+ * libvmaf's vif_scale_frame_s(), used where vif_prescale changes the size
+ * (the same size is a copy whatever the method).  Every method samples
+ * the source at ((x + 0.5) * ratio - 0.5), ratio = float source size over
+ * target size, computed in double and kept as a float; positions outside
+ * the picture are mirrored once (-k -> k, n - 1 + k -> n - 1 - k) on
+ * floats.  Float arithmetic in libvmaf's order:
+ *  - bilinear: the four neighbours (floor, ceil; mirrored) weighted by
+ *    (1 - dy)(1 - dx), (1 - dy)dx, dy(1 - dx), dy dx, with dx, dy the
+ *    position less the mirrored floor;
+ *  - bicubic: 4x4 neighbours, Keys' kernel with a = -0.75, rows outer,
+ *    summed from 0;
+ *  - lanczos4: 9x9 neighbours, the Lanczos kernel of a = 4 in double
+ *    kept as float, the weighted sum over the weights' sum.
+ * nearest takes sample (int)(x * ratio) and reads the picture directly.
+ */
+static float prescale_mirror(float i, float left, float right)
+{
+    return i < left ? -i : i > right ? 2 * right - i : i;
+}
+
+static void prescale_bilinear(const float *src, int sw, int sh, size_t ss, float *dst, int dw,
+                              int dh, size_t ds)
+{
+    const float ratio_x = (float)sw / dw, ratio_y = (float)sh / dh;
+    for (int y = 0; y < dh; y++) {
+        const float yy = (y + 0.5) * ratio_y - 0.5;
+        const int y1 = (int)prescale_mirror((float)floor(yy), 0, (float)(sh - 1));
+        const int y2 = (int)prescale_mirror((float)ceil(yy), 0, (float)(sh - 1));
+        const float dy = yy - y1;
+        const float *r1 = src + (size_t)y1 * ss, *r2 = src + (size_t)y2 * ss;
+        float *out = dst + (size_t)y * ds;
+        for (int x = 0; x < dw; x++) {
+            const float xx = (x + 0.5) * ratio_x - 0.5;
+            const int x1 = (int)prescale_mirror((float)floor(xx), 0, (float)(sw - 1));
+            const int x2 = (int)prescale_mirror((float)ceil(xx), 0, (float)(sw - 1));
+            const float dx = xx - x1;
+            out[x] = (1 - dy) * (1 - dx) * r1[x1] + (1 - dy) * dx * r1[x2] +
+                     dy * (1 - dx) * r2[x1] + dy * dx * r2[x2];
+        }
+    }
+}
+
+static float bicubic_weight(float t)
+{
+    const float a = -0.75f;
+    if (t < 0) t = -t;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0;
+}
+
+static float lanczos4_weight(float x, float a)
+{
+    if (x == 0.0) return 1.0f;
+    if (x > -a && x < a)
+        return (float)(a * sin(M_PI * x) * sin(M_PI * x / a) / (M_PI * M_PI * x * x));
+    return 0.0f;
+}
+
+/* One sample of the bicubic (radius 2) or lanczos4 (radius 4) scaler at
+ * (x, y) of the source. */
+static float prescale_kernel(const float *src, int sw, int sh, size_t ss, float x, float y,
+                             int method)
+{
+    const int x0 = (int)floor(x), y0 = (int)floor(y);
+    const float dx = x - x0, dy = y - y0;
+    float wx[9], wy[9];
+    if (method == FLOAT_VIF_PRESCALE_BICUBIC) {
+        for (int i = -1; i <= 2; i++) {
+            wx[i + 1] = bicubic_weight(i - dx);
+            wy[i + 1] = bicubic_weight(i - dy);
+        }
+        float acc = 0.0f;
+        for (int j = -1; j <= 2; j++) {
+            const int yi = (int)prescale_mirror((float)(y0 + j), 0, (float)(sh - 1));
+            for (int i = -1; i <= 2; i++) {
+                const int xi = (int)prescale_mirror((float)(x0 + i), 0, (float)(sw - 1));
+                acc += src[(size_t)yi * ss + xi] * (wx[i + 1] * wy[j + 1]);
+            }
+        }
+        return acc;
+    }
+    const int a = 4;
+    for (int i = -a; i <= a; i++) {
+        wx[i + a] = lanczos4_weight(i - dx, (float)a);
+        wy[i + a] = lanczos4_weight(i - dy, (float)a);
+    }
+    float acc = 0.0f, weight_sum = 0.0f;
+    for (int j = -a; j <= a; j++) {
+        const int yi = (int)prescale_mirror((float)(y0 + j), 0, (float)(sh - 1));
+        for (int i = -a; i <= a; i++) {
+            const float weight = wx[i + a] * wy[j + a];
+            weight_sum += weight;
+            const int xi = (int)prescale_mirror((float)(x0 + i), 0, (float)(sw - 1));
+            acc += src[(size_t)yi * ss + xi] * weight;
+        }
+    }
+    return acc / weight_sum;
+}
+
+static void prescale_resample(const float *src, int sw, int sh, size_t ss, float *dst, int dw,
+                              int dh, size_t ds, int method)
+{
+    if (method == FLOAT_VIF_PRESCALE_BILINEAR) {
+        prescale_bilinear(src, sw, sh, ss, dst, dw, dh, ds);
+        return;
+    }
+    const float ratio_x = (float)sw / dw, ratio_y = (float)sh / dh;
+    for (int y = 0; y < dh; y++) {
+        const float yy = (y + 0.5) * ratio_y - 0.5;
+        float *out = dst + (size_t)y * ds;
+        for (int x = 0; x < dw; x++) {
+            const float xx = (x + 0.5) * ratio_x - 0.5;
+            out[x] = prescale_kernel(src, sw, sh, ss, xx, yy, method);
+        }
+    }
+}
+
 /* The picture's luma as floats at scale 0, resized by vif_prescale with
- * libvmaf's nearest-sample scaler. */
+ * libvmaf's scaler of vif_prescale_method.  src: the scratch's source
+ * picture (methods other than nearest). */
 static void load_picture(const FloatVifState *s, const QualePicture *pic, float *dst,
-                         size_t stride)
+                         size_t stride, float *src, size_t src_stride)
 {
     const int w = s->w[0], h = s->h[0];
     if (w == s->src_w && h == s->src_h) {
         for (int y = 0; y < h; y++)
             picture_float_row(pic, 0, (unsigned)y, -128.0f, dst + (size_t)y * stride);
+        return;
+    }
+    if (s->prescale_method != FLOAT_VIF_PRESCALE_NEAREST) {
+        for (int y = 0; y < s->src_h; y++)
+            picture_float_row(pic, 0, (unsigned)y, -128.0f, src + (size_t)y * src_stride);
+        prescale_resample(src, s->src_w, s->src_h, src_stride, dst, w, h, stride,
+                          s->prescale_method);
         return;
     }
     const float ratio_x = (float)s->src_w / w, ratio_y = (float)s->src_h / h;
@@ -587,8 +751,8 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
     const FloatVifState *s = state;
     FloatVifScratch *t = scratch;
 
-    load_picture(s, frame->ref, t->ref[0], t->stride[0]);
-    load_picture(s, frame->dist, t->dist[0], t->stride[0]);
+    load_picture(s, frame->ref, t->ref[0], t->stride[0], t->src, t->src_stride);
+    load_picture(s, frame->dist, t->dist[0], t->stride[0], t->src, t->src_stride);
 
     float *vrow[Q_COUNT], *hrow[Q_COUNT];
     for (int q = 0; q < Q_COUNT; q++) {

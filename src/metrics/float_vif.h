@@ -146,6 +146,14 @@ enum FloatVifKey {
     FLOAT_VIF_KEY_COUNT = FLOAT_VIF_KEY_NUM_SCALE0 + 2 * FLOAT_VIF_SCALES,
 };
 
+/* vif_prescale_method: how vif_prescale resizes the picture. */
+enum FloatVifPrescale {
+    FLOAT_VIF_PRESCALE_NEAREST,
+    FLOAT_VIF_PRESCALE_BILINEAR,
+    FLOAT_VIF_PRESCALE_BICUBIC,
+    FLOAT_VIF_PRESCALE_LANCZOS4,
+};
+
 typedef struct FloatVifState {
     /* options */
     bool debug;
@@ -155,6 +163,7 @@ typedef struct FloatVifState {
     double min_val[FLOAT_VIF_SCALES]; /* [0] unused: scale 0 has none */
     double sigma_nsq;
     bool skip_scale0;
+    int prescale_method;             /* enum FloatVifPrescale */
 
     /* set by init */
     int src_w, src_h;                /* the picture */
