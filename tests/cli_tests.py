@@ -233,6 +233,10 @@ def test_bad_input(t, ref, dist):
     fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "-o", nodir], r"out\.xml", what="-o missing dir")
     check(not os.path.exists(os.path.dirname(nodir)), "nothing created for a missing directory")
 
+    # Skipping past the end of a file is an error that says so.
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--frame_skip_ref", "10"],
+          r"fewer than 10 frames.*frame_skip_ref 10", what="--frame_skip_ref past the end")
+
     # A shorter distorted: the common frames are scored, with a warning.
     _, short_dist = t.make("short", "--width", "64", "--height", "48", "--frames", "4")
     p = t.run("-r", ref, "-d", short_dist, "-q", "-n", "--feature", "psnr", "--json", "-o", "-")

@@ -261,8 +261,15 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
     for (int i = 0; i < 2; i++) {
         /* Lane k starts at frame skip + k. */
         for (unsigned k = 0; k < inputs[i].lane_count; k++) {
-            if (quale_video_skip(inputs[i].lanes[k], skips[i] + k) < 0) {
+            const int got = quale_video_skip(inputs[i].lanes[k], skips[i] + k);
+            if (got < 0) {
                 fprintf(stderr, "quale: error: %s\n", quale_video_error(inputs[i].lanes[k]));
+                return -1;
+            }
+            if (got == 0 && k == 0 && skips[i]) {
+                fprintf(stderr, "quale: error: %s has fewer than %u frames: --frame_skip_%s %u "
+                        "leaves none to score\n", inputs[i].path, skips[i], i ? "dist" : "ref",
+                        skips[i]);
                 return -1;
             }
         }
