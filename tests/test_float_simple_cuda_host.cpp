@@ -52,6 +52,9 @@ extern "C" {
 #include "cuda/float_psnr.cu"
 #include "test.h"
 
+#define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull
+#include "cuda_host_test.h"
+
 /* ---- the twins' host code (src/cuda/float_*_cuda.c) ----------------------- */
 
 extern "C" {
@@ -78,16 +81,6 @@ int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
 
 /* ---- random pictures ------------------------------------------------------- */
 
-static uint64_t rng_state = 0x510e527fade682d1ull;
-
-static uint32_t rng()
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 enum Pattern { P_NOISE, P_TEXTURE, P_EXTREME, P_WIDE, P_FLAT, P_PATTERNS };
 enum Distortion { D_NOISE, D_BLUR, D_RANDOM, D_SAME, D_INVERT, D_DARK, D_DISTORTIONS };
 
@@ -100,25 +93,6 @@ static const char *chroma_name(QualeChroma c)
            : c == QUALE_CHROMA_422 ? "4:2:2" : "4:4:4";
 }
 
-static unsigned get(const QualePicture *p, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[0] + (ptrdiff_t)y * p->stride[0];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
-static void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0u : v > (long)max ? max : (unsigned)v;
-}
 
 /* The largest sample of a pattern: the bit depth's, or 16 bits for the
  * samples above it that the API does not forbid. */
@@ -205,13 +179,6 @@ static void fill_distorted(QualePicture *d, const QualePicture *r, Pattern patte
 }
 
 /* ---- the CPU backend through the public API --------------------------------- */
-
-static std::vector<std::string> messages;
-
-static void keep_messages(void *, QualeLogLevel level, const char *message)
-{
-    if (level == QUALE_LOG_ERROR) messages.push_back(message);
-}
 
 static int cpu_run(QualeContext **ctx, const std::vector<const char *> &specs,
                    std::vector<QualePicture> &refs, std::vector<QualePicture> &dists)

@@ -66,6 +66,9 @@ extern "C" {
 #include "cuda/float_ms_ssim.cu"
 #include "test.h"
 
+#define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull
+#include "cuda_host_test.h"
+
 /* ---- the twins' host code (src/cuda/float_ssim_cuda.c, float_ms_ssim_cuda.c) */
 
 struct FssimPlan;
@@ -96,16 +99,6 @@ void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_
 
 /* ---- random pictures ------------------------------------------------------- */
 
-static uint64_t rng_state = 0x510e527fade682d1ull;
-
-static uint32_t rng()
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 enum Pattern { P_NOISE, P_TEXTURE, P_EXTREME, P_WIDE, P_FLAT, P_SMOOTH, P_PATTERNS };
 enum Distortion { D_NOISE, D_BLUR, D_RANDOM, D_SAME, D_CONTRAST, D_DARK, D_DISTORTIONS };
 
@@ -115,25 +108,6 @@ static const char *const distortion_names[] = { "noise", "blur", "random", "same
                                                 "dark" };
 static const char *const chroma_names[] = { "?", "400", "420", "422", "444" };
 
-static unsigned get(const QualePicture *p, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[0] + (ptrdiff_t)y * p->stride[0];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
-static void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0u : v > (long)max ? max : (unsigned)v;
-}
 
 /* The largest sample of a pattern: the bit depth's, or 16 bits for the
  * samples above it that the API does not forbid. */
@@ -602,13 +576,6 @@ static void compare_key(const std::string &key, double twin, double cpu, const c
 }
 
 /* ---- the CPU backend through the public API --------------------------------- */
-
-static std::vector<std::string> messages;
-
-static void keep_messages(void *, QualeLogLevel level, const char *message)
-{
-    if (level == QUALE_LOG_ERROR) messages.push_back(message);
-}
 
 static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
                    std::vector<QualePicture> &dists)

@@ -43,6 +43,9 @@ extern "C" {
 #include "cuda/integer_adm.cu"
 #include "test.h"
 
+#define QUALE_HOST_TEST_SEED 0x243f6a8885a308d3ull
+#include "cuda_host_test.h"
+
 /* ---- the twin's host code (src/cuda/integer_adm_cuda.c) ----------------- */
 
 struct AdmPlan;
@@ -63,42 +66,12 @@ unsigned adm_cuda_steps(const AdmPlan *p, int level, AdmStep steps[4]);
 
 /* ---- random pictures ------------------------------------------------------- */
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
-
-static uint32_t rng()
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 enum Pattern { P_NOISE, P_TEXTURE, P_EXTREME, P_WIDE, P_FLAT, P_PATTERNS };
 enum Distortion { D_NOISE, D_SHARPEN, D_RANDOM, D_SAME, D_CONTRAST, D_BLUR, D_DISTORTIONS };
 
 static const char *const pattern_names[] = { "noise", "texture", "extreme", "wide", "flat" };
 static const char *const distortion_names[] = { "noise", "sharpen", "random", "same", "contrast",
                                                 "blur" };
-
-static unsigned get(const QualePicture *p, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[0] + (ptrdiff_t)y * p->stride[0];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
-static void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0 : (unsigned long)v > max ? max : (unsigned)v;
-}
 
 static void fill_reference(QualePicture *p, Pattern pattern, unsigned frame)
 {

@@ -45,6 +45,9 @@ extern "C" {
 #include "cuda/integer_vif.cu"
 #include "test.h"
 
+#define QUALE_HOST_TEST_SEED 0x6a09e667f3bcc909ull
+#include "cuda_host_test.h"
+
 /* ---- the twin's host code (src/cuda/integer_vif_cuda.c) ----------------- */
 
 struct VifPlan;
@@ -62,16 +65,6 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
 
 /* ---- random pictures ------------------------------------------------------- */
 
-static uint64_t rng_state = 0x6a09e667f3bcc909ull;
-
-static uint32_t rng()
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 enum Pattern { P_NOISE, P_TEXTURE, P_EXTREME, P_WIDE, P_FLAT, P_PATTERNS };
 enum Distortion { D_NOISE, D_BLUR, D_RANDOM, D_SAME, D_CONTRAST, D_DARK, D_DISTORTIONS };
 
@@ -79,25 +72,6 @@ static const char *const pattern_names[] = { "noise", "texture", "extreme", "wid
 static const char *const distortion_names[] = { "noise", "blur", "random", "same", "contrast",
                                                 "dark" };
 
-static unsigned get(const QualePicture *p, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[0] + (ptrdiff_t)y * p->stride[0];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
-static void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0u : v > (long)max ? max : (unsigned)v;
-}
 
 /* The largest sample of a pattern: the bit depth's, or 16 bits for the
  * samples above it that the API does not forbid. */
@@ -371,13 +345,6 @@ static bool twin_sums(const VifPlan *plan, const VifState *s, std::vector<uint8_
 }
 
 /* ---- the CPU backend through the public API --------------------------------- */
-
-static std::vector<std::string> messages;
-
-static void keep_messages(void *, QualeLogLevel level, const char *message)
-{
-    if (level == QUALE_LOG_ERROR) messages.push_back(message);
-}
 
 static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
                    std::vector<QualePicture> &dists)

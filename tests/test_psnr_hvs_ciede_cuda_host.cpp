@@ -71,6 +71,9 @@ extern "C" {
 #include "cuda/psnr_hvs.cu"
 #include "test.h"
 
+#define QUALE_HOST_TEST_SEED 0x3c6ef372fe94f82bull
+#include "cuda_host_test.h"
+
 /* tests/tolerance.json: under QUALE_SOURCE_DIR if the build says where the
  * sources are, else next to this file as the compiler was given it (meson
  * names it relative to the build directory, where tests run). */
@@ -189,16 +192,6 @@ static void compare_key(const char *key, double twin, double cpu, const char *la
 
 /* ---- random pictures ------------------------------------------------------- */
 
-static uint64_t rng_state = 0x3c6ef372fe94f82bull;
-
-static uint32_t rng()
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
 enum Pattern { P_NOISE, P_TEXTURE, P_EXTREME, P_FLAT, P_NEUTRAL, P_WIDE, P_PATTERNS };
 enum Distortion { D_NOISE, D_BLUR, D_SAME, D_RANDOM, D_SPARSE, D_CHROMA, D_DISTORTIONS };
 
@@ -207,25 +200,6 @@ static const char *const pattern_names[] = { "noise", "texture", "extreme", "fla
 static const char *const distortion_names[] = { "noise", "blur", "same", "random", "sparse",
                                                 "chroma" };
 
-static unsigned get(const QualePicture *p, unsigned plane, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
-static void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0u : v > (long)max ? max : (unsigned)v;
-}
 
 /* The largest sample: the bit depth's, or 16 bits for the samples above
  * it that the API does not forbid (P_WIDE). */
@@ -303,13 +277,6 @@ static void fill_distorted(QualePicture *d, const QualePicture *r, Pattern patte
 }
 
 /* ---- the CPU backend through the public API --------------------------------- */
-
-static std::vector<std::string> messages;
-
-static void keep_messages(void *, QualeLogLevel level, const char *message)
-{
-    if (level == QUALE_LOG_ERROR) messages.push_back(message);
-}
 
 static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
                    std::vector<QualePicture> &dists)
