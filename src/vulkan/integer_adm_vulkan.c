@@ -88,7 +88,7 @@ typedef struct AdmTwin {
     VulkanBuffer partials; /* host-visible: slots x per_slot x ADM_LEVEL_SUMS x uint64 */
 } AdmTwin;
 
-static bool adm_vulkan_supports(const void *state)
+static bool adm_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)state; /* every option */
     return true;

@@ -28,7 +28,7 @@ typedef struct MotionTwin {
     VulkanPipeline pipeline;
 } MotionTwin;
 
-static bool motion_vulkan_supports(const void *state)
+static bool motion_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)state;
     return true;

@@ -79,7 +79,7 @@ typedef struct VifTwin {
     VulkanPipeline stats, decimate;
 } VifTwin;
 
-static bool vif_vulkan_supports(const void *state)
+static bool vif_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)state; /* every option: debug, vif_enhn_gain_limit, vif_skip_scale0 */
     return true;

@@ -27,7 +27,7 @@ typedef struct PsnrTwin {
     unsigned bytes_per_sample;
 } PsnrTwin;
 
-static bool psnr_vulkan_supports(const void *state)
+static bool psnr_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)state;
     return true;

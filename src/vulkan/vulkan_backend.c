@@ -479,10 +479,19 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
+    /* Native 64-bit types where the device has them: float twins whose C
+     * reference computes in double use shaderFloat64 (their supports()
+     * checks dev->features), integer twins keep to 32-bit word pairs. */
+    VkPhysicalDeviceFeatures available;
+    dev->api.vkGetPhysicalDeviceFeatures(dev->physical, &available);
+    memset(&dev->features, 0, sizeof(dev->features));
+    dev->features.shaderFloat64 = available.shaderFloat64;
+    dev->features.shaderInt64 = available.shaderInt64;
     const VkDeviceCreateInfo device_info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue_info,
+        .pEnabledFeatures = &dev->features,
     };
     VK_TRY(dev, dev->api.vkCreateDevice(dev->physical, &device_info, NULL, &dev->device),
            "creating the Vulkan device");
@@ -541,10 +550,11 @@ static bool vulkan_twin_built(const Metric *metric)
     return false;
 }
 
-static const VulkanTwin *find_twin(const Metric *metric, const void *state)
+static const VulkanTwin *find_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
 {
     for (unsigned i = 0; vulkan_twins[i]; i++)
-        if (vulkan_twins[i]->metric == metric && vulkan_twins[i]->supports(state)) return vulkan_twins[i];
+        if (vulkan_twins[i]->metric == metric && vulkan_twins[i]->supports(&gpu->dev, state))
+            return vulkan_twins[i];
     return NULL;
 }
 
@@ -584,8 +594,7 @@ static const HostAllocator *vulkan_host_allocator(const GpuBackend *gpu)
 
 static bool vulkan_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
 {
-    (void)gpu;
-    return find_twin(metric, state) != NULL;
+    return find_twin(gpu, metric, state) != NULL;
 }
 
 /* ---- start -------------------------------------------------------------- */
@@ -670,7 +679,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     quale_picture_unref(&layout);
 
     for (unsigned i = 0; i < count; i++) {
-        const VulkanTwin *twin = find_twin(requests[i].metric, requests[i].state);
+        const VulkanTwin *twin = find_twin(gpu, requests[i].metric, requests[i].state);
         gpu->planes |= twin->planes(requests[i].state);
         if (twin->history > gpu->history) gpu->history = twin->history;
     }
@@ -680,7 +689,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     if (!err) err = start_buffers(gpu, slots, error, error_size);
     for (unsigned i = 0; i < count && !err; i++) {
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
-        a->twin = find_twin(requests[i].metric, requests[i].state);
+        a->twin = find_twin(gpu, requests[i].metric, requests[i].state);
         a->sink = requests[i].sink;
         err = a->twin->init(&gpu->dev, gpu->ring.buffer, gpu->frames.buffer, requests[i].state, format,
                             slots, &a->state, error, error_size);

@@ -32,6 +32,7 @@ typedef struct VulkanDevice {
     uint32_t queue_family;
     VkPhysicalDeviceProperties properties;
     VkPhysicalDeviceMemoryProperties memory;
+    VkPhysicalDeviceFeatures features; /* enabled: shaderFloat64, shaderInt64 where present */
 } VulkanDevice;
 
 typedef struct VulkanBuffer {
@@ -89,7 +90,9 @@ typedef struct VulkanTwin {
     const Metric *metric;
     unsigned history; /* earlier reference lumas it reads */
     unsigned (*planes)(const void *metric_state);
-    bool (*supports)(const void *metric_state);
+    /* Whether it computes the metric under these options on this device
+     * (a twin that needs shaderFloat64 checks dev->features). */
+    bool (*supports)(const VulkanDevice *dev, const void *metric_state);
     /* ring and frames are the buffers shaders bind to read planes. */
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
                 const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
