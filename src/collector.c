@@ -290,6 +290,11 @@ int feature_sink_set_aggregate(FeatureSink *sink, const char *key, double value)
     return collector_set_aggregate(sink->collector, name, value);
 }
 
+unsigned feature_sink_cpu_flags(const FeatureSink *sink)
+{
+    return sink->cpu_flags;
+}
+
 void feature_sink_log(const FeatureSink *sink, enum QualeLogLevel level,
                       const char *fmt, ...)
 {

@@ -49,6 +49,7 @@ struct FeatureSink {
     const MetricOption *options; /* NULL: keys are stored as given */
     const void *state;
     const QualeContext *ctx;     /* for logging */
+    unsigned cpu_flags;          /* QUALE_CPU_* sets the metric may use */
 };
 
 #endif /* QUALE_SRC_COLLECTOR_H */

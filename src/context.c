@@ -22,6 +22,7 @@
 #include "collector.h"
 #include "common.h"
 #include "context.h"
+#include "cpu.h"
 #include "log.h"
 #include "model.h"
 #include "picture_pool.h"
@@ -45,6 +46,7 @@ typedef struct FrameJob {
 
 struct QualeContext {
     QualeSettings settings;
+    unsigned cpu_flags; /* detected, less settings.cpumask */
     unsigned worker_count;
     enum QualeBackend backend;
     const GpuOps *gpu_ops; /* NULL on the CPU */
@@ -138,6 +140,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
                        &ctx->gpu_ops, &ctx->gpu);
     if (err) goto fail;
 
+    ctx->cpu_flags = cpu_flags_detect() & ~ctx->settings.cpumask;
     ctx->worker_count = ctx->settings.threads ? ctx->settings.threads : online_cores();
     /* Enough frames in flight to keep every worker busy while the caller
      * reads the next ones, few enough to bound memory. */
@@ -347,6 +350,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
         .options = metric->options,
         .state = state,
         .ctx = ctx,
+        .cpu_flags = ctx->cpu_flags,
     };
     ctx->instances[ctx->instance_count++] = inst;
     if (metric->history > ctx->history) ctx->history = metric->history;

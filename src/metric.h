@@ -109,6 +109,10 @@ int feature_sink_set_aggregate(FeatureSink *sink, const char *key,
                                double value);
 
 /* Logs through the context that owns the sink. */
+/* The QUALE_CPU_* instruction sets the metric may use (the CPU's, less
+ * the settings' cpumask): init() picks its kernels from them. */
+unsigned feature_sink_cpu_flags(const FeatureSink *sink);
+
 void feature_sink_log(const FeatureSink *sink, enum QualeLogLevel level,
                       const char *fmt, ...)
 #if defined(__GNUC__)

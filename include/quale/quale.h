@@ -161,6 +161,22 @@ enum QualeBackend {
     QUALE_BACKEND_AUTO, /* the first GPU backend that starts, else the CPU */
 };
 
+/* Instruction sets the CPU kernels may use.  QualeSettings.cpumask leaves
+ * the set bits unused (a kernel needing a masked set falls back to the next
+ * lower level, down to C); the values are libvmaf's, so --cpumask means the
+ * same to both tools.  No choice of kernels changes a digit of a score. */
+enum QualeCpuFlags {
+    QUALE_CPU_SSE2 = 1u << 0,
+    QUALE_CPU_SSSE3 = 1u << 1,
+    QUALE_CPU_SSE41 = 1u << 2,
+    QUALE_CPU_AVX2 = 1u << 3,      /* with FMA and BMI2 */
+    QUALE_CPU_AVX512 = 1u << 4,    /* F, CD, BW, DQ, VL */
+    QUALE_CPU_AVX512ICL = 1u << 5, /* and Ice Lake's VNNI, VBMI, ... */
+};
+
+/** The QUALE_CPU_* sets this CPU (and its OS) can run. */
+QUALE_API unsigned quale_cpu_flags(void);
+
 typedef struct QualeSettings {
     unsigned threads;   /* worker threads; 0 = one per online CPU core */
     unsigned subsample; /* score every Nth frame; 0 and 1 = every frame */
