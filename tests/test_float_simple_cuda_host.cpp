@@ -357,8 +357,8 @@ static void ansnr_block(const FloatAnsnrArgs &a, unsigned y, unsigned threads, b
             fansnr_fill_thread(a, x0, order(j, threads, backwards), threads, sh);
         /* __syncthreads() */
         const int n = fansnr_chunk(a.w, x0);
-        sig_row = fansnr_chain(sig_row, sh.sig, n);
-        noise_row = fansnr_chain(noise_row, sh.noise, n);
+        sig_row = float_chain_sum(sig_row, sh.sig, n);
+        noise_row = float_chain_sum(noise_row, sh.noise, n);
     }
     a.row_sums[y] = sig_row;
     a.row_sums[a.h + y] = noise_row;

@@ -111,8 +111,10 @@ void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, const uint64_t ref[3], const uint64_t dist[3],
-                              const uint64_t stride[3], unsigned launch[3], void *args);
+                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
+                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
+                              void *args);
+unsigned ciede_cuda_table_bits(const CiedePlan *p);
 }
 
 static uint64_t addr(const void *p)
@@ -724,7 +726,7 @@ static double emulate_block_sum(const std::vector<double> &v)
     return lane[0];
 }
 
-static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s,
+static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s, const double *linear,
                            std::vector<uint8_t> &memory, const QualePicture *ref,
                            const QualePicture *dist, bool backwards, double *sum)
 {
@@ -742,7 +744,7 @@ static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s,
     CiedeArgs a;
     unsigned launch[3];
     const char *name = ciede_cuda_launch(plan, addr(base), addr(s->chroma_col), addr(s->chroma_row),
-                                         r, d, stride, launch, &a);
+                                         addr(linear), r, d, stride, launch, &a);
     const bool hbd = ref->format.bitdepth > 8;
     bool ok = name && !strcmp(name, hbd ? "ciede_rows_16" : "ciede_rows_8") &&
               launch[2] == CIEDE_THREADS && launch[0] > 0 && launch[1] > 0 && launch[1] <= 65535 &&
@@ -801,10 +803,25 @@ static void run_ciede_case(const Case &c, unsigned index)
     CHECK(plan != NULL);
     if (!run_err && scratch && plan) {
         std::vector<uint8_t> memory(ciede_cuda_partial_count(plan) * sizeof(double) + GUARD);
+        /* The R and B tables as ciede_table fills them; above their depth
+         * the pixels decode every colour themselves. */
+        const unsigned bits = ciede_cuda_table_bits(plan);
+        CHECK(bits == (c.bitdepth <= 10 ? c.bitdepth : 0u));
+        std::vector<double> linear(bits ? 2u << (2 * bits) : 0);
+        for (unsigned i = 0; i < linear.size(); i++)
+            ciede_table_entry(s->convert, linear.data(), bits, i);
         for (unsigned f = 0; f < c.frames; f++) {
             const double ref_sum = ciede_frame_sum(s, scratch, &refs[f], &dists[f]);
             double sum = NAN;
-            CHECK(ciede_twin_sum(plan, s, memory, &refs[f], &dists[f], f % 2 == 1, &sum));
+            CHECK(ciede_twin_sum(plan, s, bits ? linear.data() : NULL, memory, &refs[f], &dists[f],
+                                 f % 2 == 1, &sum));
+            if (bits) {
+                /* looking the colours up changes no pixel's deltaE */
+                double direct = NAN;
+                CHECK(ciede_twin_sum(plan, s, NULL, memory, &refs[f], &dists[f], f % 2 == 0,
+                                     &direct));
+                CHECK(direct == sum);
+            }
             const double rel = sum == ref_sum ? 0. : fabs(sum - ref_sum) / fabs(ref_sum);
             CHECK(rel < 1e-12);
             if (!(rel < 1e-12))

@@ -14,7 +14,9 @@
  *   quale-bench [--backend cpu,cuda] [--resolution 1080p,4k,WxH]
  *               [--frames N] [--threads N] [--model SPEC | -n]
  *               [--feature SPEC]... [--cli PATH] [--clips DIR] [--repeat N]
- *               [--per-metric]
+ *               [--per-metric] [--verbose]
+ * --verbose passes the library's informational messages on (for example the
+ * per-twin device times of QUALE_CUDA_PROFILE=1).
  * --per-metric adds, per backend, each metric's steady-state milliseconds
  * per frame when it runs alone (the metrics with a twin on that backend).
  */
@@ -63,10 +65,12 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static bool verbose;
+
 static void quiet_log(void *cookie, enum QualeLogLevel level, const char *message)
 {
     (void)cookie;
-    if (level <= QUALE_LOG_WARNING) fprintf(stderr, "quale-bench: %s\n", message);
+    if (level <= (verbose ? QUALE_LOG_INFO : QUALE_LOG_WARNING)) fprintf(stderr, "quale-bench: %s\n", message);
 }
 
 static int open_context(const BenchSettings *b, enum QualeBackend backend, QualeContext **ctx)
@@ -277,6 +281,7 @@ int main(int argc, char *argv[])
         { "clips", required_argument, NULL, 'D' },
         { "repeat", required_argument, NULL, 'P' },
         { "per-metric", no_argument, NULL, 'M' },
+        { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
     BenchSettings b = { .frames = 240, .repeat = 3 };
@@ -292,6 +297,7 @@ int main(int argc, char *argv[])
         case 'T': b.threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'P': b.repeat = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'M': b.per_metric = true; break;
+        case 'v': verbose = true; break;
         case 'm': b.model = optarg; break;
         case 'n': b.no_model = true; break;
         case 'F':
@@ -302,7 +308,8 @@ int main(int argc, char *argv[])
         default:
             fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,vulkan] [--resolution 1080p,4k,WxH] "
                             "[--frames N] [--threads N] [--repeat N] [--model SPEC | -n] "
-                            "[--feature SPEC]... [--cli PATH] [--clips DIR]\n");
+                            "[--feature SPEC]... [--cli PATH] [--clips DIR] [--per-metric] "
+                            "[--verbose]\n");
             return 2;
         }
     }

@@ -4,7 +4,7 @@
 # a short table at the end.  Logs go to $OUT when it is set.
 #
 #   scripts/device/gpu_check.sh [--bin DIR] [--backends cuda,vulkan] [--skip-parity]
-#                               [--bench-backends LIST] [-- quale-bench arguments]
+#                               [--bench-backends LIST|none] [-- quale-bench arguments]
 # --bin DIR uses binaries built elsewhere (quale, quale-bench, gpu_parity);
 # without it the tree is built here with meson.  Vulkan needs the loader:
 # .gl/*.deb are unpacked first when present.
@@ -65,6 +65,7 @@ for b in "${list[@]}"; do
         echo "$b parity: $(tail -1 "$out/parity_$b.txt")"
     fi
 done
+[[ $bench_backends == none ]] && exit $status
 "$bench" --backend "${bench_backends:-cpu,$backends}" --cli "$quale" "$@" >"$out/bench.json" 2>"$out/bench.err"
 head -5 "$out/bench.err"
 python3 - "$out/bench.json" <<'PY'

@@ -21,6 +21,14 @@
  * or zero).  Pixels whose six samples are equal add +0 and are skipped, as
  * on the CPU (the reference's colour cache only saves time).
  *
+ * Two of a colour's three sRGB decodings are tabulated: R depends on the
+ * luma and Cr samples only, B on the luma and Cb, so for up to 10 bits
+ * ciede_table fills R over every (y, v) and B over every (y, u) (8 MiB each
+ * at 10 bits, 512 KiB at 8), once when the twin starts, with the very
+ * functions the pixels would call (ciede_linear_r/b of ciede.h), and a
+ * pixel looks them up: bit for bit what it computed, without four of its
+ * six double pow() calls, the bulk of its instructions.
+ *
  * ciede_rows: block (bx, by) of CIEDE_THREADS threads, thread t takes
  * column x = bx * CIEDE_THREADS + t of rows by * rows ... (by + 1) * rows -
  * 1, adds its deltaE (as double) in row order, and the block adds its
@@ -62,12 +70,16 @@ struct CiedeArgs {
     unsigned row_shift;           /* chroma row of luma row y: y >> row_shift */
     unsigned rows;                /* rows per block */
     unsigned pad;
+    /* R over (y << bits | v), then B over (y << bits | u); NULL: computed */
+    const double *linear;
+    unsigned linear_bits;
+    unsigned pad2;
 };
 
-static_assert(sizeof(CiedeArgs) == 152, "CiedeArgs: keep ciede_cuda.c in step");
+static_assert(sizeof(CiedeArgs) == 168, "CiedeArgs: keep ciede_cuda.c in step");
 static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
                   offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                  offsetof(CiedeArgs, rows) == 144,
+                  offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152,
               "CiedeArgs: keep ciede_cuda.c in step");
 
 template <typename T>
@@ -98,9 +110,32 @@ CIEDE_FN double ciede_pixel(const CiedeArgs &a, unsigned x, unsigned y)
         }
     }
     if (r_y == d_y && r_u == d_u && r_v == d_v) return 0.;
-    const CiedeLab c1 = ciede_lab(&a.convert, r_y, r_u, r_v);
-    const CiedeLab c2 = ciede_lab(&a.convert, d_y, d_u, d_v);
+    const unsigned bits = a.linear_bits;
+    /* (samples above the depth, which the API lets through, index past the
+     * tables: those pixels decode their colours themselves) */
+    if (!a.linear || (r_y | r_u | r_v | d_y | d_u | d_v) >> bits) {
+        const CiedeLab c1 = ciede_lab(&a.convert, r_y, r_u, r_v);
+        const CiedeLab c2 = ciede_lab(&a.convert, d_y, d_u, d_v);
+        return ciede2000(c1, c2);
+    }
+    const double *blue = a.linear + ((size_t)1 << (2 * bits));
+    const CiedeLab c1 = ciede_lab_linear(a.linear[r_y << bits | r_v],
+                                         ciede_linear_g(&a.convert, r_y, r_u, r_v),
+                                         blue[r_y << bits | r_u]);
+    const CiedeLab c2 = ciede_lab_linear(a.linear[d_y << bits | d_v],
+                                         ciede_linear_g(&a.convert, d_y, d_u, d_v),
+                                         blue[d_y << bits | d_u]);
     return ciede2000(c1, c2);
+}
+
+/* Entry i of the tables (ciede_table): R at (y, v) = (i >> bits, i & mask)
+ * for i < 2^(2 bits), then B at (y, u). */
+CIEDE_FN void ciede_table_entry(const CiedeConvert &convert, double *linear, unsigned bits,
+                                unsigned i)
+{
+    const unsigned n = 1u << (2 * bits), k = i < n ? i : i - n;
+    const unsigned y = k >> bits, c = k & ((1u << bits) - 1);
+    linear[i] = i < n ? ciede_linear_r(&convert, y, c) : ciede_linear_b(&convert, y, c);
 }
 
 /* Thread t of block (bx, by): its column's sum over the block's rows. */
@@ -121,6 +156,14 @@ __device__ void ciede_rows(const CiedeArgs &a)
 {
     const double sum = block_sum(ciede_thread<T>(a, blockIdx.x, blockIdx.y, threadIdx.x));
     if (threadIdx.x == 0) a.partials[blockIdx.y * gridDim.x + blockIdx.x] = sum;
+}
+
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_table(CiedeConvert convert,
+                                                                        double *linear,
+                                                                        unsigned bits)
+{
+    const unsigned i = blockIdx.x * CIEDE_THREADS + threadIdx.x;
+    if (i < 2u << (2 * bits)) ciede_table_entry(convert, linear, bits, i);
 }
 
 extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_rows_8(CiedeArgs a)

@@ -37,17 +37,23 @@ typedef struct CiedeArgs {
     unsigned row_shift;
     unsigned rows;
     unsigned pad;
+    CUdeviceptr linear;
+    unsigned linear_bits;
+    unsigned pad2;
 } CiedeArgs;
 
 _Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(CiedeArgs) == 152, "CiedeArgs: keep ciede.cu in step");
+_Static_assert(sizeof(CiedeArgs) == 168, "CiedeArgs: keep ciede.cu in step");
 _Static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
                    offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                   offsetof(CiedeArgs, rows) == 144,
+                   offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152,
                "CiedeArgs: keep ciede.cu in step");
 
 /* THREADS is CIEDE_THREADS of ciede.cu (the kernel's launch bounds). */
 enum { THREADS = 128, ROWS = 8 };
+
+/* R and B are tabulated up to this depth (2 x 8 MiB of doubles at 10). */
+enum { MAX_TABLE_BITS = 10 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -64,8 +70,10 @@ void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, const uint64_t ref[3], const uint64_t dist[3],
-                              const uint64_t stride[3], unsigned launch[3], void *args);
+                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
+                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
+                              void *args);
+unsigned ciede_cuda_table_bits(const CiedePlan *p);
 
 CiedePlan *ciede_cuda_plan_new(const CiedeState *s, const QualeVideoFormat *f)
 {
@@ -98,12 +106,20 @@ double ciede_cuda_sum(const CiedePlan *p, const double *partials)
     return sum;
 }
 
+/* The bits of the R and B tables' indices (ciede_table of ciede.cu), 0 for
+ * no tables: above MAX_TABLE_BITS a pixel decodes its colours itself. */
+unsigned ciede_cuda_table_bits(const CiedePlan *p)
+{
+    return p->s->bitdepth <= MAX_TABLE_BITS ? p->s->bitdepth : 0;
+}
+
 /* The frame's one launch: the kernel's name, its grid and block (launch)
- * and its arguments (args: a struct CiedeArgs).  Device addresses; the host
- * test passes host addresses. */
+ * and its arguments (args: a struct CiedeArgs); linear is the tables, 0
+ * without.  Device addresses; the host test passes host addresses. */
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, const uint64_t ref[3], const uint64_t dist[3],
-                              const uint64_t stride[3], unsigned launch[3], void *args)
+                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
+                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
+                              void *args)
 {
     const CiedeState *s = p->s;
     CiedeArgs a;
@@ -122,6 +138,8 @@ const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t ch
     a.chroma_height = p->chroma_height;
     a.row_shift = s->row_shift;
     a.rows = ROWS;
+    a.linear = linear;
+    a.linear_bits = linear ? ciede_cuda_table_bits(p) : 0;
     memcpy(args, &a, sizeof(a));
     launch[0] = p->grid[0];
     launch[1] = p->grid[1];
@@ -138,6 +156,8 @@ typedef struct CiedeTwin {
     CUfunction kernel;
     CUdeviceptr tables;  /* chroma_col (width x 4 bytes), then chroma_row */
     size_t table_bytes;
+    CUdeviceptr linear;  /* R and B tables, or 0 */
+    size_t linear_bytes;
     CUdeviceptr partials; /* slots x partial_count */
     size_t bytes;
     double *host;         /* pinned, same layout */
@@ -161,6 +181,7 @@ static void ciede_cuda_close(void *twin)
     if (!t) return;
     cuda_free(t->dev, t->partials, t->bytes);
     cuda_free(t->dev, t->tables, t->table_bytes);
+    cuda_free(t->dev, t->linear, t->linear_bytes);
     if (t->host) t->dev->api.MemFreeHost(t->host);
     ciede_cuda_plan_free(t->plan);
     free(t);
@@ -183,7 +204,7 @@ static int ciede_cuda_init(const CudaDevice *dev, CUmodule module, const void *m
         unsigned launch[3];
         CiedeArgs args;
         const uint64_t none[3] = { 0, 0, 0 };
-        const char *name = ciede_cuda_launch(t->plan, 0, 0, 0, none, none, none, launch, &args);
+        const char *name = ciede_cuda_launch(t->plan, 0, 0, 0, 0, none, none, none, launch, &args);
         err = cuda_function(dev, module, name, &t->kernel, error, error_size);
     }
     const size_t col_bytes = (size_t)s->width * sizeof(uint32_t);
@@ -201,6 +222,28 @@ static int ciede_cuda_init(const CudaDevice *dev, CUmodule module, const void *m
         if (r != CUDA_SUCCESS) {
             snprintf(error, error_size, "uploading the CIEDE2000 chroma indexing failed: %s",
                      cuda_error_text(&dev->api, r));
+            err = -EIO;
+        }
+    }
+    const unsigned bits = t->plan ? ciede_cuda_table_bits(t->plan) : 0;
+    if (!err && bits) {
+        const unsigned entries = 2u << (2 * bits);
+        t->linear_bytes = (size_t)entries * sizeof(double);
+        CUfunction fill;
+        err = cuda_function(dev, module, "ciede_table", &fill, error, error_size);
+        if (!err)
+            err = cuda_alloc(dev, &t->linear, t->linear_bytes, "the CIEDE2000 colour tables", error,
+                             error_size);
+        if (!err) {
+            CiedeConvert convert = s->convert;
+            CUdeviceptr linear = t->linear;
+            unsigned table_bits = bits;
+            void *params[] = { &convert, &linear, &table_bits };
+            err = cuda_launch(dev, fill, "ciede_table", (entries + THREADS - 1) / THREADS, 1,
+                              THREADS, 0, NULL, params, error, error_size);
+        }
+        if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
+            snprintf(error, error_size, "filling the CIEDE2000 colour tables failed");
             err = -EIO;
         }
     }
@@ -242,8 +285,8 @@ static int ciede_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
     const size_t col_bytes = (size_t)t->metric->width * sizeof(uint32_t);
     unsigned launch[3];
     CiedeArgs args;
-    const char *name = ciede_cuda_launch(plan, partials, t->tables, t->tables + col_bytes, ref,
-                                         dist, stride, launch, &args);
+    const char *name = ciede_cuda_launch(plan, partials, t->tables, t->tables + col_bytes,
+                                         t->linear, ref, dist, stride, launch, &args);
     void *params[] = { &args };
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
                           params, error, error_size);

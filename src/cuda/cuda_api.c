@@ -44,6 +44,7 @@ static const struct {
     ENTRY(EventDestroy, "cuEventDestroy_v2"),
     ENTRY(EventRecord, "cuEventRecord"),
     ENTRY(EventSynchronize, "cuEventSynchronize"),
+    ENTRY(EventElapsedTime, "cuEventElapsedTime"),
     ENTRY(LaunchKernel, "cuLaunchKernel"),
 };
 

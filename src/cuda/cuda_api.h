@@ -40,6 +40,7 @@ typedef struct CudaApi {
     CUresult (*EventDestroy)(CUevent event);
     CUresult (*EventRecord)(CUevent event, CUstream stream);
     CUresult (*EventSynchronize)(CUevent event);
+    CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
     CUresult (*LaunchKernel)(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                              unsigned block_x, unsigned block_y, unsigned block_z,
                              unsigned shared_bytes, CUstream stream, void **params, void **extra);

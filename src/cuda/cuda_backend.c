@@ -60,6 +60,14 @@ struct GpuBackend {
     unsigned ring_size;
     ActiveTwin *twins;
     unsigned twin_count;
+
+    /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
+     * between events around the upload and each twin; the means are logged
+     * when the run stops.  For finding where the GPU time goes. */
+    bool profile;
+    CUevent *marks;   /* twin_count + 2: start, after upload, after each twin */
+    double *stage_ms; /* twin_count + 1 sums: upload, then each twin */
+    unsigned profiled_frames;
 };
 
 /* ---- checked calls ------------------------------------------------------ */
@@ -293,6 +301,25 @@ static void stop(GpuBackend *gpu)
         if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
         if (gpu->twins[i].module) dev->api.ModuleUnload(gpu->twins[i].module);
     }
+    if (gpu->profile && gpu->profiled_frames) {
+        const double n = gpu->profiled_frames;
+        double total = 0;
+        for (unsigned i = 0; i <= gpu->twin_count; i++) total += gpu->stage_ms[i];
+        context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile, %u frames, device ms per frame: "
+                    "%.4f in all, upload %.4f", gpu->profiled_frames, total / n,
+                    gpu->stage_ms[0] / n);
+        for (unsigned i = 0; i < gpu->twin_count; i++)
+            context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile:   %-14s %.4f",
+                        gpu->twins[i].twin->metric->name, gpu->stage_ms[i + 1] / n);
+    }
+    if (gpu->marks)
+        for (unsigned i = 0; i < gpu->twin_count + 2; i++)
+            if (gpu->marks[i]) dev->api.EventDestroy(gpu->marks[i]);
+    free(gpu->marks);
+    free(gpu->stage_ms);
+    gpu->marks = NULL;
+    gpu->stage_ms = NULL;
+    gpu->profiled_frames = 0;
     free(gpu->twins);
     gpu->twins = NULL;
     gpu->twin_count = 0;
@@ -427,6 +454,9 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
                       const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
                       char *error, size_t error_size)
 {
+    const char *profile = getenv("QUALE_CUDA_PROFILE");
+    gpu->profile = profile && profile[0] && strcmp(profile, "0");
+    if (gpu->profile) *slots_in_out = 1;
     const unsigned slots = *slots_in_out;
     CudaDevice *dev = &gpu->dev;
     int err = 0;
@@ -468,6 +498,13 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
     if (!err) err = start_slots(gpu, slots, error, error_size);
+    if (!err && gpu->profile) {
+        gpu->marks = calloc(gpu->twin_count + 2, sizeof(*gpu->marks));
+        gpu->stage_ms = calloc(gpu->twin_count + 1, sizeof(*gpu->stage_ms));
+        if (!gpu->marks || !gpu->stage_ms) err = -ENOMEM;
+        for (unsigned i = 0; i < gpu->twin_count + 2 && !err; i++)
+            if (dev->api.EventCreate(&gpu->marks[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) err = -EIO;
+    }
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     return err;
 }
@@ -533,7 +570,10 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
             return -EIO;
         }
     }
-    err = upload(gpu, s, frame, gpu->ring[e], error, sizeof(error));
+    if (gpu->profile && dev->api.EventRecord(gpu->marks[0], s->stream) != CUDA_SUCCESS) err = -EIO;
+    if (!err) err = upload(gpu, s, frame, gpu->ring[e], error, sizeof(error));
+    if (!err && gpu->profile && dev->api.EventRecord(gpu->marks[1], s->stream) != CUDA_SUCCESS)
+        err = -EIO;
 
     CudaFrame f = { .index = n };
     const QualePicture *ref = frame->ref;
@@ -559,6 +599,9 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
         ActiveTwin *a = &gpu->twins[i];
         err = a->twin->enqueue(a->state, slot, &f, s->stream, error, sizeof(error));
+        if (!err && gpu->profile &&
+            dev->api.EventRecord(gpu->marks[i + 2], s->stream) != CUDA_SUCCESS)
+            err = -EIO;
     }
     if (!err && (dev->api.EventRecord(gpu->ring_done[e], s->stream) != CUDA_SUCCESS ||
                  dev->api.EventRecord(s->done, s->stream) != CUDA_SUCCESS))
@@ -579,6 +622,14 @@ static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: the device failed: %s",
                     frame->index, cuda_error_text(&dev->api, r));
         return -EIO;
+    }
+    if (gpu->profile) {
+        for (unsigned i = 0; i <= gpu->twin_count; i++) {
+            float ms = 0;
+            if (dev->api.EventElapsedTime(&ms, gpu->marks[i], gpu->marks[i + 1]) == CUDA_SUCCESS)
+                gpu->stage_ms[i] += ms;
+        }
+        gpu->profiled_frames++;
     }
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         ActiveTwin *a = &gpu->twins[i];

@@ -85,4 +85,18 @@ int cuda_alloc_host(const CudaDevice *dev, void **p, size_t bytes, const char *w
 int cuda_function(const CudaDevice *dev, CUmodule module, const char *name, CUfunction *f,
                   char *error, size_t error_size);
 
+/*
+ * The float twins' rows kernels (float_vif, float_adm, float_motion) give a
+ * block one row and walk it in segments, a barrier between the phases of
+ * each: as few segments as the shared memory allows (at most `max` columns,
+ * the twin's 48 KiB budget), of even width.  Fewer segments put more of a
+ * row's loads in flight at once; one row per block keeps every block short.
+ */
+static inline unsigned cuda_row_segment(unsigned width, unsigned max)
+{
+    const unsigned segments = width ? (width + max - 1) / max : 1;
+    const unsigned segment = (width + segments - 1) / segments;
+    return segment ? segment : 1;
+}
+
 #endif /* QUALE_SRC_CUDA_CUDA_TWIN_H */

@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_chain.h"
 #include "../metrics/float_adm.h"
 
 #define FADM_FN __host__ __device__ __forceinline__
@@ -249,13 +250,6 @@ FADM_FN void fadm_row_values(const FadmArgs &a, int j, int m, float v[FADM_SUMS]
     }
 }
 
-/* acc plus v[0], v[1], ... v[n - 1], in this order, in float. */
-FADM_FN float fadm_sum_run(float acc, const float *v, int n)
-{
-    for (int i = 0; i < n; i++) acc += v[i];
-    return acc;
-}
-
 /* ---- the rows kernel, phase by phase -------------------------------------- */
 
 /* Shared memory of a block: the values [9][rows][segment], the row sums
@@ -303,7 +297,7 @@ FADM_FN void fadm_rows_phase(const FadmArgs &a, unsigned block, unsigned phase, 
         for (unsigned e = tid; e < (unsigned)(FADM_SUMS * R); e += nthreads) {
             const int row = (int)e / FADM_SUMS, k = (int)e % FADM_SUMS;
             if (m0 + row >= a.bottom) continue;
-            acc[e] = fadm_sum_run(seg == 0 ? 0.0f : acc[e], vals + (k * R + row) * S, n);
+            acc[e] = float_chain_sum(seg == 0 ? 0.0f : acc[e], vals + (k * R + row) * S, n);
         }
     }
 }

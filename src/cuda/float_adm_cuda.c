@@ -76,7 +76,9 @@ _Static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit)
                "FadmArgs: keep float_adm.cu in step");
 
 /* THREADS is FADM_THREADS of float_adm.cu (the kernels' launch bounds). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 2, SEGMENT = 256, ALIGN = 256, MAX_GRID_Y = 65535 };
+/* A rows segment of MAX_SEGMENT columns takes 9 (S + 1) floats of shared
+ * memory: 45 KiB. */
+enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256, MAX_GRID_Y = 65535 };
 enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
 
 /* ---- the reciprocal ------------------------------------------------------- */
@@ -346,7 +348,7 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
     a.bypass_cm = s->bypass_cm;
     a.details = level_scored(s, scale);
     a.rows_per_block = ROWS_PER_BLOCK;
-    a.segment = SEGMENT;
+    a.segment = (int)cuda_row_segment((unsigned)(rc.right - rc.left), MAX_SEGMENT);
 
     const char *name = NULL;
     launch[2] = THREADS;
@@ -367,7 +369,7 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
         launch[0] = blocks_for((unsigned)(rc.bottom - rc.top), ROWS_PER_BLOCK);
         launch[1] = 1;
         /* fadm_rows_shared_floats() of float_adm.cu */
-        launch[3] = (unsigned)(sizeof(float) * (SUMS * ROWS_PER_BLOCK * SEGMENT +
+        launch[3] = (unsigned)(sizeof(float) * (SUMS * ROWS_PER_BLOCK * a.segment +
                                                 SUMS * ROWS_PER_BLOCK));
         break;
     }

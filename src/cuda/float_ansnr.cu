@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_chain.h"
 #include "../metrics/float_ansnr.h"
 
 #define FANSNR_FN __host__ __device__ __forceinline__
@@ -184,16 +185,6 @@ FANSNR_FN void fansnr_fill_thread(const FloatAnsnrArgs &a, int x0, unsigned thre
     }
 }
 
-/* The sequential float sum, continued from acc. */
-FANSNR_FN float fansnr_chain(float acc, const float *v, int n)
-{
-#ifdef __CUDACC__
-#pragma unroll 8
-#endif
-    for (int i = 0; i < n; i++) acc += v[i];
-    return acc;
-}
-
 /* ---- kernels ---------------------------------------------------------------- */
 
 #ifdef __CUDACC__
@@ -214,9 +205,9 @@ __device__ __forceinline__ void fansnr_row(const FloatAnsnrArgs &a)
         __syncthreads();
         const int n = fansnr_chunk(a.w, x0);
         if (threadIdx.x == 0)
-            sig_row = fansnr_chain(sig_row, sh.sig, n);
+            sig_row = float_chain_sum(sig_row, sh.sig, n);
         else if (threadIdx.x == 32)
-            noise_row = fansnr_chain(noise_row, sh.noise, n);
+            noise_row = float_chain_sum(noise_row, sh.noise, n);
     }
     if (threadIdx.x == 0)
         a.row_sums[y] = sig_row;

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_chain.h"
 #include "../metrics/float_motion.h"
 
 #define FMOT_FN __host__ __device__ __forceinline__
@@ -105,13 +106,6 @@ FMOT_FN float fmot_horizontal(const FmotArgs &a, const float *in)
     return acc;
 }
 
-/* acc plus v[0], v[1], ... v[n - 1], in this order, in float. */
-FMOT_FN float fmot_sum_run(float acc, const float *v, int n)
-{
-    for (int i = 0; i < n; i++) acc += v[i];
-    return acc;
-}
-
 /* Shared memory of a block: the vertical passes [3][rows][segment + 2r],
  * the differences [2][rows][segment], the row sums [rows][2]. */
 FMOT_FN unsigned fmot_shared_floats(int taps, int rows, int segment)
@@ -173,7 +167,7 @@ FMOT_FN void fmot_phase(const FmotArgs &a, unsigned block, unsigned phase, float
         for (unsigned e = tid; e < (unsigned)(2 * R); e += nthreads) {
             const int row = (int)e / 2, c = (int)e % 2;
             if (y0 + row >= a.h || c >= sads) continue;
-            acc[e] = fmot_sum_run(seg == 0 ? 0.0f : acc[e], diff + (c * R + row) * S, n);
+            acc[e] = float_chain_sum(seg == 0 ? 0.0f : acc[e], diff + (c * R + row) * S, n);
         }
     }
 }

@@ -52,7 +52,9 @@ _Static_assert(offsetof(FmotArgs, rows) == 32 && offsetof(FmotArgs, filter) == 4
                "FmotArgs: keep float_motion.cu in step");
 
 /* THREADS is FMOT_THREADS of float_motion.cu (the kernel's launch bounds). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 2, SEGMENT = 256 };
+/* A segment of MAX_SEGMENT columns takes (3 (S + 4) + 2 S + 2) floats of
+ * shared memory: 41 KiB. */
+enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 2048 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -129,14 +131,14 @@ const char *float_motion_cuda_launch(const FloatMotionPlan *p, unsigned index, u
     a.taps = s->taps;
     a.pictures = index >= 2 ? 3 : 2;
     a.rows_per_block = ROWS_PER_BLOCK;
-    a.segment = SEGMENT;
+    a.segment = (int)cuda_row_segment((unsigned)s->w, MAX_SEGMENT);
     launch[0] = (unsigned)(s->h + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
     launch[1] = 1;
     launch[2] = THREADS;
     /* fmot_shared_floats() of float_motion.cu */
     launch[3] = (unsigned)sizeof(float) *
-                (unsigned)(3 * ROWS_PER_BLOCK * (SEGMENT + 2 * (s->taps / 2)) +
-                           2 * ROWS_PER_BLOCK * SEGMENT + 2 * ROWS_PER_BLOCK);
+                (unsigned)(3 * ROWS_PER_BLOCK * (a.segment + 2 * (s->taps / 2)) +
+                           2 * ROWS_PER_BLOCK * a.segment + 2 * ROWS_PER_BLOCK);
     memcpy(args, &a, sizeof(a));
     return kernel_name(p->bitdepth, s->taps);
 }

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_chain.h"
 #include "../metrics/float_vif.h"
 
 #define FVIF_FN __host__ __device__ __forceinline__
@@ -149,13 +150,6 @@ FVIF_FN float fvif_filter(const FvifArgs &a, const float *in)
     return acc;
 }
 
-/* acc plus v[0], v[1], ... v[n - 1], in this order, in float. */
-FVIF_FN float fvif_sum_run(float acc, const float *v, int n)
-{
-    for (int i = 0; i < n; i++) acc += v[i];
-    return acc;
-}
-
 /* vdec at (x, i): the vertical pass of the filter at row 2i of the
  * pictures (w x h), float_vif.c's decimate() before its horizontal pass. */
 template <typename T, int TAPS>
@@ -257,7 +251,7 @@ FVIF_FN void fvif_rows_phase(const FvifArgs &a, unsigned block, unsigned phase, 
         for (unsigned e = tid; e < 2u * R; e += nthreads) {
             const int row = (int)e / 2, which = (int)e % 2;
             if (y0 + row >= a.h) continue;
-            acc[e] = fvif_sum_run(seg == 0 ? 0.0f : acc[e], stat + (which * R + row) * S, n);
+            acc[e] = float_chain_sum(seg == 0 ? 0.0f : acc[e], stat + (which * R + row) * S, n);
         }
     }
 }

@@ -58,7 +58,9 @@ _Static_assert(offsetof(FvifArgs, sigma_nsq) == 48 && offsetof(FvifArgs, filter)
                "FvifArgs: keep float_vif.cu in step");
 
 /* THREADS is FVIF_THREADS of float_vif.cu (the kernels' launch bounds). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 2, SEGMENT = 256, ALIGN = 256, MAX_GRID_Y = 65535 };
+/* A rows segment of MAX_SEGMENT columns takes (5 (S + 16) + 2 S + 2) floats
+ * of shared memory with 17 taps: 43 KiB. */
+enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1536, ALIGN = 256, MAX_GRID_Y = 65535 };
 
 /* Per scale: rows (not at a skipped scale 0), then, below scale 3, vdec
  * and hdec towards the next. */
@@ -162,11 +164,11 @@ static unsigned grid_rows(unsigned n)
 }
 
 /* fvif_rows_shared_floats() of float_vif.cu */
-static unsigned rows_shared_bytes(int taps)
+static unsigned rows_shared_bytes(int taps, int segment)
 {
     const int r = taps / 2;
     return (unsigned)sizeof(float) *
-           (unsigned)(5 * ROWS_PER_BLOCK * (SEGMENT + 2 * r) + 2 * ROWS_PER_BLOCK * SEGMENT +
+           (unsigned)(5 * ROWS_PER_BLOCK * (segment + 2 * r) + 2 * ROWS_PER_BLOCK * segment +
                       2 * ROWS_PER_BLOCK);
 }
 
@@ -210,7 +212,7 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
     a.ratio_y = (float)s->src_h / s->h[0];
     a.inv_scaler = wide ? 1.0f / (float)(1u << (p->bitdepth - 8)) : 1.0f;
     a.rows_per_block = ROWS_PER_BLOCK;
-    a.segment = SEGMENT;
+    a.segment = (int)cuda_row_segment(p->w[scale], MAX_SEGMENT);
     /* rows filters with the scale's filter, the decimation with the next's */
     const unsigned fs = part == 0 ? scale : scale + 1;
     a.taps = s->taps[fs];
@@ -230,7 +232,7 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
                  : a.taps == 3 ? "fvif_rows_f_3" : "fvif_rows_f_0";
         launch[0] = blocks_for(p->h[scale], ROWS_PER_BLOCK);
         launch[1] = 1;
-        launch[3] = rows_shared_bytes(a.taps);
+        launch[3] = rows_shared_bytes(a.taps, a.segment);
         break;
     case 1:
         a.out_ref = slot + p->low_ref;

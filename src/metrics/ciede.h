@@ -130,17 +130,30 @@ CIEDE_INLINE float ciede_lab_f(double c)
     return (float)((kappa * c + 16.0) * (1.0 / 116.0));
 }
 
-CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, double v)
+/* BT.709 R'G'B' of the samples, decoded to linear light.  R reads no Cb and
+ * B no Cr, so a twin can tabulate them over (y, v) and (y, u) (ciede.cu). */
+CIEDE_INLINE double ciede_linear_r(const CiedeConvert *s, double y, double v)
 {
-    y = (y - s->y_offset) * s->y_scale;
-    u = (u - s->c_offset) * s->c_scale;
-    v = (v - s->c_offset) * s->c_scale;
+    return ciede_linearize((y - s->y_offset) * s->y_scale +
+                           1.28033 * ((v - s->c_offset) * s->c_scale));
+}
 
-    /* BT.709 */
-    const double r = ciede_linearize(y + 1.28033 * v);
-    const double g = ciede_linearize(y - 0.21482 * u - 0.38059 * v);
-    const double b = ciede_linearize(y + 2.12798 * u);
+CIEDE_INLINE double ciede_linear_g(const CiedeConvert *s, double y, double u, double v)
+{
+    return ciede_linearize((y - s->y_offset) * s->y_scale -
+                           0.21482 * ((u - s->c_offset) * s->c_scale) -
+                           0.38059 * ((v - s->c_offset) * s->c_scale));
+}
 
+CIEDE_INLINE double ciede_linear_b(const CiedeConvert *s, double y, double u)
+{
+    return ciede_linearize((y - s->y_offset) * s->y_scale +
+                           2.12798 * ((u - s->c_offset) * s->c_scale));
+}
+
+/* Linear RGB to L*a*b*. */
+CIEDE_INLINE CiedeLab ciede_lab_linear(double r, double g, double b)
+{
     const double x = r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894;
     const double yy = r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958;
     const double z = r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677;
@@ -155,6 +168,12 @@ CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, doubl
     lab.a = (float)(500.0 * (fx - fy));
     lab.b = (float)(200.0 * (fy - fz));
     return lab;
+}
+
+CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, double v)
+{
+    return ciede_lab_linear(ciede_linear_r(s, y, v), ciede_linear_g(s, y, u, v),
+                            ciede_linear_b(s, y, u));
 }
 
 /* ---- CIEDE2000 ------------------------------------------------------------ */
