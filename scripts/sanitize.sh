@@ -85,4 +85,10 @@ printf '{"model_dict": {"feature_names": ["psnr_y"], "norm_type": "none", "model
 expect_failure "bad model" -r "$ref" -d "$dist" -m "path=$tmp/bad.json"
 expect_failure "full disk" -r "$ref" -d "$dist" -n --feature psnr -o /dev/full
 expect_failure "unknown option" -r "$ref" -d "$dist" -n --feature psnr=nope=1
+expect_failure "an option by its alias" -r "$ref" -d "$dist" -n --feature cambi=cmxv=5
+echo "valgrind: cambi's heatmaps (a string option, files written by two threads)"
+"${vg[@]}" build/tools/quale -r "$ref" -d "$dist" -n --feature "cambi=heatmaps_path=$tmp/heat" \
+    --threads 2 -q --json -o "$tmp/heat.json"
+expect_failure "heatmaps under a file" -r "$ref" -d "$dist" -n \
+    --feature "cambi=heatmaps_path=$tmp/out.json/heat"
 echo "sanitize: ASan, UBSan, LSan and valgrind found nothing"

@@ -205,6 +205,7 @@ void quale_close(QualeContext **pctx)
     for (unsigned i = 0; i < ctx->instance_count; i++) {
         MetricInstance *inst = ctx->instances[i];
         if (inst->initialised && inst->metric->close) inst->metric->close(inst->state);
+        options_free(inst->metric->options, inst->state);
         free(inst->state);
         free(inst);
     }
@@ -262,6 +263,16 @@ static int apply_option(void *cookie, const char *key, const char *value)
 {
     OptionTarget *t = cookie;
     const MetricOption *o = option_find(t->metric->options, key);
+    const MetricOption *aliased = o ? NULL : option_find_alias(t->metric->options, key);
+    if (aliased) {
+        /* libvmaf sets options by name only and skips this one silently,
+         * computing with the default: refuse rather than do either. */
+        context_log(t->ctx, QUALE_LOG_ERROR,
+                    "metric '%s' has no option '%s': '%s' names %s in output keys only "
+                    "(libvmaf skips it and keeps the default); set %s=%s",
+                    t->metric->name, key, key, aliased->name, aliased->name, value);
+        return -EINVAL;
+    }
     if (!o) {
         char known[512] = "";
         size_t len = 0;
@@ -321,6 +332,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
     options_set_defaults(metric->options, state);
     int err = parse_options(ctx, metric, state, options);
     if (err) {
+        options_free(metric->options, state);
         free(state);
         return err;
     }
@@ -328,6 +340,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
     for (unsigned i = 0; i < ctx->instance_count; i++) {
         MetricInstance *inst = ctx->instances[i];
         if (inst->metric == metric && options_equal(metric->options, inst->state, state)) {
+            options_free(metric->options, state);
             free(state);
             if (out) *out = inst;
             return 0;
@@ -338,6 +351,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
     MetricInstance **list = realloc(ctx->instances, sizeof(*list) * (ctx->instance_count + 1));
     if (!inst || !list) {
         free(inst);
+        options_free(metric->options, state);
         free(state);
         if (list) ctx->instances = list;
         return -ENOMEM;
@@ -519,10 +533,15 @@ static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
         if (inst->metric->init) {
             int err = inst->metric->init(inst->state, format, &inst->sink);
             if (err) {
+                /* -EINVAL: the metric refused the format or its options
+                 * (its message says why); anything else failed on the
+                 * way (memory, a file it writes). */
                 context_log(ctx, QUALE_LOG_ERROR,
-                            "metric '%s' cannot score %ux%u %s %u-bit video",
+                            "metric '%s' cannot score %ux%u %s %u-bit video%s%s%s",
                             inst->metric->name, format->width, format->height,
-                            quale_chroma_name(format->chroma), format->bitdepth);
+                            quale_chroma_name(format->chroma), format->bitdepth,
+                            err == -EINVAL ? "" : " (", err == -EINVAL ? "" : strerror(-err),
+                            err == -EINVAL ? "" : ")");
                 return err;
             }
         }

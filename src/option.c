@@ -34,7 +34,18 @@ void options_set_defaults(const MetricOption *options, void *state)
         case QUALE_OPTION_INT:
         case QUALE_OPTION_CHOICE: *(int *)field(state, o) = o->default_value.i; break;
         case QUALE_OPTION_DOUBLE: *(double *)field(state, o) = o->default_value.d; break;
+        case QUALE_OPTION_STRING: *(char **)field(state, o) = NULL; break;
         }
+    }
+}
+
+void options_free(const MetricOption *options, void *state)
+{
+    for (const MetricOption *o = options; o && o->name; o++) {
+        if (o->type != QUALE_OPTION_STRING) continue;
+        char **s = field(state, o);
+        free(*s);
+        *s = NULL;
     }
 }
 
@@ -42,6 +53,13 @@ const MetricOption *option_find(const MetricOption *options, const char *name)
 {
     for (const MetricOption *o = options; o && o->name; o++)
         if (!strcmp(o->name, name)) return o;
+    return NULL;
+}
+
+const MetricOption *option_find_alias(const MetricOption *options, const char *alias)
+{
+    for (const MetricOption *o = options; o && o->name; o++)
+        if (o->alias && !strcmp(o->alias, alias)) return o;
     return NULL;
 }
 
@@ -109,6 +127,17 @@ int option_set(const MetricOption *o, void *state, const char *value,
         snprintf(error, error_size, "option '%s' takes one of %s, not '%s'", o->name, names, value);
         return -EINVAL;
     }
+    case QUALE_OPTION_STRING: {
+        char *copy = strdup(value);
+        if (!copy) {
+            snprintf(error, error_size, "option '%s': out of memory", o->name);
+            return -ENOMEM;
+        }
+        char **s = field(state, o);
+        free(*s);
+        *s = copy;
+        return 0;
+    }
     }
     snprintf(error, error_size, "option '%s' has an unknown type", o->name);
     return -EINVAL;
@@ -121,6 +150,7 @@ bool option_is_default(const MetricOption *o, const void *state)
     case QUALE_OPTION_INT:
     case QUALE_OPTION_CHOICE: return *(const int *)cfield(state, o) == o->default_value.i;
     case QUALE_OPTION_DOUBLE: return *(const double *)cfield(state, o) == o->default_value.d;
+    case QUALE_OPTION_STRING: return *(char *const *)cfield(state, o) == NULL;
     }
     return true;
 }
@@ -165,6 +195,10 @@ int option_key_name(const MetricOption *options, const void *state,
             len += (size_t)snprintf(out + len, out_size - len, "_%s_%s", label,
                                     o->choices[*(const int *)v]);
             break;
+        case QUALE_OPTION_STRING:
+            len += (size_t)snprintf(out + len, out_size - len, "_%s_%s", label,
+                                    *(char *const *)v);
+            break;
         }
     }
     return len < out_size ? 0 : -ENAMETOOLONG;
@@ -185,7 +219,8 @@ int option_spec_split(const char *spec, size_t *name_len, OptionPairFn fn,
 
     /* "name=k1=v1:k2=v2": split the rest on ':' then each pair on '='. */
     const char *p = eq + 1;
-    char key[128], value[256];
+    /* A value may be a path (heatmaps_path): up to PATH_MAX bytes. */
+    char key[128], value[4096];
     for (;;) {
         const char *colon = strchr(p, ':');
         const size_t pair_len = colon ? (size_t)(colon - p) : strlen(p);
@@ -235,6 +270,11 @@ bool options_equal(const MetricOption *options, const void *a, const void *b)
         case QUALE_OPTION_DOUBLE:
             if (*(const double *)cfield(a, o) != *(const double *)cfield(b, o)) return false;
             break;
+        case QUALE_OPTION_STRING: {
+            const char *x = *(char *const *)cfield(a, o), *y = *(char *const *)cfield(b, o);
+            if ((x == NULL) != (y == NULL) || (x && strcmp(x, y))) return false;
+            break;
+        }
         }
     }
     return true;

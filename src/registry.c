@@ -85,6 +85,7 @@ int quale_metric_option(unsigned index, unsigned option, QualeOptionInfo *info)
     case QUALE_OPTION_INT:
     case QUALE_OPTION_CHOICE: info->default_value = o->default_value.i; break;
     case QUALE_OPTION_DOUBLE: info->default_value = o->default_value.d; break;
+    case QUALE_OPTION_STRING: info->default_value = 0; break; /* unset */
     }
     info->min = o->min;
     info->max = o->max;

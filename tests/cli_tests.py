@@ -13,7 +13,9 @@ import io
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -67,10 +69,15 @@ def test_information(t):
         check("cpu" in m["backends"], f"{m['name']}: has a CPU twin")
         for o in m["options"]:
             check({"name", "type", "default", "help"} <= set(o), f"{m['name']} option fields")
+    cambi = next((m for m in listing if m["name"] == "cambi"), {"options": []})
+    heatmaps = next((o for o in cambi["options"] if o["name"] == "heatmaps_path"), None)
+    check(heatmaps and heatmaps["type"] == "string" and heatmaps["default"] is None,
+          f"cambi's heatmaps_path is a string option without a default: {heatmaps}")
     psnr = next((m for m in listing if m["name"] == "psnr"), None)
     check(psnr and psnr["keys"][:3] == ["psnr_y", "psnr_cb", "psnr_cr"], "psnr keys")
     p = t.run("--list-features")
     check(p.returncode == 0 and "psnr" in p.stdout and "enable_chroma" in p.stdout, "--list-features text")
+    check("option heatmaps_path (string, default unset)" in p.stdout, "--list-features shows a string option")
     p = t.run("--list-models", "--json")
     check(p.returncode == 0 and "builtin" in json.loads(p.stdout), "--list-models --json")
 
@@ -189,6 +196,58 @@ def test_option_keys(t, tmp):
         check(keys == ["cambi_ceot_pq_ws_33", "cambi_source", "cambi_full_reference"], f"cambi keys {keys}")
     p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature", "cambi=eotf=hlg")
     check(p.returncode == 1 and "bt1886, pq" in p.stderr, f"a bad choice names the choices: {p.stderr}")
+    # An option's alias names keys only: libvmaf skips "cmxv=0.1" (and
+    # scores with the default), quale refuses it and names the option.
+    for spec in ("cambi=cmxv=0.1", "cambi=cambi_max_val=0.1:cmxv=0.2"):
+        p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature", spec)
+        no_crash(p, spec)
+        check(p.returncode == 1 and "cambi_max_val=" in p.stderr and "'cmxv'" in p.stderr,
+              f"{spec}: exit {p.returncode}, {p.stderr!r}")
+
+
+def test_cambi_heatmaps(t):
+    """cambi=heatmaps_path=DIR: one file per scale, frames in order whatever
+    --threads, and a clear error where the files cannot be written."""
+    w, h, frames = 256, 240, 3
+    ref, dist = t.make("heat", "--width", str(w), "--height", str(h), "--frames", str(frames))
+
+    def run(path, *args, **kw):
+        p = subprocess.run([t.quale, "-r", ref, "-d", dist, "-q", "-n", "--feature",
+                            f"cambi=heatmaps_path={path}", "--json", "-o", "-", *args],
+                           capture_output=True, text=True, **kw)
+        no_crash(p, f"heatmaps {path} {args}")
+        return p
+
+    files = {}
+    for threads in ("1", "3"):
+        out = os.path.join(t.tmp, f"heat{threads}", "nested")  # parents are made
+        p = run(out, "--threads", threads)
+        check(p.returncode == 0, f"heatmaps, --threads {threads}: {p.stderr}")
+        sw, sh = w, h
+        for scale in range(5):
+            name = f"cambi_heatmap_scale_{scale}_{sw}x{sh}_16b.gray"
+            path = os.path.join(out, name)
+            size = os.path.getsize(path) if os.path.exists(path) else -1
+            check(size == frames * sw * sh * 2, f"{name}: {size} bytes, wanted {frames} frames")
+            files.setdefault(name, []).append(open(path, "rb").read() if size > 0 else b"")
+            sw, sh = (sw + 1) // 2, (sh + 1) // 2
+    check(len(files) == 5 and all(a == b for a, b in files.values()),
+          "heatmaps: the same bytes with --threads 1 and 3")
+
+    # A directory that cannot be made (a file is in the way).
+    blocker = os.path.join(t.tmp, "heat_blocker")
+    open(blocker, "w").close()
+    p = run(os.path.join(blocker, "dir"))
+    check(p.returncode == 1 and "heat_blocker/dir" in p.stderr and "heatmaps directory" in p.stderr
+          and p.stdout == "", f"heatmaps under a file: exit {p.returncode}, {p.stderr!r}")
+
+    # Files that cannot grow (a file-size limit stands for a full disk).
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+    p = run(os.path.join(t.tmp, "heat_limited"), preexec_fn=limited)
+    check(p.returncode == 1 and "cambi_heatmap_scale_0" in p.stderr and "File too large" in p.stderr
+          and p.stdout == "", f"heatmaps past the file-size limit: exit {p.returncode}, {p.stderr!r}")
 
 
 def test_bad_input(t, ref, dist):
@@ -510,6 +569,7 @@ def main():
         test_layouts(t, ref, dist)
         test_flags(t, ref, dist, ref_yuv, dist_yuv)
         test_option_keys(t, tmp)
+        test_cambi_heatmaps(t)
         test_bad_input(t, ref, dist)
         test_early_end(t, ref, dist)
         test_write_failures(t, ref, dist)

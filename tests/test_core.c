@@ -12,6 +12,7 @@
 
 #include "collector.h"
 #include "option.h"
+#include "log_capture.h"
 #include "quale/quale.h"
 #include "synth.h"
 #include "test.h"
@@ -78,6 +79,69 @@ static void test_options(void)
     CHECK(options_equal(fake_options, &s, &t));
 }
 
+typedef struct StringState {
+    char *path;
+    char *label;
+    int level;
+} StringState;
+
+static const MetricOption string_options[] = {
+    { .name = "path", .offset = offsetof(StringState, path), .type = QUALE_OPTION_STRING },
+    { .name = "label", .alias = "lbl", .offset = offsetof(StringState, label),
+      .type = QUALE_OPTION_STRING, .flags = OPTION_FEATURE_PARAM },
+    { .name = "level", .alias = "lvl", .offset = offsetof(StringState, level),
+      .type = QUALE_OPTION_INT, .default_value.i = 1, .min = 0, .max = 9,
+      .flags = OPTION_FEATURE_PARAM },
+    { 0 },
+};
+
+/* String options: the state owns a copy, replaced on a second set and
+ * freed by options_free (ASan and valgrind see any leak or double free). */
+static void test_string_options(void)
+{
+    StringState a, b;
+    char name[128], err[128];
+    options_set_defaults(string_options, &a);
+    options_set_defaults(string_options, &b);
+    CHECK(a.path == NULL && a.label == NULL && option_is_default(&string_options[0], &a));
+    CHECK(options_equal(string_options, &a, &b));
+
+    char value[] = "/some/dir";
+    CHECK(option_set(option_find(string_options, "path"), &a, value, err, sizeof(err)) == 0);
+    CHECK(a.path != NULL && a.path != value);
+    value[1] = 'X'; /* the state kept its own copy */
+    CHECK_STR(a.path, "/some/dir");
+    CHECK(!option_is_default(&string_options[0], &a));
+    CHECK(!options_equal(string_options, &a, &b));
+    CHECK(option_set(option_find(string_options, "path"), &b, "/some/dir", err, sizeof(err)) == 0);
+    CHECK(options_equal(string_options, &a, &b));
+    CHECK(option_set(option_find(string_options, "path"), &b, "/other", err, sizeof(err)) == 0);
+    CHECK_STR(b.path, "/other");
+    CHECK(!options_equal(string_options, &a, &b));
+
+    /* A string that is not a feature parameter never renames keys; one that
+     * is appears as "_alias_value". */
+    CHECK(option_key_name(string_options, &a, "k", name, sizeof(name)) == 0);
+    CHECK_STR(name, "k");
+    CHECK(option_set(option_find(string_options, "label"), &a, "x1", err, sizeof(err)) == 0);
+    CHECK(option_set(option_find(string_options, "level"), &a, "3", err, sizeof(err)) == 0);
+    CHECK(option_key_name(string_options, &a, "k", name, sizeof(name)) == 0);
+    CHECK_STR(name, "k_lbl_x1_lvl_3");
+
+    options_free(string_options, &a);
+    options_free(string_options, &b);
+    CHECK(a.path == NULL && a.label == NULL && b.path == NULL);
+    CHECK(a.level == 3); /* other options are left as they are */
+    options_free(string_options, &a); /* twice is harmless */
+
+    /* Aliases name keys, not options: option_find does not take them, and
+     * option_find_alias says whose they are. */
+    CHECK(option_find(string_options, "lvl") == NULL);
+    CHECK(option_find_alias(string_options, "lvl") == &string_options[2]);
+    CHECK(option_find_alias(string_options, "level") == NULL);
+    CHECK(option_find_alias(string_options, "path") == NULL);
+}
+
 static void test_pooling(void)
 {
     Collector *c;
@@ -118,18 +182,6 @@ static void test_pooling(void)
     CHECK(c == NULL);
 }
 
-typedef struct LogCapture {
-    char last[1024];
-    unsigned errors;
-} LogCapture;
-
-static void capture_log(void *cookie, enum QualeLogLevel level, const char *message)
-{
-    LogCapture *cap = cookie;
-    if (level == QUALE_LOG_ERROR) cap->errors++;
-    snprintf(cap->last, sizeof(cap->last), "%s", message);
-}
-
 static QualeContext *open_quiet(unsigned threads, unsigned subsample, LogCapture *cap)
 {
     QualeSettings s;
@@ -154,7 +206,7 @@ static int send_synthetic(QualeContext *ctx, const QualeVideoFormat *f, unsigned
 
 static void test_errors(void)
 {
-    LogCapture cap = { "", 0 };
+    LogCapture cap = { 0 };
     QualeContext *ctx = open_quiet(2, 0, &cap);
     CHECK(quale_use_metric(ctx, "no_such_metric") == -ENOENT);
     CHECK(strstr(cap.last, "no_such_metric") != NULL);
@@ -163,6 +215,20 @@ static void test_errors(void)
     CHECK(quale_use_metric(ctx, "psnr=enable_chroma") == -EINVAL);
     CHECK(quale_use_metric(ctx, "psnr=min_sse=-1") == -ERANGE);
     CHECK(quale_use_metric(ctx, "=x") == -EINVAL);
+    /* libvmaf sets options by name only (it skips "egl=1.5" and keeps the
+     * default): an alias is refused, with the name to use. */
+    CHECK(quale_use_metric(ctx, "vif=egl=1.5") == -EINVAL);
+    CHECK(strstr(cap.last, "'egl'") != NULL && strstr(cap.last, "vif_enhn_gain_limit=1.5") != NULL);
+    CHECK(quale_use_metric(ctx, "cambi=cmxv=5:cambi_max_val=3") == -EINVAL);
+    CHECK(strstr(cap.last, "cambi_max_val") != NULL);
+    CHECK(quale_use_metric(ctx, "cambi=cambi_max_val=3:cmxv=5") == -EINVAL);
+    CHECK(quale_use_metric(ctx, "vif=vif_enhn_gain_limit=1.5") == 0);
+    /* String options are copied into each request; the same path twice is
+     * one instance, and nothing is written before the first frame. */
+    CHECK(quale_use_metric(ctx, "cambi=heatmaps_path=/nonexistent/q") == 0);
+    CHECK(quale_use_metric(ctx, "cambi=heatmaps_path=/nonexistent/q") == 0);
+    CHECK(quale_use_metric(ctx, "cambi=heatmaps_path=/nonexistent/r:window_size=33") == 0);
+    CHECK(quale_use_metric(ctx, "cambi=heatmaps_path=/nonexistent/s:window_size=1") == -ERANGE);
     /* Flushing before any frame is an error, with a message. */
     CHECK(quale_flush(ctx) == -ENODATA);
     quale_close(&ctx);
@@ -230,7 +296,7 @@ static void test_picture_planes(void)
 static QualeContext *run_psnr(unsigned threads, unsigned subsample, const QualeVideoFormat *f,
                               unsigned frames)
 {
-    LogCapture cap = { "", 0 };
+    LogCapture cap = { 0 };
     QualeContext *ctx = open_quiet(threads, subsample, &cap);
     CHECK(quale_use_metric(ctx, "psnr=enable_mse=true:enable_apsnr=true") == 0);
     for (unsigned i = 0; i < frames; i++) CHECK(send_synthetic(ctx, f, i) == 0);
@@ -279,7 +345,7 @@ static void test_thread_independence(void)
 
 static void test_picture_pool(void)
 {
-    LogCapture cap = { "", 0 };
+    LogCapture cap = { 0 };
     QualeContext *ctx = open_quiet(1, 0, &cap);
     const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 36 };
     QualePicture a, b, c;
@@ -302,9 +368,31 @@ static void test_picture_pool(void)
     quale_picture_unref(&c);
 }
 
+/* The catalogue lists a string option with its type and no default. */
+static void test_catalogue(void)
+{
+    unsigned found = 0;
+    for (unsigned m = 0; m < quale_metric_count(); m++) {
+        QualeMetricInfo info;
+        CHECK(quale_metric_info(m, &info) == 0);
+        for (unsigned o = 0; o < info.option_count; o++) {
+            QualeOptionInfo opt;
+            CHECK(quale_metric_option(m, o, &opt) == 0);
+            if (opt.type != QUALE_OPTION_STRING) continue;
+            found++;
+            CHECK_STR(info.name, "cambi");
+            CHECK_STR(opt.name, "heatmaps_path");
+            CHECK(opt.default_value == 0 && opt.choices == NULL && opt.help && *opt.help);
+        }
+    }
+    CHECK(found == 1);
+}
+
 int main(void)
 {
     test_options();
+    test_string_options();
+    test_catalogue();
     test_pooling();
     test_errors();
     test_picture_planes();

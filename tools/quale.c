@@ -46,6 +46,7 @@ static const char *option_type_name(enum QualeOptionType t)
     case QUALE_OPTION_INT: return "int";
     case QUALE_OPTION_DOUBLE: return "double";
     case QUALE_OPTION_CHOICE: return "choice";
+    case QUALE_OPTION_STRING: return "string";
     }
     return "?";
 }
@@ -71,6 +72,9 @@ static void print_option_default(FILE *f, const QualeOptionInfo *o, bool json)
 {
     if (o->type == QUALE_OPTION_BOOL) {
         fprintf(f, "%s", o->default_value != 0 ? "true" : "false");
+    } else if (o->type == QUALE_OPTION_STRING) {
+        /* A string option has no default: it is unset until given. */
+        fprintf(f, "%s", json ? "null" : "unset");
     } else if (o->type == QUALE_OPTION_CHOICE) {
         const char *name = o->choices[(int)o->default_value];
         if (json) print_json_string(f, name);

@@ -310,13 +310,15 @@ enum QualeOptionType {
     QUALE_OPTION_INT,
     QUALE_OPTION_DOUBLE,
     QUALE_OPTION_CHOICE, /* one of a list of names (libvmaf's string options) */
+    QUALE_OPTION_STRING, /* free text, e.g. a path; unset by default */
 };
 
 typedef struct QualeOptionInfo {
     const char *name;
     const char *help;
     enum QualeOptionType type;
-    double default_value; /* bools as 0 / 1, choices as their index */
+    double default_value; /* bools as 0 / 1, choices as their index; 0 for
+                           * strings, which have no default (unset) */
     double min, max;
     const char *const *choices; /* NULL-terminated, for QUALE_OPTION_CHOICE */
 } QualeOptionInfo;

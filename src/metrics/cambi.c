@@ -75,17 +75,39 @@
  * value can be both visible and above it (its band size wraps around),
  * every c-value is 0 here, and so is the score.
  *
- * Options libvmaf has and quale does not: heatmaps_path (writes files).
+ * Heatmaps (heatmaps_path, a directory, made with its parents as
+ * libvmaf's mkdirp does, mode 0770): one file per scale,
+ * cambi_heatmap_scale_<s>_<w>x<h>_16b.gray, truncated at init, where w x h
+ * is the encoding size halved s times (named so even with the high-res
+ * speed-up, whose scales are half that).  Each scored frame of the
+ * distorted video (never the source) writes the c-values of every scale,
+ * before pooling, as 16-bit little-endian codes at frame_index * plane
+ * bytes: code = (uint16_t)(65535.0 / max_c * c), with
+ * max_c = max weight * window^2 / 4 in integers, converted as x86-64
+ * converts it (see cambi_heatmap_code).  Written in place with pwrite, so
+ * the worker threads may score frames in any order and the file is
+ * libvmaf's single-threaded one (with several threads libvmaf gives each
+ * its own extractor, and each opens and truncates the files: its files
+ * then change from run to run), skipped frames (--subsample) left as
+ * holes.  Beyond libvmaf: an error to write (a full disk) fails the run
+ * with a message, and offsets are 64-bit (libvmaf counts samples in an
+ * int, which overflows past 2^31 samples, 4 GiB, per file).
+ *
  * eotf and cambi_eotf are choices (bt1886, pq); cambi_eotf wins when it is
  * not at its default, as in libvmaf.  libvmaf appends the suffixes of
  * non-default options to "cambi" only, not to cambi_source and
  * cambi_full_reference, and so do we.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "metric.h"
@@ -152,6 +174,7 @@ typedef struct CambiState {
     bool full_ref;
     int high_res_speedup;
     int eotf_option, cambi_eotf_option; /* indices into cambi_eotf_names */
+    char *heatmaps_path;        /* a directory, or NULL: no heatmaps */
 
     /* set by init */
     enum CambiEotf eotf;
@@ -168,6 +191,10 @@ typedef struct CambiState {
     int band_base, band_size;
     unsigned alloc_w, alloc_h;
     unsigned key[CAMBI_KEY_COUNT];
+
+    /* set by init, with heatmaps_path: one file per scale (-1: none) */
+    int heatmap_fd[CAMBI_SCALES];
+    double heatmap_scale;       /* c-value to 16-bit code */
 } CambiState;
 
 /* In enum CambiEotf order. */
@@ -235,6 +262,11 @@ static const MetricOption cambi_options[] = {
       .help = "the EOTF of the visibility thresholds; wins over eotf when set",
       .offset = offsetof(CambiState, cambi_eotf_option), .type = QUALE_OPTION_CHOICE,
       .default_value.i = CAMBI_EOTF_BT1886, .flags = OPTION_FEATURE_PARAM },
+    { .name = "heatmaps_path",
+      .help = "a directory (created if missing) where the c-values of every scale are written, "
+              "per frame, as 16-bit little-endian planes: "
+              "cambi_heatmap_scale_<s>_<w>x<h>_16b.gray",
+      .offset = offsetof(CambiState, heatmaps_path), .type = QUALE_OPTION_STRING },
     { .name = "full_ref",
       .help = "also score the reference: cambi_source and cambi_full_reference",
       .offset = offsetof(CambiState, full_ref), .type = QUALE_OPTION_BOOL,
@@ -388,11 +420,150 @@ static int cambi_geometry(const CambiState *s, CambiGeometry *g, unsigned w, uns
     return 0;
 }
 
+/* ---- heatmaps ----------------------------------------------------------- */
+
+/* A heatmap's path: the directory (up to PATH_MAX) and the file name. */
+#define CAMBI_PATH_SIZE 4160
+
+/* The file of a scale: its name carries the encoding size halved scale
+ * times, as libvmaf names it (also with the speed-up). */
+static int cambi_heatmap_path(const CambiState *s, unsigned scale, char *out, size_t size)
+{
+    unsigned w = s->dist.width, h = s->dist.height;
+    for (unsigned k = 0; k < scale; k++) {
+        w = cambi_halve(w);
+        h = cambi_halve(h);
+    }
+    const int n = snprintf(out, size, "%s/cambi_heatmap_scale_%u_%ux%u_16b.gray",
+                           s->heatmaps_path, scale, w, h);
+    return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* Logs a failure on the file of a scale, by its path. */
+static void cambi_heatmap_error(const CambiState *s, unsigned scale, const char *what, int err,
+                                FeatureSink *sink)
+{
+    char path[CAMBI_PATH_SIZE];
+    if (cambi_heatmap_path(s, scale, path, sizeof(path))) snprintf(path, sizeof(path), "(too long)");
+    feature_sink_log(sink, QUALE_LOG_ERROR, "cambi: cannot %s the heatmap %s: %s", what, path,
+                     strerror(-err));
+}
+
+/* Makes dir and its missing parents with mode 0770, as libvmaf's mkdirp
+ * (an existing file of that name is left for the open to report). */
+static int cambi_make_directories(const char *dir, FeatureSink *sink)
+{
+    if (!*dir) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "cambi: heatmaps_path is empty");
+        return -EINVAL;
+    }
+    char *path = strdup(dir);
+    if (!path) return -ENOMEM;
+    int err = 0;
+    for (size_t i = 1; !err; i++) {
+        const char c = path[i];
+        if (c == '/' || c == '\0') {
+            /* Every prefix that ends a component (runs of '/' once). */
+            if (path[i - 1] != '/') {
+                path[i] = '\0';
+                if (mkdir(path, 0770) && errno != EEXIST) {
+                    err = -errno;
+                    feature_sink_log(sink, QUALE_LOG_ERROR,
+                                     "cambi: cannot create the heatmaps directory %s: %s",
+                                     path, strerror(errno));
+                }
+                path[i] = c;
+            }
+            if (c == '\0') break;
+        }
+    }
+    free(path);
+    return err;
+}
+
+static void cambi_close_heatmaps(CambiState *s)
+{
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
+        if (s->heatmap_fd[scale] >= 0) close(s->heatmap_fd[scale]);
+        s->heatmap_fd[scale] = -1;
+    }
+}
+
+/* Creates (or truncates) the file of every scale. */
+static int cambi_open_heatmaps(CambiState *s, FeatureSink *sink)
+{
+    /* libvmaf scales c-values by the largest one a window can give:
+     * max weight * window^2 / 4, in integers. */
+    int max_weight = 0;
+    for (unsigned d = 0; d < s->num_diffs; d++)
+        max_weight = QUALE_MAX(max_weight, cambi_contrast_weight[d]);
+    const int max_c = max_weight * (int)(s->dist.window * s->dist.window) / 4;
+    /* max_c is 0 with a window of 1: libvmaf divides by it too. */
+    s->heatmap_scale = max_c ? 65535.0 / max_c : INFINITY;
+
+    int err = cambi_make_directories(s->heatmaps_path, sink);
+    if (err) return err;
+    char path[CAMBI_PATH_SIZE];
+    for (unsigned scale = 0; scale < CAMBI_SCALES && !err; scale++) {
+        err = cambi_heatmap_path(s, scale, path, sizeof(path));
+        if (!err) {
+            s->heatmap_fd[scale] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (s->heatmap_fd[scale] < 0) err = -errno;
+        }
+        if (err) cambi_heatmap_error(s, scale, "open", err, sink);
+    }
+    if (err) cambi_close_heatmaps(s);
+    return err;
+}
+
+/* libvmaf's conversion, (uint16_t) of a double, as x86-64 makes it: the
+ * low 16 bits of the 32-bit truncation, and 0 where that has no value
+ * (NaN, infinite, 2^31 and above: 0x80000000).  A c-value a little above
+ * max_c (the maximum rounds down) thus wraps, as in libvmaf's files. */
+static inline uint16_t cambi_heatmap_code(double scale, float c)
+{
+    const double v = scale * (double)c;
+    if (!(v >= 0.0 && v < 2147483648.0)) return 0;
+    return (uint16_t)(uint32_t)v;
+}
+
+/* The c-values of one scale of frame, in its place in the file. */
+static int cambi_write_heatmap(const CambiState *s, unsigned scale, unsigned frame,
+                               const float *c_values, unsigned w, unsigned h, uint8_t *bytes,
+                               FeatureSink *sink)
+{
+    const size_t count = (size_t)w * h, size = 2 * count;
+    for (size_t i = 0; i < count; i++) {
+        const uint16_t code = cambi_heatmap_code(s->heatmap_scale, c_values[i]);
+        bytes[2 * i] = (uint8_t)(code & 0xff);
+        bytes[2 * i + 1] = (uint8_t)(code >> 8);
+    }
+    int err = 0;
+    if ((uint64_t)frame > (uint64_t)INT64_MAX / size) {
+        err = -EFBIG;
+    } else {
+        off_t offset = (off_t)((uint64_t)frame * size);
+        for (size_t done = 0; done < size;) {
+            const ssize_t n = pwrite(s->heatmap_fd[scale], bytes + done, size - done, offset);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                err = n < 0 ? -errno : -EIO;
+                break;
+            }
+            done += (size_t)n;
+            offset += n;
+        }
+    }
+    if (err) cambi_heatmap_error(s, scale, "write a frame to", err, sink);
+    return err;
+}
+
 /* ---- init --------------------------------------------------------------- */
 
 static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     CambiState *s = state;
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) s->heatmap_fd[scale] = -1;
     const unsigned w = f->width, h = f->height;
     s->eotf = (enum CambiEotf)(s->cambi_eotf_option != CAMBI_EOTF_BT1886 ? s->cambi_eotf_option
                                                                           : s->eotf_option);
@@ -506,6 +677,9 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
             err = feature_sink_declare_plain(sink, cambi_keys[CAMBI_KEY_FULL_REFERENCE],
                                              &s->key[CAMBI_KEY_FULL_REFERENCE]);
     }
+    /* Last, so that a failure before leaves no file open (close() runs
+     * only after a successful init). */
+    if (!err && s->heatmaps_path) err = cambi_open_heatmaps(s, sink);
     return err;
 }
 
@@ -520,6 +694,7 @@ typedef struct CambiScratch {
     uint32_t *src_x;      /* resampling: source column of each column */
     uint8_t *flat;        /* CAMBI_FLAT_ROWS rows of flat flags */
     uint8_t *flat_count;  /* flat samples of each column in the mask's rows */
+    uint8_t *heatmap;     /* one scale's 16-bit codes, with heatmaps_path */
 } CambiScratch;
 
 static int cambi_scratch_alloc(const void *state, void **scratch)
@@ -535,6 +710,7 @@ static int cambi_scratch_alloc(const void *state, void **scratch)
         w * sizeof(uint32_t),
         CAMBI_FLAT_ROWS * w,
         w + 2 * CAMBI_MASK_PAD,
+        s->heatmaps_path ? (size_t)s->dist.width * s->dist.height * sizeof(uint16_t) : 0,
     };
     size_t total = quale_align(sizeof(CambiScratch), QUALE_ALIGNMENT);
     for (unsigned i = 0; i < QUALE_ARRAY_SIZE(sizes); i++)
@@ -547,7 +723,7 @@ static int cambi_scratch_alloc(const void *state, void **scratch)
     void **slots[] = {
         (void **)&t->image, (void **)&t->mask, (void **)&t->c_values,
         (void **)&t->histograms, (void **)&t->mode_rows, (void **)&t->src_x,
-        (void **)&t->flat, (void **)&t->flat_count,
+        (void **)&t->flat, (void **)&t->flat_count, (void **)&t->heatmap,
     };
     for (unsigned i = 0; i < QUALE_ARRAY_SIZE(sizes); i++) {
         *slots[i] = p;
@@ -950,8 +1126,10 @@ static double cambi_pool(float *c_values, unsigned w, unsigned h, double topk,
 
 /* ---- scoring ------------------------------------------------------------ */
 
-static double cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
-                          CambiScratch *t)
+/* The score of one picture into *score.  heatmap_frame: the frame whose
+ * c-values go to the heatmaps, or -1 for none. */
+static int cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
+                       CambiScratch *t, long heatmap_frame, FeatureSink *sink, double *score)
 {
     unsigned w = g->width, h = g->height;
     cambi_load(pic, t->image, w, h, t->src_x);
@@ -969,15 +1147,22 @@ static double cambi_score(const CambiState *s, const CambiGeometry *g, const Qua
         cambi_mode_filter(t->image, w, h, t->mode_rows);
         CambiNonZero nz;
         cambi_c_values(s, t, w, h, g->window, &nz);
+        /* Before pooling, which reorders the c-values. */
+        if (heatmap_frame >= 0) {
+            const int err = cambi_write_heatmap(s, scale, (unsigned)heatmap_frame, t->c_values,
+                                                w, h, t->heatmap, sink);
+            if (err) return err;
+        }
         scale_score[scale] = cambi_pool(t->c_values, w, h, s->pool_topk, &nz);
     }
 
-    double score = 0.0;
+    double sum = 0.0;
     for (unsigned scale = 0; scale < CAMBI_SCALES; scale++)
-        score += scale_score[scale] * cambi_scale_weight[scale];
+        sum += scale_score[scale] * cambi_scale_weight[scale];
     /* libvmaf's window area is a 16-bit count. */
     const uint16_t area = (uint16_t)(g->window * g->window);
-    return score / area;
+    *score = sum / area;
+    return 0;
 }
 
 static int cambi_extract(const void *state, void *scratch, const MetricFrame *frame,
@@ -986,18 +1171,46 @@ static int cambi_extract(const void *state, void *scratch, const MetricFrame *fr
     const CambiState *s = state;
     CambiScratch *t = scratch;
 
-    const double dist = cambi_score(s, &s->dist, frame->dist, t);
-    int err = feature_sink_put(sink, s->key[CAMBI_KEY_SCORE], frame->index,
+    /* Heatmaps are of the distorted picture only, as libvmaf's. */
+    const long heatmap_frame = s->heatmaps_path ? (long)frame->index : -1;
+    double dist, src;
+    int err = cambi_score(s, &s->dist, frame->dist, t, heatmap_frame, sink, &dist);
+    if (!err)
+        err = feature_sink_put(sink, s->key[CAMBI_KEY_SCORE], frame->index,
                                QUALE_MIN(dist, s->max_val));
     if (err || !s->full_ref) return err;
 
-    const double src = cambi_score(s, &s->ref, frame->ref, t);
-    err = feature_sink_put(sink, s->key[CAMBI_KEY_SOURCE], frame->index,
-                           QUALE_MIN(src, s->max_val));
+    err = cambi_score(s, &s->ref, frame->ref, t, -1, sink, &src);
+    if (!err)
+        err = feature_sink_put(sink, s->key[CAMBI_KEY_SOURCE], frame->index,
+                               QUALE_MIN(src, s->max_val));
     if (err) return err;
     const double combined = QUALE_MAX(0.0, dist - src);
     return feature_sink_put(sink, s->key[CAMBI_KEY_FULL_REFERENCE], frame->index,
                             QUALE_MIN(combined, s->max_val));
+}
+
+/* The heatmaps are complete: close them, reporting what close() finds
+ * (a write the file system deferred). */
+static int cambi_flush(void *state, FeatureSink *sink, unsigned frame_count)
+{
+    (void)frame_count;
+    CambiState *s = state;
+    int err = 0;
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
+        if (s->heatmap_fd[scale] < 0) continue;
+        if (close(s->heatmap_fd[scale]) && !err) {
+            err = -errno;
+            cambi_heatmap_error(s, scale, "finish", err, sink);
+        }
+        s->heatmap_fd[scale] = -1;
+    }
+    return err;
+}
+
+static void cambi_close(void *state)
+{
+    cambi_close_heatmaps(state);
 }
 
 const Metric metric_cambi = {
@@ -1010,4 +1223,6 @@ const Metric metric_cambi = {
     .scratch_alloc = cambi_scratch_alloc,
     .scratch_free = cambi_scratch_free,
     .extract = cambi_extract,
+    .flush = cambi_flush,
+    .close = cambi_close,
 };

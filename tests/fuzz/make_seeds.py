@@ -187,6 +187,11 @@ def cli_seeds(quale):
                 if o["type"] == "bool":
                     opts.append(f"{o['name']}={'false' if d else 'true'}")
                     continue
+                if o["type"] == "choice":
+                    opts += [f"{o['name']}={c}" for c in o["choices"] if c != d][:1]
+                    continue
+                if o["type"] == "string":
+                    continue  # paths of files the metric writes: none in a seed
                 if o["type"] == "int":
                     tries = [int(d) + 1, int(d) - 1, int(d) * 2, 1]
                 else:
