@@ -580,42 +580,125 @@ static MetricFrame job_frame(const FrameJob *job)
     return frame;
 }
 
+/* ---- parallelism inside a frame ------------------------------------------ */
+
+/* Which metric instance runs, on which worker: what metric_run_tasks()
+ * needs to hand each task the scratch of the worker that runs it. */
+struct MetricRunner {
+    QualeContext *ctx;
+    unsigned instance;
+};
+
+/* The scratch of instance i on a worker, made on first use. */
+static int worker_scratch(QualeContext *ctx, unsigned i, unsigned worker, void **out)
+{
+    MetricInstance *inst = ctx->instances[i];
+    void **scratch = &ctx->scratch[worker * ctx->instance_count + i];
+    if (!*scratch && inst->metric->scratch_alloc) {
+        int err = inst->metric->scratch_alloc(inst->state, scratch);
+        if (err) {
+            context_log(ctx, QUALE_LOG_ERROR, "metric '%s': out of memory for its buffers",
+                        inst->metric->name);
+            return err;
+        }
+    }
+    *out = *scratch;
+    return 0;
+}
+
+typedef struct MetricTasks {
+    const MetricRunner *runner;
+    unsigned caller;       /* the worker of the extract() that asked */
+    void *caller_scratch;
+    MetricTaskFn fn;
+    void *arg;
+    atomic_int error;
+} MetricTasks;
+
+static void run_metric_task(void *arg, unsigned task, unsigned worker)
+{
+    MetricTasks *t = arg;
+    void *scratch = t->caller_scratch;
+    if (worker != t->caller) {
+        const int err = worker_scratch(t->runner->ctx, t->runner->instance, worker, &scratch);
+        if (err) {
+            int expected = 0;
+            atomic_compare_exchange_strong(&t->error, &expected, err);
+            return;
+        }
+    }
+    t->fn(t->arg, task, scratch);
+}
+
+int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
+                     void *arg)
+{
+    const MetricRunner *runner = frame->runner;
+    if (!runner || count < 2) {
+        for (unsigned task = 0; task < count; task++) fn(arg, task, scratch);
+        return 0;
+    }
+    MetricTasks t = { runner, frame->worker, scratch, fn, arg, 0 };
+    thread_pool_run_tasks(runner->ctx->pool, frame->worker, count, run_metric_task, &t);
+    return atomic_load(&t.error);
+}
+
+/* The metrics of one frame run as tasks (task i: instance i), so a frame
+ * alone (the last ones, a short clip, a picture) spreads over the idle
+ * workers. */
+typedef struct FrameTasks {
+    const FrameJob *job;
+    MetricFrame frame;
+    bool scored;
+} FrameTasks;
+
+static void run_frame_metric(void *arg, unsigned i, unsigned worker)
+{
+    FrameTasks *t = arg;
+    QualeContext *ctx = t->job->ctx;
+    MetricInstance *inst = ctx->instances[i];
+    if (inst->on_gpu || atomic_load(&ctx->error)) return;
+    if (!t->scored && !(inst->metric->flags & METRIC_EVERY_FRAME)) return;
+    void *scratch = NULL;
+    int err = worker_scratch(ctx, i, worker, &scratch);
+    if (err) {
+        record_error(ctx, err);
+        return;
+    }
+    const MetricRunner runner = { ctx, i };
+    MetricFrame frame = t->frame;
+    frame.runner = &runner;
+    frame.worker = worker;
+    err = inst->metric->extract(inst->state, scratch, &frame, &inst->sink);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "metric '%s' failed on frame %u (%s)",
+                    inst->metric->name, t->job->index, strerror(-err));
+        record_error(ctx, err);
+    }
+}
+
 static void run_frame(void *arg, unsigned worker)
 {
     FrameJob *job = arg;
     QualeContext *ctx = job->ctx;
     const unsigned subsample = ctx->settings.subsample;
-    const bool scored = subsample <= 1 || job->index % subsample == 0;
-
-    const MetricFrame frame = job_frame(job);
+    FrameTasks tasks = {
+        .job = job,
+        .frame = job_frame(job),
+        .scored = subsample <= 1 || job->index % subsample == 0,
+    };
 
     if (ctx->gpu_used) {
-        int err = ctx->gpu_ops->complete(ctx->gpu, job->slot, &frame);
+        int err = ctx->gpu_ops->complete(ctx->gpu, job->slot, &tasks.frame);
         if (err) record_error(ctx, err);
     }
 
-    for (unsigned i = 0; i < ctx->instance_count && !atomic_load(&ctx->error); i++) {
-        MetricInstance *inst = ctx->instances[i];
-        const Metric *m = inst->metric;
-        if (inst->on_gpu) continue;
-        if (!scored && !(m->flags & METRIC_EVERY_FRAME)) continue;
-
-        void **scratch = &ctx->scratch[worker * ctx->instance_count + i];
-        if (!*scratch && m->scratch_alloc) {
-            int err = m->scratch_alloc(inst->state, scratch);
-            if (err) {
-                context_log(ctx, QUALE_LOG_ERROR, "metric '%s': out of memory for its buffers",
-                            m->name);
-                record_error(ctx, err);
-                break;
-            }
-        }
-        int err = m->extract(inst->state, *scratch, &frame, &inst->sink);
-        if (err) {
-            context_log(ctx, QUALE_LOG_ERROR, "metric '%s' failed on frame %u (%s)",
-                        m->name, job->index, strerror(-err));
-            record_error(ctx, err);
-        }
+    unsigned on_cpu = 0;
+    for (unsigned i = 0; i < ctx->instance_count; i++) on_cpu += !ctx->instances[i]->on_gpu;
+    if (on_cpu > 1) {
+        thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks);
+    } else {
+        for (unsigned i = 0; i < ctx->instance_count; i++) run_frame_metric(&tasks, i, worker);
     }
 
     const unsigned slot = job->slot;

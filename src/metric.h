@@ -26,6 +26,8 @@
 
 typedef struct FeatureSink FeatureSink;
 
+typedef struct MetricRunner MetricRunner;
+
 /* The pictures one extract() call sees. */
 typedef struct MetricFrame {
     unsigned index;               /* frame number, from 0 */
@@ -35,7 +37,23 @@ typedef struct MetricFrame {
      * index - 2; present up to the metric's history (NULL before frame 0). */
     const QualePicture *prev_ref[2];
     const QualePicture *prev_dist[2];
+    /* The context's, for metric_run_tasks(); NULL outside a context. */
+    const MetricRunner *runner;
+    unsigned worker;
 } MetricFrame;
+
+/*
+ * Runs tasks 0 .. count-1 of fn within one extract() (row bands of a large
+ * picture), on this thread and on workers that are idle, and returns when
+ * all are done.  Each task gets the metric's per-thread scratch of the
+ * thread that runs it (`scratch` is the caller's own); tasks write disjoint
+ * parts of a result or integer sums, so which thread runs a task, and how
+ * many threads there are, changes no digit.  An error making a worker's
+ * scratch comes back (some tasks may not have run).
+ */
+typedef void (*MetricTaskFn)(void *arg, unsigned task, void *scratch);
+int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
+                     void *arg);
 
 enum MetricFlags {
     /* Runs on every frame even when --subsample skips frames (libvmaf's

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -94,6 +95,102 @@ int thread_pool_submit(ThreadPool *pool, ThreadJobFn fn, void *arg)
     pool->tail = job;
     pthread_cond_signal(&pool->work_ready);
     pthread_mutex_unlock(&pool->lock);
+    return 0;
+}
+
+/* ---- task groups ----------------------------------------------------------- */
+
+typedef struct TaskGroup {
+    ThreadTaskFn fn;
+    void *arg;
+    unsigned count;
+    atomic_uint next;  /* the next task to claim */
+    atomic_uint refs;  /* the caller and the queued helpers */
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+    unsigned done;     /* under lock */
+} TaskGroup;
+
+static void group_unref(TaskGroup *g)
+{
+    if (atomic_fetch_sub(&g->refs, 1) != 1) return;
+    pthread_cond_destroy(&g->finished);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+/* Claims and runs tasks until none is left; the tasks it ran count as done. */
+static void group_work(TaskGroup *g, unsigned worker)
+{
+    unsigned ran = 0;
+    for (;;) {
+        const unsigned task = atomic_fetch_add(&g->next, 1);
+        if (task >= g->count) break;
+        g->fn(g->arg, task, worker);
+        ran++;
+    }
+    if (!ran) return;
+    pthread_mutex_lock(&g->lock);
+    g->done += ran;
+    if (g->done == g->count) pthread_cond_broadcast(&g->finished);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void group_helper(void *arg, unsigned worker)
+{
+    TaskGroup *g = arg;
+    group_work(g, worker);
+    group_unref(g);
+}
+
+/* Queues a job at the front: helpers go before waiting frames, so an idle
+ * worker joins the frame in progress first. */
+static int submit_front(ThreadPool *pool, ThreadJobFn fn, void *arg)
+{
+    Job *job = malloc(sizeof(*job));
+    if (!job) return -ENOMEM;
+    job->fn = fn;
+    job->arg = arg;
+    pthread_mutex_lock(&pool->lock);
+    job->next = pool->head;
+    pool->head = job;
+    if (!pool->tail) pool->tail = job;
+    pthread_cond_signal(&pool->work_ready);
+    pthread_mutex_unlock(&pool->lock);
+    return 0;
+}
+
+int thread_pool_run_tasks(ThreadPool *pool, unsigned worker, unsigned count, ThreadTaskFn fn,
+                          void *arg)
+{
+    if (count == 0) return 0;
+    const unsigned helpers = count - 1 < pool->worker_count - 1 ? count - 1 : pool->worker_count - 1;
+    TaskGroup *g = helpers ? malloc(sizeof(*g)) : NULL;
+    if (!g) {
+        for (unsigned task = 0; task < count; task++) fn(arg, task, worker);
+        return helpers ? -ENOMEM : 0;
+    }
+    g->fn = fn;
+    g->arg = arg;
+    g->count = count;
+    atomic_init(&g->next, 0);
+    atomic_init(&g->refs, 1);
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->finished, NULL);
+    g->done = 0;
+    for (unsigned i = 0; i < helpers; i++) {
+        atomic_fetch_add(&g->refs, 1);
+        if (submit_front(pool, group_helper, g)) {
+            atomic_fetch_sub(&g->refs, 1);
+            break; /* the caller takes what the missing helper would have */
+        }
+    }
+    group_work(g, worker);
+    /* Every task is claimed now; wait for those other workers are running. */
+    pthread_mutex_lock(&g->lock);
+    while (g->done < g->count) pthread_cond_wait(&g->finished, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+    group_unref(g);
     return 0;
 }
 

@@ -16,6 +16,9 @@
 #include "quale/quale.h"
 #include "synth.h"
 #include "test.h"
+#include "thread_pool.h"
+
+#include <stdatomic.h>
 
 typedef struct FakeState {
     bool flag;
@@ -388,6 +391,79 @@ static void test_catalogue(void)
     CHECK(found == 1);
 }
 
+/* ---- task groups: every task exactly once, from frames and from tasks ---- */
+
+enum { GROUP_TASKS = 37, GROUP_JOBS = 24 };
+
+typedef struct GroupJob {
+    ThreadPool *pool;
+    atomic_uint runs[GROUP_TASKS][GROUP_TASKS]; /* [outer task][inner task] */
+    atomic_uint outer[GROUP_TASKS];
+    unsigned workers;
+    atomic_uint bad_worker;
+} GroupJob;
+
+typedef struct InnerArg {
+    GroupJob *job;
+    unsigned outer;
+} InnerArg;
+
+static void inner_task(void *arg, unsigned task, unsigned worker)
+{
+    InnerArg *a = arg;
+    if (worker >= a->job->workers) atomic_fetch_add(&a->job->bad_worker, 1);
+    atomic_fetch_add(&a->job->runs[a->outer][task], 1);
+}
+
+static void outer_task(void *arg, unsigned task, unsigned worker)
+{
+    GroupJob *job = arg;
+    atomic_fetch_add(&job->outer[task], 1);
+    /* a group inside a group, as a metric's bands inside a frame's metrics */
+    InnerArg a = { job, task };
+    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, inner_task, &a);
+}
+
+static void group_frame(void *arg, unsigned worker)
+{
+    GroupJob *job = arg;
+    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, outer_task, job);
+}
+
+static void test_task_groups(void)
+{
+    for (unsigned workers = 1; workers <= 5; workers += 2) {
+        ThreadPool *pool = NULL;
+        CHECK(thread_pool_open(&pool, workers) == 0);
+        if (!pool) continue;
+        GroupJob *jobs = calloc(GROUP_JOBS, sizeof(*jobs));
+        CHECK(jobs != NULL);
+        if (!jobs) {
+            thread_pool_close(&pool);
+            continue;
+        }
+        /* many frames at once, each a group of groups */
+        for (unsigned j = 0; j < GROUP_JOBS; j++) {
+            jobs[j].pool = pool;
+            jobs[j].workers = workers;
+            CHECK(thread_pool_submit(pool, group_frame, &jobs[j]) == 0);
+        }
+        thread_pool_wait(pool);
+        bool once = true;
+        for (unsigned j = 0; j < GROUP_JOBS; j++) {
+            CHECK(atomic_load(&jobs[j].bad_worker) == 0);
+            for (unsigned o = 0; o < GROUP_TASKS; o++) {
+                once &= atomic_load(&jobs[j].outer[o]) == 1;
+                for (unsigned i = 0; i < GROUP_TASKS; i++)
+                    once &= atomic_load(&jobs[j].runs[o][i]) == 1;
+            }
+        }
+        CHECK(once);
+        free(jobs);
+        thread_pool_close(&pool);
+    }
+}
+
 int main(void)
 {
     test_options();
@@ -398,5 +474,6 @@ int main(void)
     test_picture_planes();
     test_picture_pool();
     test_thread_independence();
+    test_task_groups();
     return test_summary();
 }
