@@ -10,29 +10,9 @@
 // Workgroup x sums rows x * rows_per_group ... of the luma and writes one
 // partial; the host adds them (integers: any order gives the same sum).
 #extension GL_GOOGLE_include_directive : require
-#define PICTURE_FLOAT_GROUP 256u
+#define LUMA_SUMS
 #include "common.glsl"
 #include "picture_float.glsl"
-
-layout(local_size_x = 256) in;
-
-layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
-layout(std430, binding = 1) readonly buffer Frames { uint frame_words[]; };
-layout(std430, binding = 2) writeonly buffer Partials { uvec2 partials[]; };
-
-layout(push_constant) uniform Push {
-    uint ref_offset;  // bytes, in the ring
-    uint dist_offset; // bytes, in frames
-    uint stride;
-    uint width;
-    uint height;
-    uint rows_per_group;
-    uint bytes_per_sample;
-    uint float_squares; // 0: exact e^2; 1: libvmaf's float squares
-    float inv_scaler;   // 2^-(bitdepth - 8)
-    float scaler_sq;    // 2^2(bitdepth - 8)
-    uint out_offset;    // index of this slot's first partial
-} pc;
 
 void main()
 {
@@ -42,21 +22,12 @@ void main()
     for (uint y = y0; y < y0 + pc.rows_per_group && y < pc.height; y++) {
         const uint ref_row = pc.ref_offset + y * pc.stride;
         const uint dist_row = pc.dist_offset + y * pc.stride;
-        for (uint x = gl_LocalInvocationID.x; x < pc.width; x += 256u) {
+        for (uint x = gl_LocalInvocationID.x; x < pc.width; x += LUMA_SUMS_GROUP) {
             const uint a = SAMPLE(ring_words, ref_row + x * bps, bps);
             const uint b = SAMPLE(frame_words, dist_row + x * bps, bps);
-            uint square;
-            if (pc.float_squares == 0u) {
-                const uint e = a > b ? a - b : b - a;
-                square = e * e; // < 2^32 for 16-bit samples
-            } else {
-                precise float diff = picture_float(a, pc.inv_scaler, 0.0) -
-                                     picture_float(b, pc.inv_scaler, 0.0);
-                square = picture_float_square_units(diff, pc.scaler_sq);
-            }
-            sum = u64_add(sum, uvec2(square, 0u));
+            sum = u64_add(sum, uvec2(luma_sums_square(a, b), 0u));
         }
     }
-    sum = picture_float_group_sum(sum);
+    sum = luma_sums_group(sum);
     if (gl_LocalInvocationID.x == 0u) partials[pc.out_offset + gl_WorkGroupID.x] = sum;
 }

@@ -4,31 +4,16 @@
  * float_psnr_write of src/metrics/float_psnr.h), as the CUDA twin does. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "metrics/float_psnr.h"
-#include "vulkan_twin.h"
+#include "picture_float_vulkan.h"
 
 extern const unsigned char vulkan_shader_float_psnr[];
 extern const size_t vulkan_shader_float_psnr_size;
 
-enum { ROWS_PER_GROUP = 4 };
-
-/* Mirrors the push constants of float_psnr.comp. */
-typedef struct FloatPsnrPush {
-    uint32_t ref_offset, dist_offset, stride, width, height;
-    uint32_t rows_per_group, bytes_per_sample, float_squares;
-    float inv_scaler, scaler_sq;
-    uint32_t out_offset;
-} FloatPsnrPush;
-
 typedef struct FloatPsnrTwin {
-    const VulkanDevice *dev;
     const FloatPsnrState *metric;
-    QualeVideoFormat format;
-    unsigned groups;
-    VulkanBuffer partials; /* host-visible: slots x groups x uint64 */
-    VulkanPipeline pipeline;
+    LumaSums sums; /* one partial per workgroup */
 } FloatPsnrTwin;
 
 static bool float_psnr_vulkan_supports(const VulkanDevice *dev, const void *state)
@@ -48,8 +33,7 @@ static void float_psnr_vulkan_close(void *twin)
 {
     FloatPsnrTwin *t = twin;
     if (!t) return;
-    vulkan_pipeline_destroy(t->dev, &t->pipeline);
-    vulkan_buffer_destroy(t->dev, &t->partials);
+    luma_sums_close(&t->sums);
     free(t);
 }
 
@@ -59,21 +43,13 @@ static int float_psnr_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuff
 {
     FloatPsnrTwin *t = calloc(1, sizeof(*t));
     if (!t) return -ENOMEM;
-    t->dev = dev;
     t->metric = metric_state;
-    t->format = *format;
-    t->groups = (format->height + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP;
-    int err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->groups * sizeof(uint64_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
-                                   "float_psnr partial sums", error, error_size);
-    const VkBuffer buffers[3] = { ring, frames, t->partials.buffer };
-    if (!err)
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_psnr,
-                                     vulkan_shader_float_psnr_size, buffers, 3,
-                                     sizeof(FloatPsnrPush), &t->pipeline,
-                                     "the float_psnr shader", error, error_size);
+    int err = luma_sums_init(&t->sums, dev, ring, frames, vulkan_shader_float_psnr,
+                             vulkan_shader_float_psnr_size, format, t->metric->exact_sums,
+                             t->metric->scaler, 1, 1, slots, "float_psnr's shader", error,
+                             error_size);
     if (err) {
-        float_psnr_vulkan_close(t);
+        free(t);
         return err;
     }
     *out = t;
@@ -86,21 +62,7 @@ static int float_psnr_vulkan_record(void *twin, unsigned slot, const VulkanFrame
     (void)error;
     (void)error_size;
     FloatPsnrTwin *t = twin;
-    const float scaler = t->metric->scaler;
-    const FloatPsnrPush push = {
-        .ref_offset = (uint32_t)frame->ref_offset[0],
-        .dist_offset = (uint32_t)frame->dist_offset[0],
-        .stride = frame->stride[0],
-        .width = frame->width[0],
-        .height = frame->height[0],
-        .rows_per_group = ROWS_PER_GROUP,
-        .bytes_per_sample = t->format.bitdepth > 8 ? 2 : 1,
-        .float_squares = !t->metric->exact_sums,
-        .inv_scaler = 1.0f / scaler, /* exact: a power of two */
-        .scaler_sq = scaler * scaler,
-        .out_offset = slot * t->groups,
-    };
-    vulkan_dispatch(t->dev, cb, &t->pipeline, &push, t->groups, 1);
+    luma_sums_record(&t->sums, slot, frame, cb);
     return 0;
 }
 
@@ -108,9 +70,7 @@ static int float_psnr_vulkan_collect(void *twin, unsigned slot, const MetricFram
                                      FeatureSink *sink)
 {
     FloatPsnrTwin *t = twin;
-    const uint64_t *partials = (const uint64_t *)t->partials.mapped + (size_t)slot * t->groups;
-    uint64_t units = 0;
-    for (unsigned g = 0; g < t->groups; g++) units += partials[g];
+    const uint64_t units = luma_sums_total(&t->sums, slot, 0, t->sums.groups);
     return float_psnr_write(t->metric, sink, frame, float_psnr_noise(t->metric, units));
 }
 

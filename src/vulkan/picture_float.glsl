@@ -30,23 +30,62 @@ uint picture_float_square_units(float v, float scaler_sq)
     return uint(units);
 }
 
-// The sum over a workgroup of PICTURE_FLOAT_GROUP invocations of one
-// 64-bit value each (a fixed tree: integers, so the order is free anyway);
-// every invocation must call it.  The includer defines PICTURE_FLOAT_GROUP
-// (a power of two, its local_size_x) to get it.
-#ifdef PICTURE_FLOAT_GROUP
-shared uvec2 picture_float_sums[PICTURE_FLOAT_GROUP];
+// ---- the luma-sum shaders (float_psnr, float_moment) ----------------------
+//
+// A shader that defines LUMA_SUMS before including this file gets their
+// common interface (src/vulkan/picture_float_vulkan.c records them): 256
+// invocations a workgroup, each workgroup a run of rows_per_group luma
+// rows, the frame's luma planes, and 64-bit integer partials out.
+#ifdef LUMA_SUMS
+#define LUMA_SUMS_GROUP 256u
+layout(local_size_x = LUMA_SUMS_GROUP) in;
 
-uvec2 picture_float_group_sum(uvec2 v)
+layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
+layout(std430, binding = 1) readonly buffer Frames { uint frame_words[]; };
+layout(std430, binding = 2) writeonly buffer Partials { uvec2 partials[]; };
+
+layout(push_constant) uniform Push {
+    uint ref_offset;  // bytes, in the ring
+    uint dist_offset; // bytes, in frames
+    uint stride;
+    uint width;
+    uint height;
+    uint rows_per_group;
+    uint bytes_per_sample;
+    uint float_squares; // 0: exact integer squares; 1: libvmaf's float squares
+    float inv_scaler;   // 2^-(bitdepth - 8)
+    float scaler_sq;    // 2^2(bitdepth - 8)
+    uint out_offset;    // index of this slot's first partial
+} pc;
+
+// The square of the difference of samples a and b (b = 0: of sample a) in
+// units of 2^-2(bitdepth - 8): the integer square where the C reference's
+// sums are exact (< 2^32 for 16-bit samples), else its float square of
+// (float)a / s - (float)b / s.
+uint luma_sums_square(uint a, uint b)
+{
+    if (pc.float_squares == 0u) {
+        const uint e = a > b ? a - b : b - a;
+        return e * e;
+    }
+    precise float diff = picture_float(a, pc.inv_scaler, 0.0) - picture_float(b, pc.inv_scaler, 0.0);
+    return picture_float_square_units(diff, pc.scaler_sq);
+}
+
+shared uvec2 luma_sums_scratch[LUMA_SUMS_GROUP];
+
+// The sum of one 64-bit value per invocation over the workgroup (a fixed
+// tree; integers, so the order is free anyway); every invocation calls it.
+uvec2 luma_sums_group(uvec2 v)
 {
     const uint i = gl_LocalInvocationID.x;
     barrier(); // an earlier call's readers are done
-    picture_float_sums[i] = v;
+    luma_sums_scratch[i] = v;
     barrier();
-    for (uint half_size = PICTURE_FLOAT_GROUP / 2u; half_size > 0u; half_size >>= 1) {
-        if (i < half_size) picture_float_sums[i] = u64_add(picture_float_sums[i], picture_float_sums[i + half_size]);
+    for (uint half_size = LUMA_SUMS_GROUP / 2u; half_size > 0u; half_size >>= 1) {
+        if (i < half_size) luma_sums_scratch[i] = u64_add(luma_sums_scratch[i], luma_sums_scratch[i + half_size]);
         barrier();
     }
-    return picture_float_sums[0];
+    return luma_sums_scratch[0];
 }
 #endif
