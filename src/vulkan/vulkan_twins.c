@@ -7,6 +7,7 @@ extern const VulkanTwin vulkan_twin_integer_vif;
 extern const VulkanTwin vulkan_twin_integer_adm;
 extern const VulkanTwin vulkan_twin_float_psnr;
 extern const VulkanTwin vulkan_twin_float_moment;
+extern const VulkanTwin vulkan_twin_float_ansnr;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -15,5 +16,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_integer_adm,
     &vulkan_twin_float_psnr,
     &vulkan_twin_float_moment,
+    &vulkan_twin_float_ansnr,
     NULL,
 };
