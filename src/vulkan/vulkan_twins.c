@@ -8,6 +8,7 @@ extern const VulkanTwin vulkan_twin_integer_adm;
 extern const VulkanTwin vulkan_twin_float_psnr;
 extern const VulkanTwin vulkan_twin_float_moment;
 extern const VulkanTwin vulkan_twin_float_ansnr;
+extern const VulkanTwin vulkan_twin_float_motion;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -17,5 +18,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_psnr,
     &vulkan_twin_float_moment,
     &vulkan_twin_float_ansnr,
+    &vulkan_twin_float_motion,
     NULL,
 };
