@@ -89,3 +89,94 @@ uvec2 luma_sums_group(uvec2 v)
     return luma_sums_scratch[0];
 }
 #endif
+
+// ---- picture pairs of the frame's luma or of float planes -----------------
+//
+// A shader that defines PICTURE_FLOAT_PAIR gets bindings 0 to 2: the
+// reference ring, the frames, and a float buffer of planes (SSIM's
+// downscaled pictures and scales), and reads sample (x, y) of the reference
+// (ref true) or the distorted picture of a pair that is either the frame's
+// luma (bytes_per_sample 1 or 2: offsets in bytes, in the ring and in
+// frames; converted with offset 0) or float planes (bytes_per_sample 0:
+// offsets and stride in floats).
+#ifdef PICTURE_FLOAT_PAIR
+layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
+layout(std430, binding = 1) readonly buffer Frames { uint frame_words[]; };
+layout(std430, binding = 2) buffer Planes { float planes[]; };
+
+float picture_float_pair(bool ref, uint ref_offset, uint dist_offset, uint stride, uint bps,
+                         float inv_scaler, int x, int y)
+{
+    const uint base = (ref ? ref_offset : dist_offset) + uint(y) * stride;
+    if (bps == 0u) return planes[base + uint(x)];
+    const uint byte = base + uint(x) * bps;
+    const uint d = ref ? SAMPLE(ring_words, byte, bps) : SAMPLE(frame_words, byte, bps);
+    return picture_float(d, inv_scaler, 0.0);
+}
+#endif
+
+// ---- float division and square root, correctly rounded ---------------------
+//
+// The C reference's float division and sqrt are correctly rounded; Vulkan
+// lets a driver's fp32 ones be a few ulp off, and its fp64 ones too (they
+// need only single precision).  These round the double result to float as
+// a first guess and then make it the correctly rounded float with exact
+// double arithmetic: the midpoint m of two neighbouring floats has 25
+// significant bits, so m * b and m * m (b a float) are exact in double,
+// and comparing them with a float tells on which side of m the exact result
+// lies.  It never lies on m: m * b (m odd in its last bit, b a float) or
+// m * m has more than 24 significant bits, so it is no float.  Normal,
+// finite operands only (what the float metrics have).  They need
+// shaderFloat64: a shader defines PICTURE_FLOAT_DOUBLE to get them.
+#ifdef PICTURE_FLOAT_DOUBLE
+
+float float_next_up(float v) // v >= 0
+{
+    return uintBitsToFloat(floatBitsToUint(v) + 1u);
+}
+
+float float_next_down(float v) // v > 0
+{
+    return uintBitsToFloat(floatBitsToUint(v) - 1u);
+}
+
+// a / b as float division rounds it, for b > 0.
+float float_div(float a, float b)
+{
+    const double m = double(abs(a)), db = double(b);
+    float q = float(m / db);
+    for (int i = 0; i < 8; i++) {
+        precise double mid = (double(q) + double(float_next_up(q))) * 0.5;
+        precise double product = mid * db;
+        if (!(product < m)) break;
+        q = float_next_up(q);
+    }
+    for (int i = 0; i < 8 && q > 0.0; i++) {
+        precise double mid = (double(q) + double(float_next_down(q))) * 0.5;
+        precise double product = mid * db;
+        if (!(product > m)) break;
+        q = float_next_down(q);
+    }
+    return a < 0.0 ? -q : q;
+}
+
+// The square root of p >= 0 rounded to float: (float)sqrt((double)p).
+float float_sqrt(float p)
+{
+    const double dp = double(p);
+    float r = float(sqrt(dp));
+    for (int i = 0; i < 8; i++) {
+        precise double mid = (double(r) + double(float_next_up(r))) * 0.5;
+        precise double square = mid * mid;
+        if (!(square < dp)) break;
+        r = float_next_up(r);
+    }
+    for (int i = 0; i < 8 && r > 0.0; i++) {
+        precise double mid = (double(r) + double(float_next_down(r))) * 0.5;
+        precise double square = mid * mid;
+        if (!(square > dp)) break;
+        r = float_next_down(r);
+    }
+    return r;
+}
+#endif

@@ -9,6 +9,7 @@ extern const VulkanTwin vulkan_twin_float_psnr;
 extern const VulkanTwin vulkan_twin_float_moment;
 extern const VulkanTwin vulkan_twin_float_ansnr;
 extern const VulkanTwin vulkan_twin_float_motion;
+extern const VulkanTwin vulkan_twin_float_ssim;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -19,5 +20,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_moment,
     &vulkan_twin_float_ansnr,
     &vulkan_twin_float_motion,
+    &vulkan_twin_float_ssim,
     NULL,
 };
