@@ -10,6 +10,7 @@ extern const VulkanTwin vulkan_twin_float_moment;
 extern const VulkanTwin vulkan_twin_float_ansnr;
 extern const VulkanTwin vulkan_twin_float_motion;
 extern const VulkanTwin vulkan_twin_float_ssim;
+extern const VulkanTwin vulkan_twin_float_ms_ssim;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -21,5 +22,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_ansnr,
     &vulkan_twin_float_motion,
     &vulkan_twin_float_ssim,
+    &vulkan_twin_float_ms_ssim,
     NULL,
 };
