@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "metrics/float_ansnr.h"
-#include "vulkan_twin.h"
+#include "picture_float_vulkan.h"
 
 extern const unsigned char vulkan_shader_float_ansnr[];
 extern const size_t vulkan_shader_float_ansnr_size;
@@ -31,19 +31,6 @@ typedef struct FloatAnsnrTwin {
     VulkanBuffer row_sums; /* host-visible: slots x slot_floats */
     VulkanPipeline pipeline;
 } FloatAnsnrTwin;
-
-static bool float_ansnr_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)dev;
-    (void)state; /* no options; every format the C reference takes */
-    return true;
-}
-
-static unsigned float_ansnr_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
 
 static void float_ansnr_vulkan_close(void *twin)
 {
@@ -120,8 +107,8 @@ static int float_ansnr_vulkan_collect(void *twin, unsigned slot, const MetricFra
 
 const VulkanTwin vulkan_twin_float_ansnr = {
     .metric = &metric_float_ansnr,
-    .planes = float_ansnr_vulkan_planes,
-    .supports = float_ansnr_vulkan_supports,
+    .planes = picture_float_vulkan_luma,
+    .supports = picture_float_vulkan_any,
     .init = float_ansnr_vulkan_init,
     .record = float_ansnr_vulkan_record,
     .collect = float_ansnr_vulkan_collect,

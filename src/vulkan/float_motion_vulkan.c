@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "metrics/float_motion.h"
-#include "vulkan_twin.h"
+#include "picture_float_vulkan.h"
 
 extern const unsigned char vulkan_shader_float_motion[];
 extern const size_t vulkan_shader_float_motion_size;
@@ -47,12 +47,6 @@ static bool float_motion_vulkan_supports(const VulkanDevice *dev, const void *st
     (void)dev;
     const FloatMotionState *s = state;
     return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);
-}
-
-static unsigned float_motion_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
 }
 
 static void float_motion_vulkan_close(void *twin)
@@ -138,7 +132,7 @@ static int float_motion_vulkan_collect(void *twin, unsigned slot, const MetricFr
 const VulkanTwin vulkan_twin_float_motion = {
     .metric = &metric_float_motion,
     .history = 2,
-    .planes = float_motion_vulkan_planes,
+    .planes = picture_float_vulkan_luma,
     .supports = float_motion_vulkan_supports,
     .init = float_motion_vulkan_init,
     .record = float_motion_vulkan_record,

@@ -18,34 +18,15 @@
 
 #include "float_ssim_vulkan.h"
 #include "metrics/float_ms_ssim.h"
+#include "picture_float_vulkan.h"
 
 typedef struct FloatMsSsimTwin {
+    SsimVulkan v; /* first: ssim_vulkan_twin_close() */
     const FloatMsSsimState *metric;
-    SsimVulkan v;
     uint32_t ref[MS_SSIM_SCALES], dist[MS_SSIM_SCALES]; /* scales 1 .. 4 in planes */
     unsigned first[MS_SSIM_SCALES];                     /* each scale's first partial */
     float weight[SSIM_VULKAN_ORBITS];                   /* the low-pass */
 } FloatMsSsimTwin;
-
-static bool float_ms_ssim_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state; /* every option */
-    return dev->features.shaderFloat64;
-}
-
-static unsigned float_ms_ssim_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
-static void float_ms_ssim_vulkan_close(void *twin)
-{
-    FloatMsSsimTwin *t = twin;
-    if (!t) return;
-    ssim_vulkan_close(&t->v);
-    free(t);
-}
 
 static int float_ms_ssim_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
                                      const void *metric_state, const QualeVideoFormat *format,
@@ -121,10 +102,10 @@ static int float_ms_ssim_vulkan_collect(void *twin, unsigned slot, const MetricF
 
 const VulkanTwin vulkan_twin_float_ms_ssim = {
     .metric = &metric_float_ms_ssim,
-    .planes = float_ms_ssim_vulkan_planes,
-    .supports = float_ms_ssim_vulkan_supports,
+    .planes = picture_float_vulkan_luma,
+    .supports = ssim_vulkan_twin_supports,
     .init = float_ms_ssim_vulkan_init,
     .record = float_ms_ssim_vulkan_record,
     .collect = float_ms_ssim_vulkan_collect,
-    .close = float_ms_ssim_vulkan_close,
+    .close = ssim_vulkan_twin_close,
 };

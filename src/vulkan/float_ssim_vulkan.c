@@ -18,6 +18,7 @@
 
 #include "float_ssim_vulkan.h"
 #include "metrics/float_ssim.h"
+#include "picture_float_vulkan.h"
 
 extern const unsigned char vulkan_shader_float_ssim[];
 extern const size_t vulkan_shader_float_ssim_size;
@@ -101,6 +102,19 @@ void ssim_vulkan_close(SsimVulkan *v)
     vulkan_buffer_destroy(v->dev, &v->planes);
     vulkan_buffer_destroy(v->dev, &v->partials);
     v->dev = NULL;
+}
+
+void ssim_vulkan_twin_close(void *twin)
+{
+    if (!twin) return;
+    ssim_vulkan_close(twin);
+    free(twin);
+}
+
+bool ssim_vulkan_twin_supports(const VulkanDevice *dev, const void *metric_state)
+{
+    (void)metric_state;
+    return dev->features.shaderFloat64;
 }
 
 SsimVulkanPair ssim_vulkan_luma(const SsimVulkan *v, const VulkanFrame *frame)
@@ -226,30 +240,10 @@ IqaSsimMeans ssim_vulkan_means(const SsimVulkan *v, unsigned slot, unsigned firs
 /* ---- float_ssim's twin ------------------------------------------------------ */
 
 typedef struct FloatSsimTwin {
+    SsimVulkan v; /* first: ssim_vulkan_twin_close() */
     const FloatSsimState *metric;
-    SsimVulkan v;
     float weight[SSIM_VULKAN_ORBITS]; /* the box, with a downscale */
 } FloatSsimTwin;
-
-static bool float_ssim_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state; /* every option */
-    return dev->features.shaderFloat64;
-}
-
-static unsigned float_ssim_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
-static void float_ssim_vulkan_close(void *twin)
-{
-    FloatSsimTwin *t = twin;
-    if (!t) return;
-    ssim_vulkan_close(&t->v);
-    free(t);
-}
 
 static int float_ssim_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
                                   const void *metric_state, const QualeVideoFormat *format,
@@ -309,10 +303,10 @@ static int float_ssim_vulkan_collect(void *twin, unsigned slot, const MetricFram
 
 const VulkanTwin vulkan_twin_float_ssim = {
     .metric = &metric_float_ssim,
-    .planes = float_ssim_vulkan_planes,
-    .supports = float_ssim_vulkan_supports,
+    .planes = picture_float_vulkan_luma,
+    .supports = ssim_vulkan_twin_supports,
     .init = float_ssim_vulkan_init,
     .record = float_ssim_vulkan_record,
     .collect = float_ssim_vulkan_collect,
-    .close = float_ssim_vulkan_close,
+    .close = ssim_vulkan_twin_close,
 };

@@ -48,6 +48,12 @@ int ssim_vulkan_init(SsimVulkan *v, const VulkanDevice *dev, VkBuffer ring, VkBu
                      unsigned partials_per_slot, unsigned slots, char *error, size_t error_size);
 void ssim_vulkan_close(SsimVulkan *v);
 
+/* The twins' state starts with their SsimVulkan: these are both twins'
+ * close() and supports() (every option, where the device has
+ * shaderFloat64). */
+void ssim_vulkan_twin_close(void *twin);
+bool ssim_vulkan_twin_supports(const VulkanDevice *dev, const void *metric_state);
+
 /* The frame's luma, and float planes of the planes buffer. */
 SsimVulkanPair ssim_vulkan_luma(const SsimVulkan *v, const VulkanFrame *frame);
 SsimVulkanPair ssim_vulkan_planes(uint32_t ref, uint32_t dist, int w, int h);

@@ -140,23 +140,33 @@ float float_next_down(float v) // v > 0
     return uintBitsToFloat(floatBitsToUint(v) - 1u);
 }
 
-// a / b as float division rounds it, for b > 0.
-float float_div(float a, float b)
+// The float nearest the exact result z of a division (b > 0: z = target /
+// b) or a square root (b = 0: z = sqrt(target)), from a guess a few ulp off:
+// z lies above the midpoint m of two floats where m * b (or m * m) is below
+// target.
+float float_nearest(float guess, double target, double b)
 {
-    const double m = double(abs(a)), db = double(b);
-    float q = float(m / db);
+    float q = guess;
     for (int i = 0; i < 8; i++) {
         precise double mid = (double(q) + double(float_next_up(q))) * 0.5;
-        precise double product = mid * db;
-        if (!(product < m)) break;
+        precise double product = mid * (b > 0.0 ? b : mid);
+        if (!(product < target)) break;
         q = float_next_up(q);
     }
     for (int i = 0; i < 8 && q > 0.0; i++) {
         precise double mid = (double(q) + double(float_next_down(q))) * 0.5;
-        precise double product = mid * db;
-        if (!(product > m)) break;
+        precise double product = mid * (b > 0.0 ? b : mid);
+        if (!(product > target)) break;
         q = float_next_down(q);
     }
+    return q;
+}
+
+// a / b as float division rounds it, for b > 0.
+float float_div(float a, float b)
+{
+    const double m = double(abs(a)), db = double(b);
+    const float q = float_nearest(float(m / db), m, db);
     return a < 0.0 ? -q : q;
 }
 
@@ -164,19 +174,6 @@ float float_div(float a, float b)
 float float_sqrt(float p)
 {
     const double dp = double(p);
-    float r = float(sqrt(dp));
-    for (int i = 0; i < 8; i++) {
-        precise double mid = (double(r) + double(float_next_up(r))) * 0.5;
-        precise double square = mid * mid;
-        if (!(square < dp)) break;
-        r = float_next_up(r);
-    }
-    for (int i = 0; i < 8 && r > 0.0; i++) {
-        precise double mid = (double(r) + double(float_next_down(r))) * 0.5;
-        precise double square = mid * mid;
-        if (!(square > dp)) break;
-        r = float_next_down(r);
-    }
-    return r;
+    return float_nearest(float(sqrt(dp)), dp, 0.0);
 }
 #endif

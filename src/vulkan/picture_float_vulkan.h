@@ -2,7 +2,9 @@
  * What the Vulkan twins of float_psnr and float_moment share: one shader
  * over the frame's luma (picture_float.glsl's LUMA_SUMS interface) that
  * writes exact 64-bit integer partial sums per workgroup of rows, read
- * back from host-visible memory after the slot's fence.
+ * back from host-visible memory after the slot's fence.  A LumaSums is the
+ * twin's whole state: these functions are its init, record and close; the
+ * twin adds its collect().  And what every float twin may use.
  */
 #ifndef QUALE_SRC_VULKAN_PICTURE_FLOAT_VULKAN_H
 #define QUALE_SRC_VULKAN_PICTURE_FLOAT_VULKAN_H
@@ -15,6 +17,7 @@
 
 typedef struct LumaSums {
     const VulkanDevice *dev;
+    const void *metric;     /* the metric's state */
     unsigned groups;        /* workgroups of rows per picture pass */
     unsigned passes;        /* dispatch height: 1, or 2 (one per picture) */
     unsigned per_slot;      /* partials per slot */
@@ -24,22 +27,36 @@ typedef struct LumaSums {
     VulkanPipeline pipeline;
 } LumaSums;
 
-/* The pipeline and the partials of a shader that writes partials_per_group
- * sums per workgroup; exact_sums and scaler are the metric's
- * (picture_float_sums_exact, picture_float_scaler).  On failure everything
- * made is released. */
-int luma_sums_init(LumaSums *t, const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                   const unsigned char *spirv, size_t spirv_size, const QualeVideoFormat *format,
-                   bool exact_sums, float scaler, unsigned passes, unsigned partials_per_group,
-                   unsigned slots, const char *what, char *error, size_t error_size);
+/* The shader and what it computes: partials_per_group sums per workgroup
+ * in `passes` passes; exact_sums and scaler are the metric's
+ * (picture_float_sums_exact, picture_float_scaler). */
+typedef struct LumaSumsShader {
+    const unsigned char *spirv;
+    size_t spirv_size;
+    const char *what;
+    unsigned passes, partials_per_group;
+} LumaSumsShader;
 
-/* Records the frame's dispatch into the slot's partials. */
-void luma_sums_record(const LumaSums *t, unsigned slot, const VulkanFrame *frame,
-                      VkCommandBuffer cb);
+/* init(): a new LumaSums in *out. */
+int luma_sums_new(const LumaSumsShader *shader, const VulkanDevice *dev, VkBuffer ring,
+                  VkBuffer frames, const void *metric, bool exact_sums, float scaler,
+                  const QualeVideoFormat *format, unsigned slots, void **out, char *error,
+                  size_t error_size);
 
-/* The sum of `count` consecutive partials from `first` of the slot's. */
+/* record(): the frame's dispatch into the slot's partials. */
+int luma_sums_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
+                     char *error, size_t error_size);
+
+void luma_sums_close(void *twin);
+
+/* The supports() of a float twin that takes every option and every format
+ * its C reference takes, and the planes() of one that reads the luma only
+ * (as all of the float metrics' twins do). */
+bool picture_float_vulkan_any(const VulkanDevice *dev, const void *metric_state);
+unsigned picture_float_vulkan_luma(const void *metric_state);
+
+/* For collect(): the sum of `count` consecutive partials from `first` of
+ * the slot's. */
 uint64_t luma_sums_total(const LumaSums *t, unsigned slot, unsigned first, unsigned count);
-
-void luma_sums_close(LumaSums *t);
 
 #endif /* QUALE_SRC_VULKAN_PICTURE_FLOAT_VULKAN_H */
