@@ -1,6 +1,9 @@
 // What the float metrics' shaders share (include after common.glsl):
-// samples to float as src/metrics/picture_float.c converts them, and the
-// exact integer sums that float_psnr and float_moment make of them.
+// samples to float as src/metrics/picture_float.c converts them; on
+// request (a #define before the include) the interface of float_psnr's
+// and float_moment's exact integer sums (LUMA_SUMS), the picture pairs of
+// the SSIM shaders (PICTURE_FLOAT_PAIR), and float division and sqrt
+// rounded as the C rounds them (PICTURE_FLOAT_DOUBLE).
 //
 // Float arithmetic whose rounding matters is `precise` (SPIR-V
 // NoContraction), so that no driver fuses a product into an addition that
