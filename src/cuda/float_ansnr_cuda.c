@@ -75,18 +75,13 @@ const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref
 }
 
 /* collect(): the rows' sums added as float_ansnr.c's extract() adds them,
- * then its float_ansnr_write(). */
+ * then its float_ansnr_write() (float_ansnr_write_rows). */
 int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
                             const MetricFrame *frame, FeatureSink *sink)
 {
     int err = float_ansnr_check(&frame->ref->format, sink);
     if (err) return err;
-    float sig = 0.0f, noise = 0.0f;
-    for (int y = 0; y < s->h; y++) {
-        sig += row_sums[y];
-        noise += row_sums[s->h + y];
-    }
-    return float_ansnr_write(s, sink, frame->index, sig, noise);
+    return float_ansnr_write_rows(s, sink, frame->index, row_sums);
 }
 
 /* ---- the twin ------------------------------------------------------------- */

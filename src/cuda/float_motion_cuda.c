@@ -144,22 +144,12 @@ const char *float_motion_cuda_launch(const FloatMotionPlan *p, unsigned index, u
 }
 
 /* collect()'s work: the rows' sums added in float in row order
- * (float_motion.c's accum += line), the scores, the keys. */
+ * (float_motion.c's accum += line), the scores, the keys
+ * (float_motion_put_rows). */
 int float_motion_cuda_write(const FloatMotionPlan *p, FeatureSink *sink, unsigned index,
                             const float *rows)
 {
-    FloatMotionState *s = p->s;
-    if (!float_motion_scored(s, index)) return float_motion_put(s, sink, index, 0.0f, 0.0f);
-    const int err = float_motion_check_size(s, sink);
-    if (err) return err;
-    float accum = 0.0f, accum2 = 0.0f;
-    for (int y = 0; y < s->h; y++) {
-        accum += rows[2 * y];
-        accum2 += index >= 2 ? rows[2 * y + 1] : 0.0f;
-    }
-    const float score = float_motion_mean(accum, s->w, s->h);
-    const float score2 = index >= 2 ? float_motion_mean(accum2, s->w, s->h) : 0.0f;
-    return float_motion_put(s, sink, index, score, score2);
+    return float_motion_put_rows(p->s, sink, index, rows);
 }
 
 /* ---- the twin ------------------------------------------------------------- */

@@ -74,6 +74,17 @@ int float_ansnr_write(const FloatAnsnrState *s, FeatureSink *sink, unsigned inde
     return err;
 }
 
+int float_ansnr_write_rows(const FloatAnsnrState *s, FeatureSink *sink, unsigned index,
+                           const float *row_sums)
+{
+    float sig = 0.0f, noise = 0.0f;
+    for (int y = 0; y < s->h; y++) {
+        sig += row_sums[y];
+        noise += row_sums[s->h + y];
+    }
+    return float_ansnr_write(s, sink, index, sig, noise);
+}
+
 static int ansnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     FloatAnsnrState *s = state;

@@ -61,6 +61,12 @@ int float_ansnr_check_size(unsigned width, unsigned height, char *error, size_t 
 int float_ansnr_write(const FloatAnsnrState *s, FeatureSink *sink, unsigned index, float sig,
                       float noise);
 
+/* The same from each row's sums, as the GPU twins read them back
+ * (row_sums[y]: row y's sig, row_sums[h + y]: its noise), added in float
+ * in row order as the C reference adds its rows. */
+int float_ansnr_write_rows(const FloatAnsnrState *s, FeatureSink *sink, unsigned index,
+                           const float *row_sums);
+
 extern const Metric metric_float_ansnr;
 
 #ifdef __cplusplus

@@ -513,6 +513,22 @@ int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned i, double 
     return put_motion23(s, sink, i - 1, score2 < score ? score2 : score);
 }
 
+int float_motion_put_rows(FloatMotionState *s, FeatureSink *sink, unsigned index,
+                          const float *rows)
+{
+    if (!float_motion_scored(s, index)) return float_motion_put(s, sink, index, 0.0f, 0.0f);
+    const int err = float_motion_check_size(s, sink);
+    if (err) return err;
+    float accum = 0.0f, accum2 = 0.0f;
+    for (int y = 0; y < s->h; y++) {
+        accum += rows[2 * y];
+        accum2 += index >= 2 ? rows[2 * y + 1] : 0.0f;
+    }
+    const float score = float_motion_mean(accum, s->w, s->h);
+    const float score2 = index >= 2 ? float_motion_mean(accum2, s->w, s->h) : 0.0f;
+    return float_motion_put(s, sink, index, score, score2);
+}
+
 static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
                           FeatureSink *sink)
 {

@@ -98,6 +98,15 @@ float float_motion_mean(float accum, int w, int h);
 int float_motion_put(FloatMotionState *s, FeatureSink *sink, unsigned index, double score,
                      double score2);
 
+/* float_motion_put() of frame `index` from its rows' SADs as the GPU twins
+ * read them back: rows[2 y] the SAD of blurred frames index - 1 and index
+ * over row y, rows[2 y + 1] that of index - 1 and index - 2 (from index 2
+ * on), each summed in float in row order as the C reference sums its rows.
+ * rows is not read where float_motion_scored() is false; a picture too
+ * small for the blur fails with float_motion_check_size()'s message. */
+int float_motion_put_rows(FloatMotionState *s, FeatureSink *sink, unsigned index,
+                          const float *rows);
+
 extern const Metric metric_float_motion;
 
 #ifdef __cplusplus

@@ -63,6 +63,12 @@ IQA_INLINE int iqa_mirror(int i, int n)
     return i < 0 ? -1 - i : i >= n ? 2 * n - 1 - i : i;
 }
 
+/* SSIM's stabilising constants, in float as libvmaf computes them (the
+ * Vulkan twins pass these values to their shaders). */
+#define IQA_SSIM_C1 ((0.01f * 255) * (0.01f * 255))
+#define IQA_SSIM_C2 ((0.03f * 255) * (0.03f * 255))
+#define IQA_SSIM_C3 (IQA_SSIM_C2 / 2.0f)
+
 /* The SSIM terms of one position, in double. */
 typedef struct IqaSsimTerms {
     double l, c, s;
@@ -82,9 +88,9 @@ typedef struct IqaSsimTerms {
  */
 IQA_INLINE IqaSsimTerms iqa_ssim_terms(float mu1, float mu2, float rr, float cc, float rc)
 {
-    const float C1 = (0.01f * 255) * (0.01f * 255);
-    const float C2 = (0.03f * 255) * (0.03f * 255);
-    const float C3 = C2 / 2.0f;
+    const float C1 = IQA_SSIM_C1;
+    const float C2 = IQA_SSIM_C2;
+    const float C3 = IQA_SSIM_C3;
     float sigma1_sq = rr - mu1 * mu1;
     float sigma2_sq = cc - mu2 * mu2;
     /* libvmaf's MAX(0.0, v): a NaN stays */

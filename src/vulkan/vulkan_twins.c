@@ -5,11 +5,23 @@ extern const VulkanTwin vulkan_twin_psnr;
 extern const VulkanTwin vulkan_twin_integer_motion;
 extern const VulkanTwin vulkan_twin_integer_vif;
 extern const VulkanTwin vulkan_twin_integer_adm;
+extern const VulkanTwin vulkan_twin_float_psnr;
+extern const VulkanTwin vulkan_twin_float_moment;
+extern const VulkanTwin vulkan_twin_float_ansnr;
+extern const VulkanTwin vulkan_twin_float_motion;
+extern const VulkanTwin vulkan_twin_float_ssim;
+extern const VulkanTwin vulkan_twin_float_ms_ssim;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
     &vulkan_twin_integer_motion,
     &vulkan_twin_integer_vif,
     &vulkan_twin_integer_adm,
+    &vulkan_twin_float_psnr,
+    &vulkan_twin_float_moment,
+    &vulkan_twin_float_ansnr,
+    &vulkan_twin_float_motion,
+    &vulkan_twin_float_ssim,
+    &vulkan_twin_float_ms_ssim,
     NULL,
 };
