@@ -125,7 +125,7 @@ precise double f64_sqrt(double x)
 precise float f32_div(float a, float b)
 {
     precise float mag_a = abs(a), mag_b = abs(b);
-    const bool negative = (a < 0.0) != (b < 0.0);
+    const bool negative = ((floatBitsToUint(a) ^ floatBitsToUint(b)) >> 31) != 0u; // -0 too
     if (mag_a == 0.0) return negative ? -0.0 : 0.0;
     float q = f32_from_f64(f64_div(double(mag_a), double(mag_b)));
     for (int i = 0; i < 4; i++) {
@@ -143,10 +143,11 @@ precise float f32_div(float a, float b)
     return negative ? -q : q;
 }
 
-// sqrt(x) rounded to float, for x >= 0 whose root is a normal float and
-// whose bits fit 49 (a float, or a product of two floats' halves): that is
-// what (float)sqrt((double)x) gives in C, double rounding being innocuous
-// for a root.  Checked against the midpoints, whose squares are exact.
+// sqrt(x) rounded to float, for a float x >= 0 (as a double) whose root is
+// a normal float: what (float)sqrt((double)x) gives in C, double rounding
+// being innocuous for a root.  The candidate is checked against the
+// midpoints to its neighbours, whose squares (50 bits) are exact; the
+// square of a midpoint is never a float, so there is no tie.
 precise float f32_sqrt_rn(double x)
 {
     if (x == 0.0LF) return 0.0;

@@ -15,8 +15,8 @@
  * reference's own psnr_hvs_write(), as its extract() does.
  *
  * Memory: the csf and mask tables (device, uploaded once) and the terms,
- * estimates and candidates of one frame (device, about 290 bytes per block
- * position: 16 MiB at 1080p), shared by the slots: record() starts with a
+ * estimates and candidates of one frame (device, 296 bytes per block
+ * position: 18 MiB at 1080p), shared by the slots: record() starts with a
  * barrier, so a frame's passes run after the previous frame's (the backend
  * orders every frame's compute after the one before anyway).  The shaders
  * need shaderFloat64 (fp64.glsl) and workgroups of HVS_WALK_THREADS.
@@ -57,8 +57,7 @@ typedef struct HvsPush {
 typedef struct HvsTwin {
     const VulkanDevice *dev;
     const PsnrHvsState *metric;
-    unsigned width[3], height[3];
-    uint32_t cols[3], blocks[3], base[3], total;
+    PsnrHvsLayout layout;
     uint32_t groups_x, groups_y; /* the per-block-position passes */
     VulkanBuffer tables, terms, prefix, cand;
     VulkanBuffer sums; /* host-visible: slots x 4 floats */
@@ -112,24 +111,15 @@ static int hvs_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
     if (!t) return -ENOMEM;
     t->dev = dev;
     t->metric = metric_state;
-    /* the picture's plane sizes (picture.c) */
-    const unsigned ss_x = format->chroma == QUALE_CHROMA_420 || format->chroma == QUALE_CHROMA_422;
-    const unsigned ss_y = format->chroma == QUALE_CHROMA_420;
-    for (unsigned p = 0; p < 3; p++) {
-        t->width[p] = p ? (format->width + ss_x) >> ss_x : format->width;
-        t->height[p] = p ? (format->height + ss_y) >> ss_y : format->height;
-        t->cols[p] = hvs_positions(t->width[p]);
-        t->blocks[p] = t->cols[p] * hvs_positions(t->height[p]);
-        t->base[p] = t->total;
-        t->total += t->blocks[p];
-    }
+    psnr_hvs_layout(format, &t->layout);
+    const PsnrHvsLayout *l = &t->layout;
     /* Workgroups of the per-block-position passes, in rows of at most
      * 65535 (the least maxComputeWorkGroupCount a device has). */
-    const uint32_t groups = (t->total + THREADS - 1) / THREADS;
+    const uint32_t groups = (l->total + THREADS - 1) / THREADS;
     t->groups_y = (groups + 65534) / 65535;
     t->groups_x = (groups + t->groups_y - 1) / t->groups_y;
 
-    const VkDeviceSize terms_bytes = (VkDeviceSize)t->total * 64 * sizeof(float);
+    const VkDeviceSize terms_bytes = (VkDeviceSize)l->total * 64 * sizeof(float);
     if (terms_bytes > dev->properties.limits.maxStorageBufferRange) {
         snprintf(error, error_size, "psnr_hvs: the terms of a %ux%u frame (%llu bytes) exceed the "
                  "device's largest storage buffer (%u bytes)", format->width, format->height,
@@ -151,10 +141,10 @@ static int hvs_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
         err = vulkan_buffer_create(dev, terms_bytes, storage, false, &t->terms, "PSNR-HVS terms",
                                    error, error_size);
     if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)t->total * sizeof(double), storage, false,
+        err = vulkan_buffer_create(dev, (VkDeviceSize)l->total * sizeof(double), storage, false,
                                    &t->prefix, "PSNR-HVS estimates", error, error_size);
     if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)t->total * CAND_WORDS * sizeof(uint32_t),
+        err = vulkan_buffer_create(dev, (VkDeviceSize)l->total * CAND_WORDS * sizeof(uint32_t),
                                    storage, false, &t->cand, "PSNR-HVS candidates", error,
                                    error_size);
     if (!err)
@@ -188,22 +178,23 @@ static int hvs_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame
                              char *error, size_t error_size)
 {
     HvsTwin *t = twin;
+    const PsnrHvsLayout *l = &t->layout;
     HvsPush push;
     memset(&push, 0, sizeof(push));
     for (unsigned p = 0; p < 3; p++) {
-        if (frame->width[p] != t->width[p] || frame->height[p] != t->height[p]) {
+        if (frame->width[p] != l->width[p] || frame->height[p] != l->height[p]) {
             snprintf(error, error_size, "psnr_hvs: plane %u is %ux%u, the twin was set up for %ux%u",
-                     p, frame->width[p], frame->height[p], t->width[p], t->height[p]);
+                     p, frame->width[p], frame->height[p], l->width[p], l->height[p]);
             return -EINVAL;
         }
         push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
         push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
         push.stride[p] = frame->stride[p];
-        push.cols[p] = t->cols[p];
-        push.blocks[p] = t->blocks[p];
-        push.base[p] = t->base[p];
+        push.cols[p] = l->cols[p];
+        push.blocks[p] = l->blocks[p];
+        push.base[p] = l->base[p];
     }
-    push.total = t->total;
+    push.total = l->total;
     push.bytes_per_sample = t->metric->bitdepth > 8 ? 2 : 1;
     push.sums_offset = slot * 4;
     /* The terms, estimates and candidates are the previous frame's until
@@ -222,7 +213,7 @@ static int hvs_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 {
     HvsTwin *t = twin;
     uint64_t count[3];
-    for (unsigned p = 0; p < 3; p++) count[p] = 64 * (uint64_t)t->blocks[p];
+    for (unsigned p = 0; p < 3; p++) count[p] = 64 * (uint64_t)t->layout.blocks[p];
     const float *sums = (const float *)t->sums.mapped + (size_t)slot * 4;
     return psnr_hvs_write(t->metric, sink, frame->index, sums, count);
 }
