@@ -334,11 +334,13 @@ precise double f64_cos_kernel(double r, double t)
     return result;
 }
 
-precise double f64_sin(double x)
+// sin(x + quarter_turns pi/2): the kernel of the reduced argument's
+// quadrant.
+precise double f64_sin_turned(double x, int quarter_turns)
 {
     double r, t;
     const int n = f64_reduce_pio2(x, r, t);
-    switch (n & 3) {
+    switch ((n + quarter_turns) & 3) {
     case 0: return f64_sin_kernel(r, t);
     case 1: return f64_cos_kernel(r, t);
     case 2: return -f64_sin_kernel(r, t);
@@ -346,16 +348,14 @@ precise double f64_sin(double x)
     }
 }
 
+precise double f64_sin(double x)
+{
+    return f64_sin_turned(x, 0);
+}
+
 precise double f64_cos(double x)
 {
-    double r, t;
-    const int n = f64_reduce_pio2(x, r, t);
-    switch (n & 3) {
-    case 0: return f64_cos_kernel(r, t);
-    case 1: return -f64_sin_kernel(r, t);
-    case 2: return -f64_cos_kernel(r, t);
-    default: return f64_sin_kernel(r, t);
-    }
+    return f64_sin_turned(x, 1);
 }
 
 // ---- atan2 ------------------------------------------------------------------------------
