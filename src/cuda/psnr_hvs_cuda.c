@@ -56,8 +56,7 @@ enum { TABLE_FLOATS = 2 * 3 * 64 };
 
 typedef struct HvsPlan {
     bool hbd;
-    unsigned width[3], height[3];
-    unsigned cols[3], blocks[3], base[3], total;
+    PsnrHvsLayout layout;
     /* offsets in a slot, bytes */
     size_t terms, prefix, cand, sums;
     size_t slot_bytes;
@@ -90,26 +89,16 @@ HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *f)
     HvsPlan *p = calloc(1, sizeof(*p));
     if (!p) return NULL;
     p->hbd = f->bitdepth > 8;
-    /* the picture's plane sizes (picture.c) */
-    const unsigned ss_x = f->chroma == QUALE_CHROMA_420 || f->chroma == QUALE_CHROMA_422;
-    const unsigned ss_y = f->chroma == QUALE_CHROMA_420;
-    for (unsigned k = 0; k < 3; k++) {
-        p->width[k] = k ? (f->width + ss_x) >> ss_x : f->width;
-        p->height[k] = k ? (f->height + ss_y) >> ss_y : f->height;
-        p->cols[k] = hvs_positions(p->width[k]);
-        p->blocks[k] = p->cols[k] * hvs_positions(p->height[k]);
-        p->base[k] = p->total;
-        p->total += p->blocks[k];
-    }
+    psnr_hvs_layout(f, &p->layout);
     size_t at = 0;
 #define HVS_PLACE(field, bytes)             \
     do {                                    \
         p->field = at;                      \
         at = align_up(at + (bytes), ALIGN); \
     } while (0)
-    HVS_PLACE(terms, (size_t)p->total * 64 * sizeof(float));
-    HVS_PLACE(prefix, (size_t)p->total * sizeof(double));
-    HVS_PLACE(cand, (size_t)p->total * CAND_BYTES);
+    HVS_PLACE(terms, (size_t)p->layout.total * 64 * sizeof(float));
+    HVS_PLACE(prefix, (size_t)p->layout.total * sizeof(double));
+    HVS_PLACE(cand, (size_t)p->layout.total * CAND_BYTES);
     HVS_PLACE(sums, 4 * sizeof(float));
 #undef HVS_PLACE
     p->slot_bytes = at;
@@ -140,7 +129,7 @@ unsigned hvs_cuda_step_count(const HvsPlan *p)
 /* The number of terms of each plane's sum. */
 void hvs_cuda_counts(const HvsPlan *p, uint64_t count[3])
 {
-    for (unsigned k = 0; k < 3; k++) count[k] = 64 * (uint64_t)p->blocks[k];
+    for (unsigned k = 0; k < 3; k++) count[k] = 64 * (uint64_t)p->layout.blocks[k];
 }
 
 /* The device's tables: csf[3][64], then mask[3][64], from the state. */
@@ -167,11 +156,11 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
         a.ref[k] = ref[k];
         a.dist[k] = dist[k];
         a.stride[k] = stride[k];
-        a.cols[k] = p->cols[k];
-        a.blocks[k] = p->blocks[k];
-        a.base[k] = p->base[k];
+        a.cols[k] = p->layout.cols[k];
+        a.blocks[k] = p->layout.blocks[k];
+        a.base[k] = p->layout.base[k];
     }
-    a.total = p->total;
+    a.total = p->layout.total;
     a.tables = tables;
     a.terms = slot + p->terms;
     a.prefix = slot + p->prefix;
@@ -182,7 +171,7 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
     launch[1] = 1;
     switch (i) {
     case 0:
-        launch[0] = blocks_for(p->total, THREADS);
+        launch[0] = blocks_for(p->layout.total, THREADS);
         launch[2] = THREADS;
         return p->hbd ? "hvs_terms_16" : "hvs_terms_8";
     case 1:
@@ -190,7 +179,7 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
         launch[2] = WALK_THREADS;
         return "hvs_prefix";
     case 2:
-        launch[0] = blocks_for(p->total, THREADS);
+        launch[0] = blocks_for(p->layout.total, THREADS);
         launch[2] = THREADS;
         return "hvs_cand";
     default:
@@ -295,9 +284,9 @@ static int hvs_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
     const HvsPlan *plan = t->plan;
     uint64_t ref[3], dist[3], stride[3];
     for (unsigned k = 0; k < 3; k++) {
-        if (frame->width[k] != plan->width[k] || frame->height[k] != plan->height[k]) {
+        if (frame->width[k] != plan->layout.width[k] || frame->height[k] != plan->layout.height[k]) {
             snprintf(error, error_size, "psnr_hvs: plane %u is %ux%u, the twin was set up for %ux%u",
-                     k, frame->width[k], frame->height[k], plan->width[k], plan->height[k]);
+                     k, frame->width[k], frame->height[k], plan->layout.width[k], plan->layout.height[k]);
             return -EINVAL;
         }
         ref[k] = frame->ref[k];

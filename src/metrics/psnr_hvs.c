@@ -196,6 +196,22 @@ int psnr_hvs_check_format(const QualeVideoFormat *f, char *error, size_t error_s
     return 0;
 }
 
+void psnr_hvs_layout(const QualeVideoFormat *f, PsnrHvsLayout *l)
+{
+    /* the picture's plane sizes (picture.c) */
+    const unsigned ss_x = f->chroma == QUALE_CHROMA_420 || f->chroma == QUALE_CHROMA_422;
+    const unsigned ss_y = f->chroma == QUALE_CHROMA_420;
+    l->total = 0;
+    for (unsigned p = 0; p < 3; p++) {
+        l->width[p] = p ? (f->width + ss_x) >> ss_x : f->width;
+        l->height[p] = p ? (f->height + ss_y) >> ss_y : f->height;
+        l->cols[p] = hvs_positions(l->width[p]);
+        l->blocks[p] = l->cols[p] * hvs_positions(l->height[p]);
+        l->base[p] = l->total;
+        l->total += l->blocks[p];
+    }
+}
+
 void psnr_hvs_values(const PsnrHvsState *s, const float sum[3], const uint64_t count[3],
                      double value[HVS_KEY_COUNT])
 {

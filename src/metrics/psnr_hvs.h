@@ -306,6 +306,17 @@ typedef struct PsnrHvsState {
     float mask[3][64];
 } PsnrHvsState;
 
+/* The block positions of a frame, as the GPU twins number them: each
+ * plane's size (the picture's), block positions per row and in all, and
+ * the index of each plane's first one, the planes numbered in turn. */
+typedef struct PsnrHvsLayout {
+    unsigned width[3], height[3];
+    unsigned cols[3], blocks[3], base[3];
+    unsigned total;
+} PsnrHvsLayout;
+
+void psnr_hvs_layout(const QualeVideoFormat *format, PsnrHvsLayout *layout);
+
 /* 0 if the metric scores this format; otherwise -EINVAL and the reason in
  * error (the message the CPU logs). */
 int psnr_hvs_check_format(const QualeVideoFormat *format, char *error, size_t error_size);

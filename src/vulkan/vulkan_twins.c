@@ -11,6 +11,8 @@ extern const VulkanTwin vulkan_twin_float_ansnr;
 extern const VulkanTwin vulkan_twin_float_motion;
 extern const VulkanTwin vulkan_twin_float_ssim;
 extern const VulkanTwin vulkan_twin_float_ms_ssim;
+extern const VulkanTwin vulkan_twin_psnr_hvs;
+extern const VulkanTwin vulkan_twin_ciede;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -23,5 +25,7 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_motion,
     &vulkan_twin_float_ssim,
     &vulkan_twin_float_ms_ssim,
+    &vulkan_twin_psnr_hvs,
+    &vulkan_twin_ciede,
     NULL,
 };
