@@ -103,76 +103,6 @@ static void vif_vulkan_close(void *twin)
     free(t);
 }
 
-/* Copies size bytes to the start of a device buffer now, through staging
- * and a command buffer of its own; later commands on the queue see them. */
-static int upload_now(const VulkanDevice *dev, const VulkanBuffer *dst, const void *data, size_t size,
-                      char *error, size_t error_size)
-{
-    VulkanBuffer staging;
-    int err = vulkan_buffer_create(dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging,
-                                   "VIF table staging", error, error_size);
-    if (err) return err;
-    memcpy(staging.mapped, data, size);
-    VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    const VkCommandPoolCreateInfo pool_info = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .queueFamilyIndex = dev->queue_family,
-    };
-    VkResult r = dev->api.vkCreateCommandPool(dev->device, &pool_info, NULL, &pool);
-    if (r == VK_SUCCESS) {
-        const VkCommandBufferAllocateInfo cb_info = {
-            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-            .commandPool = pool,
-            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-            .commandBufferCount = 1,
-        };
-        r = dev->api.vkAllocateCommandBuffers(dev->device, &cb_info, &cb);
-    }
-    if (r == VK_SUCCESS) {
-        const VkFenceCreateInfo fence_info = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-        r = dev->api.vkCreateFence(dev->device, &fence_info, NULL, &fence);
-    }
-    if (r == VK_SUCCESS) {
-        const VkCommandBufferBeginInfo begin = {
-            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-            .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-        };
-        r = dev->api.vkBeginCommandBuffer(cb, &begin);
-    }
-    if (r == VK_SUCCESS) {
-        const VkBufferCopy region = { 0, 0, size };
-        dev->api.vkCmdCopyBuffer(cb, staging.buffer, dst->buffer, 1, &region);
-        const VkMemoryBarrier done = {
-            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-            .dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
-        };
-        dev->api.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &done, 0, NULL, 0,
-                                      NULL);
-        r = dev->api.vkEndCommandBuffer(cb);
-    }
-    if (r == VK_SUCCESS) {
-        const VkSubmitInfo submit = {
-            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-            .commandBufferCount = 1,
-            .pCommandBuffers = &cb,
-        };
-        r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, fence);
-    }
-    if (r == VK_SUCCESS) r = dev->api.vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
-    if (fence) dev->api.vkDestroyFence(dev->device, fence, NULL);
-    if (pool) dev->api.vkDestroyCommandPool(dev->device, pool, NULL);
-    vulkan_buffer_destroy(dev, &staging);
-    if (r != VK_SUCCESS) {
-        snprintf(error, error_size, "uploading the VIF table failed: %s", vulkan_result_text(r));
-        return r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO;
-    }
-    return 0;
-}
-
 /* The log2 table, then what sigma1_sq + eps adds to the 53-bit mantissa of
  * a sigma1_sq of b bits (18..31): sigma1_sq's mantissa has 53 - b >= 22
  * trailing zeros, so the rounding of the sum is the same for all of them;
@@ -232,11 +162,8 @@ static int vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
     if (!table) err = -ENOMEM;
     if (!err) fill_table(t->metric, table);
     if (!err)
-        err = vulkan_buffer_create(dev, ALL_WORDS * sizeof(uint32_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   false, &t->table, "the VIF log2 table", error, error_size);
-    if (!err) err = upload_now(dev, &t->table, table, ALL_WORDS * sizeof(uint32_t), error,
-                               error_size);
+        err = vulkan_buffer_create_constant(dev, table, ALL_WORDS * sizeof(uint32_t), &t->table,
+                                            "the VIF log2 table", error, error_size);
     free(table);
     if (!err)
         err = vulkan_buffer_create(dev, (VkDeviceSize)words * sizeof(uint32_t),

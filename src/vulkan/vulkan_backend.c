@@ -307,6 +307,77 @@ void vulkan_compute_barrier(const VulkanDevice *dev, VkCommandBuffer cb)
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
+int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, size_t size,
+                                  VulkanBuffer *dst, const char *what, char *error,
+                                  size_t error_size)
+{
+    int err = vulkan_buffer_create(dev, size,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                   false, dst, what, error, error_size);
+    if (err) return err;
+    VulkanBuffer staging;
+    err = vulkan_buffer_create(dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging, what,
+                               error, error_size);
+    if (err) {
+        vulkan_buffer_destroy(dev, dst);
+        return err;
+    }
+    memcpy(staging.mapped, data, size);
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    const VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .queueFamilyIndex = dev->queue_family,
+    };
+    VkResult r = dev->api.vkCreateCommandPool(dev->device, &pool_info, NULL, &pool);
+    if (r == VK_SUCCESS) {
+        const VkCommandBufferAllocateInfo cb_info = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        r = dev->api.vkAllocateCommandBuffers(dev->device, &cb_info, &cb);
+    }
+    if (r == VK_SUCCESS) {
+        const VkFenceCreateInfo fence_info = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+        r = dev->api.vkCreateFence(dev->device, &fence_info, NULL, &fence);
+    }
+    if (r == VK_SUCCESS) {
+        const VkCommandBufferBeginInfo begin = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+            .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+        };
+        r = dev->api.vkBeginCommandBuffer(cb, &begin);
+    }
+    if (r == VK_SUCCESS) {
+        const VkBufferCopy region = { 0, 0, size };
+        dev->api.vkCmdCopyBuffer(cb, staging.buffer, dst->buffer, 1, &region);
+        barrier(dev, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+        r = dev->api.vkEndCommandBuffer(cb);
+    }
+    if (r == VK_SUCCESS) {
+        const VkSubmitInfo submit = {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &cb,
+        };
+        r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, fence);
+    }
+    if (r == VK_SUCCESS) r = dev->api.vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    if (fence) dev->api.vkDestroyFence(dev->device, fence, NULL);
+    if (pool) dev->api.vkDestroyCommandPool(dev->device, pool, NULL);
+    vulkan_buffer_destroy(dev, &staging);
+    if (r != VK_SUCCESS) {
+        vulkan_buffer_destroy(dev, dst);
+        snprintf(error, error_size, "uploading %s failed: %s", what, vulkan_result_text(r));
+        return r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
 /* ---- host memory for the context's pictures ----------------------------- */
 
 static void backend_release(GpuBackend *gpu);

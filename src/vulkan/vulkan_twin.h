@@ -49,6 +49,13 @@ int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsa
                          char *error, size_t error_size);
 void vulkan_buffer_destroy(const VulkanDevice *dev, VulkanBuffer *buffer);
 
+/* A device-local storage buffer holding size bytes of data, copied now
+ * (staging, a command buffer of its own, waited for): for the constant
+ * tables a twin makes at init; later commands on the queue see them. */
+int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, size_t size,
+                                  VulkanBuffer *buffer, const char *what, char *error,
+                                  size_t error_size);
+
 /* A compute pipeline over `bindings` storage buffers (binding 0 ..) and
  * push constants of push_size bytes, with one descriptor set bound to the
  * given buffers. */
