@@ -6,6 +6,7 @@ extern const VulkanTwin vulkan_twin_integer_motion;
 extern const VulkanTwin vulkan_twin_integer_vif;
 extern const VulkanTwin vulkan_twin_integer_adm;
 extern const VulkanTwin vulkan_twin_float_vif;
+extern const VulkanTwin vulkan_twin_float_adm;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -13,5 +14,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_integer_vif,
     &vulkan_twin_integer_adm,
     &vulkan_twin_float_vif,
+    &vulkan_twin_float_adm,
     NULL,
 };
