@@ -7,9 +7,10 @@
  *
  * It runs each metric that has a twin on the backend, on random frames of
  * awkward sizes and formats (1x1 up to 1919x1081, 8 to 16 bits, every
- * chroma format) and, when the shared corpus is given, on every corpus pair
- * with the VMAF model, once on the CPU and once on the GPU, and compares
- * every key of every frame with the tolerance table.  A metric that refuses
+ * chroma format), under some options other than the defaults, and, when
+ * the shared corpus is given, on every corpus pair with the VMAF model,
+ * once on the CPU and once on the GPU, and compares every key of every
+ * frame with the tolerance table.  A metric that refuses
  * a format must refuse it on both.  Prints the worst key, frame and
  * difference of each case, then "N passed, M failed".  Exits 77 (skip)
  * when the backend is not built or no device is there.
@@ -335,6 +336,44 @@ static void random_cases(enum QualeBackend backend, const char *const *twins, un
     }
 }
 
+/* Twins under options other than their defaults: each spec whose metric
+ * has a twin on the backend, on one clip.  A spec the twin does not
+ * support runs on the CPU on both sides (its supports() is then what is
+ * checked: that the run still works). */
+static void option_cases(enum QualeBackend backend, const char *const *twins, unsigned twin_count)
+{
+    static const char *const specs[] = {
+        "float_vif=debug=true:vif_enhn_gain_limit=1.0:vif_sigma_nsq=1.5:vif_scale2_min_val=0.9",
+        "float_vif=vif_kernelscale=3.7113402061855671:vif_skip_scale0=true",
+        "float_vif=vif_kernelscale=0.5:vif_prescale=1.5",
+        "float_vif=vif_prescale=0.5:vif_prescale_method=bilinear",
+        "float_adm=debug=true:adm_enhn_gain_limit=1.0:adm_skip_aim_scale=1",
+        "float_adm=adm_csf_mode=1:adm_bypass_cm=1:adm_adm3_apply_hm=true",
+        "float_adm=adm_csf_mode=2:adm_skip_scale0=true:adm_noise_weight=0:adm_f2s3=0.2",
+        "float_adm=adm_p_norm=2.5",
+    };
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 10, 176, 144 };
+    Clip clip;
+    if (clip_random(&clip, &f, 4, 4242)) {
+        fprintf(stderr, "gpu_parity: out of memory\n");
+        failed++;
+        clip_free(&clip);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        const size_t name_length = strcspn(specs[i], "=");
+        bool has_twin = false;
+        for (unsigned m = 0; m < twin_count; m++)
+            has_twin |= strlen(twins[m]) == name_length && !strncmp(twins[m], specs[i], name_length);
+        if (!has_twin) continue;
+        char label[256];
+        snprintf(label, sizeof(label), "%s %s %ux%u %s %u-bit", quale_backend_name(backend), specs[i],
+                 f.width, f.height, quale_chroma_name(f.chroma), f.bitdepth);
+        run_case(backend, label, &specs[i], 1, NULL, &clip);
+    }
+    clip_free(&clip);
+}
+
 static void corpus_cases(enum QualeBackend backend, const char *const *twins, unsigned twin_count,
                          const char *shared, const char *cache, unsigned max_frames)
 {
@@ -449,6 +488,7 @@ int main(int argc, char **argv)
     printf("\n");
 
     random_cases(backend, twins, twin_count, quick);
+    option_cases(backend, twins, twin_count);
     if (shared && cache) corpus_cases(backend, twins, twin_count, shared, cache, max_frames);
 
     printf("%u passed, %u failed\n", passed, failed);

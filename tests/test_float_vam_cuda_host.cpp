@@ -77,7 +77,6 @@ int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned fram
                          const float *rows);
 bool float_vif_cuda_supports(const void *state);
 
-const uint32_t *float_adm_cuda_rcp_table(unsigned *shift, size_t *count, bool *usable);
 FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth);
 void float_adm_cuda_plan_free(FloatAdmPlan *p);
 size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p);
@@ -575,7 +574,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
         unsigned shift = 0;
         size_t count = 0;
         bool usable = false;
-        const uint32_t *table = float_adm_cuda_rcp_table(&shift, &count, &usable);
+        const uint32_t *table = float_adm_reciprocal_table(&shift, &count, &usable);
         FloatAdmPlan *plan = float_adm_cuda_plan_new(s, bd);
         for (unsigned f = 0; f < c.frames; f++) {
             slot.reset(float_adm_cuda_slot_bytes(plan));
@@ -711,7 +710,7 @@ static void test_reciprocal()
     unsigned shift = 0;
     size_t count = 0;
     bool usable = false;
-    const uint32_t *table = float_adm_cuda_rcp_table(&shift, &count, &usable);
+    const uint32_t *table = float_adm_reciprocal_table(&shift, &count, &usable);
     CHECK(usable);
     if (!float_adm_divides_by_reciprocal()) {
         CHECK(table == NULL);

@@ -8,14 +8,13 @@
  * The reference divides by libvmaf's approximate reciprocal where SSE2
  * exists (rcpss and one Newton step: every x86-64), and rcpss is the CPU's
  * own approximation (Intel's and AMD's differ in the last bits).  Once per
- * process this file tabulates the host's float_adm_reciprocal() on [1, 2)
- * (its result depends on the leading 11 bits of the mantissa on the Intel
- * CPUs measured, 2048 entries: the table is as fine as the host needs,
- * 2^23 entries at most) and checks float_adm_reciprocal_from_table()
- * against it for every exponent and both signs on a spread of mantissas;
- * the device then divides exactly as the host's reference.  Where the
- * check fails the twin declines the metric, which stays on the CPU.
- * Where the reference divides exactly (no SSE2), so does the device.
+ * process float_adm_reciprocal_table() (float_adm.c) tabulates the host's
+ * float_adm_reciprocal() on [1, 2) and checks
+ * float_adm_reciprocal_from_table() against it for every exponent and both
+ * signs on a spread of mantissas; the device then divides exactly as the
+ * host's reference.  Where the check fails the twin declines the metric,
+ * which stays on the CPU.  Where the reference divides exactly (no SSE2),
+ * so does the device.
  *
  * Device memory: the reciprocal table (8 KiB on those CPUs) and, per slot,
  *   the row sums of every level (read back: 9 floats per band row, 30 KiB
@@ -34,7 +33,6 @@
  * float_adm_cuda_write(), which the test calls too.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,101 +78,6 @@ _Static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit)
  * memory: 45 KiB. */
 enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256, MAX_GRID_Y = 65535 };
 enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
-
-/* ---- the reciprocal ------------------------------------------------------- */
-
-static pthread_once_t rcp_once = PTHREAD_ONCE_INIT;
-static struct {
-    bool exact;          /* the reference divides exactly */
-    bool usable;         /* the table reproduces the host's reciprocal */
-    unsigned shift;
-    size_t count;
-    uint32_t *table;
-} rcp;
-
-static uint32_t bits_of(float x)
-{
-    uint32_t b;
-    memcpy(&b, &x, sizeof(b));
-    return b;
-}
-
-static float float_of(uint32_t b)
-{
-    float x;
-    memcpy(&x, &b, sizeof(x));
-    return x;
-}
-
-static bool rcp_matches(uint32_t x)
-{
-    const float d = float_of(x);
-    return bits_of(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
-           bits_of(float_adm_reciprocal(d));
-}
-
-static void rcp_build(void)
-{
-    if (!float_adm_divides_by_reciprocal()) {
-        rcp.exact = rcp.usable = true;
-        return;
-    }
-    /* The finest table the host needs: where the result on [1, 2) changes,
-     * the mantissa's lower bits below the change do not matter. */
-    unsigned shift = 23;
-    uint32_t prev = bits_of(float_adm_reciprocal(1.0f));
-    for (uint32_t m = 1; m < (1u << 23); m++) {
-        const uint32_t r = bits_of(float_adm_reciprocal(float_of(0x3F800000u | m)));
-        if (r != prev) {
-            const unsigned tz = (unsigned)__builtin_ctz(m);
-            if (tz < shift) shift = tz;
-            prev = r;
-        }
-    }
-    rcp.shift = shift;
-    rcp.count = (size_t)1 << (23 - shift);
-    rcp.table = malloc(rcp.count * sizeof(uint32_t));
-    if (!rcp.table) return;
-    for (size_t k = 0; k < rcp.count; k++)
-        rcp.table[k] = bits_of(float_adm_reciprocal(float_of(0x3F800000u | (uint32_t)(k << shift))));
-
-    /* Every exponent, both signs: edge mantissas and a spread of others.
-     * The divisors are band values plus 1e-30: the exponents of zeros and
-     * subnormals (a band value within 2^-126 of -1e-30) and of 2^126 and
-     * more (no band of samples on the 8-bit scale comes near) do not
-     * occur, so only the normal range must match; the others are x86's
-     * rules, which Intel's CPUs follow. */
-    static const uint32_t edges[] = { 0, 1, 2, 3, 0x7FFFFF, 0x7FFFFE, 0x400000, 0x3FFFFF,
-                                      0x400001, 0x000FFF, 0x001000, 0x7FF000 };
-    bool ok = true;
-    for (uint32_t e = 1; e <= 252 && ok; e++) {
-        for (uint32_t sign = 0; sign < 2 && ok; sign++) {
-            const uint32_t top = sign << 31 | e << 23;
-            for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]) && ok; i++)
-                ok = rcp_matches(top | edges[i]);
-            for (uint32_t i = 0; i < 4096 && ok; i++)
-                ok = rcp_matches(top | ((i * 2654435761u) >> 9 & 0x7FFFFFu));
-        }
-    }
-    /* and the whole binade of 1e-30 (the eps alone: flat areas divide by
-     * it), [1, 2) being the table itself */
-    for (uint32_t m = 0; m < (1u << 23) && ok; m++) ok = rcp_matches((27u << 23) | m);
-    rcp.usable = ok;
-}
-
-/* Not static: the host test calls them (it declares them itself).  The
- * table of the host's reciprocal (NULL where the reference divides
- * exactly), its shift and entries, and whether it reproduces the host's. */
-const uint32_t *float_adm_cuda_rcp_table(unsigned *shift, size_t *count, bool *usable);
-
-const uint32_t *float_adm_cuda_rcp_table(unsigned *shift, size_t *count, bool *usable)
-{
-    pthread_once(&rcp_once, rcp_build);
-    *shift = rcp.shift;
-    *count = rcp.count;
-    *usable = rcp.usable && (rcp.exact || rcp.table);
-    return rcp.exact ? NULL : rcp.table;
-}
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -382,18 +285,9 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
 int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned frame,
                          const float *rows)
 {
-    FloatAdmLevel levels[FLOAT_ADM_SCALES];
-    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
-        float sums[SUMS] = { 0 };
-        const bool scored = level_scored(p->s, k);
-        if (scored) {
-            const float *r = rows + p->rows[k] / sizeof(float);
-            for (int m = p->rect[k].top; m < p->rect[k].bottom; m++)
-                for (unsigned j = 0; j < SUMS; j++) sums[j] += r[(size_t)m * SUMS + j];
-        }
-        levels[k] = float_adm_level(p->s, p->w2[k], p->h2[k], scored, sums);
-    }
-    return float_adm_write(p->s, sink, frame, levels);
+    const float *level_rows[FLOAT_ADM_SCALES];
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) level_rows[k] = rows + p->rows[k] / sizeof(float);
+    return float_adm_write_rows(p->s, sink, frame, level_rows);
 }
 
 /* ---- the twin ------------------------------------------------------------- */
@@ -420,7 +314,7 @@ bool float_adm_cuda_supports(const void *state)
     unsigned shift;
     size_t count;
     bool usable;
-    float_adm_cuda_rcp_table(&shift, &count, &usable);
+    float_adm_reciprocal_table(&shift, &count, &usable);
     /* every other option: tests/test_float_vam_cuda_host.cpp */
     return usable && s->p_norm == 3.0;
 }
@@ -461,7 +355,7 @@ static int float_adm_cuda_init(const CudaDevice *dev, CUmodule module, const voi
     }
     size_t count = 0;
     bool usable = false;
-    const uint32_t *table = err ? NULL : float_adm_cuda_rcp_table(&t->shift, &count, &usable);
+    const uint32_t *table = err ? NULL : float_adm_reciprocal_table(&t->shift, &count, &usable);
     if (!err && !usable) {
         snprintf(error, error_size, "float ADM: the host's reciprocal cannot be reproduced");
         err = -ENOTSUP;

@@ -268,19 +268,9 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
 int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned frame,
                          const float *rows)
 {
-    const FloatVifState *s = p->s;
-    double scores[2 * FLOAT_VIF_SCALES] = { 0 };
-    for (unsigned k = s->skip_scale0 ? 1 : 0; k < FLOAT_VIF_SCALES; k++) {
-        const float *r = rows + p->rows[k] / sizeof(float);
-        float acc_num = 0.0f, acc_den = 0.0f;
-        for (unsigned y = 0; y < p->h[k]; y++) {
-            acc_num += r[2 * y];
-            acc_den += r[2 * y + 1];
-        }
-        scores[2 * k] = acc_num;
-        scores[2 * k + 1] = acc_den;
-    }
-    return float_vif_write(s, sink, frame, scores);
+    const float *scale_rows[FLOAT_VIF_SCALES];
+    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) scale_rows[k] = rows + p->rows[k] / sizeof(float);
+    return float_vif_write_rows(p->s, sink, frame, scale_rows);
 }
 
 /* ---- the twin ------------------------------------------------------------- */

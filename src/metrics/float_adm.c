@@ -58,6 +58,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -323,6 +324,85 @@ float float_adm_reciprocal(float d)
 #else
     return 1.0f / d;
 #endif
+}
+
+/* The table of float_adm_reciprocal_table(), made once per process.  The
+ * host's rcpss depends on the leading 11 bits of the mantissa on the Intel
+ * CPUs measured (2048 entries); the table is as fine as the host needs,
+ * 2^23 entries at most. */
+static pthread_once_t rcp_once = PTHREAD_ONCE_INIT;
+static struct {
+    bool exact;          /* the reference divides exactly */
+    bool usable;         /* the table reproduces the host's reciprocal */
+    unsigned shift;
+    size_t count;
+    uint32_t *table;
+} rcp;
+
+static bool rcp_matches(uint32_t x)
+{
+    const float d = float_adm_float(x);
+    return float_adm_bits(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
+           float_adm_bits(float_adm_reciprocal(d));
+}
+
+static void rcp_build(void)
+{
+    if (!float_adm_divides_by_reciprocal()) {
+        rcp.exact = rcp.usable = true;
+        return;
+    }
+    /* The finest table the host needs: where the result on [1, 2) changes,
+     * the mantissa's lower bits below the change do not matter. */
+    unsigned shift = 23;
+    uint32_t prev = float_adm_bits(float_adm_reciprocal(1.0f));
+    for (uint32_t m = 1; m < (1u << 23); m++) {
+        const uint32_t r = float_adm_bits(float_adm_reciprocal(float_adm_float(0x3F800000u | m)));
+        if (r != prev) {
+            const unsigned tz = (unsigned)__builtin_ctz(m);
+            if (tz < shift) shift = tz;
+            prev = r;
+        }
+    }
+    rcp.shift = shift;
+    rcp.count = (size_t)1 << (23 - shift);
+    rcp.table = malloc(rcp.count * sizeof(uint32_t));
+    if (!rcp.table) return;
+    for (size_t k = 0; k < rcp.count; k++)
+        rcp.table[k] = float_adm_bits(
+            float_adm_reciprocal(float_adm_float(0x3F800000u | (uint32_t)(k << shift))));
+
+    /* Every exponent, both signs: edge mantissas and a spread of others.
+     * The divisors are band values plus 1e-30: the exponents of zeros and
+     * subnormals (a band value within 2^-126 of -1e-30) and of 2^126 and
+     * more (no band of samples on the 8-bit scale comes near) do not
+     * occur, so only the normal range must match; the others are x86's
+     * rules, which Intel's CPUs follow. */
+    static const uint32_t edges[] = { 0, 1, 2, 3, 0x7FFFFF, 0x7FFFFE, 0x400000, 0x3FFFFF,
+                                      0x400001, 0x000FFF, 0x001000, 0x7FF000 };
+    bool ok = true;
+    for (uint32_t e = 1; e <= 252 && ok; e++) {
+        for (uint32_t sign = 0; sign < 2 && ok; sign++) {
+            const uint32_t top = sign << 31 | e << 23;
+            for (size_t i = 0; i < QUALE_ARRAY_SIZE(edges) && ok; i++)
+                ok = rcp_matches(top | edges[i]);
+            for (uint32_t i = 0; i < 4096 && ok; i++)
+                ok = rcp_matches(top | ((i * 2654435761u) >> 9 & 0x7FFFFFu));
+        }
+    }
+    /* and the whole binade of 1e-30 (the eps alone: flat areas divide by
+     * it), [1, 2) being the table itself */
+    for (uint32_t m = 0; m < (1u << 23) && ok; m++) ok = rcp_matches((27u << 23) | m);
+    rcp.usable = ok;
+}
+
+const uint32_t *float_adm_reciprocal_table(unsigned *shift, size_t *count, bool *usable)
+{
+    pthread_once(&rcp_once, rcp_build);
+    *shift = rcp.shift;
+    *count = rcp.count;
+    *usable = rcp.usable && (rcp.exact || rcp.table);
+    return rcp.exact ? NULL : rcp.table;
 }
 
 /* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
@@ -932,6 +1012,27 @@ int float_adm_write(const FloatAdmState *s, FeatureSink *sink, unsigned f,
         if (!err) err = feature_sink_put(sink, s->key[KEY_NUM_SCALE0 + 2 * i + 1], f, den_scale[i]);
     }
     return err;
+}
+
+int float_adm_write_rows(const FloatAdmState *s, FeatureSink *sink, unsigned f,
+                         const float *const rows[ADM_SCALES])
+{
+    FloatAdmLevel levels[ADM_SCALES];
+    int w = s->w, h = s->h;
+    for (int k = 0; k < ADM_SCALES; k++) {
+        const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+        const bool scored = k > 0 || !s->skip_scale0;
+        float sums[FLOAT_ADM_SUMS] = { 0 };
+        if (scored) {
+            const Rect rc = rect_scored(w2, h2);
+            for (int m = rc.top; m < rc.bottom; m++)
+                for (int j = 0; j < FLOAT_ADM_SUMS; j++) sums[j] += rows[k][(size_t)m * FLOAT_ADM_SUMS + j];
+        }
+        levels[k] = float_adm_level(s, w2, h2, scored, sums);
+        w = w2;
+        h = h2;
+    }
+    return float_adm_write(s, sink, f, levels);
 }
 
 const Metric metric_float_adm = {

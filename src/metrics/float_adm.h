@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -243,11 +244,27 @@ FloatAdmLevel float_adm_level(const FloatAdmState *s, int w2, int h2, bool score
 int float_adm_write(const FloatAdmState *s, FeatureSink *sink, unsigned frame,
                     const FloatAdmLevel levels[FLOAT_ADM_SCALES]);
 
+/* float_adm_write() from the rows' sums that a GPU twin reads back:
+ * rows[k] holds, per band row m of level k, its FLOAT_ADM_SUMS float sums
+ * at rows[k][m * FLOAT_ADM_SUMS] (the scored rows are read), added here in
+ * float in row order as the reference adds them; then each level's scores
+ * (float_adm_level()) and the keys.  rows[0] is not read with
+ * adm_skip_scale0. */
+int float_adm_write_rows(const FloatAdmState *s, FeatureSink *sink, unsigned frame,
+                         const float *const rows[FLOAT_ADM_SCALES]);
+
 /* Whether the reference divides by libvmaf's reciprocal (rcpss and one
  * Newton step: x86 with SSE2) rather than exactly, and that reciprocal's
  * approximation (the CPU's rcpss; 1 / d where there is none). */
 bool float_adm_divides_by_reciprocal(void);
 float float_adm_reciprocal(float d);
+
+/* The host's float_adm_reciprocal() on [1, 2) as the table of
+ * float_adm_reciprocal_from_table(), made once per process, for a GPU twin
+ * to divide as the reference does: NULL where the reference divides
+ * exactly; *usable false where the table does not reproduce the host's
+ * reciprocal (the twin then declines the metric). */
+const uint32_t *float_adm_reciprocal_table(unsigned *shift, size_t *count, bool *usable);
 
 extern const Metric metric_float_adm;
 

@@ -819,6 +819,22 @@ int float_vif_write(const FloatVifState *s, FeatureSink *sink, unsigned f,
     return err;
 }
 
+int float_vif_write_rows(const FloatVifState *s, FeatureSink *sink, unsigned f,
+                         const float *const rows[VIF_SCALES])
+{
+    double scores[2 * VIF_SCALES] = { 0 };
+    for (int k = s->skip_scale0 ? 1 : 0; k < VIF_SCALES; k++) {
+        float acc_num = 0.0f, acc_den = 0.0f;
+        for (int y = 0; y < s->h[k]; y++) {
+            acc_num += rows[k][2 * y];
+            acc_den += rows[k][2 * y + 1];
+        }
+        scores[2 * k] = acc_num;
+        scores[2 * k + 1] = acc_den;
+    }
+    return float_vif_write(s, sink, f, scores);
+}
+
 const Metric metric_float_vif = {
     .name = "float_vif",
     .keys = vif_keys,

@@ -181,6 +181,13 @@ typedef struct FloatVifState {
 int float_vif_write(const FloatVifState *s, FeatureSink *sink, unsigned frame,
                     const double scores[2 * FLOAT_VIF_SCALES]);
 
+/* float_vif_write() from the rows' sums that a GPU twin reads back:
+ * rows[s] holds each row of scale s's numerator and denominator sums (two
+ * floats a row, rows in order), added here in float in row order as the
+ * reference adds them (rows[0] is not read with vif_skip_scale0). */
+int float_vif_write_rows(const FloatVifState *s, FeatureSink *sink, unsigned frame,
+                         const float *const rows[FLOAT_VIF_SCALES]);
+
 extern const Metric metric_float_vif;
 
 #ifdef __cplusplus

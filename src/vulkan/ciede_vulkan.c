@@ -91,13 +91,8 @@ static int ciede_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
     for (unsigned x = 0; !err && x < s->width; x++)
         columns[x] = s->chroma_col[x] | (uint32_t)s->chroma_row[x] << 30;
     if (!err)
-        err = vulkan_buffer_create(dev, column_bytes,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   false, &t->columns, "the CIEDE2000 chroma indexing", error,
-                                   error_size);
-    if (!err)
-        err = vulkan_buffer_upload(dev, &t->columns, columns, column_bytes,
-                                   "the CIEDE2000 chroma indexing", error, error_size);
+        err = vulkan_buffer_create_constant(dev, columns, column_bytes, &t->columns,
+                                            "the CIEDE2000 chroma indexing", error, error_size);
     free(columns);
     if (!err)
         err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->partial_count * sizeof(double),

@@ -162,11 +162,8 @@ static int vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
     if (!table) err = -ENOMEM;
     if (!err) fill_table(t->metric, table);
     if (!err)
-        err = vulkan_buffer_create(dev, ALL_WORDS * sizeof(uint32_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   false, &t->table, "the VIF log2 table", error, error_size);
-    if (!err) err = vulkan_buffer_upload(dev, &t->table, table, ALL_WORDS * sizeof(uint32_t),
-                                          "the VIF log2 table", error, error_size);
+        err = vulkan_buffer_create_constant(dev, table, ALL_WORDS * sizeof(uint32_t), &t->table,
+                                            "the VIF log2 table", error, error_size);
     free(table);
     if (!err)
         err = vulkan_buffer_create(dev, (VkDeviceSize)words * sizeof(uint32_t),

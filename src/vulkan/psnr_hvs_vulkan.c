@@ -128,15 +128,10 @@ static int hvs_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
         return -E2BIG;
     }
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    err = vulkan_buffer_create(dev, TABLE_FLOATS * sizeof(float),
-                               storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false, &t->tables,
-                               "the PSNR-HVS tables", error, error_size);
-    if (!err) {
-        float tables[TABLE_FLOATS];
-        hvs_tables(t->metric, tables);
-        err = vulkan_buffer_upload(dev, &t->tables, tables, sizeof(tables), "the PSNR-HVS tables",
-                                   error, error_size);
-    }
+    float tables[TABLE_FLOATS];
+    hvs_tables(t->metric, tables);
+    err = vulkan_buffer_create_constant(dev, tables, sizeof(tables), &t->tables,
+                                        "the PSNR-HVS tables", error, error_size);
     if (!err)
         err = vulkan_buffer_create(dev, terms_bytes, storage, false, &t->terms, "PSNR-HVS terms",
                                    error, error_size);

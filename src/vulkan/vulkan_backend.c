@@ -307,13 +307,21 @@ void vulkan_compute_barrier(const VulkanDevice *dev, VkCommandBuffer cb)
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-int vulkan_buffer_upload(const VulkanDevice *dev, const VulkanBuffer *dst, const void *data,
-                         size_t size, const char *what, char *error, size_t error_size)
+int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, size_t size,
+                                  VulkanBuffer *dst, const char *what, char *error,
+                                  size_t error_size)
 {
-    VulkanBuffer staging;
-    int err = vulkan_buffer_create(dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging,
-                                   "staging", error, error_size);
+    int err = vulkan_buffer_create(dev, size,
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                   false, dst, what, error, error_size);
     if (err) return err;
+    VulkanBuffer staging;
+    err = vulkan_buffer_create(dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging, what,
+                               error, error_size);
+    if (err) {
+        vulkan_buffer_destroy(dev, dst);
+        return err;
+    }
     memcpy(staging.mapped, data, size);
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandBuffer cb = VK_NULL_HANDLE;
@@ -346,14 +354,8 @@ int vulkan_buffer_upload(const VulkanDevice *dev, const VulkanBuffer *dst, const
     if (r == VK_SUCCESS) {
         const VkBufferCopy region = { 0, 0, size };
         dev->api.vkCmdCopyBuffer(cb, staging.buffer, dst->buffer, 1, &region);
-        const VkMemoryBarrier done = {
-            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-            .dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
-        };
-        dev->api.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &done, 0, NULL, 0,
-                                      NULL);
+        barrier(dev, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
         r = dev->api.vkEndCommandBuffer(cb);
     }
     if (r == VK_SUCCESS) {
@@ -369,6 +371,7 @@ int vulkan_buffer_upload(const VulkanDevice *dev, const VulkanBuffer *dst, const
     if (pool) dev->api.vkDestroyCommandPool(dev->device, pool, NULL);
     vulkan_buffer_destroy(dev, &staging);
     if (r != VK_SUCCESS) {
+        vulkan_buffer_destroy(dev, dst);
         snprintf(error, error_size, "uploading %s failed: %s", what, vulkan_result_text(r));
         return r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO;
     }

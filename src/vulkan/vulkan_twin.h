@@ -49,12 +49,12 @@ int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsa
                          char *error, size_t error_size);
 void vulkan_buffer_destroy(const VulkanDevice *dev, VulkanBuffer *buffer);
 
-/* Copies size bytes to the start of a device buffer (made with
- * VK_BUFFER_USAGE_TRANSFER_DST_BIT) now, through staging and a command
- * buffer of its own, and waits: for a twin's tables, at init.  Later
- * commands on the queue see them. */
-int vulkan_buffer_upload(const VulkanDevice *dev, const VulkanBuffer *dst, const void *data,
-                         size_t size, const char *what, char *error, size_t error_size);
+/* A device-local storage buffer holding size bytes of data, copied now
+ * (staging, a command buffer of its own, waited for): for the constant
+ * tables a twin makes at init; later commands on the queue see them. */
+int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, size_t size,
+                                  VulkanBuffer *buffer, const char *what, char *error,
+                                  size_t error_size);
 
 /* A compute pipeline over `bindings` storage buffers (binding 0 ..) and
  * push constants of push_size bytes, with one descriptor set bound to the

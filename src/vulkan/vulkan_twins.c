@@ -13,6 +13,8 @@ extern const VulkanTwin vulkan_twin_float_ssim;
 extern const VulkanTwin vulkan_twin_float_ms_ssim;
 extern const VulkanTwin vulkan_twin_psnr_hvs;
 extern const VulkanTwin vulkan_twin_ciede;
+extern const VulkanTwin vulkan_twin_float_vif;
+extern const VulkanTwin vulkan_twin_float_adm;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -27,5 +29,7 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_ms_ssim,
     &vulkan_twin_psnr_hvs,
     &vulkan_twin_ciede,
+    &vulkan_twin_float_vif,
+    &vulkan_twin_float_adm,
     NULL,
 };
