@@ -471,27 +471,27 @@ ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, 
     }
 }
 
-static void dwt_level0_8bit(const QualePicture *pic, bool details, int32_t *const band[4],
-                            ptrdiff_t stride, int32_t *lo, int32_t *hi)
+static void dwt_level0_8_c(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
+                           int h, bool details, int32_t *const band[4], ptrdiff_t stride,
+                           int32_t *lo, int32_t *hi)
 {
-    dwt_level0(pic->data[0], pic->stride[0], 1, 8, (int)pic->plane_width[0],
-               (int)pic->plane_height[0], details, band, stride, lo, hi);
+    (void)bitdepth; /* always 8 */
+    dwt_level0(src, src_stride, 1, 8, w, h, details, band, stride, lo, hi);
 }
 
-static void dwt_level0_16bit(const QualePicture *pic, bool details, int32_t *const band[4],
-                             ptrdiff_t stride, int32_t *lo, int32_t *hi)
+static void dwt_level0_16_c(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
+                            int h, bool details, int32_t *const band[4], ptrdiff_t stride,
+                            int32_t *lo, int32_t *hi)
 {
-    dwt_level0(pic->data[0], pic->stride[0], 2, (int)pic->format.bitdepth,
-               (int)pic->plane_width[0], (int)pic->plane_height[0], details, band, stride,
-               lo, hi);
+    dwt_level0(src, src_stride, 2, bitdepth, w, h, details, band, stride, lo, hi);
 }
 
 /* Levels 1..3 from the previous approximation band (w x h, int32), in 64-bit
  * sums with per-level rounding shifts.  The source may be band[BAND_A]
  * itself: output row i only overwrites source rows that no later output
  * row reads (they read rows 2i + 1 and beyond). */
-static void dwt_level123(const int32_t *src, int w, int h, int scale, int32_t *const band[4],
-                         ptrdiff_t stride, int32_t *lo, int32_t *hi)
+static void dwt_level123_c(const int32_t *src, int w, int h, int scale, int32_t *const band[4],
+                           ptrdiff_t stride, int32_t *lo, int32_t *hi)
 {
     static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
     static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
@@ -566,26 +566,25 @@ static inline int32_t ratio_q15_level123(const int32_t *div_lookup, int32_t o, i
 
 /* Splits the distorted details into the restored part (rst) and the
  * additive impairment, written over the distorted details. */
-ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
-                         int32_t *const dis[4], int32_t *const rst[3], ptrdiff_t stride,
-                         int w, int h)
+ADM_INLINE void decouple(bool level0, const int32_t *div_lookup, float cos_1deg_sq,
+                         double gain, const int32_t *const ref[3], int32_t *const dis[3],
+                         int32_t *const rst[3], ptrdiff_t stride, int w, int h)
 {
     const Rect r = adm_rect_with_taps(w, h);
-    const double gain = s->enhn_gain_limit;
 
     for (int i = r.top; i < r.bottom; i++) {
         for (int j = r.left; j < r.right; j++) {
             const ptrdiff_t x = i * stride + j;
-            const int32_t oh = ref[BAND_H][x], ov = ref[BAND_V][x];
-            const int32_t th = dis[BAND_H][x], tv = dis[BAND_V][x];
+            const int32_t oh = ref[0][x], ov = ref[1][x];
+            const int32_t th = dis[0][x], tv = dis[1][x];
             const bool angle = angle_within_1deg((int64_t)oh * th + (int64_t)ov * tv,
                                                  (int64_t)oh * oh + (int64_t)ov * ov,
                                                  (int64_t)th * th + (int64_t)tv * tv,
-                                                 s->cos_1deg_sq);
+                                                 cos_1deg_sq);
             for (int b = 0; b < 3; b++) {
-                const int32_t o = ref[BAND_H + b][x], t = dis[BAND_H + b][x];
-                const int32_t k = level0 ? ratio_q15_level0(s->div_lookup, o, t)
-                                         : ratio_q15_level123(s->div_lookup, o, t);
+                const int32_t o = ref[b][x], t = dis[b][x];
+                const int32_t k = level0 ? ratio_q15_level0(div_lookup, o, t)
+                                         : ratio_q15_level123(div_lookup, o, t);
                 int32_t v = level0 ? (int16_t)((k * o + 16384) >> 15)
                                    : (int32_t)(((int64_t)k * o + 16384) >> 15);
                 /* libvmaf tests the sign of k / 32768 * o / 64 in float,
@@ -595,11 +594,24 @@ ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
                     v = (int32_t)(o > 0 ? (g < t ? g : t) : (g > t ? g : t));
                 }
                 rst[b][x] = v;
-                dis[BAND_H + b][x] = level0 ? (int16_t)(t - v)
-                                            : (int32_t)((uint32_t)t - (uint32_t)v);
+                dis[b][x] = level0 ? (int16_t)(t - v) : (int32_t)((uint32_t)t - (uint32_t)v);
             }
         }
     }
+}
+
+static void decouple_level0_c(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                              const int32_t *const ref[3], int32_t *const dis[3],
+                              int32_t *const rst[3], ptrdiff_t stride, int w, int h)
+{
+    decouple(true, div_lookup, cos_1deg_sq, gain, ref, dis, rst, stride, w, h);
+}
+
+static void decouple_level123_c(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                                const int32_t *const ref[3], int32_t *const dis[3],
+                                int32_t *const rst[3], ptrdiff_t stride, int w, int h)
+{
+    decouple(false, div_lookup, cos_1deg_sq, gain, ref, dis, rst, stride, w, h);
 }
 
 /* ---- CSF and masking ----------------------------------------------------------- */
@@ -610,9 +622,9 @@ ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
  *   centre[x] = sum over orientations of |csf| / 15 - |csf| / 30,
  * so that threshold = (3x3 box sum of around) + centre.  The sums wrap in
  * 32 bits like libvmaf's int32 threshold. */
-ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
-                               int32_t *const src[3], ptrdiff_t stride, int w, int h,
-                               int32_t *around, int32_t *centre)
+ADM_INLINE void masking_planes(bool level0, const uint32_t csf[3], const int32_t *const src[3],
+                               ptrdiff_t stride, int w, int h, int32_t *around,
+                               int32_t *centre)
 {
     const Rect r = adm_rect_with_taps(w, h);
     /* level 0: Q21 / Q23 weights back to Q16, with libvmaf's 65535 */
@@ -626,13 +638,13 @@ ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
             for (int b = 0; b < 3; b++) {
                 int32_t c, flt, ctr;
                 if (level0) {
-                    c = (int16_t)((s->csf_q0[b] * src[b][x] + add0[b]) >> shift0[b]);
+                    c = (int16_t)(((int32_t)csf[b] * src[b][x] + add0[b]) >> shift0[b]);
                     flt = (int16_t)((4369 * abs(c) + 2048) >> 12);
                     ctr = (int16_t)((8738 * abs(c) + 2048) >> 12);
                 } else {
                     /* 1 / 30 and 1 / 15 in Q32, with libvmaf's rounding
                      * term (int32_t)(1u << 31), which subtracts */
-                    c = (int32_t)(((int64_t)s->csf_q32[scale][b] * src[b][x] + (1 << 27)) >> 28);
+                    c = (int32_t)(((int64_t)csf[b] * src[b][x] + (1 << 27)) >> 28);
                     flt = (int32_t)((143165577 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
                     ctr = (int32_t)((286331153 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
                 }
@@ -643,6 +655,19 @@ ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
             centre[x] = (int32_t)sum_centre;
         }
     }
+}
+
+static void masking_level0_c(const uint32_t csf[3], const int32_t *const src[3],
+                             ptrdiff_t stride, int w, int h, int32_t *around, int32_t *centre)
+{
+    masking_planes(true, csf, src, stride, w, h, around, centre);
+}
+
+static void masking_level123_c(const uint32_t csf[3], const int32_t *const src[3],
+                               ptrdiff_t stride, int w, int h, int32_t *around,
+                               int32_t *centre)
+{
+    masking_planes(false, csf, src, stride, w, h, around, centre);
 }
 
 /* The masked sum of one decoupled band (the restored part for the DLM, the
@@ -708,7 +733,7 @@ float adm_masked_finish(const AdmState *s, bool level0, int scale, int w, int h,
  * the band width, every row sum by a shift that depends on its height.
  * The masking window reflects across the first row and column (-1 -> 1)
  * and repeats the last (n -> n - 1), as libvmaf's does. */
-ADM_INLINE void masked_sum(const AdmState *s, bool level0, int scale, int32_t *const src[3],
+ADM_INLINE void masked_sum(bool level0, const uint32_t csf[3], const int32_t *const src[3],
                            const int32_t *around, const int32_t *centre, ptrdiff_t stride,
                            int w, int h, uint32_t *col, uint64_t acc[3])
 {
@@ -739,8 +764,8 @@ ADM_INLINE void masked_sum(const AdmState *s, bool level0, int scale, int32_t *c
                 (int32_t)(col[j - 1] + col[j] + col[j + 1] + (uint32_t)centre[x]);
             for (int b = 0; b < 3; b++) {
                 const int32_t c = level0
-                    ? src[b][x] * (int32_t)s->csf_q0[b]
-                    : (int32_t)(((int64_t)src[b][x] * s->csf_q32[scale][b] + (1 << 27)) >> 28);
+                    ? src[b][x] * (int32_t)csf[b]
+                    : (int32_t)(((int64_t)src[b][x] * csf[b] + (1 << 27)) >> 28);
                 int32_t m = (int32_t)((uint32_t)abs_wrap(c) - ((uint32_t)thr << sub[b]));
                 if (m < 0) m = 0;
                 const int32_t m_sq = (int32_t)(((int64_t)m * m + sq_add[b]) >> sq[b]);
@@ -750,6 +775,21 @@ ADM_INLINE void masked_sum(const AdmState *s, bool level0, int scale, int32_t *c
         for (int b = 0; b < 3; b++)
             acc[b] += (uint64_t)((int64_t)(row[b] + (uint64_t)row_add) >> row_shift);
     }
+}
+
+static void masked_sum_level0_c(const uint32_t csf[3], const int32_t *const src[3],
+                                const int32_t *around, const int32_t *centre, ptrdiff_t stride,
+                                int w, int h, uint32_t *col, uint64_t acc[3])
+{
+    masked_sum(true, csf, src, around, centre, stride, w, h, col, acc);
+}
+
+static void masked_sum_level123_c(const uint32_t csf[3], const int32_t *const src[3],
+                                  const int32_t *around, const int32_t *centre,
+                                  ptrdiff_t stride, int w, int h, uint32_t *col,
+                                  uint64_t acc[3])
+{
+    masked_sum(false, csf, src, around, centre, stride, w, h, col, acc);
 }
 
 /* The denominator of a level: per orientation (sum of |csf(o)|^3)^(1/3)
@@ -793,9 +833,10 @@ float adm_den_finish(const AdmState *s, bool level0, int scale, int w, int h,
     return den[0] + den[1] + den[2];
 }
 
-static void csf_den_level0(int32_t *const ref[4], ptrdiff_t stride, int w, int h,
-                           uint64_t acc[3])
+static void den_level0_c(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w, int h,
+                         uint64_t acc[3])
 {
+    (void)scale; /* 0 */
     const Rect r = adm_rect_scored(w, h);
     AdmDenShifts p;
     adm_den_shifts(true, 0, w, h, &p);
@@ -805,7 +846,7 @@ static void csf_den_level0(int32_t *const ref[4], ptrdiff_t stride, int w, int h
     acc[0] = acc[1] = acc[2] = 0;
     for (int i = r.top; i < r.bottom; i++) {
         for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[BAND_H + b] + i * stride;
+            const int32_t *o = ref[b] + i * stride;
             uint64_t row = 0;
             for (int j = r.left; j < r.right; j++) {
                 const uint64_t m = (uint16_t)abs(o[j]);
@@ -816,8 +857,8 @@ static void csf_den_level0(int32_t *const ref[4], ptrdiff_t stride, int w, int h
     }
 }
 
-static void csf_den_level123(int scale, int32_t *const ref[4], ptrdiff_t stride, int w, int h,
-                             uint64_t acc[3])
+static void den_level123_c(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w,
+                           int h, uint64_t acc[3])
 {
     const Rect r = adm_rect_scored(w, h);
     AdmDenShifts p;
@@ -828,7 +869,7 @@ static void csf_den_level123(int scale, int32_t *const ref[4], ptrdiff_t stride,
     acc[0] = acc[1] = acc[2] = 0;
     for (int i = r.top; i < r.bottom; i++) {
         for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[BAND_H + b] + i * stride;
+            const int32_t *o = ref[b] + i * stride;
             uint64_t row = 0;
             for (int j = r.left; j < r.right; j++) {
                 const uint64_t m = (uint32_t)abs_wrap(o[j]);
@@ -852,37 +893,35 @@ typedef struct AdmScratch {
 } AdmScratch;
 
 /* The nine sums of one level (see ADM_LEVEL_SUMS), from its DWT. */
-ADM_INLINE void score_level(const AdmState *s, bool level0, int scale, AdmScratch *b,
-                            int w, int h, uint64_t sums[ADM_LEVEL_SUMS])
+static void score_level(const AdmState *s, int scale, AdmScratch *b, int w, int h,
+                        uint64_t sums[ADM_LEVEL_SUMS])
 {
-    decouple(s, level0, b->ref, b->dis, b->rst, b->stride, w, h);
-    if (level0)
-        csf_den_level0(b->ref, b->stride, w, h, sums);
-    else
-        csf_den_level123(scale, b->ref, b->stride, w, h, sums);
-
+    const AdmDsp *dsp = &s->dsp;
+    const bool level0 = scale == 0;
+    const int32_t *const ref[3] = { b->ref[BAND_H], b->ref[BAND_V], b->ref[BAND_D] };
     int32_t *const additive[3] = { b->dis[BAND_H], b->dis[BAND_V], b->dis[BAND_D] };
-    masking_planes(s, level0, scale, additive, b->stride, w, h, b->around, b->centre);
-    masked_sum(s, level0, scale, b->rst, b->around, b->centre, b->stride, w, h, b->col,
-               sums + 3);
+    const int32_t *const additive_in[3] = { additive[0], additive[1], additive[2] };
+    const int32_t *const rst_in[3] = { b->rst[0], b->rst[1], b->rst[2] };
+    const uint32_t csf[3] = {
+        level0 ? s->csf_q0[0] : s->csf_q32[scale][0],
+        level0 ? s->csf_q0[1] : s->csf_q32[scale][1],
+        level0 ? s->csf_q0[2] : s->csf_q32[scale][2],
+    };
+    const AdmMaskingFn masking = level0 ? dsp->masking_level0 : dsp->masking_level123;
+    const AdmMaskedSumFn masked = level0 ? dsp->masked_sum_level0 : dsp->masked_sum_level123;
+
+    (level0 ? dsp->decouple_level0 : dsp->decouple_level123)(
+        s->div_lookup, s->cos_1deg_sq, s->enhn_gain_limit, ref, additive, b->rst, b->stride,
+        w, h);
+    (level0 ? dsp->den_level0 : dsp->den_level123)(scale, ref, b->stride, w, h, sums);
+
+    masking(csf, additive_in, b->stride, w, h, b->around, b->centre);
+    masked(csf, rst_in, b->around, b->centre, b->stride, w, h, b->col, sums + 3);
     sums[6] = sums[7] = sums[8] = 0;
     if (!s->skip_aim) {
-        masking_planes(s, level0, scale, b->rst, b->stride, w, h, b->around, b->centre);
-        masked_sum(s, level0, scale, additive, b->around, b->centre, b->stride, w, h, b->col,
-                   sums + 6);
+        masking(csf, rst_in, b->stride, w, h, b->around, b->centre);
+        masked(csf, additive_in, b->around, b->centre, b->stride, w, h, b->col, sums + 6);
     }
-}
-
-static void score_level0(const AdmState *s, AdmScratch *b, int w, int h,
-                         uint64_t sums[ADM_LEVEL_SUMS])
-{
-    score_level(s, true, 0, b, w, h, sums);
-}
-
-static void score_level123(const AdmState *s, int scale, AdmScratch *b, int w, int h,
-                           uint64_t sums[ADM_LEVEL_SUMS])
-{
-    score_level(s, false, scale, b, w, h, sums);
 }
 
 /* Every level's sums of a frame. */
@@ -895,22 +934,22 @@ static void frame_sums(const AdmState *s, AdmScratch *b, const QualePicture *ref
         uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
         if (scale == 0) {
             const bool details = !s->skip_scale0;
-            if (s->bitdepth == 8) {
-                dwt_level0_8bit(ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_8bit(dist, details, b->dis, b->stride, b->lo, b->hi);
-            } else {
-                dwt_level0_16bit(ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_16bit(dist, details, b->dis, b->stride, b->lo, b->hi);
-            }
+            const AdmDwtLevel0Fn dwt = s->bitdepth == 8 ? s->dsp.dwt_level0_8
+                                                        : s->dsp.dwt_level0_16;
+            const QualePicture *const pics[2] = { ref, dist };
+            int32_t *const *const bands[2] = { b->ref, b->dis };
+            for (int p = 0; p < 2; p++)
+                dwt(pics[p]->data[0], pics[p]->stride[0], s->bitdepth, w, h, details,
+                    bands[p], b->stride, b->lo, b->hi);
             w = (w + 1) / 2;
             h = (h + 1) / 2;
-            if (!s->skip_scale0) score_level0(s, b, w, h, level);
+            if (!s->skip_scale0) score_level(s, 0, b, w, h, level);
         } else {
-            dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
-            dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
+            s->dsp.dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
+            s->dsp.dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
             w = (w + 1) / 2;
             h = (h + 1) / 2;
-            score_level123(s, scale, b, w, h, level);
+            score_level(s, scale, b, w, h, level);
         }
     }
 }
@@ -1005,6 +1044,39 @@ int adm_write_frame(const AdmState *s, FeatureSink *sink, unsigned frame,
 
 /* ---- setup --------------------------------------------------------------------- */
 
+void adm_div_lookup_init(int32_t table[ADM_DIV_LOOKUP_SIZE])
+{
+    table[32768] = 0;
+    for (int i = 1; i <= 32768; i++) {
+        const int32_t recip = (int32_t)(1073741824 / i);
+        table[32768 + i] = recip;
+        table[32768 - i] = -recip;
+    }
+}
+
+void adm_dsp_init(AdmDsp *dsp, unsigned cpu_flags)
+{
+    *dsp = (AdmDsp){
+        .dwt_level0_8 = dwt_level0_8_c,
+        .dwt_level0_16 = dwt_level0_16_c,
+        .dwt_level123 = dwt_level123_c,
+        .decouple_level0 = decouple_level0_c,
+        .decouple_level123 = decouple_level123_c,
+        .masking_level0 = masking_level0_c,
+        .masking_level123 = masking_level123_c,
+        .masked_sum_level0 = masked_sum_level0_c,
+        .masked_sum_level123 = masked_sum_level123_c,
+        .den_level0 = den_level0_c,
+        .den_level123 = den_level123_c,
+    };
+#if defined(__x86_64__) /* src/meson.build builds the x86 kernels there */
+    if (cpu_flags & QUALE_CPU_AVX2) adm_dsp_init_avx2(dsp);
+    if (cpu_flags & QUALE_CPU_AVX512) adm_dsp_init_avx512(dsp);
+#else
+    (void)cpu_flags;
+#endif
+}
+
 int adm_check_size(unsigned width, unsigned height, char *error, size_t error_size)
 {
     if (width >= ADM_MIN_SIZE && height >= ADM_MIN_SIZE) return 0;
@@ -1065,12 +1137,8 @@ static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         s->csf_q0[2] = double_to_u16(s->csf[0][2] * pow(2, 23));
     }
 
-    s->div_lookup[32768] = 0;
-    for (int i = 1; i <= 32768; i++) {
-        const int32_t recip = (int32_t)(1073741824 / i);
-        s->div_lookup[32768 + i] = recip;
-        s->div_lookup[32768 - i] = -recip;
-    }
+    adm_div_lookup_init(s->div_lookup);
+    adm_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     const unsigned keys = s->debug ? KEY_COUNT : KEY_MAIN_COUNT;
     for (unsigned i = 0; i < keys; i++) {
@@ -1086,9 +1154,10 @@ static int adm_scratch_alloc(const void *state, void **scratch)
     const size_t w = (size_t)(s->width + 1) / 2, h = (size_t)(s->height + 1) / 2;
     const size_t stride = quale_align(w, QUALE_ALIGNMENT / sizeof(int32_t));
     const size_t plane = stride * h * sizeof(int32_t);
-    /* a vertical-pass row: one sample of padding before, two after */
-    const size_t row = quale_align(((size_t)s->width + 3) * sizeof(int32_t), QUALE_ALIGNMENT);
-    const size_t col = quale_align((w + 2) * sizeof(uint32_t), QUALE_ALIGNMENT);
+    /* scratch rows: ADM_ROW_PAD samples of slack on either side */
+    const size_t row = quale_align(((size_t)s->width + 2 * ADM_ROW_PAD) * sizeof(int32_t),
+                                   QUALE_ALIGNMENT);
+    const size_t col = quale_align((w + 2 * ADM_ROW_PAD) * sizeof(uint32_t), QUALE_ALIGNMENT);
     enum { PLANES = 4 + 4 + 3 + 2 };
 
     AdmScratch *b = calloc(1, sizeof(*b));
@@ -1106,11 +1175,11 @@ static int adm_scratch_alloc(const void *state, void **scratch)
     p += plane;
     b->centre = (int32_t *)p;
     p += plane;
-    b->lo = (int32_t *)p + 1;
+    b->lo = (int32_t *)p + ADM_ROW_PAD;
     p += row;
-    b->hi = (int32_t *)p + 1;
+    b->hi = (int32_t *)p + ADM_ROW_PAD;
     p += row;
-    b->col = (uint32_t *)p + 1;
+    b->col = (uint32_t *)p + ADM_ROW_PAD;
     *scratch = b;
     return 0;
 }

@@ -45,6 +45,72 @@ enum AdmCsfMode {
     ADM_CSF_BARTEN_WATSON_BLEND_MAE = 3,
 };
 
+/* ---- kernels ------------------------------------------------------------------
+ *
+ * The steps of a level, as a table of functions (the "dsp") that init()
+ * fills with the C reference and then with the widest SIMD kernels the
+ * CPU flags allow (adm_dsp_init).  Every kernel of a table gives the same
+ * bits as the C one on every input of its domain.
+ *
+ * Band planes are int32 with one stride (in samples) for all of them; at
+ * level 0 their values are int16 (libvmaf's int16 bands), at levels 1..3
+ * any int32.  Orientation arrays are h, v, d.  Scratch rows (lo, hi of
+ * the DWT, col of the masked sums) have ADM_ROW_PAD int32 of slack before
+ * and after the samples a level uses; kernels may use them as they like,
+ * so only the band planes and the sums are outputs. */
+#define ADM_ROW_PAD 64
+
+/* Level 0 from the luma samples (uint8_t for dwt_level0_8, uint16_t up to
+ * 16 bits for dwt_level0_16; src_stride in bytes) into band[a, h, v, d];
+ * without details only band[0], the approximation. */
+typedef void (*AdmDwtLevel0Fn)(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
+                               int h, bool details, int32_t *const band[4], ptrdiff_t stride,
+                               int32_t *lo, int32_t *hi);
+/* Levels 1..3 (scale) from the previous approximation (w x h), which may be
+ * band[0] itself. */
+typedef void (*AdmDwtLevel123Fn)(const int32_t *src, int w, int h, int scale,
+                                 int32_t *const band[4], ptrdiff_t stride, int32_t *lo,
+                                 int32_t *hi);
+/* Splits the distorted details of a w x h level (over its taps region)
+ * into the restored part (rst) and the additive impairment, written over
+ * dis.  div_lookup: adm_div_lookup_init's table; gain: the enhancement gain
+ * limit. */
+typedef void (*AdmDecoupleFn)(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                              const int32_t *const ref[3], int32_t *const dis[3],
+                              int32_t *const rst[3], ptrdiff_t stride, int w, int h);
+/* CSF-weights three detail planes (level 0: Q21, Q21, Q23 weights; levels
+ * 1..3: Q32) and writes the masking planes around and centre. */
+typedef void (*AdmMaskingFn)(const uint32_t csf[3], const int32_t *const src[3],
+                             ptrdiff_t stride, int w, int h, int32_t *around, int32_t *centre);
+/* The masked cube sums of three detail planes against the masking planes. */
+typedef void (*AdmMaskedSumFn)(const uint32_t csf[3], const int32_t *const src[3],
+                               const int32_t *around, const int32_t *centre, ptrdiff_t stride,
+                               int w, int h, uint32_t *col, uint64_t acc[3]);
+/* The denominator's cube sums of the reference details (scale: 1..3, or 0
+ * for level 0). */
+typedef void (*AdmDenFn)(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w,
+                         int h, uint64_t acc[3]);
+
+typedef struct AdmDsp {
+    AdmDwtLevel0Fn dwt_level0_8, dwt_level0_16;
+    AdmDwtLevel123Fn dwt_level123;
+    AdmDecoupleFn decouple_level0, decouple_level123;
+    AdmMaskingFn masking_level0, masking_level123;
+    AdmMaskedSumFn masked_sum_level0, masked_sum_level123;
+    AdmDenFn den_level0, den_level123;
+} AdmDsp;
+
+/* The C kernels, then those of every instruction set cpu_flags allows. */
+void adm_dsp_init(AdmDsp *dsp, unsigned cpu_flags);
+
+/* The SIMD kernels' overrides (src/metrics/x86). */
+void adm_dsp_init_avx2(AdmDsp *dsp);
+void adm_dsp_init_avx512(AdmDsp *dsp);
+
+/* 2^30 / i for i in -32768..32768 (0 at i = 0), at [32768 + i]. */
+#define ADM_DIV_LOOKUP_SIZE 65537
+void adm_div_lookup_init(int32_t table[ADM_DIV_LOOKUP_SIZE]);
+
 typedef struct AdmState {
     /* options */
     bool debug;
@@ -67,8 +133,8 @@ typedef struct AdmState {
     uint16_t csf_q0[3];                  /* scale 0: Q21 (h, v), Q23 (d) */
     uint32_t csf_q32[ADM_SCALES][3];     /* scales 1..3: Q32 */
     unsigned key[ADM_KEY_COUNT];
-    /* 2^30 / i for i in -32768..32768 (0 at i = 0), at [32768 + i] */
-    int32_t div_lookup[65537];
+    AdmDsp dsp;
+    int32_t div_lookup[ADM_DIV_LOOKUP_SIZE]; /* adm_div_lookup_init */
 } AdmState;
 
 /* Rejects a luma plane too small for four DWT levels: -EINVAL with the
