@@ -16,6 +16,7 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "integer_adm", checkasm_check_integer_adm },
     { NULL, NULL },
 };
 
