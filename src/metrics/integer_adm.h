@@ -45,59 +45,99 @@ enum AdmCsfMode {
     ADM_CSF_BARTEN_WATSON_BLEND_MAE = 3,
 };
 
+/* The band size of a level from the size of its input: (n + 1) / 2. */
+static inline int adm_half(int n)
+{
+    return (n + 1) / 2;
+}
+
+/* Regions of a w x h band level: the scored region (the band less 10% on
+ * every side, libvmaf's ADM_BORDER_FACTOR) and that region grown by the
+ * taps of the 3x3 masking window (one sample before, two after), clipped
+ * to the band. */
+typedef struct AdmRect {
+    int left, top, right, bottom;
+} AdmRect;
+
+AdmRect adm_rect_scored(int w, int h);
+AdmRect adm_rect_with_taps(int w, int h);
+
+/* The denominator's rounding of a level (w x h bands).  Level 0: the cube
+ * is exact, only the row sums shift.  Levels 1..3: per sample
+ * ((m * m + sq_add) >> sq) * m + cub_add) >> cub. */
+typedef struct AdmDenShifts {
+    uint64_t sq_add, cub_add, row_add;
+    uint32_t sq, cub, row_shift;
+} AdmDenShifts;
+
+void adm_den_shifts(bool level0, int scale, int w, int h, AdmDenShifts *p);
+
+/* The masked sums' rounding of a level, per orientation: m = max(|c| -
+ * (threshold << sub), 0), m_sq = (m * m + sq_add) >> sq, term = (m_sq * m
+ * + cub_add) >> cub; each row's sum ((int64)(row + row_add)) >> row_shift. */
+typedef struct AdmMaskedShifts {
+    int64_t sq_add[3], cub_add[3], row_add;
+    uint32_t sq[3], cub[3], sub[3], row_shift;
+} AdmMaskedShifts;
+
+void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p);
+
 /* ---- kernels ------------------------------------------------------------------
  *
- * The steps of a level, as a table of functions (the "dsp") that init()
- * fills with the C reference and then with the widest SIMD kernels the
- * CPU flags allow (adm_dsp_init).  Every kernel of a table gives the same
- * bits as the C one on every input of its domain.
+ * A level is computed row by row (integer_adm.c: level_sums), through a
+ * table of row kernels (the "dsp") that init() fills with the C reference
+ * and then with the widest SIMD kernels the CPU flags allow
+ * (adm_dsp_init).  Every kernel of a table gives the same bits as the C
+ * one on every input of its domain.
  *
- * Band planes are int32 with one stride (in samples) for all of them; at
- * level 0 their values are int16 (libvmaf's int16 bands), at levels 1..3
- * any int32.  Orientation arrays are h, v, d.  Scratch rows (lo, hi of
- * the DWT, col of the masked sums) have ADM_ROW_PAD int32 of slack before
- * and after the samples a level uses; kernels may use them as they like,
- * so only the band planes and the sums are outputs. */
+ * Rows are int32; at level 0 their values are int16 (libvmaf's int16
+ * bands), at levels 1..3 any int32.  Orientation arrays are h, v, d.  Every
+ * row buffer has ADM_ROW_PAD int32 of slack before and after the samples
+ * of a band (w wide); kernels may read the slack of any row and write the
+ * slack of their scratch rows (lo, hi, col), which hold nothing for the
+ * caller.  Level-0 bands are at least 17 x 17 (a picture of ADM_MIN_SIZE),
+ * bands of levels 1..3 at least 5 x 5. */
 #define ADM_ROW_PAD 64
 
-/* Level 0 from the luma samples (uint8_t for dwt_level0_8, uint16_t up to
- * 16 bits for dwt_level0_16; src_stride in bytes) into band[a, h, v, d];
- * without details only band[0], the approximation. */
-typedef void (*AdmDwtLevel0Fn)(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
-                               int h, bool details, int32_t *const band[4], ptrdiff_t stride,
-                               int32_t *lo, int32_t *hi);
-/* Levels 1..3 (scale) from the previous approximation (w x h), which may be
- * band[0] itself. */
-typedef void (*AdmDwtLevel123Fn)(const int32_t *src, int w, int h, int scale,
-                                 int32_t *const band[4], ptrdiff_t stride, int32_t *lo,
-                                 int32_t *hi);
-/* Splits the distorted details of a w x h level (over its taps region)
- * into the restored part (rst) and the additive impairment, written over
- * dis.  div_lookup: adm_div_lookup_init's table; gain: the enhancement gain
- * limit. */
-typedef void (*AdmDecoupleFn)(const int32_t *div_lookup, float cos_1deg_sq, double gain,
-                              const int32_t *const ref[3], int32_t *const dis[3],
-                              int32_t *const rst[3], ptrdiff_t stride, int w, int h);
-/* CSF-weights three detail planes (level 0: Q21, Q21, Q23 weights; levels
- * 1..3: Q32) and writes the masking planes around and centre. */
-typedef void (*AdmMaskingFn)(const uint32_t csf[3], const int32_t *const src[3],
-                             ptrdiff_t stride, int w, int h, int32_t *around, int32_t *centre);
-/* The masked cube sums of three detail planes against the masking planes. */
-typedef void (*AdmMaskedSumFn)(const uint32_t csf[3], const int32_t *const src[3],
-                               const int32_t *around, const int32_t *centre, ptrdiff_t stride,
-                               int w, int h, uint32_t *col, uint64_t acc[3]);
-/* The denominator's cube sums of the reference details (scale: 1..3, or 0
- * for level 0). */
-typedef void (*AdmDenFn)(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w,
-                         int h, uint64_t acc[3]);
+/* One row of level 0 from the picture rows src[0..3] (rows 2i - 1 .. 2i + 2,
+ * mirrored; w samples of uint8_t for dwt_row0_8, of uint16_t up to 16 bits
+ * for dwt_row0_16) into out[a, h, v, d] ((w + 1) / 2 samples each); without
+ * details only out[0], the approximation. */
+typedef void (*AdmDwtRow0Fn)(const uint8_t *const src[4], int bitdepth, int w, bool details,
+                             int32_t *const out[4], int32_t *lo, int32_t *hi);
+/* One row of levels 1..3 (scale) from rows of the previous approximation
+ * (w wide). */
+typedef void (*AdmDwtRow123Fn)(const int32_t *const src[4], int w, int scale, bool details,
+                               int32_t *const out[4], int32_t *lo, int32_t *hi);
+/* Splits a row of distorted details (columns j0 .. j1 - 1) into the
+ * restored part (rst) and the additive impairment (add).  div_lookup:
+ * adm_div_lookup_init's table; gain: the enhancement gain limit. */
+typedef void (*AdmDecoupleRowFn)(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                                 const int32_t *const ref[3], const int32_t *const dis[3],
+                                 int32_t *const rst[3], int32_t *const add[3], int j0, int j1);
+/* CSF-weights a row of details (level 0: Q21, Q21, Q23 weights; levels
+ * 1..3: Q32) and writes the row's masking terms around and centre. */
+typedef void (*AdmMaskingRowFn)(const uint32_t csf[3], const int32_t *const src[3],
+                                int32_t *around, int32_t *centre, int j0, int j1);
+/* The masked cube sums of a row of details (columns left .. right - 1 of a
+ * w-wide band), before the row's rounding shift, against the masking rows
+ * around[above, at, below] and centre. */
+typedef void (*AdmMaskedRowFn)(const uint32_t csf[3], const AdmMaskedShifts *p,
+                               const int32_t *const src[3], const int32_t *const around[3],
+                               const int32_t *centre, int w, int left, int right, uint32_t *col,
+                               uint64_t sums[3]);
+/* The denominator's cube sums of a row of reference details, before the
+ * row's rounding shift. */
+typedef void (*AdmDenRowFn)(const AdmDenShifts *p, const int32_t *const ref[3], int left,
+                            int right, uint64_t sums[3]);
 
 typedef struct AdmDsp {
-    AdmDwtLevel0Fn dwt_level0_8, dwt_level0_16;
-    AdmDwtLevel123Fn dwt_level123;
-    AdmDecoupleFn decouple_level0, decouple_level123;
-    AdmMaskingFn masking_level0, masking_level123;
-    AdmMaskedSumFn masked_sum_level0, masked_sum_level123;
-    AdmDenFn den_level0, den_level123;
+    AdmDwtRow0Fn dwt_row0_8, dwt_row0_16;
+    AdmDwtRow123Fn dwt_row123;
+    AdmDecoupleRowFn decouple_row0, decouple_row123;
+    AdmMaskingRowFn masking_row0, masking_row123;
+    AdmMaskedRowFn masked_row0, masked_row123;
+    AdmDenRowFn den_row0, den_row123;
 } AdmDsp;
 
 /* The C kernels, then those of every instruction set cpu_flags allows. */
@@ -141,47 +181,10 @@ typedef struct AdmState {
  * message in error, 0 otherwise. */
 int adm_check_size(unsigned width, unsigned height, char *error, size_t error_size);
 
-/* The band size of a level from the size of its input: (n + 1) / 2. */
-static inline int adm_half(int n)
-{
-    return (n + 1) / 2;
-}
-
-/* Regions of a w x h band level: the scored region (the band less 10% on
- * every side, libvmaf's ADM_BORDER_FACTOR) and that region grown by the
- * taps of the 3x3 masking window (one sample before, two after), clipped
- * to the band. */
-typedef struct AdmRect {
-    int left, top, right, bottom;
-} AdmRect;
-
-AdmRect adm_rect_scored(int w, int h);
-AdmRect adm_rect_with_taps(int w, int h);
-
-/* The denominator's rounding of a level (w x h bands).  Level 0: the cube
- * is exact, only the row sums shift.  Levels 1..3: per sample
- * ((m * m + sq_add) >> sq) * m + cub_add) >> cub. */
-typedef struct AdmDenShifts {
-    uint64_t sq_add, cub_add, row_add;
-    uint32_t sq, cub, row_shift;
-} AdmDenShifts;
-
-void adm_den_shifts(bool level0, int scale, int w, int h, AdmDenShifts *p);
-
 /* The level's denominator (three orientations and their noise floors)
  * from its three sums. */
 float adm_den_finish(const AdmState *s, bool level0, int scale, int w, int h,
                      const AdmDenShifts *p, const uint64_t acc[3]);
-
-/* The masked sums' rounding of a level, per orientation: m = max(|c| -
- * (threshold << sub), 0), m_sq = (m * m + sq_add) >> sq, term = (m_sq * m
- * + cub_add) >> cub; each row's sum ((int64)(row + row_add)) >> row_shift. */
-typedef struct AdmMaskedShifts {
-    int64_t sq_add[3], cub_add[3], row_add;
-    uint32_t sq[3], cub[3], sub[3], row_shift;
-} AdmMaskedShifts;
-
-void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p);
 
 /* The level's DLM numerator (noise_weight: the option) or AIM numerator
  * (noise_weight 0) from its three sums. */

@@ -1,16 +1,18 @@
 /*
- * checkasm: integer ADM's kernels (AdmDsp, src/metrics/integer_adm.h).
+ * checkasm: integer ADM's row kernels (AdmDsp, src/metrics/integer_adm.h).
  *
  * Every kernel of every level that replaces the previous level's runs on
- * the same inputs as the C kernel: the DWT of level 0 on samples of 8, 10,
+ * the same rows as the C kernel: the DWT of level 0 on samples of 8, 10,
  * 12 and 16 bits (and on samples above the bit depth, which libvmaf's
- * arithmetic wraps), the other kernels on band planes over their whole
- * domain (int16 values at level 0, any int32 at levels 1..3), as random
- * values, small values, correlated reference and distorted details (so
- * that the angle test and the gain limit go both ways) and the extremes.
- * Band sizes run from the smallest level (5 x 5) to widths that are no
- * multiple of any vector width.  Outputs are whole planes (padding
- * included), compared byte for byte; inputs must come back unchanged.
+ * arithmetic wraps), the other kernels on rows of details over their whole
+ * domain (int16 values at level 0, any int32 at levels 1..3): random
+ * values, small values, distorted details near the reference ones (so that
+ * the angle test and the gain limit go both ways), values whose angle test
+ * depends on exact rounding, and the extremes.  Widths run from the
+ * smallest band of a level to widths that are no multiple of any vector
+ * width, column ranges from whole rows to ranges with odd ends.  Output
+ * rows are compared whole, their slack included (a kernel writes no more
+ * than C does), sums exactly; inputs must come back unchanged.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -46,32 +48,39 @@ static bool level_runs(unsigned i, size_t field, const char *name)
     return checkasm_begin(name, &levels[i]);
 }
 
-/* ---- band planes ---- */
+/* ---- rows ---- */
 
-typedef struct Size {
-    int w, h;
-} Size;
+/* A row of n int32 with ADM_ROW_PAD of slack on both sides, guarded. */
+static int32_t *row_alloc(int n)
+{
+    return (int32_t *)checkasm_alloc((size_t)(n + 2 * ADM_ROW_PAD) * sizeof(int32_t)) +
+           ADM_ROW_PAD;
+}
 
-/* Band sizes: from the smallest of a level (level 0: 17, half the
- * smallest picture; levels 1..3: 5), odd widths around the vector widths
- * (8 and 16 int32), a wide and a tall one. */
-#define SIZE_COUNT 10
-static const Size band_sizes[2][SIZE_COUNT] = {
-    { { 17, 17 }, { 18, 19 }, { 23, 17 }, { 31, 21 }, { 33, 17 }, { 47, 21 }, { 64, 18 },
-      { 129, 17 }, { 240, 40 }, { 17, 67 } },
-    { { 5, 5 }, { 9, 7 }, { 17, 17 }, { 31, 13 }, { 33, 9 }, { 47, 21 }, { 64, 16 },
-      { 129, 11 }, { 240, 40 }, { 7, 67 } },
+static void row_free(int32_t *row)
+{
+    checkasm_free(row - ADM_ROW_PAD);
+}
+
+static size_t row_bytes(int n)
+{
+    return (size_t)(n + 2 * ADM_ROW_PAD) * sizeof(int32_t);
+}
+
+/* Whether two rows are equal, slack included. */
+static bool rows_equal(const int32_t *a, const int32_t *b, int n, const char *what)
+{
+    return checkasm_check_equal(a - ADM_ROW_PAD, b - ADM_ROW_PAD, row_bytes(n), what);
+}
+
+/* Band widths of level 0 (17: half the smallest picture) and of levels
+ * 1..3 (3: the smallest level 3), odd ones around the vector widths (8 and
+ * 16 int32), wide ones. */
+#define WIDTH_COUNT 10
+static const int band_widths[2][WIDTH_COUNT] = {
+    { 17, 18, 23, 31, 33, 47, 64, 129, 240, 961 },
+    { 3, 5, 9, 17, 31, 33, 47, 64, 129, 240 },
 };
-
-static ptrdiff_t band_stride(int w)
-{
-    return (ptrdiff_t)((w + 15) & ~15);
-}
-
-static size_t plane_bytes(ptrdiff_t stride, int h)
-{
-    return (size_t)stride * (size_t)h * sizeof(int32_t);
-}
 
 enum BandFill {
     BAND_RANDOM,      /* uniform over the domain */
@@ -86,13 +95,13 @@ static const char *const band_fill_names[BAND_FILL_COUNT] = {
     "random", "small", "zero", "max", "min", "alternate",
 };
 
-/* Fills a plane (padding included) with values of `bits` bits, signed:
- * 16 for level 0, 32 for levels 1..3. */
-static void fill_plane(int32_t *p, ptrdiff_t stride, int h, unsigned bits, enum BandFill fill)
+/* Fills a row, slack included, with signed values of `bits` bits: 16 for
+ * level 0, 32 for levels 1..3. */
+static void fill_row(int32_t *row, int n, unsigned bits, enum BandFill fill)
 {
     const int32_t max = bits >= 32 ? INT32_MAX : (int32_t)((1u << (bits - 1)) - 1);
     const int32_t min = -max - 1;
-    for (size_t i = 0; i < (size_t)stride * (size_t)h; i++) {
+    for (int i = -ADM_ROW_PAD; i < n + ADM_ROW_PAD; i++) {
         int32_t v;
         switch (fill) {
         case BAND_RANDOM:
@@ -105,7 +114,7 @@ static void fill_plane(int32_t *p, ptrdiff_t stride, int h, unsigned bits, enum 
         case BAND_MIN: v = min; break;
         default: v = (i & 1) ? max : min; break;
         }
-        p[i] = v;
+        row[i] = v;
     }
 }
 
@@ -124,68 +133,121 @@ static int32_t near_value(int32_t x, unsigned bits)
     return (int32_t)(v > max ? max : v < -max - 1 ? -max - 1 : v);
 }
 
-typedef struct Bands {
+/* Three rows (h, v, d) of n values. */
+typedef struct Rows {
     int32_t *p[3];
-    ptrdiff_t stride;
-    int h;
-} Bands;
+    int n;
+} Rows;
 
-static void bands_alloc(Bands *b, ptrdiff_t stride, int h)
+static void rows_alloc(Rows *r, int n)
 {
-    b->stride = stride;
-    b->h = h;
-    for (int k = 0; k < 3; k++) b->p[k] = checkasm_alloc(plane_bytes(stride, h));
+    r->n = n;
+    for (int k = 0; k < 3; k++) r->p[k] = row_alloc(n);
 }
 
-static void bands_free(Bands *b)
+static void rows_free(Rows *r)
 {
-    for (int k = 0; k < 3; k++) checkasm_free(b->p[k]);
+    for (int k = 0; k < 3; k++) row_free(r->p[k]);
 }
 
-static void bands_copy(Bands *dst, const Bands *src)
+static void rows_copy(Rows *dst, const Rows *src)
 {
     for (int k = 0; k < 3; k++)
-        memcpy(dst->p[k], src->p[k], plane_bytes(src->stride, src->h));
+        memcpy(dst->p[k] - ADM_ROW_PAD, src->p[k] - ADM_ROW_PAD, row_bytes(src->n));
 }
 
-static bool bands_equal(const Bands *a, const Bands *b, const char *what)
+static bool rows3_equal(const Rows *a, const Rows *b, const char *what)
 {
     static const char *const names[3] = { "h", "v", "d" };
     for (int k = 0; k < 3; k++) {
         char name[64];
         snprintf(name, sizeof(name), "%s %s", what, names[k]);
-        if (!checkasm_check_equal(a->p[k], b->p[k], plane_bytes(a->stride, a->h), name))
-            return false;
+        if (!rows_equal(a->p[k], b->p[k], a->n, name)) return false;
     }
     return true;
 }
 
-static void bands_fill(Bands *b, unsigned bits, enum BandFill fill)
+static void rows_fill(Rows *r, unsigned bits, enum BandFill fill)
 {
-    for (int k = 0; k < 3; k++) fill_plane(b->p[k], b->stride, b->h, bits, fill);
+    for (int k = 0; k < 3; k++) fill_row(r->p[k], r->n, bits, fill);
 }
 
-/* ---- --bench inputs: a 1080p frame ---- */
+static void rows_near(Rows *dis, const Rows *ref, unsigned bits)
+{
+    for (int k = 0; k < 3; k++)
+        for (int i = -ADM_ROW_PAD; i < ref->n + ADM_ROW_PAD; i++)
+            dis->p[k][i] = near_value(ref->p[k][i], bits);
+}
 
-/* A textured 1920 x 1080 picture and a distorted copy, and the bands of
- * their levels 0 and 1 (the C kernels' results), so that the kernels are
- * timed on what they meet in a video rather than on noise, whose
- * unpredictable branches would flatter the SIMD. */
+static const int32_t *const *in3(const Rows *r)
+{
+    return (const int32_t *const *)r->p;
+}
+
+/* Column ranges of a w-wide band: the masking's (the scored region and a
+ * column on each side), the whole row, and odd ends. */
+static void column_range(int w, int pick, int *j0, int *j1)
+{
+    const AdmRect r = adm_rect_scored(w, w);
+    switch (pick) {
+    case 0:
+        *j0 = QUALE_MAX(r.left - 1, 0);
+        *j1 = QUALE_MIN(r.right + 1, w);
+        break;
+    case 1:
+        *j0 = 0;
+        *j1 = w;
+        break;
+    default:
+        *j0 = w > 3 ? 1 + (int)checkasm_rand_below((unsigned)w / 3) : 0;
+        *j1 = w - (int)checkasm_rand_below((unsigned)(w - *j0) / 2);
+        break;
+    }
+}
+
+/* ---- --bench inputs: the rows of a 1080p frame ---- */
+
+/* A textured 1920 x 1080 picture and a distorted copy, and every row of
+ * their levels 0 and 1 (details, decoupled details, masking terms) as the
+ * C kernels make them, so that the kernels are timed on what they meet in
+ * a video rather than on noise, whose unpredictable branches would flatter
+ * the SIMD.  A timed call runs a kernel over every row of a level. */
 enum { BENCH_W = 1920, BENCH_H = 1080 };
 
-typedef struct BenchFrame {
+typedef struct BenchLevel {
+    int w, h;
+    int32_t **approx[2];            /* [ref, dis][row] */
+    int32_t **details[2][3];        /* [ref, dis][h, v, d][row] */
+    int32_t **rst[3], **add[3];
+    int32_t **around, **centre;     /* the masking of add */
+} BenchLevel;
+
+static struct {
     bool ready;
     uint16_t *pic[2];   /* 10-bit samples: reference, distorted */
     uint8_t *pic8[2];   /* the same in 8 bits */
-    ptrdiff_t stride0, stride1;
-    int32_t *band0[2][4], *band1[2][4]; /* [ref, dis][a, h, v, d] */
-    int32_t *rst0[3], *rst1[3];         /* restored details of each level */
-    int32_t *around0, *centre0, *around1, *centre1;
-} BenchFrame;
+    BenchLevel level[2];
+} bench;
 
-static BenchFrame bench;
+static int32_t **bench_rows(int count, int n)
+{
+    int32_t **rows = checkasm_alloc((size_t)count * sizeof(*rows));
+    for (int i = 0; i < count; i++) rows[i] = row_alloc(n);
+    return rows;
+}
 
-static void bench_frame_init(void)
+static void bench_rows_free(int32_t **rows, int count)
+{
+    for (int i = 0; i < count; i++) row_free(rows[i]);
+    checkasm_free(rows);
+}
+
+static int mirror(int k, int n)
+{
+    return k < 0 ? -k : k >= n ? 2 * n - k - 1 : k;
+}
+
+static void bench_init(void)
 {
     if (bench.ready) return;
     bench.ready = true;
@@ -206,176 +268,183 @@ static void bench_frame_init(void)
             for (int p = 0; p < 2; p++) bench.pic8[p][i] = (uint8_t)(bench.pic[p][i] >> 2);
         }
     }
-    const int w0 = adm_half(BENCH_W), h0 = adm_half(BENCH_H);
-    const int w1 = adm_half(w0), h1 = adm_half(h0);
-    bench.stride0 = band_stride(w0);
-    bench.stride1 = band_stride(w1);
-    const size_t plane0 = plane_bytes(bench.stride0, h0), plane1 = plane_bytes(bench.stride1, h1);
-    int32_t *rows[2];
-    for (int k = 0; k < 2; k++)
-        rows[k] = checkasm_alloc((size_t)(BENCH_W + 2 * ADM_ROW_PAD) * sizeof(int32_t));
-    for (int p = 0; p < 2; p++) {
-        for (int k = 0; k < 4; k++) {
-            bench.band0[p][k] = checkasm_alloc(plane0);
-            bench.band1[p][k] = checkasm_alloc(plane1);
+    int32_t *lo = row_alloc(BENCH_W), *hi = row_alloc(BENCH_W);
+    int32_t *div_lookup = checkasm_alloc(ADM_DIV_LOOKUP_SIZE * sizeof(int32_t));
+    adm_div_lookup_init(div_lookup);
+    static const uint32_t csf[2][3] = { { 36453, 36453, 49417 },
+                                        { 137373792, 137373792, 61414028 } };
+    int in_w = BENCH_W, in_h = BENCH_H;
+    for (int l = 0; l < 2; l++) {
+        BenchLevel *b = &bench.level[l];
+        b->w = adm_half(in_w);
+        b->h = adm_half(in_h);
+        for (int p = 0; p < 2; p++) {
+            b->approx[p] = bench_rows(b->h, b->w);
+            for (int k = 0; k < 3; k++) b->details[p][k] = bench_rows(b->h, b->w);
         }
-        dsps[0].dwt_level0_16((const uint8_t *)bench.pic[p], BENCH_W * 2, 10, BENCH_W, BENCH_H,
-                              true, bench.band0[p], bench.stride0, rows[0] + ADM_ROW_PAD,
-                              rows[1] + ADM_ROW_PAD);
-        dsps[0].dwt_level123(bench.band0[p][0], w0, h0, 1, bench.band1[p], bench.stride1,
-                             rows[0] + ADM_ROW_PAD, rows[1] + ADM_ROW_PAD);
+        for (int k = 0; k < 3; k++) {
+            b->rst[k] = bench_rows(b->h, b->w);
+            b->add[k] = bench_rows(b->h, b->w);
+        }
+        b->around = bench_rows(b->h, b->w);
+        b->centre = bench_rows(b->h, b->w);
+        for (int i = 0; i < b->h; i++) {
+            for (int p = 0; p < 2; p++) {
+                int32_t *const out[4] = { b->approx[p][i], b->details[p][0][i],
+                                          b->details[p][1][i], b->details[p][2][i] };
+                if (l == 0) {
+                    const uint16_t *pic = bench.pic[p];
+                    const uint8_t *const src[4] = {
+                        (const uint8_t *)(pic + (size_t)mirror(2 * i - 1, in_h) * BENCH_W),
+                        (const uint8_t *)(pic + (size_t)mirror(2 * i, in_h) * BENCH_W),
+                        (const uint8_t *)(pic + (size_t)mirror(2 * i + 1, in_h) * BENCH_W),
+                        (const uint8_t *)(pic + (size_t)mirror(2 * i + 2, in_h) * BENCH_W),
+                    };
+                    dsps[0].dwt_row0_16(src, 10, in_w, true, out, lo, hi);
+                } else {
+                    int32_t **a = bench.level[0].approx[p];
+                    const int32_t *const src[4] = { a[mirror(2 * i - 1, in_h)], a[mirror(2 * i, in_h)],
+                                                    a[mirror(2 * i + 1, in_h)],
+                                                    a[mirror(2 * i + 2, in_h)] };
+                    dsps[0].dwt_row123(src, in_w, 1, true, out, lo, hi);
+                }
+            }
+            const int32_t *const ref[3] = { b->details[0][0][i], b->details[0][1][i],
+                                            b->details[0][2][i] };
+            const int32_t *const dis[3] = { b->details[1][0][i], b->details[1][1][i],
+                                            b->details[1][2][i] };
+            int32_t *const rst[3] = { b->rst[0][i], b->rst[1][i], b->rst[2][i] };
+            int32_t *const add[3] = { b->add[0][i], b->add[1][i], b->add[2][i] };
+            (l == 0 ? dsps[0].decouple_row0 : dsps[0].decouple_row123)(
+                div_lookup, 0.99969541f, 100.0, ref, dis, rst, add, 0, b->w);
+            const int32_t *const add_in[3] = { add[0], add[1], add[2] };
+            (l == 0 ? dsps[0].masking_row0 : dsps[0].masking_row123)(
+                csf[l], add_in, b->around[i], b->centre[i], 0, b->w);
+        }
+        in_w = b->w;
+        in_h = b->h;
     }
-    for (int k = 0; k < 2; k++) checkasm_free(rows[k]);
-    for (int k = 0; k < 3; k++) {
-        bench.rst0[k] = checkasm_alloc(plane0);
-        bench.rst1[k] = checkasm_alloc(plane1);
-    }
-    bench.around0 = checkasm_alloc(plane0);
-    bench.centre0 = checkasm_alloc(plane0);
-    bench.around1 = checkasm_alloc(plane1);
-    bench.centre1 = checkasm_alloc(plane1);
+    row_free(lo);
+    row_free(hi);
+    checkasm_free(div_lookup);
 }
 
-static void bench_frame_free(void)
+static void bench_free(void)
 {
     if (!bench.ready) return;
     for (int p = 0; p < 2; p++) {
         checkasm_free(bench.pic[p]);
         checkasm_free(bench.pic8[p]);
-        for (int k = 0; k < 4; k++) {
-            checkasm_free(bench.band0[p][k]);
-            checkasm_free(bench.band1[p][k]);
+    }
+    for (int l = 0; l < 2; l++) {
+        BenchLevel *b = &bench.level[l];
+        for (int p = 0; p < 2; p++) {
+            bench_rows_free(b->approx[p], b->h);
+            for (int k = 0; k < 3; k++) bench_rows_free(b->details[p][k], b->h);
         }
+        for (int k = 0; k < 3; k++) {
+            bench_rows_free(b->rst[k], b->h);
+            bench_rows_free(b->add[k], b->h);
+        }
+        bench_rows_free(b->around, b->h);
+        bench_rows_free(b->centre, b->h);
     }
-    for (int k = 0; k < 3; k++) {
-        checkasm_free(bench.rst0[k]);
-        checkasm_free(bench.rst1[k]);
-    }
-    checkasm_free(bench.around0);
-    checkasm_free(bench.centre0);
-    checkasm_free(bench.around1);
-    checkasm_free(bench.centre1);
-    bench = (BenchFrame){ 0 };
+    bench.ready = false;
 }
 
-/* A level's bands of the bench frame: size, stride and planes. */
-typedef struct BenchLevel {
-    int w, h;
-    ptrdiff_t stride;
-    const int32_t *ref[3];
-    int32_t *dis[3], *rst[3], *around, *centre;
-} BenchLevel;
-
-static BenchLevel bench_level(bool level0)
+/* The rows of level 0 or level 1 of the bench frame. */
+static const BenchLevel *bench_level(bool level0)
 {
-    bench_frame_init();
-    BenchLevel b;
-    b.w = adm_half(BENCH_W);
-    b.h = adm_half(BENCH_H);
-    if (!level0) {
-        b.w = adm_half(b.w);
-        b.h = adm_half(b.h);
-    }
-    b.stride = level0 ? bench.stride0 : bench.stride1;
-    for (int k = 0; k < 3; k++) {
-        b.ref[k] = (level0 ? bench.band0 : bench.band1)[0][k + 1];
-        b.dis[k] = (level0 ? bench.band0 : bench.band1)[1][k + 1];
-        b.rst[k] = (level0 ? bench.rst0 : bench.rst1)[k];
-    }
-    b.around = level0 ? bench.around0 : bench.around1;
-    b.centre = level0 ? bench.centre0 : bench.centre1;
-    return b;
+    bench_init();
+    return &bench.level[!level0];
 }
 
 /* ---- DWT of level 0 ---- */
 
-/* One run of a level-0 DWT into four fresh band planes; the planes stay
- * allocated for the caller. */
-typedef struct Dwt0Run {
-    int32_t *band[4], *rows[2];
-    ptrdiff_t stride;
-    int bh;
-} Dwt0Run;
-
-static void dwt0_run_alloc(Dwt0Run *r, int w, int h)
+/* Every row of level 0 of the bench picture. */
+static void bench_dwt_row0(AdmDwtRow0Fn fn, bool high, int32_t *const out[4], int32_t *lo,
+                           int32_t *hi)
 {
-    r->stride = band_stride(adm_half(w));
-    r->bh = adm_half(h);
-    for (int k = 0; k < 4; k++) r->band[k] = checkasm_alloc(plane_bytes(r->stride, r->bh));
-    for (int k = 0; k < 2; k++)
-        r->rows[k] = checkasm_alloc((size_t)(w + 2 * ADM_ROW_PAD) * sizeof(int32_t));
+    const size_t bytes = high ? 2 : 1;
+    const uint8_t *pic = high ? (const uint8_t *)bench.pic[0] : bench.pic8[0];
+    for (int i = 0; i < BENCH_H / 2; i++) {
+        const uint8_t *src[4];
+        for (int k = 0; k < 4; k++)
+            src[k] = pic + (size_t)mirror(2 * i - 1 + k, BENCH_H) * BENCH_W * bytes;
+        fn(src, high ? 10 : 8, BENCH_W, true, out, lo, hi);
+    }
 }
 
-static void dwt0_run_free(Dwt0Run *r)
+static void check_dwt_row0(bool high)
 {
-    for (int k = 0; k < 4; k++) checkasm_free(r->band[k]);
-    for (int k = 0; k < 2; k++) checkasm_free(r->rows[k]);
-}
-
-static const char *const band_names[4] = { "band a", "band h", "band v", "band d" };
-
-static void check_dwt_level0(bool high)
-{
-    const size_t field = high ? offsetof(AdmDsp, dwt_level0_16) : offsetof(AdmDsp, dwt_level0_8);
-    const char *name = high ? "adm_dwt_level0_16" : "adm_dwt_level0_8";
-    static const Size sizes[] = { { 33, 33 }, { 34, 35 }, { 63, 40 }, { 65, 37 },
-                                  { 97, 34 }, { 130, 41 }, { 257, 36 } };
+    const size_t field = high ? offsetof(AdmDsp, dwt_row0_16) : offsetof(AdmDsp, dwt_row0_8);
+    static const int widths[] = { 33, 34, 47, 63, 64, 65, 97, 130, 257, 1921 };
     /* bit depth and the bits of the samples (above the depth: wrapped) */
     static const unsigned depths[][2] = { { 10, 10 }, { 12, 12 }, { 16, 16 }, { 10, 16 } };
     const unsigned depth_count = high ? 4 : 1;
     const size_t bytes = high ? 2 : 1;
-    const AdmDwtLevel0Fn c_fn = kernel_of(&dsps[0], field);
+    const AdmDwtRow0Fn c_fn = kernel_of(&dsps[0], field);
+    static const char *const names[4] = { "band a", "band h", "band v", "band d" };
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, name)) continue;
-        const AdmDwtLevel0Fn fn = kernel_of(&dsps[l], field);
-        for (unsigned s = 0; l > 0 && s < QUALE_ARRAY_SIZE(sizes); s++) {
+        if (!level_runs(l, field, high ? "adm_dwt_row0_16" : "adm_dwt_row0_8")) continue;
+        const AdmDwtRow0Fn fn = kernel_of(&dsps[l], field);
+        for (unsigned s = 0; l > 0 && s < QUALE_ARRAY_SIZE(widths); s++) {
+            const int w = widths[s], half = adm_half(w);
             for (unsigned d = 0; d < depth_count; d++) {
                 for (int fill = 0; fill < CHECKASM_FILL_COUNT; fill++) {
-                    const int w = sizes[s].w, h = sizes[s].h;
                     const unsigned depth = high ? depths[d][0] : 8;
                     const unsigned bits = high ? depths[d][1] : 8;
-                    /* the tightest stride on odd sizes, else a padded one */
-                    const ptrdiff_t src_stride = (ptrdiff_t)(w * bytes + (s & 1 ? 0 : 64));
-                    const size_t src_size = (size_t)src_stride * (size_t)h;
-                    uint8_t *src = checkasm_alloc(src_size), *copy = checkasm_alloc(src_size);
-                    checkasm_fill_samples(src, src_size / bytes, bits, fill);
-                    memcpy(copy, src, src_size);
+                    uint8_t *src[4], *copy[4];
+                    for (int k = 0; k < 4; k++) {
+                        /* exactly w samples: a kernel reads no further */
+                        src[k] = checkasm_alloc((size_t)w * bytes);
+                        copy[k] = checkasm_alloc((size_t)w * bytes);
+                        checkasm_fill_samples(src[k], (size_t)w, bits,
+                                              k == 3 && fill == CHECKASM_FILL_ZERO
+                                                  ? CHECKASM_FILL_MAX : fill);
+                        memcpy(copy[k], src[k], (size_t)w * bytes);
+                    }
                     for (int details = 0; details < 2; details++) {
-                        Dwt0Run ref, out;
-                        dwt0_run_alloc(&ref, w, h);
-                        dwt0_run_alloc(&out, w, h);
-                        c_fn(src, src_stride, (int)depth, w, h, details, ref.band, ref.stride,
-                             ref.rows[0] + ADM_ROW_PAD, ref.rows[1] + ADM_ROW_PAD);
-                        fn(src, src_stride, (int)depth, w, h, details, out.band, out.stride,
-                           out.rows[0] + ADM_ROW_PAD, out.rows[1] + ADM_ROW_PAD);
+                        int32_t *ref[4], *out[4], *scratch[4];
+                        for (int k = 0; k < 4; k++) {
+                            ref[k] = row_alloc(half);
+                            out[k] = row_alloc(half);
+                            scratch[k] = row_alloc(w);
+                        }
+                        const uint8_t *const in[4] = { src[0], src[1], src[2], src[3] };
+                        c_fn(in, (int)depth, w, details, ref, scratch[0], scratch[1]);
+                        fn(in, (int)depth, w, details, out, scratch[2], scratch[3]);
                         bool same = true;
                         for (int k = 0; k < 4 && same; k++)
-                            same = checkasm_check_equal(out.band[k], ref.band[k],
-                                                        plane_bytes(ref.stride, ref.bh),
-                                                        band_names[k]);
+                            same = rows_equal(out[k], ref[k], half, names[k]);
                         if (!same)
-                            checkasm_fail("%dx%d, %u-bit video, samples of %u bits, %s, "
-                                          "details %d", w, h, depth, bits,
+                            checkasm_fail("width %d, %u-bit video, samples of %u bits, %s, "
+                                          "details %d", w, depth, bits,
                                           checkasm_fill_names[fill], details);
-                        dwt0_run_free(&ref);
-                        dwt0_run_free(&out);
+                        for (int k = 0; k < 4; k++) {
+                            row_free(ref[k]);
+                            row_free(out[k]);
+                            row_free(scratch[k]);
+                        }
                     }
-                    checkasm_check_equal(src, copy, src_size, "source samples");
-                    checkasm_free(src);
-                    checkasm_free(copy);
+                    for (int k = 0; k < 4; k++) {
+                        checkasm_check_equal(src[k], copy[k], (size_t)w * bytes, "samples");
+                        checkasm_free(src[k]);
+                        checkasm_free(copy[k]);
+                    }
                 }
             }
         }
         if (checkasm_bench_enabled()) {
-            bench_frame_init();
-            const uint8_t *src = high ? (const uint8_t *)bench.pic[0] : bench.pic8[0];
-            Dwt0Run out;
-            dwt0_run_alloc(&out, BENCH_W, BENCH_H);
-            CHECKASM_BENCH(fn(src, (ptrdiff_t)(BENCH_W * bytes), high ? 10 : 8, BENCH_W, BENCH_H,
-                              true, out.band, out.stride, out.rows[0] + ADM_ROW_PAD,
-                              out.rows[1] + ADM_ROW_PAD));
-            dwt0_run_free(&out);
+            /* every row of one picture */
+            bench_init();
+            int32_t *out[4], *lo = row_alloc(BENCH_W), *hi = row_alloc(BENCH_W);
+            for (int k = 0; k < 4; k++) out[k] = row_alloc(BENCH_W / 2);
+            CHECKASM_BENCH(bench_dwt_row0(fn, high, out, lo, hi));
+            for (int k = 0; k < 4; k++) row_free(out[k]);
+            row_free(lo);
+            row_free(hi);
         }
         checkasm_end();
     }
@@ -383,88 +452,84 @@ static void check_dwt_level0(bool high)
 
 /* ---- DWT of levels 1..3 ---- */
 
-static void check_dwt_level123(void)
+/* Every row of level 1 from the bench frame's level 0. */
+static void bench_dwt_row123(AdmDwtRow123Fn fn, const BenchLevel *b0, int32_t *const out[4],
+                             int32_t *lo, int32_t *hi)
 {
-    const size_t field = offsetof(AdmDsp, dwt_level123);
-    const AdmDwtLevel123Fn c_fn = dsps[0].dwt_level123;
-    static const unsigned bits_of[2] = { 16, 32 };
+    for (int i = 0; i < adm_half(b0->h); i++) {
+        const int32_t *src[4];
+        for (int k = 0; k < 4; k++) src[k] = b0->approx[0][mirror(2 * i - 1 + k, b0->h)];
+        fn(src, b0->w, 1, true, out, lo, hi);
+    }
+}
+
+static void check_dwt_row123(void)
+{
+    const size_t field = offsetof(AdmDsp, dwt_row123);
+    const AdmDwtRow123Fn c_fn = dsps[0].dwt_row123;
+    static const char *const names[4] = { "band a", "band h", "band v", "band d" };
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, "adm_dwt_level123")) continue;
-        const AdmDwtLevel123Fn fn = dsps[l].dwt_level123;
-        for (unsigned s = 0; l > 0 && s < SIZE_COUNT; s++) {
-            /* the input is the previous level's approximation: odd and even sizes */
-            const int w = 2 * band_sizes[1][s].w - (int)(s & 1);
-            const int h = 2 * band_sizes[1][s].h - (int)(s >> 1 & 1);
-            const ptrdiff_t stride = band_stride(w);
-            const size_t plane = plane_bytes(stride, h);
-            const size_t row = (size_t)(w + 2 * ADM_ROW_PAD) * sizeof(int32_t);
+        if (!level_runs(l, field, "adm_dwt_row123")) continue;
+        const AdmDwtRow123Fn fn = dsps[l].dwt_row123;
+        for (unsigned s = 1; l > 0 && s < WIDTH_COUNT; s++) {
+            /* the input: the previous level's approximation, 5 or more wide */
+            const int w = band_widths[1][s], half = adm_half(w);
             for (int scale = 1; scale <= 3; scale++) {
                 for (int fill = 0; fill < BAND_FILL_COUNT; fill++) {
-                    for (int in_place = 0; in_place < 2; in_place++) {
-                        int32_t *src = checkasm_alloc(plane), *copy = checkasm_alloc(plane);
-                        fill_plane(src, stride, h, bits_of[(s + (unsigned)fill) & 1], fill);
-                        memcpy(copy, src, plane);
-                        int32_t *ref[4], *out[4], *rows[4];
+                    int32_t *src[4], *copy[4];
+                    for (int k = 0; k < 4; k++) {
+                        src[k] = row_alloc(w);
+                        copy[k] = row_alloc(w);
+                        fill_row(src[k], w, (s + (unsigned)k) & 1 ? 32 : 16,
+                                 (enum BandFill)((fill + k) % BAND_FILL_COUNT));
+                        memcpy(copy[k] - ADM_ROW_PAD, src[k] - ADM_ROW_PAD, row_bytes(w));
+                    }
+                    for (int details = 0; details < 2; details++) {
+                        int32_t *ref[4], *out[4], *scratch[4];
                         for (int k = 0; k < 4; k++) {
-                            ref[k] = checkasm_alloc(plane);
-                            out[k] = checkasm_alloc(plane);
-                            rows[k] = checkasm_alloc(row);
+                            ref[k] = row_alloc(half);
+                            out[k] = row_alloc(half);
+                            scratch[k] = row_alloc(w);
                         }
-                        if (in_place) {
-                            memcpy(ref[0], src, plane);
-                            memcpy(out[0], src, plane);
-                        }
-                        c_fn(in_place ? ref[0] : src, w, h, scale, ref, stride,
-                             rows[0] + ADM_ROW_PAD, rows[1] + ADM_ROW_PAD);
-                        fn(in_place ? out[0] : src, w, h, scale, out, stride,
-                           rows[2] + ADM_ROW_PAD, rows[3] + ADM_ROW_PAD);
+                        const int32_t *const in[4] = { src[0], src[1], src[2], src[3] };
+                        c_fn(in, w, scale, details, ref, scratch[0], scratch[1]);
+                        fn(in, w, scale, details, out, scratch[2], scratch[3]);
                         bool same = true;
                         for (int k = 0; k < 4 && same; k++)
-                            same = checkasm_check_equal(out[k], ref[k], plane, band_names[k]);
+                            same = rows_equal(out[k], ref[k], half, names[k]);
                         if (!same)
-                            checkasm_fail("%dx%d, scale %d, %s, in place %d", w, h, scale,
-                                          band_fill_names[fill], in_place);
-                        checkasm_check_equal(src, copy, plane, "source");
+                            checkasm_fail("width %d, scale %d, %s, details %d", w, scale,
+                                          band_fill_names[fill], details);
                         for (int k = 0; k < 4; k++) {
-                            checkasm_free(ref[k]);
-                            checkasm_free(out[k]);
-                            checkasm_free(rows[k]);
+                            row_free(ref[k]);
+                            row_free(out[k]);
+                            row_free(scratch[k]);
                         }
-                        checkasm_free(src);
-                        checkasm_free(copy);
+                    }
+                    for (int k = 0; k < 4; k++) {
+                        rows_equal(src[k], copy[k], w, "source");
+                        row_free(src[k]);
+                        row_free(copy[k]);
                     }
                 }
             }
         }
         if (checkasm_bench_enabled()) {
-            /* level 1 from the level-0 approximation */
-            bench_frame_init();
-            const int w = adm_half(BENCH_W), h = adm_half(BENCH_H);
-            const ptrdiff_t stride = band_stride(adm_half(w));
-            const size_t row = (size_t)(w + 2 * ADM_ROW_PAD) * sizeof(int32_t);
-            int32_t *out[4], *rows[2];
-            for (int k = 0; k < 4; k++)
-                out[k] = checkasm_alloc(plane_bytes(stride, adm_half(h)));
-            for (int k = 0; k < 2; k++) rows[k] = checkasm_alloc(row);
-            CHECKASM_BENCH(fn(bench.band0[0][0], w, h, 1, out, stride, rows[0] + ADM_ROW_PAD,
-                              rows[1] + ADM_ROW_PAD));
-            for (int k = 0; k < 4; k++) checkasm_free(out[k]);
-            for (int k = 0; k < 2; k++) checkasm_free(rows[k]);
+            /* level 1 of a picture from the level-0 approximation */
+            const BenchLevel *b0 = bench_level(true);
+            int32_t *out[4], *lo = row_alloc(b0->w), *hi = row_alloc(b0->w);
+            for (int k = 0; k < 4; k++) out[k] = row_alloc(adm_half(b0->w));
+            CHECKASM_BENCH(bench_dwt_row123(fn, b0, out, lo, hi));
+            for (int k = 0; k < 4; k++) row_free(out[k]);
+            row_free(lo);
+            row_free(hi);
         }
         checkasm_end();
     }
 }
 
 /* ---- decoupling ---- */
-
-/* Distorted details near the reference ones (see near_value). */
-static void bands_near(Bands *dis, const Bands *ref, unsigned bits)
-{
-    for (int k = 0; k < 3; k++)
-        for (size_t i = 0; i < (size_t)ref->stride * (size_t)ref->h; i++)
-            dis->p[k][i] = near_value(ref->p[k][i], bits);
-}
 
 /* Details of levels 1..3 whose angle test depends on rounding a 64-bit
  * dot product or squared length to float exactly as a C cast does (once,
@@ -486,11 +551,11 @@ static const int32_t rounding_traps[][4] = {
 
 /* Fills the h and v details with the traps, in turn, so that each falls in
  * every lane of a vector. */
-static void bands_traps(Bands *ref, Bands *dis)
+static void rows_traps(Rows *ref, Rows *dis)
 {
-    const size_t n = QUALE_ARRAY_SIZE(rounding_traps);
-    for (size_t i = 0; i < (size_t)ref->stride * (size_t)ref->h; i++) {
-        const int32_t *q = rounding_traps[i % n];
+    const int n = (int)QUALE_ARRAY_SIZE(rounding_traps);
+    for (int i = -ADM_ROW_PAD; i < ref->n + ADM_ROW_PAD; i++) {
+        const int32_t *q = rounding_traps[(i + ADM_ROW_PAD) % n];
         ref->p[0][i] = q[0];
         ref->p[1][i] = q[1];
         dis->p[0][i] = q[2];
@@ -498,79 +563,95 @@ static void bands_traps(Bands *ref, Bands *dis)
     }
 }
 
+static void bench_decouple(AdmDecoupleRowFn fn, const BenchLevel *b, const int32_t *div_lookup,
+                           float cos_1deg_sq, int32_t *const rst[3], int32_t *const add[3])
+{
+    for (int i = 0; i < b->h; i++) {
+        const int32_t *ref[3], *dis[3];
+        for (int k = 0; k < 3; k++) {
+            ref[k] = b->details[0][k][i];
+            dis[k] = b->details[1][k][i];
+        }
+        fn(div_lookup, cos_1deg_sq, 100.0, ref, dis, rst, add, 0, b->w);
+    }
+}
+
 static void check_decouple(bool level0)
 {
-    const size_t field = level0 ? offsetof(AdmDsp, decouple_level0)
-                                : offsetof(AdmDsp, decouple_level123);
+    const size_t field = level0 ? offsetof(AdmDsp, decouple_row0)
+                                : offsetof(AdmDsp, decouple_row123);
     const unsigned bits = level0 ? 16 : 32;
-    const AdmDecoupleFn c_fn = kernel_of(&dsps[0], field);
+    const AdmDecoupleRowFn c_fn = kernel_of(&dsps[0], field);
     static int32_t div_lookup[ADM_DIV_LOOKUP_SIZE];
     adm_div_lookup_init(div_lookup);
     const double cos_1deg = cos(1.0 * 3.14159265358979323846 / 180.0);
     const float cos_1deg_sq = (float)(cos_1deg * cos_1deg);
     static const double gains[] = { 100.0, 1.0, 1.2 };
+    /* the fills, then distorted details near the reference ones, then
+     * (levels 1..3) the rounding traps */
+    const int rounds = BAND_FILL_COUNT + 1 + !level0;
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, level0 ? "adm_decouple_level0" : "adm_decouple_level123"))
+        if (!level_runs(l, field, level0 ? "adm_decouple_row0" : "adm_decouple_row123"))
             continue;
-        const AdmDecoupleFn fn = kernel_of(&dsps[l], field);
-        for (unsigned s = 0; l > 0 && s < SIZE_COUNT; s++) {
-            const int w = band_sizes[!level0][s].w, h = band_sizes[!level0][s].h;
-            const ptrdiff_t stride = band_stride(w);
-            /* the fills, then distorted details near the reference ones, then
-             * (levels 1..3) the rounding traps */
-            for (int fill = 0; fill <= BAND_FILL_COUNT + !level0; fill++) {
-                const double gain = gains[(s + (unsigned)fill) % 3];
-                Bands ref, dis, rst, ref_copy, dis_c, rst_c;
-                bands_alloc(&ref, stride, h);
-                bands_alloc(&dis, stride, h);
-                bands_alloc(&rst, stride, h);
-                bands_alloc(&ref_copy, stride, h);
-                bands_alloc(&dis_c, stride, h);
-                bands_alloc(&rst_c, stride, h);
-                if (fill < BAND_FILL_COUNT) {
-                    bands_fill(&ref, bits, fill);
-                    bands_fill(&dis, bits, (fill + (int)s) % BAND_FILL_COUNT);
-                } else {
-                    bands_fill(&ref, bits, s & 1 ? BAND_SMALL : BAND_RANDOM);
-                    bands_near(&dis, &ref, bits);
-                    if (fill > BAND_FILL_COUNT) bands_traps(&ref, &dis);
+        const AdmDecoupleRowFn fn = kernel_of(&dsps[l], field);
+        for (unsigned s = 0; l > 0 && s < WIDTH_COUNT; s++) {
+            const int w = band_widths[!level0][s];
+            for (int round = 0; round < rounds; round++) {
+                for (int pick = 0; pick < 3; pick++) {
+                    const double gain = gains[(s + (unsigned)round + (unsigned)pick) % 3];
+                    int j0, j1;
+                    column_range(w, pick, &j0, &j1);
+                    Rows ref, dis, ref_copy, dis_copy, rst, add, rst_c, add_c;
+                    rows_alloc(&ref, w);
+                    rows_alloc(&dis, w);
+                    rows_alloc(&ref_copy, w);
+                    rows_alloc(&dis_copy, w);
+                    rows_alloc(&rst, w);
+                    rows_alloc(&add, w);
+                    rows_alloc(&rst_c, w);
+                    rows_alloc(&add_c, w);
+                    if (round < BAND_FILL_COUNT) {
+                        rows_fill(&ref, bits, round);
+                        rows_fill(&dis, bits, (round + (int)s) % BAND_FILL_COUNT);
+                    } else {
+                        rows_fill(&ref, bits, s & 1 ? BAND_SMALL : BAND_RANDOM);
+                        rows_near(&dis, &ref, bits);
+                        if (round > BAND_FILL_COUNT) rows_traps(&ref, &dis);
+                    }
+                    rows_copy(&ref_copy, &ref);
+                    rows_copy(&dis_copy, &dis);
+                    c_fn(div_lookup, cos_1deg_sq, gain, in3(&ref), in3(&dis), rst_c.p, add_c.p,
+                         j0, j1);
+                    fn(div_lookup, cos_1deg_sq, gain, in3(&ref), in3(&dis), rst.p, add.p, j0, j1);
+                    if (!rows3_equal(&rst, &rst_c, "restored") ||
+                        !rows3_equal(&add, &add_c, "additive"))
+                        checkasm_fail("width %d, columns %d..%d, %s, gain %g", w, j0, j1 - 1,
+                                      round < BAND_FILL_COUNT    ? band_fill_names[round]
+                                      : round == BAND_FILL_COUNT ? "near"
+                                                                 : "rounding traps",
+                                      gain);
+                    rows3_equal(&ref, &ref_copy, "reference (input)");
+                    rows3_equal(&dis, &dis_copy, "distorted (input)");
+                    rows_free(&ref);
+                    rows_free(&dis);
+                    rows_free(&ref_copy);
+                    rows_free(&dis_copy);
+                    rows_free(&rst);
+                    rows_free(&add);
+                    rows_free(&rst_c);
+                    rows_free(&add_c);
                 }
-                bands_copy(&ref_copy, &ref);
-                bands_copy(&dis_c, &dis);
-                const int32_t *ref_in[3] = { ref.p[0], ref.p[1], ref.p[2] };
-                c_fn(div_lookup, cos_1deg_sq, gain, ref_in, dis_c.p, rst_c.p, stride, w, h);
-                fn(div_lookup, cos_1deg_sq, gain, ref_in, dis.p, rst.p, stride, w, h);
-                if (!bands_equal(&rst, &rst_c, "restored") ||
-                    !bands_equal(&dis, &dis_c, "additive"))
-                    checkasm_fail("%dx%d, %s, gain %g", w, h,
-                                  fill < BAND_FILL_COUNT    ? band_fill_names[fill]
-                                  : fill == BAND_FILL_COUNT ? "near"
-                                                            : "rounding traps",
-                                  gain);
-                bands_equal(&ref, &ref_copy, "reference (input)");
-                bands_free(&ref);
-                bands_free(&dis);
-                bands_free(&rst);
-                bands_free(&ref_copy);
-                bands_free(&dis_c);
-                bands_free(&rst_c);
             }
         }
         if (checkasm_bench_enabled()) {
-            /* the kernel writes over the distorted details: every call starts
-             * from a copy of them (its time included) */
-            const BenchLevel b = bench_level(level0);
-            Bands dis, copy;
-            bands_alloc(&dis, b.stride, b.h);
-            bands_alloc(&copy, b.stride, b.h);
-            for (int k = 0; k < 3; k++)
-                memcpy(copy.p[k], b.dis[k], plane_bytes(b.stride, b.h));
-            CHECKASM_BENCH(bands_copy(&dis, &copy);
-                           fn(div_lookup, cos_1deg_sq, 100.0, b.ref, dis.p, b.rst, b.stride, b.w,
-                              b.h));
-            bands_free(&dis);
-            bands_free(&copy);
+            const BenchLevel *b = bench_level(level0);
+            Rows rst, add;
+            rows_alloc(&rst, b->w);
+            rows_alloc(&add, b->w);
+            CHECKASM_BENCH(bench_decouple(fn, b, div_lookup, cos_1deg_sq, rst.p, add.p));
+            rows_free(&rst);
+            rows_free(&add);
         }
         checkasm_end();
     }
@@ -578,41 +659,55 @@ static void check_decouple(bool level0)
 
 /* ---- the denominator ---- */
 
+static void bench_den(AdmDenRowFn fn, const BenchLevel *b, const AdmDenShifts *p,
+                      uint64_t sums[3])
+{
+    const AdmRect r = adm_rect_scored(b->w, b->h);
+    for (int i = r.top; i < r.bottom; i++) {
+        const int32_t *ref[3];
+        for (int k = 0; k < 3; k++) ref[k] = b->details[0][k][i];
+        fn(p, ref, r.left, r.right, sums);
+    }
+}
+
 static void check_den(bool level0)
 {
-    const size_t field = level0 ? offsetof(AdmDsp, den_level0) : offsetof(AdmDsp, den_level123);
+    const size_t field = level0 ? offsetof(AdmDsp, den_row0) : offsetof(AdmDsp, den_row123);
     const unsigned bits = level0 ? 16 : 32;
-    const AdmDenFn c_fn = kernel_of(&dsps[0], field);
+    const AdmDenRowFn c_fn = kernel_of(&dsps[0], field);
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, level0 ? "adm_den_level0" : "adm_den_level123")) continue;
-        const AdmDenFn fn = kernel_of(&dsps[l], field);
-        for (unsigned s = 0; l > 0 && s < SIZE_COUNT; s++) {
-            const int w = band_sizes[!level0][s].w, h = band_sizes[!level0][s].h;
-            const ptrdiff_t stride = band_stride(w);
+        if (!level_runs(l, field, level0 ? "adm_den_row0" : "adm_den_row123")) continue;
+        const AdmDenRowFn fn = kernel_of(&dsps[l], field);
+        for (unsigned s = 0; l > 0 && s < WIDTH_COUNT; s++) {
+            const int w = band_widths[!level0][s];
+            const AdmRect r = adm_rect_scored(w, w);
             for (int fill = 0; fill < BAND_FILL_COUNT; fill++) {
                 for (int scale = level0 ? 0 : 1; scale <= (level0 ? 0 : 3); scale++) {
-                    Bands ref, copy;
-                    bands_alloc(&ref, stride, h);
-                    bands_alloc(&copy, stride, h);
-                    bands_fill(&ref, bits, fill);
-                    bands_copy(&copy, &ref);
-                    const int32_t *in[3] = { ref.p[0], ref.p[1], ref.p[2] };
-                    uint64_t acc_c[3] = { 1, 2, 3 }, acc[3] = { 4, 5, 6 };
-                    c_fn(scale, in, stride, w, h, acc_c);
-                    fn(scale, in, stride, w, h, acc);
-                    if (!checkasm_check_equal(acc, acc_c, sizeof(acc), "sums"))
-                        checkasm_fail("%dx%d, scale %d, %s", w, h, scale, band_fill_names[fill]);
-                    bands_equal(&ref, &copy, "reference (input)");
-                    bands_free(&ref);
-                    bands_free(&copy);
+                    AdmDenShifts p;
+                    adm_den_shifts(level0, scale, w, w + (int)s, &p);
+                    Rows ref, copy;
+                    rows_alloc(&ref, w);
+                    rows_alloc(&copy, w);
+                    rows_fill(&ref, bits, fill);
+                    rows_copy(&copy, &ref);
+                    uint64_t sums_c[3] = { 1, 2, 3 }, sums[3] = { 4, 5, 6 };
+                    c_fn(&p, in3(&ref), r.left, r.right, sums_c);
+                    fn(&p, in3(&ref), r.left, r.right, sums);
+                    if (!checkasm_check_equal(sums, sums_c, sizeof(sums), "sums"))
+                        checkasm_fail("width %d, scale %d, %s", w, scale, band_fill_names[fill]);
+                    rows3_equal(&ref, &copy, "reference (input)");
+                    rows_free(&ref);
+                    rows_free(&copy);
                 }
             }
         }
         if (checkasm_bench_enabled()) {
-            const BenchLevel b = bench_level(level0);
-            uint64_t acc[3];
-            CHECKASM_BENCH(fn(level0 ? 0 : 1, b.ref, b.stride, b.w, b.h, acc));
+            const BenchLevel *b = bench_level(level0);
+            AdmDenShifts p;
+            adm_den_shifts(level0, level0 ? 0 : 1, b->w, b->h, &p);
+            uint64_t sums[3];
+            CHECKASM_BENCH(bench_den(fn, b, &p, sums));
         }
         checkasm_end();
     }
@@ -638,134 +733,163 @@ static void csf_weights(bool level0, int pick, uint32_t csf[3])
     }
 }
 
+static void bench_masking(AdmMaskingRowFn fn, const BenchLevel *b, const uint32_t csf[3],
+                          int32_t *around, int32_t *centre)
+{
+    for (int i = 0; i < b->h; i++) {
+        const int32_t *src[3];
+        for (int k = 0; k < 3; k++) src[k] = b->add[k][i];
+        fn(csf, src, around, centre, 0, b->w);
+    }
+}
+
 static void check_masking(bool level0)
 {
-    const size_t field = level0 ? offsetof(AdmDsp, masking_level0)
-                                : offsetof(AdmDsp, masking_level123);
+    const size_t field = level0 ? offsetof(AdmDsp, masking_row0)
+                                : offsetof(AdmDsp, masking_row123);
     const unsigned bits = level0 ? 16 : 32;
-    const AdmMaskingFn c_fn = kernel_of(&dsps[0], field);
+    const AdmMaskingRowFn c_fn = kernel_of(&dsps[0], field);
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, level0 ? "adm_masking_level0" : "adm_masking_level123"))
+        if (!level_runs(l, field, level0 ? "adm_masking_row0" : "adm_masking_row123"))
             continue;
-        const AdmMaskingFn fn = kernel_of(&dsps[l], field);
-        for (unsigned s = 0; l > 0 && s < SIZE_COUNT; s++) {
-            const int w = band_sizes[!level0][s].w, h = band_sizes[!level0][s].h;
-            const ptrdiff_t stride = band_stride(w);
-            const size_t plane = plane_bytes(stride, h);
+        const AdmMaskingRowFn fn = kernel_of(&dsps[l], field);
+        for (unsigned s = 0; l > 0 && s < WIDTH_COUNT; s++) {
+            const int w = band_widths[!level0][s];
             for (int fill = 0; fill < BAND_FILL_COUNT; fill++) {
-                uint32_t csf[3];
-                csf_weights(level0, (int)((s + (unsigned)fill) % 4), csf);
-                Bands src, copy;
-                bands_alloc(&src, stride, h);
-                bands_alloc(&copy, stride, h);
-                bands_fill(&src, bits, fill);
-                bands_copy(&copy, &src);
-                int32_t *planes[4];
-                for (int k = 0; k < 4; k++) planes[k] = checkasm_alloc(plane);
-                const int32_t *in[3] = { src.p[0], src.p[1], src.p[2] };
-                c_fn(csf, in, stride, w, h, planes[0], planes[1]);
-                fn(csf, in, stride, w, h, planes[2], planes[3]);
-                if (!checkasm_check_equal(planes[2], planes[0], plane, "around") ||
-                    !checkasm_check_equal(planes[3], planes[1], plane, "centre"))
-                    checkasm_fail("%dx%d, %s, csf %u %u %u", w, h, band_fill_names[fill], csf[0],
-                                  csf[1], csf[2]);
-                bands_equal(&src, &copy, "details (input)");
-                for (int k = 0; k < 4; k++) checkasm_free(planes[k]);
-                bands_free(&src);
-                bands_free(&copy);
+                for (int pick = 0; pick < 3; pick++) {
+                    int j0, j1;
+                    column_range(w, pick, &j0, &j1);
+                    uint32_t csf[3];
+                    csf_weights(level0, (int)((s + (unsigned)fill + (unsigned)pick) % 4), csf);
+                    Rows src, copy;
+                    rows_alloc(&src, w);
+                    rows_alloc(&copy, w);
+                    rows_fill(&src, bits, fill);
+                    rows_copy(&copy, &src);
+                    int32_t *out[4];
+                    for (int k = 0; k < 4; k++) out[k] = row_alloc(w);
+                    c_fn(csf, in3(&src), out[0], out[1], j0, j1);
+                    fn(csf, in3(&src), out[2], out[3], j0, j1);
+                    if (!rows_equal(out[2], out[0], w, "around") ||
+                        !rows_equal(out[3], out[1], w, "centre"))
+                        checkasm_fail("width %d, columns %d..%d, %s, csf %u %u %u", w, j0,
+                                      j1 - 1, band_fill_names[fill], csf[0], csf[1], csf[2]);
+                    rows3_equal(&src, &copy, "details (input)");
+                    for (int k = 0; k < 4; k++) row_free(out[k]);
+                    rows_free(&src);
+                    rows_free(&copy);
+                }
             }
         }
         if (checkasm_bench_enabled()) {
-            const BenchLevel b = bench_level(level0);
+            const BenchLevel *b = bench_level(level0);
             uint32_t csf[3];
             csf_weights(level0, 0, csf);
-            const int32_t *in[3] = { b.dis[0], b.dis[1], b.dis[2] };
-            CHECKASM_BENCH(fn(csf, in, b.stride, b.w, b.h, b.around, b.centre));
+            int32_t *around = row_alloc(b->w), *centre = row_alloc(b->w);
+            CHECKASM_BENCH(bench_masking(fn, b, csf, around, centre));
+            row_free(around);
+            row_free(centre);
         }
         checkasm_end();
     }
 }
 
-static void check_masked_sum(bool level0)
+static void bench_masked(AdmMaskedRowFn fn, const BenchLevel *b, const uint32_t csf[3],
+                         const AdmMaskedShifts *p, uint32_t *col, uint64_t sums[3])
 {
-    const size_t field = level0 ? offsetof(AdmDsp, masked_sum_level0)
-                                : offsetof(AdmDsp, masked_sum_level123);
+    const AdmRect r = adm_rect_scored(b->w, b->h);
+    for (int i = r.top; i < r.bottom; i++) {
+        const int32_t *src[3], *around[3];
+        for (int k = 0; k < 3; k++) {
+            src[k] = b->rst[k][i];
+            around[k] = b->around[i - 1 + k];
+        }
+        fn(csf, p, src, around, b->centre[i], b->w, r.left, r.right, col, sums);
+    }
+}
+
+static void check_masked(bool level0)
+{
+    const size_t field = level0 ? offsetof(AdmDsp, masked_row0)
+                                : offsetof(AdmDsp, masked_row123);
     const unsigned bits = level0 ? 16 : 32;
-    const AdmMaskedSumFn c_fn = kernel_of(&dsps[0], field);
-    const AdmMaskingFn masking = level0 ? dsps[0].masking_level0 : dsps[0].masking_level123;
+    const AdmMaskedRowFn c_fn = kernel_of(&dsps[0], field);
+    const AdmMaskingRowFn masking = level0 ? dsps[0].masking_row0 : dsps[0].masking_row123;
 
     for (unsigned l = 0; l < level_count; l++) {
-        if (!level_runs(l, field, level0 ? "adm_masked_sum_level0" : "adm_masked_sum_level123"))
-            continue;
-        const AdmMaskedSumFn fn = kernel_of(&dsps[l], field);
-        for (unsigned s = 0; l > 0 && s < SIZE_COUNT; s++) {
-            const int w = band_sizes[!level0][s].w, h = band_sizes[!level0][s].h;
-            const ptrdiff_t stride = band_stride(w);
-            const size_t plane = plane_bytes(stride, h);
-            const size_t col_size = (size_t)(w + 2 * ADM_ROW_PAD) * sizeof(uint32_t);
-            /* the masking planes of other details (the real case), then any
+        if (!level_runs(l, field, level0 ? "adm_masked_row0" : "adm_masked_row123")) continue;
+        const AdmMaskedRowFn fn = kernel_of(&dsps[l], field);
+        for (unsigned s = 0; l > 0 && s < WIDTH_COUNT; s++) {
+            const int w = band_widths[!level0][s];
+            const int h = w + (int)(s & 3); /* the height sets the shifts */
+            const AdmRect r = adm_rect_scored(w, h);
+            AdmMaskedShifts p;
+            adm_masked_shifts(level0, w, h, &p);
+            /* the masking of other details (the real case), then any
              * masking values */
             for (int fill = 0; fill <= BAND_FILL_COUNT; fill++) {
                 uint32_t csf[3];
                 csf_weights(level0, (int)((s + (unsigned)fill) % 4), csf);
-                Bands src, copy;
-                bands_alloc(&src, stride, h);
-                bands_alloc(&copy, stride, h);
-                int32_t *around = checkasm_alloc(plane), *centre = checkasm_alloc(plane);
-                int32_t *around_copy = checkasm_alloc(plane);
-                int32_t *centre_copy = checkasm_alloc(plane);
+                Rows src, copy, around, around_copy;
+                rows_alloc(&src, w);
+                rows_alloc(&copy, w);
+                rows_alloc(&around, w);
+                rows_alloc(&around_copy, w);
+                int32_t *centre = row_alloc(w), *centre_copy = row_alloc(w);
                 if (fill < BAND_FILL_COUNT) {
-                    Bands other;
-                    bands_alloc(&other, stride, h);
-                    bands_fill(&src, bits, fill);
-                    bands_fill(&other, bits, (fill + (int)s) % BAND_FILL_COUNT);
-                    const int32_t *in[3] = { other.p[0], other.p[1], other.p[2] };
-                    masking(csf, in, stride, w, h, around, centre);
-                    bands_free(&other);
+                    rows_fill(&src, bits, fill);
+                    for (int k = 0; k < 3; k++) {
+                        Rows other;
+                        rows_alloc(&other, w);
+                        rows_fill(&other, bits, (enum BandFill)((fill + (int)s + k) %
+                                                                BAND_FILL_COUNT));
+                        masking(csf, in3(&other), around.p[k], k == 1 ? centre : centre_copy,
+                                0, w);
+                        rows_free(&other);
+                    }
                 } else {
-                    bands_fill(&src, bits, BAND_RANDOM);
-                    fill_plane(around, stride, h, 32, BAND_RANDOM);
-                    fill_plane(centre, stride, h, 32, BAND_RANDOM);
+                    rows_fill(&src, bits, BAND_RANDOM);
+                    rows_fill(&around, 32, BAND_RANDOM);
+                    fill_row(centre, w, 32, BAND_RANDOM);
                 }
-                bands_copy(&copy, &src);
-                memcpy(around_copy, around, plane);
-                memcpy(centre_copy, centre, plane);
-                uint32_t *col_c = checkasm_alloc(col_size), *col = checkasm_alloc(col_size);
-                uint64_t acc_c[3] = { 1, 2, 3 }, acc[3] = { 4, 5, 6 };
-                const int32_t *in[3] = { src.p[0], src.p[1], src.p[2] };
-                c_fn(csf, in, around, centre, stride, w, h, col_c + ADM_ROW_PAD, acc_c);
-                fn(csf, in, around, centre, stride, w, h, col + ADM_ROW_PAD, acc);
-                if (!checkasm_check_equal(acc, acc_c, sizeof(acc), "sums"))
-                    checkasm_fail("%dx%d, %s, csf %u %u %u", w, h,
+                rows_copy(&copy, &src);
+                rows_copy(&around_copy, &around);
+                memcpy(centre_copy - ADM_ROW_PAD, centre - ADM_ROW_PAD, row_bytes(w));
+                int32_t *col_c = row_alloc(w), *col = row_alloc(w);
+                uint64_t sums_c[3] = { 1, 2, 3 }, sums[3] = { 4, 5, 6 };
+                c_fn(csf, &p, in3(&src), in3(&around), centre, w, r.left, r.right,
+                     (uint32_t *)col_c, sums_c);
+                fn(csf, &p, in3(&src), in3(&around), centre, w, r.left, r.right,
+                   (uint32_t *)col, sums);
+                if (!checkasm_check_equal(sums, sums_c, sizeof(sums), "sums"))
+                    checkasm_fail("width %d, %s, csf %u %u %u", w,
                                   fill < BAND_FILL_COUNT ? band_fill_names[fill] : "any masking",
                                   csf[0], csf[1], csf[2]);
-                bands_equal(&src, &copy, "details (input)");
-                checkasm_check_equal(around, around_copy, plane, "around (input)");
-                checkasm_check_equal(centre, centre_copy, plane, "centre (input)");
-                checkasm_free(col_c);
-                checkasm_free(col);
-                checkasm_free(around);
-                checkasm_free(centre);
-                checkasm_free(around_copy);
-                checkasm_free(centre_copy);
-                bands_free(&src);
-                bands_free(&copy);
+                rows3_equal(&src, &copy, "details (input)");
+                rows3_equal(&around, &around_copy, "around (input)");
+                rows_equal(centre, centre_copy, w, "centre (input)");
+                row_free(col_c);
+                row_free(col);
+                row_free(centre);
+                row_free(centre_copy);
+                rows_free(&src);
+                rows_free(&copy);
+                rows_free(&around);
+                rows_free(&around_copy);
             }
         }
         if (checkasm_bench_enabled()) {
             /* the restored part against the additive impairment's masking */
-            const BenchLevel b = bench_level(level0);
+            const BenchLevel *b = bench_level(level0);
+            AdmMaskedShifts p;
+            adm_masked_shifts(level0, b->w, b->h, &p);
             uint32_t csf[3];
             csf_weights(level0, 0, csf);
-            const int32_t *additive[3] = { b.dis[0], b.dis[1], b.dis[2] };
-            const int32_t *rst[3] = { b.rst[0], b.rst[1], b.rst[2] };
-            masking(csf, additive, b.stride, b.w, b.h, b.around, b.centre);
-            uint32_t *col = checkasm_alloc((size_t)(b.w + 2 * ADM_ROW_PAD) * sizeof(uint32_t));
-            uint64_t acc[3];
-            CHECKASM_BENCH(fn(csf, rst, b.around, b.centre, b.stride, b.w, b.h,
-                              col + ADM_ROW_PAD, acc));
-            checkasm_free(col);
+            int32_t *col = row_alloc(b->w);
+            uint64_t sums[3];
+            CHECKASM_BENCH(bench_masked(fn, b, csf, &p, (uint32_t *)col, sums));
+            row_free(col);
         }
         checkasm_end();
     }
@@ -777,16 +901,16 @@ void checkasm_check_integer_adm(void)
     if (level_count > MAX_LEVELS) level_count = MAX_LEVELS;
     for (unsigned l = 0; l < level_count; l++) adm_dsp_init(&dsps[l], levels[l].flags);
 
-    check_dwt_level0(false);
-    check_dwt_level0(true);
-    check_dwt_level123();
+    check_dwt_row0(false);
+    check_dwt_row0(true);
+    check_dwt_row123();
     check_decouple(true);
     check_decouple(false);
     check_den(true);
     check_den(false);
     check_masking(true);
     check_masking(false);
-    check_masked_sum(true);
-    check_masked_sum(false);
-    bench_frame_free();
+    check_masked(true);
+    check_masked(false);
+    bench_free();
 }

@@ -10,15 +10,14 @@
  * values are int16, so its DWT runs on 16-bit lanes with vpmaddwd, which
  * sums two products in 32 bits exactly as the C code's int32 sums.
  *
- * The last vector of a row is masked (vpmaskmovd), so that a kernel reads
- * and writes only the samples the C code does, except in the scratch rows
- * (lo, hi, col), which have ADM_ROW_PAD samples of slack on each side.
+ * The last vector of a row is masked (vpmaskmovd), so that a kernel writes
+ * only the samples the C code does, except in its scratch rows (lo, hi,
+ * col), which have ADM_ROW_PAD samples of slack on each side.
  */
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "common.h"
 #include "metrics/integer_adm.h"
@@ -113,11 +112,6 @@ INLINE void pad_row32(int32_t *row, int n)
     row[n + 1] = row[n - 2];
 }
 
-INLINE int mirror(int k, int n)
-{
-    return k < 0 ? -k : k >= n ? 2 * n - k - 1 : k;
-}
-
 /* ---- DWT of level 0 ------------------------------------------------------------ */
 
 /* The Q15 db2 taps, as pairs: low pass (15826, 27411), (7345, -4240); high
@@ -192,51 +186,40 @@ INLINE void dwt0_vertical(const uint8_t *r0, const uint8_t *r1, const uint8_t *r
     }
 }
 
-INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, int bitdepth, int w,
-                       int h, bool details, int32_t *const band[4], ptrdiff_t stride,
-                       int32_t *lo32, int32_t *hi32)
+INLINE void dwt_row0(const uint8_t *const src[4], int bytes, int bitdepth, int w, bool details,
+                     int32_t *const out[4], int32_t *lo32, int32_t *hi32)
 {
     /* the rows hold int16 here */
     int16_t *lo = (int16_t *)lo32, *hi = (int16_t *)hi32;
     const int half = (w + 1) / 2;
 
-    for (int i = 0; i < (h + 1) / 2; i++) {
-        dwt0_vertical(src + mirror(2 * i - 1, h) * src_stride, src + mirror(2 * i, h) * src_stride,
-                      src + mirror(2 * i + 1, h) * src_stride,
-                      src + mirror(2 * i + 2, h) * src_stride, bytes, bitdepth, w, details, lo,
-                      hi);
-        pad_row16(lo, w);
-        if (details) pad_row16(hi, w);
-
-        int32_t *a = band[0] + i * stride, *bh = band[1] + i * stride;
-        int32_t *bv = band[2] + i * stride, *bd = band[3] + i * stride;
-        for (int j = 0; j < half; j += 8) {
-            const __m256i mask = lanes_below(half - j);
-            __m256i low, high;
-            filter_row16(lo, j, &low, &high);
-            store_masked(a + j, mask, low);
-            if (!details) continue;
-            store_masked(bv + j, mask, high);
-            filter_row16(hi, j, &low, &high);
-            store_masked(bh + j, mask, low);
-            store_masked(bd + j, mask, high);
-        }
+    dwt0_vertical(src[0], src[1], src[2], src[3], bytes, bitdepth, w, details, lo, hi);
+    pad_row16(lo, w);
+    if (details) pad_row16(hi, w);
+    for (int j = 0; j < half; j += 8) {
+        const __m256i mask = lanes_below(half - j);
+        __m256i low, high;
+        filter_row16(lo, j, &low, &high);
+        store_masked(out[0] + j, mask, low);
+        if (!details) continue;
+        store_masked(out[2] + j, mask, high);
+        filter_row16(hi, j, &low, &high);
+        store_masked(out[1] + j, mask, low);
+        store_masked(out[3] + j, mask, high);
     }
 }
 
-static void dwt_level0_8_avx2(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
-                              int h, bool details, int32_t *const band[4], ptrdiff_t stride,
-                              int32_t *lo, int32_t *hi)
+static void dwt_row0_8_avx2(const uint8_t *const src[4], int bitdepth, int w, bool details,
+                            int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
     (void)bitdepth;
-    dwt_level0(src, src_stride, 1, 8, w, h, details, band, stride, lo, hi);
+    dwt_row0(src, 1, 8, w, details, out, lo, hi);
 }
 
-static void dwt_level0_16_avx2(const uint8_t *src, ptrdiff_t src_stride, int bitdepth, int w,
-                               int h, bool details, int32_t *const band[4], ptrdiff_t stride,
-                               int32_t *lo, int32_t *hi)
+static void dwt_row0_16_avx2(const uint8_t *const src[4], int bitdepth, int w, bool details,
+                             int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
-    dwt_level0(src, src_stride, 2, bitdepth, w, h, details, band, stride, lo, hi);
+    dwt_row0(src, 2, bitdepth, w, details, out, lo, hi);
 }
 
 /* ---- DWT of levels 1..3 -------------------------------------------------------- */
@@ -287,9 +270,8 @@ INLINE void filter_row32(const int32_t *row, int j, __m256i add, __m128i shift, 
                                               _mm256_castsi256_ps(h[1]), 0x88)), 0xD8);
 }
 
-static void dwt_level123_avx2(const int32_t *src, int w, int h, int scale,
-                              int32_t *const band[4], ptrdiff_t stride, int32_t *lo,
-                              int32_t *hi)
+static void dwt_row123_avx2(const int32_t *const src[4], int w, int scale, bool details,
+                            int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
     static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
     static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
@@ -299,42 +281,34 @@ static void dwt_level123_avx2(const int32_t *src, int w, int h, int scale,
     const __m128i hs = _mm_cvtsi32_si128(h_shift[scale - 1]);
     const int half = (w + 1) / 2;
 
-    for (int i = 0; i < (h + 1) / 2; i++) {
-        const int32_t *r0 = src + mirror(2 * i - 1, h) * stride;
-        const int32_t *r1 = src + mirror(2 * i, h) * stride;
-        const int32_t *r2 = src + mirror(2 * i + 1, h) * stride;
-        const int32_t *r3 = src + mirror(2 * i + 2, h) * stride;
-        for (int j = 0; j < w; j += 8) {
-            const __m256i mask = lanes_below(w - j);
-            const __m256i t0 = load_masked(r0 + j, mask), t1 = load_masked(r1 + j, mask);
-            const __m256i t2 = load_masked(r2 + j, mask), t3 = load_masked(r3 + j, mask);
-            const __m256i u0 = odd_to_even(t0), u1 = odd_to_even(t1);
-            const __m256i u2 = odd_to_even(t2), u3 = odd_to_even(t3);
-            const __m256i l = join_low32(round_shift64(taps64(t0, t1, t2, t3, LO_TAPS), va, vs),
-                                         round_shift64(taps64(u0, u1, u2, u3, LO_TAPS), va, vs));
-            const __m256i g = join_low32(round_shift64(taps64(t0, t1, t2, t3, HI_TAPS), va, vs),
-                                         round_shift64(taps64(u0, u1, u2, u3, HI_TAPS), va, vs));
-            /* the rows have slack past w */
-            _mm256_storeu_si256((__m256i *)(lo + j), l);
-            _mm256_storeu_si256((__m256i *)(hi + j), g);
-        }
-        pad_row32(lo, w);
-        pad_row32(hi, w);
+    for (int j = 0; j < w; j += 8) {
+        const __m256i mask = lanes_below(w - j);
+        const __m256i t0 = load_masked(src[0] + j, mask), t1 = load_masked(src[1] + j, mask);
+        const __m256i t2 = load_masked(src[2] + j, mask), t3 = load_masked(src[3] + j, mask);
+        const __m256i u0 = odd_to_even(t0), u1 = odd_to_even(t1);
+        const __m256i u2 = odd_to_even(t2), u3 = odd_to_even(t3);
+        /* the rows have slack past w */
+        _mm256_storeu_si256((__m256i *)(lo + j),
+                            join_low32(round_shift64(taps64(t0, t1, t2, t3, LO_TAPS), va, vs),
+                                       round_shift64(taps64(u0, u1, u2, u3, LO_TAPS), va, vs)));
+        if (!details) continue;
+        _mm256_storeu_si256((__m256i *)(hi + j),
+                            join_low32(round_shift64(taps64(t0, t1, t2, t3, HI_TAPS), va, vs),
+                                       round_shift64(taps64(u0, u1, u2, u3, HI_TAPS), va, vs)));
+    }
+    pad_row32(lo, w);
+    if (details) pad_row32(hi, w);
 
-        /* src may be band[0]: row i is written after rows 2i - 1 .. 2i + 2
-         * are read, and no later row reads it */
-        int32_t *a = band[0] + i * stride, *bh = band[1] + i * stride;
-        int32_t *bv = band[2] + i * stride, *bd = band[3] + i * stride;
-        for (int j = 0; j < half; j += 8) {
-            const __m256i mask = lanes_below(half - j);
-            __m256i low, high;
-            filter_row32(lo, j, ha, hs, &low, &high);
-            store_masked(a + j, mask, low);
-            store_masked(bv + j, mask, high);
-            filter_row32(hi, j, ha, hs, &low, &high);
-            store_masked(bh + j, mask, low);
-            store_masked(bd + j, mask, high);
-        }
+    for (int j = 0; j < half; j += 8) {
+        const __m256i mask = lanes_below(half - j);
+        __m256i low, high;
+        filter_row32(lo, j, ha, hs, &low, &high);
+        store_masked(out[0] + j, mask, low);
+        if (!details) continue;
+        store_masked(out[2] + j, mask, high);
+        filter_row32(hi, j, ha, hs, &low, &high);
+        store_masked(out[1] + j, mask, low);
+        store_masked(out[3] + j, mask, high);
     }
 }
 
@@ -520,66 +494,61 @@ INLINE __m256i angle_level123(__m256i oh, __m256i ov, __m256i th, __m256i tv, __
     return _mm256_blend_epi32(_mm256_castpd_si256(m[0]), _mm256_castpd_si256(m[1]), 0xAA);
 }
 
-INLINE void decouple(bool level0, const int32_t *div_lookup, float cos_1deg_sq, double gain,
-                     const int32_t *const ref[3], int32_t *const dis[3], int32_t *const rst[3],
-                     ptrdiff_t stride, int w, int h)
+INLINE void decouple_row(bool level0, const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                         const int32_t *const ref[3], const int32_t *const dis[3],
+                         int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
 {
-    const AdmRect r = adm_rect_with_taps(w, h);
     const __m256d cos_sq = _mm256_set1_pd(cos_1deg_sq);
     const __m256d gain_pd = _mm256_set1_pd(gain);
     const __m256i zero = _mm256_setzero_si256();
 
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int j = r.left; j < r.right; j += 8) {
-            const __m256i mask = lanes_below(r.right - j);
-            const ptrdiff_t x = i * stride + j;
-            __m256i o[3], t[3];
-            for (int b = 0; b < 3; b++) {
-                o[b] = load_masked(ref[b] + x, mask);
-                t[b] = load_masked(dis[b] + x, mask);
+    for (int j = j0; j < j1; j += 8) {
+        const __m256i mask = lanes_below(j1 - j);
+        __m256i o[3], t[3];
+        for (int b = 0; b < 3; b++) {
+            o[b] = load_masked(ref[b] + j, mask);
+            t[b] = load_masked(dis[b] + j, mask);
+        }
+        const __m256i angle = level0 ? angle_level0(o[0], o[1], t[0], t[1], cos_sq)
+                                     : angle_level123(o[0], o[1], t[0], t[1], cos_sq);
+        for (int b = 0; b < 3; b++) {
+            const __m256i k = level0 ? ratio_level0(div_lookup, o[b], t[b])
+                                     : ratio_level123(div_lookup, o[b], t[b]);
+            __m256i v;
+            if (level0) {
+                /* k * o fits 31 bits */
+                v = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(k, o[b]),
+                                                       _mm256_set1_epi32(16384)), 15);
+            } else {
+                const __m256i round = _mm256_set1_epi64x(16384);
+                v = join_low32(
+                    _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(k, o[b]), round), 15),
+                    _mm256_srli_epi64(_mm256_add_epi64(
+                        _mm256_mul_epi32(odd_to_even(k), odd_to_even(o[b])), round), 15));
             }
-            const __m256i angle = level0 ? angle_level0(o[0], o[1], t[0], t[1], cos_sq)
-                                         : angle_level123(o[0], o[1], t[0], t[1], cos_sq);
-            for (int b = 0; b < 3; b++) {
-                const __m256i k = level0 ? ratio_level0(div_lookup, o[b], t[b])
-                                         : ratio_level123(div_lookup, o[b], t[b]);
-                __m256i v;
-                if (level0) {
-                    /* k * o fits 31 bits */
-                    v = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(k, o[b]),
-                                                           _mm256_set1_epi32(16384)), 15);
-                } else {
-                    const __m256i add = _mm256_set1_epi64x(16384);
-                    v = join_low32(
-                        _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(k, o[b]), add), 15),
-                        _mm256_srli_epi64(_mm256_add_epi64(
-                            _mm256_mul_epi32(odd_to_even(k), odd_to_even(o[b])), add), 15));
-                }
-                const __m256i cond = _mm256_andnot_si256(
-                    _mm256_cmpeq_epi32(o[b], zero),
-                    _mm256_and_si256(angle, _mm256_cmpgt_epi32(k, zero)));
-                v = gain_limit(v, t[b], o[b], cond, gain_pd);
-                __m256i a = _mm256_sub_epi32(t[b], v);
-                if (level0) a = _mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16);
-                store_masked(rst[b] + x, mask, v);
-                store_masked(dis[b] + x, mask, a);
-            }
+            const __m256i cond = _mm256_andnot_si256(
+                _mm256_cmpeq_epi32(o[b], zero), _mm256_and_si256(angle, _mm256_cmpgt_epi32(k, zero)));
+            if (!_mm256_testz_si256(cond, cond)) v = gain_limit(v, t[b], o[b], cond, gain_pd);
+            __m256i a = _mm256_sub_epi32(t[b], v);
+            if (level0) a = _mm256_srai_epi32(_mm256_slli_epi32(a, 16), 16);
+            store_masked(rst[b] + j, mask, v);
+            store_masked(add[b] + j, mask, a);
         }
     }
 }
 
-static void decouple_level0_avx2(const int32_t *div_lookup, float cos_1deg_sq, double gain,
-                                 const int32_t *const ref[3], int32_t *const dis[3],
-                                 int32_t *const rst[3], ptrdiff_t stride, int w, int h)
+static void decouple_row0_avx2(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                               const int32_t *const ref[3], const int32_t *const dis[3],
+                               int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
 {
-    decouple(true, div_lookup, cos_1deg_sq, gain, ref, dis, rst, stride, w, h);
+    decouple_row(true, div_lookup, cos_1deg_sq, gain, ref, dis, rst, add, j0, j1);
 }
 
-static void decouple_level123_avx2(const int32_t *div_lookup, float cos_1deg_sq, double gain,
-                                   const int32_t *const ref[3], int32_t *const dis[3],
-                                   int32_t *const rst[3], ptrdiff_t stride, int w, int h)
+static void decouple_row123_avx2(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                                 const int32_t *const ref[3], const int32_t *const dis[3],
+                                 int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
 {
-    decouple(false, div_lookup, cos_1deg_sq, gain, ref, dis, rst, stride, w, h);
+    decouple_row(false, div_lookup, cos_1deg_sq, gain, ref, dis, rst, add, j0, j1);
 }
 
 /* ---- CSF and masking ------------------------------------------------------------ */
@@ -612,10 +581,9 @@ INLINE __m256i sext16(__m256i v)
     return _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
 }
 
-INLINE void masking_planes(bool level0, const uint32_t csf[3], const int32_t *const src[3],
-                           ptrdiff_t stride, int w, int h, int32_t *around, int32_t *centre)
+INLINE void masking_row(bool level0, const uint32_t csf[3], const int32_t *const src[3],
+                        int32_t *around, int32_t *centre, int j0, int j1)
 {
-    const AdmRect r = adm_rect_with_taps(w, h);
     static const int32_t add0[3] = { 16384, 16384, 65535 };
     static const int shift0[3] = { 15, 15, 17 };
     __m256i csf_v[3], csf_high[3];
@@ -624,50 +592,45 @@ INLINE void masking_planes(bool level0, const uint32_t csf[3], const int32_t *co
         csf_high[b] = _mm256_set1_epi64x(csf[b] >> 31 ? -1 : 0);
     }
 
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int j = r.left; j < r.right; j += 8) {
-            const __m256i mask = lanes_below(r.right - j);
-            const ptrdiff_t x = i * stride + j;
-            __m256i sum_around = _mm256_setzero_si256(), sum_centre = _mm256_setzero_si256();
-            for (int b = 0; b < 3; b++) {
-                const __m256i s = load_masked(src[b] + x, mask);
-                __m256i flt, ctr;
-                if (level0) {
-                    const __m256i c = sext16(_mm256_srai_epi32(
-                        _mm256_add_epi32(_mm256_mullo_epi32(csf_v[b], s),
-                                         _mm256_set1_epi32(add0[b])), shift0[b]));
-                    const __m256i a = _mm256_abs_epi32(c);
-                    const __m256i round = _mm256_set1_epi32(2048);
-                    flt = sext16(_mm256_srai_epi32(
-                        _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(4369)), round), 12));
-                    ctr = sext16(_mm256_srai_epi32(
-                        _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(8738)), round), 12));
-                } else {
-                    const __m256i a = _mm256_abs_epi32(csf_level123(s, csf_v[b], csf_high[b]));
-                    flt = scale_q32(a, 143165577);
-                    ctr = scale_q32(a, 286331153);
-                }
-                sum_around = _mm256_add_epi32(sum_around, flt);
-                sum_centre = _mm256_add_epi32(sum_centre, _mm256_sub_epi32(ctr, flt));
+    for (int j = j0; j < j1; j += 8) {
+        const __m256i mask = lanes_below(j1 - j);
+        __m256i sum_around = _mm256_setzero_si256(), sum_centre = _mm256_setzero_si256();
+        for (int b = 0; b < 3; b++) {
+            const __m256i s = load_masked(src[b] + j, mask);
+            __m256i flt, ctr;
+            if (level0) {
+                const __m256i c = sext16(_mm256_srai_epi32(
+                    _mm256_add_epi32(_mm256_mullo_epi32(csf_v[b], s), _mm256_set1_epi32(add0[b])),
+                    shift0[b]));
+                const __m256i a = _mm256_abs_epi32(c);
+                const __m256i round = _mm256_set1_epi32(2048);
+                flt = sext16(_mm256_srai_epi32(
+                    _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(4369)), round), 12));
+                ctr = sext16(_mm256_srai_epi32(
+                    _mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(8738)), round), 12));
+            } else {
+                const __m256i a = _mm256_abs_epi32(csf_level123(s, csf_v[b], csf_high[b]));
+                flt = scale_q32(a, 143165577);
+                ctr = scale_q32(a, 286331153);
             }
-            store_masked(around + x, mask, sum_around);
-            store_masked(centre + x, mask, sum_centre);
+            sum_around = _mm256_add_epi32(sum_around, flt);
+            sum_centre = _mm256_add_epi32(sum_centre, _mm256_sub_epi32(ctr, flt));
         }
+        store_masked(around + j, mask, sum_around);
+        store_masked(centre + j, mask, sum_centre);
     }
 }
 
-static void masking_level0_avx2(const uint32_t csf[3], const int32_t *const src[3],
-                                ptrdiff_t stride, int w, int h, int32_t *around,
-                                int32_t *centre)
+static void masking_row0_avx2(const uint32_t csf[3], const int32_t *const src[3],
+                              int32_t *around, int32_t *centre, int j0, int j1)
 {
-    masking_planes(true, csf, src, stride, w, h, around, centre);
+    masking_row(true, csf, src, around, centre, j0, j1);
 }
 
-static void masking_level123_avx2(const uint32_t csf[3], const int32_t *const src[3],
-                                  ptrdiff_t stride, int w, int h, int32_t *around,
-                                  int32_t *centre)
+static void masking_row123_avx2(const uint32_t csf[3], const int32_t *const src[3],
+                                int32_t *around, int32_t *centre, int j0, int j1)
 {
-    masking_planes(false, csf, src, stride, w, h, around, centre);
+    masking_row(false, csf, src, around, centre, j0, j1);
 }
 
 /* One orientation's cube terms of eight elements, added to the 64-bit sums
@@ -688,104 +651,85 @@ INLINE __m256i cube_terms(__m256i c, __m256i thr, int sub, __m256i sq_add, int s
     return sum;
 }
 
-INLINE void masked_sum(bool level0, const uint32_t csf[3], const int32_t *const src[3],
-                       const int32_t *around, const int32_t *centre, ptrdiff_t stride, int w,
-                       int h, uint32_t *col, uint64_t acc[3])
+INLINE void masked_row(bool level0, const uint32_t csf[3], const AdmMaskedShifts *p,
+                       const int32_t *const src[3], const int32_t *const around[3],
+                       const int32_t *centre, int w, int left, int right, uint32_t *col,
+                       uint64_t sums[3])
 {
-    const AdmRect r = adm_rect_scored(w, h);
-    AdmMaskedShifts p;
-    adm_masked_shifts(level0, w, h, &p);
     __m256i csf_v[3], csf_high[3], sq_add[3], cub_add[3];
     for (int b = 0; b < 3; b++) {
         csf_v[b] = _mm256_set1_epi32((int32_t)csf[b]);
         csf_high[b] = _mm256_set1_epi64x(csf[b] >> 31 ? -1 : 0);
-        sq_add[b] = _mm256_set1_epi64x(p.sq_add[b]);
-        cub_add[b] = _mm256_set1_epi64x(p.cub_add[b]);
+        sq_add[b] = _mm256_set1_epi64x(p->sq_add[b]);
+        cub_add[b] = _mm256_set1_epi64x(p->cub_add[b]);
     }
 
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        /* column sums of the 3-row window, then the 3-column box per sample */
-        const int32_t *up = around + (i == 0 ? 1 : i - 1) * stride;
-        const int32_t *mid = around + i * stride;
-        const int32_t *down = around + (i == h - 1 ? h - 1 : i + 1) * stride;
-        const int j0 = QUALE_MAX(r.left - 1, 0), j1 = QUALE_MIN(r.right + 1, w);
-        for (int j = j0; j < j1; j += 8) {
-            const __m256i mask = lanes_below(j1 - j);
-            const __m256i sum = _mm256_add_epi32(
-                _mm256_add_epi32(load_masked(up + j, mask), load_masked(mid + j, mask)),
-                load_masked(down + j, mask));
-            _mm256_storeu_si256((__m256i *)(col + j), sum); /* col has slack */
-        }
-        if (r.left == 0) col[-1] = col[1];
-        if (r.right == w) col[w] = col[w - 1];
-
-        __m256i row[3] = { _mm256_setzero_si256(), _mm256_setzero_si256(),
-                           _mm256_setzero_si256() };
-        for (int j = r.left; j < r.right; j += 8) {
-            const __m256i mask = lanes_below(r.right - j);
-            const ptrdiff_t x = i * stride + j;
-            const __m256i thr = _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(col + j - 1)),
-                                 _mm256_loadu_si256((const __m256i *)(col + j))),
-                _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(col + j + 1)),
-                                 load_masked(centre + x, mask)));
-            for (int b = 0; b < 3; b++) {
-                const __m256i s = load_masked(src[b] + x, mask);
-                const __m256i c = level0 ? _mm256_mullo_epi32(s, csf_v[b])
-                                         : csf_level123(s, csf_v[b], csf_high[b]);
-                row[b] = _mm256_add_epi64(row[b], cube_terms(c, thr, (int)p.sub[b], sq_add[b],
-                                                             (int)p.sq[b], cub_add[b],
-                                                             (int)p.cub[b], mask));
-            }
-        }
-        for (int b = 0; b < 3; b++)
-            acc[b] += (uint64_t)((int64_t)(hsum64(row[b]) + (uint64_t)p.row_add) >> p.row_shift);
+    /* column sums of the 3-row window, then the 3-column box per sample */
+    const int j0 = QUALE_MAX(left - 1, 0), j1 = QUALE_MIN(right + 1, w);
+    for (int j = j0; j < j1; j += 8) {
+        const __m256i mask = lanes_below(j1 - j);
+        const __m256i sum = _mm256_add_epi32(
+            _mm256_add_epi32(load_masked(around[0] + j, mask), load_masked(around[1] + j, mask)),
+            load_masked(around[2] + j, mask));
+        _mm256_storeu_si256((__m256i *)(col + j), sum); /* col has slack */
     }
+    if (left == 0) col[-1] = col[1];
+    if (right == w) col[w] = col[w - 1];
+
+    __m256i row[3] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256() };
+    for (int j = left; j < right; j += 8) {
+        const __m256i mask = lanes_below(right - j);
+        const __m256i thr = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(col + j - 1)),
+                             _mm256_loadu_si256((const __m256i *)(col + j))),
+            _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(col + j + 1)),
+                             load_masked(centre + j, mask)));
+        for (int b = 0; b < 3; b++) {
+            const __m256i s = load_masked(src[b] + j, mask);
+            const __m256i c = level0 ? _mm256_mullo_epi32(s, csf_v[b])
+                                     : csf_level123(s, csf_v[b], csf_high[b]);
+            row[b] = _mm256_add_epi64(row[b], cube_terms(c, thr, (int)p->sub[b], sq_add[b],
+                                                         (int)p->sq[b], cub_add[b],
+                                                         (int)p->cub[b], mask));
+        }
+    }
+    for (int b = 0; b < 3; b++) sums[b] = hsum64(row[b]);
 }
 
-static void masked_sum_level0_avx2(const uint32_t csf[3], const int32_t *const src[3],
-                                   const int32_t *around, const int32_t *centre,
-                                   ptrdiff_t stride, int w, int h, uint32_t *col,
-                                   uint64_t acc[3])
+static void masked_row0_avx2(const uint32_t csf[3], const AdmMaskedShifts *p,
+                             const int32_t *const src[3], const int32_t *const around[3],
+                             const int32_t *centre, int w, int left, int right, uint32_t *col,
+                             uint64_t sums[3])
 {
-    masked_sum(true, csf, src, around, centre, stride, w, h, col, acc);
+    masked_row(true, csf, p, src, around, centre, w, left, right, col, sums);
 }
 
-static void masked_sum_level123_avx2(const uint32_t csf[3], const int32_t *const src[3],
-                                     const int32_t *around, const int32_t *centre,
-                                     ptrdiff_t stride, int w, int h, uint32_t *col,
-                                     uint64_t acc[3])
+static void masked_row123_avx2(const uint32_t csf[3], const AdmMaskedShifts *p,
+                               const int32_t *const src[3], const int32_t *const around[3],
+                               const int32_t *centre, int w, int left, int right, uint32_t *col,
+                               uint64_t sums[3])
 {
-    masked_sum(false, csf, src, around, centre, stride, w, h, col, acc);
+    masked_row(false, csf, p, src, around, centre, w, left, right, col, sums);
 }
 
 /* ---- the denominator -------------------------------------------------------------- */
 
-static void den_level0_avx2(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w,
-                            int h, uint64_t acc[3])
+static void den_row0_avx2(const AdmDenShifts *p, const int32_t *const ref[3], int left,
+                          int right, uint64_t sums[3])
 {
-    (void)scale;
-    const AdmRect r = adm_rect_scored(w, h);
-    AdmDenShifts p;
-    adm_den_shifts(true, 0, w, h, &p);
-
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[b] + i * stride;
-            __m256i row = _mm256_setzero_si256();
-            for (int j = r.left; j < r.right; j += 8) {
-                /* (uint16_t)|o|: |o| <= 32768; its square fits 32 bits */
-                const __m256i m = _mm256_and_si256(
-                    _mm256_abs_epi32(load_masked(o + j, lanes_below(r.right - j))),
-                    _mm256_set1_epi32(0xFFFF));
-                const __m256i sq = _mm256_mullo_epi32(m, m);
-                row = _mm256_add_epi64(row, _mm256_mul_epu32(sq, m));
-                row = _mm256_add_epi64(row, _mm256_mul_epu32(odd_to_even(sq), odd_to_even(m)));
-            }
-            acc[b] += (hsum64(row) + p.row_add) >> p.row_shift;
+    (void)p;
+    for (int b = 0; b < 3; b++) {
+        __m256i row = _mm256_setzero_si256();
+        for (int j = left; j < right; j += 8) {
+            /* (uint16_t)|o|: |o| <= 32768; its square fits 32 bits */
+            const __m256i m = _mm256_and_si256(
+                _mm256_abs_epi32(load_masked(ref[b] + j, lanes_below(right - j))),
+                _mm256_set1_epi32(0xFFFF));
+            const __m256i sq = _mm256_mullo_epi32(m, m);
+            row = _mm256_add_epi64(row, _mm256_mul_epu32(sq, m));
+            row = _mm256_add_epi64(row, _mm256_mul_epu32(odd_to_even(sq), odd_to_even(m)));
         }
+        sums[b] = hsum64(row);
     }
 }
 
@@ -799,43 +743,36 @@ INLINE __m256i den_cube(__m256i m, __m256i sq_add, __m128i sq, __m256i cub_add, 
     return _mm256_srl_epi64(_mm256_add_epi64(p, cub_add), cub);
 }
 
-static void den_level123_avx2(int scale, const int32_t *const ref[3], ptrdiff_t stride, int w,
-                              int h, uint64_t acc[3])
+static void den_row123_avx2(const AdmDenShifts *p, const int32_t *const ref[3], int left,
+                            int right, uint64_t sums[3])
 {
-    const AdmRect r = adm_rect_scored(w, h);
-    AdmDenShifts p;
-    adm_den_shifts(false, scale, w, h, &p);
-    const __m256i sq_add = _mm256_set1_epi64x((int64_t)p.sq_add);
-    const __m256i cub_add = _mm256_set1_epi64x((int64_t)p.cub_add);
-    const __m128i sq = _mm_cvtsi32_si128((int)p.sq), cub = _mm_cvtsi32_si128((int)p.cub);
+    const __m256i sq_add = _mm256_set1_epi64x((int64_t)p->sq_add);
+    const __m256i cub_add = _mm256_set1_epi64x((int64_t)p->cub_add);
+    const __m128i sq = _mm_cvtsi32_si128((int)p->sq), cub = _mm_cvtsi32_si128((int)p->cub);
 
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[b] + i * stride;
-            __m256i row = _mm256_setzero_si256();
-            for (int j = r.left; j < r.right; j += 8) {
-                /* |o| as uint32; a masked lane is 0 and adds 0 */
-                const __m256i m = _mm256_abs_epi32(load_masked(o + j, lanes_below(r.right - j)));
-                row = _mm256_add_epi64(row, den_cube(m, sq_add, sq, cub_add, cub));
-                row = _mm256_add_epi64(row, den_cube(odd_to_even(m), sq_add, sq, cub_add, cub));
-            }
-            acc[b] += (hsum64(row) + p.row_add) >> p.row_shift;
+    for (int b = 0; b < 3; b++) {
+        __m256i row = _mm256_setzero_si256();
+        for (int j = left; j < right; j += 8) {
+            /* |o| as uint32; a masked lane is 0 and adds 0 */
+            const __m256i m = _mm256_abs_epi32(load_masked(ref[b] + j, lanes_below(right - j)));
+            row = _mm256_add_epi64(row, den_cube(m, sq_add, sq, cub_add, cub));
+            row = _mm256_add_epi64(row, den_cube(odd_to_even(m), sq_add, sq, cub_add, cub));
         }
+        sums[b] = hsum64(row);
     }
 }
 
 void adm_dsp_init_avx2(AdmDsp *dsp)
 {
-    dsp->dwt_level0_8 = dwt_level0_8_avx2;
-    dsp->dwt_level0_16 = dwt_level0_16_avx2;
-    dsp->dwt_level123 = dwt_level123_avx2;
-    dsp->decouple_level0 = decouple_level0_avx2;
-    dsp->decouple_level123 = decouple_level123_avx2;
-    dsp->masking_level0 = masking_level0_avx2;
-    dsp->masking_level123 = masking_level123_avx2;
-    dsp->masked_sum_level0 = masked_sum_level0_avx2;
-    dsp->masked_sum_level123 = masked_sum_level123_avx2;
-    dsp->den_level0 = den_level0_avx2;
-    dsp->den_level123 = den_level123_avx2;
+    dsp->dwt_row0_8 = dwt_row0_8_avx2;
+    dsp->dwt_row0_16 = dwt_row0_16_avx2;
+    dsp->dwt_row123 = dwt_row123_avx2;
+    dsp->decouple_row0 = decouple_row0_avx2;
+    dsp->decouple_row123 = decouple_row123_avx2;
+    dsp->masking_row0 = masking_row0_avx2;
+    dsp->masking_row123 = masking_row123_avx2;
+    dsp->masked_row0 = masked_row0_avx2;
+    dsp->masked_row123 = masked_row123_avx2;
+    dsp->den_row0 = den_row0_avx2;
+    dsp->den_row123 = den_row123_avx2;
 }
