@@ -105,13 +105,6 @@ INLINE void pad_row16(int16_t *row, int n)
     row[n + 1] = row[n - 2];
 }
 
-INLINE void pad_row32(int32_t *row, int n)
-{
-    row[-1] = row[1];
-    row[n] = row[n - 1];
-    row[n + 1] = row[n - 2];
-}
-
 /* ---- DWT of level 0 ------------------------------------------------------------ */
 
 /* The Q15 db2 taps, as pairs: low pass (15826, 27411), (7345, -4240); high
@@ -224,89 +217,132 @@ static void dwt_row0_16_avx2(const uint8_t *const src[4], int bitdepth, int w, b
 
 /* ---- DWT of levels 1..3 -------------------------------------------------------- */
 
-/* c0 t0 + c1 t1 + c2 t2 + c3 t3 in 64 bits on the even lanes of t0..t3. */
-INLINE __m256i taps64(__m256i t0, __m256i t1, __m256i t2, __m256i t3, int32_t c0, int32_t c1,
-                      int32_t c2, int32_t c3)
+/* The C code sums four int32 taps in 64 bits: c0 t0 + c1 t1 + c2 t2 + c3 t3
+ * + add, shifted right.  Here every t is split into 16-bit halves, t = 2^16
+ * hi + lo, and vpmaddwd sums the halves' products in 32 bits exactly:
+ *   A = sum of c hi (|A| < 2^31), B = sum of c (lo - 32768) (|B| < 2^31),
+ *   sum = 2^16 (A + K) + B, K = 32768 (c0 + c1 + c2 + c3) / 2^16
+ * (23171 for the low pass, 0 for the high pass).  Then
+ *   sum >> 0                  = 2^16 (A + K) + B      (mod 2^32),
+ *   (sum + 2^15) >> 16        = A + K + ((B + 2^15) >> 16),
+ *   (sum + 2^14) >> 15        = 2 (A + K) + ((B + 2^14) >> 15),
+ * whose low 32 bits are the C code's (int32_t) of its int64 result. */
+#define K_LO 23171
+
+/* A row of int32 as two rows of 16-bit halves: high halves, and low halves
+ * less 32768, for vpmaddwd. */
+typedef struct SplitRow {
+    int16_t *high, *low;
+} SplitRow;
+
+/* The split rows in a scratch row of int32 (ADM_ROW_PAD of slack around w
+ * samples): each has 32 values of slack before and 96 after its w. */
+INLINE SplitRow split_row(int32_t *scratch, int w)
 {
-    const __m256i a = _mm256_add_epi64(_mm256_mul_epi32(t0, _mm256_set1_epi32(c0)),
-                                       _mm256_mul_epi32(t1, _mm256_set1_epi32(c1)));
-    const __m256i b = _mm256_add_epi64(_mm256_mul_epi32(t2, _mm256_set1_epi32(c2)),
-                                       _mm256_mul_epi32(t3, _mm256_set1_epi32(c3)));
-    return _mm256_add_epi64(a, b);
+    int16_t *base = (int16_t *)(scratch - ADM_ROW_PAD) + 32;
+    return (SplitRow){ base, base + ((w + 96 + 31) & ~31) };
 }
 
-#define LO_TAPS 15826, 27411, 7345, -4240
-#define HI_TAPS -4240, -7345, 27411, -15826
-
-/* The low 32 bits of ((sum + add) >> shift) per 64-bit lane: the C code's
- * (int32_t) of its int64 shift (shift <= 32, so the bits kept are the
- * same for a logical shift). */
-INLINE __m256i round_shift64(__m256i sum, __m256i add, __m128i shift)
+/* Stores 16 int32 (a: the first 8, b: the next 8) as their halves. */
+INLINE void store_split(SplitRow r, int j, __m256i a, __m256i b)
 {
-    return _mm256_srl_epi64(_mm256_add_epi64(sum, add), shift);
+    const __m256i low = _mm256_set1_epi32(0xFFFF);
+    const __m256i high = _mm256_packs_epi32(_mm256_srai_epi32(a, 16), _mm256_srai_epi32(b, 16));
+    const __m256i lows = _mm256_xor_si256(
+        _mm256_packus_epi32(_mm256_and_si256(a, low), _mm256_and_si256(b, low)),
+        _mm256_set1_epi16(INT16_MIN));
+    _mm256_storeu_si256((__m256i *)(r.high + j), _mm256_permute4x64_epi64(high, 0xD8));
+    _mm256_storeu_si256((__m256i *)(r.low + j), _mm256_permute4x64_epi64(lows, 0xD8));
 }
 
-/* 8 outputs of the horizontal pass (from two groups of 4) over a padded
- * int32 row: taps at 2j - 1 .. 2j + 2. */
-INLINE void filter_row32(const int32_t *row, int j, __m256i add, __m128i shift, __m256i *low,
-                         __m256i *high)
+INLINE void pad_split(SplitRow r, int n)
 {
-    __m256i l[2], h[2];
-    for (int g = 0; g < 2; g++) {
-        /* even lanes of p: taps 0, odd lanes: taps 1; q: taps 2 and 3 */
-        const __m256i p = _mm256_loadu_si256((const __m256i *)(row + 2 * (j + 4 * g) - 1));
-        const __m256i q = _mm256_loadu_si256((const __m256i *)(row + 2 * (j + 4 * g) + 1));
-        const __m256i p1 = odd_to_even(p), q1 = odd_to_even(q);
-        l[g] = round_shift64(taps64(p, p1, q, q1, LO_TAPS), add, shift);
-        h[g] = round_shift64(taps64(p, p1, q, q1, HI_TAPS), add, shift);
-    }
-    /* the low halves of the 64-bit lanes: outputs j, j + 1, j + 4, j + 5 |
-     * j + 2, j + 3, j + 6, j + 7, then in order */
-    *low = _mm256_permute4x64_epi64(
-        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(l[0]),
-                                              _mm256_castsi256_ps(l[1]), 0x88)), 0xD8);
-    *high = _mm256_permute4x64_epi64(
-        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(h[0]),
-                                              _mm256_castsi256_ps(h[1]), 0x88)), 0xD8);
+    pad_row16(r.high, n);
+    pad_row16(r.low, n);
+}
+
+/* The pairs (t0, t1) and (t2, t3) of four int32 rows as 16-bit halves. */
+INLINE void split_pairs(__m256i t0, __m256i t1, __m256i t2, __m256i t3, __m256i *h01,
+                        __m256i *h23, __m256i *l01, __m256i *l23)
+{
+    const __m256i bias = _mm256_set1_epi16(INT16_MIN);
+    *h01 = _mm256_blend_epi16(_mm256_srli_epi32(t0, 16), t1, 0xAA);
+    *h23 = _mm256_blend_epi16(_mm256_srli_epi32(t2, 16), t3, 0xAA);
+    *l01 = _mm256_xor_si256(_mm256_blend_epi16(t0, _mm256_slli_epi32(t1, 16), 0xAA), bias);
+    *l23 = _mm256_xor_si256(_mm256_blend_epi16(t2, _mm256_slli_epi32(t3, 16), 0xAA), bias);
+}
+
+/* (2^16 (A + k) + B + add) >> shift in 32 bits, for shift 0 (add 0), 15
+ * (add 2^14) or 16 (add 2^15), as above. */
+INLINE __m256i combine(__m256i a, __m256i b, int k, int shift)
+{
+    a = _mm256_add_epi32(a, _mm256_set1_epi32(k));
+    if (shift == 0) return _mm256_add_epi32(_mm256_slli_epi32(a, 16), b);
+    if (shift == 15)
+        return _mm256_add_epi32(_mm256_add_epi32(a, a),
+                                _mm256_srai_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(1 << 14)),
+                                                  15));
+    return _mm256_add_epi32(a, _mm256_srai_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(1 << 15)),
+                                                 16));
+}
+
+/* Vertical pass of 8 columns: the low- and high-pass sums. */
+INLINE void vertical8(const int32_t *const src[4], int j, __m256i mask, int shift, __m256i *low,
+                      __m256i *high)
+{
+    __m256i h01, h23, l01, l23;
+    split_pairs(load_masked(src[0] + j, mask), load_masked(src[1] + j, mask),
+                load_masked(src[2] + j, mask), load_masked(src[3] + j, mask), &h01, &h23, &l01,
+                &l23);
+    *low = combine(_mm256_add_epi32(_mm256_madd_epi16(h01, LO01), _mm256_madd_epi16(h23, LO23)),
+                   _mm256_add_epi32(_mm256_madd_epi16(l01, LO01), _mm256_madd_epi16(l23, LO23)),
+                   K_LO, shift);
+    *high = combine(_mm256_add_epi32(_mm256_madd_epi16(h01, HI01), _mm256_madd_epi16(h23, HI23)),
+                    _mm256_add_epi32(_mm256_madd_epi16(l01, HI01), _mm256_madd_epi16(l23, HI23)),
+                    0, shift);
+}
+
+/* Horizontal pass: outputs j .. j + 7 of a split row (taps 2j - 1 .. 2j + 2). */
+INLINE void horizontal8(SplitRow r, int j, int shift, __m256i *low, __m256i *high)
+{
+    const __m256i ph = _mm256_loadu_si256((const __m256i *)(r.high + 2 * j - 1));
+    const __m256i qh = _mm256_loadu_si256((const __m256i *)(r.high + 2 * j + 1));
+    const __m256i pl = _mm256_loadu_si256((const __m256i *)(r.low + 2 * j - 1));
+    const __m256i ql = _mm256_loadu_si256((const __m256i *)(r.low + 2 * j + 1));
+    *low = combine(_mm256_add_epi32(_mm256_madd_epi16(ph, LO01), _mm256_madd_epi16(qh, LO23)),
+                   _mm256_add_epi32(_mm256_madd_epi16(pl, LO01), _mm256_madd_epi16(ql, LO23)),
+                   K_LO, shift);
+    *high = combine(_mm256_add_epi32(_mm256_madd_epi16(ph, HI01), _mm256_madd_epi16(qh, HI23)),
+                    _mm256_add_epi32(_mm256_madd_epi16(pl, HI01), _mm256_madd_epi16(ql, HI23)),
+                    0, shift);
 }
 
 static void dwt_row123_avx2(const int32_t *const src[4], int w, int scale, bool details,
-                            int32_t *const out[4], int32_t *lo, int32_t *hi)
+                            int32_t *const out[4], int32_t *lo32, int32_t *hi32)
 {
-    static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
-    static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
-    const __m256i va = _mm256_set1_epi64x(v_add[scale - 1]);
-    const __m256i ha = _mm256_set1_epi64x(h_add[scale - 1]);
-    const __m128i vs = _mm_cvtsi32_si128(v_shift[scale - 1]);
-    const __m128i hs = _mm_cvtsi32_si128(h_shift[scale - 1]);
+    /* libvmaf's shifts: vertical 0, 16, 16; horizontal 15, 16, 15 */
+    const int vs = scale == 1 ? 0 : 16, hs = scale == 2 ? 16 : 15;
+    const SplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
     const int half = (w + 1) / 2;
 
-    for (int j = 0; j < w; j += 8) {
-        const __m256i mask = lanes_below(w - j);
-        const __m256i t0 = load_masked(src[0] + j, mask), t1 = load_masked(src[1] + j, mask);
-        const __m256i t2 = load_masked(src[2] + j, mask), t3 = load_masked(src[3] + j, mask);
-        const __m256i u0 = odd_to_even(t0), u1 = odd_to_even(t1);
-        const __m256i u2 = odd_to_even(t2), u3 = odd_to_even(t3);
-        /* the rows have slack past w */
-        _mm256_storeu_si256((__m256i *)(lo + j),
-                            join_low32(round_shift64(taps64(t0, t1, t2, t3, LO_TAPS), va, vs),
-                                       round_shift64(taps64(u0, u1, u2, u3, LO_TAPS), va, vs)));
-        if (!details) continue;
-        _mm256_storeu_si256((__m256i *)(hi + j),
-                            join_low32(round_shift64(taps64(t0, t1, t2, t3, HI_TAPS), va, vs),
-                                       round_shift64(taps64(u0, u1, u2, u3, HI_TAPS), va, vs)));
+    for (int j = 0; j < w; j += 16) {
+        __m256i la, ha, lb, hb;
+        vertical8(src, j, lanes_below(w - j), vs, &la, &ha);
+        vertical8(src, j + 8, lanes_below(w - j - 8), vs, &lb, &hb);
+        store_split(lo, j, la, lb);
+        if (details) store_split(hi, j, ha, hb);
     }
-    pad_row32(lo, w);
-    if (details) pad_row32(hi, w);
+    pad_split(lo, w);
+    if (details) pad_split(hi, w);
 
     for (int j = 0; j < half; j += 8) {
         const __m256i mask = lanes_below(half - j);
         __m256i low, high;
-        filter_row32(lo, j, ha, hs, &low, &high);
+        horizontal8(lo, j, hs, &low, &high);
         store_masked(out[0] + j, mask, low);
         if (!details) continue;
         store_masked(out[2] + j, mask, high);
-        filter_row32(hi, j, ha, hs, &low, &high);
+        horizontal8(hi, j, hs, &low, &high);
         store_masked(out[1] + j, mask, low);
         store_masked(out[3] + j, mask, high);
     }

@@ -18,10 +18,10 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-/* Lanes 0 .. n - 1 of sixteen (n > 0). */
+/* Lanes 0 .. n - 1 of sixteen (none for n <= 0). */
 INLINE __mmask16 lanes_below(int n)
 {
-    return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
+    return n <= 0 ? 0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 }
 
 INLINE __m512i load_masked(const int32_t *p, __mmask16 mask)
@@ -85,13 +85,6 @@ INLINE __m512i coef_pair(int16_t first, int16_t second)
 }
 
 INLINE void pad_row16(int16_t *row, int n)
-{
-    row[-1] = row[1];
-    row[n] = row[n - 1];
-    row[n + 1] = row[n - 2];
-}
-
-INLINE void pad_row32(int32_t *row, int n)
 {
     row[-1] = row[1];
     row[n] = row[n - 1];
@@ -192,79 +185,118 @@ static void dwt_row0_16_avx512(const uint8_t *const src[4], int bitdepth, int w,
 
 /* ---- DWT of levels 1..3 -------------------------------------------------------- */
 
-INLINE __m512i taps64(__m512i t0, __m512i t1, __m512i t2, __m512i t3, int32_t c0, int32_t c1,
-                      int32_t c2, int32_t c3)
+/* The int32 taps as sums of products of 16-bit halves, exactly (see the
+ * AVX2 file for the arithmetic). */
+#define K_LO 23171
+
+typedef struct SplitRow {
+    int16_t *high, *low;
+} SplitRow;
+
+INLINE SplitRow split_row(int32_t *scratch, int w)
 {
-    const __m512i a = _mm512_add_epi64(_mm512_mul_epi32(t0, _mm512_set1_epi32(c0)),
-                                       _mm512_mul_epi32(t1, _mm512_set1_epi32(c1)));
-    const __m512i b = _mm512_add_epi64(_mm512_mul_epi32(t2, _mm512_set1_epi32(c2)),
-                                       _mm512_mul_epi32(t3, _mm512_set1_epi32(c3)));
-    return _mm512_add_epi64(a, b);
+    int16_t *base = (int16_t *)(scratch - ADM_ROW_PAD) + 32;
+    return (SplitRow){ base, base + ((w + 96 + 31) & ~31) };
 }
 
-#define LO_TAPS 15826, 27411, 7345, -4240
-#define HI_TAPS -4240, -7345, 27411, -15826
-
-INLINE __m512i round_shift64(__m512i sum, __m512i add, __m128i shift)
+/* Stores 32 int32 (a: the first 16, b: the next 16) as their halves. */
+INLINE void store_split(SplitRow r, int j, __m512i a, __m512i b)
 {
-    return _mm512_srl_epi64(_mm512_add_epi64(sum, add), shift);
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m512i low = _mm512_set1_epi32(0xFFFF);
+    const __m512i high = _mm512_packs_epi32(_mm512_srai_epi32(a, 16), _mm512_srai_epi32(b, 16));
+    const __m512i lows = _mm512_xor_si512(
+        _mm512_packus_epi32(_mm512_and_si512(a, low), _mm512_and_si512(b, low)),
+        _mm512_set1_epi16(INT16_MIN));
+    _mm512_storeu_si512(r.high + j, _mm512_permutexvar_epi64(order, high));
+    _mm512_storeu_si512(r.low + j, _mm512_permutexvar_epi64(order, lows));
 }
 
-/* 16 outputs of the horizontal pass (two groups of 8) over a padded int32
- * row: taps at 2j - 1 .. 2j + 2. */
-INLINE void filter_row32(const int32_t *row, int j, __m512i add, __m128i shift, __m512i *low,
-                         __m512i *high)
+INLINE void pad_split(SplitRow r, int n)
 {
-    __m512i l[2], h[2];
-    for (int g = 0; g < 2; g++) {
-        const __m512i p = _mm512_loadu_si512(row + 2 * (j + 8 * g) - 1);
-        const __m512i q = _mm512_loadu_si512(row + 2 * (j + 8 * g) + 1);
-        const __m512i p1 = odd_to_even(p), q1 = odd_to_even(q);
-        l[g] = round_shift64(taps64(p, p1, q, q1, LO_TAPS), add, shift);
-        h[g] = round_shift64(taps64(p, p1, q, q1, HI_TAPS), add, shift);
-    }
-    /* the low halves of the 64-bit lanes of both groups, in order */
-    const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                            28, 30);
-    *low = _mm512_permutex2var_epi32(l[0], order, l[1]);
-    *high = _mm512_permutex2var_epi32(h[0], order, h[1]);
+    pad_row16(r.high, n);
+    pad_row16(r.low, n);
+}
+
+INLINE void split_pairs(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m512i *h01,
+                        __m512i *h23, __m512i *l01, __m512i *l23)
+{
+    const __m512i bias = _mm512_set1_epi16(INT16_MIN);
+    *h01 = _mm512_mask_blend_epi16(0xAAAAAAAA, _mm512_srli_epi32(t0, 16), t1);
+    *h23 = _mm512_mask_blend_epi16(0xAAAAAAAA, _mm512_srli_epi32(t2, 16), t3);
+    *l01 = _mm512_xor_si512(_mm512_mask_blend_epi16(0xAAAAAAAA, t0, _mm512_slli_epi32(t1, 16)),
+                            bias);
+    *l23 = _mm512_xor_si512(_mm512_mask_blend_epi16(0xAAAAAAAA, t2, _mm512_slli_epi32(t3, 16)),
+                            bias);
+}
+
+INLINE __m512i combine(__m512i a, __m512i b, int k, int shift)
+{
+    a = _mm512_add_epi32(a, _mm512_set1_epi32(k));
+    if (shift == 0) return _mm512_add_epi32(_mm512_slli_epi32(a, 16), b);
+    if (shift == 15)
+        return _mm512_add_epi32(_mm512_add_epi32(a, a),
+                                _mm512_srai_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(1 << 14)),
+                                                  15));
+    return _mm512_add_epi32(a, _mm512_srai_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(1 << 15)),
+                                                 16));
+}
+
+INLINE __m512i madd_pairs(__m512i x01, __m512i x23, __m512i c01, __m512i c23)
+{
+    return _mm512_add_epi32(_mm512_madd_epi16(x01, c01), _mm512_madd_epi16(x23, c23));
+}
+
+/* Vertical pass of 16 columns: the low- and high-pass sums. */
+INLINE void vertical16(const int32_t *const src[4], int j, __mmask16 mask, int shift,
+                       __m512i *low, __m512i *high)
+{
+    __m512i h01, h23, l01, l23;
+    split_pairs(load_masked(src[0] + j, mask), load_masked(src[1] + j, mask),
+                load_masked(src[2] + j, mask), load_masked(src[3] + j, mask), &h01, &h23, &l01,
+                &l23);
+    *low = combine(madd_pairs(h01, h23, LO01, LO23), madd_pairs(l01, l23, LO01, LO23), K_LO,
+                   shift);
+    *high = combine(madd_pairs(h01, h23, HI01, HI23), madd_pairs(l01, l23, HI01, HI23), 0, shift);
+}
+
+/* Horizontal pass: outputs j .. j + 15 of a split row. */
+INLINE void horizontal16(SplitRow r, int j, int shift, __m512i *low, __m512i *high)
+{
+    const __m512i ph = _mm512_loadu_si512(r.high + 2 * j - 1);
+    const __m512i qh = _mm512_loadu_si512(r.high + 2 * j + 1);
+    const __m512i pl = _mm512_loadu_si512(r.low + 2 * j - 1);
+    const __m512i ql = _mm512_loadu_si512(r.low + 2 * j + 1);
+    *low = combine(madd_pairs(ph, qh, LO01, LO23), madd_pairs(pl, ql, LO01, LO23), K_LO, shift);
+    *high = combine(madd_pairs(ph, qh, HI01, HI23), madd_pairs(pl, ql, HI01, HI23), 0, shift);
 }
 
 static void dwt_row123_avx512(const int32_t *const src[4], int w, int scale, bool details,
-                              int32_t *const out[4], int32_t *lo, int32_t *hi)
+                              int32_t *const out[4], int32_t *lo32, int32_t *hi32)
 {
-    static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
-    static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
-    const __m512i va = _mm512_set1_epi64(v_add[scale - 1]);
-    const __m512i ha = _mm512_set1_epi64(h_add[scale - 1]);
-    const __m128i vs = _mm_cvtsi32_si128(v_shift[scale - 1]);
-    const __m128i hs = _mm_cvtsi32_si128(h_shift[scale - 1]);
+    /* libvmaf's shifts: vertical 0, 16, 16; horizontal 15, 16, 15 */
+    const int vs = scale == 1 ? 0 : 16, hs = scale == 2 ? 16 : 15;
+    const SplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
     const int half = (w + 1) / 2;
 
-    for (int j = 0; j < w; j += 16) {
-        const __mmask16 mask = lanes_below(w - j);
-        const __m512i t0 = load_masked(src[0] + j, mask), t1 = load_masked(src[1] + j, mask);
-        const __m512i t2 = load_masked(src[2] + j, mask), t3 = load_masked(src[3] + j, mask);
-        const __m512i u0 = odd_to_even(t0), u1 = odd_to_even(t1);
-        const __m512i u2 = odd_to_even(t2), u3 = odd_to_even(t3);
-        /* the rows have slack past w */
-        _mm512_storeu_si512(lo + j, join_low32(round_shift64(taps64(t0, t1, t2, t3, LO_TAPS), va, vs),
-                                               round_shift64(taps64(u0, u1, u2, u3, LO_TAPS), va, vs)));
-        if (!details) continue;
-        _mm512_storeu_si512(hi + j, join_low32(round_shift64(taps64(t0, t1, t2, t3, HI_TAPS), va, vs),
-                                               round_shift64(taps64(u0, u1, u2, u3, HI_TAPS), va, vs)));
+    for (int j = 0; j < w; j += 32) {
+        __m512i la, ha, lb, hb;
+        vertical16(src, j, lanes_below(w - j), vs, &la, &ha);
+        vertical16(src, j + 16, lanes_below(w - j - 16), vs, &lb, &hb);
+        store_split(lo, j, la, lb);
+        if (details) store_split(hi, j, ha, hb);
     }
-    pad_row32(lo, w);
-    if (details) pad_row32(hi, w);
+    pad_split(lo, w);
+    if (details) pad_split(hi, w);
 
     for (int j = 0; j < half; j += 16) {
         const __mmask16 mask = lanes_below(half - j);
         __m512i low, high;
-        filter_row32(lo, j, ha, hs, &low, &high);
+        horizontal16(lo, j, hs, &low, &high);
         store_masked(out[0] + j, mask, low);
         if (!details) continue;
         store_masked(out[2] + j, mask, high);
-        filter_row32(hi, j, ha, hs, &low, &high);
+        horizontal16(hi, j, hs, &low, &high);
         store_masked(out[1] + j, mask, low);
         store_masked(out[3] + j, mask, high);
     }
