@@ -36,6 +36,10 @@
  * signed overflow.  Bands are kept in int32 at every level; the level-0
  * values are narrowed to int16 wherever libvmaf stores them in int16.
  *
+ * A level is computed row by row (level_sums) through a table of row
+ * kernels (AdmDsp, integer_adm.h): the C ones here, AVX2 and AVX-512 ones
+ * in x86/, picked at init from the CPU flags and all giving the same bits.
+ *
  * The float part (CSF weights, cube roots, the final ratios) follows
  * libvmaf's expression types and order: float where it computes in float,
  * double where it promotes, with the same libm calls.
@@ -648,14 +652,9 @@ static void masking_row123_c(const uint32_t csf[3], const int32_t *const src[3],
     masking_row(false, csf, src, around, centre, j0, j1);
 }
 
-/* The masked sum of one decoupled band (the restored part for the DLM, the
- * additive impairment for AIM) against the threshold of masking_planes():
- * per orientation (sum over the scored region of max(|csf(x)| - thr, 0)^3)
- * ^ (1/3), plus the noise floor (area * noise_weight)^(1/3); the three
- * orientations added.  The cubes are rounded down by shifts that depend on
- * the band width, every row sum by a shift that depends on its height.
- * The masking window reflects across the first row and column (-1 -> 1)
- * and repeats the last (n -> n - 1), as libvmaf's does. */
+/* The masked sums' rounding (see AdmMaskedShifts): the cubes are rounded
+ * down by shifts that depend on the band width, every row sum by a shift
+ * that depends on its height. */
 void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p)
 {
     if (level0) {
@@ -678,6 +677,10 @@ void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p)
     p->row_add = double_to_u32(pow2_u32(p->row_shift - 1));
 }
 
+/* The numerator from a level's masked sums (the restored part against the
+ * additive impairment's masking for the DLM, the other way round for AIM):
+ * per orientation (sum of the cubes)^(1/3) plus the noise floor (area *
+ * noise_weight)^(1/3), the three orientations added. */
 float adm_masked_finish(const AdmState *s, bool level0, int scale, int w, int h,
                         const AdmMaskedShifts *p, double noise_weight, const uint64_t acc[3])
 {
@@ -1180,11 +1183,16 @@ static int adm_scratch_alloc(const void *state, void **scratch)
 
     AdmScratch *b = calloc(1, sizeof(*b));
     if (!b) return -ENOMEM;
-    uint8_t *p = b->block = quale_aligned_alloc(2 * plane + 2 * dwt_row + ROWS * row);
+    const size_t size = 2 * plane + 2 * dwt_row + ROWS * row;
+    uint8_t *p = b->block = quale_aligned_alloc(size);
     if (!p) {
         free(b);
         return -ENOMEM;
     }
+    /* SIMD kernels load whole vectors; the lanes past a row's end read its
+     * slack and are then discarded.  Zeroed once, the slack is defined for
+     * memory checkers (which do not follow the discarding). */
+    memset(p, 0, size);
     b->stride = (ptrdiff_t)stride;
     for (int i = 0; i < 2; i++, p += plane) b->approx[i] = (int32_t *)p;
     b->lo = (int32_t *)p + ADM_ROW_PAD;
