@@ -361,6 +361,41 @@ static const BenchLevel *bench_level(bool level0)
 
 /* ---- DWT of level 0 ---- */
 
+/* The output rows of a C and a SIMD run of a DWT kernel, and their scratch
+ * rows. */
+typedef struct DwtRuns {
+    int32_t *ref[4], *out[4], *scratch[4];
+    int half;
+} DwtRuns;
+
+static void dwt_runs_alloc(DwtRuns *r, int w)
+{
+    r->half = adm_half(w);
+    for (int k = 0; k < 4; k++) {
+        r->ref[k] = row_alloc(r->half);
+        r->out[k] = row_alloc(r->half);
+        r->scratch[k] = row_alloc(w);
+    }
+}
+
+/* Whether the SIMD run wrote what the C run did, slack included. */
+static bool dwt_runs_equal(const DwtRuns *r)
+{
+    static const char *const names[4] = { "band a", "band h", "band v", "band d" };
+    for (int k = 0; k < 4; k++)
+        if (!rows_equal(r->out[k], r->ref[k], r->half, names[k])) return false;
+    return true;
+}
+
+static void dwt_runs_free(DwtRuns *r)
+{
+    for (int k = 0; k < 4; k++) {
+        row_free(r->ref[k]);
+        row_free(r->out[k]);
+        row_free(r->scratch[k]);
+    }
+}
+
 /* Every row of level 0 of the bench picture. */
 static void bench_dwt_row0(AdmDwtRow0Fn fn, bool high, int32_t *const out[4], int32_t *lo,
                            int32_t *hi)
@@ -384,13 +419,12 @@ static void check_dwt_row0(bool high)
     const unsigned depth_count = high ? 4 : 1;
     const size_t bytes = high ? 2 : 1;
     const AdmDwtRow0Fn c_fn = kernel_of(&dsps[0], field);
-    static const char *const names[4] = { "band a", "band h", "band v", "band d" };
 
     for (unsigned l = 0; l < level_count; l++) {
         if (!level_runs(l, field, high ? "adm_dwt_row0_16" : "adm_dwt_row0_8")) continue;
         const AdmDwtRow0Fn fn = kernel_of(&dsps[l], field);
         for (unsigned s = 0; l > 0 && s < QUALE_ARRAY_SIZE(widths); s++) {
-            const int w = widths[s], half = adm_half(w);
+            const int w = widths[s];
             for (unsigned d = 0; d < depth_count; d++) {
                 for (int fill = 0; fill < CHECKASM_FILL_COUNT; fill++) {
                     const unsigned depth = high ? depths[d][0] : 8;
@@ -406,27 +440,16 @@ static void check_dwt_row0(bool high)
                         memcpy(copy[k], src[k], (size_t)w * bytes);
                     }
                     for (int details = 0; details < 2; details++) {
-                        int32_t *ref[4], *out[4], *scratch[4];
-                        for (int k = 0; k < 4; k++) {
-                            ref[k] = row_alloc(half);
-                            out[k] = row_alloc(half);
-                            scratch[k] = row_alloc(w);
-                        }
+                        DwtRuns r;
+                        dwt_runs_alloc(&r, w);
                         const uint8_t *const in[4] = { src[0], src[1], src[2], src[3] };
-                        c_fn(in, (int)depth, w, details, ref, scratch[0], scratch[1]);
-                        fn(in, (int)depth, w, details, out, scratch[2], scratch[3]);
-                        bool same = true;
-                        for (int k = 0; k < 4 && same; k++)
-                            same = rows_equal(out[k], ref[k], half, names[k]);
-                        if (!same)
+                        c_fn(in, (int)depth, w, details, r.ref, r.scratch[0], r.scratch[1]);
+                        fn(in, (int)depth, w, details, r.out, r.scratch[2], r.scratch[3]);
+                        if (!dwt_runs_equal(&r))
                             checkasm_fail("width %d, %u-bit video, samples of %u bits, %s, "
                                           "details %d", w, depth, bits,
                                           checkasm_fill_names[fill], details);
-                        for (int k = 0; k < 4; k++) {
-                            row_free(ref[k]);
-                            row_free(out[k]);
-                            row_free(scratch[k]);
-                        }
+                        dwt_runs_free(&r);
                     }
                     for (int k = 0; k < 4; k++) {
                         checkasm_check_equal(src[k], copy[k], (size_t)w * bytes, "samples");
@@ -467,14 +490,13 @@ static void check_dwt_row123(void)
 {
     const size_t field = offsetof(AdmDsp, dwt_row123);
     const AdmDwtRow123Fn c_fn = dsps[0].dwt_row123;
-    static const char *const names[4] = { "band a", "band h", "band v", "band d" };
 
     for (unsigned l = 0; l < level_count; l++) {
         if (!level_runs(l, field, "adm_dwt_row123")) continue;
         const AdmDwtRow123Fn fn = dsps[l].dwt_row123;
         for (unsigned s = 1; l > 0 && s < WIDTH_COUNT; s++) {
             /* the input: the previous level's approximation, 5 or more wide */
-            const int w = band_widths[1][s], half = adm_half(w);
+            const int w = band_widths[1][s];
             for (int scale = 1; scale <= 3; scale++) {
                 for (int fill = 0; fill < BAND_FILL_COUNT; fill++) {
                     int32_t *src[4], *copy[4];
@@ -486,26 +508,15 @@ static void check_dwt_row123(void)
                         memcpy(copy[k] - ADM_ROW_PAD, src[k] - ADM_ROW_PAD, row_bytes(w));
                     }
                     for (int details = 0; details < 2; details++) {
-                        int32_t *ref[4], *out[4], *scratch[4];
-                        for (int k = 0; k < 4; k++) {
-                            ref[k] = row_alloc(half);
-                            out[k] = row_alloc(half);
-                            scratch[k] = row_alloc(w);
-                        }
+                        DwtRuns r;
+                        dwt_runs_alloc(&r, w);
                         const int32_t *const in[4] = { src[0], src[1], src[2], src[3] };
-                        c_fn(in, w, scale, details, ref, scratch[0], scratch[1]);
-                        fn(in, w, scale, details, out, scratch[2], scratch[3]);
-                        bool same = true;
-                        for (int k = 0; k < 4 && same; k++)
-                            same = rows_equal(out[k], ref[k], half, names[k]);
-                        if (!same)
+                        c_fn(in, w, scale, details, r.ref, r.scratch[0], r.scratch[1]);
+                        fn(in, w, scale, details, r.out, r.scratch[2], r.scratch[3]);
+                        if (!dwt_runs_equal(&r))
                             checkasm_fail("width %d, scale %d, %s, details %d", w, scale,
                                           band_fill_names[fill], details);
-                        for (int k = 0; k < 4; k++) {
-                            row_free(ref[k]);
-                            row_free(out[k]);
-                            row_free(scratch[k]);
-                        }
+                        dwt_runs_free(&r);
                     }
                     for (int k = 0; k < 4; k++) {
                         rows_equal(src[k], copy[k], w, "source");
@@ -602,15 +613,12 @@ static void check_decouple(bool level0)
                     const double gain = gains[(s + (unsigned)round + (unsigned)pick) % 3];
                     int j0, j1;
                     column_range(w, pick, &j0, &j1);
-                    Rows ref, dis, ref_copy, dis_copy, rst, add, rst_c, add_c;
-                    rows_alloc(&ref, w);
-                    rows_alloc(&dis, w);
-                    rows_alloc(&ref_copy, w);
-                    rows_alloc(&dis_copy, w);
-                    rows_alloc(&rst, w);
-                    rows_alloc(&add, w);
-                    rows_alloc(&rst_c, w);
-                    rows_alloc(&add_c, w);
+                    enum { REF, DIS, REF_COPY, DIS_COPY, RST, ADD, RST_C, ADD_C, COUNT };
+                    Rows rows[COUNT];
+                    for (int k = 0; k < COUNT; k++) rows_alloc(&rows[k], w);
+                    Rows ref = rows[REF], dis = rows[DIS], ref_copy = rows[REF_COPY];
+                    Rows dis_copy = rows[DIS_COPY], rst = rows[RST], add = rows[ADD];
+                    Rows rst_c = rows[RST_C], add_c = rows[ADD_C];
                     if (round < BAND_FILL_COUNT) {
                         rows_fill(&ref, bits, round);
                         rows_fill(&dis, bits, (round + (int)s) % BAND_FILL_COUNT);
@@ -633,14 +641,7 @@ static void check_decouple(bool level0)
                                       gain);
                     rows3_equal(&ref, &ref_copy, "reference (input)");
                     rows3_equal(&dis, &dis_copy, "distorted (input)");
-                    rows_free(&ref);
-                    rows_free(&dis);
-                    rows_free(&ref_copy);
-                    rows_free(&dis_copy);
-                    rows_free(&rst);
-                    rows_free(&add);
-                    rows_free(&rst_c);
-                    rows_free(&add_c);
+                    for (int k = 0; k < COUNT; k++) rows_free(&rows[k]);
                 }
             }
         }

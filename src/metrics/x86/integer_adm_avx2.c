@@ -21,8 +21,7 @@
 
 #include "common.h"
 #include "metrics/integer_adm.h"
-
-#define INLINE static inline __attribute__((always_inline))
+#include "metrics/x86/integer_adm_x86.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -96,32 +95,34 @@ INLINE __m256i coef_pair(int16_t first, int16_t second)
     return _mm256_set1_epi32((int32_t)(((uint32_t)(uint16_t)second << 16) | (uint16_t)first));
 }
 
-/* Reflects a row of n values (n >= 3) across its ends for the filter taps,
- * as the C reference's pad_row. */
-INLINE void pad_row16(int16_t *row, int n)
-{
-    row[-1] = row[1];
-    row[n] = row[n - 1];
-    row[n + 1] = row[n - 2];
-}
-
 /* ---- DWT of level 0 ------------------------------------------------------------ */
 
-/* The Q15 db2 taps, as pairs: low pass (15826, 27411), (7345, -4240); high
- * pass (-4240, -7345), (27411, -15826). */
-#define LO01 coef_pair(15826, 27411)
-#define LO23 coef_pair(7345, -4240)
-#define HI01 coef_pair(-4240, -7345)
-#define HI23 coef_pair(27411, -15826)
+#define LO01 coef_pair(ADM_LO01)
+#define LO23 coef_pair(ADM_LO23)
+#define HI01 coef_pair(ADM_HI01)
+#define HI23 coef_pair(ADM_HI23)
 
 /* 16 samples of a row as int16 lanes: 8-bit samples as they are, 16-bit
  * ones less 32768 (vpmaddwd multiplies signed values; the sums get the
- * 32768 times the taps back, see dwt_level0). */
+ * 32768 times the taps back, see dwt0_vertical). */
 INLINE __m256i load_samples16(const uint8_t *row, int j, int bytes)
 {
     if (bytes == 1) return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(row + j)));
     return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(row + 2 * j)),
                             _mm256_set1_epi16(INT16_MIN));
+}
+
+/* x01 . c01 + x23 . c23: two taps of each of two pairs of 16-bit values. */
+INLINE __m256i madd_pairs(__m256i x01, __m256i x23, __m256i c01, __m256i c23)
+{
+    return _mm256_add_epi32(_mm256_madd_epi16(x01, c01), _mm256_madd_epi16(x23, c23));
+}
+
+/* (x01 . c01 + x23 . c23 + add) >> shift, arithmetic. */
+INLINE __m256i filter_sum16(__m256i x01, __m256i x23, __m256i c01, __m256i c23, __m256i add,
+                            __m128i shift)
+{
+    return _mm256_sra_epi32(_mm256_add_epi32(madd_pairs(x01, x23, c01, c23), add), shift);
 }
 
 /* The horizontal pass over a padded int16 row: for outputs j .. j + 7,
@@ -131,12 +132,9 @@ INLINE void filter_row16(const int16_t *row, int j, __m256i *low, __m256i *high)
     const __m256i p = _mm256_loadu_si256((const __m256i *)(row + 2 * j - 1));
     const __m256i q = _mm256_loadu_si256((const __m256i *)(row + 2 * j + 1));
     const __m256i round = _mm256_set1_epi32(32768);
-    *low = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(p, LO01),
-                                                                _mm256_madd_epi16(q, LO23)),
-                                              round), 16);
-    *high = _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(p, HI01),
-                                                                 _mm256_madd_epi16(q, HI23)),
-                                               round), 16);
+    const __m128i shift = _mm_cvtsi32_si128(16);
+    *low = filter_sum16(p, q, LO01, LO23, round, shift);
+    *high = filter_sum16(p, q, HI01, HI23, round, shift);
 }
 
 /* The vertical pass of one output row: the low-pass (and with details the
@@ -161,21 +159,13 @@ INLINE void dwt0_vertical(const uint8_t *r0, const uint8_t *r1, const uint8_t *r
         const __m256i s2 = load_samples16(r2, j, bytes), s3 = load_samples16(r3, j, bytes);
         const __m256i a01 = _mm256_unpacklo_epi16(s0, s1), b01 = _mm256_unpackhi_epi16(s0, s1);
         const __m256i a23 = _mm256_unpacklo_epi16(s2, s3), b23 = _mm256_unpackhi_epi16(s2, s3);
-        const __m256i la = _mm256_sra_epi32(
-            _mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(a01, LO01),
-                                              _mm256_madd_epi16(a23, LO23)), lo_add), shift);
-        const __m256i lb = _mm256_sra_epi32(
-            _mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(b01, LO01),
-                                              _mm256_madd_epi16(b23, LO23)), lo_add), shift);
-        _mm256_storeu_si256((__m256i *)(lo + j), narrow16(la, lb));
+        _mm256_storeu_si256((__m256i *)(lo + j),
+                            narrow16(filter_sum16(a01, a23, LO01, LO23, lo_add, shift),
+                                     filter_sum16(b01, b23, LO01, LO23, lo_add, shift)));
         if (!details) continue;
-        const __m256i ha = _mm256_sra_epi32(
-            _mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(a01, HI01),
-                                              _mm256_madd_epi16(a23, HI23)), hi_add), shift);
-        const __m256i hb = _mm256_sra_epi32(
-            _mm256_add_epi32(_mm256_add_epi32(_mm256_madd_epi16(b01, HI01),
-                                              _mm256_madd_epi16(b23, HI23)), hi_add), shift);
-        _mm256_storeu_si256((__m256i *)(hi + j), narrow16(ha, hb));
+        _mm256_storeu_si256((__m256i *)(hi + j),
+                            narrow16(filter_sum16(a01, a23, HI01, HI23, hi_add, shift),
+                                     filter_sum16(b01, b23, HI01, HI23, hi_add, shift)));
     }
 }
 
@@ -217,34 +207,10 @@ static void dwt_row0_16_avx2(const uint8_t *const src[4], int bitdepth, int w, b
 
 /* ---- DWT of levels 1..3 -------------------------------------------------------- */
 
-/* The C code sums four int32 taps in 64 bits: c0 t0 + c1 t1 + c2 t2 + c3 t3
- * + add, shifted right.  Here every t is split into 16-bit halves, t = 2^16
- * hi + lo, and vpmaddwd sums the halves' products in 32 bits exactly:
- *   A = sum of c hi (|A| < 2^31), B = sum of c (lo - 32768) (|B| < 2^31),
- *   sum = 2^16 (A + K) + B, K = 32768 (c0 + c1 + c2 + c3) / 2^16
- * (23171 for the low pass, 0 for the high pass).  Then
- *   sum >> 0                  = 2^16 (A + K) + B      (mod 2^32),
- *   (sum + 2^15) >> 16        = A + K + ((B + 2^15) >> 16),
- *   (sum + 2^14) >> 15        = 2 (A + K) + ((B + 2^14) >> 15),
- * whose low 32 bits are the C code's (int32_t) of its int64 result. */
-#define K_LO 23171
-
-/* A row of int32 as two rows of 16-bit halves: high halves, and low halves
- * less 32768, for vpmaddwd. */
-typedef struct SplitRow {
-    int16_t *high, *low;
-} SplitRow;
-
-/* The split rows in a scratch row of int32 (ADM_ROW_PAD of slack around w
- * samples): each has 32 values of slack before and 96 after its w. */
-INLINE SplitRow split_row(int32_t *scratch, int w)
-{
-    int16_t *base = (int16_t *)(scratch - ADM_ROW_PAD) + 32;
-    return (SplitRow){ base, base + ((w + 96 + 31) & ~31) };
-}
+/* The taps on 16-bit halves: see integer_adm_x86.h. */
 
 /* Stores 16 int32 (a: the first 8, b: the next 8) as their halves. */
-INLINE void store_split(SplitRow r, int j, __m256i a, __m256i b)
+INLINE void store_split(AdmSplitRow r, int j, __m256i a, __m256i b)
 {
     const __m256i low = _mm256_set1_epi32(0xFFFF);
     const __m256i high = _mm256_packs_epi32(_mm256_srai_epi32(a, 16), _mm256_srai_epi32(b, 16));
@@ -253,12 +219,6 @@ INLINE void store_split(SplitRow r, int j, __m256i a, __m256i b)
         _mm256_set1_epi16(INT16_MIN));
     _mm256_storeu_si256((__m256i *)(r.high + j), _mm256_permute4x64_epi64(high, 0xD8));
     _mm256_storeu_si256((__m256i *)(r.low + j), _mm256_permute4x64_epi64(lows, 0xD8));
-}
-
-INLINE void pad_split(SplitRow r, int n)
-{
-    pad_row16(r.high, n);
-    pad_row16(r.low, n);
 }
 
 /* The pairs (t0, t1) and (t2, t3) of four int32 rows as 16-bit halves. */
@@ -294,27 +254,20 @@ INLINE void vertical8(const int32_t *const src[4], int j, __m256i mask, int shif
     split_pairs(load_masked(src[0] + j, mask), load_masked(src[1] + j, mask),
                 load_masked(src[2] + j, mask), load_masked(src[3] + j, mask), &h01, &h23, &l01,
                 &l23);
-    *low = combine(_mm256_add_epi32(_mm256_madd_epi16(h01, LO01), _mm256_madd_epi16(h23, LO23)),
-                   _mm256_add_epi32(_mm256_madd_epi16(l01, LO01), _mm256_madd_epi16(l23, LO23)),
-                   K_LO, shift);
-    *high = combine(_mm256_add_epi32(_mm256_madd_epi16(h01, HI01), _mm256_madd_epi16(h23, HI23)),
-                    _mm256_add_epi32(_mm256_madd_epi16(l01, HI01), _mm256_madd_epi16(l23, HI23)),
-                    0, shift);
+    *low = combine(madd_pairs(h01, h23, LO01, LO23), madd_pairs(l01, l23, LO01, LO23), ADM_K_LO,
+                   shift);
+    *high = combine(madd_pairs(h01, h23, HI01, HI23), madd_pairs(l01, l23, HI01, HI23), 0, shift);
 }
 
 /* Horizontal pass: outputs j .. j + 7 of a split row (taps 2j - 1 .. 2j + 2). */
-INLINE void horizontal8(SplitRow r, int j, int shift, __m256i *low, __m256i *high)
+INLINE void horizontal8(AdmSplitRow r, int j, int shift, __m256i *low, __m256i *high)
 {
     const __m256i ph = _mm256_loadu_si256((const __m256i *)(r.high + 2 * j - 1));
     const __m256i qh = _mm256_loadu_si256((const __m256i *)(r.high + 2 * j + 1));
     const __m256i pl = _mm256_loadu_si256((const __m256i *)(r.low + 2 * j - 1));
     const __m256i ql = _mm256_loadu_si256((const __m256i *)(r.low + 2 * j + 1));
-    *low = combine(_mm256_add_epi32(_mm256_madd_epi16(ph, LO01), _mm256_madd_epi16(qh, LO23)),
-                   _mm256_add_epi32(_mm256_madd_epi16(pl, LO01), _mm256_madd_epi16(ql, LO23)),
-                   K_LO, shift);
-    *high = combine(_mm256_add_epi32(_mm256_madd_epi16(ph, HI01), _mm256_madd_epi16(qh, HI23)),
-                    _mm256_add_epi32(_mm256_madd_epi16(pl, HI01), _mm256_madd_epi16(ql, HI23)),
-                    0, shift);
+    *low = combine(madd_pairs(ph, qh, LO01, LO23), madd_pairs(pl, ql, LO01, LO23), ADM_K_LO, shift);
+    *high = combine(madd_pairs(ph, qh, HI01, HI23), madd_pairs(pl, ql, HI01, HI23), 0, shift);
 }
 
 static void dwt_row123_avx2(const int32_t *const src[4], int w, int scale, bool details,
@@ -322,7 +275,7 @@ static void dwt_row123_avx2(const int32_t *const src[4], int w, int scale, bool 
 {
     /* libvmaf's shifts: vertical 0, 16, 16; horizontal 15, 16, 15 */
     const int vs = scale == 1 ? 0 : 16, hs = scale == 2 ? 16 : 15;
-    const SplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
+    const AdmSplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
     const int half = (w + 1) / 2;
 
     for (int j = 0; j < w; j += 16) {

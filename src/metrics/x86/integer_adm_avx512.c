@@ -13,8 +13,7 @@
 
 #include "common.h"
 #include "metrics/integer_adm.h"
-
-#define INLINE static inline __attribute__((always_inline))
+#include "metrics/x86/integer_adm_x86.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -84,19 +83,12 @@ INLINE __m512i coef_pair(int16_t first, int16_t second)
     return _mm512_set1_epi32((int32_t)(((uint32_t)(uint16_t)second << 16) | (uint16_t)first));
 }
 
-INLINE void pad_row16(int16_t *row, int n)
-{
-    row[-1] = row[1];
-    row[n] = row[n - 1];
-    row[n + 1] = row[n - 2];
-}
-
 /* ---- DWT of level 0 ------------------------------------------------------------ */
 
-#define LO01 coef_pair(15826, 27411)
-#define LO23 coef_pair(7345, -4240)
-#define HI01 coef_pair(-4240, -7345)
-#define HI23 coef_pair(27411, -15826)
+#define LO01 coef_pair(ADM_LO01)
+#define LO23 coef_pair(ADM_LO23)
+#define HI01 coef_pair(ADM_HI01)
+#define HI23 coef_pair(ADM_HI23)
 
 /* 32 samples as int16 lanes (16-bit samples less 32768, see the AVX2 file). */
 INLINE __m512i load_samples16(const uint8_t *row, int j, int bytes)
@@ -112,12 +104,17 @@ INLINE __m512i narrow16(__m512i a, __m512i b)
     return _mm512_packus_epi32(_mm512_and_si512(a, low), _mm512_and_si512(b, low));
 }
 
-INLINE __m512i filter_sum16(__m512i p, __m512i q, __m512i c01, __m512i c23, __m512i add,
+/* x01 . c01 + x23 . c23: two taps of each of two pairs of 16-bit values. */
+INLINE __m512i madd_pairs(__m512i x01, __m512i x23, __m512i c01, __m512i c23)
+{
+    return _mm512_add_epi32(_mm512_madd_epi16(x01, c01), _mm512_madd_epi16(x23, c23));
+}
+
+/* (x01 . c01 + x23 . c23 + add) >> shift, arithmetic. */
+INLINE __m512i filter_sum16(__m512i x01, __m512i x23, __m512i c01, __m512i c23, __m512i add,
                             __m128i shift)
 {
-    return _mm512_sra_epi32(_mm512_add_epi32(_mm512_add_epi32(_mm512_madd_epi16(p, c01),
-                                                              _mm512_madd_epi16(q, c23)),
-                                             add), shift);
+    return _mm512_sra_epi32(_mm512_add_epi32(madd_pairs(x01, x23, c01, c23), add), shift);
 }
 
 INLINE void dwt0_vertical(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
@@ -185,22 +182,10 @@ static void dwt_row0_16_avx512(const uint8_t *const src[4], int bitdepth, int w,
 
 /* ---- DWT of levels 1..3 -------------------------------------------------------- */
 
-/* The int32 taps as sums of products of 16-bit halves, exactly (see the
- * AVX2 file for the arithmetic). */
-#define K_LO 23171
-
-typedef struct SplitRow {
-    int16_t *high, *low;
-} SplitRow;
-
-INLINE SplitRow split_row(int32_t *scratch, int w)
-{
-    int16_t *base = (int16_t *)(scratch - ADM_ROW_PAD) + 32;
-    return (SplitRow){ base, base + ((w + 96 + 31) & ~31) };
-}
+/* The taps on 16-bit halves: see integer_adm_x86.h. */
 
 /* Stores 32 int32 (a: the first 16, b: the next 16) as their halves. */
-INLINE void store_split(SplitRow r, int j, __m512i a, __m512i b)
+INLINE void store_split(AdmSplitRow r, int j, __m512i a, __m512i b)
 {
     const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
     const __m512i low = _mm512_set1_epi32(0xFFFF);
@@ -210,12 +195,6 @@ INLINE void store_split(SplitRow r, int j, __m512i a, __m512i b)
         _mm512_set1_epi16(INT16_MIN));
     _mm512_storeu_si512(r.high + j, _mm512_permutexvar_epi64(order, high));
     _mm512_storeu_si512(r.low + j, _mm512_permutexvar_epi64(order, lows));
-}
-
-INLINE void pad_split(SplitRow r, int n)
-{
-    pad_row16(r.high, n);
-    pad_row16(r.low, n);
 }
 
 INLINE void split_pairs(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m512i *h01,
@@ -242,11 +221,6 @@ INLINE __m512i combine(__m512i a, __m512i b, int k, int shift)
                                                  16));
 }
 
-INLINE __m512i madd_pairs(__m512i x01, __m512i x23, __m512i c01, __m512i c23)
-{
-    return _mm512_add_epi32(_mm512_madd_epi16(x01, c01), _mm512_madd_epi16(x23, c23));
-}
-
 /* Vertical pass of 16 columns: the low- and high-pass sums. */
 INLINE void vertical16(const int32_t *const src[4], int j, __mmask16 mask, int shift,
                        __m512i *low, __m512i *high)
@@ -255,19 +229,19 @@ INLINE void vertical16(const int32_t *const src[4], int j, __mmask16 mask, int s
     split_pairs(load_masked(src[0] + j, mask), load_masked(src[1] + j, mask),
                 load_masked(src[2] + j, mask), load_masked(src[3] + j, mask), &h01, &h23, &l01,
                 &l23);
-    *low = combine(madd_pairs(h01, h23, LO01, LO23), madd_pairs(l01, l23, LO01, LO23), K_LO,
+    *low = combine(madd_pairs(h01, h23, LO01, LO23), madd_pairs(l01, l23, LO01, LO23), ADM_K_LO,
                    shift);
     *high = combine(madd_pairs(h01, h23, HI01, HI23), madd_pairs(l01, l23, HI01, HI23), 0, shift);
 }
 
 /* Horizontal pass: outputs j .. j + 15 of a split row. */
-INLINE void horizontal16(SplitRow r, int j, int shift, __m512i *low, __m512i *high)
+INLINE void horizontal16(AdmSplitRow r, int j, int shift, __m512i *low, __m512i *high)
 {
     const __m512i ph = _mm512_loadu_si512(r.high + 2 * j - 1);
     const __m512i qh = _mm512_loadu_si512(r.high + 2 * j + 1);
     const __m512i pl = _mm512_loadu_si512(r.low + 2 * j - 1);
     const __m512i ql = _mm512_loadu_si512(r.low + 2 * j + 1);
-    *low = combine(madd_pairs(ph, qh, LO01, LO23), madd_pairs(pl, ql, LO01, LO23), K_LO, shift);
+    *low = combine(madd_pairs(ph, qh, LO01, LO23), madd_pairs(pl, ql, LO01, LO23), ADM_K_LO, shift);
     *high = combine(madd_pairs(ph, qh, HI01, HI23), madd_pairs(pl, ql, HI01, HI23), 0, shift);
 }
 
@@ -276,7 +250,7 @@ static void dwt_row123_avx512(const int32_t *const src[4], int w, int scale, boo
 {
     /* libvmaf's shifts: vertical 0, 16, 16; horizontal 15, 16, 15 */
     const int vs = scale == 1 ? 0 : 16, hs = scale == 2 ? 16 : 15;
-    const SplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
+    const AdmSplitRow lo = split_row(lo32, w), hi = split_row(hi32, w);
     const int half = (w + 1) / 2;
 
     for (int j = 0; j < w; j += 32) {
