@@ -8,7 +8,9 @@
  * odd lanes; where only the low 32 bits of a shifted product survive, a
  * logical 64-bit shift gives them as the arithmetic one would.  Level 0's
  * values are int16, so its DWT runs on 16-bit lanes with vpmaddwd, which
- * sums two products in 32 bits exactly as the C code's int32 sums.
+ * sums two products in 32 bits exactly as the C code's int32 sums; the DWT
+ * of levels 1..3 does the same on the 16-bit halves of its int32 values
+ * (integer_adm_x86.h).
  *
  * The last vector of a row is masked (vpmaskmovd), so that a kernel writes
  * only the samples the C code does, except in its scratch rows (lo, hi,
@@ -81,8 +83,9 @@ INLINE uint64_t hsum64(__m256i v)
     return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
 }
 
-/* The int32 lanes as 16-bit values (their low halves), in lane order:
- * the C code's (int16_t) casts. */
+/* The int32 lanes of a and b as 16-bit values (their low halves: the C
+ * code's (int16_t) casts), in column order when a and b are the
+ * vpunpcklwd and vpunpckhwd halves of the same columns. */
 INLINE __m256i narrow16(__m256i a, __m256i b)
 {
     const __m256i low = _mm256_set1_epi32(0xFFFF);

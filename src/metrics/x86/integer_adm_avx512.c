@@ -97,7 +97,8 @@ INLINE __m512i load_samples16(const uint8_t *row, int j, int bytes)
     return _mm512_xor_si512(_mm512_loadu_si512(row + 2 * j), _mm512_set1_epi16(INT16_MIN));
 }
 
-/* The int32 lanes' low halves as int16, in lane order. */
+/* The int32 lanes of a and b as 16-bit values (their low halves), in
+ * column order when a and b are the unpacked halves of the same columns. */
 INLINE __m512i narrow16(__m512i a, __m512i b)
 {
     const __m512i low = _mm512_set1_epi32(0xFFFF);
