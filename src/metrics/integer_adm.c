@@ -36,6 +36,10 @@
  * signed overflow.  Bands are kept in int32 at every level; the level-0
  * values are narrowed to int16 wherever libvmaf stores them in int16.
  *
+ * A level is computed row by row (level_sums) through a table of row
+ * kernels (AdmDsp, integer_adm.h): the C ones here, AVX2 and AVX-512 ones
+ * in x86/, picked at init from the CPU flags and all giving the same bits.
+ *
  * The float part (CSF weights, cube roots, the final ratios) follows
  * libvmaf's expression types and order: float where it computes in float,
  * double where it promotes, with the same libm calls.
@@ -418,109 +422,99 @@ ADM_INLINE uint32_t load_sample(const uint8_t *row, int j, int bytes)
     return bytes == 1 ? row[j] : ((const uint16_t *)row)[j];
 }
 
-/* Level 0 from the picture samples (uint8_t when bytes is 1, uint16_t when
- * 2).  Vertical pass: samples centred on 0 and brought back to 8 bits,
- * narrowed to int16; horizontal pass in Q16.  The vertical sums are
+/* One output row of level 0 from the picture rows src[0..3] (rows 2i - 1 ..
+ * 2i + 2, mirrored; uint8_t samples when bytes is 1, uint16_t when 2) into
+ * out[a, h, v, d].  Vertical pass: samples centred on 0 and brought back to
+ * 8 bits, narrowed to int16; horizontal pass in Q16.  The vertical sums are
  * libvmaf's int32 sums, wrapping the way they do with samples above the
  * bit depth (within it, the result always fits).  Without details only the
- * approximation band is made (adm_skip_scale0). */
-ADM_INLINE void dwt_level0(const uint8_t *src, ptrdiff_t src_stride, int bytes, int bitdepth,
-                           int w, int h, bool details, int32_t *const band[4],
-                           ptrdiff_t stride, int32_t *restrict lo, int32_t *restrict hi)
+ * approximation is made. */
+ADM_INLINE void dwt_row0(const uint8_t *const src[4], int bytes, int bitdepth, int w,
+                         bool details, int32_t *const out[4], int32_t *restrict lo,
+                         int32_t *restrict hi)
 {
     const uint32_t round = 1u << (bitdepth - 1);
     const uint32_t offset = (uint32_t)DWT_LO_SUM * round;
+    const uint8_t *restrict r0 = src[0], *restrict r1 = src[1];
+    const uint8_t *restrict r2 = src[2], *restrict r3 = src[3];
 
-    for (int i = 0; i < (h + 1) / 2; i++) {
-        const uint8_t *restrict r0 = src + mirror(2 * i - 1, h) * src_stride;
-        const uint8_t *restrict r1 = src + mirror(2 * i, h) * src_stride;
-        const uint8_t *restrict r2 = src + mirror(2 * i + 1, h) * src_stride;
-        const uint8_t *restrict r3 = src + mirror(2 * i + 2, h) * src_stride;
-        for (int j = 0; j < w; j++) {
-            const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
-            const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
-            const uint32_t l = 15826u * s0 + 27411u * s1 + 7345u * s2 - 4240u * s3 - offset;
-            lo[j] = (int16_t)((int32_t)(l + round) >> bitdepth);
-        }
-        pad_row(lo, w);
+    for (int j = 0; j < w; j++) {
+        const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
+        const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
+        const uint32_t l = 15826u * s0 + 27411u * s1 + 7345u * s2 - 4240u * s3 - offset;
+        lo[j] = (int16_t)((int32_t)(l + round) >> bitdepth);
+    }
+    pad_row(lo, w);
 
-        int32_t *restrict a = band[BAND_A] + i * stride;
-        if (!details) {
-            for (int j = 0; j < (w + 1) / 2; j++)
-                a[j] = (int16_t)((filter_lo32(lo + 2 * j - 1) + 32768) >> 16);
-            continue;
-        }
-
-        for (int j = 0; j < w; j++) {
-            const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
-            const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
-            const uint32_t d = 27411u * s2 - 4240u * s0 - 7345u * s1 - 15826u * s3;
-            hi[j] = (int16_t)((int32_t)(d + round) >> bitdepth);
-        }
-        pad_row(hi, w);
-
-        int32_t *restrict bh = band[BAND_H] + i * stride;
-        int32_t *restrict bv = band[BAND_V] + i * stride;
-        int32_t *restrict bd = band[BAND_D] + i * stride;
-        for (int j = 0; j < (w + 1) / 2; j++) {
+    int32_t *restrict a = out[BAND_A];
+    if (!details) {
+        for (int j = 0; j < (w + 1) / 2; j++)
             a[j] = (int16_t)((filter_lo32(lo + 2 * j - 1) + 32768) >> 16);
-            bv[j] = (int16_t)((filter_hi32(lo + 2 * j - 1) + 32768) >> 16);
-            bh[j] = (int16_t)((filter_lo32(hi + 2 * j - 1) + 32768) >> 16);
-            bd[j] = (int16_t)((filter_hi32(hi + 2 * j - 1) + 32768) >> 16);
-        }
+        return;
+    }
+
+    for (int j = 0; j < w; j++) {
+        const uint32_t s0 = load_sample(r0, j, bytes), s1 = load_sample(r1, j, bytes);
+        const uint32_t s2 = load_sample(r2, j, bytes), s3 = load_sample(r3, j, bytes);
+        const uint32_t d = 27411u * s2 - 4240u * s0 - 7345u * s1 - 15826u * s3;
+        hi[j] = (int16_t)((int32_t)(d + round) >> bitdepth);
+    }
+    pad_row(hi, w);
+
+    int32_t *restrict bh = out[BAND_H], *restrict bv = out[BAND_V], *restrict bd = out[BAND_D];
+    for (int j = 0; j < (w + 1) / 2; j++) {
+        a[j] = (int16_t)((filter_lo32(lo + 2 * j - 1) + 32768) >> 16);
+        bv[j] = (int16_t)((filter_hi32(lo + 2 * j - 1) + 32768) >> 16);
+        bh[j] = (int16_t)((filter_lo32(hi + 2 * j - 1) + 32768) >> 16);
+        bd[j] = (int16_t)((filter_hi32(hi + 2 * j - 1) + 32768) >> 16);
     }
 }
 
-static void dwt_level0_8bit(const QualePicture *pic, bool details, int32_t *const band[4],
-                            ptrdiff_t stride, int32_t *lo, int32_t *hi)
+static void dwt_row0_8_c(const uint8_t *const src[4], int bitdepth, int w, bool details,
+                         int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
-    dwt_level0(pic->data[0], pic->stride[0], 1, 8, (int)pic->plane_width[0],
-               (int)pic->plane_height[0], details, band, stride, lo, hi);
+    (void)bitdepth; /* always 8 */
+    dwt_row0(src, 1, 8, w, details, out, lo, hi);
 }
 
-static void dwt_level0_16bit(const QualePicture *pic, bool details, int32_t *const band[4],
-                             ptrdiff_t stride, int32_t *lo, int32_t *hi)
+static void dwt_row0_16_c(const uint8_t *const src[4], int bitdepth, int w, bool details,
+                          int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
-    dwt_level0(pic->data[0], pic->stride[0], 2, (int)pic->format.bitdepth,
-               (int)pic->plane_width[0], (int)pic->plane_height[0], details, band, stride,
-               lo, hi);
+    dwt_row0(src, 2, bitdepth, w, details, out, lo, hi);
 }
 
-/* Levels 1..3 from the previous approximation band (w x h, int32), in 64-bit
- * sums with per-level rounding shifts.  The source may be band[BAND_A]
- * itself: output row i only overwrites source rows that no later output
- * row reads (they read rows 2i + 1 and beyond). */
-static void dwt_level123(const int32_t *src, int w, int h, int scale, int32_t *const band[4],
-                         ptrdiff_t stride, int32_t *lo, int32_t *hi)
+/* One output row of levels 1..3 from rows src[0..3] of the previous
+ * approximation band (w wide, int32), in 64-bit sums with per-level
+ * rounding shifts. */
+static void dwt_row123_c(const int32_t *const src[4], int w, int scale, bool details,
+                         int32_t *const out[4], int32_t *lo, int32_t *hi)
 {
     static const int64_t v_add[3] = { 0, 32768, 32768 }, h_add[3] = { 16384, 32768, 16384 };
     static const int v_shift[3] = { 0, 16, 16 }, h_shift[3] = { 15, 16, 15 };
     const int64_t va = v_add[scale - 1], ha = h_add[scale - 1];
     const int vs = v_shift[scale - 1], hs = h_shift[scale - 1];
 
-    for (int i = 0; i < (h + 1) / 2; i++) {
-        const int32_t *r0 = src + mirror(2 * i - 1, h) * stride;
-        const int32_t *r1 = src + mirror(2 * i, h) * stride;
-        const int32_t *r2 = src + mirror(2 * i + 1, h) * stride;
-        const int32_t *r3 = src + mirror(2 * i + 2, h) * stride;
-        for (int j = 0; j < w; j++) {
-            const int32_t t[4] = { r0[j], r1[j], r2[j], r3[j] };
-            lo[j] = (int32_t)((filter_lo64(t) + va) >> vs);
-            hi[j] = (int32_t)((filter_hi64(t) + va) >> vs);
-        }
+    for (int j = 0; j < w; j++) {
+        const int32_t t[4] = { src[0][j], src[1][j], src[2][j], src[3][j] };
+        lo[j] = (int32_t)((filter_lo64(t) + va) >> vs);
+        if (details) hi[j] = (int32_t)((filter_hi64(t) + va) >> vs);
+    }
+    pad_row(lo, w);
 
-        int32_t *a = band[BAND_A] + i * stride;
-        int32_t *bh = band[BAND_H] + i * stride;
-        int32_t *bv = band[BAND_V] + i * stride;
-        int32_t *bd = band[BAND_D] + i * stride;
-        pad_row(lo, w);
-        pad_row(hi, w);
-        for (int j = 0; j < (w + 1) / 2; j++) {
+    int32_t *a = out[BAND_A];
+    if (!details) {
+        for (int j = 0; j < (w + 1) / 2; j++)
             a[j] = (int32_t)((filter_lo64(lo + 2 * j - 1) + ha) >> hs);
-            bv[j] = (int32_t)((filter_hi64(lo + 2 * j - 1) + ha) >> hs);
-            bh[j] = (int32_t)((filter_lo64(hi + 2 * j - 1) + ha) >> hs);
-            bd[j] = (int32_t)((filter_hi64(hi + 2 * j - 1) + ha) >> hs);
-        }
+        return;
+    }
+
+    int32_t *bh = out[BAND_H], *bv = out[BAND_V], *bd = out[BAND_D];
+    pad_row(hi, w);
+    for (int j = 0; j < (w + 1) / 2; j++) {
+        a[j] = (int32_t)((filter_lo64(lo + 2 * j - 1) + ha) >> hs);
+        bv[j] = (int32_t)((filter_hi64(lo + 2 * j - 1) + ha) >> hs);
+        bh[j] = (int32_t)((filter_lo64(hi + 2 * j - 1) + ha) >> hs);
+        bd[j] = (int32_t)((filter_hi64(hi + 2 * j - 1) + ha) >> hs);
     }
 }
 
@@ -564,95 +558,103 @@ static inline int32_t ratio_q15_level123(const int32_t *div_lookup, int32_t o, i
     return k < 0 ? 0 : k > 32768 ? 32768 : (int32_t)k;
 }
 
-/* Splits the distorted details into the restored part (rst) and the
- * additive impairment, written over the distorted details. */
-ADM_INLINE void decouple(const AdmState *s, bool level0, int32_t *const ref[4],
-                         int32_t *const dis[4], int32_t *const rst[3], ptrdiff_t stride,
-                         int w, int h)
+/* Splits a row of distorted details (over columns j0 .. j1 - 1) into the
+ * restored part (rst) and the additive impairment (add). */
+ADM_INLINE void decouple_row(bool level0, const int32_t *div_lookup, float cos_1deg_sq,
+                             double gain, const int32_t *const ref[3], const int32_t *const dis[3],
+                             int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
 {
-    const Rect r = adm_rect_with_taps(w, h);
-    const double gain = s->enhn_gain_limit;
-
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int j = r.left; j < r.right; j++) {
-            const ptrdiff_t x = i * stride + j;
-            const int32_t oh = ref[BAND_H][x], ov = ref[BAND_V][x];
-            const int32_t th = dis[BAND_H][x], tv = dis[BAND_V][x];
-            const bool angle = angle_within_1deg((int64_t)oh * th + (int64_t)ov * tv,
-                                                 (int64_t)oh * oh + (int64_t)ov * ov,
-                                                 (int64_t)th * th + (int64_t)tv * tv,
-                                                 s->cos_1deg_sq);
-            for (int b = 0; b < 3; b++) {
-                const int32_t o = ref[BAND_H + b][x], t = dis[BAND_H + b][x];
-                const int32_t k = level0 ? ratio_q15_level0(s->div_lookup, o, t)
-                                         : ratio_q15_level123(s->div_lookup, o, t);
-                int32_t v = level0 ? (int16_t)((k * o + 16384) >> 15)
-                                   : (int32_t)(((int64_t)k * o + 16384) >> 15);
-                /* libvmaf tests the sign of k / 32768 * o / 64 in float,
-                 * which is the sign of k * o. */
-                if (angle && k > 0 && o != 0) {
-                    const double g = v * gain;
-                    v = (int32_t)(o > 0 ? (g < t ? g : t) : (g > t ? g : t));
-                }
-                rst[b][x] = v;
-                dis[BAND_H + b][x] = level0 ? (int16_t)(t - v)
-                                            : (int32_t)((uint32_t)t - (uint32_t)v);
+    for (int j = j0; j < j1; j++) {
+        const int32_t oh = ref[0][j], ov = ref[1][j];
+        const int32_t th = dis[0][j], tv = dis[1][j];
+        const bool angle = angle_within_1deg((int64_t)oh * th + (int64_t)ov * tv,
+                                             (int64_t)oh * oh + (int64_t)ov * ov,
+                                             (int64_t)th * th + (int64_t)tv * tv, cos_1deg_sq);
+        for (int b = 0; b < 3; b++) {
+            const int32_t o = ref[b][j], t = dis[b][j];
+            const int32_t k = level0 ? ratio_q15_level0(div_lookup, o, t)
+                                     : ratio_q15_level123(div_lookup, o, t);
+            int32_t v = level0 ? (int16_t)((k * o + 16384) >> 15)
+                               : (int32_t)(((int64_t)k * o + 16384) >> 15);
+            /* libvmaf tests the sign of k / 32768 * o / 64 in float,
+             * which is the sign of k * o. */
+            if (angle && k > 0 && o != 0) {
+                const double g = v * gain;
+                v = (int32_t)(o > 0 ? (g < t ? g : t) : (g > t ? g : t));
             }
+            rst[b][j] = v;
+            add[b][j] = level0 ? (int16_t)(t - v) : (int32_t)((uint32_t)t - (uint32_t)v);
         }
     }
+}
+
+static void decouple_row0_c(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                            const int32_t *const ref[3], const int32_t *const dis[3],
+                            int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
+{
+    decouple_row(true, div_lookup, cos_1deg_sq, gain, ref, dis, rst, add, j0, j1);
+}
+
+static void decouple_row123_c(const int32_t *div_lookup, float cos_1deg_sq, double gain,
+                              const int32_t *const ref[3], const int32_t *const dis[3],
+                              int32_t *const rst[3], int32_t *const add[3], int j0, int j1)
+{
+    decouple_row(false, div_lookup, cos_1deg_sq, gain, ref, dis, rst, add, j0, j1);
 }
 
 /* ---- CSF and masking ----------------------------------------------------------- */
 
-/* CSF-weights h, v, d of a decoupled band (in the taps region) and sums
- * what the 3x3 masking threshold needs:
- *   around[x] = sum over orientations of |csf| / 30,
- *   centre[x] = sum over orientations of |csf| / 15 - |csf| / 30,
+/* CSF-weights a row of h, v, d of a decoupled band (columns j0 .. j1 - 1)
+ * and sums what the 3x3 masking threshold needs:
+ *   around[j] = sum over orientations of |csf| / 30,
+ *   centre[j] = sum over orientations of |csf| / 15 - |csf| / 30,
  * so that threshold = (3x3 box sum of around) + centre.  The sums wrap in
  * 32 bits like libvmaf's int32 threshold. */
-ADM_INLINE void masking_planes(const AdmState *s, bool level0, int scale,
-                               int32_t *const src[3], ptrdiff_t stride, int w, int h,
-                               int32_t *around, int32_t *centre)
+ADM_INLINE void masking_row(bool level0, const uint32_t csf[3], const int32_t *const src[3],
+                            int32_t *around, int32_t *centre, int j0, int j1)
 {
-    const Rect r = adm_rect_with_taps(w, h);
     /* level 0: Q21 / Q23 weights back to Q16, with libvmaf's 65535 */
     static const int32_t add0[3] = { 16384, 16384, 65535 };
     static const int shift0[3] = { 15, 15, 17 };
 
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int j = r.left; j < r.right; j++) {
-            const ptrdiff_t x = i * stride + j;
-            uint32_t sum_around = 0, sum_centre = 0;
-            for (int b = 0; b < 3; b++) {
-                int32_t c, flt, ctr;
-                if (level0) {
-                    c = (int16_t)((s->csf_q0[b] * src[b][x] + add0[b]) >> shift0[b]);
-                    flt = (int16_t)((4369 * abs(c) + 2048) >> 12);
-                    ctr = (int16_t)((8738 * abs(c) + 2048) >> 12);
-                } else {
-                    /* 1 / 30 and 1 / 15 in Q32, with libvmaf's rounding
-                     * term (int32_t)(1u << 31), which subtracts */
-                    c = (int32_t)(((int64_t)s->csf_q32[scale][b] * src[b][x] + (1 << 27)) >> 28);
-                    flt = (int32_t)((143165577 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
-                    ctr = (int32_t)((286331153 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
-                }
-                sum_around += (uint32_t)flt;
-                sum_centre += (uint32_t)ctr - (uint32_t)flt;
+    for (int j = j0; j < j1; j++) {
+        uint32_t sum_around = 0, sum_centre = 0;
+        for (int b = 0; b < 3; b++) {
+            int32_t c, flt, ctr;
+            if (level0) {
+                c = (int16_t)(((int32_t)csf[b] * src[b][j] + add0[b]) >> shift0[b]);
+                flt = (int16_t)((4369 * abs(c) + 2048) >> 12);
+                ctr = (int16_t)((8738 * abs(c) + 2048) >> 12);
+            } else {
+                /* 1 / 30 and 1 / 15 in Q32, with libvmaf's rounding
+                 * term (int32_t)(1u << 31), which subtracts */
+                c = (int32_t)(((int64_t)csf[b] * src[b][j] + (1 << 27)) >> 28);
+                flt = (int32_t)((143165577 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
+                ctr = (int32_t)((286331153 * (int64_t)abs_wrap(c) + INT32_MIN) >> 32);
             }
-            around[x] = (int32_t)sum_around;
-            centre[x] = (int32_t)sum_centre;
+            sum_around += (uint32_t)flt;
+            sum_centre += (uint32_t)ctr - (uint32_t)flt;
         }
+        around[j] = (int32_t)sum_around;
+        centre[j] = (int32_t)sum_centre;
     }
 }
 
-/* The masked sum of one decoupled band (the restored part for the DLM, the
- * additive impairment for AIM) against the threshold of masking_planes():
- * per orientation (sum over the scored region of max(|csf(x)| - thr, 0)^3)
- * ^ (1/3), plus the noise floor (area * noise_weight)^(1/3); the three
- * orientations added.  The cubes are rounded down by shifts that depend on
- * the band width, every row sum by a shift that depends on its height.
- * The masking window reflects across the first row and column (-1 -> 1)
- * and repeats the last (n -> n - 1), as libvmaf's does. */
+static void masking_row0_c(const uint32_t csf[3], const int32_t *const src[3], int32_t *around,
+                           int32_t *centre, int j0, int j1)
+{
+    masking_row(true, csf, src, around, centre, j0, j1);
+}
+
+static void masking_row123_c(const uint32_t csf[3], const int32_t *const src[3],
+                             int32_t *around, int32_t *centre, int j0, int j1)
+{
+    masking_row(false, csf, src, around, centre, j0, j1);
+}
+
+/* The masked sums' rounding (see AdmMaskedShifts): the cubes are rounded
+ * down by shifts that depend on the band width, every row sum by a shift
+ * that depends on its height. */
 void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p)
 {
     if (level0) {
@@ -675,6 +677,10 @@ void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p)
     p->row_add = double_to_u32(pow2_u32(p->row_shift - 1));
 }
 
+/* The numerator from a level's masked sums (the restored part against the
+ * additive impairment's masking for the DLM, the other way round for AIM):
+ * per orientation (sum of the cubes)^(1/3) plus the noise floor (area *
+ * noise_weight)^(1/3), the three orientations added. */
 float adm_masked_finish(const AdmState *s, bool level0, int scale, int w, int h,
                         const AdmMaskedShifts *p, double noise_weight, const uint64_t acc[3])
 {
@@ -700,56 +706,54 @@ float adm_masked_finish(const AdmState *s, bool level0, int scale, int w, int h,
     return num[0] + num[1] + num[2];
 }
 
-/* The masked sum of one decoupled band (the restored part for the DLM, the
- * additive impairment for AIM) against the threshold of masking_planes():
- * per orientation (sum over the scored region of max(|csf(x)| - thr, 0)^3)
- * ^ (1/3), plus the noise floor (area * noise_weight)^(1/3); the three
- * orientations added.  The cubes are rounded down by shifts that depend on
- * the band width, every row sum by a shift that depends on its height.
- * The masking window reflects across the first row and column (-1 -> 1)
- * and repeats the last (n -> n - 1), as libvmaf's does. */
-ADM_INLINE void masked_sum(const AdmState *s, bool level0, int scale, int32_t *const src[3],
-                           const int32_t *around, const int32_t *centre, ptrdiff_t stride,
-                           int w, int h, uint32_t *col, uint64_t acc[3])
+/* One row of the masked sums (before the row's rounding shift): per
+ * orientation the sum over columns left .. right - 1 of the cube of
+ * max(|csf(x)| - threshold, 0), the threshold from the masking rows
+ * around[0..2] (the rows above, at and below, mirrored) and centre.  The
+ * masking window reflects across the first column (-1 -> 1) and repeats
+ * the last (w -> w - 1), as libvmaf's does. */
+ADM_INLINE void masked_row(bool level0, const uint32_t csf[3], const AdmMaskedShifts *p,
+                           const int32_t *const src[3], const int32_t *const around[3],
+                           const int32_t *centre, int w, int left, int right, uint32_t *col,
+                           uint64_t sums[3])
 {
-    const Rect r = adm_rect_scored(w, h);
-    AdmMaskedShifts p;
-    adm_masked_shifts(level0, w, h, &p);
-    const uint32_t *cub = p.cub, *sq = p.sq, *sub = p.sub;
-    const int64_t *sq_add = p.sq_add, *cub_add = p.cub_add;
-    const uint32_t row_shift = p.row_shift;
-    const int64_t row_add = p.row_add;
+    /* column sums of the 3-row window, then the 3-column box per sample */
+    const int j0 = QUALE_MAX(left - 1, 0), j1 = QUALE_MIN(right + 1, w);
+    for (int j = j0; j < j1; j++)
+        col[j] = (uint32_t)around[0][j] + (uint32_t)around[1][j] + (uint32_t)around[2][j];
+    if (left == 0) col[-1] = col[1];
+    if (right == w) col[w] = col[w - 1];
 
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        /* column sums of the 3-row window, then the 3-column box per sample */
-        const int32_t *up = around + (i == 0 ? 1 : i - 1) * stride;
-        const int32_t *mid = around + i * stride;
-        const int32_t *down = around + (i == h - 1 ? h - 1 : i + 1) * stride;
-        const int j0 = QUALE_MAX(r.left - 1, 0), j1 = QUALE_MIN(r.right + 1, w);
-        for (int j = j0; j < j1; j++)
-            col[j] = (uint32_t)up[j] + (uint32_t)mid[j] + (uint32_t)down[j];
-        if (r.left == 0) col[-1] = col[1];
-        if (r.right == w) col[w] = col[w - 1];
-
-        uint64_t row[3] = { 0, 0, 0 };
-        for (int j = r.left; j < r.right; j++) {
-            const ptrdiff_t x = i * stride + j;
-            const int32_t thr =
-                (int32_t)(col[j - 1] + col[j] + col[j + 1] + (uint32_t)centre[x]);
-            for (int b = 0; b < 3; b++) {
-                const int32_t c = level0
-                    ? src[b][x] * (int32_t)s->csf_q0[b]
-                    : (int32_t)(((int64_t)src[b][x] * s->csf_q32[scale][b] + (1 << 27)) >> 28);
-                int32_t m = (int32_t)((uint32_t)abs_wrap(c) - ((uint32_t)thr << sub[b]));
-                if (m < 0) m = 0;
-                const int32_t m_sq = (int32_t)(((int64_t)m * m + sq_add[b]) >> sq[b]);
-                row[b] += (uint64_t)(((int64_t)m_sq * m + cub_add[b]) >> cub[b]);
-            }
+    uint64_t row[3] = { 0, 0, 0 };
+    for (int j = left; j < right; j++) {
+        const int32_t thr = (int32_t)(col[j - 1] + col[j] + col[j + 1] + (uint32_t)centre[j]);
+        for (int b = 0; b < 3; b++) {
+            const int32_t c = level0
+                ? src[b][j] * (int32_t)csf[b]
+                : (int32_t)(((int64_t)src[b][j] * csf[b] + (1 << 27)) >> 28);
+            int32_t m = (int32_t)((uint32_t)abs_wrap(c) - ((uint32_t)thr << p->sub[b]));
+            if (m < 0) m = 0;
+            const int32_t m_sq = (int32_t)(((int64_t)m * m + p->sq_add[b]) >> p->sq[b]);
+            row[b] += (uint64_t)(((int64_t)m_sq * m + p->cub_add[b]) >> p->cub[b]);
         }
-        for (int b = 0; b < 3; b++)
-            acc[b] += (uint64_t)((int64_t)(row[b] + (uint64_t)row_add) >> row_shift);
     }
+    for (int b = 0; b < 3; b++) sums[b] = row[b];
+}
+
+static void masked_row0_c(const uint32_t csf[3], const AdmMaskedShifts *p,
+                          const int32_t *const src[3], const int32_t *const around[3],
+                          const int32_t *centre, int w, int left, int right, uint32_t *col,
+                          uint64_t sums[3])
+{
+    masked_row(true, csf, p, src, around, centre, w, left, right, col, sums);
+}
+
+static void masked_row123_c(const uint32_t csf[3], const AdmMaskedShifts *p,
+                            const int32_t *const src[3], const int32_t *const around[3],
+                            const int32_t *centre, int w, int left, int right, uint32_t *col,
+                            uint64_t sums[3])
+{
+    masked_row(false, csf, p, src, around, centre, w, left, right, col, sums);
 }
 
 /* The denominator of a level: per orientation (sum of |csf(o)|^3)^(1/3)
@@ -793,125 +797,180 @@ float adm_den_finish(const AdmState *s, bool level0, int scale, int w, int h,
     return den[0] + den[1] + den[2];
 }
 
-static void csf_den_level0(int32_t *const ref[4], ptrdiff_t stride, int w, int h,
-                           uint64_t acc[3])
+/* One row of the denominator's sums (before the row's rounding shift) over
+ * columns left .. right - 1. */
+static void den_row0_c(const AdmDenShifts *p, const int32_t *const ref[3], int left, int right,
+                       uint64_t sums[3])
 {
-    const Rect r = adm_rect_scored(w, h);
-    AdmDenShifts p;
-    adm_den_shifts(true, 0, w, h, &p);
-    const uint32_t shift = p.row_shift;
-    const uint64_t add = p.row_add;
-
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[BAND_H + b] + i * stride;
-            uint64_t row = 0;
-            for (int j = r.left; j < r.right; j++) {
-                const uint64_t m = (uint16_t)abs(o[j]);
-                row += m * m * m;
-            }
-            acc[b] += (row + add) >> shift;
+    (void)p; /* level 0: the cube is exact */
+    for (int b = 0; b < 3; b++) {
+        const int32_t *o = ref[b];
+        uint64_t row = 0;
+        for (int j = left; j < right; j++) {
+            const uint64_t m = (uint16_t)abs(o[j]);
+            row += m * m * m;
         }
+        sums[b] = row;
     }
 }
 
-static void csf_den_level123(int scale, int32_t *const ref[4], ptrdiff_t stride, int w, int h,
-                             uint64_t acc[3])
+static void den_row123_c(const AdmDenShifts *p, const int32_t *const ref[3], int left,
+                         int right, uint64_t sums[3])
 {
-    const Rect r = adm_rect_scored(w, h);
-    AdmDenShifts p;
-    adm_den_shifts(false, scale, w, h, &p);
-    const uint32_t sq_shift = p.sq, cub = p.cub, row_shift = p.row_shift;
-    const uint64_t sq_add = p.sq_add, cub_add = p.cub_add, row_add = p.row_add;
-
-    acc[0] = acc[1] = acc[2] = 0;
-    for (int i = r.top; i < r.bottom; i++) {
-        for (int b = 0; b < 3; b++) {
-            const int32_t *o = ref[BAND_H + b] + i * stride;
-            uint64_t row = 0;
-            for (int j = r.left; j < r.right; j++) {
-                const uint64_t m = (uint32_t)abs_wrap(o[j]);
-                row += ((((m * m) + sq_add) >> sq_shift) * m + cub_add) >> cub;
-            }
-            acc[b] += (row + row_add) >> row_shift;
+    for (int b = 0; b < 3; b++) {
+        const int32_t *o = ref[b];
+        uint64_t row = 0;
+        for (int j = left; j < right; j++) {
+            const uint64_t m = (uint32_t)abs_wrap(o[j]);
+            row += ((((m * m) + p->sq_add) >> p->sq) * m + p->cub_add) >> p->cub;
         }
+        sums[b] = row;
     }
 }
 
 /* ---- one frame ----------------------------------------------------------------- */
 
+/* A level is computed row by row: the DWT of both pictures makes one row of
+ * each band; the approximation goes to its plane (the next level's input),
+ * the details only to row buffers, which the decoupling, the masking and
+ * the sums read while they are in the cache.  The masked sums of a row
+ * need the masking of the rows above and below it, so the decoupled rows
+ * and the masking rows are kept in rings of three rows. */
+enum { RING = 3 };
+
 typedef struct AdmScratch {
-    int32_t *ref[4], *dis[4];   /* bands a, h, v, d of the level being scored */
-    int32_t *rst[3];            /* restored details h, v, d */
-    int32_t *around, *centre;   /* masking_planes() */
-    int32_t *lo, *hi;           /* one row of the vertical DWT pass, padded */
-    uint32_t *col;              /* one row of masking column sums, padded */
-    ptrdiff_t stride;           /* of every band plane, in samples */
+    int32_t *approx[2];          /* the approximation band of ref and dist */
+    int32_t *details[2][3];      /* one row of ref's and dist's h, v, d */
+    int32_t *rst[RING][3];       /* restored details h, v, d, by row % RING */
+    int32_t *add[RING][3];       /* additive impairment h, v, d */
+    int32_t *around[2][RING];    /* masking of add (DLM) and of rst (AIM) */
+    int32_t *centre[2][RING];
+    int32_t *lo, *hi;            /* one row of the vertical DWT pass */
+    uint32_t *col;               /* one row of masking column sums */
+    ptrdiff_t stride;            /* of the approximation planes, in samples */
     void *block;
 } AdmScratch;
 
-/* The nine sums of one level (see ADM_LEVEL_SUMS), from its DWT. */
-ADM_INLINE void score_level(const AdmState *s, bool level0, int scale, AdmScratch *b,
-                            int w, int h, uint64_t sums[ADM_LEVEL_SUMS])
+/* Rows i - 1 and i + 1 of the masking window (n rows), mirrored: -1 -> 1,
+ * n -> n - 1. */
+static inline int window_up(int i)
 {
-    decouple(s, level0, b->ref, b->dis, b->rst, b->stride, w, h);
-    if (level0)
-        csf_den_level0(b->ref, b->stride, w, h, sums);
-    else
-        csf_den_level123(scale, b->ref, b->stride, w, h, sums);
+    return i == 0 ? 1 : i - 1;
+}
 
-    int32_t *const additive[3] = { b->dis[BAND_H], b->dis[BAND_V], b->dis[BAND_D] };
-    masking_planes(s, level0, scale, additive, b->stride, w, h, b->around, b->centre);
-    masked_sum(s, level0, scale, b->rst, b->around, b->centre, b->stride, w, h, b->col,
-               sums + 3);
-    sums[6] = sums[7] = sums[8] = 0;
-    if (!s->skip_aim) {
-        masking_planes(s, level0, scale, b->rst, b->stride, w, h, b->around, b->centre);
-        masked_sum(s, level0, scale, additive, b->around, b->centre, b->stride, w, h, b->col,
-                   sums + 6);
+static inline int window_down(int i, int n)
+{
+    return i == n - 1 ? n - 1 : i + 1;
+}
+
+/* One level (scale) of both pictures: the DWT of the w x h input (level 0:
+ * the pictures, levels 1..3: the approximation planes, replaced in place
+ * by the level's) and, unless scale 0 is skipped, the level's nine sums
+ * (see ADM_LEVEL_SUMS). */
+static void level_sums(const AdmState *s, int scale, AdmScratch *b,
+                       const QualePicture *const pics[2], int w, int h,
+                       uint64_t sums[ADM_LEVEL_SUMS])
+{
+    const AdmDsp *dsp = &s->dsp;
+    const bool level0 = scale == 0;
+    const bool score = !(level0 && s->skip_scale0);
+    const int bw = adm_half(w), bh = adm_half(h);
+    const Rect r = adm_rect_scored(bw, bh);
+    /* the rows and columns the masking window reads */
+    const int k0 = QUALE_MAX(r.top - 1, 0), k1 = QUALE_MIN(r.bottom + 1, bh);
+    const int c0 = QUALE_MAX(r.left - 1, 0), c1 = QUALE_MIN(r.right + 1, bw);
+    const uint32_t csf[3] = {
+        level0 ? s->csf_q0[0] : s->csf_q32[scale][0],
+        level0 ? s->csf_q0[1] : s->csf_q32[scale][1],
+        level0 ? s->csf_q0[2] : s->csf_q32[scale][2],
+    };
+    const AdmDecoupleRowFn decouple = level0 ? dsp->decouple_row0 : dsp->decouple_row123;
+    const AdmMaskingRowFn masking = level0 ? dsp->masking_row0 : dsp->masking_row123;
+    const AdmMaskedRowFn masked = level0 ? dsp->masked_row0 : dsp->masked_row123;
+    const AdmDenRowFn den = level0 ? dsp->den_row0 : dsp->den_row123;
+    AdmDenShifts dp;
+    AdmMaskedShifts mp;
+    adm_den_shifts(level0, scale, bw, bh, &dp);
+    adm_masked_shifts(level0, bw, bh, &mp);
+
+    memset(sums, 0, ADM_LEVEL_SUMS * sizeof(*sums));
+    int next = r.top; /* the next row of the masked sums */
+    for (int k = 0; k < bh; k++) {
+        const bool details = score && k >= k0 && k < k1;
+        for (int p = 0; p < 2; p++) {
+            int32_t *const out[4] = { b->approx[p] + k * b->stride, b->details[p][0],
+                                      b->details[p][1], b->details[p][2] };
+            if (level0) {
+                const QualePicture *pic = pics[p];
+                const uint8_t *const rows[4] = {
+                    pic->data[0] + mirror(2 * k - 1, h) * pic->stride[0],
+                    pic->data[0] + mirror(2 * k, h) * pic->stride[0],
+                    pic->data[0] + mirror(2 * k + 1, h) * pic->stride[0],
+                    pic->data[0] + mirror(2 * k + 2, h) * pic->stride[0],
+                };
+                (s->bitdepth == 8 ? dsp->dwt_row0_8 : dsp->dwt_row0_16)(
+                    rows, s->bitdepth, w, details, out, b->lo, b->hi);
+            } else {
+                /* row k of the level overwrites row k of its input, which
+                 * no later row reads (they read rows 2k + 1 and beyond) */
+                const int32_t *a = b->approx[p];
+                const int32_t *const rows[4] = {
+                    a + mirror(2 * k - 1, h) * b->stride, a + mirror(2 * k, h) * b->stride,
+                    a + mirror(2 * k + 1, h) * b->stride, a + mirror(2 * k + 2, h) * b->stride,
+                };
+                dsp->dwt_row123(rows, w, scale, details, out, b->lo, b->hi);
+            }
+        }
+        if (!details) continue;
+
+        const int32_t *const ref[3] = { b->details[0][0], b->details[0][1], b->details[0][2] };
+        const int32_t *const dis[3] = { b->details[1][0], b->details[1][1], b->details[1][2] };
+        int32_t *const *rst = b->rst[k % RING], *const *add = b->add[k % RING];
+        decouple(s->div_lookup, s->cos_1deg_sq, s->enhn_gain_limit, ref, dis, rst, add, c0, c1);
+        if (k >= r.top && k < r.bottom) {
+            uint64_t row[3];
+            den(&dp, ref, r.left, r.right, row);
+            for (int o = 0; o < 3; o++) sums[o] += (row[o] + dp.row_add) >> dp.row_shift;
+        }
+        const int32_t *const add_in[3] = { add[0], add[1], add[2] };
+        const int32_t *const rst_in[3] = { rst[0], rst[1], rst[2] };
+        masking(csf, add_in, b->around[0][k % RING], b->centre[0][k % RING], c0, c1);
+        if (!s->skip_aim)
+            masking(csf, rst_in, b->around[1][k % RING], b->centre[1][k % RING], c0, c1);
+
+        /* the rows whose masking window is complete */
+        for (; next < r.bottom && window_down(next, bh) <= k; next++) {
+            const int i = next, up = window_up(i) % RING, down = window_down(i, bh) % RING;
+            const int32_t *const rst_i[3] = { b->rst[i % RING][0], b->rst[i % RING][1],
+                                              b->rst[i % RING][2] };
+            const int32_t *const add_i[3] = { b->add[i % RING][0], b->add[i % RING][1],
+                                              b->add[i % RING][2] };
+            /* DLM: the restored part against the additive impairment's
+             * masking; AIM the other way round */
+            for (int m = 0; m < (s->skip_aim ? 1 : 2); m++) {
+                const int32_t *const around[3] = { b->around[m][up], b->around[m][i % RING],
+                                                   b->around[m][down] };
+                uint64_t row[3];
+                masked(csf, &mp, m ? add_i : rst_i, around, b->centre[m][i % RING], bw, r.left,
+                       r.right, b->col, row);
+                for (int o = 0; o < 3; o++)
+                    sums[3 + 3 * m + o] +=
+                        (uint64_t)((int64_t)(row[o] + (uint64_t)mp.row_add) >> mp.row_shift);
+            }
+        }
     }
-}
-
-static void score_level0(const AdmState *s, AdmScratch *b, int w, int h,
-                         uint64_t sums[ADM_LEVEL_SUMS])
-{
-    score_level(s, true, 0, b, w, h, sums);
-}
-
-static void score_level123(const AdmState *s, int scale, AdmScratch *b, int w, int h,
-                           uint64_t sums[ADM_LEVEL_SUMS])
-{
-    score_level(s, false, scale, b, w, h, sums);
 }
 
 /* Every level's sums of a frame. */
 static void frame_sums(const AdmState *s, AdmScratch *b, const QualePicture *ref,
                        const QualePicture *dist, uint64_t sums[ADM_SUMS])
 {
+    const QualePicture *const pics[2] = { ref, dist };
     int w = s->width, h = s->height;
-    memset(sums, 0, ADM_SUMS * sizeof(*sums));
     for (int scale = 0; scale < ADM_SCALES; scale++) {
-        uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
-        if (scale == 0) {
-            const bool details = !s->skip_scale0;
-            if (s->bitdepth == 8) {
-                dwt_level0_8bit(ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_8bit(dist, details, b->dis, b->stride, b->lo, b->hi);
-            } else {
-                dwt_level0_16bit(ref, details, b->ref, b->stride, b->lo, b->hi);
-                dwt_level0_16bit(dist, details, b->dis, b->stride, b->lo, b->hi);
-            }
-            w = (w + 1) / 2;
-            h = (h + 1) / 2;
-            if (!s->skip_scale0) score_level0(s, b, w, h, level);
-        } else {
-            dwt_level123(b->ref[BAND_A], w, h, scale, b->ref, b->stride, b->lo, b->hi);
-            dwt_level123(b->dis[BAND_A], w, h, scale, b->dis, b->stride, b->lo, b->hi);
-            w = (w + 1) / 2;
-            h = (h + 1) / 2;
-            score_level123(s, scale, b, w, h, level);
-        }
+        level_sums(s, scale, b, pics, w, h, sums + scale * ADM_LEVEL_SUMS);
+        w = adm_half(w);
+        h = adm_half(h);
     }
 }
 
@@ -1005,6 +1064,39 @@ int adm_write_frame(const AdmState *s, FeatureSink *sink, unsigned frame,
 
 /* ---- setup --------------------------------------------------------------------- */
 
+void adm_div_lookup_init(int32_t table[ADM_DIV_LOOKUP_SIZE])
+{
+    table[32768] = 0;
+    for (int i = 1; i <= 32768; i++) {
+        const int32_t recip = (int32_t)(1073741824 / i);
+        table[32768 + i] = recip;
+        table[32768 - i] = -recip;
+    }
+}
+
+void adm_dsp_init(AdmDsp *dsp, unsigned cpu_flags)
+{
+    *dsp = (AdmDsp){
+        .dwt_row0_8 = dwt_row0_8_c,
+        .dwt_row0_16 = dwt_row0_16_c,
+        .dwt_row123 = dwt_row123_c,
+        .decouple_row0 = decouple_row0_c,
+        .decouple_row123 = decouple_row123_c,
+        .masking_row0 = masking_row0_c,
+        .masking_row123 = masking_row123_c,
+        .masked_row0 = masked_row0_c,
+        .masked_row123 = masked_row123_c,
+        .den_row0 = den_row0_c,
+        .den_row123 = den_row123_c,
+    };
+#if defined(__x86_64__) /* src/meson.build builds the x86 kernels there */
+    if (cpu_flags & QUALE_CPU_AVX2) adm_dsp_init_avx2(dsp);
+    if (cpu_flags & QUALE_CPU_AVX512) adm_dsp_init_avx512(dsp);
+#else
+    (void)cpu_flags;
+#endif
+}
+
 int adm_check_size(unsigned width, unsigned height, char *error, size_t error_size)
 {
     if (width >= ADM_MIN_SIZE && height >= ADM_MIN_SIZE) return 0;
@@ -1065,12 +1157,8 @@ static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         s->csf_q0[2] = double_to_u16(s->csf[0][2] * pow(2, 23));
     }
 
-    s->div_lookup[32768] = 0;
-    for (int i = 1; i <= 32768; i++) {
-        const int32_t recip = (int32_t)(1073741824 / i);
-        s->div_lookup[32768 + i] = recip;
-        s->div_lookup[32768 - i] = -recip;
-    }
+    adm_div_lookup_init(s->div_lookup);
+    adm_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     const unsigned keys = s->debug ? KEY_COUNT : KEY_MAIN_COUNT;
     for (unsigned i = 0; i < keys; i++) {
@@ -1086,31 +1174,42 @@ static int adm_scratch_alloc(const void *state, void **scratch)
     const size_t w = (size_t)(s->width + 1) / 2, h = (size_t)(s->height + 1) / 2;
     const size_t stride = quale_align(w, QUALE_ALIGNMENT / sizeof(int32_t));
     const size_t plane = stride * h * sizeof(int32_t);
-    /* a vertical-pass row: one sample of padding before, two after */
-    const size_t row = quale_align(((size_t)s->width + 3) * sizeof(int32_t), QUALE_ALIGNMENT);
-    const size_t col = quale_align((w + 2) * sizeof(uint32_t), QUALE_ALIGNMENT);
-    enum { PLANES = 4 + 4 + 3 + 2 };
+    /* rows: ADM_ROW_PAD samples of slack on either side; the vertical DWT
+     * rows span the picture width, the others a level-0 band */
+    const size_t dwt_row = quale_align(((size_t)s->width + 2 * ADM_ROW_PAD) * sizeof(int32_t),
+                                       QUALE_ALIGNMENT);
+    const size_t row = quale_align((w + 2 * ADM_ROW_PAD) * sizeof(int32_t), QUALE_ALIGNMENT);
+    enum { ROWS = 2 * 3 + 2 * RING * 3 + 2 * 2 * RING + 1 };
 
     AdmScratch *b = calloc(1, sizeof(*b));
     if (!b) return -ENOMEM;
-    uint8_t *p = b->block = quale_aligned_alloc(PLANES * plane + 2 * row + col);
+    const size_t size = 2 * plane + 2 * dwt_row + ROWS * row;
+    uint8_t *p = b->block = quale_aligned_alloc(size);
     if (!p) {
         free(b);
         return -ENOMEM;
     }
+    /* SIMD kernels load whole vectors; the lanes past a row's end read its
+     * slack and are then discarded.  Zeroed once, the slack is defined for
+     * memory checkers (which do not follow the discarding). */
+    memset(p, 0, size);
     b->stride = (ptrdiff_t)stride;
-    for (int i = 0; i < 4; i++, p += plane) b->ref[i] = (int32_t *)p;
-    for (int i = 0; i < 4; i++, p += plane) b->dis[i] = (int32_t *)p;
-    for (int i = 0; i < 3; i++, p += plane) b->rst[i] = (int32_t *)p;
-    b->around = (int32_t *)p;
-    p += plane;
-    b->centre = (int32_t *)p;
-    p += plane;
-    b->lo = (int32_t *)p + 1;
-    p += row;
-    b->hi = (int32_t *)p + 1;
-    p += row;
-    b->col = (uint32_t *)p + 1;
+    for (int i = 0; i < 2; i++, p += plane) b->approx[i] = (int32_t *)p;
+    b->lo = (int32_t *)p + ADM_ROW_PAD;
+    p += dwt_row;
+    b->hi = (int32_t *)p + ADM_ROW_PAD;
+    p += dwt_row;
+    for (int i = 0; i < 2; i++)
+        for (int o = 0; o < 3; o++, p += row) b->details[i][o] = (int32_t *)p + ADM_ROW_PAD;
+    for (int k = 0; k < RING; k++) {
+        for (int o = 0; o < 3; o++, p += row) b->rst[k][o] = (int32_t *)p + ADM_ROW_PAD;
+        for (int o = 0; o < 3; o++, p += row) b->add[k][o] = (int32_t *)p + ADM_ROW_PAD;
+    }
+    for (int m = 0; m < 2; m++) {
+        for (int k = 0; k < RING; k++, p += row) b->around[m][k] = (int32_t *)p + ADM_ROW_PAD;
+        for (int k = 0; k < RING; k++, p += row) b->centre[m][k] = (int32_t *)p + ADM_ROW_PAD;
+    }
+    b->col = (uint32_t *)p + ADM_ROW_PAD;
     *scratch = b;
     return 0;
 }
