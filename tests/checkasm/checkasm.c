@@ -16,6 +16,7 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "integer_vif", checkasm_check_integer_vif },
     { NULL, NULL },
 };
 

@@ -14,8 +14,7 @@
  * divisions and products in double, 4 lanes at a time, in the C code's
  * order with no fused multiply-add; the logs from the table by gathers,
  * the octave and mantissa read from the bits of the exact double of the
- * integer.  Conversions follow the C: sigma2_sq - g * sigma12 out of the
- * int32_t range reads INT32_MIN (cvttsd2si), which the max with 0 drops.
+ * integer.  Conversions follow the C (integer_vif.h's vif_double_to_int32).
  *
  * The 8-bit and 16-bit kernels are one always-inlined function with the
  * sample size as a constant argument.
@@ -289,12 +288,10 @@ INLINE void stat_logs(__m256i sigma1, __m256i sigma2, __m256i sigma12, __m256i i
     const __m256d s2 = u32_to_pd(sigma2), s12 = u32_to_pd(sigma12);
     __m256d g = _mm256_div_pd(s12, _mm256_add_pd(s1, _mm256_set1_pd(VIF_EPS)));
     const __m256d sv = _mm256_sub_pd(s2, _mm256_mul_pd(g, s12));
-    /* (int32_t) of sv as cvttsd2si, then max with 0: 0 from 2^31 up */
-    const __m256d in_range = _mm256_cmp_pd(sv, _mm256_set1_pd(2147483648.0), _CMP_LT_OQ);
-    const __m256d sv_sq = _mm256_and_pd(
-        _mm256_max_pd(_mm256_round_pd(sv, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
-                      _mm256_setzero_pd()),
-        in_range);
+    /* max((int32_t)sv, 0): sv < sigma2 < 2^31, and below -2^31 the
+     * conversion's INT32_MIN gives 0 like any negative value */
+    const __m256d sv_sq = _mm256_max_pd(
+        _mm256_round_pd(sv, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
     g = _mm256_min_pd(g, gain_limit);
     const __m256d numer1 = _mm256_add_pd(sv_sq, _mm256_set1_pd(131072.0));
     const __m256d gain = _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(g, g), s1),
