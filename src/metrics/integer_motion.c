@@ -114,8 +114,11 @@ void motion_dsp_init(MotionDsp *dsp, unsigned cpu_flags)
     dsp->sad[0] = motion_sad_c_8;
     dsp->sad[1] = motion_sad_c_16;
 #if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) motion_dsp_init_avx2(dsp);
-    if (cpu_flags & QUALE_CPU_AVX512) motion_dsp_init_avx512(dsp);
+    /* each level needs the ones below it: --cpumask 24 means C */
+    if (!(cpu_flags & QUALE_CPU_AVX2)) return;
+    motion_dsp_init_avx2(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512)) return;
+    motion_dsp_init_avx512(dsp);
 #else
     (void)cpu_flags;
 #endif

@@ -243,8 +243,13 @@ void vif_dsp_init(VifDsp *dsp, unsigned cpu_flags)
     dsp->vertical_lowpass[1] = vif_vertical_lowpass_c_16;
     dsp->horizontal_lowpass = vif_horizontal_lowpass_c;
 #if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) vif_dsp_init_avx2(dsp);
-    if (cpu_flags & QUALE_CPU_AVX512) vif_dsp_init_avx512(dsp);
+    /* each level needs the ones below it: --cpumask 24 means C */
+    if (!(cpu_flags & QUALE_CPU_AVX2)) return;
+    vif_dsp_init_avx2(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512)) return;
+    vif_dsp_init_avx512(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512ICL)) return;
+    vif_dsp_init_avx512icl(dsp);
 #else
     (void)cpu_flags;
 #endif

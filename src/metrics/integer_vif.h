@@ -255,6 +255,7 @@ void vif_horizontal_lowpass_c(const int16_t *ref, const int16_t *dis, unsigned n
                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out);
 void vif_dsp_init_avx2(VifDsp *dsp);
 void vif_dsp_init_avx512(VifDsp *dsp);
+void vif_dsp_init_avx512icl(VifDsp *dsp);
 
 enum VifKey {
     VIF_KEY_SCALE0,

@@ -54,45 +54,63 @@ INLINE __m256i load_pair(const void *const rows[], unsigned fw, unsigned k, ptrd
 
 enum { SUM_MU1, SUM_MU2, SUM_XX, SUM_YY, SUM_XY, SUM_XX_P, SUM_YY_P, SUM_XY_P, SUMS };
 
+INLINE __m256i madd_add(__m256i sum, __m256i v, __m256i c)
+{
+    return _mm256_add_epi32(sum, _mm256_madd_epi16(v, c));
+}
+
 /*
- * The vertical sums of one half of 16 columns, modulo 2^32: the means, and
- * the squares and product (8 bits: whole; 16 bits: their low halves Q in
- * SUM_XX.., their high halves P in SUM_XX_P..).  All but the 8-bit means
- * are offset by -2^31.
+ * Adds one pair of rows (a, b: the interleaved samples of each picture) to
+ * the vertical sums of one half, modulo 2^32: the means, and the squares
+ * and product (8 bits: whole; 16 bits: their low halves Q in SUM_XX..,
+ * their high halves P in SUM_XX_P..).  All but the 8-bit means are offset
+ * by -2^31.
  */
-INLINE void vertical_stats_half(const void *const ref[], const void *const dis[], unsigned fw,
-                                unsigned pairs, const int32_t coef[], ptrdiff_t x, bool wide,
-                                bool high, __m256i sum[SUMS])
+INLINE void vertical_stats_pair(__m256i a, __m256i b, __m256i c, bool wide, __m256i sum[SUMS])
 {
     const __m256i bias = _mm256_set1_epi16(INT16_MIN);
-    for (unsigned i = 0; i < SUMS; i++) sum[i] = _mm256_setzero_si256();
+    const __m256i aa = _mm256_mullo_epi16(a, a), bb = _mm256_mullo_epi16(b, b);
+    const __m256i ab = _mm256_mullo_epi16(a, b);
+    if (wide) {
+        sum[SUM_MU1] = madd_add(sum[SUM_MU1], _mm256_xor_si256(a, bias), c);
+        sum[SUM_MU2] = madd_add(sum[SUM_MU2], _mm256_xor_si256(b, bias), c);
+        sum[SUM_XX_P] = madd_add(sum[SUM_XX_P], _mm256_xor_si256(_mm256_mulhi_epu16(a, a), bias), c);
+        sum[SUM_YY_P] = madd_add(sum[SUM_YY_P], _mm256_xor_si256(_mm256_mulhi_epu16(b, b), bias), c);
+        sum[SUM_XY_P] = madd_add(sum[SUM_XY_P], _mm256_xor_si256(_mm256_mulhi_epu16(a, b), bias), c);
+    } else {
+        /* 8-bit samples are positive 16-bit numbers as they are */
+        sum[SUM_MU1] = madd_add(sum[SUM_MU1], a, c);
+        sum[SUM_MU2] = madd_add(sum[SUM_MU2], b, c);
+    }
+    sum[SUM_XX] = madd_add(sum[SUM_XX], _mm256_xor_si256(aa, bias), c);
+    sum[SUM_YY] = madd_add(sum[SUM_YY], _mm256_xor_si256(bb, bias), c);
+    sum[SUM_XY] = madd_add(sum[SUM_XY], _mm256_xor_si256(ab, bias), c);
+}
+
+/* The vertical sums of both halves of 16 columns at x.  8-bit rows are
+ * widened once for both halves; 16-bit ones, whose sums would not fit the
+ * registers twice over, are read again for the second half. */
+INLINE void vertical_stats_sums(const void *const ref[], const void *const dis[], unsigned fw,
+                                unsigned pairs, const int32_t coef[], ptrdiff_t x, bool wide,
+                                __m256i lo[SUMS], __m256i hi[SUMS])
+{
+    for (unsigned i = 0; i < SUMS; i++) lo[i] = hi[i] = _mm256_setzero_si256();
+    if (wide) {
+        for (unsigned h = 0; h < 2; h++)
+            for (unsigned k = 0; k < pairs; k++)
+                vertical_stats_pair(load_pair(ref, fw, k, x, true, h),
+                                    load_pair(dis, fw, k, x, true, h),
+                                    _mm256_set1_epi32(coef[k]), true, h ? hi : lo);
+        return;
+    }
     for (unsigned k = 0; k < pairs; k++) {
         const __m256i c = _mm256_set1_epi32(coef[k]);
-        const __m256i a = load_pair(ref, fw, k, x, wide, high);
-        const __m256i b = load_pair(dis, fw, k, x, wide, high);
-        const __m256i aa = _mm256_mullo_epi16(a, a), bb = _mm256_mullo_epi16(b, b);
-        const __m256i ab = _mm256_mullo_epi16(a, b);
-        if (wide) {
-            sum[SUM_MU1] = _mm256_add_epi32(sum[SUM_MU1],
-                                            _mm256_madd_epi16(_mm256_xor_si256(a, bias), c));
-            sum[SUM_MU2] = _mm256_add_epi32(sum[SUM_MU2],
-                                            _mm256_madd_epi16(_mm256_xor_si256(b, bias), c));
-            const __m256i aa_p = _mm256_mulhi_epu16(a, a), bb_p = _mm256_mulhi_epu16(b, b);
-            const __m256i ab_p = _mm256_mulhi_epu16(a, b);
-            sum[SUM_XX_P] = _mm256_add_epi32(sum[SUM_XX_P],
-                                             _mm256_madd_epi16(_mm256_xor_si256(aa_p, bias), c));
-            sum[SUM_YY_P] = _mm256_add_epi32(sum[SUM_YY_P],
-                                             _mm256_madd_epi16(_mm256_xor_si256(bb_p, bias), c));
-            sum[SUM_XY_P] = _mm256_add_epi32(sum[SUM_XY_P],
-                                             _mm256_madd_epi16(_mm256_xor_si256(ab_p, bias), c));
-        } else {
-            /* 8-bit samples are positive 16-bit numbers as they are */
-            sum[SUM_MU1] = _mm256_add_epi32(sum[SUM_MU1], _mm256_madd_epi16(a, c));
-            sum[SUM_MU2] = _mm256_add_epi32(sum[SUM_MU2], _mm256_madd_epi16(b, c));
-        }
-        sum[SUM_XX] = _mm256_add_epi32(sum[SUM_XX], _mm256_madd_epi16(_mm256_xor_si256(aa, bias), c));
-        sum[SUM_YY] = _mm256_add_epi32(sum[SUM_YY], _mm256_madd_epi16(_mm256_xor_si256(bb, bias), c));
-        sum[SUM_XY] = _mm256_add_epi32(sum[SUM_XY], _mm256_madd_epi16(_mm256_xor_si256(ab, bias), c));
+        const __m256i a0 = load_row(ref[k], x, false), a1 = load_row(ref[fw - 1 - k], x, false);
+        const __m256i b0 = load_row(dis[k], x, false), b1 = load_row(dis[fw - 1 - k], x, false);
+        vertical_stats_pair(_mm256_unpacklo_epi16(a0, a1), _mm256_unpacklo_epi16(b0, b1), c,
+                            false, lo);
+        vertical_stats_pair(_mm256_unpackhi_epi16(a0, a1), _mm256_unpackhi_epi16(b0, b1), c,
+                            false, hi);
     }
 }
 
@@ -131,21 +149,19 @@ INLINE void vertical_stats(const void *const ref[], const void *const dis[], uns
     for (unsigned x0 = 0; x0 < n; x0 += STEP) {
         /* the last step ends at the last column, over columns done before */
         const ptrdiff_t x = x0 + STEP <= n ? x0 : n - STEP;
+        __m256i lo[SUMS], hi[SUMS];
+        vertical_stats_sums(ref, dis, fw, pairs, coef, x, wide, lo, hi);
         __m256i out[2][5];
         for (unsigned h = 0; h < 2; h++) {
-            __m256i sum[SUMS];
-            vertical_stats_half(ref, dis, fw, pairs, coef, x, wide, h, sum);
+            const __m256i *sum = h ? hi : lo;
             /* libvmaf keeps 16 bits of a mean, 32 of a square */
             out[h][0] = _mm256_and_si256(
                 _mm256_srl_epi32(_mm256_add_epi32(sum[SUM_MU1], mu_round), mu_shift), low16);
             out[h][1] = _mm256_and_si256(
                 _mm256_srl_epi32(_mm256_add_epi32(sum[SUM_MU2], mu_round), mu_shift), low16);
-            out[h][2] = vertical_square(sum[SUM_XX_P], sum[SUM_XX], wide, sq_round, sq_shift,
-                                        sq_shift_up);
-            out[h][3] = vertical_square(sum[SUM_YY_P], sum[SUM_YY], wide, sq_round, sq_shift,
-                                        sq_shift_up);
-            out[h][4] = vertical_square(sum[SUM_XY_P], sum[SUM_XY], wide, sq_round, sq_shift,
-                                        sq_shift_up);
+            for (unsigned q = 0; q < 3; q++)
+                out[h][2 + q] = vertical_square(sum[SUM_XX_P + q], sum[SUM_XX + q], wide, sq_round,
+                                                sq_shift, sq_shift_up);
         }
         store_plane(planes[VIF_PLANE_MU1] + x, out[0][0], out[1][0]);
         store_plane(planes[VIF_PLANE_MU2] + x, out[0][1], out[1][1]);
@@ -255,36 +271,50 @@ INLINE __m256d u32_to_pd(__m256i v)
                          _mm256_castsi256_pd(magic));
 }
 
-/* 2048 log2(v) + 2048 * (1023 + 15) from the table, for v an integer
- * double from 2^17 up (vif_log2_64): the top 15 bits of its mantissa index
- * the table, its exponent is the octave. */
-INLINE __m256i log2_pd(const uint16_t *table, __m256d v)
+/* The exponent and the top 15 bits of the mantissa of an integer double
+ * from 2^17 up, (e + 1023) << 15 | m, in the low half of each 64-bit lane:
+ * 2048 log2(v) (vif_log2_64) is table[m] + 2048 (e - 15). */
+INLINE __m256i log_key(__m256d v)
 {
-    const __m256i bits = _mm256_castpd_si256(v);
-    const __m256i index = _mm256_and_si256(_mm256_srli_epi64(bits, 37), _mm256_set1_epi64x(0x7fff));
-    const __m256i entry = _mm256_and_si256(
-        _mm256_i64gather_epi64((const long long *)table, index, 2), _mm256_set1_epi64x(0xffff));
-    return _mm256_add_epi64(entry, _mm256_slli_epi64(_mm256_srli_epi64(bits, 52), 11));
+    return _mm256_srli_epi64(_mm256_castpd_si256(v), 37);
 }
 
+/* The keys of the even and the odd 32-bit lanes in 8 lanes. */
+INLINE __m256i join_keys(__m256i even, __m256i odd)
+{
+    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+}
+
+/* table[m] + 2048 (e + 1023) in each 32-bit lane, from its key. */
+INLINE __m256i log_from_key(const uint16_t *table, __m256i key)
+{
+    const __m256i entry = _mm256_i32gather_epi32(
+        (const int *)table, _mm256_and_si256(key, _mm256_set1_epi32(0x7fff)), 2);
+    return _mm256_add_epi32(_mm256_and_si256(entry, _mm256_set1_epi32(0xffff)),
+                            _mm256_slli_epi32(_mm256_srli_epi32(key, 15), 11));
+}
+
+/* What log_from_key() of sigma_nsq + sigma1_sq has over the den term
+ * log2(sigma_nsq + sigma1_sq) - log2(sigma_nsq): 2048 (1023 + 15 + 17). */
+#define DEN_LOG_EXCESS (2048 * (1023 + 15 + 17))
+
+/* A row's sums.  Each sample adds less than 2^16 to a log sum, and a lane
+ * takes n / 8 <= 4096 samples of a row: 32 bits hold them. */
 typedef struct StatSums {
-    __m256i num_log, den_log, num_non_log; /* 64-bit lanes */
-    __m256i den_non_log;                   /* 32-bit lanes, negated counts */
+    __m256i num_log, den_log; /* 32-bit lanes */
+    __m256i num_non_log;      /* 64-bit lanes */
+    __m256i non_log_count;    /* 32-bit lanes, negated */
 } StatSums;
 
-/* The log terms of 4 samples, in 64-bit lanes (the 32-bit values in the
- * low halves): sigma1 >= 2^17 where is_log is set, and sigma12, sigma2 > 0
- * too where is_num is set. */
-INLINE void stat_logs(__m256i sigma1, __m256i sigma2, __m256i sigma12, __m256i is_log,
-                      __m256i is_num, const uint16_t *table, __m256d gain_limit, StatSums *acc)
+/* The doubles of one half of the statistic, 4 samples in 64-bit lanes
+ * (their 32-bit values in the low halves): the keys of the logs of the
+ * den term, and of the two of the num term. */
+INLINE void stat_half(__m256i sigma1, __m256i sigma2, __m256i sigma12, __m256d gain_limit,
+                      bool with_num, __m256i *den, __m256i *numer, __m256i *numer1)
 {
     const __m256d s1 = u32_to_pd(sigma1);
-    /* log2(sigma_nsq + sigma1_sq) - log2(sigma_nsq) */
-    const __m256i den = _mm256_sub_epi64(log2_pd(table, _mm256_add_pd(s1, _mm256_set1_pd(131072.0))),
-                                         _mm256_set1_epi64x(2048 * (1023 + 15) + 2048 * 17));
-    acc->den_log = _mm256_add_epi64(acc->den_log, _mm256_and_si256(den, is_log));
-    if (_mm256_testz_si256(is_num, is_num)) return;
-
+    *den = log_key(_mm256_add_pd(s1, _mm256_set1_pd(131072.0)));
+    if (!with_num) return;
     const __m256d s2 = u32_to_pd(sigma2), s12 = u32_to_pd(sigma12);
     __m256d g = _mm256_div_pd(s12, _mm256_add_pd(s1, _mm256_set1_pd(VIF_EPS)));
     const __m256d sv = _mm256_sub_pd(s2, _mm256_mul_pd(g, s12));
@@ -293,12 +323,11 @@ INLINE void stat_logs(__m256i sigma1, __m256i sigma2, __m256i sigma12, __m256i i
     const __m256d sv_sq = _mm256_max_pd(
         _mm256_round_pd(sv, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm256_setzero_pd());
     g = _mm256_min_pd(g, gain_limit);
-    const __m256d numer1 = _mm256_add_pd(sv_sq, _mm256_set1_pd(131072.0));
+    const __m256d n1 = _mm256_add_pd(sv_sq, _mm256_set1_pd(131072.0));
     const __m256d gain = _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(g, g), s1),
                                          _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m256i value = _mm256_sub_epi64(log2_pd(table, _mm256_add_pd(gain, numer1)),
-                                           log2_pd(table, numer1));
-    acc->num_log = _mm256_add_epi64(acc->num_log, _mm256_and_si256(value, is_num));
+    *numer = log_key(_mm256_add_pd(gain, n1));
+    *numer1 = log_key(n1);
 }
 
 /* The statistic of 8 samples (vif_pixel_rounded), where valid is set. */
@@ -314,7 +343,7 @@ INLINE void stat8(__m256i mu1, __m256i mu2, __m256i xx, __m256i yy, __m256i xy, 
         _mm256_cmpgt_epi32(sigma1, _mm256_set1_epi32((65536 << 1) - 1)), valid);
     const __m256i non_log = _mm256_andnot_si256(is_log, valid);
 
-    acc->den_non_log = _mm256_add_epi32(acc->den_non_log, non_log);
+    acc->non_log_count = _mm256_add_epi32(acc->non_log_count, non_log);
     const __m256i s2 = _mm256_and_si256(sigma2, non_log);
     const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
     acc->num_non_log = _mm256_add_epi64(
@@ -323,14 +352,32 @@ INLINE void stat8(__m256i mu1, __m256i mu2, __m256i xx, __m256i yy, __m256i xy, 
     if (_mm256_testz_si256(is_log, is_log)) return;
     const __m256i is_num = _mm256_and_si256(
         is_log, _mm256_and_si256(_mm256_cmpgt_epi32(sigma12, _mm256_setzero_si256()),
-                              _mm256_cmpgt_epi32(sigma2, _mm256_setzero_si256())));
-    /* even lanes, then odd ones, each in 64-bit lanes */
-    stat_logs(_mm256_and_si256(sigma1, low32), _mm256_and_si256(sigma2, low32),
-              _mm256_and_si256(sigma12, low32), _mm256_shuffle_epi32(is_log, 0xa0),
-              _mm256_shuffle_epi32(is_num, 0xa0), table, gain_limit, acc);
-    stat_logs(_mm256_srli_epi64(sigma1, 32), _mm256_srli_epi64(sigma2, 32),
-              _mm256_srli_epi64(sigma12, 32), _mm256_shuffle_epi32(is_log, 0xf5),
-              _mm256_shuffle_epi32(is_num, 0xf5), table, gain_limit, acc);
+                                 _mm256_cmpgt_epi32(sigma2, _mm256_setzero_si256())));
+    const bool with_num = !_mm256_testz_si256(is_num, is_num);
+    /* the even lanes, then the odd ones, each in 64-bit lanes */
+    __m256i den[2], numer[2], numer1[2];
+    stat_half(_mm256_and_si256(sigma1, low32), _mm256_and_si256(sigma2, low32),
+              _mm256_and_si256(sigma12, low32), gain_limit, with_num, &den[0], &numer[0],
+              &numer1[0]);
+    stat_half(_mm256_srli_epi64(sigma1, 32), _mm256_srli_epi64(sigma2, 32),
+              _mm256_srli_epi64(sigma12, 32), gain_limit, with_num, &den[1], &numer[1],
+              &numer1[1]);
+    const __m256i den_log = _mm256_sub_epi32(log_from_key(table, join_keys(den[0], den[1])),
+                                             _mm256_set1_epi32(DEN_LOG_EXCESS));
+    acc->den_log = _mm256_add_epi32(acc->den_log, _mm256_and_si256(den_log, is_log));
+    if (!with_num) return;
+    const __m256i num = _mm256_sub_epi32(log_from_key(table, join_keys(numer[0], numer[1])),
+                                         log_from_key(table, join_keys(numer1[0], numer1[1])));
+    acc->num_log = _mm256_add_epi32(acc->num_log, _mm256_and_si256(num, is_num));
+}
+
+/* The sum of the 32-bit lanes, as signed values. */
+INLINE int64_t sum_epi32(__m256i v)
+{
+    const __m256i wide = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                                          _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
 }
 
 INLINE int64_t sum_epi64(__m256i v)
@@ -376,12 +423,10 @@ static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n
         }
     }
 
-    sums->num_log += sum_epi64(acc.num_log);
-    sums->den_log += sum_epi64(acc.den_log);
+    sums->num_log += sum_epi32(acc.num_log);
+    sums->den_log += sum_epi32(acc.den_log);
     sums->num_non_log += sum_epi64(acc.num_non_log);
-    const __m256i count = _mm256_sub_epi32(_mm256_setzero_si256(), acc.den_non_log);
-    sums->den_non_log += sum_epi64(_mm256_add_epi64(_mm256_and_si256(count, _mm256_set1_epi64x(0xffffffff)),
-                                                    _mm256_srli_epi64(count, 32)));
+    sums->den_non_log += -sum_epi32(acc.non_log_count);
 }
 
 static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,

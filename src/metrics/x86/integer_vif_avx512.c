@@ -8,6 +8,10 @@
  * columns a step, and masks where AVX2 needs tricks: the last columns of a
  * row are read and written through masked loads and stores, so no kernel
  * hands a narrow row to C, and the statistic's branches are lane masks.
+ *
+ * integer_vif_avx512icl.c compiles this file again with VIF_AVX512_VNNI
+ * for Ice Lake's level, where the multiply-adds that feed a sum are one
+ * vpdpwssd each (the same sum modulo 2^32).
  */
 #include <immintrin.h>
 #include <stdbool.h>
@@ -19,6 +23,10 @@
 #include "metrics/x86/integer_vif_x86.h"
 
 #define INLINE static inline __attribute__((always_inline))
+
+#ifndef VIF_AVX512_VNNI
+#define VIF_AVX512_VNNI 0
+#endif
 
 /* Columns per step of the vertical passes, outputs per step of the
  * horizontal ones. */
@@ -44,7 +52,11 @@ enum { SUM_MU1, SUM_MU2, SUM_XX, SUM_YY, SUM_XY, SUM_XX_P, SUM_YY_P, SUM_XY_P, S
 
 INLINE __m512i madd_add(__m512i sum, __m512i v, __m512i c)
 {
+#if VIF_AVX512_VNNI
+    return _mm512_dpwssd_epi32(sum, v, c);
+#else
     return _mm512_add_epi32(sum, _mm512_madd_epi16(v, c));
+#endif
 }
 
 /* One pair of rows into the sums of one half (see integer_vif_avx2.c). */
@@ -217,33 +229,51 @@ INLINE __m512i mul_high_round(__m512i a, __m512i b)
     return _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(even, 32), odd);
 }
 
-/* 2048 log2(v) + 2048 * (1023 + 15) from the table, for v an integer
- * double from 2^17 up (see integer_vif_avx2.c). */
-INLINE __m512i log2_pd(const uint16_t *table, __m512d v)
+/* The exponent and the top 15 bits of the mantissa of an integer double
+ * from 2^17 up, (e + 1023) << 15 | m, in the low half of each 64-bit lane:
+ * 2048 log2(v) (vif_log2_64) is table[m] + 2048 (e - 15). */
+INLINE __m512i log_key(__m512d v)
 {
-    const __m512i bits = _mm512_castpd_si512(v);
-    const __m512i index = _mm512_and_si512(_mm512_srli_epi64(bits, 37), _mm512_set1_epi64(0x7fff));
-    const __m512i entry = _mm512_and_si512(_mm512_i64gather_epi64(index, (const void *)table, 2),
-                                           _mm512_set1_epi64(0xffff));
-    return _mm512_add_epi64(entry, _mm512_slli_epi64(_mm512_srli_epi64(bits, 52), 11));
+    return _mm512_srli_epi64(_mm512_castpd_si512(v), 37);
 }
 
+/* The keys of lanes 0-7 and 8-15 in 16 lanes. */
+INLINE __m512i join_keys(__m512i low, __m512i high)
+{
+    const __m512i order =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_epi32(low, order, high);
+}
+
+/* table[m] + 2048 (e + 1023) in each 32-bit lane, from its key. */
+INLINE __m512i log_from_key(const uint16_t *table, __m512i key)
+{
+    const __m512i entry = _mm512_i32gather_epi32(
+        _mm512_and_si512(key, _mm512_set1_epi32(0x7fff)), (const void *)table, 2);
+    return _mm512_add_epi32(_mm512_and_si512(entry, _mm512_set1_epi32(0xffff)),
+                            _mm512_slli_epi32(_mm512_srli_epi32(key, 15), 11));
+}
+
+/* What log_from_key() of sigma_nsq + sigma1_sq has over the den term
+ * log2(sigma_nsq + sigma1_sq) - log2(sigma_nsq): 2048 (1023 + 15 + 17). */
+#define DEN_LOG_EXCESS (2048 * (1023 + 15 + 17))
+
+/* A row's sums.  Each sample adds less than 2^16 to a log sum, and a lane
+ * takes n / 16 <= 2048 samples of a row: 32 bits hold them. */
 typedef struct StatSums {
-    __m512i num_log, den_log, num_non_log; /* 64-bit lanes */
-    __m512i den_non_log;                   /* 32-bit lanes */
+    __m512i num_log, den_log; /* 32-bit lanes */
+    __m512i num_non_log;      /* 64-bit lanes */
+    __m512i non_log_count;    /* 32-bit lanes */
 } StatSums;
 
-/* The log terms of 8 samples (32-bit values, sigma2 >= 0): is_log where
- * sigma1 >= 2^17, is_num where sigma12, sigma2 > 0 too. */
-INLINE void stat_logs(__m256i sigma1, __m256i sigma2, __m256i sigma12, __mmask8 is_log,
-                      __mmask8 is_num, const uint16_t *table, __m512d gain_limit, StatSums *acc)
+/* The doubles of 8 samples (32-bit values, sigma2 >= 0): the keys of the
+ * logs of the den term, and of the two of the num term. */
+INLINE void stat_half(__m256i sigma1, __m256i sigma2, __m256i sigma12, __m512d gain_limit,
+                      bool with_num, __m512i *den, __m512i *numer, __m512i *numer1)
 {
     const __m512d s1 = _mm512_cvtepu32_pd(sigma1);
-    const __m512i den = _mm512_sub_epi64(log2_pd(table, _mm512_add_pd(s1, _mm512_set1_pd(131072.0))),
-                                         _mm512_set1_epi64(2048 * (1023 + 15) + 2048 * 17));
-    acc->den_log = _mm512_mask_add_epi64(acc->den_log, is_log, acc->den_log, den);
-    if (!is_num) return;
-
+    *den = log_key(_mm512_add_pd(s1, _mm512_set1_pd(131072.0)));
+    if (!with_num) return;
     const __m512d s2 = _mm512_cvtepu32_pd(sigma2), s12 = _mm512_cvtepu32_pd(sigma12);
     __m512d g = _mm512_div_pd(s12, _mm512_add_pd(s1, _mm512_set1_pd(VIF_EPS)));
     const __m512d sv = _mm512_sub_pd(s2, _mm512_mul_pd(g, s12));
@@ -251,12 +281,11 @@ INLINE void stat_logs(__m256i sigma1, __m256i sigma2, __m256i sigma12, __mmask8 
     const __m512d sv_sq = _mm512_max_pd(
         _mm512_roundscale_pd(sv, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), _mm512_setzero_pd());
     g = _mm512_min_pd(g, gain_limit);
-    const __m512d numer1 = _mm512_add_pd(sv_sq, _mm512_set1_pd(131072.0));
+    const __m512d n1 = _mm512_add_pd(sv_sq, _mm512_set1_pd(131072.0));
     const __m512d gain = _mm512_roundscale_pd(_mm512_mul_pd(_mm512_mul_pd(g, g), s1),
                                               _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m512i value = _mm512_sub_epi64(log2_pd(table, _mm512_add_pd(gain, numer1)),
-                                           log2_pd(table, numer1));
-    acc->num_log = _mm512_mask_add_epi64(acc->num_log, is_num, acc->num_log, value);
+    *numer = log_key(_mm512_add_pd(gain, n1));
+    *numer1 = log_key(n1);
 }
 
 /* The statistic of 16 samples (vif_pixel_rounded), where valid is set. */
@@ -272,8 +301,8 @@ INLINE void stat16(__m512i mu1, __m512i mu2, __m512i xx, __m512i yy, __m512i xy,
         _mm512_mask_cmpgt_epi32_mask(valid, sigma1, _mm512_set1_epi32((65536 << 1) - 1));
     const __mmask16 non_log = valid & (__mmask16)~is_log;
 
-    acc->den_non_log = _mm512_mask_sub_epi32(acc->den_non_log, non_log, acc->den_non_log,
-                                             _mm512_set1_epi32(-1));
+    acc->non_log_count = _mm512_mask_sub_epi32(acc->non_log_count, non_log, acc->non_log_count,
+                                               _mm512_set1_epi32(-1));
     const __m512i s2 = _mm512_maskz_mov_epi32(non_log, sigma2);
     const __m512i low32 = _mm512_set1_epi64(0xffffffff);
     acc->num_non_log = _mm512_add_epi64(
@@ -282,14 +311,21 @@ INLINE void stat16(__m512i mu1, __m512i mu2, __m512i xx, __m512i yy, __m512i xy,
     if (!is_log) return;
     const __mmask16 is_num = _mm512_mask_cmpgt_epi32_mask(
         _mm512_mask_cmpgt_epi32_mask(is_log, sigma12, zero), sigma2, zero);
-    /* lanes 0-7, then 8-15 */
-    stat_logs(_mm512_castsi512_si256(sigma1), _mm512_castsi512_si256(sigma2),
-              _mm512_castsi512_si256(sigma12), (__mmask8)is_log, (__mmask8)is_num, table,
-              gain_limit, acc);
-    if (is_log >> 8)
-        stat_logs(_mm512_extracti64x4_epi64(sigma1, 1), _mm512_extracti64x4_epi64(sigma2, 1),
-                  _mm512_extracti64x4_epi64(sigma12, 1), (__mmask8)(is_log >> 8),
-                  (__mmask8)(is_num >> 8), table, gain_limit, acc);
+    /* lanes 0-7, then 8-15, in doubles */
+    __m512i den[2], numer[2], numer1[2];
+    stat_half(_mm512_castsi512_si256(sigma1), _mm512_castsi512_si256(sigma2),
+              _mm512_castsi512_si256(sigma12), gain_limit, is_num != 0, &den[0], &numer[0],
+              &numer1[0]);
+    stat_half(_mm512_extracti64x4_epi64(sigma1, 1), _mm512_extracti64x4_epi64(sigma2, 1),
+              _mm512_extracti64x4_epi64(sigma12, 1), gain_limit, is_num != 0, &den[1],
+              &numer[1], &numer1[1]);
+    const __m512i den_log = _mm512_sub_epi32(log_from_key(table, join_keys(den[0], den[1])),
+                                             _mm512_set1_epi32(DEN_LOG_EXCESS));
+    acc->den_log = _mm512_mask_add_epi32(acc->den_log, is_log, acc->den_log, den_log);
+    if (!is_num) return;
+    const __m512i num = _mm512_sub_epi32(log_from_key(table, join_keys(numer[0], numer[1])),
+                                         log_from_key(table, join_keys(numer1[0], numer1[1])));
+    acc->num_log = _mm512_mask_add_epi32(acc->num_log, is_num, acc->num_log, num);
 }
 
 static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
@@ -328,12 +364,10 @@ static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n
         }
     }
 
-    sums->num_log += _mm512_reduce_add_epi64(acc.num_log);
-    sums->den_log += _mm512_reduce_add_epi64(acc.den_log);
+    sums->num_log += _mm512_reduce_add_epi32(acc.num_log);
+    sums->den_log += _mm512_reduce_add_epi32(acc.den_log);
     sums->num_non_log += _mm512_reduce_add_epi64(acc.num_non_log);
-    const __m512i low32 = _mm512_set1_epi64(0xffffffff);
-    sums->den_non_log += _mm512_reduce_add_epi64(_mm512_add_epi64(
-        _mm512_and_si512(acc.den_non_log, low32), _mm512_srli_epi64(acc.den_non_log, 32)));
+    sums->den_non_log += _mm512_reduce_add_epi32(acc.non_log_count);
 }
 
 static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,
@@ -363,7 +397,11 @@ static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned 
     }
 }
 
+#if VIF_AVX512_VNNI
+void vif_dsp_init_avx512icl(VifDsp *dsp)
+#else
 void vif_dsp_init_avx512(VifDsp *dsp)
+#endif
 {
     dsp->vertical_stats[0] = vertical_stats_8;
     dsp->vertical_stats[1] = vertical_stats_16;
