@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "cpu.h"
@@ -153,9 +154,13 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
 static int motion_scratch_alloc(const void *state, void **scratch)
 {
     const MotionState *s = state;
-    /* one filtered row and its two mirrored samples on either side */
+    /* one filtered row and its two mirrored samples on either side (the
+     * SIMD kernels read past them into lanes they drop: zeroed, not left
+     * uninitialised) */
     *scratch = quale_aligned_alloc(MOTION_ROW_BUFFER_BYTES(s->width));
-    return *scratch ? 0 : -ENOMEM;
+    if (!*scratch) return -ENOMEM;
+    memset(*scratch, 0, MOTION_ROW_BUFFER_BYTES(s->width));
+    return 0;
 }
 
 static void motion_scratch_free(void *scratch)
