@@ -26,8 +26,9 @@ static inline unsigned motion_mirror(int i, unsigned size)
 }
 
 /* The bytes of the row buffer a SAD kernel is handed for a width w: the C
- * kernel's w + 4 filtered samples, or the SIMD kernels' padded 16-bit rows. */
-#define MOTION_ROW_BUFFER_BYTES(w) (4 * ((size_t)(w) + 4) + 512)
+ * kernel's w + 4 filtered samples, or the SIMD kernels' 16-bit rows (two
+ * padded rows of the vertical pass, five of differences). */
+#define MOTION_ROW_BUFFER_BYTES(w) (16 * ((size_t)(w) + 64))
 
 /*
  * The kernels (C in integer_motion.c, SIMD in src/metrics/x86/): the sum

@@ -43,15 +43,26 @@ INLINE __m256i coef_pair(int first, int second)
     return _mm256_set1_epi32((int32_t)((uint32_t)first | (uint32_t)second << 16));
 }
 
+/* The difference a - b of a row, in 16 bits (8-bit samples). */
+static void difference_row(const uint8_t *a, const uint8_t *b, unsigned w, int16_t *d)
+{
+    for (unsigned x0 = 0; x0 < w; x0 += STEP) {
+        const ptrdiff_t x = x0 + STEP <= w ? x0 : w - STEP;
+        _mm256_storeu_si256(
+            (__m256i *)(d + x),
+            _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(a + x))),
+                             _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b + x)))));
+    }
+}
+
 /* v of 16 columns at x, in the low (0-3, 8-11) and high (4-7, 12-15)
- * halves, 8-bit samples: d fits 16 bits, and so do the pair sums. */
-INLINE void vertical_8(const uint8_t *const a[5], const uint8_t *const b[5], ptrdiff_t x,
-                       __m256i round, __m128i shift, __m256i *low, __m256i *high)
+ * halves, from the rows of differences d (8-bit samples: the pair sums fit
+ * 16 bits too). */
+INLINE void vertical_8(const int16_t *const d_rows[5], ptrdiff_t x, __m256i round,
+                       __m128i shift, __m256i *low, __m256i *high)
 {
     __m256i d[5];
-    for (int k = 0; k < 5; k++)
-        d[k] = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(a[k] + x))),
-                                _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b[k] + x))));
+    for (int k = 0; k < 5; k++) d[k] = _mm256_loadu_si256((const __m256i *)(d_rows[k] + x));
     const __m256i outer = _mm256_add_epi16(d[0], d[4]), inner = _mm256_add_epi16(d[1], d[3]);
     const __m256i c01 = coef_pair(MOTION_TAP0, MOTION_TAP1);
     const __m256i c22 = coef_pair(MOTION_TAP2 / 2, MOTION_TAP2 / 2);
@@ -147,6 +158,10 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
 {
     int16_t *const vh = (int16_t *)row_buffer + ROW_PAD;
     int16_t *const vl = vh + w + 2 * ROW_PAD;
+    /* 8 bits: the differences of the last 5 rows, row r in slot r % 5, so
+     * each row is widened and subtracted once, not once per tap */
+    int16_t *const ring = vl + w + ROW_PAD;
+    int ring_row[5] = { -1, -1, -1, -1, -1 };
     const __m256i round = _mm256_set1_epi32(1 << (bitdepth - 1));
     const __m256i low_bits = _mm256_set1_epi32((1 << bitdepth) - 1);
     const __m256i byte = _mm256_set1_epi32(255);
@@ -155,8 +170,20 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
 
     for (unsigned y = 0; y < h; y++) {
         const uint8_t *a[5], *b[5];
+        const int16_t *d[5];
         motion_rows(a_data, a_stride, y, h, a);
         motion_rows(b_data, b_stride, y, h, b);
+        if (!wide) {
+            for (int k = 0; k < 5; k++) {
+                const int r = (int)motion_mirror((int)y - 2 + k, h);
+                int16_t *slot = ring + (size_t)(r % 5) * w;
+                if (ring_row[r % 5] != r) {
+                    difference_row(a[k], b[k], w, slot);
+                    ring_row[r % 5] = r;
+                }
+                d[k] = slot;
+            }
+        }
         __m256i nonzero = _mm256_setzero_si256();
         for (unsigned x0 = 0; x0 < w; x0 += STEP) {
             /* the last step ends at the last column, over columns done before */
@@ -169,7 +196,7 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
                 low = difference_16(al, bl, round, low_bits, shift);
                 high = difference_16(ah, bh, round, low_bits, shift);
             } else {
-                vertical_8(a, b, x, round, shift, &low, &high);
+                vertical_8(d, x, round, shift, &low, &high);
             }
             nonzero = _mm256_or_si256(nonzero, _mm256_or_si256(low, high));
             _mm256_storeu_si256((__m256i *)(vh + x),

@@ -38,13 +38,24 @@ INLINE __m512i load_row(const uint8_t *row, ptrdiff_t x, __mmask32 mask, bool wi
     return _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mask, row + x));
 }
 
-/* v of 32 columns at x, in the unpacked low and high halves, 8-bit samples. */
-INLINE void vertical_8(const uint8_t *const a[5], const uint8_t *const b[5], ptrdiff_t x,
-                       __mmask32 mask, __m512i round, __m128i shift, __m512i *low, __m512i *high)
+/* The difference a - b of a row, in 16 bits (8-bit samples). */
+static void difference_row(const uint8_t *a, const uint8_t *b, unsigned w, int16_t *d)
+{
+    for (unsigned x = 0; x < w; x += STEP) {
+        const __mmask32 mask = w - x >= STEP ? 0xffffffffu : (__mmask32)((1u << (w - x)) - 1);
+        _mm512_mask_storeu_epi16(d + x, mask,
+                                 _mm512_sub_epi16(load_row(a, x, mask, false),
+                                                  load_row(b, x, mask, false)));
+    }
+}
+
+/* v of 32 columns at x, in the unpacked low and high halves, from the rows
+ * of differences d (8-bit samples: the pair sums fit 16 bits too). */
+INLINE void vertical_8(const int16_t *const d_rows[5], ptrdiff_t x, __mmask32 mask,
+                       __m512i round, __m128i shift, __m512i *low, __m512i *high)
 {
     __m512i d[5];
-    for (int k = 0; k < 5; k++)
-        d[k] = _mm512_sub_epi16(load_row(a[k], x, mask, false), load_row(b[k], x, mask, false));
+    for (int k = 0; k < 5; k++) d[k] = _mm512_maskz_loadu_epi16(mask, d_rows[k] + x);
     const __m512i outer = _mm512_add_epi16(d[0], d[4]), inner = _mm512_add_epi16(d[1], d[3]);
     const __m512i c01 = coef_pair(MOTION_TAP0, MOTION_TAP1);
     const __m512i c22 = coef_pair(MOTION_TAP2 / 2, MOTION_TAP2 / 2);
@@ -135,6 +146,10 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
 {
     int16_t *const vh = (int16_t *)row_buffer + ROW_PAD;
     int16_t *const vl = vh + w + 2 * ROW_PAD;
+    /* 8 bits: the differences of the last 5 rows, row r in slot r % 5, so
+     * each row is widened and subtracted once, not once per tap */
+    int16_t *const ring = vl + w + ROW_PAD;
+    int ring_row[5] = { -1, -1, -1, -1, -1 };
     const __m512i round = _mm512_set1_epi32(1 << (bitdepth - 1));
     const __m512i low_bits = _mm512_set1_epi32((1 << bitdepth) - 1);
     const __m512i byte = _mm512_set1_epi32(255);
@@ -143,8 +158,20 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
 
     for (unsigned y = 0; y < h; y++) {
         const uint8_t *a[5], *b[5];
+        const int16_t *d[5];
         motion_rows(a_data, a_stride, y, h, a);
         motion_rows(b_data, b_stride, y, h, b);
+        if (!wide) {
+            for (int k = 0; k < 5; k++) {
+                const int r = (int)motion_mirror((int)y - 2 + k, h);
+                int16_t *slot = ring + (size_t)(r % 5) * w;
+                if (ring_row[r % 5] != r) {
+                    difference_row(a[k], b[k], w, slot);
+                    ring_row[r % 5] = r;
+                }
+                d[k] = slot;
+            }
+        }
         __m512i nonzero = _mm512_setzero_si512();
         for (unsigned x = 0; x < w; x += STEP) {
             const __mmask32 mask = w - x >= STEP ? 0xffffffffu : (__mmask32)((1u << (w - x)) - 1);
@@ -156,7 +183,7 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
                 low = difference_16(al, bl, round, low_bits, shift);
                 high = difference_16(ah, bh, round, low_bits, shift);
             } else {
-                vertical_8(a, b, x, mask, round, shift, &low, &high);
+                vertical_8(d, x, mask, round, shift, &low, &high);
             }
             /* columns past w read zeros on both pictures: v is 0 there */
             nonzero = _mm512_or_si512(nonzero, _mm512_or_si512(low, high));
