@@ -178,14 +178,14 @@ static void vertical_stats_8(const void *const ref[], const void *const dis[], u
                              unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES])
 {
     if (n < STEP) vif_vertical_stats_c_8(ref, dis, fw, n, sh, planes);
-    else vertical_stats(ref, dis, fw, n, sh, planes, false);
+    else VIF_CONSTANT_FW(fw, vertical_stats(ref, dis, FW, n, sh, planes, false));
 }
 
 static void vertical_stats_16(const void *const ref[], const void *const dis[], unsigned fw,
                               unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES])
 {
     if (n < STEP) vif_vertical_stats_c_16(ref, dis, fw, n, sh, planes);
-    else vertical_stats(ref, dis, fw, n, sh, planes, true);
+    else VIF_CONSTANT_FW(fw, vertical_stats(ref, dis, FW, n, sh, planes, true));
 }
 
 INLINE void vertical_lowpass(const void *const ref[], const void *const dis[], unsigned fw,
@@ -228,14 +228,14 @@ static void vertical_lowpass_8(const void *const ref[], const void *const dis[],
                                unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out)
 {
     if (n < STEP) vif_vertical_lowpass_c_8(ref, dis, fw, n, shift, ref_out, dis_out);
-    else vertical_lowpass(ref, dis, fw, n, shift, ref_out, dis_out, false);
+    else VIF_CONSTANT_FW(fw, vertical_lowpass(ref, dis, FW, n, shift, ref_out, dis_out, false));
 }
 
 static void vertical_lowpass_16(const void *const ref[], const void *const dis[], unsigned fw,
                                 unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out)
 {
     if (n < STEP) vif_vertical_lowpass_c_16(ref, dis, fw, n, shift, ref_out, dis_out);
-    else vertical_lowpass(ref, dis, fw, n, shift, ref_out, dis_out, true);
+    else VIF_CONSTANT_FW(fw, vertical_lowpass(ref, dis, FW, n, shift, ref_out, dis_out, true));
 }
 
 /* ---- horizontal passes ---------------------------------------------------- */
@@ -386,8 +386,9 @@ INLINE int64_t sum_epi64(__m256i v)
     return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
 }
 
-static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
-                             const uint16_t *log2_table, double gain_limit, VifSums *sums)
+INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigned n,
+                                const unsigned fw, const uint16_t *log2_table, double gain_limit,
+                                VifSums *sums)
 {
     int offset[VIF_MAX_PAIRS];
     int32_t coef32[VIF_MAX_PAIRS];
@@ -429,13 +430,15 @@ static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n
     sums->den_non_log += -sum_epi32(acc.non_log_count);
 }
 
-static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,
-                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
+static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
+                             const uint16_t *log2_table, double gain_limit, VifSums *sums)
 {
-    if (n_out < STEP) {
-        vif_horizontal_lowpass_c(ref, dis, n_out, fw, ref_out, dis_out);
-        return;
-    }
+    VIF_CONSTANT_FW(fw, horizontal_stats_fw(planes, n, FW, log2_table, gain_limit, sums));
+}
+
+INLINE void horizontal_lowpass_fw(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                                  const unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
+{
     int offset[VIF_MAX_PAIRS];
     int32_t coef32[VIF_MAX_PAIRS];
     const unsigned pairs = vif_horizontal_pairs(fw, offset, coef32);
@@ -457,6 +460,13 @@ static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned 
             _mm256_storeu_si256((__m256i *)out[i], v);
         }
     }
+}
+
+static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
+{
+    if (n_out < STEP) vif_horizontal_lowpass_c(ref, dis, n_out, fw, ref_out, dis_out);
+    else VIF_CONSTANT_FW(fw, horizontal_lowpass_fw(ref, dis, n_out, FW, ref_out, dis_out));
 }
 
 void vif_dsp_init_avx2(VifDsp *dsp)

@@ -153,13 +153,13 @@ INLINE void vertical_stats(const void *const ref[], const void *const dis[], uns
 static void vertical_stats_8(const void *const ref[], const void *const dis[], unsigned fw,
                              unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES])
 {
-    vertical_stats(ref, dis, fw, n, sh, planes, false);
+    VIF_CONSTANT_FW(fw, vertical_stats(ref, dis, FW, n, sh, planes, false));
 }
 
 static void vertical_stats_16(const void *const ref[], const void *const dis[], unsigned fw,
                               unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES])
 {
-    vertical_stats(ref, dis, fw, n, sh, planes, true);
+    VIF_CONSTANT_FW(fw, vertical_stats(ref, dis, FW, n, sh, planes, true));
 }
 
 INLINE void vertical_lowpass(const void *const ref[], const void *const dis[], unsigned fw,
@@ -197,13 +197,13 @@ INLINE void vertical_lowpass(const void *const ref[], const void *const dis[], u
 static void vertical_lowpass_8(const void *const ref[], const void *const dis[], unsigned fw,
                                unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out)
 {
-    vertical_lowpass(ref, dis, fw, n, shift, ref_out, dis_out, false);
+    VIF_CONSTANT_FW(fw, vertical_lowpass(ref, dis, FW, n, shift, ref_out, dis_out, false));
 }
 
 static void vertical_lowpass_16(const void *const ref[], const void *const dis[], unsigned fw,
                                 unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out)
 {
-    vertical_lowpass(ref, dis, fw, n, shift, ref_out, dis_out, true);
+    VIF_CONSTANT_FW(fw, vertical_lowpass(ref, dis, FW, n, shift, ref_out, dis_out, true));
 }
 
 /* ---- horizontal passes ---------------------------------------------------- */
@@ -328,8 +328,9 @@ INLINE void stat16(__m512i mu1, __m512i mu2, __m512i xx, __m512i yy, __m512i xy,
     acc->num_log = _mm512_mask_add_epi32(acc->num_log, is_num, acc->num_log, num);
 }
 
-static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
-                             const uint16_t *log2_table, double gain_limit, VifSums *sums)
+INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigned n,
+                                const unsigned fw, const uint16_t *log2_table, double gain_limit,
+                                VifSums *sums)
 {
     int offset[VIF_MAX_PAIRS];
     int32_t coef32[VIF_MAX_PAIRS];
@@ -370,8 +371,14 @@ static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n
     sums->den_non_log += _mm512_reduce_add_epi32(acc.non_log_count);
 }
 
-static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,
-                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
+static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
+                             const uint16_t *log2_table, double gain_limit, VifSums *sums)
+{
+    VIF_CONSTANT_FW(fw, horizontal_stats_fw(planes, n, FW, log2_table, gain_limit, sums));
+}
+
+INLINE void horizontal_lowpass_fw(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                                  const unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
 {
     int offset[VIF_MAX_PAIRS];
     int32_t coef32[VIF_MAX_PAIRS];
@@ -395,6 +402,12 @@ static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned 
             _mm512_mask_storeu_epi16(out[i], mask, v);
         }
     }
+}
+
+static void horizontal_lowpass(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
+{
+    VIF_CONSTANT_FW(fw, horizontal_lowpass_fw(ref, dis, n_out, FW, ref_out, dis_out));
 }
 
 #if VIF_AVX512_VNNI

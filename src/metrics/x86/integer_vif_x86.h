@@ -20,6 +20,19 @@
 
 #include "metrics/integer_vif.h"
 
+/* Evaluates `call` with FW the filter width fw (17, 9, 5 or 3) as a
+ * constant, so that an always-inlined kernel unrolls its taps and keeps
+ * their coefficients in registers. */
+#define VIF_CONSTANT_FW(fw, call)               \
+    do {                                        \
+        switch (fw) {                           \
+        case 17: { enum { FW = 17 }; call; } break; \
+        case 9: { enum { FW = 9 }; call; } break;   \
+        case 5: { enum { FW = 5 }; call; } break;   \
+        default: { enum { FW = 3 }; call; } break;  \
+        }                                       \
+    } while (0)
+
 /* The most pairs a filter needs (17 taps: 9). */
 #define VIF_MAX_PAIRS 9
 
