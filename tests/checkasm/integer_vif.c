@@ -2,7 +2,7 @@
  * checkasm for integer VIF's kernels (the VifDsp table, src/metrics/integer_vif.h).
  *
  * Vertical passes: the rows under every filter (17, 9, 5, 3 taps), 8-bit
- * samples and 10, 12, 16-bit ones with the rounding of scale 0 and of the
+ * samples and 9, 10, 12, 16-bit ones with the rounding of scale 0 and of the
  * scales after it.  Horizontal passes: planes made by the C vertical pass
  * from pictures that give every branch of the statistic (flat, faint
  * noise, full noise), and planes of raw random 16-bit words, which reach
@@ -140,12 +140,12 @@ static void planes_mirror(const Planes *pl, unsigned w, unsigned half)
 
 static void check_vertical(const CheckasmLevel *level, const VifDsp *c, const VifDsp *simd)
 {
-    static const unsigned depths[2][3] = { { 8, 8, 8 }, { 10, 12, 16 } };
+    static const unsigned depths[2][4] = { { 8, 8, 8, 8 }, { 9, 10, 12, 16 } };
     for (unsigned wide = 0; wide < 2; wide++) {
         char name[64];
         snprintf(name, sizeof(name), "vif_vertical_stats_%u", wide ? 16 : 8);
         if (simd->vertical_stats[wide] != c->vertical_stats[wide] && checkasm_begin(name, level)) {
-            for (unsigned d = 0; d < 3; d++)
+            for (unsigned d = 0; d < (wide ? 4u : 1u); d++)
                 for (unsigned scale = 0; scale < (wide ? 4u : 1u); scale++)
                     for (unsigned f = 0; f < 4; f++)
                         for (unsigned wi = 0; wi < sizeof(widths) / sizeof(*widths); wi++)
@@ -173,7 +173,7 @@ static void check_vertical(const CheckasmLevel *level, const VifDsp *c, const Vi
         snprintf(name, sizeof(name), "vif_vertical_lowpass_%u", wide ? 16 : 8);
         if (simd->vertical_lowpass[wide] != c->vertical_lowpass[wide] &&
             checkasm_begin(name, level)) {
-            for (unsigned d = 0; d < 3; d++)
+            for (unsigned d = 0; d < (wide ? 4u : 1u); d++)
                 for (unsigned scale = 1; scale < (wide ? 4u : 2u); scale++)
                     for (unsigned f = 1; f < 4; f++)
                         for (unsigned wi = 0; wi < sizeof(widths) / sizeof(*widths); wi++)
