@@ -16,8 +16,14 @@
  * the octave and mantissa read from the bits of the exact double of the
  * integer.  Conversions follow the C (integer_vif.h's vif_double_to_int32).
  *
+ * A row's last step ends at its last column, over columns done before
+ * (the same values again), so no kernel reads or writes past a row; rows
+ * narrower than a step go to the C kernels.  The horizontal passes read
+ * the planes' padding and drop the lanes past the row.
+ *
  * The 8-bit and 16-bit kernels are one always-inlined function with the
- * sample size as a constant argument.
+ * sample size as a constant argument, each compiled for every filter width
+ * (VIF_CONSTANT_FW).
  */
 #include <immintrin.h>
 #include <stdbool.h>
