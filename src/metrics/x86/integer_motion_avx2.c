@@ -22,21 +22,12 @@
 #include <stdint.h>
 
 #include "metrics/integer_motion.h"
+#include "metrics/x86/integer_motion_x86.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
 /* Columns per step. */
 #define STEP 16
-/* 16-bit entries before (and, at least, after) each row of vh, vl. */
-#define ROW_PAD 48
-
-/* The rows under the 5 taps at row y, through libvmaf's mirror. */
-INLINE void motion_rows(const void *data, ptrdiff_t stride, unsigned y, unsigned h,
-                        const uint8_t *rows[5])
-{
-    for (int k = 0; k < 5; k++)
-        rows[k] = (const uint8_t *)data + (ptrdiff_t)motion_mirror((int)y - 2 + k, h) * stride;
-}
 
 INLINE __m256i coef_pair(int first, int second)
 {
@@ -143,25 +134,12 @@ static uint32_t horizontal_row(const int16_t *vh, const int16_t *vl, unsigned w)
     return (uint32_t)_mm_cvtsi128_si32(s);
 }
 
-/* Mirrors a row into its padding as the C code does (w >= 3). */
-INLINE void mirror_row(int16_t *row, unsigned w)
-{
-    row[-1] = row[1];
-    row[-2] = row[2];
-    row[w] = row[w - 2];
-    row[w + 1] = row[w - 3];
-}
-
 INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
                     ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
                     void *row_buffer, bool wide)
 {
-    int16_t *const vh = (int16_t *)row_buffer + ROW_PAD;
-    int16_t *const vl = vh + w + 2 * ROW_PAD;
-    /* 8 bits: the differences of the last 5 rows, row r in slot r % 5, so
-     * each row is widened and subtracted once, not once per tap */
-    int16_t *const ring = vl + w + ROW_PAD;
-    int ring_row[5] = { -1, -1, -1, -1, -1 };
+    MotionRows rows = motion_row_buffers(row_buffer, w);
+    int16_t *const vh = rows.vh, *const vl = rows.vl;
     const __m256i round = _mm256_set1_epi32(1 << (bitdepth - 1));
     const __m256i low_bits = _mm256_set1_epi32((1 << bitdepth) - 1);
     const __m256i byte = _mm256_set1_epi32(255);
@@ -173,17 +151,7 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
         const int16_t *d[5];
         motion_rows(a_data, a_stride, y, h, a);
         motion_rows(b_data, b_stride, y, h, b);
-        if (!wide) {
-            for (int k = 0; k < 5; k++) {
-                const int r = (int)motion_mirror((int)y - 2 + k, h);
-                int16_t *slot = ring + (size_t)(r % 5) * w;
-                if (ring_row[r % 5] != r) {
-                    difference_row(a[k], b[k], w, slot);
-                    ring_row[r % 5] = r;
-                }
-                d[k] = slot;
-            }
-        }
+        if (!wide) motion_difference_rows(&rows, a, b, y, h, w, difference_row, d);
         __m256i nonzero = _mm256_setzero_si256();
         for (unsigned x0 = 0; x0 < w; x0 += STEP) {
             /* the last step ends at the last column, over columns done before */
@@ -206,8 +174,8 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
         }
         /* a row of zeros filters to zeros: nothing to add */
         if (_mm256_testz_si256(nonzero, nonzero)) continue;
-        mirror_row(vh, w);
-        mirror_row(vl, w);
+        motion_mirror_row(vh, w);
+        motion_mirror_row(vl, w);
         total += horizontal_row(vh, vl, w);
     }
     return total;

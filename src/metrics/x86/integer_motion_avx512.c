@@ -11,20 +11,12 @@
 #include <stdint.h>
 
 #include "metrics/integer_motion.h"
+#include "metrics/x86/integer_motion_x86.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
 /* Columns per step. */
 #define STEP 32
-/* 16-bit entries before (and, at least, after) each row of vh, vl. */
-#define ROW_PAD 48
-
-INLINE void motion_rows(const void *data, ptrdiff_t stride, unsigned y, unsigned h,
-                        const uint8_t *rows[5])
-{
-    for (int k = 0; k < 5; k++)
-        rows[k] = (const uint8_t *)data + (ptrdiff_t)motion_mirror((int)y - 2 + k, h) * stride;
-}
 
 INLINE __m512i coef_pair(int first, int second)
 {
@@ -132,24 +124,12 @@ static uint32_t horizontal_row(const int16_t *vh, const int16_t *vl, unsigned w)
     return (uint32_t)_mm512_reduce_add_epi32(acc);
 }
 
-INLINE void mirror_row(int16_t *row, unsigned w)
-{
-    row[-1] = row[1];
-    row[-2] = row[2];
-    row[w] = row[w - 2];
-    row[w + 1] = row[w - 3];
-}
-
 INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
                     ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
                     void *row_buffer, bool wide)
 {
-    int16_t *const vh = (int16_t *)row_buffer + ROW_PAD;
-    int16_t *const vl = vh + w + 2 * ROW_PAD;
-    /* 8 bits: the differences of the last 5 rows, row r in slot r % 5, so
-     * each row is widened and subtracted once, not once per tap */
-    int16_t *const ring = vl + w + ROW_PAD;
-    int ring_row[5] = { -1, -1, -1, -1, -1 };
+    MotionRows rows = motion_row_buffers(row_buffer, w);
+    int16_t *const vh = rows.vh, *const vl = rows.vl;
     const __m512i round = _mm512_set1_epi32(1 << (bitdepth - 1));
     const __m512i low_bits = _mm512_set1_epi32((1 << bitdepth) - 1);
     const __m512i byte = _mm512_set1_epi32(255);
@@ -161,17 +141,7 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
         const int16_t *d[5];
         motion_rows(a_data, a_stride, y, h, a);
         motion_rows(b_data, b_stride, y, h, b);
-        if (!wide) {
-            for (int k = 0; k < 5; k++) {
-                const int r = (int)motion_mirror((int)y - 2 + k, h);
-                int16_t *slot = ring + (size_t)(r % 5) * w;
-                if (ring_row[r % 5] != r) {
-                    difference_row(a[k], b[k], w, slot);
-                    ring_row[r % 5] = r;
-                }
-                d[k] = slot;
-            }
-        }
+        if (!wide) motion_difference_rows(&rows, a, b, y, h, w, difference_row, d);
         __m512i nonzero = _mm512_setzero_si512();
         for (unsigned x = 0; x < w; x += STEP) {
             const __mmask32 mask = w - x >= STEP ? 0xffffffffu : (__mmask32)((1u << (w - x)) - 1);
@@ -193,8 +163,8 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
                                      _mm512_packs_epi32(_mm512_and_si512(low, byte), _mm512_and_si512(high, byte)));
         }
         if (!_mm512_test_epi32_mask(nonzero, nonzero)) continue;
-        mirror_row(vh, w);
-        mirror_row(vl, w);
+        motion_mirror_row(vh, w);
+        motion_mirror_row(vl, w);
         total += horizontal_row(vh, vl, w);
     }
     return total;
