@@ -190,8 +190,8 @@ enum VifPlane {
 };
 
 /* What a horizontal kernel may read around the n samples of a plane: the
- * mirror of fw / 2 <= 8 samples on each side, and up to 64 more on the
- * right that only feed lanes past n (whose results are dropped). */
+ * mirror of fw / 2 <= 8 samples on each side, and on the right up to 72
+ * more that only feed lanes past n (whose results are dropped). */
 #define VIF_PLANE_PAD_LEFT 32
 #define VIF_PLANE_PAD_RIGHT 96
 
