@@ -12,6 +12,14 @@
 
 #include "quale/quale.h"
 
+/* Whether the build has the x86 SIMD kernels (src/meson.build builds them
+ * for x86_64): a metric's dsp init calls the per-ISA inits only then. */
+#if defined(__x86_64__)
+#define QUALE_X86_SIMD 1
+#else
+#define QUALE_X86_SIMD 0
+#endif
+
 /* What this CPU and its operating system can run (QUALE_CPU_* bits). */
 unsigned cpu_flags_detect(void);
 

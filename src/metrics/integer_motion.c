@@ -36,8 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "integer_motion.h"
 #include "metric.h"
 
@@ -90,17 +92,9 @@ static const char *const motion_keys[] = {
     NULL,
 };
 
-/* libvmaf's reflection at the edges: one step only, valid for size >= 3. */
-static inline unsigned motion_mirror(int i, unsigned size)
-{
-    if (i < 0) return (unsigned)-i;
-    if ((unsigned)i >= size) return 2 * size - (unsigned)i - 2;
-    return (unsigned)i;
-}
-
 #define MOTION_PIXEL uint8_t
 #define MOTION_ACC int32_t
-#define MOTION_NAME motion_sad_8
+#define MOTION_NAME motion_sad_c_8
 #include "integer_motion_tmpl.h"
 #undef MOTION_PIXEL
 #undef MOTION_ACC
@@ -110,11 +104,26 @@ static inline unsigned motion_mirror(int i, unsigned size)
  * even one above the bit depth that an API caller might send. */
 #define MOTION_PIXEL uint16_t
 #define MOTION_ACC int64_t
-#define MOTION_NAME motion_sad_16
+#define MOTION_NAME motion_sad_c_16
 #include "integer_motion_tmpl.h"
 #undef MOTION_PIXEL
 #undef MOTION_ACC
 #undef MOTION_NAME
+
+void motion_dsp_init(MotionDsp *dsp, unsigned cpu_flags)
+{
+    dsp->sad[0] = motion_sad_c_8;
+    dsp->sad[1] = motion_sad_c_16;
+#if QUALE_X86_SIMD
+    /* each level needs the ones below it: --cpumask 24 means C */
+    if (!(cpu_flags & QUALE_CPU_AVX2)) return;
+    motion_dsp_init_avx2(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512)) return;
+    motion_dsp_init_avx512(dsp);
+#else
+    (void)cpu_flags;
+#endif
+}
 
 static double motion_blend(double score, double factor, double offset)
 {
@@ -133,6 +142,7 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     s->width = f->width;
     s->height = f->height;
     s->bitdepth = f->bitdepth;
+    motion_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     int err = feature_sink_declare(sink, motion_keys[0], &s->sad_key);
     if (!err && s->debug) err = feature_sink_declare(sink, motion_keys[1], &s->motion_key);
@@ -144,9 +154,13 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
 static int motion_scratch_alloc(const void *state, void **scratch)
 {
     const MotionState *s = state;
-    /* one filtered row and its two mirrored samples on either side */
-    *scratch = quale_aligned_alloc(sizeof(int32_t) * ((size_t)s->width + 4));
-    return *scratch ? 0 : -ENOMEM;
+    /* one filtered row and its two mirrored samples on either side (the
+     * SIMD kernels read past them into lanes they drop: zeroed, not left
+     * uninitialised) */
+    *scratch = quale_aligned_alloc(MOTION_ROW_BUFFER_BYTES(s->width));
+    if (!*scratch) return -ENOMEM;
+    memset(*scratch, 0, MOTION_ROW_BUFFER_BYTES(s->width));
+    return 0;
 }
 
 static void motion_scratch_free(void *scratch)
@@ -191,12 +205,9 @@ static int motion_extract(const void *state, void *scratch, const MetricFrame *f
         if (!prev) return -EINVAL;
         int err = motion_check_size(s, sink);
         if (err) return err;
-        if (s->bitdepth == 8)
-            sad = motion_sad_8(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
-                               s->width, s->height, 8, scratch);
-        else
-            sad = motion_sad_16(prev->data[0], prev->stride[0], cur->data[0], cur->stride[0],
-                                s->width, s->height, s->bitdepth, scratch);
+        sad = s->dsp.sad[s->bitdepth > 8](prev->data[0], prev->stride[0], cur->data[0],
+                                          cur->stride[0], s->width, s->height, s->bitdepth,
+                                          scratch);
     }
     return motion_write_sad(s, sink, frame->index, sad);
 }

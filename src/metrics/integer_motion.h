@@ -6,6 +6,7 @@
 #define QUALE_SRC_METRICS_INTEGER_MOTION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "metric.h"
@@ -15,6 +16,46 @@
 #define MOTION_TAP2 26386
 
 #define MOTION_MAX_VAL_DEFAULT 10000.0
+
+/* libvmaf's reflection at the edges: one step only, valid for size >= 3. */
+static inline unsigned motion_mirror(int i, unsigned size)
+{
+    if (i < 0) return (unsigned)-i;
+    if ((unsigned)i >= size) return 2 * size - (unsigned)i - 2;
+    return (unsigned)i;
+}
+
+/* The bytes of the row buffer a SAD kernel is handed for a width w: the C
+ * kernel's w + 4 filtered samples, or the SIMD kernels' 16-bit rows (two
+ * padded rows of the vertical pass, five of differences). */
+#define MOTION_ROW_BUFFER_BYTES(w) (16 * ((size_t)(w) + 64))
+
+/*
+ * The kernels (C in integer_motion.c, SIMD in src/metrics/x86/): the sum
+ * over the picture of |blur(a - b)| (integer_motion_tmpl.h says exactly
+ * what), for pictures of w x h (both >= 3) at bitdepth; [0] reads uint8_t
+ * samples, [1] uint16_t.
+ */
+typedef uint64_t (*MotionSadFn)(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                                ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                                void *row_buffer);
+
+typedef struct MotionDsp {
+    MotionSadFn sad[2];
+} MotionDsp;
+
+/* The C kernels, then those of every level in cpu_flags (QUALE_CPU_*). */
+void motion_dsp_init(MotionDsp *dsp, unsigned cpu_flags);
+void motion_dsp_init_avx2(MotionDsp *dsp);
+void motion_dsp_init_avx512(MotionDsp *dsp);
+
+/* The C kernels, which the SIMD ones hand pictures narrower than a vector. */
+uint64_t motion_sad_c_8(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                        ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                        void *row_buffer);
+uint64_t motion_sad_c_16(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                         ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                         void *row_buffer);
 
 typedef struct MotionState {
     /* options */
@@ -30,6 +71,7 @@ typedef struct MotionState {
     /* set by init */
     unsigned width, height, bitdepth;
     unsigned sad_key, motion_key, motion2_key, motion3_key;
+    MotionDsp dsp;
 } MotionState;
 
 /* The first frame that has a frame to compare with (1, or 2 with the

@@ -1,6 +1,7 @@
 /*
- * The SAD kernel of integer motion, for one sample type.  Included by
- * integer_motion.c once per instantiation, with:
+ * The SAD kernel of integer motion, for one sample type: the C entry of the
+ * MotionDsp table (integer_motion.h).  Included by integer_motion.c once per
+ * instantiation, with:
  *   MOTION_PIXEL   the sample type (uint8_t, uint16_t)
  *   MOTION_ACC     the type of the vertical sums: int32_t for 8-bit
  *                  samples (|sum| <= 65536 * 255), int64_t for 16-bit ones
@@ -23,11 +24,11 @@
  * Needs w >= 3 and h >= 3 (the mirror steps one sample inside the edge).
  */
 
-static uint64_t MOTION_NAME(const void *a_data, ptrdiff_t a_stride,
-                            const void *b_data, ptrdiff_t b_stride,
-                            unsigned w, unsigned h, unsigned bitdepth,
-                            int32_t *restrict v)
+uint64_t MOTION_NAME(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                     ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                     void *row_buffer)
 {
+    int32_t *restrict v = row_buffer;
     const MOTION_ACC v_round = (MOTION_ACC)1 << (bitdepth - 1);
     uint64_t sad = 0;
 

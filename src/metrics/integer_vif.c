@@ -23,11 +23,13 @@
  * smallest scale reads padding left from earlier rows or frames, so such
  * pictures are refused.
  *
- * integer_vif_tmpl.c holds the vertical passes, which read samples, once
- * for uint8_t and once for uint16_t.  Everything after them works on
- * 32-bit lines and is shared.  integer_vif.h holds what the GPU twins
- * share with this file: the statistic of one filtered sample (vif_pixel),
- * the state, and the step from a frame's integer sums to its values.
+ * The passes are the kernels of a VifDsp table (integer_vif.h), C here
+ * and SIMD in src/metrics/x86/integer_vif_<isa>.c, picked in init.  The
+ * vertical passes, which read samples, are in integer_vif_tmpl.c, once
+ * for uint8_t and once for uint16_t; they hand a row to the horizontal
+ * passes as 16-bit planes.  integer_vif.h holds what the GPU twins share
+ * with this file: the statistic of one filtered sample (vif_pixel), the
+ * state, and the step from a frame's integer sums to its values.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,12 +40,10 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "integer_vif.h"
 #include "metric.h"
 
-/* Mirrored samples kept on each side of a line: 8 are read, 16 keep the
- * line itself on a 64-byte boundary. */
-#define VIF_LINE_PAD 16
 /* Columns per block of the filter passes: their sums stay in the
  * first-level cache. */
 #define VIF_BLOCK 256
@@ -66,7 +66,7 @@ static const uint16_t vif_filter9[9] = { VIF_FILTER9 };
 static const uint16_t vif_filter5[5] = { VIF_FILTER5 };
 static const uint16_t vif_filter3[3] = { VIF_FILTER3 };
 
-static inline const uint16_t *vif_filter_for_width(unsigned fw)
+const uint16_t *vif_filter(unsigned fw)
 {
     return fw == 17 ? vif_filter17 : fw == 9 ? vif_filter9 : fw == 5 ? vif_filter5 : vif_filter3;
 }
@@ -100,59 +100,7 @@ static const MetricOption vif_options[] = {
     { 0 },
 };
 
-/* ---- buffers ------------------------------------------------------------ */
-
-/* The two pictures of one scale. */
-typedef struct VifSource {
-    const void *ref, *dis;
-    ptrdiff_t ref_stride, dis_stride; /* in bytes */
-    unsigned w, h;
-} VifSource;
-
-/* Five lines of one row: means, squares and product. */
-typedef struct VifLines {
-    uint32_t *mu1, *mu2, *xx, *yy, *xy;
-} VifLines;
-
-/* Rounding of the vertical pass of the statistics. */
-typedef struct VifShift {
-    uint32_t mu_round;
-    unsigned mu_shift;
-    uint64_t sq_round;
-    unsigned sq_shift;
-} VifShift;
-
-typedef struct VifScratch {
-    VifLines vert;             /* vertical sums, VIF_LINE_PAD mirrored each side */
-    uint32_t *low_ref, *low_dis; /* low-pass lines, padded like vert */
-    /* Decimated pictures: [0] holds scales 1 and 3, [1] scale 2. */
-    uint16_t *scaled_ref[2], *scaled_dis[2];
-    ptrdiff_t scaled_stride[2]; /* in bytes */
-    void *memory;
-} VifScratch;
-
-/*
- * Row `row` of a picture of h rows, mirrored about the first and the last
- * row.  One reflection suffices: every filter's half width is below the
- * height of the scale it reads (init refuses smaller pictures).
- */
-static inline const void *vif_row(const void *base, ptrdiff_t stride, int row, unsigned h)
-{
-    if (row < 0)
-        row = -row;
-    else if (row >= (int)h)
-        row = 2 * ((int)h - 1) - row;
-    return (const uint8_t *)base + row * stride;
-}
-
-/* Mirrors a line into its padding: line[-f] = line[f], line[w-1+f] = line[w-1-f]. */
-static void vif_mirror_line(uint32_t *line, unsigned w, unsigned half)
-{
-    for (unsigned f = 1; f <= half; f++) {
-        line[-(ptrdiff_t)f] = line[f];
-        line[w - 1 + f] = line[w - 1 - f];
-    }
-}
+/* ---- the C kernels -------------------------------------------------------- */
 
 #define BITDEPTH 8
 #include "integer_vif_tmpl.c"
@@ -161,7 +109,14 @@ static void vif_mirror_line(uint32_t *line, unsigned w, unsigned half)
 #include "integer_vif_tmpl.c"
 #undef BITDEPTH
 
-/* ---- the shared passes ---------------------------------------------------- */
+/* The five 32-bit lines of a block of columns, with the mirror samples of
+ * the widest filter on each side: line[i] is column x0 + i - 8. */
+#define VIF_LINE_REACH 8
+typedef struct VifLines {
+    uint32_t mu1[VIF_BLOCK + 2 * VIF_LINE_REACH], mu2[VIF_BLOCK + 2 * VIF_LINE_REACH];
+    uint32_t xx[VIF_BLOCK + 2 * VIF_LINE_REACH], yy[VIF_BLOCK + 2 * VIF_LINE_REACH];
+    uint32_t xy[VIF_BLOCK + 2 * VIF_LINE_REACH];
+} VifLines;
 
 /* Horizontal sums of a block of columns of one row. */
 typedef struct VifBlock {
@@ -203,64 +158,153 @@ static VIF_TAPS_FUNCTION void vif_horizontal_stats_taps(VifBlock *b, const VifLi
         vif_horizontal_stats_taps_n(b, in->mu1, in->mu2, in->xx, in->yy, in->xy, off, c, n);
 }
 
-/* Horizontal pass of the statistics over columns x0 .. x0 + n - 1: means
- * in 32 bits, squares and product in 64. */
-static void vif_horizontal_stats(const VifLines *lines, unsigned x0, unsigned n, unsigned fw,
-                                 VifBlock *b)
+/* The 32-bit value of a square or product from its planes. */
+static inline uint32_t vif_plane_pair(const int16_t *hi, const int16_t *lo, ptrdiff_t i)
+{
+    return vif_plane_sample(hi[i]) << 16 | vif_plane_sample(lo[i]);
+}
+
+/* Horizontal pass of the statistics of one row, and the statistic of its
+ * samples: means in 32 bits, squares and product in 64, a block of
+ * columns at a time. */
+static void vif_horizontal_stats_c(const int16_t *const planes[VIF_PLANES], unsigned n,
+                                   unsigned fw, const uint16_t *table, double gain_limit,
+                                   VifSums *sums)
 {
     const unsigned half = fw / 2;
-    const uint16_t *const c = vif_filter_for_width(fw);
-    const VifLinesAt in = {
-        lines->mu1 + x0, lines->mu2 + x0, lines->xx + x0, lines->yy + x0, lines->xy + x0,
-    };
-    const uint32_t *m1 = in.mu1, *m2 = in.mu2, *xx = in.xx, *yy = in.yy, *xy = in.xy;
+    const uint16_t *const c = vif_filter(fw);
+    VifLines lines;
+    VifBlock b;
+    VifSums row = { 0 };
+    for (unsigned x0 = 0; x0 < n; x0 += VIF_BLOCK) {
+        const unsigned nb = QUALE_MIN(VIF_BLOCK, n - x0);
+        /* the block's lines back in 32 bits, with their neighbours */
+        for (ptrdiff_t i = -(ptrdiff_t)half; i < (ptrdiff_t)(nb + half); i++) {
+            const ptrdiff_t x = (ptrdiff_t)x0 + i, at = i + VIF_LINE_REACH;
+            lines.mu1[at] = vif_plane_sample(planes[VIF_PLANE_MU1][x]);
+            lines.mu2[at] = vif_plane_sample(planes[VIF_PLANE_MU2][x]);
+            lines.xx[at] = vif_plane_pair(planes[VIF_PLANE_XX_HI], planes[VIF_PLANE_XX_LO], x);
+            lines.yy[at] = vif_plane_pair(planes[VIF_PLANE_YY_HI], planes[VIF_PLANE_YY_LO], x);
+            lines.xy[at] = vif_plane_pair(planes[VIF_PLANE_XY_HI], planes[VIF_PLANE_XY_LO], x);
+        }
+        const VifLinesAt in = {
+            lines.mu1 + VIF_LINE_REACH, lines.mu2 + VIF_LINE_REACH, lines.xx + VIF_LINE_REACH,
+            lines.yy + VIF_LINE_REACH, lines.xy + VIF_LINE_REACH,
+        };
 
-    const uint32_t cc = c[half];
-    for (unsigned i = 0; i < n; i++) {
-        b->mu1[i] = cc * m1[i];
-        b->mu2[i] = cc * m2[i];
-        b->xx[i] = (uint64_t)cc * xx[i];
-        b->yy[i] = (uint64_t)cc * yy[i];
-        b->xy[i] = (uint64_t)cc * xy[i];
+        const uint32_t cc = c[half];
+        for (unsigned i = 0; i < nb; i++) {
+            b.mu1[i] = cc * in.mu1[i];
+            b.mu2[i] = cc * in.mu2[i];
+            b.xx[i] = (uint64_t)cc * in.xx[i];
+            b.yy[i] = (uint64_t)cc * in.yy[i];
+            b.xy[i] = (uint64_t)cc * in.xy[i];
+        }
+        for (unsigned k = 0; k < half; k++)
+            vif_horizontal_stats_taps(&b, &in, (ptrdiff_t)(half - k), c[k], nb);
+
+        /* vif_pixel(), integer_vif.h, is what the GPU twins run too */
+        for (unsigned i = 0; i < nb; i++)
+            vif_pixel(b.mu1[i], b.mu2[i], b.xx[i], b.yy[i], b.xy[i], table, gain_limit, &row);
     }
-    for (unsigned k = 0; k < half; k++)
-        vif_horizontal_stats_taps(b, &in, (ptrdiff_t)(half - k), c[k], n);
+    sums->num_log += row.num_log;
+    sums->den_log += row.den_log;
+    sums->num_non_log += row.num_non_log;
+    sums->den_non_log += row.den_non_log;
 }
 
 /* Horizontal pass of the low-pass filter, at the even columns only: the
  * decimated row. */
-static void vif_horizontal_lowpass(const uint32_t *ref, const uint32_t *dis, unsigned w,
-                                   uint16_t *ref_out, uint16_t *dis_out, unsigned fw)
+void vif_horizontal_lowpass_c(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                                     unsigned fw, uint16_t *ref_out, uint16_t *dis_out)
 {
     const unsigned half = fw / 2;
-    const uint16_t *const c = vif_filter_for_width(fw);
-    for (unsigned x = 0; x < w / 2; x++) {
+    const uint16_t *const c = vif_filter(fw);
+    for (unsigned x = 0; x < n_out; x++) {
         const ptrdiff_t j = 2 * (ptrdiff_t)x;
-        uint32_t sum1 = c[half] * ref[j];
-        uint32_t sum2 = c[half] * dis[j];
+        uint32_t sum1 = c[half] * vif_plane_sample(ref[j]);
+        uint32_t sum2 = c[half] * vif_plane_sample(dis[j]);
         for (unsigned k = 0; k < half; k++) {
             const ptrdiff_t off = half - k;
-            sum1 += c[k] * (ref[j - off] + ref[j + off]);
-            sum2 += c[k] * (dis[j - off] + dis[j + off]);
+            sum1 += c[k] * (vif_plane_sample(ref[j - off]) + vif_plane_sample(ref[j + off]));
+            sum2 += c[k] * (vif_plane_sample(dis[j - off]) + vif_plane_sample(dis[j + off]));
         }
         ref_out[x] = (uint16_t)((sum1 + 32768) >> 16);
         dis_out[x] = (uint16_t)((sum2 + 32768) >> 16);
     }
 }
 
-/* The statistics of a block of n filtered samples, added to *sums
- * (vif_pixel(), integer_vif.h, is what the GPU twins run too). */
-static void vif_accumulate(const VifBlock *b, unsigned n, const VifState *s, VifSums *sums)
+void vif_dsp_init(VifDsp *dsp, unsigned cpu_flags)
 {
-    const double gain_limit = s->enhn_gain_limit;
-    const uint16_t *const table = s->log2_table;
-    VifSums block = { 0 };
-    for (unsigned i = 0; i < n; i++)
-        vif_pixel(b->mu1[i], b->mu2[i], b->xx[i], b->yy[i], b->xy[i], table, gain_limit, &block);
-    sums->num_log += block.num_log;
-    sums->den_log += block.den_log;
-    sums->num_non_log += block.num_non_log;
-    sums->den_non_log += block.den_non_log;
+    dsp->vertical_stats[0] = vif_vertical_stats_c_8;
+    dsp->vertical_stats[1] = vif_vertical_stats_c_16;
+    dsp->horizontal_stats = vif_horizontal_stats_c;
+    dsp->vertical_lowpass[0] = vif_vertical_lowpass_c_8;
+    dsp->vertical_lowpass[1] = vif_vertical_lowpass_c_16;
+    dsp->horizontal_lowpass = vif_horizontal_lowpass_c;
+#if QUALE_X86_SIMD
+    /* each level needs the ones below it: --cpumask 24 means C */
+    if (!(cpu_flags & QUALE_CPU_AVX2)) return;
+    vif_dsp_init_avx2(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512)) return;
+    vif_dsp_init_avx512(dsp);
+    if (!(cpu_flags & QUALE_CPU_AVX512ICL)) return;
+    vif_dsp_init_avx512icl(dsp);
+#else
+    (void)cpu_flags;
+#endif
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* The two pictures of one scale. */
+typedef struct VifSource {
+    const void *ref, *dis;
+    ptrdiff_t ref_stride, dis_stride; /* in bytes */
+    unsigned w, h;
+} VifSource;
+
+typedef struct VifScratch {
+    int16_t *planes[VIF_PLANES]; /* a row between the passes, padded */
+    int16_t *low_ref, *low_dis;  /* low-pass rows, padded like the planes */
+    /* Decimated pictures: [0] holds scales 1 and 3, [1] scale 2. */
+    uint16_t *scaled_ref[2], *scaled_dis[2];
+    ptrdiff_t scaled_stride[2]; /* in bytes */
+    void *memory;
+} VifScratch;
+
+/*
+ * Row `row` of a picture of h rows, mirrored about the first and the last
+ * row.  One reflection suffices: every filter's half width is below the
+ * height of the scale it reads (init refuses smaller pictures).
+ */
+static inline const void *vif_row(const void *base, ptrdiff_t stride, int row, unsigned h)
+{
+    if (row < 0)
+        row = -row;
+    else if (row >= (int)h)
+        row = 2 * ((int)h - 1) - row;
+    return (const uint8_t *)base + row * stride;
+}
+
+/* The rows under the taps of a filter of fw taps centred on row y. */
+static void vif_rows(const VifSource *src, unsigned y, unsigned fw,
+                     const void *ref[VIF_MAX_TAPS], const void *dis[VIF_MAX_TAPS])
+{
+    for (unsigned k = 0; k < fw; k++) {
+        const int row = (int)y - (int)(fw / 2) + (int)k;
+        ref[k] = vif_row(src->ref, src->ref_stride, row, src->h);
+        dis[k] = vif_row(src->dis, src->dis_stride, row, src->h);
+    }
+}
+
+/* Mirrors a plane into its padding: p[-f] = p[f], p[w-1+f] = p[w-1-f]. */
+static void vif_mirror_plane(int16_t *p, unsigned w, unsigned half)
+{
+    for (unsigned f = 1; f <= half; f++) {
+        p[-(ptrdiff_t)f] = p[f];
+        p[w - 1 + f] = p[w - 1 - f];
+    }
 }
 
 /* ---- one scale ------------------------------------------------------------ */
@@ -281,25 +325,14 @@ static VifSums vif_scale_stats(const VifState *s, const VifScratch *t, const Vif
     }
 
     VifSums sums = { 0 };
-    VifBlock block;
-    const VifLines *v = &t->vert;
+    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
     for (unsigned y = 0; y < src->h; y++) {
-        if (wide)
-            vif_vertical_stats_16(src, y, &sh, v, fw);
-        else
-            vif_vertical_stats_8(src, y, &sh, v, fw);
-        vif_mirror_line(v->mu1, src->w, fw / 2);
-        vif_mirror_line(v->mu2, src->w, fw / 2);
-        vif_mirror_line(v->xx, src->w, fw / 2);
-        vif_mirror_line(v->yy, src->w, fw / 2);
-        vif_mirror_line(v->xy, src->w, fw / 2);
-        for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
-            const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
-            vif_horizontal_stats(v, x0, n, fw, &block);
-            vif_accumulate(&block, n, s, &sums);
-        }
+        vif_rows(src, y, fw, ref, dis);
+        s->dsp.vertical_stats[wide](ref, dis, fw, src->w, &sh, t->planes);
+        for (unsigned p = 0; p < VIF_PLANES; p++) vif_mirror_plane(t->planes[p], src->w, fw / 2);
+        s->dsp.horizontal_stats((const int16_t *const *)t->planes, src->w, fw, s->log2_table,
+                                s->enhn_gain_limit, &sums);
     }
-
     return sums;
 }
 
@@ -318,16 +351,15 @@ static VifSource vif_decimate(const VifState *s, const VifScratch *t, const VifS
         .w = src->w / 2, .h = src->h / 2,
     };
 
+    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
     for (unsigned y = 0; y < dst.h; y++) {
-        if (wide)
-            vif_vertical_lowpass_16(src, 2 * y, shift, t->low_ref, t->low_dis, fw);
-        else
-            vif_vertical_lowpass_8(src, 2 * y, shift, t->low_ref, t->low_dis, fw);
-        vif_mirror_line(t->low_ref, src->w, fw / 2);
-        vif_mirror_line(t->low_dis, src->w, fw / 2);
+        vif_rows(src, 2 * y, fw, ref, dis);
+        s->dsp.vertical_lowpass[wide](ref, dis, fw, src->w, shift, t->low_ref, t->low_dis);
+        vif_mirror_plane(t->low_ref, src->w, fw / 2);
+        vif_mirror_plane(t->low_dis, src->w, fw / 2);
         uint16_t *ref_out = (uint16_t *)((uint8_t *)t->scaled_ref[slot] + y * dst.ref_stride);
         uint16_t *dis_out = (uint16_t *)((uint8_t *)t->scaled_dis[slot] + y * dst.dis_stride);
-        vif_horizontal_lowpass(t->low_ref, t->low_dis, src->w, ref_out, dis_out, fw);
+        s->dsp.horizontal_lowpass(t->low_ref, t->low_dis, dst.w, fw, ref_out, dis_out);
     }
     return dst;
 }
@@ -364,6 +396,8 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->width = f->width;
     s->height = f->height;
     vif_log2_table_fill(s->log2_table);
+    for (unsigned i = 0; i < VIF_LOG2_TABLE_SLACK; i++) s->log2_table[VIF_LOG2_TABLE_SIZE + i] = 0;
+    vif_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     const unsigned count = s->debug ? VIF_KEY_COUNT : VIF_KEY_SCORE;
     for (unsigned k = 0; k < count && !err; k++)
@@ -377,15 +411,16 @@ static int vif_scratch_alloc(const void *state, void **scratch)
     VifScratch *t = calloc(1, sizeof(*t));
     if (!t) return -ENOMEM;
 
-    const size_t line = quale_align((s->width + 2 * VIF_LINE_PAD) * sizeof(uint32_t),
-                                    QUALE_ALIGNMENT);
+    const size_t line = quale_align(
+        (VIF_PLANE_PAD_LEFT + (size_t)s->width + VIF_PLANE_PAD_RIGHT) * sizeof(int16_t),
+        QUALE_ALIGNMENT);
     size_t scaled_size[2];
     for (unsigned i = 0; i < 2; i++) {
         const unsigned w = s->width >> (i + 1), h = s->height >> (i + 1);
         t->scaled_stride[i] = quale_align(w * sizeof(uint16_t), QUALE_ALIGNMENT);
         scaled_size[i] = (size_t)t->scaled_stride[i] * h;
     }
-    const size_t total = 7 * line + 2 * scaled_size[0] + 2 * scaled_size[1];
+    const size_t total = (VIF_PLANES + 2) * line + 2 * scaled_size[0] + 2 * scaled_size[1];
 
     uint8_t *p = quale_aligned_alloc(total);
     if (!p) {
@@ -395,9 +430,12 @@ static int vif_scratch_alloc(const void *state, void **scratch)
     memset(p, 0, total);
     t->memory = p;
 
-    uint32_t **padded[7] = { &t->vert.mu1, &t->vert.mu2, &t->vert.xx, &t->vert.yy,
-                             &t->vert.xy, &t->low_ref, &t->low_dis };
-    for (unsigned i = 0; i < 7; i++, p += line) *padded[i] = (uint32_t *)p + VIF_LINE_PAD;
+    for (unsigned i = 0; i < VIF_PLANES; i++, p += line)
+        t->planes[i] = (int16_t *)p + VIF_PLANE_PAD_LEFT;
+    t->low_ref = (int16_t *)p + VIF_PLANE_PAD_LEFT;
+    p += line;
+    t->low_dis = (int16_t *)p + VIF_PLANE_PAD_LEFT;
+    p += line;
     for (unsigned i = 0; i < 2; i++) {
         t->scaled_ref[i] = (uint16_t *)p;
         p += scaled_size[i];

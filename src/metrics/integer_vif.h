@@ -34,6 +34,7 @@
 /* The log table covers the 16-bit mantissas 32768 .. 65535. */
 #define VIF_LOG2_BASE 32768u
 #define VIF_LOG2_TABLE_SIZE (65536u - VIF_LOG2_BASE)
+#define VIF_LOG2_TABLE_SLACK 4u
 
 /* libvmaf's filters, coefficients in 1/65536 (each sums to 65536), as
  * initialiser lists: scale s filters with the VIF_FILTER_WIDTH(s)-tap one,
@@ -95,8 +96,9 @@ VIF_INLINE int32_t vif_double_to_int32(double v)
 #define VIF_EPS (65536 * 1.0e-10)
 
 /*
- * One filtered sample's statistic, added to *sums: mu1, mu2 the filtered
- * means (32 bits), xx, yy, xy the filtered squares and product (64 bits).
+ * One filtered sample's statistic, added to *sums, from its rounded sums:
+ * mu1, mu2 the filtered means (32 bits), xx, yy, xy the filtered squares
+ * and product shifted back to 32 bits ((sum + 2^15) >> 16, see vif_pixel).
  *
  * The doubles: g = sigma12 / (sigma1_sq + eps) (an IEEE division, correctly
  * rounded on every target), sigma2_sq - g * sigma12 and g * g * sigma1_sq
@@ -104,9 +106,9 @@ VIF_INLINE int32_t vif_double_to_int32(double v)
  * anywhere, -ffp-contract=off on the host and --fmad=false on the device),
  * each converted back to an integer before it is summed.
  */
-VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t yy_sum,
-                          uint64_t xy_sum, const uint16_t *table, double gain_limit,
-                          VifSums *sums)
+VIF_INLINE void vif_pixel_rounded(uint32_t mu1, uint32_t mu2, uint32_t xx, uint32_t yy,
+                                  uint32_t xy, const uint16_t *table, double gain_limit,
+                                  VifSums *sums)
 {
     const int32_t sigma_nsq = 65536 << 1;
     const double eps = VIF_EPS;
@@ -114,9 +116,6 @@ VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t 
     const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 2147483648u) >> 32);
     const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 2147483648u) >> 32);
     const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 2147483648u) >> 32);
-    const uint32_t xx = (uint32_t)((xx_sum + 32768) >> 16);
-    const uint32_t yy = (uint32_t)((yy_sum + 32768) >> 16);
-    const uint32_t xy = (uint32_t)((xy_sum + 32768) >> 16);
     /* Differences of unsigned values read as signed, as libvmaf's. */
     const int32_t sigma1_sq = (int32_t)(xx - mu1_sq);
     const int32_t sigma2_diff = (int32_t)(yy - mu2_sq);
@@ -144,6 +143,20 @@ VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t 
     }
 }
 
+/*
+ * One filtered sample's statistic, added to *sums: mu1, mu2 the filtered
+ * means (32 bits), xx, yy, xy the filtered squares and product (64 bits),
+ * which keep 32 bits, rounded, as libvmaf's.
+ */
+VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t yy_sum,
+                          uint64_t xy_sum, const uint16_t *table, double gain_limit,
+                          VifSums *sums)
+{
+    vif_pixel_rounded(mu1, mu2, (uint32_t)((xx_sum + 32768) >> 16),
+                      (uint32_t)((yy_sum + 32768) >> 16), (uint32_t)((xy_sum + 32768) >> 16),
+                      table, gain_limit, sums);
+}
+
 #if !defined(__CUDACC__)
 
 #include "metric.h"
@@ -151,6 +164,98 @@ VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the kernels (C here, SIMD in src/metrics/x86/) ---------------------- */
+
+/*
+ * Between the vertical and the horizontal pass, a row of the statistics is
+ * eight planes of 16-bit values: the two means (16 bits each, as libvmaf
+ * keeps them) and the high and low halves of the three 32-bit filtered
+ * squares and product.  Each holds value - 32768, so that the SIMD kernels
+ * multiply-add them as signed 16-bit numbers; a sum of products with the
+ * filters (whose taps sum to 65536) is then the true sum less 2^31, exact
+ * modulo 2^32, where every true sum fits.  The low-pass rows of the
+ * decimation are planes of the same kind.
+ */
+enum VifPlane {
+    VIF_PLANE_MU1,
+    VIF_PLANE_MU2,
+    VIF_PLANE_XX_HI,
+    VIF_PLANE_XX_LO,
+    VIF_PLANE_YY_HI,
+    VIF_PLANE_YY_LO,
+    VIF_PLANE_XY_HI,
+    VIF_PLANE_XY_LO,
+    VIF_PLANES,
+};
+
+/* What a horizontal kernel may read around the n samples of a plane: the
+ * mirror of fw / 2 <= 8 samples on each side, and on the right up to 72
+ * more that only feed lanes past n (whose results are dropped). */
+#define VIF_PLANE_PAD_LEFT 32
+#define VIF_PLANE_PAD_RIGHT 96
+
+static inline int16_t vif_plane_value(uint32_t v)
+{
+    return (int16_t)((int32_t)(v & 0xffff) - 32768);
+}
+
+static inline uint32_t vif_plane_sample(int16_t p)
+{
+    return (uint32_t)((int32_t)p + 32768);
+}
+
+/* Rounding of the vertical pass of the statistics at a scale. */
+typedef struct VifShift {
+    uint32_t mu_round;
+    unsigned mu_shift;
+    uint64_t sq_round;
+    unsigned sq_shift;
+} VifShift;
+
+/* The filter of fw taps (17, 9, 5, 3), in 1/65536. */
+const uint16_t *vif_filter(unsigned fw);
+
+typedef struct VifDsp {
+    /* The vertical pass of the statistics at one row, n columns: ref[k]
+     * and dis[k] are the rows under tap k (mirrored at the edges); the
+     * means keep 16 bits ((sum + mu_round) >> mu_shift, cast), the squares
+     * and product 32 ((sum + sq_round) >> sq_shift, cast), into planes.
+     * [0] reads uint8_t samples, [1] uint16_t. */
+    void (*vertical_stats[2])(const void *const ref[], const void *const dis[], unsigned fw,
+                              unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES]);
+    /* The horizontal pass of the statistics of one row (planes mirrored
+     * by fw / 2 on each side) and the statistic of its n samples
+     * (vif_pixel), added to *sums. */
+    void (*horizontal_stats)(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
+                             const uint16_t *log2_table, double gain_limit, VifSums *sums);
+    /* The vertical pass of the low-pass filter before a decimation, n
+     * columns: (sum + 2^(shift - 1)) >> shift, 16 bits kept, into planes. */
+    void (*vertical_lowpass[2])(const void *const ref[], const void *const dis[], unsigned fw,
+                                unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out);
+    /* Its horizontal pass at the even columns (planes mirrored by fw / 2):
+     * n_out decimated samples, (sum + 2^15) >> 16. */
+    void (*horizontal_lowpass)(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                               unsigned fw, uint16_t *ref_out, uint16_t *dis_out);
+} VifDsp;
+
+/* The C kernels, then those of every level in cpu_flags (QUALE_CPU_*). */
+void vif_dsp_init(VifDsp *dsp, unsigned cpu_flags);
+
+/* The C kernels that the SIMD ones hand rows narrower than a vector. */
+void vif_vertical_stats_c_8(const void *const ref[], const void *const dis[], unsigned fw,
+                            unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES]);
+void vif_vertical_stats_c_16(const void *const ref[], const void *const dis[], unsigned fw,
+                             unsigned n, const VifShift *sh, int16_t *const planes[VIF_PLANES]);
+void vif_vertical_lowpass_c_8(const void *const ref[], const void *const dis[], unsigned fw,
+                              unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out);
+void vif_vertical_lowpass_c_16(const void *const ref[], const void *const dis[], unsigned fw,
+                               unsigned n, unsigned shift, int16_t *ref_out, int16_t *dis_out);
+void vif_horizontal_lowpass_c(const int16_t *ref, const int16_t *dis, unsigned n_out,
+                              unsigned fw, uint16_t *ref_out, uint16_t *dis_out);
+void vif_dsp_init_avx2(VifDsp *dsp);
+void vif_dsp_init_avx512(VifDsp *dsp);
+void vif_dsp_init_avx512icl(VifDsp *dsp);
 
 enum VifKey {
     VIF_KEY_SCALE0,
@@ -181,8 +286,11 @@ typedef struct VifState {
     /* set by init */
     unsigned bitdepth, width, height;
     unsigned key[VIF_KEY_COUNT];
-    /* round(2048 * log2f(VIF_LOG2_BASE + i)), as libvmaf's log_generate() */
-    uint16_t log2_table[VIF_LOG2_TABLE_SIZE];
+    /* round(2048 * log2f(VIF_LOG2_BASE + i)), as libvmaf's log_generate(),
+     * and VIF_LOG2_TABLE_SLACK zeros: the SIMD kernels gather 64 bits per
+     * log and keep the first 16 */
+    uint16_t log2_table[VIF_LOG2_TABLE_SIZE + VIF_LOG2_TABLE_SLACK];
+    VifDsp dsp;
 } VifState;
 
 /* 0 if integer VIF can score a width x height picture; otherwise -EINVAL

@@ -4,8 +4,9 @@
  * integer_vif.c includes this file twice: with BITDEPTH 8 (uint8_t samples,
  * the scale 0 of 8-bit video) and with BITDEPTH 16 (uint16_t samples: the
  * scale 0 of deeper video, and scales 1 to 3 of every bit depth, which hold
- * 16-bit filtered values).  Both read rows through vif_row(), which mirrors
- * the rows above and below the picture.
+ * 16-bit filtered values).  They are the C kernels of the VifDsp table
+ * (integer_vif.h): the caller hands them the rows under each tap, already
+ * mirrored at the top and the bottom of the picture.
  *
  * The filters are symmetric, so taps k and fw - 1 - k share a multiply.
  * The sums are unsigned and never wrap, so the order of the additions does
@@ -68,29 +69,25 @@ BITFN(vif_vertical_stats_taps)(BITFN(VifVerticalSums) *v, const pixel *r0, const
 }
 
 /*
- * Vertical pass of the statistics at output row y: the filtered mean of
- * each picture, and the filtered squares and cross product, rounded and
- * shifted as libvmaf does for the scale.
+ * Vertical pass of the statistics at one row: the filtered mean of each
+ * picture, and the filtered squares and cross product, rounded and
+ * shifted as libvmaf does for the scale, into the planes.
  */
-static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y, const VifShift *sh,
-                                      const VifLines *out, unsigned fw)
+void BITFN(vif_vertical_stats_c)(const void *const ref[], const void *const dis[],
+                                        unsigned fw, unsigned n, const VifShift *sh,
+                                        int16_t *const planes[VIF_PLANES])
 {
     const unsigned half = fw / 2;
-    const uint16_t *const c = vif_filter_for_width(fw);
-    const pixel *r[VIF_MAX_TAPS], *d[VIF_MAX_TAPS];
-    for (unsigned k = 0; k < fw; k++) {
-        const int row = (int)y - (int)half + (int)k;
-        r[k] = vif_row(src->ref, src->ref_stride, row, src->h);
-        d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
-    }
+    const uint16_t *const c = vif_filter(fw);
+    const pixel *const *r = (const pixel *const *)ref, *const *d = (const pixel *const *)dis;
 
     BITFN(VifVerticalSums) v;
-    for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
-        const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
+    for (unsigned x0 = 0; x0 < n; x0 += VIF_BLOCK) {
+        const unsigned nb = QUALE_MIN(VIF_BLOCK, n - x0);
 
         const pixel *rc = r[half] + x0, *dc = d[half] + x0;
         const uint32_t cc = c[half];
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < nb; i++) {
             const uint32_t a = rc[i], b = dc[i];
             v.mu1[i] = cc * a;
             v.mu2[i] = cc * b;
@@ -100,16 +97,22 @@ static void BITFN(vif_vertical_stats)(const VifSource *src, unsigned y, const Vi
         }
         for (unsigned k = 0; k < half; k++)
             BITFN(vif_vertical_stats_taps)(&v, r[k] + x0, r[fw - 1 - k] + x0,
-                                           d[k] + x0, d[fw - 1 - k] + x0, c[k], n);
+                                           d[k] + x0, d[fw - 1 - k] + x0, c[k], nb);
 
-        /* libvmaf keeps 16 bits of the means (a cast that never cuts) and
-         * 32 of the squares. */
-        for (unsigned i = 0; i < n; i++) {
-            out->mu1[x0 + i] = (uint16_t)((v.mu1[i] + sh->mu_round) >> sh->mu_shift);
-            out->mu2[x0 + i] = (uint16_t)((v.mu2[i] + sh->mu_round) >> sh->mu_shift);
-            out->xx[x0 + i] = (uint32_t)((v.xx[i] + sh->sq_round) >> sh->sq_shift);
-            out->yy[x0 + i] = (uint32_t)((v.yy[i] + sh->sq_round) >> sh->sq_shift);
-            out->xy[x0 + i] = (uint32_t)((v.xy[i] + sh->sq_round) >> sh->sq_shift);
+        /* libvmaf keeps 16 bits of the means (a cast that never cuts
+         * samples within their bit depth) and 32 of the squares. */
+        for (unsigned i = 0; i < nb; i++) {
+            const uint32_t xx = (uint32_t)((v.xx[i] + sh->sq_round) >> sh->sq_shift);
+            const uint32_t yy = (uint32_t)((v.yy[i] + sh->sq_round) >> sh->sq_shift);
+            const uint32_t xy = (uint32_t)((v.xy[i] + sh->sq_round) >> sh->sq_shift);
+            planes[VIF_PLANE_MU1][x0 + i] = vif_plane_value((v.mu1[i] + sh->mu_round) >> sh->mu_shift);
+            planes[VIF_PLANE_MU2][x0 + i] = vif_plane_value((v.mu2[i] + sh->mu_round) >> sh->mu_shift);
+            planes[VIF_PLANE_XX_HI][x0 + i] = vif_plane_value(xx >> 16);
+            planes[VIF_PLANE_XX_LO][x0 + i] = vif_plane_value(xx);
+            planes[VIF_PLANE_YY_HI][x0 + i] = vif_plane_value(yy >> 16);
+            planes[VIF_PLANE_YY_LO][x0 + i] = vif_plane_value(yy);
+            planes[VIF_PLANE_XY_HI][x0 + i] = vif_plane_value(xy >> 16);
+            planes[VIF_PLANE_XY_LO][x0 + i] = vif_plane_value(xy);
         }
     }
 }
@@ -142,38 +145,34 @@ BITFN(vif_vertical_lowpass_taps)(uint32_t *sum1, uint32_t *sum2, const pixel *r0
 }
 
 /*
- * Vertical pass of the low-pass filter that precedes decimation, at output
- * row y: (sum + 2^(shift - 1)) >> shift of each picture.
+ * Vertical pass of the low-pass filter that precedes decimation, at one
+ * row: (sum + 2^(shift - 1)) >> shift of each picture, into planes.
  */
-static void BITFN(vif_vertical_lowpass)(const VifSource *src, unsigned y, unsigned shift,
-                                        uint32_t *ref_out, uint32_t *dis_out, unsigned fw)
+void BITFN(vif_vertical_lowpass_c)(const void *const ref[], const void *const dis[],
+                                          unsigned fw, unsigned n, unsigned shift,
+                                          int16_t *ref_out, int16_t *dis_out)
 {
     const unsigned half = fw / 2;
-    const uint16_t *const c = vif_filter_for_width(fw);
+    const uint16_t *const c = vif_filter(fw);
     const uint32_t round = 1u << (shift - 1);
-    const pixel *r[VIF_MAX_TAPS], *d[VIF_MAX_TAPS];
-    for (unsigned k = 0; k < fw; k++) {
-        const int row = (int)y - (int)half + (int)k;
-        r[k] = vif_row(src->ref, src->ref_stride, row, src->h);
-        d[k] = vif_row(src->dis, src->dis_stride, row, src->h);
-    }
+    const pixel *const *r = (const pixel *const *)ref, *const *d = (const pixel *const *)dis;
 
     uint32_t sum1[VIF_BLOCK], sum2[VIF_BLOCK];
-    for (unsigned x0 = 0; x0 < src->w; x0 += VIF_BLOCK) {
-        const unsigned n = QUALE_MIN(VIF_BLOCK, src->w - x0);
+    for (unsigned x0 = 0; x0 < n; x0 += VIF_BLOCK) {
+        const unsigned nb = QUALE_MIN(VIF_BLOCK, n - x0);
         const pixel *rc = r[half] + x0, *dc = d[half] + x0;
         const uint32_t cc = c[half];
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < nb; i++) {
             sum1[i] = cc * rc[i];
             sum2[i] = cc * dc[i];
         }
         for (unsigned k = 0; k < half; k++)
             BITFN(vif_vertical_lowpass_taps)(sum1, sum2, r[k] + x0, r[fw - 1 - k] + x0,
-                                             d[k] + x0, d[fw - 1 - k] + x0, c[k], n);
+                                             d[k] + x0, d[fw - 1 - k] + x0, c[k], nb);
         /* At most 65535 for every input libvmaf feeds it; it keeps 16 bits. */
-        for (unsigned i = 0; i < n; i++) {
-            ref_out[x0 + i] = (uint16_t)((sum1[i] + round) >> shift);
-            dis_out[x0 + i] = (uint16_t)((sum2[i] + round) >> shift);
+        for (unsigned i = 0; i < nb; i++) {
+            ref_out[x0 + i] = vif_plane_value((sum1[i] + round) >> shift);
+            dis_out[x0 + i] = vif_plane_value((sum2[i] + round) >> shift);
         }
     }
 }

@@ -17,6 +17,8 @@ typedef struct CheckasmTest {
 
 static const CheckasmTest tests[] = {
     { "integer_adm", checkasm_check_integer_adm },
+    { "integer_vif", checkasm_check_integer_vif },
+    { "integer_motion", checkasm_check_integer_motion },
     { NULL, NULL },
 };
 
