@@ -422,7 +422,10 @@ static void run_case(const Case &c, unsigned index)
 
         for (unsigned f = 0; f < c.frames; f++) {
             VifSums ref_sums[VIF_SCALES], dev_sums[VIF_SCALES];
-            vif_frame_sums(s, scratch, &refs[f], &dists[f], ref_sums);
+            MetricFrame mf = {};
+            mf.ref = &refs[f];
+            mf.dist = &dists[f];
+            CHECK(vif_frame_sums(s, scratch, &mf, ref_sums) == 0);
             CHECK(twin_sums(plan, s, memory, &refs[f], &dists[f], f % 2 == 1, dev_sums));
             for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
                 const int64_t *a = &ref_sums[scale].num_log, *b = &dev_sums[scale].num_log;

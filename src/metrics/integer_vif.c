@@ -309,11 +309,37 @@ static void vif_mirror_plane(int16_t *p, unsigned w, unsigned half)
 
 /* ---- one scale ------------------------------------------------------------ */
 
-/* The sums of one scale. */
-static VifSums vif_scale_stats(const VifState *s, const VifScratch *t, const VifSource *src,
-                               bool wide, unsigned scale)
+/*
+ * A scale's rows are cut into bands that run as tasks (metric_run_tasks()),
+ * so one large frame spreads over idle workers.  A band needs only its
+ * thread's line buffers; its sums are integers, added in any order to the
+ * same total, and its decimated rows go straight to the frame's pictures
+ * (the scratch of the thread that runs extract()).  So neither the band
+ * size nor the thread count can change a digit.
+ */
+enum { VIF_BAND_ROWS = 32, VIF_MAX_BANDS = 64 };
+
+typedef struct VifBands {
+    const VifState *s;
+    VifSource src, dst; /* dst: the decimated pictures, in extract()'s scratch */
+    bool wide;
+    unsigned scale;
+    unsigned rows, band_rows, count;
+    VifSums sums[VIF_MAX_BANDS];
+} VifBands;
+
+/* Bands of at least VIF_BAND_ROWS rows, at most VIF_MAX_BANDS of them. */
+static void vif_bands_plan(VifBands *b, unsigned rows)
 {
-    const unsigned fw = VIF_FILTER_WIDTH(scale);
+    unsigned band_rows = (rows + VIF_MAX_BANDS - 1) / VIF_MAX_BANDS;
+    if (band_rows < VIF_BAND_ROWS) band_rows = VIF_BAND_ROWS;
+    b->rows = rows;
+    b->band_rows = band_rows;
+    b->count = (rows + band_rows - 1) / band_rows;
+}
+
+static VifShift vif_shift(const VifState *s, unsigned scale)
+{
     VifShift sh = { 32768, 16, 32768, 16 };
     if (scale == 0) {
         /* The samples' own precision: means to 16 bits, squares to 32. */
@@ -323,45 +349,92 @@ static VifSums vif_scale_stats(const VifState *s, const VifScratch *t, const Vif
         sh.sq_shift = 2 * (bd - 8);
         sh.sq_round = bd == 8 ? 0 : UINT64_C(1) << (sh.sq_shift - 1);
     }
+    return sh;
+}
 
-    VifSums sums = { 0 };
+/* The statistics of rows [y0, y1) of a scale, added to *sums. */
+static void vif_stats_rows(const VifState *s, const VifScratch *t, const VifSource *src,
+                           bool wide, unsigned scale, unsigned y0, unsigned y1, VifSums *sums)
+{
+    const unsigned fw = VIF_FILTER_WIDTH(scale);
+    const VifShift sh = vif_shift(s, scale);
     const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
-    for (unsigned y = 0; y < src->h; y++) {
+    for (unsigned y = y0; y < y1; y++) {
         vif_rows(src, y, fw, ref, dis);
         s->dsp.vertical_stats[wide](ref, dis, fw, src->w, &sh, t->planes);
         for (unsigned p = 0; p < VIF_PLANES; p++) vif_mirror_plane(t->planes[p], src->w, fw / 2);
         s->dsp.horizontal_stats((const int16_t *const *)t->planes, src->w, fw, s->log2_table,
-                                s->enhn_gain_limit, &sums);
+                                s->enhn_gain_limit, sums);
     }
-    return sums;
+}
+
+static void vif_stats_band(void *arg, unsigned band, void *scratch)
+{
+    VifBands *b = arg;
+    const unsigned y0 = band * b->band_rows;
+    const unsigned y1 = y0 + b->band_rows < b->rows ? y0 + b->band_rows : b->rows;
+    b->sums[band] = (VifSums){ 0 };
+    vif_stats_rows(b->s, scratch, &b->src, b->wide, b->scale, y0, y1, &b->sums[band]);
+}
+
+/* The sums of one scale, its bands run through metric_run_tasks(). */
+static int vif_scale_stats(const VifState *s, const VifScratch *t, const MetricFrame *frame,
+                           const VifSource *src, bool wide, unsigned scale, VifSums *sums)
+{
+    VifBands b = { .s = s, .src = *src, .wide = wide, .scale = scale };
+    vif_bands_plan(&b, src->h);
+    const int err = metric_run_tasks(frame, (void *)t, b.count, vif_stats_band, &b);
+    *sums = (VifSums){ 0 };
+    for (unsigned i = 0; i < b.count; i++) {
+        sums->num_log += b.sums[i].num_log;
+        sums->den_log += b.sums[i].den_log;
+        sums->num_non_log += b.sums[i].num_non_log;
+        sums->den_non_log += b.sums[i].den_non_log;
+    }
+    return err;
+}
+
+
+/* Rows [y0, y1) of the next scale: src low-passed with the filter of
+ * b->scale, every other row and column, into b->dst, through the line
+ * buffers of the running thread's scratch. */
+static void vif_decimate_band(void *arg, unsigned band, void *scratch)
+{
+    const VifBands *b = arg;
+    const VifScratch *t = scratch;
+    const VifState *s = b->s;
+    const unsigned fw = VIF_FILTER_WIDTH(b->scale);
+    /* From the picture, the samples' precision; after, 16 bits. */
+    const unsigned shift = b->scale == 1 ? s->bitdepth : 16;
+    const unsigned y0 = band * b->band_rows;
+    const unsigned y1 = y0 + b->band_rows < b->rows ? y0 + b->band_rows : b->rows;
+    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
+    for (unsigned y = y0; y < y1; y++) {
+        vif_rows(&b->src, 2 * y, fw, ref, dis);
+        s->dsp.vertical_lowpass[b->wide](ref, dis, fw, b->src.w, shift, t->low_ref, t->low_dis);
+        vif_mirror_plane(t->low_ref, b->src.w, fw / 2);
+        vif_mirror_plane(t->low_dis, b->src.w, fw / 2);
+        uint16_t *ref_out = (uint16_t *)((uint8_t *)b->dst.ref + y * b->dst.ref_stride);
+        uint16_t *dis_out = (uint16_t *)((uint8_t *)b->dst.dis + y * b->dst.dis_stride);
+        s->dsp.horizontal_lowpass(t->low_ref, t->low_dis, b->dst.w, fw, ref_out, dis_out);
+    }
 }
 
 /* Low-pass filters src with the filter of `scale` (1..3) and keeps every
- * other row and column into slot `slot` of the scratch; returns the new
- * scale's pictures. */
-static VifSource vif_decimate(const VifState *s, const VifScratch *t, const VifSource *src,
-                              bool wide, unsigned scale, unsigned slot)
+ * other row and column into slot `slot` of t (the extract()'s scratch);
+ * *dst receives the new scale's pictures. */
+static int vif_decimate(const VifState *s, const VifScratch *t, const MetricFrame *frame,
+                        const VifSource *src, bool wide, unsigned scale, unsigned slot,
+                        VifSource *dst)
 {
-    const unsigned fw = VIF_FILTER_WIDTH(scale);
-    /* From the picture, the samples' precision; after, 16 bits. */
-    const unsigned shift = scale == 1 ? s->bitdepth : 16;
-    const VifSource dst = {
+    *dst = (VifSource){
         .ref = t->scaled_ref[slot], .dis = t->scaled_dis[slot],
         .ref_stride = t->scaled_stride[slot], .dis_stride = t->scaled_stride[slot],
         .w = src->w / 2, .h = src->h / 2,
     };
-
-    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
-    for (unsigned y = 0; y < dst.h; y++) {
-        vif_rows(src, 2 * y, fw, ref, dis);
-        s->dsp.vertical_lowpass[wide](ref, dis, fw, src->w, shift, t->low_ref, t->low_dis);
-        vif_mirror_plane(t->low_ref, src->w, fw / 2);
-        vif_mirror_plane(t->low_dis, src->w, fw / 2);
-        uint16_t *ref_out = (uint16_t *)((uint8_t *)t->scaled_ref[slot] + y * dst.ref_stride);
-        uint16_t *dis_out = (uint16_t *)((uint8_t *)t->scaled_dis[slot] + y * dst.dis_stride);
-        s->dsp.horizontal_lowpass(t->low_ref, t->low_dis, dst.w, fw, ref_out, dis_out);
-    }
-    return dst;
+    VifBands b = { .s = s, .src = *src, .dst = *dst, .wide = wide, .scale = scale };
+    vif_bands_plan(&b, dst->h);
+    return metric_run_tasks(frame, (void *)t, b.count, vif_decimate_band, &b);
 }
 
 /* ---- the descriptor ------------------------------------------------------- */
@@ -454,10 +527,11 @@ static void vif_scratch_free(void *scratch)
     free(t);
 }
 
-void vif_frame_sums(const VifState *s, void *scratch, const QualePicture *ref,
-                    const QualePicture *dist, VifSums sums[VIF_SCALES])
+int vif_frame_sums(const VifState *s, void *scratch, const MetricFrame *frame,
+                   VifSums sums[VIF_SCALES])
 {
     const VifScratch *t = scratch;
+    const QualePicture *ref = frame->ref, *dist = frame->dist;
     VifSource src = {
         .ref = ref->data[0], .dis = dist->data[0],
         .ref_stride = ref->stride[0], .dis_stride = dist->stride[0],
@@ -465,15 +539,20 @@ void vif_frame_sums(const VifState *s, void *scratch, const QualePicture *ref,
     };
     bool wide = s->bitdepth > 8;
 
+    int err = 0;
     for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
         sums[scale] = (VifSums){ 0 };
-        if (scale > 0) {
+        if (scale > 0 && !err) {
             /* Scales 1 and 3 in slot 0, scale 2 in slot 1. */
-            src = vif_decimate(s, t, &src, wide, scale, (scale - 1) & 1);
+            VifSource next;
+            err = vif_decimate(s, t, frame, &src, wide, scale, (scale - 1) & 1, &next);
+            src = next;
             wide = true;
         }
-        if (scale > 0 || !s->skip_scale0) sums[scale] = vif_scale_stats(s, t, &src, wide, scale);
+        if (!err && (scale > 0 || !s->skip_scale0))
+            err = vif_scale_stats(s, t, frame, &src, wide, scale, &sums[scale]);
     }
+    return err;
 }
 
 static int vif_extract(const void *state, void *scratch, const MetricFrame *frame,
@@ -481,7 +560,8 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
 {
     const VifState *s = state;
     VifSums sums[VIF_SCALES];
-    vif_frame_sums(s, scratch, frame->ref, frame->dist, sums);
+    const int err = vif_frame_sums(s, scratch, frame, sums);
+    if (err) return err;
     return vif_write(s, sink, frame->index, sums);
 }
 

@@ -302,9 +302,10 @@ void vif_log2_table_fill(uint16_t *table);
 
 /* The sums of the four scales of a frame, as the C reference computes them
  * (scratch from metric_integer_vif.scratch_alloc; those of scale 0 zero
- * with vif_skip_scale0). */
-void vif_frame_sums(const VifState *s, void *scratch, const QualePicture *ref,
-                    const QualePicture *dist, VifSums sums[VIF_SCALES]);
+ * with vif_skip_scale0); a scale's rows run in bands through
+ * metric_run_tasks() (on this thread alone outside a context). */
+int vif_frame_sums(const VifState *s, void *scratch, const MetricFrame *frame,
+                   VifSums sums[VIF_SCALES]);
 
 /* The feature values of a frame from the sums of the four scales (those of
  * scale 0 unused with vif_skip_scale0), in key order: returns how many
