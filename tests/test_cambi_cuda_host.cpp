@@ -37,7 +37,8 @@
  *   - the scores through the twin's collect() work (cambi_cuda_scores(),
  *     reading c-values back where pooling needs them) and cambi_write(),
  *     bit for bit against the CPU backend's keys through the public API.
- * Prints "N passed, M failed"; --quick leaves out the largest pictures.
+ * Prints "N passed, M failed"; --quick leaves out the largest pictures,
+ * --case N runs fixed case N alone.
  */
 #include <cerrno>
 #include <cmath>
@@ -54,6 +55,7 @@ extern "C" {
 #include "option.h"
 #include "quale/quale.h"
 }
+#include "cuda/cambi_cuda.h"
 #include "metrics/cambi.h"
 #include "metrics/cambi_tables.h"
 
@@ -62,30 +64,6 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0xbb67ae8584caa73bull
 #include "cuda_host_test.h"
-
-/* ---- the twin's host code (src/cuda/cambi_cuda.c) ----------------------- */
-
-struct CambiPlan;
-
-extern "C" {
-unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip);
-CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
-                               unsigned strip, unsigned resident_blocks);
-void cambi_cuda_plan_free(CambiPlan *p);
-size_t cambi_cuda_slot_bytes(const CambiPlan *p);
-size_t cambi_cuda_table_bytes(const CambiPlan *p);
-void cambi_cuda_table_fill(const CambiPlan *p, void *table);
-size_t cambi_cuda_stats_offset(const CambiPlan *p);
-size_t cambi_cuda_stats_bytes(const CambiPlan *p);
-unsigned cambi_cuda_step_count(const CambiPlan *p);
-const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint64_t table,
-                            uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[4],
-                            void *args);
-typedef int (*CambiFetch)(void *cookie, size_t offset, void *dst, size_t bytes, char *error,
-                          size_t error_size);
-int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, void *cookie,
-                      double score[2], char *error, size_t error_size);
-}
 
 /* What the coverage checks at the end count. */
 static unsigned pooled_from_stats, pooled_from_values, inexact_sums, masked_c_values,
@@ -223,6 +201,22 @@ static void observe_scale(void *cookie, unsigned scale, const uint16_t *image, c
 
 /* ---- the twin on the CPU ------------------------------------------------------ */
 
+/* Fills memory the kernels find as they start (slot, shared) with random
+ * bytes, from a stream of its own (xorshift64), so that how much memory a
+ * plan takes does not move the pictures and cases drawn after it. */
+static void random_fill(std::vector<uint8_t> &memory)
+{
+    static uint64_t state = 0x510e527fade682d1ull;
+    size_t i = 0;
+    for (; i + 8 <= memory.size(); i += 8) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        memcpy(&memory[i], &state, 8);
+    }
+    for (; i < memory.size(); i++) memory[i] = (uint8_t)(state >> (8 * (i % 8)));
+}
+
 typedef void (*PrepThread)(const CambiPrepArgs &, unsigned, unsigned, unsigned, unsigned,
                            unsigned);
 
@@ -298,7 +292,7 @@ static bool emulate_c_values(const CambiCArgs &a, const unsigned launch[4], bool
     }
     for (unsigned ib = 0; ib < blocks; ib++) {
         const unsigned block = backwards ? blocks - 1 - ib : ib;
-        for (uint8_t &byte : shared) byte = (uint8_t)rng();
+        random_fill(shared);
         const std::vector<uint8_t> guard(shared.end() - span_guard, shared.end());
         uint16_t *bins = (uint16_t *)shared.data();
         CambiStepRows *rows = (CambiStepRows *)(shared.data() + a.bins_bytes);
@@ -444,7 +438,7 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
     e.plan = plan;
     const size_t bytes = cambi_cuda_slot_bytes(plan);
     e.slot.resize(bytes + GUARD);
-    for (uint8_t &b : e.slot) b = (uint8_t)rng();
+    random_fill(e.slot);
     const std::vector<uint8_t> guard(e.slot.end() - GUARD, e.slot.end());
     e.table.resize(cambi_cuda_table_bytes(plan));
     cambi_cuda_table_fill(plan, e.table.data());
@@ -572,64 +566,6 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
     return ok;
 }
 
-/* ---- the CPU backend through the public API ---------------------------------- */
-
-static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
-                   std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 2;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_messages;
-    s.log_level = QUALE_LOG_ERROR;
-    messages.clear();
-    int err = quale_open(ctx, &s);
-    if (!err) err = quale_use_metric(*ctx, spec);
-    for (size_t i = 0; !err && i < refs.size(); i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
-}
-
-struct OptionTarget {
-    CambiState *state;
-};
-
-static int apply_option(void *cookie, const char *key, const char *value)
-{
-    const MetricOption *o = option_find(metric_cambi.options, key);
-    char error[256];
-    if (!o) return -EINVAL;
-    const int err = option_set(o, static_cast<OptionTarget *>(cookie)->state, value, error,
-                               sizeof(error));
-    if (err) fprintf(stderr, "  option %s=%s: %s\n", key, value, error);
-    return err;
-}
-
-/* A CambiState as the context makes it: defaults, the options, init (its
- * keys declared in declare_ctx). */
-static CambiState *make_state(const char *spec, const QualeVideoFormat *format,
-                              QualeContext *declare_ctx)
-{
-    CambiState *s = static_cast<CambiState *>(calloc(1, metric_cambi.state_size));
-    if (!s) return NULL;
-    options_set_defaults(metric_cambi.options, s);
-    OptionTarget target = { s };
-    size_t name_len = 0;
-    char error[256];
-    if (option_spec_split(spec, &name_len, apply_option, &target, error, sizeof(error)) ||
-        metric_cambi.init(s, format, context_sink(declare_ctx))) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
 /* ---- cases ------------------------------------------------------------------- */
 
 /* Option sets; "@enc" and "@src" become an encoding or source size of
@@ -741,7 +677,8 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
         quale_settings_default(&ds);
         ds.threads = 1;
         CHECK(quale_open(&declare_ctx, &ds) == 0);
-        CambiState *s = make_state(spec.c_str(), &format, declare_ctx);
+        CambiState *s =
+            static_cast<CambiState *>(make_state(&metric_cambi, spec.c_str(), &format, declare_ctx));
         /* A state the CPU refuses is never given to the twin. */
         CHECK((run_err == 0) == (s != NULL));
         if (run_err || !s) {

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cambi_cuda.h"
 #include "common.h"
 #include "cuda_twin.h"
 #include "metrics/cambi.h"
@@ -132,7 +133,7 @@ typedef struct CambiPicturePlan {
     size_t src_x, src_y;           /* table offsets */
 } CambiPicturePlan;
 
-typedef struct CambiPlan {
+struct CambiPlan {
     const CambiState *s;
     unsigned bitdepth, in_w, in_h;
     unsigned pictures;             /* 1, or 2 with full_ref */
@@ -145,26 +146,7 @@ typedef struct CambiPlan {
     size_t stats, stats_bytes;     /* both pictures' statistics, together */
     size_t slot_bytes;
     size_t table_bytes;
-} CambiPlan;
-
-/* Not static: the host test calls them (it declares them itself). */
-unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip);
-CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
-                               unsigned strip, unsigned resident_blocks);
-void cambi_cuda_plan_free(CambiPlan *p);
-size_t cambi_cuda_slot_bytes(const CambiPlan *p);
-size_t cambi_cuda_table_bytes(const CambiPlan *p);
-void cambi_cuda_table_fill(const CambiPlan *p, void *table);
-size_t cambi_cuda_stats_offset(const CambiPlan *p);
-size_t cambi_cuda_stats_bytes(const CambiPlan *p);
-unsigned cambi_cuda_step_count(const CambiPlan *p);
-const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint64_t table,
-                            uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[4],
-                            void *args);
-typedef int (*CambiFetch)(void *cookie, size_t offset, void *dst, size_t bytes, char *error,
-                          size_t error_size);
-int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, void *cookie,
-                      double score[2], char *error, size_t error_size);
+};
 
 static size_t align_up(size_t n, size_t a)
 {
@@ -225,11 +207,8 @@ static unsigned chunk_rows_for(const CambiPicturePlan *pp, unsigned window, unsi
     return best;
 }
 
-/*
- * The plan of a run: strip is the c-value block's width (64 or 32),
- * resident the c-value blocks the device runs at once (0: unknown, one
- * chunk a strip).  The steps and offsets follow from the state and format.
- */
+/* The steps and offsets follow from the state and format; without
+ * resident blocks, a strip's rows are one chunk. */
 CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
                                unsigned strip, unsigned resident_blocks)
 {
