@@ -518,14 +518,14 @@ CAMBI_FN void cambi_step_apply(const CambiCArgs &a, const CambiBlock &b, int i, 
     cambi_nonzero_add(nz, c);
 }
 
-/* Clears the counters: 32-bit words t, t + S, ... (of other threads'
- * columns too: a barrier follows before any is used). */
+/* Clears thread t's counters (16-bit stores, as every other access to
+ * them: no two types alias the counters). */
 template <int S>
 CAMBI_FN void cambi_clear_bins(const CambiCArgs &a, uint16_t *bins, unsigned t)
 {
-    uint32_t *words = (uint32_t *)bins;
-    const unsigned count = (unsigned)a.contrast.band_size * S / 2;
-    for (unsigned k = t; k < count; k += S) words[k] = 0;
+    uint16_t *col = bins + cambi_lane_column<S>(t);
+    const unsigned rows = (unsigned)a.contrast.band_size;
+    for (unsigned r = 0; r < rows; r++) col[(size_t)r * S] = 0;
 }
 
 /* Shared memory of a c-value block: the counters (bins_bytes, a multiple
