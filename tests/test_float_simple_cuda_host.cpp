@@ -180,29 +180,6 @@ static void fill_distorted(QualePicture *d, const QualePicture *r, Pattern patte
 
 /* ---- the CPU backend through the public API --------------------------------- */
 
-static int cpu_run(QualeContext **ctx, const std::vector<const char *> &specs,
-                   std::vector<QualePicture> &refs, std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 1;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_messages;
-    s.log_level = QUALE_LOG_ERROR;
-    messages.clear();
-    int err = quale_open(ctx, &s);
-    for (const char *spec : specs)
-        if (!err) err = quale_use_metric(*ctx, spec);
-    for (size_t i = 0; !err && i < refs.size(); i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
-}
-
 /* A context whose sink the twins' states declare their keys in and their
  * collect() steps write to; it logs into `messages`. */
 static QualeContext *twin_context()
@@ -485,7 +462,7 @@ static void run_case(const Case &c, unsigned index)
     std::vector<const char *> specs = { "float_psnr", "float_moment" };
     if (ansnr) specs.push_back("float_ansnr");
     QualeContext *cpu = NULL;
-    CHECK(cpu_run(&cpu, specs, refs, dists) == 0);
+    CHECK(cpu_run(&cpu, specs, refs, dists, 1) == 0);
 
     QualeContext *tctx = twin_context();
     CHECK(tctx != NULL);

@@ -242,43 +242,6 @@ static double tolerance(const std::string &key)
     return 0.0;
 }
 
-/* ---- states as the context makes them ------------------------------------------ */
-
-struct OptionTarget {
-    const Metric *metric;
-    void *state;
-};
-
-static int apply_option(void *cookie, const char *key, const char *value)
-{
-    OptionTarget *t = static_cast<OptionTarget *>(cookie);
-    const MetricOption *o = option_find(t->metric->options, key);
-    char error[256];
-    if (!o) return -EINVAL;
-    const int err = option_set(o, t->state, value, error, sizeof(error));
-    if (err) fprintf(stderr, "  option %s=%s: %s\n", key, value, error);
-    return err;
-}
-
-/* The state with defaults and the options of spec; init too when init is
- * set (keys declared in declare_ctx). */
-static void *make_state(const Metric *metric, const char *spec, const QualeVideoFormat *format,
-                        QualeContext *declare_ctx, bool init)
-{
-    void *s = calloc(1, metric->state_size);
-    if (!s) return NULL;
-    options_set_defaults(metric->options, s);
-    OptionTarget target = { metric, s };
-    size_t name_len = 0;
-    char error[256];
-    if (option_spec_split(spec, &name_len, apply_option, &target, error, sizeof(error)) ||
-        (init && metric->init(s, format, context_sink(declare_ctx)))) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
 /* ---- emulated launches -------------------------------------------------------- */
 
 typedef void (*FssimThread)(const FssimDecimateArgs &, unsigned, unsigned, unsigned, unsigned,
@@ -573,30 +536,6 @@ static void compare_key(const std::string &key, double twin, double cpu, const c
         snprintf(where, sizeof(where), "%s, frame %u", label, frame);
         st.where = where;
     }
-}
-
-/* ---- the CPU backend through the public API --------------------------------- */
-
-static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
-                   std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 2;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_messages;
-    s.log_level = QUALE_LOG_ERROR;
-    messages.clear();
-    int err = quale_open(ctx, &s);
-    if (!err) err = quale_use_metric(*ctx, spec);
-    for (size_t i = 0; !err && i < refs.size(); i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
 }
 
 /* ---- cases ---------------------------------------------------------------- */

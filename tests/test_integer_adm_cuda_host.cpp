@@ -187,39 +187,6 @@ static const Case fixed_cases[] = {
 
 /* ---- the twin on the CPU ------------------------------------------------------ */
 
-struct OptionTarget {
-    AdmState *state;
-};
-
-static int apply_option(void *cookie, const char *key, const char *value)
-{
-    const MetricOption *o = option_find(metric_integer_adm.options, key);
-    char error[256];
-    if (!o) return -EINVAL;
-    const int err = option_set(o, static_cast<OptionTarget *>(cookie)->state, value, error,
-                               sizeof(error));
-    if (err) fprintf(stderr, "  option %s=%s: %s\n", key, value, error);
-    return err;
-}
-
-/* An AdmState as the context makes it: defaults, the options, init. */
-static AdmState *make_state(const std::string &spec, const QualeVideoFormat *format,
-                            QualeContext *declare_ctx)
-{
-    AdmState *s = static_cast<AdmState *>(calloc(1, metric_integer_adm.state_size));
-    if (!s) return NULL;
-    options_set_defaults(metric_integer_adm.options, s);
-    OptionTarget target = { s };
-    size_t name_len = 0;
-    char error[256];
-    if (option_spec_split(spec.c_str(), &name_len, apply_option, &target, error, sizeof(error)) ||
-        metric_integer_adm.init(s, format, context_sink(declare_ctx))) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
 template <typename F>
 static void each_thread(const AdmStep &st, bool backwards, F f)
 {
@@ -314,36 +281,7 @@ static bool twin_sums(const AdmPlan *plan, uint8_t *slot, const QualePicture *re
     return ok;
 }
 
-/* ---- the CPU through the public API ----------------------------------------------- */
-
-static char last_error[512];
-
-static void keep_errors(void *, QualeLogLevel level, const char *message)
-{
-    if (level == QUALE_LOG_ERROR && !last_error[0])
-        snprintf(last_error, sizeof(last_error), "%s", message);
-}
-
-static int cpu_run(QualeContext **ctx, const std::string &spec, std::vector<QualePicture> &refs,
-                   std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 2;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_errors;
-    last_error[0] = '\0';
-    int err = quale_open(ctx, &s);
-    if (!err) err = quale_use_metric(*ctx, spec.c_str());
-    for (size_t i = 0; i < refs.size() && !err; i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
-}
+/* ---- comparing ------------------------------------------------------------------- */
 
 static bool same_value(double a, double b)
 {
@@ -367,15 +305,19 @@ static void run_case(const Case &c, unsigned index)
     }
 
     QualeContext *cpu = NULL, *aux = NULL;
-    const int err = cpu_run(&cpu, spec, refs, dists);
-    if (err) fprintf(stderr, "  case %u (%s): CPU error %d %s\n", index, spec.c_str(), err, last_error);
+    const int err = cpu_run(&cpu, spec.c_str(), refs, dists);
+    if (err)
+        fprintf(stderr, "  case %u (%s): CPU error %d %s\n", index, spec.c_str(), err,
+                messages.empty() ? "" : messages[0].c_str());
     CHECK(err == 0);
 
     QualeSettings settings;
     quale_settings_default(&settings);
     settings.threads = 1;
     CHECK(quale_open(&aux, &settings) == 0);
-    AdmState *s = aux ? make_state(spec, &format, aux) : NULL;
+    AdmState *s =
+        aux ? static_cast<AdmState *>(make_state(&metric_integer_adm, spec.c_str(), &format, aux))
+            : NULL;
     CHECK(s != NULL);
     AdmPlan *plan = s ? adm_cuda_plan_new(s) : NULL;
     CHECK(plan != NULL);
@@ -451,7 +393,7 @@ static void test_reciprocal()
     settings.threads = 1;
     CHECK(quale_open(&aux, &settings) == 0);
     const QualeVideoFormat format = { QUALE_CHROMA_420, 8, 64, 64 };
-    AdmState *s = make_state("adm", &format, aux);
+    AdmState *s = static_cast<AdmState *>(make_state(&metric_integer_adm, "adm", &format, aux));
     CHECK(s != NULL);
     if (s) {
         bool same = true;
@@ -477,10 +419,11 @@ static void test_too_small()
         char message[256];
         /* the twin's init refuses with the same check and message */
         CHECK(adm_check_size(size[0], size[1], message, sizeof(message)) == -EINVAL);
-        if (strcmp(last_error, message))
+        const char *said = messages.empty() ? "" : messages[0].c_str();
+        if (strcmp(said, message))
             fprintf(stderr, "  %ux%u: CPU said \"%s\", the twin would say \"%s\"\n", size[0], size[1],
-                    last_error, message);
-        CHECK_STR(last_error, message);
+                    said, message);
+        CHECK_STR(said, message);
         quale_close(&cpu);
         quale_picture_unref(&refs[0]);
         quale_picture_unref(&dists[0]);

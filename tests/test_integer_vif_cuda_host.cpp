@@ -195,39 +195,6 @@ static const Case fixed_cases[] = {
 
 /* ---- the twin on the CPU ------------------------------------------------------ */
 
-struct OptionTarget {
-    VifState *state;
-};
-
-static int apply_option(void *cookie, const char *key, const char *value)
-{
-    const MetricOption *o = option_find(metric_integer_vif.options, key);
-    char error[256];
-    if (!o) return -EINVAL;
-    const int err = option_set(o, static_cast<OptionTarget *>(cookie)->state, value, error,
-                               sizeof(error));
-    if (err) fprintf(stderr, "  option %s=%s: %s\n", key, value, error);
-    return err;
-}
-
-/* A VifState as the context makes it: defaults, the options, init. */
-static VifState *make_state(const char *spec, const QualeVideoFormat *format,
-                            QualeContext *declare_ctx)
-{
-    VifState *s = static_cast<VifState *>(calloc(1, metric_integer_vif.state_size));
-    if (!s) return NULL;
-    options_set_defaults(metric_integer_vif.options, s);
-    OptionTarget target = { s };
-    size_t name_len = 0;
-    char error[256];
-    if (option_spec_split(spec, &name_len, apply_option, &target, error, sizeof(error)) ||
-        metric_integer_vif.init(s, format, context_sink(declare_ctx))) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
 typedef void (*ElementThread)(const VifArgs &, unsigned, unsigned, unsigned, unsigned, unsigned);
 typedef void (*SumsThread)(const VifArgs &, unsigned, unsigned, unsigned, unsigned, unsigned,
                            VifSums *);
@@ -344,30 +311,6 @@ static bool twin_sums(const VifPlan *plan, const VifState *s, std::vector<uint8_
     return ok;
 }
 
-/* ---- the CPU backend through the public API --------------------------------- */
-
-static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
-                   std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 2;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_messages;
-    s.log_level = QUALE_LOG_ERROR;
-    messages.clear();
-    int err = quale_open(ctx, &s);
-    if (!err) err = quale_use_metric(*ctx, spec);
-    for (size_t i = 0; !err && i < refs.size(); i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
-}
-
 static bool same_value(double a, double b)
 {
     return memcmp(&a, &b, sizeof(a)) == 0;
@@ -402,7 +345,8 @@ static void run_case(const Case &c, unsigned index)
         quale_settings_default(&ds);
         ds.threads = 1;
         CHECK(quale_open(&declare_ctx, &ds) == 0);
-        VifState *s = make_state(spec, &format, declare_ctx);
+        VifState *s =
+            static_cast<VifState *>(make_state(&metric_integer_vif, spec, &format, declare_ctx));
         CHECK(s != NULL);
         void *scratch = NULL;
         CHECK(s && metric_integer_vif.scratch_alloc(s, &scratch) == 0);

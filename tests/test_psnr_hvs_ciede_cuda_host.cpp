@@ -280,28 +280,6 @@ static void fill_distorted(QualePicture *d, const QualePicture *r, Pattern patte
 
 /* ---- the CPU backend through the public API --------------------------------- */
 
-static int cpu_run(QualeContext **ctx, const char *spec, std::vector<QualePicture> &refs,
-                   std::vector<QualePicture> &dists)
-{
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.threads = 2;
-    s.backend = QUALE_BACKEND_CPU;
-    s.log = keep_messages;
-    s.log_level = QUALE_LOG_ERROR;
-    messages.clear();
-    int err = quale_open(ctx, &s);
-    if (!err) err = quale_use_metric(*ctx, spec);
-    for (size_t i = 0; !err && i < refs.size(); i++) {
-        QualePicture r, d;
-        quale_picture_ref(&r, &refs[i]);
-        quale_picture_ref(&d, &dists[i]);
-        err = quale_send_pictures(*ctx, &r, &d);
-    }
-    const int flush_err = *ctx ? quale_flush(*ctx) : 0;
-    return err ? err : flush_err;
-}
-
 static double cpu_value(QualeContext *ctx, const char *key, unsigned frame)
 {
     double v = NAN;

@@ -28,6 +28,7 @@ static const struct {
     ENTRY(ModuleLoadData, "cuModuleLoadData"),
     ENTRY(ModuleUnload, "cuModuleUnload"),
     ENTRY(ModuleGetFunction, "cuModuleGetFunction"),
+    ENTRY(FuncSetAttribute, "cuFuncSetAttribute"),
     ENTRY(MemAlloc, "cuMemAlloc_v2"),
     ENTRY(MemFree, "cuMemFree_v2"),
     ENTRY(MemGetInfo, "cuMemGetInfo_v2"),

@@ -24,6 +24,7 @@ typedef struct CudaApi {
     CUresult (*ModuleLoadData)(CUmodule *module, const void *image);
     CUresult (*ModuleUnload)(CUmodule module);
     CUresult (*ModuleGetFunction)(CUfunction *function, CUmodule module, const char *name);
+    CUresult (*FuncSetAttribute)(CUfunction function, CUfunction_attribute attribute, int value);
     CUresult (*MemAlloc)(CUdeviceptr *pointer, size_t bytes);
     CUresult (*MemFree)(CUdeviceptr pointer);
     CUresult (*MemGetInfo)(size_t *free_bytes, size_t *total_bytes);

@@ -9,6 +9,7 @@ extern const CudaTwin cuda_twin_float_psnr, cuda_twin_float_moment, cuda_twin_fl
 extern const CudaTwin cuda_twin_float_ssim, cuda_twin_float_ms_ssim;
 extern const CudaTwin cuda_twin_psnr_hvs, cuda_twin_ciede;
 extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm, cuda_twin_float_motion;
+extern const CudaTwin cuda_twin_cambi;
 
 const CudaTwin *const cuda_twins[] = {
     &cuda_twin_psnr,
@@ -19,5 +20,6 @@ const CudaTwin *const cuda_twins[] = {
     &cuda_twin_float_ssim, &cuda_twin_float_ms_ssim,
     &cuda_twin_psnr_hvs, &cuda_twin_ciede,
     &cuda_twin_float_vif, &cuda_twin_float_adm, &cuda_twin_float_motion,
+    &cuda_twin_cambi,
     NULL,
 };

@@ -111,10 +111,9 @@
 
 #include "common.h"
 #include "metric.h"
+#include "cambi.h"
 #include "cambi_tables.h"
 
-#define CAMBI_SCALES 5
-#define CAMBI_MAX_DIFFS 32
 /* The square of the spatial mask, and the radius of it. */
 #define CAMBI_MASK_SIDE 7
 #define CAMBI_MASK_PAD (CAMBI_MASK_SIDE / 2)
@@ -131,71 +130,9 @@
 
 static const int cambi_scale_weight[CAMBI_SCALES] = { 16, 8, 4, 2, 1 };
 
-/* Suprathreshold contrast response, by contrast step - 1. */
-static const int cambi_contrast_weight[CAMBI_MAX_DIFFS] = {
-    1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
-    8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
-};
-
-enum CambiEotf {
-    CAMBI_EOTF_BT1886 = 0,
-    CAMBI_EOTF_PQ,
-};
-
-enum CambiKey {
-    CAMBI_KEY_SCORE,
-    CAMBI_KEY_SOURCE,
-    CAMBI_KEY_FULL_REFERENCE,
-    CAMBI_KEY_COUNT,
-};
-
 static const char *const cambi_keys[CAMBI_KEY_COUNT + 1] = {
     "cambi", "cambi_source", "cambi_full_reference", NULL,
 };
-
-/* How one input (distorted or, with full_ref, reference) is scored. */
-typedef struct CambiGeometry {
-    unsigned width, height;  /* the scored size: encoding (or source) size */
-    unsigned window;         /* odd side of the histogram square */
-    uint16_t mask_index;
-} CambiGeometry;
-
-typedef struct CambiState {
-    /* options, as parsed.  The key suffixes are read from these after
-     * init, so init keeps what it derives from them apart. */
-    double max_val;
-    int enc_width, enc_height, enc_bitdepth;
-    int src_width, src_height;
-    int window_size;
-    double topk, cambi_topk;
-    double tvi_threshold;
-    double vis_lum_threshold;
-    int max_log_contrast;
-    bool full_ref;
-    int high_res_speedup;
-    int eotf_option, cambi_eotf_option; /* indices into cambi_eotf_names */
-    char *heatmaps_path;        /* a directory, or NULL: no heatmaps */
-
-    /* set by init */
-    enum CambiEotf eotf;
-
-    /* set by init */
-    CambiGeometry dist, ref;
-    bool anti_dither;
-    bool speedup;
-    double pool_topk;
-    unsigned num_diffs;
-    int tvi[CAMBI_MAX_DIFFS];   /* in value + num_diffs units, as libvmaf */
-    int vlt_luma;
-    /* The band of 10-bit values that the histograms keep. */
-    int band_base, band_size;
-    unsigned alloc_w, alloc_h;
-    unsigned key[CAMBI_KEY_COUNT];
-
-    /* set by init, with heatmaps_path: one file per scale (-1: none) */
-    int heatmap_fd[CAMBI_SCALES];
-    double heatmap_scale;       /* c-value to 16-bit code */
-} CambiState;
 
 /* In enum CambiEotf order. */
 static const char *const cambi_eotf_names[] = { "bt1886", "pq", NULL };
@@ -387,11 +324,6 @@ static uint16_t cambi_mask_index(unsigned w, unsigned h)
     return (uint16_t)((side2 + 3 * ((int)cambi_ceil_log2(blocks) - 11) - 1) >> 1);
 }
 
-static unsigned cambi_halve(unsigned n)
-{
-    return (n + 1) >> 1;
-}
-
 static int cambi_geometry(const CambiState *s, CambiGeometry *g, unsigned w, unsigned h,
                           const char *what, FeatureSink *sink)
 {
@@ -494,9 +426,9 @@ static int cambi_open_heatmaps(CambiState *s, FeatureSink *sink)
 {
     /* libvmaf scales c-values by the largest one a window can give:
      * max weight * window^2 / 4, in integers. */
+    static const int weights[CAMBI_MAX_DIFFS] = { CAMBI_CONTRAST_WEIGHTS };
     int max_weight = 0;
-    for (unsigned d = 0; d < s->num_diffs; d++)
-        max_weight = QUALE_MAX(max_weight, cambi_contrast_weight[d]);
+    for (int d = 0; d < s->contrast.num_diffs; d++) max_weight = QUALE_MAX(max_weight, weights[d]);
     const int max_c = max_weight * (int)(s->dist.window * s->dist.window) / 4;
     /* max_c is 0 with a window of 1: libvmaf divides by it too. */
     s->heatmap_scale = max_c ? 65535.0 / max_c : INFINITY;
@@ -635,21 +567,22 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     /* topk wins when set, else cambi_topk. */
     s->pool_topk = s->topk != CAMBI_DEFAULT_TOPK ? s->topk : s->cambi_topk;
 
-    s->num_diffs = 1u << s->max_log_contrast;
+    CambiContrast *k = &s->contrast;
+    k->num_diffs = 1 << s->max_log_contrast;
     int band_top = 0;
-    for (unsigned d = 0; d < s->num_diffs; d++) {
-        const int tvi = cambi_tvi_for_diff((int)d + 1, s->tvi_threshold, s->eotf);
+    for (int d = 0; d < k->num_diffs; d++) {
+        const int tvi = cambi_tvi_for_diff(d + 1, s->tvi_threshold, s->eotf);
         if (tvi < 0) {
             feature_sink_log(sink, QUALE_LOG_ERROR,
-                             "cambi: no visibility threshold for a step of %u codes "
+                             "cambi: no visibility threshold for a step of %d codes "
                              "with tvi_threshold %g", d + 1, s->tvi_threshold);
             return -EINVAL;
         }
-        s->tvi[d] = tvi + (int)s->num_diffs;
-        band_top = QUALE_MAX(band_top, s->tvi[d]);
+        k->tvi[d] = tvi + k->num_diffs;
+        band_top = QUALE_MAX(band_top, k->tvi[d]);
     }
-    s->vlt_luma = cambi_vlt_luma(s->vis_lum_threshold, s->eotf);
-    if (s->vlt_luma < 0) {
+    k->vlt_luma = cambi_vlt_luma(s->vis_lum_threshold, s->eotf);
+    if (k->vlt_luma < 0) {
         feature_sink_log(sink, QUALE_LOG_ERROR,
                          "cambi: cambi_vis_lum_threshold %g is above the peak luminance",
                          s->vis_lum_threshold);
@@ -659,8 +592,8 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
      * for v with v + num_diffs <= tvi[d] and v + num_diffs + d + 1 >
      * vlt_luma: these bounds keep every count it can read (and no other),
      * as libvmaf's. */
-    s->band_base = QUALE_MAX(0, s->vlt_luma - 3 * (int)s->num_diffs + 1);
-    s->band_size = QUALE_MAX(0, band_top + 1 - s->band_base);
+    k->band_base = QUALE_MAX(0, k->vlt_luma - 3 * k->num_diffs + 1);
+    k->band_size = QUALE_MAX(0, band_top + 1 - k->band_base);
 
     s->alloc_w = s->dist.width;
     s->alloc_h = s->dist.height;
@@ -705,7 +638,7 @@ static int cambi_scratch_alloc(const void *state, void **scratch)
         plane * sizeof(uint16_t),
         plane,
         plane * sizeof(float),
-        (size_t)QUALE_MAX(s->band_size, 1) * w * sizeof(uint16_t),
+        (size_t)QUALE_MAX(s->contrast.band_size, 1) * w * sizeof(uint16_t),
         3 * w * sizeof(uint16_t),
         w * sizeof(uint32_t),
         CAMBI_FLAT_ROWS * w,
@@ -742,7 +675,7 @@ static void cambi_scratch_free(void *scratch)
 
 /* libvmaf's nearest-neighbour positions: a float walk from
  * ratio / 2 - 0.5 in steps of ratio = in / out, each rounded half up. */
-static void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
+void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
 {
     const float ratio = (float)in / (float)out;
     float x = (float)((double)(ratio / 2) - 0.5);
@@ -751,14 +684,6 @@ static void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
         pos[i] = QUALE_MIN(p, in - 1);
         x += ratio;
     }
-}
-
-static inline uint16_t cambi_to_10bit(unsigned v, unsigned bitdepth)
-{
-    if (bitdepth < 10) return (uint16_t)(v << (10 - bitdepth));
-    const unsigned shift = bitdepth - 10;
-    const unsigned round = shift ? 1u << (shift - 1) : 0;
-    return (uint16_t)((v + round) >> shift);
 }
 
 /* The luma plane, at 10 bits and the scored size, into image (rows of w). */
@@ -893,16 +818,6 @@ static void cambi_decimate8(uint8_t *p, unsigned w, unsigned h)
     }
 }
 
-/* The value two of three share, else the smallest; in selects, which
- * vectorise. */
-static inline uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
-{
-    const uint16_t ab = a < b ? a : b;
-    const uint16_t smallest = ab < c ? ab : c;
-    const uint16_t bc = b == c ? b : smallest;
-    return a == b || a == c ? a : bc;
-}
-
 static void cambi_mode_row(const uint16_t *in, uint16_t *out, unsigned w)
 {
     out[0] = in[0];
@@ -987,35 +902,9 @@ static void cambi_slide(const CambiRowUpdate *u, const uint16_t *image, const ui
     }
 }
 
-/* What pooling needs to know of the non-zero c-values of a scale. */
-typedef struct CambiNonZero {
-    double sum;          /* in the order of the picture */
-    unsigned count;
-    float smallest, largest;
-} CambiNonZero;
-
-/* The c-value of a masked sample of band row v, from the counters of its
- * column (col[r * w] counts band row r). */
-static inline float cambi_c_value(const CambiState *s, const uint16_t *col, size_t w, int v)
-{
-    const int nd = (int)s->num_diffs;
-    const int value = v + s->band_base + nd;
-    const int p0 = col[(size_t)v * w];
-    float c = 0.0f;
-    for (int d = 0; d < nd; d++) {
-        if (value > s->tvi[d] || value + d + 1 <= s->vlt_luma) continue;
-        const int p1 = col[(size_t)(v + d + 1) * w];
-        const int p2 = v - d - 1 >= 0 ? col[(size_t)(v - d - 1) * w] : 0;
-        const int p = p1 > p2 ? p1 : p2;
-        const float val = (float)(cambi_contrast_weight[d] * p0 * p) * cambi_reciprocal[p + p0];
-        if (val > c) c = val;
-    }
-    return c;
-}
-
 /* One row of c-values (0 where masked out); runs of 16 samples masked out
  * are skipped at once. */
-static void cambi_c_values_row(const CambiState *s, const uint16_t *histograms,
+static void cambi_c_values_row(const CambiContrast *k, const uint16_t *histograms,
                                const uint16_t *image, const uint8_t *mask, float *c_values,
                                unsigned w, CambiNonZero *nz)
 {
@@ -1025,16 +914,11 @@ static void cambi_c_values_row(const CambiState *s, const uint16_t *histograms,
         if (!cambi_any_masked(mask, j0, j1)) continue;
         for (unsigned j = j0; j < j1; j++) {
             if (!mask[j]) continue;
-            const int v = (int)image[j] - s->band_base;
-            if ((unsigned)v >= (unsigned)s->band_size) continue;
-            const float c = cambi_c_value(s, histograms + j, w, v);
+            const int v = (int)image[j] - k->band_base;
+            if ((unsigned)v >= (unsigned)k->band_size) continue;
+            const float c = cambi_c_value(k, cambi_reciprocal, histograms + j, w, v);
             c_values[j] = c;
-            if (c > 0.0f) {
-                nz->sum += c;
-                nz->count++;
-                if (c < nz->smallest) nz->smallest = c;
-                if (c > nz->largest) nz->largest = c;
-            }
+            cambi_nonzero_add(nz, c);
         }
     }
 }
@@ -1042,14 +926,15 @@ static void cambi_c_values_row(const CambiState *s, const uint16_t *histograms,
 static void cambi_c_values(const CambiState *s, CambiScratch *t, unsigned w, unsigned h,
                            unsigned window, CambiNonZero *nz)
 {
+    const CambiContrast *k = &s->contrast;
     const unsigned pad = window / 2;
     *nz = (CambiNonZero){ .sum = 0.0, .count = 0, .smallest = INFINITY, .largest = 0.0f };
-    if (s->band_size == 0) {
+    if (k->band_size == 0) {
         memset(t->c_values, 0, sizeof(float) * w * h);
         return;
     }
-    const CambiRowUpdate u = { t->histograms, w, pad, s->band_base, s->band_size };
-    memset(t->histograms, 0, sizeof(uint16_t) * w * (size_t)s->band_size);
+    const CambiRowUpdate u = { t->histograms, w, pad, k->band_base, k->band_size };
+    memset(t->histograms, 0, sizeof(uint16_t) * w * (size_t)k->band_size);
 
     /* The window of row i holds rows i - pad .. i + pad. */
     for (unsigned r = 0; r < pad && r < h; r++)
@@ -1059,7 +944,7 @@ static void cambi_c_values(const CambiState *s, CambiScratch *t, unsigned w, uns
         const size_t enter = i + pad < h ? (size_t)(i + pad) * w : SIZE_MAX;
         if (leave != SIZE_MAX || enter != SIZE_MAX)
             cambi_slide(&u, t->image, t->mask, leave, enter);
-        cambi_c_values_row(s, t->histograms, t->image + (size_t)i * w, t->mask + (size_t)i * w,
+        cambi_c_values_row(k, t->histograms, t->image + (size_t)i * w, t->mask + (size_t)i * w,
                            t->c_values + (size_t)i * w, w, nz);
     }
 }
@@ -1103,20 +988,29 @@ static bool cambi_sum_is_exact(const CambiNonZero *nz)
     return (double)nz->count * nz->largest < ldexp(1.0, e - 24 + 52);
 }
 
-static double cambi_pool(float *c_values, unsigned w, unsigned h, double topk,
-                         const CambiNonZero *nz)
+/* How many values libvmaf pools: topk * n converted to int, then clamped
+ * to 1 .. n. */
+static int cambi_pool_count(unsigned w, unsigned h, double topk)
 {
     const int n = (int)(w * h);
-    const double want = topk * n;
-    /* libvmaf converts to int, then clamps to 1 .. n. */
-    int k = (int)want;
-    k = QUALE_MIN(QUALE_MAX(k, 1), n);
+    const int k = (int)(topk * n);
+    return QUALE_MIN(QUALE_MAX(k, 1), n);
+}
 
-    /* libvmaf averages the k largest values in the order its quickselect
-     * leaves them.  When they are all the non-zero values and zeros, and
-     * their sum is exact whatever the order (the usual case: banding
-     * leaves most c-values at 0), that sum is the one already made. */
-    if (nz->count <= (unsigned)k && cambi_sum_is_exact(nz)) return nz->sum / k;
+/* libvmaf averages the k largest values in the order its quickselect
+ * leaves them.  When they are all the non-zero values and zeros, and their
+ * sum is exact whatever the order (the usual case: banding leaves most
+ * c-values at 0), that sum is the one already made, in any order. */
+bool cambi_pool_needs_values(unsigned w, unsigned h, double topk, const CambiNonZero *nz)
+{
+    const int k = cambi_pool_count(w, h, topk);
+    return !(nz->count <= (unsigned)k && cambi_sum_is_exact(nz));
+}
+
+double cambi_pool(float *c_values, unsigned w, unsigned h, double topk, const CambiNonZero *nz)
+{
+    const int n = (int)(w * h), k = cambi_pool_count(w, h, topk);
+    if (!cambi_pool_needs_values(w, h, topk, nz)) return nz->sum / k;
 
     cambi_quickselect(c_values, n, k);
     double sum = 0;
@@ -1126,15 +1020,26 @@ static double cambi_pool(float *c_values, unsigned w, unsigned h, double topk,
 
 /* ---- scoring ------------------------------------------------------------ */
 
-/* The score of one picture into *score.  heatmap_frame: the frame whose
- * c-values go to the heatmaps, or -1 for none. */
-static int cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
-                       CambiScratch *t, long heatmap_frame, FeatureSink *sink, double *score)
+double cambi_combine(const CambiGeometry *g, const double scale_score[CAMBI_SCALES])
 {
+    double score = 0.0;
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++)
+        score += scale_score[scale] * cambi_scale_weight[scale];
+    /* libvmaf's window area is a 16-bit count. */
+    const uint16_t area = (uint16_t)(g->window * g->window);
+    return score / area;
+}
+
+double cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
+                   void *scratch, const CambiObserver *observer)
+{
+    CambiScratch *t = scratch;
     unsigned w = g->width, h = g->height;
     cambi_load(pic, t->image, w, h, t->src_x);
     if (s->anti_dither) cambi_anti_dither(t->image, w, h);
     cambi_spatial_mask(t->image, t->mask, w, h, g->mask_index, t->flat, t->flat_count);
+    if (observer && observer->preprocessed)
+        observer->preprocessed(observer->cookie, t->image, t->mask, w, h);
 
     double scale_score[CAMBI_SCALES];
     for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
@@ -1147,22 +1052,44 @@ static int cambi_score(const CambiState *s, const CambiGeometry *g, const QualeP
         cambi_mode_filter(t->image, w, h, t->mode_rows);
         CambiNonZero nz;
         cambi_c_values(s, t, w, h, g->window, &nz);
-        /* Before pooling, which reorders the c-values. */
-        if (heatmap_frame >= 0) {
-            const int err = cambi_write_heatmap(s, scale, (unsigned)heatmap_frame, t->c_values,
-                                                w, h, t->heatmap, sink);
-            if (err) return err;
-        }
+        if (observer && observer->scale)
+            observer->scale(observer->cookie, scale, t->image, t->mask, t->c_values, w, h, &nz);
         scale_score[scale] = cambi_pool(t->c_values, w, h, s->pool_topk, &nz);
     }
+    return cambi_combine(g, scale_score);
+}
 
-    double sum = 0.0;
-    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++)
-        sum += scale_score[scale] * cambi_scale_weight[scale];
-    /* libvmaf's window area is a 16-bit count. */
-    const uint16_t area = (uint16_t)(g->window * g->window);
-    *score = sum / area;
-    return 0;
+int cambi_write(const CambiState *s, FeatureSink *sink, unsigned index, double dist, double src)
+{
+    int err = feature_sink_put(sink, s->key[CAMBI_KEY_SCORE], index, QUALE_MIN(dist, s->max_val));
+    if (err || !s->full_ref) return err;
+    err = feature_sink_put(sink, s->key[CAMBI_KEY_SOURCE], index, QUALE_MIN(src, s->max_val));
+    if (err) return err;
+    const double combined = QUALE_MAX(0.0, dist - src);
+    return feature_sink_put(sink, s->key[CAMBI_KEY_FULL_REFERENCE], index,
+                            QUALE_MIN(combined, s->max_val));
+}
+
+/* Heatmaps are written from each scale's c-values as cambi_score() sees
+ * them, before pooling reorders them. */
+typedef struct CambiHeatmapWriter {
+    const CambiState *s;
+    unsigned frame;
+    uint8_t *bytes;
+    FeatureSink *sink;
+    int err;
+} CambiHeatmapWriter;
+
+static void cambi_heatmap_scale(void *cookie, unsigned scale, const uint16_t *image,
+                                const uint8_t *mask, const float *c_values, unsigned w, unsigned h,
+                                const CambiNonZero *nz)
+{
+    (void)image;
+    (void)mask;
+    (void)nz;
+    CambiHeatmapWriter *hw = cookie;
+    if (!hw->err)
+        hw->err = cambi_write_heatmap(hw->s, scale, hw->frame, c_values, w, h, hw->bytes, hw->sink);
 }
 
 static int cambi_extract(const void *state, void *scratch, const MetricFrame *frame,
@@ -1170,24 +1097,14 @@ static int cambi_extract(const void *state, void *scratch, const MetricFrame *fr
 {
     const CambiState *s = state;
     CambiScratch *t = scratch;
-
     /* Heatmaps are of the distorted picture only, as libvmaf's. */
-    const long heatmap_frame = s->heatmaps_path ? (long)frame->index : -1;
-    double dist, src;
-    int err = cambi_score(s, &s->dist, frame->dist, t, heatmap_frame, sink, &dist);
-    if (!err)
-        err = feature_sink_put(sink, s->key[CAMBI_KEY_SCORE], frame->index,
-                               QUALE_MIN(dist, s->max_val));
-    if (err || !s->full_ref) return err;
-
-    err = cambi_score(s, &s->ref, frame->ref, t, -1, sink, &src);
-    if (!err)
-        err = feature_sink_put(sink, s->key[CAMBI_KEY_SOURCE], frame->index,
-                               QUALE_MIN(src, s->max_val));
-    if (err) return err;
-    const double combined = QUALE_MAX(0.0, dist - src);
-    return feature_sink_put(sink, s->key[CAMBI_KEY_FULL_REFERENCE], frame->index,
-                            QUALE_MIN(combined, s->max_val));
+    CambiHeatmapWriter writer = { s, frame->index, t->heatmap, sink, 0 };
+    const CambiObserver heatmaps = { &writer, NULL, cambi_heatmap_scale };
+    const double dist =
+        cambi_score(s, &s->dist, frame->dist, scratch, s->heatmaps_path ? &heatmaps : NULL);
+    if (writer.err) return writer.err;
+    const double src = s->full_ref ? cambi_score(s, &s->ref, frame->ref, scratch, NULL) : 0.0;
+    return cambi_write(s, sink, frame->index, dist, src);
 }
 
 /* The heatmaps are complete: close them, reporting what close() finds

@@ -1,0 +1,708 @@
+/*
+ * CAMBI on CUDA: the device preprocesses, masks, filters and scores every
+ * sample of the five scales (cambi.cu); the host reads back each scale's
+ * c-value statistics (count, smallest, largest, sum: 120 bytes a picture)
+ * and pools them through the C reference's own cambi_pool() and
+ * cambi_combine(), then writes the keys through cambi_write()
+ * (src/metrics/cambi.h), as its extract() does.
+ *
+ * Pooling in libvmaf's order: cambi_pool() needs the c-values themselves
+ * only when the k largest of them are not all the non-zero ones or their
+ * sum may round differently in another order (cambi_pool_needs_values();
+ * rare: strongly banded pictures).  Then collect() reads that scale's
+ * c-values back from the slot (the stream is finished and the slot is not
+ * reused before collect() returns) and runs the C reference's quickselect
+ * on them.
+ *
+ * Device memory: a table uploaded once (libvmaf's reciprocals and, when a
+ * picture is resampled, its source columns and rows) and, per slot,
+ *   the preprocessed picture (16-bit), its flat counts and mask (8-bit),
+ *   the filtered samples and codes of the five scales (16-bit), reused by
+ *   the reference after the distorted picture;
+ *   per picture, the c-values of the five scales (float) and their
+ *   statistics.
+ *
+ * The c-value kernel keeps a 16-bit counter per band row for each of its S
+ * columns in shared memory: S = 64 where the device allows a block that
+ * much (band_size x 128 bytes: 72 KB with the default options, 135 KB at
+ * most), else 32.  Its rows are cut into chunks so that the blocks of the
+ * five scales fill the device about once (cambi_cuda_plan_new()).
+ *
+ * The plan (sizes, offsets), the launches of a frame (kernel, grid, shared
+ * memory, arguments) and the pooling are functions without side effects
+ * but the read-back, so that tests/test_cambi_cuda_host.cpp drives the
+ * kernels' element code on the CPU through exactly what enqueue() launches
+ * and pools through what collect() calls.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cambi_cuda.h"
+#include "common.h"
+#include "cuda_twin.h"
+#include "metrics/cambi.h"
+#include "metrics/cambi_tables.h"
+
+extern const unsigned char cuda_module_cambi[];
+
+/* ---- the kernels' arguments (the structs of cambi.cu) ----------------------- */
+
+typedef struct CambiScaleStats {
+    double sum;
+    unsigned count;
+    unsigned smallest, largest; /* float bits */
+    unsigned pad;
+} CambiScaleStats;
+
+typedef struct CambiPrepArgs {
+    CUdeviceptr src;
+    unsigned long long src_stride;
+    CUdeviceptr src_x, src_y;
+    CUdeviceptr image, vsum, mask;
+    CUdeviceptr scale_in, scale_out, codes;
+    CUdeviceptr stats;
+    unsigned w, h;
+    unsigned bitdepth;
+    unsigned anti_dither;
+    unsigned mask_index;
+    unsigned in_w;
+    unsigned step;
+    unsigned mask_shift;
+    unsigned sw, sh;
+    int band_base, band_size;
+} CambiPrepArgs;
+
+typedef struct CambiScaleJob {
+    CUdeviceptr codes, c_values, stats;
+    unsigned sw, sh;
+    unsigned strips, chunks;
+    unsigned first_block;
+    unsigned pad;
+} CambiScaleJob;
+
+typedef struct CambiCArgs {
+    CambiScaleJob scale[CAMBI_SCALES];
+    CUdeviceptr reciprocal;
+    CambiContrast contrast;
+    unsigned window;
+    unsigned chunk_rows;
+    unsigned bins_bytes;
+    unsigned pad;
+} CambiCArgs;
+
+_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
+_Static_assert(sizeof(CambiScaleStats) == 24, "CambiScaleStats: keep cambi.cu in step");
+_Static_assert(sizeof(CambiPrepArgs) == 136, "CambiPrepArgs: keep cambi.cu in step");
+_Static_assert(offsetof(CambiPrepArgs, stats) == 80 && offsetof(CambiPrepArgs, w) == 88 &&
+                   offsetof(CambiPrepArgs, in_w) == 108 && offsetof(CambiPrepArgs, sw) == 120 &&
+                   offsetof(CambiPrepArgs, band_size) == 132,
+               "CambiPrepArgs: keep cambi.cu in step");
+_Static_assert(sizeof(CambiScaleJob) == 48, "CambiScaleJob: keep cambi.cu in step");
+_Static_assert(sizeof(CambiContrast) == 144, "CambiContrast: keep cambi.cu in step");
+_Static_assert(sizeof(CambiCArgs) == 408, "CambiCArgs: keep cambi.cu in step");
+_Static_assert(offsetof(CambiCArgs, reciprocal) == 240 && offsetof(CambiCArgs, contrast) == 248 &&
+                   offsetof(CambiCArgs, window) == 392 && offsetof(CambiCArgs, bins_bytes) == 400,
+               "CambiCArgs: keep cambi.cu in step");
+
+/* THREADS is CAMBI_THREADS of cambi.cu (the element kernels' launch
+ * bounds), VSUM_ROWS its CAMBI_VSUM_ROWS; STEP_ROWS_BYTES the size of its
+ * CambiStepRows. */
+enum {
+    THREADS = 128,
+    VSUM_ROWS = 32,
+    ALIGN = 256,
+    MAX_GRID_Y = 65535,
+    STEP_ROWS_BYTES = 2 * 2 * 128 * 2 + 2 * 2 * 4 * 4,
+    STEPS_PER_PICTURE = 3 + CAMBI_SCALES + 1,
+    MAX_STEPS = 2 * STEPS_PER_PICTURE,
+};
+
+/* ---- the plan ------------------------------------------------------------------- */
+
+typedef struct CambiPicturePlan {
+    const CambiGeometry *g;
+    bool resample;
+    unsigned sw[CAMBI_SCALES], sh[CAMBI_SCALES];
+    unsigned strips[CAMBI_SCALES], chunks[CAMBI_SCALES], first_block[CAMBI_SCALES];
+    unsigned chunk_rows, blocks;
+    size_t c_values[CAMBI_SCALES]; /* slot offsets */
+    size_t stats;
+    size_t src_x, src_y;           /* table offsets */
+} CambiPicturePlan;
+
+struct CambiPlan {
+    const CambiState *s;
+    unsigned bitdepth, in_w, in_h;
+    unsigned pictures;             /* 1, or 2 with full_ref */
+    CambiPicturePlan pic[2];
+    unsigned strip;                /* threads and columns of a c-value block */
+    unsigned bins_bytes, shared_bytes;
+    /* slot offsets, shared by the pictures */
+    size_t image, vsum, mask;
+    size_t scale_out[CAMBI_SCALES], codes[CAMBI_SCALES];
+    size_t stats, stats_bytes;     /* both pictures' statistics, together */
+    size_t slot_bytes;
+    size_t table_bytes;
+};
+
+static size_t align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static unsigned blocks_for(unsigned n, unsigned per_block)
+{
+    return (n + per_block - 1) / per_block;
+}
+
+static unsigned grid_rows(unsigned n)
+{
+    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
+}
+
+/* The shared memory of a c-value block of strip columns: the counters (a
+ * multiple of 16 bytes) and the rows of two steps. */
+static unsigned bins_bytes(const CambiState *s, unsigned strip)
+{
+    return (unsigned)align_up((size_t)s->contrast.band_size * strip * sizeof(uint16_t), 16);
+}
+
+unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip)
+{
+    return bins_bytes(s, strip) + STEP_ROWS_BYTES;
+}
+
+/* The rows of a c-value chunk.  A block runs up to chunk_rows + window - 1
+ * steps (the first window - 1 only fill its window), and `resident` blocks
+ * run at once: the launch takes about as long as the longest block times
+ * the waves of blocks, and at least all the steps spread over the resident
+ * blocks.  Fewer rows shorten a block but add starts and blocks. */
+static unsigned chunk_rows_for(const CambiPicturePlan *pp, unsigned window, unsigned strip,
+                               unsigned resident)
+{
+    const unsigned pad = window / 2, h0 = pp->sh[0];
+    if (!resident) return h0;
+    unsigned best = h0;
+    double best_cost = INFINITY;
+    for (unsigned rows = h0; rows >= 1; rows--) {
+        double steps = 0;
+        unsigned blocks = 0;
+        for (unsigned s = 0; s < CAMBI_SCALES; s++) {
+            const unsigned strips = blocks_for(pp->sw[s], strip);
+            const unsigned chunks = blocks_for(pp->sh[s], rows);
+            blocks += strips * chunks;
+            steps += (double)strips * (pp->sh[s] + (double)chunks * 2 * pad);
+        }
+        const double waves = blocks_for(blocks, resident);
+        const double longest = waves * (rows + 2.0 * pad), spread = steps / resident;
+        const double cost = longest > spread ? longest : spread;
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = rows;
+        }
+    }
+    return best;
+}
+
+/* The steps and offsets follow from the state and format; without
+ * resident blocks, a strip's rows are one chunk. */
+CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
+                               unsigned strip, unsigned resident_blocks)
+{
+    if (strip != 64 && strip != 32) return NULL;
+    CambiPlan *p = calloc(1, sizeof(*p));
+    if (!p) return NULL;
+    p->s = s;
+    p->bitdepth = format->bitdepth;
+    p->in_w = format->width;
+    p->in_h = format->height;
+    p->pictures = s->full_ref ? 2 : 1;
+    p->strip = strip;
+    p->bins_bytes = bins_bytes(s, strip);
+    p->shared_bytes = cambi_cuda_shared_bytes(s, strip);
+
+    size_t at = 0, table = 0;
+#define CAMBI_PLACE(offset, bytes)          \
+    do {                                    \
+        (offset) = at;                      \
+        at = align_up(at + (bytes), ALIGN); \
+    } while (0)
+    p->stats = 0;
+    p->stats_bytes = (size_t)p->pictures * CAMBI_SCALES * sizeof(CambiScaleStats);
+    at = align_up(p->stats_bytes, ALIGN);
+
+    size_t area = 0, scale_area[CAMBI_SCALES] = { 0 };
+    table = align_up(CAMBI_RECIPROCAL_SIZE * sizeof(float), ALIGN);
+    for (unsigned k = 0; k < p->pictures; k++) {
+        CambiPicturePlan *pp = &p->pic[k];
+        pp->g = k == 0 ? &s->dist : &s->ref;
+        pp->stats = p->stats + (size_t)k * CAMBI_SCALES * sizeof(CambiScaleStats);
+        pp->resample = p->in_w != pp->g->width || p->in_h != pp->g->height;
+        if (pp->resample) {
+            pp->src_x = table;
+            table = align_up(table + pp->g->width * sizeof(uint32_t), ALIGN);
+            pp->src_y = table;
+            table = align_up(table + pp->g->height * sizeof(uint32_t), ALIGN);
+        }
+        const size_t a = (size_t)pp->g->width * pp->g->height;
+        if (a > area) area = a;
+        unsigned w = pp->g->width, h = pp->g->height;
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+            if (sc > 0 || s->speedup) {
+                w = cambi_halve(w);
+                h = cambi_halve(h);
+            }
+            pp->sw[sc] = w;
+            pp->sh[sc] = h;
+            if ((size_t)w * h > scale_area[sc]) scale_area[sc] = (size_t)w * h;
+        }
+        pp->chunk_rows = chunk_rows_for(pp, pp->g->window, strip, resident_blocks);
+        pp->blocks = 0;
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+            pp->strips[sc] = blocks_for(pp->sw[sc], strip);
+            pp->chunks[sc] = blocks_for(pp->sh[sc], pp->chunk_rows);
+            pp->first_block[sc] = pp->blocks;
+            pp->blocks += pp->strips[sc] * pp->chunks[sc];
+        }
+    }
+    p->table_bytes = table;
+
+    CAMBI_PLACE(p->image, area * sizeof(uint16_t));
+    CAMBI_PLACE(p->vsum, area);
+    CAMBI_PLACE(p->mask, area);
+    for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+        CAMBI_PLACE(p->scale_out[sc], scale_area[sc] * sizeof(uint16_t));
+        CAMBI_PLACE(p->codes[sc], scale_area[sc] * sizeof(uint16_t));
+    }
+    for (unsigned k = 0; k < p->pictures; k++) {
+        CambiPicturePlan *pp = &p->pic[k];
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++)
+            CAMBI_PLACE(pp->c_values[sc], (size_t)pp->sw[sc] * pp->sh[sc] * sizeof(float));
+    }
+#undef CAMBI_PLACE
+    p->slot_bytes = at;
+    return p;
+}
+
+void cambi_cuda_plan_free(CambiPlan *p)
+{
+    free(p);
+}
+
+size_t cambi_cuda_slot_bytes(const CambiPlan *p)
+{
+    return p->slot_bytes;
+}
+
+size_t cambi_cuda_table_bytes(const CambiPlan *p)
+{
+    return p->table_bytes;
+}
+
+/* The table's contents: the reciprocals, then each resampled picture's
+ * source columns and rows. */
+void cambi_cuda_table_fill(const CambiPlan *p, void *table)
+{
+    uint8_t *t = table;
+    memset(t, 0, p->table_bytes);
+    memcpy(t, cambi_reciprocal, sizeof(cambi_reciprocal));
+    for (unsigned k = 0; k < p->pictures; k++) {
+        const CambiPicturePlan *pp = &p->pic[k];
+        if (!pp->resample) continue;
+        cambi_source_positions((uint32_t *)(t + pp->src_x), p->in_w, pp->g->width);
+        cambi_source_positions((uint32_t *)(t + pp->src_y), p->in_h, pp->g->height);
+    }
+}
+
+size_t cambi_cuda_stats_offset(const CambiPlan *p)
+{
+    return p->stats;
+}
+
+size_t cambi_cuda_stats_bytes(const CambiPlan *p)
+{
+    return p->stats_bytes;
+}
+
+unsigned cambi_cuda_step_count(const CambiPlan *p)
+{
+    return p->pictures * STEPS_PER_PICTURE;
+}
+
+/*
+ * Step i of a frame in slot memory `slot`, with the table at `table`
+ * (device addresses; the host test passes host addresses): the kernel's
+ * name, its launch (grid x, grid y, threads per block, shared bytes) and
+ * its arguments (args: a struct CambiPrepArgs, or for cambi_c_values_* a
+ * struct CambiCArgs).  The steps, in stream order, for the distorted
+ * picture, then with full_ref the reference: load, flat_vsum, mask, the
+ * five scales, c_values.
+ */
+const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint64_t table,
+                            uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[4],
+                            void *args)
+{
+    if (i >= cambi_cuda_step_count(p)) return NULL;
+    const CambiState *s = p->s;
+    const unsigned k = i / STEPS_PER_PICTURE, part = i % STEPS_PER_PICTURE;
+    const CambiPicturePlan *pp = &p->pic[k];
+    const CambiGeometry *g = pp->g;
+    const CambiContrast *contrast = &s->contrast;
+
+    if (part == STEPS_PER_PICTURE - 1) {
+        CambiCArgs a;
+        memset(&a, 0, sizeof(a));
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+            CambiScaleJob *job = &a.scale[sc];
+            job->codes = slot + p->codes[sc];
+            job->c_values = slot + pp->c_values[sc];
+            job->stats = slot + pp->stats + sc * sizeof(CambiScaleStats);
+            job->sw = pp->sw[sc];
+            job->sh = pp->sh[sc];
+            job->strips = pp->strips[sc];
+            job->chunks = pp->chunks[sc];
+            job->first_block = pp->first_block[sc];
+        }
+        a.reciprocal = table;
+        a.contrast = *contrast;
+        a.window = g->window;
+        a.chunk_rows = pp->chunk_rows;
+        a.bins_bytes = p->bins_bytes;
+        launch[0] = pp->blocks;
+        launch[1] = 1;
+        launch[2] = p->strip;
+        launch[3] = p->shared_bytes;
+        memcpy(args, &a, sizeof(a));
+        return p->strip == 64 ? "cambi_c_values_64" : "cambi_c_values_32";
+    }
+
+    CambiPrepArgs a;
+    memset(&a, 0, sizeof(a));
+    a.src = k == 0 ? dist : ref;
+    a.src_stride = stride;
+    if (pp->resample) {
+        a.src_x = table + pp->src_x;
+        a.src_y = table + pp->src_y;
+    }
+    a.image = slot + p->image;
+    a.vsum = slot + p->vsum;
+    a.mask = slot + p->mask;
+    a.stats = slot + pp->stats;
+    a.w = g->width;
+    a.h = g->height;
+    a.bitdepth = p->bitdepth;
+    a.anti_dither = s->anti_dither;
+    a.mask_index = g->mask_index;
+    a.band_base = contrast->band_base;
+    a.band_size = contrast->band_size;
+
+    const char *name = NULL;
+    launch[2] = THREADS;
+    launch[3] = 0;
+    if (part < 3) {
+        launch[0] = blocks_for(g->width, THREADS);
+        launch[1] = grid_rows(part == 1 ? blocks_for(g->height, VSUM_ROWS) : g->height);
+        name = part == 0 ? (p->bitdepth > 8 ? "cambi_load_16" : "cambi_load_8")
+             : part == 1 ? "cambi_flat_vsum" : "cambi_mask";
+    } else {
+        /* Scale sc is decimated from the one before (from the picture
+         * with the speed-up at sc = 0) by keeping every other row and
+         * column; its mask is the picture's at (x, y) << decimations. */
+        const unsigned sc = part - 3;
+        const bool decimated = sc > 0 || s->speedup;
+        a.scale_in = sc == 0 ? slot + p->image : slot + p->scale_out[sc - 1];
+        a.in_w = sc == 0 ? g->width : pp->sw[sc - 1];
+        a.step = decimated ? 2 : 1;
+        a.mask_shift = sc + (s->speedup ? 1 : 0);
+        a.scale_out = slot + p->scale_out[sc];
+        a.codes = slot + p->codes[sc];
+        a.sw = pp->sw[sc];
+        a.sh = pp->sh[sc];
+        launch[0] = blocks_for(a.sw, THREADS);
+        launch[1] = grid_rows(a.sh);
+        name = "cambi_scale";
+    }
+    memcpy(args, &a, sizeof(a));
+    return name;
+}
+
+/*
+ * The scores of the frame's pictures (score[1]: the reference's, with
+ * full_ref) from the statistics the device wrote (stats: a copy of the
+ * slot's, cambi_cuda_stats_bytes()), through cambi_pool(); fetch reads a
+ * scale's c-values from the slot when pooling needs them.
+ */
+int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, void *cookie,
+                      double score[2], char *error, size_t error_size)
+{
+    score[0] = score[1] = 0.0;
+    const CambiScaleStats *all = stats;
+    size_t largest = 0; /* the largest scale 0 */
+    for (unsigned k = 0; k < p->pictures; k++)
+        if ((size_t)p->pic[k].sw[0] * p->pic[k].sh[0] > largest)
+            largest = (size_t)p->pic[k].sw[0] * p->pic[k].sh[0];
+    float *values = NULL;
+    int err = 0;
+    for (unsigned k = 0; k < p->pictures && !err; k++) {
+        const CambiPicturePlan *pp = &p->pic[k];
+        double scale_score[CAMBI_SCALES];
+        for (unsigned sc = 0; sc < CAMBI_SCALES && !err; sc++) {
+            const CambiScaleStats *st = &all[k * CAMBI_SCALES + sc];
+            CambiNonZero nz = { .sum = st->sum, .count = st->count };
+            memcpy(&nz.smallest, &st->smallest, sizeof(float));
+            memcpy(&nz.largest, &st->largest, sizeof(float));
+            const unsigned w = pp->sw[sc], h = pp->sh[sc];
+            float *v = NULL;
+            if (cambi_pool_needs_values(w, h, p->s->pool_topk, &nz)) {
+                const size_t bytes = (size_t)w * h * sizeof(float);
+                if (!values) values = malloc(largest * sizeof(float));
+                if (!values) {
+                    snprintf(error, error_size, "out of memory for the c-values of a scale");
+                    err = -ENOMEM;
+                    break;
+                }
+                err = fetch(cookie, pp->c_values[sc], values, bytes, error, error_size);
+                v = values;
+            }
+            if (!err) scale_score[sc] = cambi_pool(v, w, h, p->s->pool_topk, &nz);
+        }
+        if (!err) score[k] = cambi_combine(pp->g, scale_score);
+    }
+    free(values);
+    return err;
+}
+
+/* ---- the twin ------------------------------------------------------------------- */
+
+typedef struct CambiTwin {
+    const CudaDevice *dev;
+    const CambiState *metric;
+    CambiPlan *plan;
+    CUfunction kernels[MAX_STEPS]; /* of each step */
+    CUdeviceptr table;
+    CUdeviceptr memory;            /* slots x slot_bytes */
+    size_t bytes;
+    uint8_t *host;                 /* pinned, slots x stats_bytes */
+} CambiTwin;
+
+static bool cambi_cuda_supports(const void *state)
+{
+    /* every option (tests/test_cambi_cuda_host.cpp) but heatmaps_path: the
+     * heatmap files are written by the C reference, on the CPU */
+    const CambiState *s = state;
+    return !s->heatmaps_path;
+}
+
+static unsigned cambi_cuda_planes(const void *state)
+{
+    (void)state;
+    return 1;
+}
+
+static void cambi_cuda_close(void *twin)
+{
+    CambiTwin *t = twin;
+    if (!t) return;
+    cuda_free(t->dev, t->memory, t->bytes);
+    if (t->plan) cuda_free(t->dev, t->table, t->plan->table_bytes);
+    if (t->host) t->dev->api.MemFreeHost(t->host);
+    cambi_cuda_plan_free(t->plan);
+    free(t);
+}
+
+static int device_attribute(const CudaDevice *dev, CUdevice_attribute attribute, int *value,
+                            const char *what, char *error, size_t error_size)
+{
+    const CUresult r = dev->api.DeviceGetAttribute(value, attribute, dev->device);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading the device's %s failed: %s", what,
+                 cuda_error_text(&dev->api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* The c-value blocks' width and how many run at once: shared memory (the
+ * counters) is what limits them. */
+static int cambi_cuda_layout(const CudaDevice *dev, const CambiState *s, unsigned *strip,
+                             unsigned *resident, char *error, size_t error_size)
+{
+    int optin = 0, per_sm = 0, reserved = 0;
+    int err = device_attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &optin,
+                               "shared memory per block", error, error_size);
+    if (!err)
+        err = device_attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                               &per_sm, "shared memory per multiprocessor", error, error_size);
+    if (err) return err;
+    /* Only an estimate of what the driver keeps per block: drivers before
+     * CUDA 11 do not say (and keep none). */
+    if (dev->api.DeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                    dev->device) != CUDA_SUCCESS)
+        reserved = 0;
+
+    *strip = 64;
+    if (cambi_cuda_shared_bytes(s, 64) > (unsigned)optin) *strip = 32;
+    const unsigned bytes = cambi_cuda_shared_bytes(s, *strip);
+    if (bytes > (unsigned)optin) {
+        snprintf(error, error_size, "the cambi counters need %u bytes of shared memory per block "
+                 "(%d band rows); %s allows %d", bytes, s->contrast.band_size, dev->name, optin);
+        return -ENOTSUP;
+    }
+    unsigned per = (unsigned)per_sm / (bytes + (unsigned)reserved);
+    if (per > 32) per = 32;
+    *resident = per * (unsigned)(dev->multiprocessors > 0 ? dev->multiprocessors : 1);
+    return 0;
+}
+
+static int cambi_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
+                           const QualeVideoFormat *format, unsigned slots, void **out, char *error,
+                           size_t error_size)
+{
+    const CambiState *s = metric_state;
+    const CudaApi *api = &dev->api;
+    unsigned strip = 64, resident = 0;
+    int err = cambi_cuda_layout(dev, s, &strip, &resident, error, error_size);
+    if (err) return err;
+    CambiTwin *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    t->dev = dev;
+    t->metric = s;
+    t->plan = cambi_cuda_plan_new(s, format, strip, resident);
+    if (!t->plan) err = -ENOMEM;
+    for (unsigned i = 0; !err && i < cambi_cuda_step_count(t->plan); i++) {
+        unsigned launch[4];
+        CambiCArgs args; /* the larger of the two */
+        const char *name = cambi_cuda_step(t->plan, i, 0, 0, 0, 0, 0, launch, &args);
+        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
+        if (err || launch[3] == 0) continue;
+        /* The counters may need more than the default 48 KB: ask for
+         * them, and for the most shared memory an SM can give, so that as
+         * many blocks as cambi_cuda_layout() counted fit on one. */
+        CUresult r = api->FuncSetAttribute(t->kernels[i],
+                                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           (int)launch[3]);
+        if (r == CUDA_SUCCESS)
+            r = api->FuncSetAttribute(t->kernels[i],
+                                      CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                      CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+        if (r != CUDA_SUCCESS) {
+            snprintf(error, error_size, "allowing %s %u bytes of shared memory failed: %s", name,
+                     launch[3], cuda_error_text(api, r));
+            err = -EIO;
+        }
+    }
+    if (!err)
+        err = cuda_alloc(dev, &t->table, t->plan->table_bytes, "the cambi tables", error,
+                         error_size);
+    if (!err) {
+        void *host = malloc(t->plan->table_bytes);
+        if (!host) {
+            err = -ENOMEM;
+        } else {
+            cambi_cuda_table_fill(t->plan, host);
+            /* Once, before any frame: the slots' streams do not wait for
+             * the default stream, so the copy is finished here. */
+            CUresult r = api->MemcpyHtoDAsync(t->table, host, t->plan->table_bytes, NULL);
+            if (r == CUDA_SUCCESS) r = api->StreamSynchronize(NULL);
+            free(host);
+            if (r != CUDA_SUCCESS) {
+                snprintf(error, error_size, "uploading the cambi tables failed: %s",
+                         cuda_error_text(api, r));
+                err = -EIO;
+            }
+        }
+    }
+    if (!err) {
+        t->bytes = (size_t)slots * t->plan->slot_bytes;
+        err = cuda_alloc(dev, &t->memory, t->bytes, "cambi planes and c-values", error,
+                         error_size);
+    }
+    if (!err)
+        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * t->plan->stats_bytes,
+                              "cambi readback", error, error_size);
+    if (err) {
+        cambi_cuda_close(t);
+        return err;
+    }
+    *out = t;
+    return 0;
+}
+
+static int cambi_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
+                              char *error, size_t error_size)
+{
+    CambiTwin *t = twin;
+    const CudaApi *api = &t->dev->api;
+    const CambiPlan *p = t->plan;
+    const CUdeviceptr base = t->memory + (size_t)slot * p->slot_bytes;
+    for (unsigned i = 0; i < cambi_cuda_step_count(p); i++) {
+        unsigned launch[4];
+        CambiCArgs args; /* the larger of the two */
+        const char *name = cambi_cuda_step(p, i, base, t->table, frame->ref[0], frame->dist[0],
+                                           frame->stride[0], launch, &args);
+        void *params[] = { &args };
+        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2],
+                              launch[3], stream, params, error, error_size);
+        if (err) return err;
+    }
+    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * p->stats_bytes,
+                                            base + p->stats, p->stats_bytes, stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back the cambi statistics failed: %s",
+                 cuda_error_text(api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+typedef struct SlotReader {
+    const CudaDevice *dev;
+    CUdeviceptr base;
+} SlotReader;
+
+/* A scale's c-values, from a slot whose stream has finished. */
+static int read_slot(void *cookie, size_t offset, void *dst, size_t bytes, char *error,
+                     size_t error_size)
+{
+    const SlotReader *reader = cookie;
+    const CudaApi *api = &reader->dev->api;
+    CUresult r = api->MemcpyDtoHAsync(dst, reader->base + offset, bytes, NULL);
+    if (r == CUDA_SUCCESS) r = api->StreamSynchronize(NULL);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back cambi c-values failed: %s",
+                 cuda_error_text(api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
+static int cambi_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+                              FeatureSink *sink)
+{
+    CambiTwin *t = twin;
+    const CambiPlan *p = t->plan;
+    SlotReader reader = { t->dev, t->memory + (size_t)slot * p->slot_bytes };
+    double score[2];
+    char error[256] = "";
+    const int err = cambi_cuda_scores(p, t->host + (size_t)slot * p->stats_bytes, read_slot,
+                                      &reader, score, error, sizeof(error));
+    if (err) {
+        feature_sink_log(sink, QUALE_LOG_ERROR, "cambi, frame %u: %s", frame->index, error);
+        return err;
+    }
+    return cambi_write(t->metric, sink, frame->index, score[0], score[1]);
+}
+
+const CudaTwin cuda_twin_cambi = {
+    .metric = &metric_cambi,
+    .module_image = cuda_module_cambi,
+    .planes = cambi_cuda_planes,
+    .supports = cambi_cuda_supports,
+    .init = cambi_cuda_init,
+    .enqueue = cambi_cuda_enqueue,
+    .collect = cambi_cuda_collect,
+    .close = cambi_cuda_close,
+};
