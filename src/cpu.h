@@ -12,6 +12,14 @@
 
 #include "quale/quale.h"
 
+/* Whether the x86 SIMD kernels are built: src/meson.build builds them for
+ * x86-64 (src/metrics/x86/). */
+#if defined(__x86_64__)
+#define QUALE_X86_SIMD 1
+#else
+#define QUALE_X86_SIMD 0
+#endif
+
 /* What this CPU and its operating system can run (QUALE_CPU_* bits). */
 unsigned cpu_flags_detect(void);
 

@@ -9,9 +9,9 @@
  * at 10/255) -> XYZ (sRGB primaries, D65) -> L*a*b*.  libvmaf's types and
  * orders are kept: the conversion is double and rounds the three L*a*b*
  * companding values and the L*, a*, b* to float; CIEDE2000 mixes float
- * variables with double expressions exactly as libvmaf writes them (the
- * same pow/powf, atan2, sin, cos, exp calls on the same arguments); the
- * mean is a double sum in raster order.
+ * variables with double expressions exactly as libvmaf writes them (its
+ * pow/powf, atan2, sin, cos, exp calls on the same arguments, see below);
+ * the mean is a double sum in raster order.
  *
  * Chroma is upsampled to the luma grid by libvmaf's indexing: output row
  * i reads chroma row i / 2 for 4:2:0 and 4:2:2, output column j reads
@@ -30,13 +30,20 @@
  * files consistently, so they are not comparable).  4:0:0 has no colour
  * and is refused, as libvmaf refuses it.
  *
+ * libvmaf's pow, atan2, sin, cos and exp are the C library's; here they
+ * are quale's own, exactly specified (ciede_tmpl.h), so that the SIMD
+ * kernels and the GPU twin compute the same bits as this reference.
+ *
+ * Each row's six samples per pixel are gathered onto the luma grid, a
+ * kernel (CiedeDsp: this file's C, or src/metrics/x86/ciede_<isa>.c)
+ * writes the row's deltaE, and the row is added to the frame's sum.
  * Work that cannot change a bit is avoided:
- *  - pixels whose reference and distorted samples are equal are skipped:
- *    their L*a*b* colours are equal and every term of CIEDE2000 is then
- *    exactly 0 (all intermediates are finite: S_L, S_C >= 1, and S_H >= 1
- *    since T >= 0.36), so their deltaE would add +0 to the sum (checked
- *    for every 8-bit triple);
- *  - each worker caches the L*a*b* of the sample triples it converted
+ *  - pixels whose reference and distorted samples are equal get +0
+ *    without CIEDE2000: their L*a*b* colours are equal and every term is
+ *    then exactly 0 (all intermediates are finite: S_L, S_C >= 1, and
+ *    S_H >= 1 since T >= 0.36), so their deltaE is +0 (checked for every
+ *    8-bit triple);
+ *  - the C kernel caches the L*a*b* of the sample triples it converted
  *    (see the colour cache below).
  *
  * The conversion, CIEDE2000 and the chroma indexing are in ciede.h, which
@@ -52,6 +59,7 @@
 
 #include "ciede.h"
 #include "common.h"
+#include "cpu.h"
 #include "metric.h"
 
 #if defined(__GNUC__)
@@ -65,12 +73,9 @@ static const char *const ciede_keys[] = { "ciede2000", NULL };
 /* ---- the colour cache ------------------------------------------------------ */
 
 /*
- * L*a*b* is a pure function of the sample triple, and a picture holds far
- * fewer distinct triples than pixels (a 1080p frame of natural video about
- * 185,000 for 2 million pixels): each worker keeps its last conversions in
- * a direct-mapped cache, in its scratch, across frames.  A hit returns the
- * very floats a conversion would, so the cache changes no bit, only the
- * number of pow() calls.
+ * A 1080p frame of natural video holds about 185,000 distinct sample
+ * triples for 2 million pixels: a direct-mapped cache of the last
+ * conversions saves most of them.
  */
 #define CIEDE_CACHE_BITS 16
 #define CIEDE_CACHE_EMPTY UINT64_MAX /* no triple of samples of <= 16 bits */
@@ -80,39 +85,90 @@ typedef struct CiedeCacheEntry {
     CiedeLab lab;
 } CiedeCacheEntry;
 
-typedef struct CiedeScratch {
-    CiedeCacheEntry cache[1u << CIEDE_CACHE_BITS];
-    /* one row of colours: reference, distorted, and whether the samples
-     * are equal (then the colours are left unset) */
-    CiedeLab *ref_lab, *dis_lab;
-    uint8_t *same;
-} CiedeScratch;
+struct CiedeCache {
+    CiedeCacheEntry entry[1u << CIEDE_CACHE_BITS];
+};
 
-static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeState *s, CiedeScratch *scratch,
-                                                      unsigned y, unsigned u, unsigned v)
+CiedeCache *ciede_cache_new(void)
+{
+    CiedeCache *c = quale_aligned_alloc(sizeof(*c));
+    if (!c) return NULL;
+    for (size_t i = 0; i < QUALE_ARRAY_SIZE(c->entry); i++) c->entry[i].key = CIEDE_CACHE_EMPTY;
+    return c;
+}
+
+void ciede_cache_free(CiedeCache *cache)
+{
+    quale_aligned_free(cache);
+}
+
+static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeConvert *convert,
+                                                      CiedeCache *cache, unsigned y,
+                                                      unsigned u, unsigned v)
 {
     const uint64_t key = (uint64_t)y << 32 | (uint64_t)u << 16 | v;
     /* Fibonacci hashing: the top bits of key * 2^64 / phi */
     CiedeCacheEntry *e =
-        &scratch->cache[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
+        &cache->entry[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
     if (e->key != key) {
         e->key = key;
-        e->lab = ciede_lab(&s->convert, y, u, v);
+        e->lab = ciede_lab(convert, y, u, v);
     }
     return e->lab;
 }
 
+/* ---- the C kernel ------------------------------------------------------------ */
+
+/* Pixels per batch: the colours of a batch are looked up first and the
+ * differences computed after, so that the cache reads of neighbouring
+ * pixels overlap instead of each waiting behind a whole CIEDE2000. */
+#define CIEDE_BATCH 64
+
+static void ciede_delta_e_row_c(const CiedeConvert *convert, const uint16_t *const ref[3],
+                                const uint16_t *const dist[3], float *delta_e, unsigned n,
+                                CiedeCache *cache)
+{
+    CiedeLab ref_lab[CIEDE_BATCH], dis_lab[CIEDE_BATCH];
+    bool same[CIEDE_BATCH];
+    for (unsigned x0 = 0; x0 < n; x0 += CIEDE_BATCH) {
+        const unsigned count = QUALE_MIN(n - x0, CIEDE_BATCH);
+        for (unsigned i = 0; i < count; i++) {
+            const unsigned x = x0 + i;
+            same[i] = ref[0][x] == dist[0][x] && ref[1][x] == dist[1][x] &&
+                      ref[2][x] == dist[2][x];
+            if (same[i]) continue;
+            ref_lab[i] = ciede_lab_cached(convert, cache, ref[0][x], ref[1][x], ref[2][x]);
+            dis_lab[i] = ciede_lab_cached(convert, cache, dist[0][x], dist[1][x], dist[2][x]);
+        }
+        for (unsigned i = 0; i < count; i++)
+            delta_e[x0 + i] = same[i] ? 0.f : ciede2000(ref_lab[i], dis_lab[i]);
+    }
+}
+
+void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags)
+{
+    dsp->delta_e_row = ciede_delta_e_row_c;
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) dsp->delta_e_row = ciede_delta_e_row_avx2;
+    if (cpu_flags & QUALE_CPU_AVX512) dsp->delta_e_row = ciede_delta_e_row_avx512;
+#else
+    (void)cpu_flags;
+#endif
+}
+
 /* ---- one frame ------------------------------------------------------------ */
+
+typedef struct CiedeScratch {
+    CiedeCache *cache;
+    /* one row on the luma grid: reference Y', Cb, Cr, distorted Y', Cb, Cr */
+    uint16_t *samples[6];
+    float *delta_e;
+} CiedeScratch;
 
 static CIEDE_ALWAYS_INLINE unsigned ciede_sample(const void *row, size_t x, bool hbd)
 {
     return hbd ? ((const uint16_t *)row)[x] : ((const uint8_t *)row)[x];
 }
-
-/* The chroma rows a luma row reads, indexed by chroma_row[x]. */
-typedef struct CiedeChroma {
-    const void *cb[CIEDE_ROW_ZERO + 1], *cr[CIEDE_ROW_ZERO + 1];
-} CiedeChroma;
 
 static const void *ciede_plane_row(const QualePicture *pic, unsigned plane, unsigned row)
 {
@@ -130,50 +186,44 @@ static const void *ciede_vmaf_chroma_row(const CiedeState *s, const QualePicture
     return s->zero_row;
 }
 
-static CiedeChroma ciede_chroma_rows(const CiedeState *s, const QualePicture *pic, unsigned y)
+/* Row y of a picture on the luma grid: out[0] Y', out[1] Cb, out[2] Cr,
+ * each chroma sample where libvmaf's indexing reads it. */
+static CIEDE_ALWAYS_INLINE void ciede_gather_row(const CiedeState *s, const QualePicture *pic,
+                                                 unsigned y, uint16_t *const out[3], bool hbd)
 {
+    const void *luma = ciede_plane_row(pic, 0, y);
+    for (unsigned x = 0; x < s->width; x++) out[0][x] = (uint16_t)ciede_sample(luma, x, hbd);
+
     const unsigned r = y >> s->row_shift;
-    CiedeChroma c;
+    const void *cb[CIEDE_ROW_ZERO + 1], *cr[CIEDE_ROW_ZERO + 1];
     for (unsigned k = 0; k <= CIEDE_ROW_AHEAD_MAX; k++) {
-        c.cb[k] = ciede_vmaf_chroma_row(s, pic, 1, r + k);
-        c.cr[k] = ciede_vmaf_chroma_row(s, pic, 2, r + k);
+        cb[k] = ciede_vmaf_chroma_row(s, pic, 1, r + k);
+        cr[k] = ciede_vmaf_chroma_row(s, pic, 2, r + k);
     }
-    c.cb[CIEDE_ROW_ZERO] = c.cr[CIEDE_ROW_ZERO] = s->zero_row;
-    return c;
+    cb[CIEDE_ROW_ZERO] = cr[CIEDE_ROW_ZERO] = s->zero_row;
+    const uint32_t *col = s->chroma_col;
+    const uint8_t *ahead = s->chroma_row;
+    for (unsigned x = 0; x < s->width; x++) {
+        out[1][x] = (uint16_t)ciede_sample(cb[ahead[x]], col[x], hbd);
+        out[2][x] = (uint16_t)ciede_sample(cr[ahead[x]], col[x], hbd);
+    }
 }
 
-/*
- * Adds the deltaE of row y to sum, in raster order.  The colours of the
- * row are looked up first and the differences computed after, so that the
- * cache reads of neighbouring pixels overlap instead of each waiting
- * behind a whole CIEDE2000.
- */
-static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *scratch,
+/* The frame's sum of deltaE, in raster order. */
+static CIEDE_ALWAYS_INLINE double ciede_sum(const CiedeState *s, CiedeScratch *scratch,
                                             const QualePicture *ref, const QualePicture *dis,
-                                            unsigned y, double sum, bool hbd)
+                                            bool hbd)
 {
-    const void *ry = ciede_plane_row(ref, 0, y), *dy = ciede_plane_row(dis, 0, y);
-    const CiedeChroma rc = ciede_chroma_rows(s, ref, y), dc = ciede_chroma_rows(s, dis, y);
-    const uint32_t *col = s->chroma_col;
-    const uint8_t *crow = s->chroma_row;
-    CiedeLab *restrict ref_lab = scratch->ref_lab, *restrict dis_lab = scratch->dis_lab;
-    uint8_t *restrict same = scratch->same;
-
-    for (unsigned x = 0; x < s->width; x++) {
-        const unsigned cx = col[x], cr = crow[x];
-        const unsigned r_y = ciede_sample(ry, x, hbd), d_y = ciede_sample(dy, x, hbd);
-        const unsigned r_u = ciede_sample(rc.cb[cr], cx, hbd);
-        const unsigned d_u = ciede_sample(dc.cb[cr], cx, hbd);
-        const unsigned r_v = ciede_sample(rc.cr[cr], cx, hbd);
-        const unsigned d_v = ciede_sample(dc.cr[cr], cx, hbd);
-        same[x] = r_y == d_y && r_u == d_u && r_v == d_v;
-        if (same[x]) continue;
-        ref_lab[x] = ciede_lab_cached(s, scratch, r_y, r_u, r_v);
-        dis_lab[x] = ciede_lab_cached(s, scratch, d_y, d_u, d_v);
-    }
-    for (unsigned x = 0; x < s->width; x++) {
-        if (same[x]) continue; /* deltaE is +0 */
-        sum += ciede2000(ref_lab[x], dis_lab[x]);
+    uint16_t *const *rs = scratch->samples, *const *ds = scratch->samples + 3;
+    const uint16_t *const ref_rows[3] = { rs[0], rs[1], rs[2] };
+    const uint16_t *const dis_rows[3] = { ds[0], ds[1], ds[2] };
+    double sum = 0.;
+    for (unsigned y = 0; y < s->height; y++) {
+        ciede_gather_row(s, ref, y, rs, hbd);
+        ciede_gather_row(s, dis, y, ds, hbd);
+        s->dsp.delta_e_row(&s->convert, ref_rows, dis_rows, scratch->delta_e, s->width,
+                           scratch->cache);
+        for (unsigned x = 0; x < s->width; x++) sum += scratch->delta_e[x];
     }
     return sum;
 }
@@ -181,19 +231,13 @@ static CIEDE_ALWAYS_INLINE double ciede_row(const CiedeState *s, CiedeScratch *s
 static double ciede_sum_8(const CiedeState *s, CiedeScratch *scratch, const QualePicture *ref,
                           const QualePicture *dis)
 {
-    double sum = 0.;
-    for (unsigned y = 0; y < s->height; y++)
-        sum = ciede_row(s, scratch, ref, dis, y, sum, false);
-    return sum;
+    return ciede_sum(s, scratch, ref, dis, false);
 }
 
 static double ciede_sum_16(const CiedeState *s, CiedeScratch *scratch, const QualePicture *ref,
                            const QualePicture *dis)
 {
-    double sum = 0.;
-    for (unsigned y = 0; y < s->height; y++)
-        sum = ciede_row(s, scratch, ref, dis, y, sum, true);
-    return sum;
+    return ciede_sum(s, scratch, ref, dis, true);
 }
 
 /* ---- shared with the twins ------------------------------------------------ */
@@ -205,6 +249,15 @@ int ciede_check_format(const QualeVideoFormat *f, char *error, size_t error_size
         return -EINVAL;
     }
     return 0;
+}
+
+void ciede_convert_init(CiedeConvert *convert, unsigned bitdepth)
+{
+    const double scale = 1 << (bitdepth - 8);
+    convert->y_offset = 16. * scale;
+    convert->y_scale = 1. / (219. * scale);
+    convert->c_offset = 128. * scale;
+    convert->c_scale = 1. / (224. * scale);
 }
 
 double ciede_value(const CiedeState *s, double sum)
@@ -252,11 +305,8 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->height = f->height;
     s->row_shift = f->chroma == QUALE_CHROMA_444 ? 0 : 1;
 
-    const double scale = 1 << (f->bitdepth - 8);
-    s->convert.y_offset = 16. * scale;
-    s->convert.y_scale = 1. / (219. * scale);
-    s->convert.c_offset = 128. * scale;
-    s->convert.c_scale = 1. / (224. * scale);
+    ciede_convert_init(&s->convert, f->bitdepth);
+    ciede_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     const size_t w = f->width;
     s->chroma_col = malloc(w * sizeof(*s->chroma_col));
@@ -302,25 +352,26 @@ static void ciede_scratch_free(void *scratch)
 {
     CiedeScratch *c = scratch;
     if (!c) return;
-    free(c->ref_lab);
-    free(c->dis_lab);
-    free(c->same);
-    quale_aligned_free(c);
+    ciede_cache_free(c->cache);
+    quale_aligned_free(c->samples[0]);
+    quale_aligned_free(c->delta_e);
+    free(c);
 }
 
 static int ciede_scratch_alloc(const void *state, void **scratch)
 {
     const CiedeState *s = state;
-    CiedeScratch *c = quale_aligned_alloc(sizeof(*c));
+    CiedeScratch *c = calloc(1, sizeof(*c));
     if (!c) return -ENOMEM;
-    for (size_t i = 0; i < QUALE_ARRAY_SIZE(c->cache); i++) c->cache[i].key = CIEDE_CACHE_EMPTY;
-    c->ref_lab = malloc(s->width * sizeof(*c->ref_lab));
-    c->dis_lab = malloc(s->width * sizeof(*c->dis_lab));
-    c->same = malloc(s->width);
-    if (!c->ref_lab || !c->dis_lab || !c->same) {
+    const size_t row = quale_align(s->width, QUALE_ALIGNMENT / sizeof(uint16_t));
+    c->cache = ciede_cache_new();
+    c->samples[0] = quale_aligned_alloc(6 * row * sizeof(uint16_t));
+    c->delta_e = quale_aligned_alloc(s->width * sizeof(float));
+    if (!c->cache || !c->samples[0] || !c->delta_e) {
         ciede_scratch_free(c);
         return -ENOMEM;
     }
+    for (unsigned k = 1; k < 6; k++) c->samples[k] = c->samples[0] + k * row;
     *scratch = c;
     return 0;
 }

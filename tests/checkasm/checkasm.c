@@ -16,6 +16,7 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "ciede", checkasm_check_ciede },
     { NULL, NULL },
 };
 
