@@ -86,6 +86,12 @@ def main():
     const("CIEDE_PIO4_HI", hi)
     const("CIEDE_PIO4_LO", lo)
 
+    const("CIEDE_COS_PI_6", mp.cos(mp.pi / 6), "cos and sin of T's phase shifts")
+    const("CIEDE_COS_PI_30", mp.cos(mp.pi / 30))
+    const("CIEDE_SIN_PI_30", mp.sin(mp.pi / 30))
+    const("CIEDE_COS_7PI_20", mp.cos(7 * mp.pi / 20))
+    const("CIEDE_SIN_7PI_20", mp.sin(7 * mp.pi / 20))
+
     r = ln2 / 2
     poly("CIEDE_EXP", fit(mp.exp, -r, r, 1 / mp.exp(-r)),
          "exp(r), |r| <= ln2 / 2")

@@ -34,16 +34,17 @@
  * are quale's own, exactly specified (ciede_tmpl.h), so that the SIMD
  * kernels and the GPU twin compute the same bits as this reference.
  *
- * Each row's six samples per pixel are gathered onto the luma grid, a
- * kernel (CiedeDsp: this file's C, or src/metrics/x86/ciede_<isa>.c)
- * writes the row's deltaE, and the row is added to the frame's sum.
- * Work that cannot change a bit is avoided:
- *  - pixels whose reference and distorted samples are equal get +0
- *    without CIEDE2000: their L*a*b* colours are equal and every term is
- *    then exactly 0 (all intermediates are finite: S_L, S_C >= 1, and
- *    S_H >= 1 since T >= 0.36), so their deltaE is +0 (checked for every
- *    8-bit triple);
- *  - the C kernel caches the L*a*b* of the sample triples it converted
+ * Each row's six samples per pixel are gathered onto the luma grid, the
+ * row's colours come from a cache or are converted by the colours kernel,
+ * the deltaE kernel takes them (CiedeDsp: this file's C kernels, or
+ * src/metrics/x86/ciede_<isa>.c), and the row is added to the frame's
+ * sum.  Work that cannot change a bit is avoided:
+ *  - pixels whose reference and distorted samples are equal add nothing:
+ *    their L*a*b* colours are equal and every term of CIEDE2000 is then
+ *    exactly 0 (all intermediates are finite: S_L, S_C >= 1, and S_H >= 1
+ *    since T >= 0.36), so their deltaE is +0 (checked for every 8-bit
+ *    triple);
+ *  - each worker caches the L*a*b* of the sample triples it converted
  *    (see the colour cache below).
  *
  * The conversion, CIEDE2000 and the chroma indexing are in ciede.h, which
@@ -70,99 +71,84 @@
 
 static const char *const ciede_keys[] = { "ciede2000", NULL };
 
+/* ---- the C kernels ---------------------------------------------------------- */
+
+static void ciede_colours_c(const CiedeConvert *convert, const uint16_t *y, const uint16_t *u,
+                            const uint16_t *v, float *l, float *a, float *b, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) ciede_colour(convert, y[i], u[i], v[i], &l[i], &a[i], &b[i]);
+}
+
+static void ciede_delta_e_c(const float *const ref[3], const float *const dist[3], float *out,
+                            unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        out[i] = ciede_difference(ref[0][i], ref[1][i], ref[2][i], dist[0][i], dist[1][i], dist[2][i]);
+}
+
+void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags)
+{
+    dsp->colours = ciede_colours_c;
+    dsp->delta_e = ciede_delta_e_c;
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) {
+        dsp->colours = ciede_colours_avx2;
+        dsp->delta_e = ciede_delta_e_avx2;
+    }
+    if (cpu_flags & QUALE_CPU_AVX512) {
+        dsp->colours = ciede_colours_avx512;
+        dsp->delta_e = ciede_delta_e_avx512;
+    }
+#else
+    (void)cpu_flags;
+#endif
+}
+
 /* ---- the colour cache ------------------------------------------------------ */
 
 /*
- * A 1080p frame of natural video holds about 185,000 distinct sample
- * triples for 2 million pixels: a direct-mapped cache of the last
- * conversions saves most of them.
+ * L*a*b* is a pure function of the sample triple, and a picture holds far
+ * fewer distinct triples than pixels (a 1080p frame of natural video about
+ * 185,000 for 2 million pixels): each worker keeps its last conversions in
+ * a direct-mapped cache, in its scratch, across frames (about 4 in 5
+ * look-ups hit).  A hit returns the very floats a conversion would, so
+ * the cache changes no bit, only the number of conversions.
  */
 #define CIEDE_CACHE_BITS 16
 #define CIEDE_CACHE_EMPTY UINT64_MAX /* no triple of samples of <= 16 bits */
 
 typedef struct CiedeCacheEntry {
     uint64_t key; /* y << 32 | u << 16 | v */
-    CiedeLab lab;
+    float lab[3];
 } CiedeCacheEntry;
 
-struct CiedeCache {
-    CiedeCacheEntry entry[1u << CIEDE_CACHE_BITS];
-};
-
-CiedeCache *ciede_cache_new(void)
+static CIEDE_ALWAYS_INLINE uint64_t ciede_key(unsigned y, unsigned u, unsigned v)
 {
-    CiedeCache *c = quale_aligned_alloc(sizeof(*c));
-    if (!c) return NULL;
-    for (size_t i = 0; i < QUALE_ARRAY_SIZE(c->entry); i++) c->entry[i].key = CIEDE_CACHE_EMPTY;
-    return c;
+    return (uint64_t)y << 32 | (uint64_t)u << 16 | v;
 }
 
-void ciede_cache_free(CiedeCache *cache)
+static CIEDE_ALWAYS_INLINE CiedeCacheEntry *ciede_cache_slot(CiedeCacheEntry *cache, uint64_t key)
 {
-    quale_aligned_free(cache);
-}
-
-static CIEDE_ALWAYS_INLINE CiedeLab ciede_lab_cached(const CiedeConvert *convert,
-                                                      CiedeCache *cache, unsigned y,
-                                                      unsigned u, unsigned v)
-{
-    const uint64_t key = (uint64_t)y << 32 | (uint64_t)u << 16 | v;
     /* Fibonacci hashing: the top bits of key * 2^64 / phi */
-    CiedeCacheEntry *e =
-        &cache->entry[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
-    if (e->key != key) {
-        e->key = key;
-        e->lab = ciede_lab(convert, y, u, v);
-    }
-    return e->lab;
-}
-
-/* ---- the C kernel ------------------------------------------------------------ */
-
-/* Pixels per batch: the colours of a batch are looked up first and the
- * differences computed after, so that the cache reads of neighbouring
- * pixels overlap instead of each waiting behind a whole CIEDE2000. */
-#define CIEDE_BATCH 64
-
-static void ciede_delta_e_row_c(const CiedeConvert *convert, const uint16_t *const ref[3],
-                                const uint16_t *const dist[3], float *delta_e, unsigned n,
-                                CiedeCache *cache)
-{
-    CiedeLab ref_lab[CIEDE_BATCH], dis_lab[CIEDE_BATCH];
-    bool same[CIEDE_BATCH];
-    for (unsigned x0 = 0; x0 < n; x0 += CIEDE_BATCH) {
-        const unsigned count = QUALE_MIN(n - x0, CIEDE_BATCH);
-        for (unsigned i = 0; i < count; i++) {
-            const unsigned x = x0 + i;
-            same[i] = ref[0][x] == dist[0][x] && ref[1][x] == dist[1][x] &&
-                      ref[2][x] == dist[2][x];
-            if (same[i]) continue;
-            ref_lab[i] = ciede_lab_cached(convert, cache, ref[0][x], ref[1][x], ref[2][x]);
-            dis_lab[i] = ciede_lab_cached(convert, cache, dist[0][x], dist[1][x], dist[2][x]);
-        }
-        for (unsigned i = 0; i < count; i++)
-            delta_e[x0 + i] = same[i] ? 0.f : ciede2000(ref_lab[i], dis_lab[i]);
-    }
-}
-
-void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags)
-{
-    dsp->delta_e_row = ciede_delta_e_row_c;
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) dsp->delta_e_row = ciede_delta_e_row_avx2;
-    if (cpu_flags & QUALE_CPU_AVX512) dsp->delta_e_row = ciede_delta_e_row_avx512;
-#else
-    (void)cpu_flags;
-#endif
+    return &cache[(key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CIEDE_CACHE_BITS)];
 }
 
 /* ---- one frame ------------------------------------------------------------ */
 
 typedef struct CiedeScratch {
-    CiedeCache *cache;
-    /* one row on the luma grid: reference Y', Cb, Cr, distorted Y', Cb, Cr */
+    CiedeCacheEntry *cache; /* 1 << CIEDE_CACHE_BITS entries */
+    /* one row on the luma grid: reference Y', Cb, Cr, distorted Y', Cb, Cr;
+     * the colours of its pixels, L*, a*, b* of each; their deltaE, and
+     * whether the six samples are equal */
     uint16_t *samples[6];
+    float *lab[6];
     float *delta_e;
+    uint8_t *same;
+    /* the triples the cache missed, where their colours go (an index into
+     * lab[0] of its reference (0) or distorted (3) half), their colours */
+    uint16_t *miss_samples[3];
+    uint32_t *miss_at;
+    float *miss_lab[3];
 } CiedeScratch;
 
 static CIEDE_ALWAYS_INLINE unsigned ciede_sample(const void *row, size_t x, bool hbd)
@@ -209,21 +195,69 @@ static CIEDE_ALWAYS_INLINE void ciede_gather_row(const CiedeState *s, const Qual
     }
 }
 
+/*
+ * The colours of a row: from the cache where it has them, the others
+ * converted together by the colours kernel and then cached.  Pixels whose
+ * six samples are equal get colour 0 (their deltaE is not used).
+ */
+static void ciede_row_colours(const CiedeState *s, CiedeScratch *t)
+{
+    const unsigned w = s->width;
+    const size_t stride = (size_t)(t->lab[1] - t->lab[0]);
+    uint32_t misses = 0;
+    for (unsigned x = 0; x < w; x++) {
+        const unsigned ry = t->samples[0][x], ru = t->samples[1][x], rv = t->samples[2][x];
+        const unsigned dy = t->samples[3][x], du = t->samples[4][x], dv = t->samples[5][x];
+        t->same[x] = ry == dy && ru == du && rv == dv;
+        if (t->same[x]) {
+            for (unsigned k = 0; k < 6; k++) t->lab[k][x] = 0.f;
+            continue;
+        }
+        for (unsigned half = 0; half < 2; half++) {
+            const unsigned y = half ? dy : ry, u = half ? du : ru, v = half ? dv : rv;
+            const uint64_t key = ciede_key(y, u, v);
+            const CiedeCacheEntry *e = ciede_cache_slot(t->cache, key);
+            if (e->key == key) {
+                for (unsigned k = 0; k < 3; k++) t->lab[3 * half + k][x] = e->lab[k];
+            } else {
+                t->miss_samples[0][misses] = (uint16_t)y;
+                t->miss_samples[1][misses] = (uint16_t)u;
+                t->miss_samples[2][misses] = (uint16_t)v;
+                t->miss_at[misses++] = (uint32_t)(3 * half * stride + x);
+            }
+        }
+    }
+
+    s->dsp.colours(&s->convert, t->miss_samples[0], t->miss_samples[1], t->miss_samples[2],
+                   t->miss_lab[0], t->miss_lab[1], t->miss_lab[2], misses);
+    for (uint32_t i = 0; i < misses; i++) {
+        CiedeCacheEntry *e = ciede_cache_slot(
+            t->cache, ciede_key(t->miss_samples[0][i], t->miss_samples[1][i], t->miss_samples[2][i]));
+        e->key = ciede_key(t->miss_samples[0][i], t->miss_samples[1][i], t->miss_samples[2][i]);
+        for (unsigned k = 0; k < 3; k++) {
+            e->lab[k] = t->miss_lab[k][i];
+            t->lab[0][t->miss_at[i] + k * stride] = t->miss_lab[k][i];
+        }
+    }
+}
+
 /* The frame's sum of deltaE, in raster order. */
-static CIEDE_ALWAYS_INLINE double ciede_sum(const CiedeState *s, CiedeScratch *scratch,
+static CIEDE_ALWAYS_INLINE double ciede_sum(const CiedeState *s, CiedeScratch *t,
                                             const QualePicture *ref, const QualePicture *dis,
                                             bool hbd)
 {
-    uint16_t *const *rs = scratch->samples, *const *ds = scratch->samples + 3;
-    const uint16_t *const ref_rows[3] = { rs[0], rs[1], rs[2] };
-    const uint16_t *const dis_rows[3] = { ds[0], ds[1], ds[2] };
+    uint16_t *const *rs = t->samples, *const *ds = t->samples + 3;
+    const float *const ref_lab[3] = { t->lab[0], t->lab[1], t->lab[2] };
+    const float *const dis_lab[3] = { t->lab[3], t->lab[4], t->lab[5] };
     double sum = 0.;
     for (unsigned y = 0; y < s->height; y++) {
         ciede_gather_row(s, ref, y, rs, hbd);
         ciede_gather_row(s, dis, y, ds, hbd);
-        s->dsp.delta_e_row(&s->convert, ref_rows, dis_rows, scratch->delta_e, s->width,
-                           scratch->cache);
-        for (unsigned x = 0; x < s->width; x++) sum += scratch->delta_e[x];
+        ciede_row_colours(s, t);
+        s->dsp.delta_e(ref_lab, dis_lab, t->delta_e, s->width);
+        /* equal samples: deltaE +0, which adds nothing */
+        for (unsigned x = 0; x < s->width; x++)
+            if (!t->same[x]) sum += t->delta_e[x];
     }
     return sum;
 }
@@ -352,9 +386,14 @@ static void ciede_scratch_free(void *scratch)
 {
     CiedeScratch *c = scratch;
     if (!c) return;
-    ciede_cache_free(c->cache);
+    quale_aligned_free(c->cache);
     quale_aligned_free(c->samples[0]);
+    quale_aligned_free(c->lab[0]);
     quale_aligned_free(c->delta_e);
+    quale_aligned_free(c->same);
+    quale_aligned_free(c->miss_samples[0]);
+    quale_aligned_free(c->miss_at);
+    quale_aligned_free(c->miss_lab[0]);
     free(c);
 }
 
@@ -363,15 +402,32 @@ static int ciede_scratch_alloc(const void *state, void **scratch)
     const CiedeState *s = state;
     CiedeScratch *c = calloc(1, sizeof(*c));
     if (!c) return -ENOMEM;
+    /* rows of 64-byte multiples; a row's misses are at most 2 per pixel */
     const size_t row = quale_align(s->width, QUALE_ALIGNMENT / sizeof(uint16_t));
-    c->cache = ciede_cache_new();
+    const size_t misses = 2 * row;
+    c->cache = quale_aligned_alloc(sizeof(*c->cache) << CIEDE_CACHE_BITS);
     c->samples[0] = quale_aligned_alloc(6 * row * sizeof(uint16_t));
-    c->delta_e = quale_aligned_alloc(s->width * sizeof(float));
-    if (!c->cache || !c->samples[0] || !c->delta_e) {
+    c->lab[0] = quale_aligned_alloc(6 * row * sizeof(float));
+    c->delta_e = quale_aligned_alloc(row * sizeof(float));
+    c->same = quale_aligned_alloc(row);
+    c->miss_samples[0] = quale_aligned_alloc(3 * misses * sizeof(uint16_t));
+    c->miss_at = quale_aligned_alloc(misses * sizeof(uint32_t));
+    c->miss_lab[0] = quale_aligned_alloc(3 * misses * sizeof(float));
+    if (!c->cache || !c->samples[0] || !c->lab[0] || !c->delta_e || !c->same ||
+        !c->miss_samples[0] || !c->miss_at || !c->miss_lab[0]) {
         ciede_scratch_free(c);
         return -ENOMEM;
     }
-    for (unsigned k = 1; k < 6; k++) c->samples[k] = c->samples[0] + k * row;
+    for (size_t i = 0; i < ((size_t)1 << CIEDE_CACHE_BITS); i++)
+        c->cache[i].key = CIEDE_CACHE_EMPTY;
+    for (unsigned k = 1; k < 6; k++) {
+        c->samples[k] = c->samples[0] + k * row;
+        c->lab[k] = c->lab[0] + k * row;
+    }
+    for (unsigned k = 1; k < 3; k++) {
+        c->miss_samples[k] = c->miss_samples[0] + k * misses;
+        c->miss_lab[k] = c->miss_lab[0] + k * misses;
+    }
     *scratch = c;
     return 0;
 }

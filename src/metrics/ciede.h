@@ -164,7 +164,7 @@ CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, doubl
 /* deltaE00 from colour 1 (reference) to colour 2 (distorted). */
 CIEDE_INLINE float ciede2000(CiedeLab c1, CiedeLab c2)
 {
-    return ciede_delta_e(c1.l, c1.a, c1.b, c2.l, c2.a, c2.b);
+    return ciede_difference(c1.l, c1.a, c1.b, c2.l, c2.a, c2.b);
 }
 
 #if !defined(__CUDACC__)
@@ -177,29 +177,20 @@ extern "C" {
 #endif
 
 /*
- * A memo of colours: L*a*b* is a pure function of the sample triple, and a
- * picture holds far fewer distinct triples than pixels, so the C kernel
- * keeps its last conversions (per worker, across frames).  A hit returns
- * the very floats a conversion would.  A cache serves one CiedeConvert.
+ * The kernels the SIMD levels replace, pure functions of their inputs:
+ *   colours: the L*a*b* colours l[i], a[i], b[i] of n sample triples
+ *            (y[i], u[i], v[i]);
+ *   delta_e: deltaE00 out[i] from the colours ref[0..2][i] (L*, a*, b*)
+ *            to dist[0..2][i], for n pairs.
  */
-typedef struct CiedeCache CiedeCache;
-CiedeCache *ciede_cache_new(void);
-void ciede_cache_free(CiedeCache *cache);
-
-/*
- * The kernel the SIMD levels replace: the deltaE of n pixels of a row,
- * delta_e[x] from the samples ref[0][x], ref[1][x], ref[2][x] (Y', Cb, Cr
- * on the luma grid) and dist[0..2][x]; +0 where the six samples are equal
- * (every term of CIEDE2000 is then exactly 0).  The C kernel reads and
- * fills cache; the SIMD kernels, which convert a colour faster than they
- * could look it up, ignore it.
- */
-typedef void (*CiedeDeltaERowFn)(const CiedeConvert *convert, const uint16_t *const ref[3],
-                                 const uint16_t *const dist[3], float *delta_e, unsigned n,
-                                 CiedeCache *cache);
+typedef void (*CiedeColoursFn)(const CiedeConvert *convert, const uint16_t *y, const uint16_t *u,
+                               const uint16_t *v, float *l, float *a, float *b, unsigned n);
+typedef void (*CiedeDeltaEFn)(const float *const ref[3], const float *const dist[3], float *out,
+                              unsigned n);
 
 typedef struct CiedeDsp {
-    CiedeDeltaERowFn delta_e_row;
+    CiedeColoursFn colours;
+    CiedeDeltaEFn delta_e;
 } CiedeDsp;
 
 /* The C kernels, then those of the widest instruction set cpu_flags
@@ -209,12 +200,14 @@ void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags);
 /* The conversion of samples of a bit depth to Y'CbCr in [0, 1]. */
 void ciede_convert_init(CiedeConvert *convert, unsigned bitdepth);
 
-void ciede_delta_e_row_avx2(const CiedeConvert *convert, const uint16_t *const ref[3],
-                            const uint16_t *const dist[3], float *delta_e, unsigned n,
-                            CiedeCache *cache);
-void ciede_delta_e_row_avx512(const CiedeConvert *convert, const uint16_t *const ref[3],
-                              const uint16_t *const dist[3], float *delta_e, unsigned n,
-                              CiedeCache *cache);
+void ciede_colours_avx2(const CiedeConvert *convert, const uint16_t *y, const uint16_t *u,
+                        const uint16_t *v, float *l, float *a, float *b, unsigned n);
+void ciede_delta_e_avx2(const float *const ref[3], const float *const dist[3], float *out,
+                        unsigned n);
+void ciede_colours_avx512(const CiedeConvert *convert, const uint16_t *y, const uint16_t *u,
+                          const uint16_t *v, float *l, float *a, float *b, unsigned n);
+void ciede_delta_e_avx512(const float *const ref[3], const float *const dist[3], float *out,
+                          unsigned n);
 
 typedef struct CiedeState {
     /* set by init */

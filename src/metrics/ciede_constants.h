@@ -20,6 +20,12 @@
 #define CIEDE_ATAN_HALF_LO 0x1.a2b7f222f65e2p-56
 #define CIEDE_PIO4_HI 0x1.921fb54442d18p-1
 #define CIEDE_PIO4_LO 0x1.1a62633145c07p-55
+/* cos and sin of T's phase shifts */
+#define CIEDE_COS_PI_6 0x1.bb67ae8584caap-1
+#define CIEDE_COS_PI_30 0x1.fd31f94f867c6p-1
+#define CIEDE_SIN_PI_30 0x1.ac2609b3c576cp-4
+#define CIEDE_COS_7PI_20 0x1.d0e2e2b44de01p-2
+#define CIEDE_SIN_7PI_20 0x1.c83201d3d2c6dp-1
 /* exp(r), |r| <= ln2 / 2 */
 #define CIEDE_EXP_C0 0x1.0000000000000p+0
 #define CIEDE_EXP_C1 0x1.0000000000000p+0

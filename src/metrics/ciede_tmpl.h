@@ -181,13 +181,15 @@ CT_FN VD CT(sin)(VD x)
     return CT_DOUBLE(CT_BITS(v) ^ ((q & 2) << 62));
 }
 
-CT_FN VD CT(cos)(VD x)
+/* sin(x) and cos(x) from one reduction. */
+CT_FN void CT(sincos)(VD x, VD *sin_x, VD *cos_x)
 {
     VU64 q;
     const VD r = CT(reduce_pio2)(x, &q);
     const VU64 odd = 0 - (q & 1);
-    const VD v = CT(select)(odd, CT(sin_kernel)(r), CT(cos_kernel)(r));
-    return CT_DOUBLE(CT_BITS(v) ^ (((q + 1) & 2) << 62));
+    const VD s = CT(sin_kernel)(r), c = CT(cos_kernel)(r);
+    *sin_x = CT_DOUBLE(CT_BITS(CT(select)(odd, c, s)) ^ ((q & 2) << 62));
+    *cos_x = CT_DOUBLE(CT_BITS(CT(select)(odd, s, c)) ^ (((q + 1) & 2) << 62));
 }
 
 /*
@@ -245,8 +247,10 @@ CT_FN VD CT(atan2)(VD y, VD x)
 /* sRGB decoding to linear light. */
 CT_FN VD CT(linearize)(VD c)
 {
-    return CT(select)(CT_MD(c > 10. / 255.), CT(pow)((c + 0.055) * (1.0 / 1.055), 2.4),
-                      c * (1.0 / 12.92));
+    /* pow only sees the values it is taken of (1 elsewhere) */
+    const VU64 curve = CT_MD(c > 10. / 255.);
+    const VD base = CT(select)(curve, (c + 0.055) * (1.0 / 1.055), CT_SPLAT(1.0));
+    return CT(select)(curve, CT(pow)(base, 2.4), c * (1.0 / 12.92));
 }
 
 /* The L*a*b* companding function, rounded to float. */
@@ -254,8 +258,9 @@ CT_FN VF CT(lab_f)(VD c)
 {
     const double kappa = 24389.0 / 27.0;
     const double epsilon = 216.0 / 24389.0;
-    return CT_D2F(CT(select)(CT_MD(c > epsilon), CT(pow)(c, 1.0 / 3.0),
-                             (kappa * c + 16.0) * (1.0 / 116.0)));
+    const VU64 root = CT_MD(c > epsilon);
+    const VD base = CT(select)(root, c, CT_SPLAT(1.0));
+    return CT_D2F(CT(select)(root, CT(pow)(base, 1.0 / 3.0), (kappa * c + 16.0) * (1.0 / 116.0)));
 }
 
 /* The colour of samples (y, u, v) as doubles: BT.709 limited range to
@@ -324,13 +329,26 @@ CT_FN VF CT(hue_mean)(VF h1, VF h2)
                              (sum + 2.0 * CIEDE_PI) / 2.0, sum / 2.0));
 }
 
-/* The hue weighting T. */
+/*
+ * The hue weighting
+ *   T = 1 - 0.17 cos(h - pi/6) + 0.24 cos(2h) + 0.32 cos(3h + pi/30)
+ *         - 0.20 cos(4h - 7 pi/20)
+ * from one sine and cosine of h: the multiple angles by their sum
+ * formulas, the shifts by the constants' sines and cosines.  Each term is
+ * within a few 1e-16 of the cosine libvmaf calls, and T is rounded to
+ * float.
+ */
 CT_FN VF CT(t)(VF hf)
 {
-    const VD h = CT_F2D(hf);
-    return CT_D2F(1.0 - 0.17 * CT(cos)(h - CIEDE_PI / 6.0) + 0.24 * CT(cos)(2.0 * h) +
-                  0.32 * CT(cos)(3.0 * h + CIEDE_PI / 30.0) -
-                  0.20 * CT(cos)(4.0 * h - 7.0 * CIEDE_PI / 20.0));
+    VD s1, c1;
+    CT(sincos)(CT_F2D(hf), &s1, &c1);
+    const VD c2 = c1 * c1 - s1 * s1, s2 = 2.0 * s1 * c1;
+    const VD c3 = c2 * c1 - s2 * s1, s3 = s2 * c1 + c2 * s1;
+    const VD c4 = c2 * c2 - s2 * s2, s4 = 2.0 * s2 * c2;
+    const VD t1 = c1 * CIEDE_COS_PI_6 + s1 * 0.5;
+    const VD t3 = c3 * CIEDE_COS_PI_30 - s3 * CIEDE_SIN_PI_30;
+    const VD t4 = c4 * CIEDE_COS_7PI_20 + s4 * CIEDE_SIN_7PI_20;
+    return CT_D2F(1.0 - 0.17 * t1 + 0.24 * c2 + 0.32 * t3 - 0.20 * t4);
 }
 
 /* The rotation term R_T, in float where libvmaf uses float. */
@@ -348,7 +366,7 @@ CT_FN VF CT(r_t)(VF c_bar_prime, VF h_bar_prime)
 
 /* deltaE00 from colour 1 (reference) to colour 2 (distorted), libvmaf's
  * float and double steps. */
-CT_FN VF CT(delta_e)(VF l1, VF a1, VF b1, VF l2, VF a2, VF b2)
+CT_FN VF CT(difference)(VF l1, VF a1, VF b1, VF l2, VF a2, VF b2)
 {
     const float k_l = 0.65f, k_c = 1.0f, k_h = 4.0f;
 

@@ -1,4 +1,4 @@
-/* CIEDE2000's row kernel for AVX-512: 8 pixels per vector of doubles. */
+/* CIEDE2000's kernels for AVX-512: 8 pixels per vector of doubles. */
 #define CIEDE_LANES 8
 #define CIEDE_ISA(name) name##_avx512
 #include "ciede_vector_tmpl.c"

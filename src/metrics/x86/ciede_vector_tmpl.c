@@ -1,9 +1,9 @@
 /*
- * CIEDE2000's row kernel on SIMD vectors of CIEDE_LANES pixels, for the x86
+ * CIEDE2000's kernels on SIMD vectors of CIEDE_LANES pixels, for the x86
  * instruction sets (ciede_avx2.c, ciede_avx512.c include this file): the
  * per-pixel arithmetic of ciede_tmpl.h instantiated on GCC vector types,
- * lane for lane the C reference's operations, so its deltaE are the C
- * kernel's to the bit (tests/checkasm/ciede.c checks).
+ * lane for lane the C reference's operations, so their colours and deltaE
+ * are the C kernels' to the bit (tests/checkasm/ciede.c checks).
  *
  * The includer defines CIEDE_LANES (4 or 8) and CIEDE_ISA(name), the name
  * of this file's functions for its instruction set.
@@ -21,7 +21,6 @@ typedef uint32_t VU32 __attribute__((vector_size(4 * CIEDE_LANES)));
 typedef int64_t VI64 __attribute__((vector_size(8 * CIEDE_LANES)));
 typedef int32_t VI32 __attribute__((vector_size(4 * CIEDE_LANES)));
 typedef uint16_t VU16 __attribute__((vector_size(2 * CIEDE_LANES)));
-typedef int16_t VI16 __attribute__((vector_size(2 * CIEDE_LANES)));
 
 #define CT(name) CIEDE_ISA(ciede_##name)
 #define CT_FN static inline __attribute__((always_inline))
@@ -57,41 +56,37 @@ static inline VD CT(splat)(double c)
 #define CT_SPLAT(c) CT(splat)(c)
 #include "metrics/ciede_tmpl.h"
 
-/* CIEDE_LANES pixels: samples p[0..5] (reference Y', Cb, Cr, distorted
- * Y', Cb, Cr), deltaE to out. */
-static inline __attribute__((always_inline)) void
-CT(delta_e_lanes)(const CiedeConvert *convert, const uint16_t *const p[6], unsigned x,
-                  float *out)
+void CIEDE_ISA(ciede_colours)(const CiedeConvert *convert, const uint16_t *y, const uint16_t *u,
+                              const uint16_t *v, float *l, float *a, float *b, unsigned n)
 {
-    VU16 v[6];
-    for (unsigned k = 0; k < 6; k++) memcpy(&v[k], p[k] + x, sizeof(v[k]));
-    VF l1, a1, b1, l2, a2, b2;
-    CT(colour)(convert, __builtin_convertvector(v[0], VD), __builtin_convertvector(v[1], VD),
-               __builtin_convertvector(v[2], VD), &l1, &a1, &b1);
-    CT(colour)(convert, __builtin_convertvector(v[3], VD), __builtin_convertvector(v[4], VD),
-               __builtin_convertvector(v[5], VD), &l2, &a2, &b2);
-    const VF e = CT(delta_e)(l1, a1, b1, l2, a2, b2);
-    const VI16 same = (v[0] == v[3]) & (v[1] == v[4]) & (v[2] == v[5]);
-    const VF r = CT(zerof)((VU32)__builtin_convertvector(same, VI32), e);
-    memcpy(out, &r, sizeof(r));
+    for (unsigned i = 0; i < n; i += CIEDE_LANES) {
+        /* the last vector reads samples of 0 past n and writes nothing
+         * there */
+        const unsigned count = n - i < CIEDE_LANES ? n - i : CIEDE_LANES;
+        VU16 sy = { 0 }, su = { 0 }, sv = { 0 };
+        memcpy(&sy, y + i, count * sizeof(uint16_t));
+        memcpy(&su, u + i, count * sizeof(uint16_t));
+        memcpy(&sv, v + i, count * sizeof(uint16_t));
+        VF cl, ca, cb;
+        CT(colour)(convert, __builtin_convertvector(sy, VD), __builtin_convertvector(su, VD),
+                   __builtin_convertvector(sv, VD), &cl, &ca, &cb);
+        memcpy(l + i, &cl, count * sizeof(float));
+        memcpy(a + i, &ca, count * sizeof(float));
+        memcpy(b + i, &cb, count * sizeof(float));
+    }
 }
 
-void CIEDE_ISA(ciede_delta_e_row)(const CiedeConvert *convert, const uint16_t *const ref[3],
-                                  const uint16_t *const dist[3], float *delta_e, unsigned n,
-                                  CiedeCache *cache)
+void CIEDE_ISA(ciede_delta_e)(const float *const ref[3], const float *const dist[3], float *out,
+                              unsigned n)
 {
-    (void)cache;
-    const uint16_t *const p[6] = { ref[0], ref[1], ref[2], dist[0], dist[1], dist[2] };
-    unsigned x = 0;
-    for (; x + CIEDE_LANES <= n; x += CIEDE_LANES) CT(delta_e_lanes)(convert, p, x, delta_e + x);
-    if (x == n) return;
-
-    /* the last pixels, with equal samples (deltaE +0) in the lanes past n */
-    uint16_t tail[6][CIEDE_LANES];
-    const uint16_t *const t[6] = { tail[0], tail[1], tail[2], tail[3], tail[4], tail[5] };
-    float out[CIEDE_LANES];
-    memset(tail, 0, sizeof(tail));
-    for (unsigned k = 0; k < 6; k++) memcpy(tail[k], p[k] + x, (n - x) * sizeof(uint16_t));
-    CT(delta_e_lanes)(convert, t, 0, out);
-    memcpy(delta_e + x, out, (n - x) * sizeof(float));
+    for (unsigned i = 0; i < n; i += CIEDE_LANES) {
+        const unsigned count = n - i < CIEDE_LANES ? n - i : CIEDE_LANES;
+        VF c[6] = { { 0 } };
+        for (unsigned k = 0; k < 3; k++) {
+            memcpy(&c[k], ref[k] + i, count * sizeof(float));
+            memcpy(&c[3 + k], dist[k] + i, count * sizeof(float));
+        }
+        const VF e = CT(difference)(c[0], c[1], c[2], c[3], c[4], c[5]);
+        memcpy(out + i, &e, count * sizeof(float));
+    }
 }
