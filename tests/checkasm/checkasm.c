@@ -17,6 +17,7 @@ typedef struct CheckasmTest {
 
 static const CheckasmTest tests[] = {
     { "ciede", checkasm_check_ciede },
+    { "iqa", checkasm_check_iqa },
     { NULL, NULL },
 };
 

@@ -36,6 +36,38 @@ static inline VD CT(vsqrt)(VD x)
 #endif
 }
 
+/* float <-> double lane by lane, in one instruction (GCC's generic
+ * conversion of 8 floats goes through halves) */
+static inline VD CT(widen)(VF x)
+{
+#if CIEDE_LANES == 8
+    return (VD)_mm512_cvtps_pd((__m256)x);
+#else
+    return (VD)_mm256_cvtps_pd((__m128)x);
+#endif
+}
+
+static inline VF CT(narrow)(VD x)
+{
+#if CIEDE_LANES == 8
+    return (VF)_mm512_cvtpd_ps((__m512d)x);
+#else
+    return (VF)_mm256_cvtpd_ps((__m256d)x);
+#endif
+}
+
+/* CIEDE_LANES samples as doubles */
+static inline VD CT(samples)(VU16 v)
+{
+#if CIEDE_LANES == 8
+    return (VD)_mm512_cvtepi32_pd(_mm256_cvtepu16_epi32((__m128i)v));
+#else
+    __m128i x = _mm_setzero_si128();
+    memcpy(&x, &v, sizeof(v));
+    return (VD)_mm256_cvtepi32_pd(_mm_cvtepu16_epi32(x));
+#endif
+}
+
 static inline VD CT(splat)(double c)
 {
     VD v;
@@ -50,8 +82,8 @@ static inline VD CT(splat)(double c)
 #define CT_DOUBLE(u) ((VD)(u))
 #define CT_FBITS(x) ((VU32)(x))
 #define CT_FLOAT(u) ((VF)(u))
-#define CT_F2D(x) __builtin_convertvector((x), VD)
-#define CT_D2F(x) __builtin_convertvector((x), VF)
+#define CT_F2D(x) CT(widen)(x)
+#define CT_D2F(x) CT(narrow)(x)
 #define CT_SQRT(x) CT(vsqrt)(x)
 #define CT_SPLAT(c) CT(splat)(c)
 #include "metrics/ciede_tmpl.h"
@@ -68,8 +100,7 @@ void CIEDE_ISA(ciede_colours)(const CiedeConvert *convert, const uint16_t *y, co
         memcpy(&su, u + i, count * sizeof(uint16_t));
         memcpy(&sv, v + i, count * sizeof(uint16_t));
         VF cl, ca, cb;
-        CT(colour)(convert, __builtin_convertvector(sy, VD), __builtin_convertvector(su, VD),
-                   __builtin_convertvector(sv, VD), &cl, &ca, &cb);
+        CT(colour)(convert, CT(samples)(sy), CT(samples)(su), CT(samples)(sv), &cl, &ca, &cb);
         memcpy(l + i, &cl, count * sizeof(float));
         memcpy(a + i, &ca, count * sizeof(float));
         memcpy(b + i, &cb, count * sizeof(float));
