@@ -196,6 +196,12 @@ static inline float *iqa_decimate_phases(void *work, int dst_w)
     return (float *)((char *)work + quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT));
 }
 
+#if defined(__cplusplus)
+#define IQA_RESTRICT __restrict__
+#else
+#define IQA_RESTRICT restrict
+#endif
+
 /* Splits a source row into its phases (plan->factor of them from phases). */
 static inline void iqa_decimate_split(const IqaDecimatePlan *plan, const float *row,
                                       float *phases)
@@ -204,8 +210,8 @@ static inline void iqa_decimate_split(const IqaDecimatePlan *plan, const float *
         /* the constant stride lets the compiler use loads and shuffles */
         for (int p = 0; p < 2; p++) {
             if (plan->q_lo[p] > plan->q_hi[p]) continue; /* no tap of this phase */
-            float *restrict phase = phases + (size_t)p * plan->stride + plan->taps;
-            const float *restrict in = row + p;
+            float *IQA_RESTRICT phase = phases + (size_t)p * plan->stride + plan->taps;
+            const float *IQA_RESTRICT in = row + p;
             for (int j = plan->q_lo[p]; j < plan->dst_w + plan->q_hi[p]; j++)
                 phase[j] = in[2 * j];
         }
@@ -213,8 +219,8 @@ static inline void iqa_decimate_split(const IqaDecimatePlan *plan, const float *
     }
     for (int p = 0; p < plan->factor; p++) {
         if (plan->q_lo[p] > plan->q_hi[p]) continue; /* no tap of this phase */
-        float *restrict phase = phases + (size_t)p * plan->stride + plan->taps;
-        const float *restrict in = row;
+        float *IQA_RESTRICT phase = phases + (size_t)p * plan->stride + plan->taps;
+        const float *IQA_RESTRICT in = row;
         for (int j = plan->q_lo[p]; j < plan->dst_w + plan->q_hi[p]; j++)
             phase[j] = in[j * plan->factor + p];
     }
