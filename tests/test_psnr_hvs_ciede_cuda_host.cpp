@@ -553,9 +553,11 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
     CHECK(quale_open(&declare_ctx, &ds) == 0);
     PsnrHvsState *s = static_cast<PsnrHvsState *>(calloc(1, metric_psnr_hvs.state_size));
     CHECK(s && metric_psnr_hvs.init(s, &format, context_sink(declare_ctx)) == 0);
+    void *scratch = NULL;
+    CHECK(s && metric_psnr_hvs.scratch_alloc(s, &scratch) == 0);
     HvsPlan *plan = hvs_cuda_plan_new(&format);
     CHECK(plan != NULL);
-    if (!run_err && s && plan) {
+    if (!run_err && s && scratch && plan) {
         std::vector<uint8_t> memory(hvs_cuda_slot_bytes(plan) + GUARD);
         std::vector<float> tables(2 * 3 * 64);
         hvs_cuda_tables(s, tables.data());
@@ -563,7 +565,7 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
         hvs_cuda_counts(plan, count);
         for (unsigned f = 0; f < c.frames; f++) {
             float ref_sums[3];
-            psnr_hvs_frame_sums(s, &refs[f], &dists[f], ref_sums, ref_count);
+            psnr_hvs_frame_sums(s, scratch, &refs[f], &dists[f], ref_sums, ref_count);
             for (unsigned p = 0; p < 3; p++) CHECK(count[p] == ref_count[p]);
             const unsigned modes = every_estimate ? E_MODES : 1;
             for (unsigned m = 0; m < modes; m++) {
@@ -591,6 +593,7 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
            (double)(w.changes - before.changes) / (double)(w.planes - before.planes));
     fflush(stdout);
     hvs_cuda_plan_free(plan);
+    if (scratch) metric_psnr_hvs.scratch_free(scratch);
     free(s);
     quale_close(&declare_ctx);
     quale_close(&ctx);

@@ -18,6 +18,7 @@ typedef struct CheckasmTest {
 static const CheckasmTest tests[] = {
     { "ciede", checkasm_check_ciede },
     { "iqa", checkasm_check_iqa },
+    { "psnr_hvs", checkasm_check_psnr_hvs },
     { NULL, NULL },
 };
 

@@ -102,5 +102,6 @@ double checkasm_median5(double v[5]);
 /* (each metric's file adds its function here and to checkasm.c's table) */
 void checkasm_check_ciede(void);
 void checkasm_check_iqa(void);
+void checkasm_check_psnr_hvs(void);
 
 #endif /* QUALE_TESTS_CHECKASM_H */
