@@ -16,6 +16,7 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "cambi", checkasm_check_cambi },
     { "ciede", checkasm_check_ciede },
     { "iqa", checkasm_check_iqa },
     { "psnr_hvs", checkasm_check_psnr_hvs },

@@ -1,0 +1,200 @@
+/*
+ * CAMBI's kernels for the x86 instruction sets (cambi_avx2.c,
+ * cambi_avx512.c include this file): the integer rows of cambi_tmpl.c as
+ * the compiler vectorises them, and the c-values of CAMBI_LANES samples
+ * at once, the histogram counts and reciprocals gathered per lane.  Each
+ * lane runs the C kernel's c-value (cambi_tmpl.c) operation for
+ * operation: the same integer products, converted to float and multiplied
+ * by the same reciprocal, the same maximum over the contrast steps, so
+ * the c-values are the C kernel's to the bit (tests/checkasm/cambi.c).
+ *
+ * The includer defines CAMBI_LANES (8 or 16) and CAMBI_ISA(name).
+ */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CAMBI_FN(name) CAMBI_ISA(cambi_##name)
+#define CAMBI_OWN_HISTOGRAM_KERNELS
+#include "metrics/cambi_tmpl.c"
+
+typedef int32_t VI __attribute__((vector_size(4 * CAMBI_LANES)));
+/* 16-bit counters: twice the lanes */
+typedef uint16_t VC __attribute__((vector_size(4 * CAMBI_LANES)));
+typedef int16_t VCI __attribute__((vector_size(4 * CAMBI_LANES)));
+#define CAMBI_COUNTERS (2 * CAMBI_LANES)
+typedef float VF __attribute__((vector_size(4 * CAMBI_LANES)));
+
+/* 32-bit words at base + 4 index (lanes whose index is 0 when unused). */
+static inline VI CAMBI_ISA(gather32)(const void *base, VI index)
+{
+#if CAMBI_LANES == 16
+    return (VI)_mm512_i32gather_epi32((__m512i)index, base, 4);
+#else
+    return (VI)_mm256_i32gather_epi32(base, (__m256i)index, 4);
+#endif
+}
+
+/* The 16-bit counters histograms[index] (the words read reach 2 bytes
+ * past the counter: CAMBI_HISTOGRAM_SLACK). */
+static inline VI CAMBI_ISA(counters)(const uint16_t *histograms, VI index)
+{
+#if CAMBI_LANES == 16
+    const VI words = (VI)_mm512_i32gather_epi32((__m512i)index, histograms, 2);
+#else
+    const VI words = (VI)_mm256_i32gather_epi32((const int *)histograms, (__m256i)index, 2);
+#endif
+    return words & 0xffff;
+}
+
+static inline bool CAMBI_ISA(any_lane)(VI m)
+{
+    int any = 0;
+    for (int k = 0; k < CAMBI_LANES; k++) any |= m[k];
+    return any != 0;
+}
+
+/* The counters of row `row` at the lanes' columns (consecutive). */
+static inline VI CAMBI_ISA(counter_row)(const uint16_t *histograms, int row, size_t w,
+                                        unsigned j0)
+{
+    typedef uint16_t VU16 __attribute__((vector_size(2 * CAMBI_LANES)));
+    VU16 c;
+    memcpy(&c, histograms + (size_t)row * w + j0, sizeof(c));
+    return __builtin_convertvector(c, VI);
+}
+
+/* The lanes' samples and masks, widened. */
+static inline void CAMBI_ISA(load_lanes)(const uint16_t *image, const uint8_t *mask, VI *v,
+                                         VI *m)
+{
+    typedef uint16_t VU16 __attribute__((vector_size(2 * CAMBI_LANES)));
+    typedef uint8_t VU8 __attribute__((vector_size(CAMBI_LANES)));
+    VU16 s;
+    VU8 b;
+    memcpy(&s, image, sizeof(s));
+    memcpy(&b, mask, sizeof(b));
+    *v = __builtin_convertvector(s, VI);
+    *m = __builtin_convertvector(b, VI);
+}
+
+/* counters[lo .. hi) += delta (1, or 0xffff for -1), a vector at a time;
+ * the last vector adds 0 past hi and stores those counters back as they
+ * were (up to CAMBI_HISTOGRAM_SLACK bytes past the histograms). */
+static inline void CAMBI_ISA(range_add)(uint16_t *counters, size_t lo, size_t hi, uint16_t delta)
+{
+    static const VCI index = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+#if CAMBI_LANES == 16
+                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+#endif
+    };
+    for (size_t k = lo; k < hi; k += CAMBI_COUNTERS) {
+        VC v;
+        memcpy(&v, counters + k, sizeof(v));
+        const VC inside = (VC)(index < (int16_t)QUALE_MIN(hi - k, (size_t)CAMBI_COUNTERS));
+        v += inside & delta;
+        memcpy(counters + k, &v, sizeof(v));
+    }
+}
+
+void CAMBI_ISA(cambi_slide_row)(uint16_t *histograms, const CambiCValueParams *p,
+                                const uint16_t *leave, const uint8_t *leave_mask,
+                                const uint16_t *enter, const uint8_t *enter_mask, unsigned w,
+                                unsigned pad)
+{
+    for (unsigned j0 = 0; j0 < w; j0 += 16) {
+        const unsigned j1 = QUALE_MIN(j0 + 16, w);
+        if (!CAMBI_ISA(cambi_any_masked)(leave_mask, j0, j1) &&
+            !CAMBI_ISA(cambi_any_masked)(enter_mask, j0, j1))
+            continue;
+        for (unsigned j = j0; j < j1; j++) {
+            const int out = leave_mask ? CAMBI_ISA(cambi_band_row)(p, leave, leave_mask, j) : -1;
+            const int in = enter_mask ? CAMBI_ISA(cambi_band_row)(p, enter, enter_mask, j) : -1;
+            if (out == in) continue;
+            const size_t lo = j > pad ? j - pad : 0;
+            const size_t hi = QUALE_MIN(j + pad + 1, w);
+            if (out >= 0) CAMBI_ISA(range_add)(histograms + (size_t)out * w, lo, hi, 0xffff);
+            if (in >= 0) CAMBI_ISA(range_add)(histograms + (size_t)in * w, lo, hi, 1);
+        }
+    }
+}
+
+void CAMBI_ISA(cambi_c_values_row)(const CambiCValueParams *p, const uint16_t *histograms,
+                                   const uint16_t *image, const uint8_t *mask, float *c_values,
+                                   unsigned w)
+{
+    const int nd = p->num_diffs;
+    const VI zero = { 0 };
+    const VI lane = { 0, 1, 2, 3, 4, 5, 6, 7,
+#if CAMBI_LANES == 16
+                      8, 9, 10, 11, 12, 13, 14, 15
+#endif
+    };
+    memset(c_values, 0, sizeof(float) * w);
+    unsigned j0 = 0;
+    for (; j0 + CAMBI_LANES <= w; j0 += CAMBI_LANES) {
+        uint64_t any = 0;
+        for (unsigned k = 0; k < CAMBI_LANES; k += 8) {
+            uint64_t word;
+            memcpy(&word, mask + j0 + k, sizeof(word));
+            any |= word;
+        }
+        if (!any) continue;
+        VI v, m;
+        CAMBI_ISA(load_lanes)(image + j0, mask + j0, &v, &m);
+        v -= p->band_base;
+        /* masked and in the band: (unsigned)v < band_size */
+        const VI valid = (m != 0) & (v >= 0) & (v < p->band_size);
+        const VI column = lane + (int)j0;
+        const VI wv = zero + (int)w;
+        /* In a banded (flat) area the masked samples of a run usually
+         * share one value: their counters are then consecutive. */
+        int lowest = INT32_MAX, highest = -1;
+        for (int k = 0; k < CAMBI_LANES; k++) {
+            const int x = valid[k] ? v[k] : -1;
+            highest = x > highest ? x : highest;
+            lowest = valid[k] && x < lowest ? x : lowest;
+        }
+        if (highest < 0) continue; /* nothing masked in the band */
+        const bool uniform = lowest == highest;
+        const int uniform_v = highest;
+
+        const VI p0 = uniform ? CAMBI_ISA(counter_row)(histograms, uniform_v, w, j0)
+                              : CAMBI_ISA(counters)(histograms, (v * wv + column) & valid);
+        const VI value = v + p->band_base + nd;
+        VF c = { 0 };
+        for (int d = 0; d < nd; d++) {
+            const VI active = valid & (value <= p->tvi[d]) & (value + d + 1 > p->vlt_luma);
+            const VI up = v + d + 1, down = v - d - 1;
+            const VI has_down = active & (down >= 0);
+            VI p1, p2;
+            if (uniform) {
+                /* rows the inactive lanes (whose values are dropped) read
+                 * too: inside the band, as every active lane's */
+                const bool read = CAMBI_ISA(any_lane)(active);
+                p1 = read ? CAMBI_ISA(counter_row)(histograms, uniform_v + d + 1, w, j0) : zero;
+                p2 = read && uniform_v - d - 1 >= 0
+                         ? CAMBI_ISA(counter_row)(histograms, uniform_v - d - 1, w, j0) & has_down
+                         : zero;
+            } else {
+                p1 = CAMBI_ISA(counters)(histograms, (up * wv + column) & active);
+                p2 = CAMBI_ISA(counters)(histograms, (down * wv + column) & has_down) & has_down;
+            }
+            const VI larger = p1 > p2;
+            const VI pm = (p1 & larger) | (p2 & ~larger);
+            const VF r = (VF)CAMBI_ISA(gather32)(p->reciprocal, (pm + p0) & active);
+            const VF val = __builtin_convertvector(p->weight[d] * p0 * pm, VF) * r;
+            const VI take = active & (val > c);
+            c = (VF)(((VI)val & take) | ((VI)c & ~take));
+        }
+        c = (VF)((VI)c & valid);
+        memcpy(c_values + j0, &c, sizeof(c));
+    }
+    /* the last samples, one by one */
+    for (unsigned j = j0; j < w; j++) {
+        if (!mask[j]) continue;
+        const int v = (int)image[j] - p->band_base;
+        if ((unsigned)v >= (unsigned)p->band_size) continue;
+        c_values[j] = CAMBI_ISA(cambi_c_value)(p, histograms + j, w, v);
+    }
+}
