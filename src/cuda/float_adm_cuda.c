@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "metrics/bitcast.h"
 #include "metrics/float_adm.h"
 
 extern const unsigned char cuda_module_float_adm[];
@@ -90,25 +91,11 @@ static struct {
     uint32_t *table;
 } rcp;
 
-static uint32_t bits_of(float x)
-{
-    uint32_t b;
-    memcpy(&b, &x, sizeof(b));
-    return b;
-}
-
-static float float_of(uint32_t b)
-{
-    float x;
-    memcpy(&x, &b, sizeof(x));
-    return x;
-}
-
 static bool rcp_matches(uint32_t x)
 {
-    const float d = float_of(x);
-    return bits_of(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
-           bits_of(float_adm_reciprocal(d));
+    const float d = bitcast_bits_float(x);
+    return bitcast_float_bits(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
+           bitcast_float_bits(float_adm_reciprocal(d));
 }
 
 static void rcp_build(void)
@@ -120,9 +107,10 @@ static void rcp_build(void)
     /* The finest table the host needs: where the result on [1, 2) changes,
      * the mantissa's lower bits below the change do not matter. */
     unsigned shift = 23;
-    uint32_t prev = bits_of(float_adm_reciprocal(1.0f));
+    uint32_t prev = bitcast_float_bits(float_adm_reciprocal(1.0f));
     for (uint32_t m = 1; m < (1u << 23); m++) {
-        const uint32_t r = bits_of(float_adm_reciprocal(float_of(0x3F800000u | m)));
+        const float x = bitcast_bits_float(0x3F800000u | m);
+        const uint32_t r = bitcast_float_bits(float_adm_reciprocal(x));
         if (r != prev) {
             const unsigned tz = (unsigned)__builtin_ctz(m);
             if (tz < shift) shift = tz;
@@ -133,8 +121,10 @@ static void rcp_build(void)
     rcp.count = (size_t)1 << (23 - shift);
     rcp.table = malloc(rcp.count * sizeof(uint32_t));
     if (!rcp.table) return;
-    for (size_t k = 0; k < rcp.count; k++)
-        rcp.table[k] = bits_of(float_adm_reciprocal(float_of(0x3F800000u | (uint32_t)(k << shift))));
+    for (size_t k = 0; k < rcp.count; k++) {
+        const float x = bitcast_bits_float(0x3F800000u | (uint32_t)(k << shift));
+        rcp.table[k] = bitcast_float_bits(float_adm_reciprocal(x));
+    }
 
     /* Every exponent, both signs: edge mantissas and a spread of others.
      * The divisors are band values plus 1e-30: the exponents of zeros and

@@ -3,8 +3,8 @@
  * this file for the C reference and src/metrics/x86/cambi_<isa>.c include
  * it to build the same loops for AVX2 and AVX-512 (integer arithmetic, one
  * value per element: the compiler vectorises them without changing a
- * bit), with their own histogram kernels (CAMBI_OWN_HISTOGRAM_KERNELS:
- * slide_row, c_values_row).
+ * bit), with their own counter updates (CAMBI_OWN_RANGE_ADD) and
+ * c-values (CAMBI_OWN_C_VALUES).
  *
  * The includer defines CAMBI_FN(name), the name of this file's functions.
  */
@@ -117,7 +117,7 @@ static inline bool CAMBI_FN(any16)(const uint8_t *m, unsigned j0)
 }
 
 /* Whether any of the mask bytes m[j0 .. j1) is set (none without a row). */
-static inline __attribute__((unused)) bool CAMBI_FN(any_masked)(const uint8_t *m, unsigned j0, unsigned j1)
+static inline bool CAMBI_FN(any_masked)(const uint8_t *m, unsigned j0, unsigned j1)
 {
     if (!m) return false;
     if (j1 - j0 == 16) return CAMBI_FN(any16)(m, j0);
@@ -127,7 +127,7 @@ static inline __attribute__((unused)) bool CAMBI_FN(any_masked)(const uint8_t *m
 }
 
 /* The band row of a sample, or -1 when it is masked out or off the band. */
-static inline __attribute__((unused)) int CAMBI_FN(band_row)(const CambiCValueParams *p, const uint16_t *image,
+static inline int CAMBI_FN(band_row)(const CambiCValueParams *p, const uint16_t *image,
                                      const uint8_t *mask, unsigned j)
 {
     if (!mask[j]) return -1;
@@ -135,7 +135,14 @@ static inline __attribute__((unused)) int CAMBI_FN(band_row)(const CambiCValuePa
     return (unsigned)v < (unsigned)p->band_size ? v : -1;
 }
 
-#ifndef CAMBI_OWN_HISTOGRAM_KERNELS
+#ifndef CAMBI_OWN_RANGE_ADD
+/* counters[lo .. hi) += delta (1, or 0xffff for -1) */
+static inline void CAMBI_FN(range_add)(uint16_t *counters, size_t lo, size_t hi, uint16_t delta)
+{
+    for (size_t k = lo; k < hi; k++) counters[k] = (uint16_t)(counters[k] + delta);
+}
+#endif
+
 void CAMBI_FN(slide_row)(uint16_t *histograms, const CambiCValueParams *p, const uint16_t *leave,
                          const uint8_t *leave_mask, const uint16_t *enter,
                          const uint8_t *enter_mask, unsigned w, unsigned pad)
@@ -153,19 +160,11 @@ void CAMBI_FN(slide_row)(uint16_t *histograms, const CambiCValueParams *p, const
             if (out == in) continue;
             const unsigned lo = j > pad ? j - pad : 0;
             const unsigned hi = QUALE_MIN(j + pad + 1, w);
-            if (out >= 0) {
-                uint16_t *restrict counters = histograms + (size_t)out * w;
-                for (size_t k = lo; k < hi; k++) counters[k]--;
-            }
-            if (in >= 0) {
-                uint16_t *restrict counters = histograms + (size_t)in * w;
-                for (size_t k = lo; k < hi; k++) counters[k]++;
-            }
+            if (out >= 0) CAMBI_FN(range_add)(histograms + (size_t)out * w, lo, hi, 0xffff);
+            if (in >= 0) CAMBI_FN(range_add)(histograms + (size_t)in * w, lo, hi, 1);
         }
     }
 }
-
-#endif
 
 /* The c-value of a masked sample of band row v, from the counters of its
  * column (col[r * w] counts band row r). */
@@ -188,7 +187,7 @@ static inline __attribute__((unused)) float CAMBI_FN(c_value)(const CambiCValueP
     return c;
 }
 
-#ifndef CAMBI_OWN_HISTOGRAM_KERNELS
+#ifndef CAMBI_OWN_C_VALUES
 void CAMBI_FN(c_values_row)(const CambiCValueParams *p, const uint16_t *histograms,
                             const uint16_t *image, const uint8_t *mask, float *c_values,
                             unsigned w)

@@ -83,7 +83,8 @@ static void ciede_delta_e_c(const float *const ref[3], const float *const dist[3
                             unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        out[i] = ciede_difference(ref[0][i], ref[1][i], ref[2][i], dist[0][i], dist[1][i], dist[2][i]);
+        out[i] = ciede_difference(ref[0][i], ref[1][i], ref[2][i], dist[0][i], dist[1][i],
+                                  dist[2][i]);
 }
 
 void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags)
@@ -223,7 +224,8 @@ static void ciede_row_colours(const CiedeState *s, CiedeScratch *t)
             const unsigned a = x + CIEDE_PREFETCH;
             for (unsigned half = 0; half < 2; half++) {
                 uint16_t *const *p = t->samples + 3 * half;
-                __builtin_prefetch(ciede_cache_slot(t->cache, ciede_key(p[0][a], p[1][a], p[2][a])));
+                const uint64_t key = ciede_key(p[0][a], p[1][a], p[2][a]);
+                __builtin_prefetch(ciede_cache_slot(t->cache, key));
             }
         }
 #endif
@@ -243,9 +245,10 @@ static void ciede_row_colours(const CiedeState *s, CiedeScratch *t)
     s->dsp.colours(&s->convert, t->miss_samples[0], t->miss_samples[1], t->miss_samples[2],
                    t->miss_lab[0], t->miss_lab[1], t->miss_lab[2], misses);
     for (uint32_t i = 0; i < misses; i++) {
-        CiedeCacheEntry *e = ciede_cache_slot(
-            t->cache, ciede_key(t->miss_samples[0][i], t->miss_samples[1][i], t->miss_samples[2][i]));
-        e->key = ciede_key(t->miss_samples[0][i], t->miss_samples[1][i], t->miss_samples[2][i]);
+        const uint64_t key =
+            ciede_key(t->miss_samples[0][i], t->miss_samples[1][i], t->miss_samples[2][i]);
+        CiedeCacheEntry *e = ciede_cache_slot(t->cache, key);
+        e->key = key;
         for (unsigned k = 0; k < 3; k++) {
             e->lab[k] = t->miss_lab[k][i];
             t->lab[0][t->miss_at[i] + k * stride] = t->miss_lab[k][i];

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
+#include "bitcast.h"
 #include "ciede_constants.h"
 
 /* Plain static functions, unused where a file includes this header for its
@@ -88,35 +88,7 @@ typedef struct CiedeConvert {
 #define CIEDE_POWF_25_7 6103515648.f
 
 /* The scalar instantiation of ciede_tmpl.h: ciede_exp(), ciede_colour(),
- * ciede_delta_e(), ... on double and float. */
-CIEDE_INLINE uint64_t ciede_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof(u));
-    return u;
-}
-
-CIEDE_INLINE double ciede_double(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-}
-
-CIEDE_INLINE uint32_t ciede_fbits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof(u));
-    return u;
-}
-
-CIEDE_INLINE float ciede_float(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-}
-
+ * ciede_difference(), ... on double and float. */
 #define CT(name) ciede_##name
 #define CT_FN CIEDE_INLINE
 #define VD double
@@ -126,10 +98,10 @@ CIEDE_INLINE float ciede_float(uint32_t u)
 #define CT_MD(c) ((uint64_t)0 - (uint64_t)(c))
 #define CT_MF(c) ((uint32_t)0 - (uint32_t)(c))
 #define CT_MD2MF(m) ((uint32_t)(m))
-#define CT_BITS(x) ciede_bits(x)
-#define CT_DOUBLE(u) ciede_double(u)
-#define CT_FBITS(x) ciede_fbits(x)
-#define CT_FLOAT(u) ciede_float(u)
+#define CT_BITS(x) bitcast_double_bits(x)
+#define CT_DOUBLE(u) bitcast_bits_double(u)
+#define CT_FBITS(x) bitcast_float_bits(x)
+#define CT_FLOAT(u) bitcast_bits_float(u)
 #define CT_F2D(x) ((double)(x))
 #define CT_D2F(x) ((float)(x))
 #define CT_SQRT(x) sqrt(x)

@@ -21,8 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <math.h>
+
+#include "bitcast.h"
 
 /* On the host, plain static functions (left to the compiler to inline, as
  * the C reference always had them: `inline` makes gcc inline differently,
@@ -63,28 +64,14 @@ typedef int32_t HvsBlockPair[2][64];
 
 /* The scalar instantiation of psnr_hvs_tmpl.h: hvs_fdct8x8(),
  * hvs_masking(), hvs_block_terms(), ... on int32_t and float. */
-HVS_INLINE uint32_t hvs_fbits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof(u));
-    return u;
-}
-
-HVS_INLINE float hvs_float(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-}
-
 #define HT(name) hvs_##name
 #define HT_FN HVS_ALWAYS_INLINE
 #define VI int32_t
 #define VF float
 #define VU uint32_t
 #define HT_MF(c) ((uint32_t)0 - (uint32_t)(c))
-#define HT_FBITS(x) hvs_fbits(x)
-#define HT_FLOAT(u) hvs_float(u)
+#define HT_FBITS(x) bitcast_float_bits(x)
+#define HT_FLOAT(u) bitcast_bits_float(u)
 #define HT_I2F(x) ((float)(x))
 #define HT_SQRTF(x) sqrtf(x)
 #include "psnr_hvs_tmpl.h"

@@ -159,7 +159,8 @@ static void check_decimate(const CheckasmLevel *level, const CambiDsp *c, const 
         checkasm_free(got16);
         checkasm_free(got8);
     }
-    CHECKASM_BENCH(d->decimate_row16(in16, want16, MAX_W / 2); d->decimate_row8(in8, want8, MAX_W / 2));
+    CHECKASM_BENCH(d->decimate_row16(in16, want16, MAX_W / 2);
+                   d->decimate_row8(in8, want8, MAX_W / 2));
     checkasm_free(in16);
     checkasm_free(want16);
     checkasm_free(in8);
@@ -213,7 +214,8 @@ static CambiCValueParams c_value_params(int num_diffs, int band)
 static void fill_band_samples(uint16_t *p, unsigned n, const CambiCValueParams *cv)
 {
     for (unsigned i = 0; i < n; i++)
-        p[i] = (uint16_t)(cv->band_base - 4 + (int)checkasm_rand_below((uint32_t)cv->band_size + 8));
+        p[i] = (uint16_t)(cv->band_base - 4 +
+                          (int)checkasm_rand_below((uint32_t)cv->band_size + 8));
 }
 
 static void check_slide(const CheckasmLevel *level, const CambiDsp *c, const CambiDsp *d)

@@ -26,11 +26,13 @@ static void fill_strips(int32_t *ref, int32_t *dist, size_t stride, unsigned w, 
     const int32_t max = (int32_t)((1u << bits) - 1);
     for (unsigned r = 0; r < HVS_BLOCK; r++) {
         for (unsigned x = 0; x < w; x++) {
+            const uint32_t any = checkasm_rand_below((uint32_t)max + 1);
             int32_t v = fill == CHECKASM_FILL_ZERO  ? 0
                         : fill == CHECKASM_FILL_MAX ? max
-                                                    : (int32_t)checkasm_rand_below((uint32_t)max + 1);
+                                                    : (int32_t)any;
             /* flat stretches: the same sample over whole blocks */
-            if (fill == CHECKASM_FILL_RANDOM && (x / 24) % 3 == 1) v = (int32_t)(x / 24) % (max + 1);
+            if (fill == CHECKASM_FILL_RANDOM && (x / 24) % 3 == 1)
+                v = (int32_t)(x / 24) % (max + 1);
             ref[r * stride + x] = v;
             int32_t d = v;
             if (!nearby) {

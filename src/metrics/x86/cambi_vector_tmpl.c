@@ -1,50 +1,63 @@
 /*
  * CAMBI's kernels for the x86 instruction sets (cambi_avx2.c,
- * cambi_avx512.c include this file): the integer rows of cambi_tmpl.c as
- * the compiler vectorises them, and the c-values of CAMBI_LANES samples
- * at once, the histogram counts and reciprocals gathered per lane.  Each
- * lane runs the C kernel's c-value (cambi_tmpl.c) operation for
- * operation: the same integer products, converted to float and multiplied
- * by the same reciprocal, the same maximum over the contrast steps, so
- * the c-values are the C kernel's to the bit (tests/checkasm/cambi.c).
+ * cambi_avx512.c include this file): the rows of cambi_tmpl.c as the
+ * compiler vectorises them, the histograms' counters updated a vector at
+ * a time, and the c-values of CAMBI_LANES samples at once, the histogram
+ * counts and reciprocals gathered per lane.  Each lane runs the C
+ * kernel's c-value (cambi_tmpl.c) operation for operation: the same
+ * integer products, converted to float and multiplied by the same
+ * reciprocal, the same maximum over the contrast steps, so the c-values
+ * are the C kernel's to the bit (tests/checkasm/cambi.c).
  *
- * The includer defines CAMBI_LANES (8 or 16) and CAMBI_ISA(name).
+ * The includer defines VECTOR_BYTES (vector.h: 8 or 16 samples a vector)
+ * and CAMBI_ISA(name).
  */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
-#define CAMBI_FN(name) CAMBI_ISA(cambi_##name)
-#define CAMBI_OWN_HISTOGRAM_KERNELS
-#include "metrics/cambi_tmpl.c"
+#include "common.h"
+#include "vector.h"
 
-typedef int32_t VI __attribute__((vector_size(4 * CAMBI_LANES)));
+#define CAMBI_LANES (VECTOR_BYTES / 4)
+
+typedef vec_i32 VI;
 /* 16-bit counters: twice the lanes */
 typedef uint16_t VC __attribute__((vector_size(4 * CAMBI_LANES)));
 typedef int16_t VCI __attribute__((vector_size(4 * CAMBI_LANES)));
 #define CAMBI_COUNTERS (2 * CAMBI_LANES)
-typedef float VF __attribute__((vector_size(4 * CAMBI_LANES)));
 
-/* 32-bit words at base + 4 index (lanes whose index is 0 when unused). */
-static inline VI CAMBI_ISA(gather32)(const void *base, VI index)
+/* counters[lo .. hi) += delta (1, or 0xffff for -1), a vector at a time;
+ * the last vector adds 0 past hi and stores those counters back as they
+ * were (up to CAMBI_HISTOGRAM_SLACK bytes past the histograms). */
+static inline void CAMBI_ISA(cambi_range_add)(uint16_t *counters, size_t lo, size_t hi,
+                                              uint16_t delta)
 {
+    static const VCI index = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
 #if CAMBI_LANES == 16
-    return (VI)_mm512_i32gather_epi32((__m512i)index, base, 4);
-#else
-    return (VI)_mm256_i32gather_epi32(base, (__m256i)index, 4);
+                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
 #endif
+    };
+    for (size_t k = lo; k < hi; k += CAMBI_COUNTERS) {
+        VC v;
+        memcpy(&v, counters + k, sizeof(v));
+        const VC inside = (VC)(index < (int16_t)QUALE_MIN(hi - k, (size_t)CAMBI_COUNTERS));
+        v += inside & delta;
+        memcpy(counters + k, &v, sizeof(v));
+    }
 }
+
+#define CAMBI_FN(name) CAMBI_ISA(cambi_##name)
+#define CAMBI_OWN_RANGE_ADD
+#define CAMBI_OWN_C_VALUES
+#include "metrics/cambi_tmpl.c"
+
+typedef vec_f32 VF;
 
 /* The 16-bit counters histograms[index] (the words read reach 2 bytes
  * past the counter: CAMBI_HISTOGRAM_SLACK). */
 static inline VI CAMBI_ISA(counters)(const uint16_t *histograms, VI index)
 {
-#if CAMBI_LANES == 16
-    const VI words = (VI)_mm512_i32gather_epi32((__m512i)index, histograms, 2);
-#else
-    const VI words = (VI)_mm256_i32gather_epi32((const int *)histograms, (__m256i)index, 2);
-#endif
-    return words & 0xffff;
+    return vec_gather_i32(histograms, index, 2) & 0xffff;
 }
 
 static inline bool CAMBI_ISA(any_lane)(VI m)
@@ -76,47 +89,6 @@ static inline void CAMBI_ISA(load_lanes)(const uint16_t *image, const uint8_t *m
     memcpy(&b, mask, sizeof(b));
     *v = __builtin_convertvector(s, VI);
     *m = __builtin_convertvector(b, VI);
-}
-
-/* counters[lo .. hi) += delta (1, or 0xffff for -1), a vector at a time;
- * the last vector adds 0 past hi and stores those counters back as they
- * were (up to CAMBI_HISTOGRAM_SLACK bytes past the histograms). */
-static inline void CAMBI_ISA(range_add)(uint16_t *counters, size_t lo, size_t hi, uint16_t delta)
-{
-    static const VCI index = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-#if CAMBI_LANES == 16
-                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-#endif
-    };
-    for (size_t k = lo; k < hi; k += CAMBI_COUNTERS) {
-        VC v;
-        memcpy(&v, counters + k, sizeof(v));
-        const VC inside = (VC)(index < (int16_t)QUALE_MIN(hi - k, (size_t)CAMBI_COUNTERS));
-        v += inside & delta;
-        memcpy(counters + k, &v, sizeof(v));
-    }
-}
-
-void CAMBI_ISA(cambi_slide_row)(uint16_t *histograms, const CambiCValueParams *p,
-                                const uint16_t *leave, const uint8_t *leave_mask,
-                                const uint16_t *enter, const uint8_t *enter_mask, unsigned w,
-                                unsigned pad)
-{
-    for (unsigned j0 = 0; j0 < w; j0 += 16) {
-        const unsigned j1 = QUALE_MIN(j0 + 16, w);
-        if (!CAMBI_ISA(cambi_any_masked)(leave_mask, j0, j1) &&
-            !CAMBI_ISA(cambi_any_masked)(enter_mask, j0, j1))
-            continue;
-        for (unsigned j = j0; j < j1; j++) {
-            const int out = leave_mask ? CAMBI_ISA(cambi_band_row)(p, leave, leave_mask, j) : -1;
-            const int in = enter_mask ? CAMBI_ISA(cambi_band_row)(p, enter, enter_mask, j) : -1;
-            if (out == in) continue;
-            const size_t lo = j > pad ? j - pad : 0;
-            const size_t hi = QUALE_MIN(j + pad + 1, w);
-            if (out >= 0) CAMBI_ISA(range_add)(histograms + (size_t)out * w, lo, hi, 0xffff);
-            if (in >= 0) CAMBI_ISA(range_add)(histograms + (size_t)in * w, lo, hi, 1);
-        }
-    }
 }
 
 void CAMBI_ISA(cambi_c_values_row)(const CambiCValueParams *p, const uint16_t *histograms,
@@ -182,7 +154,7 @@ void CAMBI_ISA(cambi_c_values_row)(const CambiCValueParams *p, const uint16_t *h
             }
             const VI larger = p1 > p2;
             const VI pm = (p1 & larger) | (p2 & ~larger);
-            const VF r = (VF)CAMBI_ISA(gather32)(p->reciprocal, (pm + p0) & active);
+            const VF r = (VF)vec_gather_i32(p->reciprocal, (pm + p0) & active, 4);
             const VF val = __builtin_convertvector(p->weight[d] * p0 * pm, VF) * r;
             const VI take = active & (val > c);
             c = (VF)(((VI)val & take) | ((VI)c & ~take));

@@ -5,56 +5,28 @@
  * lane for lane the C reference's operations, so their colours and deltaE
  * are the C kernels' to the bit (tests/checkasm/ciede.c checks).
  *
- * The includer defines CIEDE_LANES (4 or 8) and CIEDE_ISA(name), the name
- * of this file's functions for its instruction set.
+ * The includer defines VECTOR_BYTES (vector.h: 4 or 8 pixels a vector)
+ * and CIEDE_ISA(name), the name of this file's functions for its
+ * instruction set.
  */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "metrics/ciede.h"
+#include "vector.h"
 
-typedef double VD __attribute__((vector_size(8 * CIEDE_LANES)));
-typedef float VF __attribute__((vector_size(4 * CIEDE_LANES)));
-typedef uint64_t VU64 __attribute__((vector_size(8 * CIEDE_LANES)));
-typedef uint32_t VU32 __attribute__((vector_size(4 * CIEDE_LANES)));
-typedef int64_t VI64 __attribute__((vector_size(8 * CIEDE_LANES)));
-typedef int32_t VI32 __attribute__((vector_size(4 * CIEDE_LANES)));
-typedef uint16_t VU16 __attribute__((vector_size(2 * CIEDE_LANES)));
+#define CIEDE_LANES (VECTOR_BYTES / 8)
+
+typedef vec_f64 VD;
+typedef vec_f32_half VF;
+typedef uint64_t VU64 __attribute__((vector_size(VECTOR_BYTES)));
+typedef uint32_t VU32 __attribute__((vector_size(VECTOR_BYTES / 2)));
+typedef int64_t VI64 __attribute__((vector_size(VECTOR_BYTES)));
+typedef int32_t VI32 __attribute__((vector_size(VECTOR_BYTES / 2)));
+typedef uint16_t VU16 __attribute__((vector_size(VECTOR_BYTES / 4)));
 
 #define CT(name) CIEDE_ISA(ciede_##name)
 #define CT_FN static inline __attribute__((always_inline))
-
-static inline VD CT(vsqrt)(VD x)
-{
-#if CIEDE_LANES == 8
-    return (VD)_mm512_sqrt_pd((__m512d)x);
-#elif CIEDE_LANES == 4
-    return (VD)_mm256_sqrt_pd((__m256d)x);
-#else
-#error "CIEDE_LANES: 4 or 8"
-#endif
-}
-
-/* float <-> double lane by lane, in one instruction (GCC's generic
- * conversion of 8 floats goes through halves) */
-static inline VD CT(widen)(VF x)
-{
-#if CIEDE_LANES == 8
-    return (VD)_mm512_cvtps_pd((__m256)x);
-#else
-    return (VD)_mm256_cvtps_pd((__m128)x);
-#endif
-}
-
-static inline VF CT(narrow)(VD x)
-{
-#if CIEDE_LANES == 8
-    return (VF)_mm512_cvtpd_ps((__m512d)x);
-#else
-    return (VF)_mm256_cvtpd_ps((__m256d)x);
-#endif
-}
 
 /* CIEDE_LANES samples as doubles */
 static inline VD CT(samples)(VU16 v)
@@ -82,9 +54,9 @@ static inline VD CT(splat)(double c)
 #define CT_DOUBLE(u) ((VD)(u))
 #define CT_FBITS(x) ((VU32)(x))
 #define CT_FLOAT(u) ((VF)(u))
-#define CT_F2D(x) CT(widen)(x)
-#define CT_D2F(x) CT(narrow)(x)
-#define CT_SQRT(x) CT(vsqrt)(x)
+#define CT_F2D(x) vec_widen(x)
+#define CT_D2F(x) vec_narrow(x)
+#define CT_SQRT(x) vec_sqrt_f64(x)
 #define CT_SPLAT(c) CT(splat)(c)
 #include "metrics/ciede_tmpl.h"
 

@@ -8,17 +8,21 @@
  * by side, their sums kept in registers over all the taps of a block of
  * outputs.  tests/checkasm/iqa.c checks the outputs byte for byte.
  *
- * The includer defines IQA_LANES (4 or 8) and IQA_ISA(name).
+ * The includer defines VECTOR_BYTES (vector.h: 4 or 8 doubles a vector)
+ * and IQA_ISA(name).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "common.h"
 #include "metrics/iqa.h"
+#include "vector.h"
 
-typedef double VD __attribute__((vector_size(8 * IQA_LANES)));
-typedef float VF __attribute__((vector_size(4 * IQA_LANES)));
-typedef int32_t VI32 __attribute__((vector_size(4 * IQA_LANES)));
+#define IQA_LANES (VECTOR_BYTES / 8)
+
+typedef vec_f64 VD;
+typedef vec_f32_half VF;
+typedef int32_t VI32 __attribute__((vector_size(VECTOR_BYTES / 2)));
 
 /* Vectors of sums per block of outputs. */
 #define IQA_UNROLL 4
@@ -38,26 +42,6 @@ static inline void IQA_ISA(store)(float *p, VF v)
     memcpy(p, &v, sizeof(v));
 }
 
-/* float <-> double lane by lane, in one instruction (GCC's generic
- * conversion of 8 floats goes through halves) */
-static inline VD IQA_ISA(widen)(VF x)
-{
-#if IQA_LANES == 8
-    return (VD)_mm512_cvtps_pd((__m256)x);
-#else
-    return (VD)_mm256_cvtps_pd((__m128)x);
-#endif
-}
-
-static inline VF IQA_ISA(narrow)(VD x)
-{
-#if IQA_LANES == 8
-    return (VF)_mm512_cvtpd_ps((__m512d)x);
-#else
-    return (VF)_mm256_cvtpd_ps((__m256d)x);
-#endif
-}
-
 static inline VF IQA_ISA(splat)(float c)
 {
     return (VF){ 0 } + c;
@@ -68,14 +52,14 @@ static inline __attribute__((always_inline)) void IQA_ISA(tap)(VD acc[IQA_UNROLL
                                                                const float *src, VF tap)
 {
     for (int k = 0; k < IQA_UNROLL; k++)
-        acc[k] += IQA_ISA(widen)(IQA_ISA(load)(src + k * IQA_LANES) * tap);
+        acc[k] += vec_widen(IQA_ISA(load)(src + k * IQA_LANES) * tap);
 }
 
 static inline __attribute__((always_inline)) void IQA_ISA(store_sums)(float *dst,
                                                                       const VD acc[IQA_UNROLL])
 {
     for (int k = 0; k < IQA_UNROLL; k++)
-        IQA_ISA(store)(dst + k * IQA_LANES, IQA_ISA(narrow)(acc[k]));
+        IQA_ISA(store)(dst + k * IQA_LANES, vec_narrow(acc[k]));
 }
 
 void IQA_ISA(iqa_filter_row)(const float *src, float *dst, int out_w)
@@ -136,20 +120,15 @@ static inline void IQA_ISA(terms)(VF mu1, VF mu2, VF rr, VF cc, VF rc, VD *l, VD
     sigma1_sq = (VF)((VI32)sigma1_sq & ~(VI32)(sigma1_sq < zero));
     sigma2_sq = (VF)((VI32)sigma2_sq & ~(VI32)(sigma2_sq < zero));
     const VF sigma12 = rc - mu1 * mu2;
-    VF sigma1_sigma2;
-#if IQA_LANES == 8
-    sigma1_sigma2 = (VF)_mm256_sqrt_ps((__m256)(sigma1_sq * sigma2_sq));
-#else
-    sigma1_sigma2 = (VF)_mm_sqrt_ps((__m128)(sigma1_sq * sigma2_sq));
-#endif
-    const VD mu1d = IQA_ISA(widen)(mu1), mu2d = IQA_ISA(widen)(mu2);
+    const VF sigma1_sigma2 = vec_sqrt_f32_half(sigma1_sq * sigma2_sq);
+    const VD mu1d = vec_widen(mu1), mu2d = vec_widen(mu2);
     *l = (2.0 * mu1d * mu2d + (double)C1) /
-         IQA_ISA(widen)(mu1 * mu1 + mu2 * mu2 + C1);
-    *c = (2.0 * IQA_ISA(widen)(sigma1_sigma2) + (double)C2) /
-         IQA_ISA(widen)(sigma1_sq + sigma2_sq + C2);
+         vec_widen(mu1 * mu1 + mu2 * mu2 + C1);
+    *c = (2.0 * vec_widen(sigma1_sigma2) + (double)C2) /
+         vec_widen(sigma1_sq + sigma2_sq + C2);
     const VI32 flat = (VI32)(sigma12 < zero) & (VI32)(sigma1_sigma2 <= zero);
     const VF sigma12_clamped = (VF)((VI32)sigma12 & ~flat);
-    *s = IQA_ISA(widen)((sigma12_clamped + C3) / (sigma1_sigma2 + C3));
+    *s = vec_widen((sigma12_clamped + C3) / (sigma1_sigma2 + C3));
 }
 
 void IQA_ISA(iqa_ssim_terms)(const float *const q[IQA_Q_COUNT], double *l, double *c, double *s,

@@ -6,36 +6,20 @@
  * C reference's operations on its own block, so every term is the C
  * kernel's float (tests/checkasm/psnr_hvs.c checks).
  *
- * The includer defines HVS_LANES (8 or 16) and HVS_ISA(name).
+ * The includer defines VECTOR_BYTES (vector.h: 8 or 16 block positions a
+ * vector) and HVS_ISA(name).
  */
-#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "metrics/psnr_hvs.h"
+#include "vector.h"
 
-typedef int32_t VI __attribute__((vector_size(4 * HVS_LANES)));
-typedef float VF __attribute__((vector_size(4 * HVS_LANES)));
-typedef uint32_t VU __attribute__((vector_size(4 * HVS_LANES)));
+#define HVS_LANES (VECTOR_BYTES / 4)
 
-static inline VF HVS_ISA(hvs_sqrtf)(VF x)
-{
-#if HVS_LANES == 16
-    return (VF)_mm512_sqrt_ps((__m512)x);
-#else
-    return (VF)_mm256_sqrt_ps((__m256)x);
-#endif
-}
-
-/* The lanes' samples at index[lane] of a strip row. */
-static inline VI HVS_ISA(hvs_gather)(const int32_t *row, VI index)
-{
-#if HVS_LANES == 16
-    return (VI)_mm512_i32gather_epi32((__m512i)index, row, 4);
-#else
-    return (VI)_mm256_i32gather_epi32(row, (__m256i)index, 4);
-#endif
-}
+typedef vec_i32 VI;
+typedef vec_f32 VF;
+typedef vec_u32 VU;
 
 #define HT(name) HVS_ISA(hvs_##name)
 #define HT_FN static inline __attribute__((always_inline))
@@ -43,7 +27,7 @@ static inline VI HVS_ISA(hvs_gather)(const int32_t *row, VI index)
 #define HT_FBITS(x) ((VU)(x))
 #define HT_FLOAT(u) ((VF)(u))
 #define HT_I2F(x) __builtin_convertvector((x), VF)
-#define HT_SQRTF(x) HVS_ISA(hvs_sqrtf)(x)
+#define HT_SQRTF(x) vec_sqrt_f32(x)
 #include "metrics/psnr_hvs_tmpl.h"
 
 void HVS_ISA(psnr_hvs_block_terms)(const int32_t *ref, const int32_t *dist, ptrdiff_t stride,
@@ -61,8 +45,8 @@ void HVS_ISA(psnr_hvs_block_terms)(const int32_t *ref, const int32_t *dist, ptrd
         VI blk[2][64];
         for (int r = 0; r < HVS_BLOCK; r++) {
             for (int j = 0; j < HVS_BLOCK; j++) {
-                blk[0][8 * r + j] = HVS_ISA(hvs_gather)(ref + r * stride + j, column);
-                blk[1][8 * r + j] = HVS_ISA(hvs_gather)(dist + r * stride + j, column);
+                blk[0][8 * r + j] = vec_gather_i32(ref + r * stride + j, column, 4);
+                blk[1][8 * r + j] = vec_gather_i32(dist + r * stride + j, column, 4);
             }
         }
         VF t[64];
