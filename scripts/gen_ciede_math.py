@@ -110,6 +110,10 @@ def main():
          "sin(r) = r + r z P(z), z = r^2 <= (pi/4)^2")
     poly("CIEDE_COS", fit(cos_rest, mp.mpf(0), q, q / mp.cos(mp.pi / 4)),
          "cos(r) = 1 + z P(z)")
+    # sin without a reduction, over a little more than [-pi/2, pi/2]
+    h = mp.mpf("1.6") ** 2
+    poly("CIEDE_SIN_HALF", fit(sin_rest, mp.mpf(0), h, h / mp.sin(mp.mpf("1.6")) * mp.mpf("1.6")),
+         "sin(x) = x + x z P(z), z = x^2 <= 1.6^2")
 
     def atan_rest(z):
         x = mp.sqrt(z)

@@ -56,6 +56,16 @@
 #define CIEDE_COS_C4 -0x1.27e4f8e4a2e74p-22
 #define CIEDE_COS_C5 0x1.1eea7f259b344p-29
 #define CIEDE_COS_C6 -0x1.8ff9d439a204ap-37
+/* sin(x) = x + x z P(z), z = x^2 <= 1.6^2 */
+#define CIEDE_SIN_HALF_C0 -0x1.5555555555555p-3
+#define CIEDE_SIN_HALF_C1 0x1.1111111111111p-7
+#define CIEDE_SIN_HALF_C2 -0x1.a01a01a01a009p-13
+#define CIEDE_SIN_HALF_C3 0x1.71de3a556b663p-19
+#define CIEDE_SIN_HALF_C4 -0x1.ae64567e45ebap-26
+#define CIEDE_SIN_HALF_C5 0x1.612460a1d9171p-33
+#define CIEDE_SIN_HALF_C6 -0x1.ae7ed91e21397p-41
+#define CIEDE_SIN_HALF_C7 0x1.95053ba32833fp-49
+#define CIEDE_SIN_HALF_C8 -0x1.271425336b593p-57
 /* atan(u) = u + u z P(z), z = u^2 <= (7/16)^2 */
 #define CIEDE_ATAN_C0 -0x1.5555555555555p-2
 #define CIEDE_ATAN_C1 0x1.999999999998fp-3

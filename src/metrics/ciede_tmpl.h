@@ -162,7 +162,8 @@ CT_FN VD CT(cos_kernel)(VD r)
  * sin and cos for |x| < 2^20: x = q pi/2 + r, |r| <= pi/4 (pi/2 in two
  * parts, the first of 33 bits so that q * its value is exact, and x less
  * it then exact too), then the kernel of r the quadrant q mod 4 asks for,
- * its sign flipped in the bits.
+ * its sign flipped in the bits.  (CIEDE2000's sines are of angles within
+ * pi/2: sin_half_turn() takes them without the reduction.)
  */
 CT_FN VD CT(reduce_pio2)(VD x, VU64 *quadrant)
 {
@@ -172,13 +173,21 @@ CT_FN VD CT(reduce_pio2)(VD x, VU64 *quadrant)
     return (x - q * CIEDE_PIO2_HI) - q * CIEDE_PIO2_LO;
 }
 
-CT_FN VD CT(sin)(VD x)
+/* sin(x) for |x| <= pi/2 (a little more is harmless), without a
+ * reduction: x + x z P(z), z = x^2, P of degree 8. */
+CT_FN VD CT(sin_half_turn)(VD x)
 {
-    VU64 q;
-    const VD r = CT(reduce_pio2)(x, &q);
-    const VU64 odd = 0 - (q & 1);
-    const VD v = CT(select)(odd, CT(cos_kernel)(r), CT(sin_kernel)(r));
-    return CT_DOUBLE(CT_BITS(v) ^ ((q & 2) << 62));
+    const VD z = x * x;
+    VD p = CT_SPLAT(CIEDE_SIN_HALF_C8);
+    p = p * z + CIEDE_SIN_HALF_C7;
+    p = p * z + CIEDE_SIN_HALF_C6;
+    p = p * z + CIEDE_SIN_HALF_C5;
+    p = p * z + CIEDE_SIN_HALF_C4;
+    p = p * z + CIEDE_SIN_HALF_C3;
+    p = p * z + CIEDE_SIN_HALF_C2;
+    p = p * z + CIEDE_SIN_HALF_C1;
+    p = p * z + CIEDE_SIN_HALF_C0;
+    return x + (x * z) * p;
 }
 
 /* sin(x) and cos(x) from one reduction. */
@@ -361,7 +370,7 @@ CT_FN VF CT(r_t)(VF c_bar_prime, VF h_bar_prime)
     const VF ratio = c7 / (c7 + CIEDE_POWF_25_7);
     const VF theta_deg = CT_D2F(60.0 * CT(exp)(CT_F2D(-(d * d))));
     const VF theta = CT_D2F(CT_F2D(theta_deg) * (CIEDE_PI / 180.0));
-    return CT_D2F(-2.0 * CT_SQRT(CT_F2D(ratio)) * CT(sin)(CT_F2D(theta)));
+    return CT_D2F(-2.0 * CT_SQRT(CT_F2D(ratio)) * CT(sin_half_turn)(CT_F2D(theta)));
 }
 
 /* deltaE00 from colour 1 (reference) to colour 2 (distorted), libvmaf's
@@ -397,8 +406,9 @@ CT_FN VF CT(difference)(VF l1, VF a1, VF b1, VF l2, VF a2, VF b2)
     const VF h1_prime = CT(hue)(b1, a1_prime);
     const VF h2_prime = CT(hue)(b2, a2_prime);
     const VF dh_prime = CT(hue_delta)(ch1, ch2, h1_prime, h2_prime);
+    /* |dh'| / 2 <= pi/2 */
     const VF dH_prime = CT_D2F(2.0 * CT_SQRT(CT_F2D(c1_prime * c2_prime)) *
-                               CT(sin)(CT_F2D(dh_prime) / 2.0));
+                               CT(sin_half_turn)(CT_F2D(dh_prime) / 2.0));
     const VF h_bar_prime = CT(hue_mean)(h1_prime, h2_prime);
     const VF t = CT(t)(h_bar_prime);
     const VF s_h = CT_D2F(1.0 + 0.015 * CT_F2D(c_bar_prime) * CT_F2D(t));
