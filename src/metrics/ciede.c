@@ -188,6 +188,15 @@ static CIEDE_ALWAYS_INLINE void ciede_gather_row(const CiedeState *s, const Qual
         cr[k] = ciede_vmaf_chroma_row(s, pic, 2, r + k);
     }
     cb[CIEDE_ROW_ZERO] = cr[CIEDE_ROW_ZERO] = s->zero_row;
+    if (s->chroma_shift >= 0) {
+        /* 4:2:0 and 4:4:4: column x >> shift of the row itself */
+        const unsigned shift = (unsigned)s->chroma_shift;
+        for (unsigned x = 0; x < s->width; x++) {
+            out[1][x] = (uint16_t)ciede_sample(cb[0], x >> shift, hbd);
+            out[2][x] = (uint16_t)ciede_sample(cr[0], x >> shift, hbd);
+        }
+        return;
+    }
     const uint32_t *col = s->chroma_col;
     const uint8_t *ahead = s->chroma_row;
     for (unsigned x = 0; x < s->width; x++) {
@@ -196,14 +205,14 @@ static CIEDE_ALWAYS_INLINE void ciede_gather_row(const CiedeState *s, const Qual
     }
 }
 
+/* How many pixels ahead the look-ups prefetch their slots. */
+#define CIEDE_PREFETCH 16
+
 /*
  * The colours of a row: from the cache where it has them, the others
  * converted together by the colours kernel and then cached.  (Pixels
  * whose six samples are equal get any colour: their deltaE is not used.)
  */
-/* How many pixels ahead the look-ups prefetch their slots. */
-#define CIEDE_PREFETCH 16
-
 static void ciede_row_colours(const CiedeState *s, CiedeScratch *t)
 {
     const unsigned w = s->width;
@@ -353,6 +362,7 @@ static int ciede_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->width = f->width;
     s->height = f->height;
     s->row_shift = f->chroma == QUALE_CHROMA_444 ? 0 : 1;
+    s->chroma_shift = f->chroma == QUALE_CHROMA_444 ? 0 : f->chroma == QUALE_CHROMA_420 ? 1 : -1;
 
     ciede_convert_init(&s->convert, f->bitdepth);
     ciede_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));

@@ -186,6 +186,7 @@ typedef struct CiedeState {
     CiedeDsp dsp;
     unsigned bitdepth, width, height;
     unsigned row_shift;       /* chroma row of luma row i: i >> row_shift */
+    int chroma_shift;         /* chroma column of x: x >> it; -1: the tables */
     CiedeConvert convert;
     uint32_t *chroma_col;     /* per luma column: chroma column */
     uint8_t *chroma_row;      /* per luma column: rows ahead, or CIEDE_ROW_ZERO */
