@@ -3,8 +3,7 @@
  * this file for the C reference and src/metrics/x86/cambi_<isa>.c include
  * it to build the same loops for AVX2 and AVX-512 (integer arithmetic, one
  * value per element: the compiler vectorises them without changing a
- * bit), with their own counter updates (CAMBI_OWN_RANGE_ADD) and
- * c-values (CAMBI_OWN_C_VALUES).
+ * bit), with their own c-values (CAMBI_OWN_C_VALUES).
  *
  * The includer defines CAMBI_FN(name), the name of this file's functions.
  */
@@ -107,61 +106,94 @@ void CAMBI_FN(mode_column)(const uint16_t *r0, const uint16_t *r1, const uint16_
     for (size_t j = 0; j < w; j++) o16[j] = CAMBI_FN(mode3)(a[j], b[j], c[j]);
 }
 
-/* Whether any of the mask bytes m[j0 .. j0 + 16) is set: two 8-byte words. */
-static inline bool CAMBI_FN(any16)(const uint8_t *m, unsigned j0)
-{
-    uint64_t lo, hi;
-    memcpy(&lo, m + j0, sizeof(lo));
-    memcpy(&hi, m + j0 + 8, sizeof(hi));
-    return (lo | hi) != 0;
-}
-
-/* Whether any of the mask bytes m[j0 .. j1) is set (none without a row). */
+/* Whether any of the mask bytes m[j0 .. j1) is set (none without a row),
+ * 8 bytes at a time. */
 static inline bool CAMBI_FN(any_masked)(const uint8_t *m, unsigned j0, unsigned j1)
 {
     if (!m) return false;
-    if (j1 - j0 == 16) return CAMBI_FN(any16)(m, j0);
-    unsigned any = 0;
-    for (unsigned j = j0; j < j1; j++) any |= m[j];
+    uint64_t any = 0;
+    unsigned j = j0;
+    for (; j + 8 <= j1; j += 8) {
+        uint64_t word;
+        memcpy(&word, m + j, sizeof(word));
+        any |= word;
+    }
+    for (; j < j1; j++) any |= m[j];
     return any != 0;
 }
 
-/* The band row of a sample, or -1 when it is masked out or off the band. */
-static inline int CAMBI_FN(band_row)(const CambiCValueParams *p, const uint16_t *image,
-                                     const uint8_t *mask, unsigned j)
+/*
+ * What a run of samples j0 .. j1 of one band row adds to (sign 1) or takes
+ * from (sign 0xffff, -1) the row's counters: each sample one over the
+ * columns j - pad .. j + pad inside the picture, so column k gets the
+ * number of the run's samples within pad of it,
+ *   min(j1, k + pad) - max(j0, k - pad) + 1,
+ * in one pass instead of one pass per sample.  Counters wrap modulo 2^16
+ * as sample by sample; the sum does not depend on the order.
+ */
+static inline void CAMBI_FN(run_add)(uint16_t *counters, unsigned j0, unsigned j1, unsigned pad,
+                                     unsigned w, uint16_t sign)
 {
-    if (!mask[j]) return -1;
-    const int v = (int)image[j] - p->band_base;
-    return (unsigned)v < (unsigned)p->band_size ? v : -1;
+    const size_t lo = j0 > pad ? j0 - pad : 0;
+    const size_t hi = QUALE_MIN((size_t)j1 + pad + 1, (size_t)w);
+    uint16_t *restrict c = counters;
+    for (size_t k = lo; k < hi; k++) {
+        const size_t first = k > (size_t)j0 + pad ? k - pad : j0;
+        const size_t last = k + pad < j1 ? k + pad : j1;
+        c[k] = (uint16_t)(c[k] + sign * (uint16_t)(last - first + 1));
+    }
 }
 
-#ifndef CAMBI_OWN_RANGE_ADD
-/* counters[lo .. hi) += delta (1, or 0xffff for -1) */
-static inline void CAMBI_FN(range_add)(uint16_t *counters, size_t lo, size_t hi, uint16_t delta)
+/* The band rows of n samples (-1 masked out or off the band; all -1
+ * without a row). */
+static inline void CAMBI_FN(band_rows)(const CambiCValueParams *p, const uint16_t *image,
+                                       const uint8_t *mask, unsigned n, int16_t *rows)
 {
-    for (size_t k = lo; k < hi; k++) counters[k] = (uint16_t)(counters[k] + delta);
+    int16_t *restrict r = rows;
+    if (!mask) {
+        for (unsigned j = 0; j < n; j++) r[j] = -1;
+        return;
+    }
+    const uint16_t *restrict v = image;
+    const uint8_t *restrict m = mask;
+    const int base = p->band_base, size = p->band_size;
+    for (unsigned j = 0; j < n; j++) {
+        const int row = (int)v[j] - base;
+        r[j] = (int16_t)(m[j] && (unsigned)row < (unsigned)size ? row : -1);
+    }
 }
-#endif
+
+/* Columns a pass of slide_row takes at a time. */
+#define CAMBI_SLIDE_CHUNK 256
 
 void CAMBI_FN(slide_row)(uint16_t *histograms, const CambiCValueParams *p, const uint16_t *leave,
                          const uint8_t *leave_mask, const uint16_t *enter,
                          const uint8_t *enter_mask, unsigned w, unsigned pad)
 {
-    /* Masks are mostly 0: runs of 16 columns masked out in both rows are
-     * skipped at once. */
-    for (unsigned j0 = 0; j0 < w; j0 += 16) {
-        const unsigned j1 = QUALE_MIN(j0 + 16, w);
-        if (!CAMBI_FN(any_masked)(leave_mask, j0, j1) &&
-            !CAMBI_FN(any_masked)(enter_mask, j0, j1))
+    int16_t out[CAMBI_SLIDE_CHUNK], in[CAMBI_SLIDE_CHUNK];
+    for (unsigned c0 = 0; c0 < w; c0 += CAMBI_SLIDE_CHUNK) {
+        const unsigned n = QUALE_MIN(w - c0, CAMBI_SLIDE_CHUNK);
+        /* masks are mostly 0 */
+        if (!CAMBI_FN(any_masked)(leave_mask ? leave_mask + c0 : NULL, 0, n) &&
+            !CAMBI_FN(any_masked)(enter_mask ? enter_mask + c0 : NULL, 0, n))
             continue;
-        for (unsigned j = j0; j < j1; j++) {
-            const int out = leave_mask ? CAMBI_FN(band_row)(p, leave, leave_mask, j) : -1;
-            const int in = enter_mask ? CAMBI_FN(band_row)(p, enter, enter_mask, j) : -1;
-            if (out == in) continue;
-            const unsigned lo = j > pad ? j - pad : 0;
-            const unsigned hi = QUALE_MIN(j + pad + 1, w);
-            if (out >= 0) CAMBI_FN(range_add)(histograms + (size_t)out * w, lo, hi, 0xffff);
-            if (in >= 0) CAMBI_FN(range_add)(histograms + (size_t)in * w, lo, hi, 1);
+        CAMBI_FN(band_rows)(p, leave ? leave + c0 : NULL, leave_mask ? leave_mask + c0 : NULL, n,
+                            out);
+        CAMBI_FN(band_rows)(p, enter ? enter + c0 : NULL, enter_mask ? enter_mask + c0 : NULL, n,
+                            in);
+        /* runs of samples leaving and entering with the same band rows (a
+         * banded area is long runs of one value) */
+        for (unsigned j = 0; j < n;) {
+            unsigned last = j;
+            while (last + 1 < n && out[last + 1] == out[j] && in[last + 1] == in[j]) last++;
+            if (out[j] != in[j]) {
+                if (out[j] >= 0)
+                    CAMBI_FN(run_add)(histograms + (size_t)out[j] * w, c0 + j, c0 + last, pad, w,
+                                      0xffff);
+                if (in[j] >= 0)
+                    CAMBI_FN(run_add)(histograms + (size_t)in[j] * w, c0 + j, c0 + last, pad, w, 1);
+            }
+            j = last + 1;
         }
     }
 }

@@ -248,11 +248,16 @@ static void check_slide(const CheckasmLevel *level, const CambiDsp *c, const Cam
             checkasm_check_equal(hd, hc, (size_t)BAND * w * 2, what);
         }
     }
+    /* a banded area: masked runs of one value, stepping every 64 samples */
     const CambiCValueParams p = c_value_params(4, BAND);
     fill_band_samples(leave, MAX_W, &p);
     fill_band_samples(enter, MAX_W, &p);
-    fill_mask(leave_mask, MAX_W, 2);
-    fill_mask(enter_mask, MAX_W, 2);
+    for (unsigned j = 0; j < MAX_W; j++) {
+        leave[j] = leave[j / 64 * 64];
+        enter[j] = enter[j / 64 * 64 + 32 < MAX_W ? j / 64 * 64 + 32 : j];
+        leave_mask[j] = (j / 96) % 3 != 0;
+        enter_mask[j] = (j / 80) % 3 != 1;
+    }
     memset(hd, 0, (size_t)BAND * MAX_W * 2);
     /* one row in, the other out, then back: the counts stay bounded */
     CHECKASM_BENCH(d->slide_row(hd, &p, leave, leave_mask, enter, enter_mask, MAX_W, 16);
@@ -272,8 +277,8 @@ static void flatten(uint16_t *image, unsigned w)
 {
     for (unsigned j0 = 0; j0 < w; j0 += 8) {
         if ((j0 / 8) % 2) continue;
-        for (unsigned j = j0 + 1; j < QUALE_MIN(j0 + 8 + checkasm_rand_below(12), w); j++)
-            image[j] = image[j0];
+        const unsigned end = j0 + 8 + checkasm_rand_below(12);
+        for (unsigned j = j0 + 1; j < QUALE_MIN(end, w); j++) image[j] = image[j0];
     }
 }
 

@@ -1,9 +1,8 @@
 /*
  * CAMBI's kernels for the x86 instruction sets (cambi_avx2.c,
  * cambi_avx512.c include this file): the rows of cambi_tmpl.c as the
- * compiler vectorises them, the histograms' counters updated a vector at
- * a time, and the c-values of CAMBI_LANES samples at once, the histogram
- * counts and reciprocals gathered per lane.  Each lane runs the C
+ * compiler vectorises them, and the c-values of CAMBI_LANES samples at
+ * once, the histogram counts and reciprocals gathered per lane.  Each lane runs the C
  * kernel's c-value (cambi_tmpl.c) operation for operation: the same
  * integer products, converted to float and multiplied by the same
  * reciprocal, the same maximum over the contrast steps, so the c-values
@@ -21,33 +20,7 @@
 #define CAMBI_LANES (VECTOR_BYTES / 4)
 
 typedef vec_i32 VI;
-/* 16-bit counters: twice the lanes */
-typedef uint16_t VC __attribute__((vector_size(4 * CAMBI_LANES)));
-typedef int16_t VCI __attribute__((vector_size(4 * CAMBI_LANES)));
-#define CAMBI_COUNTERS (2 * CAMBI_LANES)
-
-/* counters[lo .. hi) += delta (1, or 0xffff for -1), a vector at a time;
- * the last vector adds 0 past hi and stores those counters back as they
- * were (up to CAMBI_HISTOGRAM_SLACK bytes past the histograms). */
-static inline void CAMBI_ISA(cambi_range_add)(uint16_t *counters, size_t lo, size_t hi,
-                                              uint16_t delta)
-{
-    static const VCI index = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-#if CAMBI_LANES == 16
-                               16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-#endif
-    };
-    for (size_t k = lo; k < hi; k += CAMBI_COUNTERS) {
-        VC v;
-        memcpy(&v, counters + k, sizeof(v));
-        const VC inside = (VC)(index < (int16_t)QUALE_MIN(hi - k, (size_t)CAMBI_COUNTERS));
-        v += inside & delta;
-        memcpy(counters + k, &v, sizeof(v));
-    }
-}
-
 #define CAMBI_FN(name) CAMBI_ISA(cambi_##name)
-#define CAMBI_OWN_RANGE_ADD
 #define CAMBI_OWN_C_VALUES
 #include "metrics/cambi_tmpl.c"
 
