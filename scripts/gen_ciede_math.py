@@ -63,8 +63,11 @@ def main():
 
     def poly(name, coeffs, comment):
         lines.append("/* %s */" % comment)
-        for i, c in enumerate(coeffs):
-            lines.append("#define %s_C%d %s" % (name, i, c.hex()))
+        lines.append("#define %s_TERMS %d" % (name, len(coeffs)))
+        lines.append("#define %s_POLY { \\" % name)
+        for c in coeffs:
+            lines.append("    %s, \\" % c.hex())
+        lines.append("}")
 
     # ln 2 in 40 + 53 bits: k * hi is exact for |k| < 2^13.
     const("CIEDE_INV_LN2", 1 / ln2, "1 / ln 2")

@@ -26,68 +26,86 @@
 #define CIEDE_SIN_PI_30 0x1.ac2609b3c576cp-4
 #define CIEDE_COS_7PI_20 0x1.d0e2e2b44de01p-2
 #define CIEDE_SIN_7PI_20 0x1.c83201d3d2c6dp-1
-/* exp(r), |r| <= ln2 / 2 */
-#define CIEDE_EXP_C0 0x1.0000000000000p+0
-#define CIEDE_EXP_C1 0x1.0000000000000p+0
-#define CIEDE_EXP_C2 0x1.0000000000000p-1
-#define CIEDE_EXP_C3 0x1.5555555555562p-3
-#define CIEDE_EXP_C4 0x1.5555555555559p-5
-#define CIEDE_EXP_C5 0x1.111111110db76p-7
-#define CIEDE_EXP_C6 0x1.6c16c16c14d77p-10
-#define CIEDE_EXP_C7 0x1.a01a01b80226cp-13
-#define CIEDE_EXP_C8 0x1.a01a01adc27e2p-16
-#define CIEDE_EXP_C9 0x1.71dde76ab2f81p-19
-#define CIEDE_EXP_C10 0x1.27e4cc1847a65p-22
-#define CIEDE_EXP_C11 0x1.af785d433f066p-26
-#define CIEDE_EXP_C12 0x1.1f8b43f2637adp-29
-/* sin(r) = r + r z P(z), z = r^2 <= (pi/4)^2 */
-#define CIEDE_SIN_C0 -0x1.5555555555555p-3
-#define CIEDE_SIN_C1 0x1.1111111111110p-7
-#define CIEDE_SIN_C2 -0x1.a01a01a019938p-13
-#define CIEDE_SIN_C3 0x1.71de3a546095bp-19
-#define CIEDE_SIN_C4 -0x1.ae645412c560cp-26
-#define CIEDE_SIN_C5 0x1.61217f0b800d5p-33
-#define CIEDE_SIN_C6 -0x1.ab17d404de5b3p-41
-/* cos(r) = 1 + z P(z) */
-#define CIEDE_COS_C0 -0x1.0000000000000p-1
-#define CIEDE_COS_C1 0x1.5555555555551p-5
-#define CIEDE_COS_C2 -0x1.6c16c16c15d79p-10
-#define CIEDE_COS_C3 0x1.a01a019de131fp-16
-#define CIEDE_COS_C4 -0x1.27e4f8e4a2e74p-22
-#define CIEDE_COS_C5 0x1.1eea7f259b344p-29
-#define CIEDE_COS_C6 -0x1.8ff9d439a204ap-37
-/* sin(x) = x + x z P(z), z = x^2 <= 1.6^2 */
-#define CIEDE_SIN_HALF_C0 -0x1.5555555555555p-3
-#define CIEDE_SIN_HALF_C1 0x1.1111111111111p-7
-#define CIEDE_SIN_HALF_C2 -0x1.a01a01a01a009p-13
-#define CIEDE_SIN_HALF_C3 0x1.71de3a556b663p-19
-#define CIEDE_SIN_HALF_C4 -0x1.ae64567e45ebap-26
-#define CIEDE_SIN_HALF_C5 0x1.612460a1d9171p-33
-#define CIEDE_SIN_HALF_C6 -0x1.ae7ed91e21397p-41
-#define CIEDE_SIN_HALF_C7 0x1.95053ba32833fp-49
-#define CIEDE_SIN_HALF_C8 -0x1.271425336b593p-57
-/* atan(u) = u + u z P(z), z = u^2 <= (7/16)^2 */
-#define CIEDE_ATAN_C0 -0x1.5555555555555p-2
-#define CIEDE_ATAN_C1 0x1.999999999998fp-3
-#define CIEDE_ATAN_C2 -0x1.24924924918e8p-3
-#define CIEDE_ATAN_C3 0x1.c71c71c6740b1p-4
-#define CIEDE_ATAN_C4 -0x1.745d171e3eb9fp-4
-#define CIEDE_ATAN_C5 0x1.3b13abae16efbp-4
-#define CIEDE_ATAN_C6 -0x1.111090a2806b0p-4
-#define CIEDE_ATAN_C7 0x1.e1d23dd1aec1fp-5
-#define CIEDE_ATAN_C8 -0x1.ae802f8797bc7p-5
-#define CIEDE_ATAN_C9 0x1.812dbb32976abp-5
-#define CIEDE_ATAN_C10 -0x1.4ac2f13f00fb9p-5
-#define CIEDE_ATAN_C11 0x1.ddf4141252423p-6
-#define CIEDE_ATAN_C12 -0x1.9a239e5a9c793p-7
-/* 2 atanh(s) = 2 s + s z P(z), z = s^2, |s| <= (sqrt 2 - 1) / (sqrt 2 + 1) */
-#define CIEDE_LOG_C0 0x1.5555555555555p-1
-#define CIEDE_LOG_C1 0x1.9999999999a38p-2
-#define CIEDE_LOG_C2 0x1.2492492476cccp-2
-#define CIEDE_LOG_C3 0x1.c71c720159177p-3
-#define CIEDE_LOG_C4 0x1.745cf9048dd95p-3
-#define CIEDE_LOG_C5 0x1.3b1c355a8f7a2p-3
-#define CIEDE_LOG_C6 0x1.0fbe95d716020p-3
-#define CIEDE_LOG_C7 0x1.0c039c49989c6p-3
+/* exp(r), |r| <= ln2 / 2; the constant term first */
+#define CIEDE_EXP_TERMS 13
+#define CIEDE_EXP_POLY { \
+    0x1.0000000000000p+0, \
+    0x1.0000000000000p+0, \
+    0x1.0000000000000p-1, \
+    0x1.5555555555562p-3, \
+    0x1.5555555555559p-5, \
+    0x1.111111110db76p-7, \
+    0x1.6c16c16c14d77p-10, \
+    0x1.a01a01b80226cp-13, \
+    0x1.a01a01adc27e2p-16, \
+    0x1.71dde76ab2f81p-19, \
+    0x1.27e4cc1847a65p-22, \
+    0x1.af785d433f066p-26, \
+    0x1.1f8b43f2637adp-29, \
+}
+/* sin(r) = r + r z P(z), z = r^2 <= (pi/4)^2; the constant term first */
+#define CIEDE_SIN_TERMS 7
+#define CIEDE_SIN_POLY { \
+    -0x1.5555555555555p-3, \
+    0x1.1111111111110p-7, \
+    -0x1.a01a01a019938p-13, \
+    0x1.71de3a546095bp-19, \
+    -0x1.ae645412c560cp-26, \
+    0x1.61217f0b800d5p-33, \
+    -0x1.ab17d404de5b3p-41, \
+}
+/* cos(r) = 1 + z P(z); the constant term first */
+#define CIEDE_COS_TERMS 7
+#define CIEDE_COS_POLY { \
+    -0x1.0000000000000p-1, \
+    0x1.5555555555551p-5, \
+    -0x1.6c16c16c15d79p-10, \
+    0x1.a01a019de131fp-16, \
+    -0x1.27e4f8e4a2e74p-22, \
+    0x1.1eea7f259b344p-29, \
+    -0x1.8ff9d439a204ap-37, \
+}
+/* sin(x) = x + x z P(z), z = x^2 <= 1.6^2; the constant term first */
+#define CIEDE_SIN_HALF_TERMS 9
+#define CIEDE_SIN_HALF_POLY { \
+    -0x1.5555555555555p-3, \
+    0x1.1111111111111p-7, \
+    -0x1.a01a01a01a009p-13, \
+    0x1.71de3a556b663p-19, \
+    -0x1.ae64567e45ebap-26, \
+    0x1.612460a1d9171p-33, \
+    -0x1.ae7ed91e21397p-41, \
+    0x1.95053ba32833fp-49, \
+    -0x1.271425336b593p-57, \
+}
+/* atan(u) = u + u z P(z), z = u^2 <= (7/16)^2; the constant term first */
+#define CIEDE_ATAN_TERMS 13
+#define CIEDE_ATAN_POLY { \
+    -0x1.5555555555555p-2, \
+    0x1.999999999998fp-3, \
+    -0x1.24924924918e8p-3, \
+    0x1.c71c71c6740b1p-4, \
+    -0x1.745d171e3eb9fp-4, \
+    0x1.3b13abae16efbp-4, \
+    -0x1.111090a2806b0p-4, \
+    0x1.e1d23dd1aec1fp-5, \
+    -0x1.ae802f8797bc7p-5, \
+    0x1.812dbb32976abp-5, \
+    -0x1.4ac2f13f00fb9p-5, \
+    0x1.ddf4141252423p-6, \
+    -0x1.9a239e5a9c793p-7, \
+}
+/* 2 atanh(s) = 2 s + s z P(z), z = s^2, |s| <= (sqrt 2 - 1) / (sqrt 2 + 1); the constant term first */
+#define CIEDE_LOG_TERMS 8
+#define CIEDE_LOG_POLY { \
+    0x1.5555555555555p-1, \
+    0x1.9999999999a38p-2, \
+    0x1.2492492476cccp-2, \
+    0x1.c71c720159177p-3, \
+    0x1.745cf9048dd95p-3, \
+    0x1.3b1c355a8f7a2p-3, \
+    0x1.0fbe95d716020p-3, \
+    0x1.0c039c49989c6p-3, \
+}
 
 #endif /* QUALE_SRC_METRICS_CIEDE_CONSTANTS_H */

@@ -62,6 +62,14 @@ CT_FN VF CT(fabsf)(VF x)
 
 /* ---- elementary functions ---------------------------------------------- */
 
+/* c[0] + x (c[1] + x (c[2] + ... x c[n - 1])), by Horner's rule. */
+CT_FN VD CT(horner)(VD x, const double *c, int n)
+{
+    VD p = CT_SPLAT(c[n - 1]);
+    for (int i = n - 2; i >= 0; i--) p = p * x + c[i];
+    return p;
+}
+
 /* Adding then subtracting 1.5 * 2^52 rounds a double below 2^51 to an
  * integer (to nearest, ties to even), whose low bits the sum holds. */
 #define CT_ROUNDER 0x1.8p52
@@ -78,19 +86,8 @@ CT_FN VD CT(exp)(VD x)
     const VD t = x * CIEDE_INV_LN2 + CT_ROUNDER;
     const VD k = t - CT_ROUNDER;
     const VD r = (x - k * CIEDE_LN2_HI) - k * CIEDE_LN2_LO;
-    VD p = CT_SPLAT(CIEDE_EXP_C12);
-    p = p * r + CIEDE_EXP_C11;
-    p = p * r + CIEDE_EXP_C10;
-    p = p * r + CIEDE_EXP_C9;
-    p = p * r + CIEDE_EXP_C8;
-    p = p * r + CIEDE_EXP_C7;
-    p = p * r + CIEDE_EXP_C6;
-    p = p * r + CIEDE_EXP_C5;
-    p = p * r + CIEDE_EXP_C4;
-    p = p * r + CIEDE_EXP_C3;
-    p = p * r + CIEDE_EXP_C2;
-    p = p * r + CIEDE_EXP_C1;
-    p = p * r + CIEDE_EXP_C0;
+    const double coeffs[] = CIEDE_EXP_POLY;
+    const VD p = CT(horner)(r, coeffs, CIEDE_EXP_TERMS);
     /* 2^k: k + 1023 in the exponent field (the rounder's bits end in k) */
     const VU64 scale = (CT_BITS(t) << 52) + ((uint64_t)1023 << 52);
     return p * CT_DOUBLE(scale);
@@ -112,14 +109,8 @@ CT_FN VD CT(log)(VD x)
     const VD f = m - 1.0;
     const VD s = f / (2.0 + f);
     const VD z = s * s;
-    VD r = CT_SPLAT(CIEDE_LOG_C7);
-    r = r * z + CIEDE_LOG_C6;
-    r = r * z + CIEDE_LOG_C5;
-    r = r * z + CIEDE_LOG_C4;
-    r = r * z + CIEDE_LOG_C3;
-    r = r * z + CIEDE_LOG_C2;
-    r = r * z + CIEDE_LOG_C1;
-    r = r * z + CIEDE_LOG_C0;
+    const double coeffs[] = CIEDE_LOG_POLY;
+    VD r = CT(horner)(z, coeffs, CIEDE_LOG_TERMS);
     r = r * z;
     const VD hfsq = 0.5 * f * f;
     return k * CIEDE_LN2_HI + ((f - (hfsq - (s * (hfsq + r) + k * CIEDE_LN2_LO))));
@@ -135,26 +126,16 @@ CT_FN VD CT(pow)(VD x, double y)
 CT_FN VD CT(sin_kernel)(VD r)
 {
     const VD z = r * r;
-    VD p = CT_SPLAT(CIEDE_SIN_C6);
-    p = p * z + CIEDE_SIN_C5;
-    p = p * z + CIEDE_SIN_C4;
-    p = p * z + CIEDE_SIN_C3;
-    p = p * z + CIEDE_SIN_C2;
-    p = p * z + CIEDE_SIN_C1;
-    p = p * z + CIEDE_SIN_C0;
+    const double coeffs[] = CIEDE_SIN_POLY;
+    const VD p = CT(horner)(z, coeffs, CIEDE_SIN_TERMS);
     return r + (r * z) * p;
 }
 
 CT_FN VD CT(cos_kernel)(VD r)
 {
     const VD z = r * r;
-    VD p = CT_SPLAT(CIEDE_COS_C6);
-    p = p * z + CIEDE_COS_C5;
-    p = p * z + CIEDE_COS_C4;
-    p = p * z + CIEDE_COS_C3;
-    p = p * z + CIEDE_COS_C2;
-    p = p * z + CIEDE_COS_C1;
-    p = p * z + CIEDE_COS_C0;
+    const double coeffs[] = CIEDE_COS_POLY;
+    const VD p = CT(horner)(z, coeffs, CIEDE_COS_TERMS);
     return 1.0 + z * p;
 }
 
@@ -178,15 +159,8 @@ CT_FN VD CT(reduce_pio2)(VD x, VU64 *quadrant)
 CT_FN VD CT(sin_half_turn)(VD x)
 {
     const VD z = x * x;
-    VD p = CT_SPLAT(CIEDE_SIN_HALF_C8);
-    p = p * z + CIEDE_SIN_HALF_C7;
-    p = p * z + CIEDE_SIN_HALF_C6;
-    p = p * z + CIEDE_SIN_HALF_C5;
-    p = p * z + CIEDE_SIN_HALF_C4;
-    p = p * z + CIEDE_SIN_HALF_C3;
-    p = p * z + CIEDE_SIN_HALF_C2;
-    p = p * z + CIEDE_SIN_HALF_C1;
-    p = p * z + CIEDE_SIN_HALF_C0;
+    const double coeffs[] = CIEDE_SIN_HALF_POLY;
+    const VD p = CT(horner)(z, coeffs, CIEDE_SIN_HALF_TERMS);
     return x + (x * z) * p;
 }
 
@@ -229,19 +203,8 @@ CT_FN VD CT(atan2)(VD y, VD x)
 
     const VD u = num / den;
     const VD z = u * u;
-    VD p = CT_SPLAT(CIEDE_ATAN_C12);
-    p = p * z + CIEDE_ATAN_C11;
-    p = p * z + CIEDE_ATAN_C10;
-    p = p * z + CIEDE_ATAN_C9;
-    p = p * z + CIEDE_ATAN_C8;
-    p = p * z + CIEDE_ATAN_C7;
-    p = p * z + CIEDE_ATAN_C6;
-    p = p * z + CIEDE_ATAN_C5;
-    p = p * z + CIEDE_ATAN_C4;
-    p = p * z + CIEDE_ATAN_C3;
-    p = p * z + CIEDE_ATAN_C2;
-    p = p * z + CIEDE_ATAN_C1;
-    p = p * z + CIEDE_ATAN_C0;
+    const double coeffs[] = CIEDE_ATAN_POLY;
+    const VD p = CT(horner)(z, coeffs, CIEDE_ATAN_TERMS);
     VD a = base_hi + (u + ((u * z) * p + base_lo));
 
     a = CT(select)(swap, CIEDE_PIO2_HI + (CIEDE_PIO2_LO - a), a);
