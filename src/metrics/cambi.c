@@ -60,8 +60,13 @@
  * counters per 10-bit value in the band of values a c-value can read, one
  * counter per column.  Moving down a row subtracts the row that leaves the
  * window and adds the row that enters it, each sample adding one to the
- * window-wide range of columns around it in its value's row.  Runs of 16
- * masked-out samples are skipped at once.
+ * window-wide range of columns around it in its value's row (a run of
+ * samples of one value adds its whole profile in one pass: integer sums,
+ * in any order).  Stretches of masked-out samples are skipped at once.
+ *
+ * The row loops are the kernels of a CambiDsp (cambi.h): this file's C
+ * ones (built from cambi_tmpl.c) or src/metrics/x86/cambi_<isa>.c's, all
+ * integer arithmetic but the c-values, whose float steps they share.
  *
  * Limits, as libvmaf's: the encoding size must reach 216 samples in width
  * or height, and window^2 must stay inside the reciprocal table (window

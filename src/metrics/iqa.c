@@ -27,6 +27,10 @@
  * rounded to float.  The samples of a kernel row that one tap reads for
  * consecutive outputs are factor apart; they are gathered first into
  * consecutive "phases" so that the sums vectorise.
+ *
+ * The row loops are the kernels of an IqaDsp: this file's C ones (built
+ * from iqa_tmpl.c) or src/metrics/x86/iqa_<isa>.c's, which give every
+ * value the same operations in the same order.
  */
 #include <errno.h>
 #include <math.h>

@@ -26,7 +26,10 @@
  * plane in block-raster, then coefficient-raster order), the square root
  * of the masking and the final mixing are double.  The DCT is exact
  * integer arithmetic.  The arithmetic of one block position is in
- * psnr_hvs.h, which the CUDA twin compiles too.
+ * psnr_hvs_tmpl.h, instantiated in psnr_hvs.h (which the CUDA twin
+ * compiles too) and on vectors of neighbouring block positions by the
+ * x86 kernels (PsnrHvsDsp): a block row's terms come from the kernel, and
+ * the plane's float sum adds them here, in libvmaf's order.
  *
  * Formats: 4:0:0 and bit depths above 12 are refused, as libvmaf refuses
  * them.  A plane smaller than 8x8 has no block (libvmaf divides 0 by 0 and
