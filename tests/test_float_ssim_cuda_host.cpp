@@ -454,7 +454,7 @@ static IqaSsimSums reference_sums(const FloatPicture &ref, const FloatPicture &d
 {
     IqaSsim ssim;
     IqaSsimSums sums = { 0, 0, 0, 0 };
-    if (iqa_ssim_alloc(&ssim, ref.w)) return sums;
+    if (iqa_ssim_alloc(&ssim, ref.w, NULL)) return sums;
     iqa_ssim_begin(&ssim, ref.w, ref.h);
     for (int y = 0; y < ref.h; y++) iqa_ssim_push_row(&ssim, ref.row(y), dist.row(y));
     sums = { ssim.ssim_sum, ssim.l_sum, ssim.c_sum, ssim.s_sum };

@@ -6,13 +6,9 @@
  * Every pixel is the reference's own arithmetic (ciede.h): the conversion
  * to L*a*b* in double, rounded to float where the reference rounds, and
  * CIEDE2000 with the same float and double operations, on the same
- * arguments; the fatbin is built with --fmad=false.  The only differences
- * are the device's pow, atan2, sin, cos and exp (within 1 or 2 ulp of the
- * correctly rounded double, as glibc's are within 1): their results are
- * rounded to float almost at once, so a pixel's deltaE differs from the
- * CPU's in a last float bit at most, and rarely.  The hue branches compare
- * those floats, so they decide as the CPU does but where an angle itself
- * came out one float ulp apart and sits on the branch's edge.
+ * arguments, through the same elementary functions (quale's own, written
+ * with IEEE +, -, *, /, sqrt and bit operations: ciede_tmpl.h); the fatbin
+ * is built with --fmad=false, so each deltaE is the CPU's to the bit.
  *
  * The chroma sample of a pixel is libvmaf's indexing, as the reference
  * reads it: the column and the rows ahead from the reference's own tables

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "metrics/bitcast.h"
 #include "metrics/float_adm.h"
 
 extern const unsigned char cuda_module_float_adm[];

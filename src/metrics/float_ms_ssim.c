@@ -101,6 +101,7 @@ static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sin
         feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
         return err;
     }
+    iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     const unsigned count = s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1;
     for (unsigned k = 0; k < count; k++)
         if ((err = feature_sink_declare(sink, ms_ssim_keys[k], &s->key[k]))) return err;
@@ -184,7 +185,7 @@ static int ms_ssim_scratch_alloc(const void *state, void **scratch)
     t->memory = quale_aligned_alloc(total * sizeof(float));
     t->decimate_work =
         quale_aligned_alloc(iqa_decimate_work_size(s->w[1], MS_SSIM_LPF_TAPS, 2));
-    int err = iqa_ssim_alloc(&t->ssim, s->w[0]);
+    int err = iqa_ssim_alloc(&t->ssim, s->w[0], &s->dsp);
     if (err || !t->memory || !t->decimate_work) {
         ms_ssim_scratch_free(t);
         return -ENOMEM;
@@ -215,8 +216,8 @@ static void ms_ssim_decimate(const FloatMsSsimState *s, FloatMsSsimScratch *t,
         for (int v = 0; v < MS_SSIM_LPF_TAPS; v++)
             rows[v] = image_row(src, iqa_mirror(2 * y + v - centre, s->h[i]));
         float *out = image_row(dst, y);
-        iqa_decimate_row(rows, ms_ssim_lpf, MS_SSIM_LPF_TAPS, 2, s->w[i + 1], out,
-                         t->decimate_work);
+        s->dsp.decimate_row(rows, ms_ssim_lpf, MS_SSIM_LPF_TAPS, 2, s->w[i + 1], out,
+                            t->decimate_work);
         iqa_pad_row(out, s->w[i + 1], centre);
     }
 }

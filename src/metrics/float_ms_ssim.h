@@ -60,6 +60,7 @@ typedef struct FloatMsSsimState {
     unsigned bitdepth;
     int w[MS_SSIM_SCALES], h[MS_SSIM_SCALES];
     double max_db;
+    IqaDsp dsp;
     unsigned key[FLOAT_MS_SSIM_KEY_COUNT];
 } FloatMsSsimState;
 

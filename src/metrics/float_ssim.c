@@ -103,6 +103,7 @@ static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         feature_sink_log(sink, QUALE_LOG_ERROR, "%s", error);
         return err;
     }
+    iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     const unsigned count = s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1;
     for (unsigned k = 0; k < count; k++)
         if ((err = feature_sink_declare(sink, ssim_keys[k], &s->key[k]))) return err;
@@ -167,7 +168,7 @@ static int ssim_scratch_alloc(const void *state, void **scratch)
     t->dist_row = quale_aligned_alloc(row);
     t->decimate_work =
         quale_aligned_alloc(iqa_decimate_work_size(s->scaled_w, s->scale, s->scale));
-    int err = iqa_ssim_alloc(&t->ssim, s->scaled_w);
+    int err = iqa_ssim_alloc(&t->ssim, s->scaled_w, &s->dsp);
     if (err || !t->source || !t->ref_row || !t->dist_row || !t->decimate_work) {
         ssim_scratch_free(t);
         return -ENOMEM;
@@ -191,7 +192,7 @@ static void shrink_row(const FloatSsimState *s, FloatSsimScratch *t, const Quale
         iqa_pad_row(row, s->w, centre + 1);
         rows[v] = row;
     }
-    iqa_decimate_row(rows, s->box, f, f, s->scaled_w, dst, t->decimate_work);
+    s->dsp.decimate_row(rows, s->box, f, f, s->scaled_w, dst, t->decimate_work);
 }
 
 static int ssim_extract(const void *state, void *scratch, const MetricFrame *frame,

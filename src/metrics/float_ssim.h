@@ -40,6 +40,7 @@ typedef struct FloatSsimState {
     int scaled_w, scaled_h;
     double max_db;
     float box[IQA_MAX_TAPS * IQA_MAX_TAPS]; /* the decimation kernel */
+    IqaDsp dsp;
     unsigned key[FLOAT_SSIM_KEY_COUNT];
 } FloatSsimState;
 

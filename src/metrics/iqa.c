@@ -27,18 +27,47 @@
  * rounded to float.  The samples of a kernel row that one tap reads for
  * consecutive outputs are factor apart; they are gathered first into
  * consecutive "phases" so that the sums vectorise.
+ *
+ * The row loops are the kernels of an IqaDsp: this file's C ones (built
+ * from iqa_tmpl.c) or src/metrics/x86/iqa_<isa>.c's, which give every
+ * value the same operations in the same order.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "iqa.h"
 
-/* libvmaf's 1-D Gaussian (sigma 1.5), as its float constants. */
-static const float iqa_gaussian[IQA_GAUSSIAN_TAPS] = { IQA_GAUSSIAN_WINDOW };
+/* The C kernels. */
+#define IQA_FN(name) iqa_##name##_c
+#include "iqa_tmpl.c"
+#undef IQA_FN
 
-enum { Q_MU1, Q_MU2, Q_RR, Q_CC, Q_RC, Q_COUNT };
+void iqa_dsp_init(IqaDsp *dsp, unsigned cpu_flags)
+{
+    dsp->filter_row = iqa_filter_row_c;
+    dsp->filter_column = iqa_filter_column_c;
+    dsp->products = iqa_products_c;
+    dsp->ssim_terms = iqa_ssim_terms_c;
+    dsp->decimate_row = iqa_decimate_row_c;
+#if QUALE_X86_SIMD
+#define IQA_SET_KERNELS(isa)                        \
+    do {                                            \
+        dsp->filter_row = iqa_filter_row_##isa;     \
+        dsp->filter_column = iqa_filter_column_##isa; \
+        dsp->products = iqa_products_##isa;         \
+        dsp->ssim_terms = iqa_ssim_terms_##isa;     \
+        dsp->decimate_row = iqa_decimate_row_##isa; \
+    } while (0)
+    if (cpu_flags & QUALE_CPU_AVX2) IQA_SET_KERNELS(avx2);
+    if (cpu_flags & QUALE_CPU_AVX512) IQA_SET_KERNELS(avx512);
+#undef IQA_SET_KERNELS
+#else
+    (void)cpu_flags;
+#endif
+}
 
 void iqa_pad_row(float *row, int w, int pad)
 {
@@ -48,62 +77,38 @@ void iqa_pad_row(float *row, int w, int pad)
     }
 }
 
-/* The phases of the work memory: a row's samples x * factor + p for one
- * p each, with room for taps samples before and after dst_w. */
-static size_t phase_stride(int dst_w, int taps)
+IqaDecimatePlan iqa_decimate_plan(int taps, int factor, int dst_w)
 {
-    return quale_align((size_t)dst_w + 2 * (size_t)taps, QUALE_ALIGNMENT / sizeof(float));
+    IqaDecimatePlan plan = { .taps = taps, .factor = factor, .dst_w = dst_w };
+    /* room for taps samples before and after dst_w, and aligned rows */
+    plan.stride = quale_align((size_t)dst_w + 2 * (size_t)taps, QUALE_ALIGNMENT / sizeof(float));
+    const int centre = taps / 2;
+    for (int p = 0; p < factor; p++) {
+        plan.q_lo[p] = taps;
+        plan.q_hi[p] = -taps;
+    }
+    for (int u = 0; u < taps; u++) {
+        const int o = u - centre;
+        const int p = ((o % factor) + factor) % factor;
+        plan.p_of[u] = p;
+        plan.q_of[u] = (o - p) / factor;
+        plan.q_lo[p] = QUALE_MIN(plan.q_lo[p], plan.q_of[u]);
+        plan.q_hi[p] = QUALE_MAX(plan.q_hi[p], plan.q_of[u]);
+    }
+    return plan;
 }
 
 size_t iqa_decimate_work_size(int dst_w, int taps, int factor)
 {
+    const IqaDecimatePlan plan = iqa_decimate_plan(taps, factor, dst_w);
     return quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT) +
-           (size_t)factor * phase_stride(dst_w, taps) * sizeof(float);
+           (size_t)taps * factor * plan.stride * sizeof(float);
 }
 
 void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, int factor,
                       int dst_w, float *dst, void *work)
 {
-    const int centre = taps / 2;
-    double *restrict acc = work;
-    float *phases = (float *)((char *)work +
-                              quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT));
-    const size_t pstride = phase_stride(dst_w, taps);
-
-    /* Tap u reads sample (x + q) * factor + p of its row, with
-     * u - centre = q * factor + p, 0 <= p < factor: sample x + q of phase
-     * p.  Each phase is copied over the range its taps read, so that the
-     * sums below run over consecutive samples. */
-    int q_of[IQA_MAX_TAPS], p_of[IQA_MAX_TAPS];
-    int q_lo[IQA_MAX_TAPS], q_hi[IQA_MAX_TAPS];
-    for (int p = 0; p < factor; p++) {
-        q_lo[p] = taps;
-        q_hi[p] = -taps;
-    }
-    for (int u = 0; u < taps; u++) {
-        const int o = u - centre;
-        p_of[u] = ((o % factor) + factor) % factor;
-        q_of[u] = (o - p_of[u]) / factor;
-        q_lo[p_of[u]] = QUALE_MIN(q_lo[p_of[u]], q_of[u]);
-        q_hi[p_of[u]] = QUALE_MAX(q_hi[p_of[u]], q_of[u]);
-    }
-
-    for (int x = 0; x < dst_w; x++) acc[x] = 0.0;
-    for (int v = 0; v < taps; v++) {
-        for (int p = 0; p < factor; p++) {
-            if (q_lo[p] > q_hi[p]) continue; /* no tap of this phase */
-            float *phase = phases + (size_t)p * pstride + taps;
-            for (int j = q_lo[p]; j < dst_w + q_hi[p]; j++)
-                phase[j] = rows[v][j * factor + p];
-        }
-        for (int u = 0; u < taps; u++) {
-            const float k = kernel[v * taps + u];
-            const float *restrict src = phases + (size_t)p_of[u] * pstride + taps + q_of[u];
-            for (int x = 0; x < dst_w; x++)
-                acc[x] += (double)(src[x] * k);
-        }
-    }
-    for (int x = 0; x < dst_w; x++) dst[x] = (float)acc[x];
+    iqa_decimate_row_c(rows, kernel, taps, factor, dst_w, dst, work);
 }
 
 /* Row strides of the ring and of the vertical results, in floats. */
@@ -113,13 +118,15 @@ static size_t ssim_row_stride(int max_w)
     return quale_align(out_w * sizeof(float), QUALE_ALIGNMENT) / sizeof(float);
 }
 
-int iqa_ssim_alloc(IqaSsim *ssim, int max_w)
+int iqa_ssim_alloc(IqaSsim *ssim, int max_w, const IqaDsp *dsp)
 {
     const size_t out_w = (size_t)max_w - (IQA_GAUSSIAN_TAPS - 1);
     const size_t stride = ssim_row_stride(max_w);
     *ssim = (IqaSsim){ .max_w = max_w };
-    ssim->ring = quale_aligned_alloc(stride * sizeof(float) * Q_COUNT * IQA_GAUSSIAN_TAPS);
-    ssim->vert = quale_aligned_alloc(stride * sizeof(float) * Q_COUNT);
+    if (dsp) ssim->dsp = *dsp;
+    else iqa_dsp_init(&ssim->dsp, 0);
+    ssim->ring = quale_aligned_alloc(stride * sizeof(float) * IQA_Q_COUNT * IQA_GAUSSIAN_TAPS);
+    ssim->vert = quale_aligned_alloc(stride * sizeof(float) * IQA_Q_COUNT);
     ssim->product = quale_aligned_alloc((size_t)max_w * sizeof(float));
     ssim->terms = quale_aligned_alloc(3 * out_w * sizeof(double));
     if (!ssim->ring || !ssim->vert || !ssim->product || !ssim->terms) {
@@ -152,31 +159,14 @@ static float *ring_row(const IqaSsim *ssim, int q, int slot)
     return ssim->ring + ((size_t)q * IQA_GAUSSIAN_TAPS + slot) * ssim_row_stride(ssim->max_w);
 }
 
-/* libvmaf's horizontal pass: dst[x] = (float) sum_u src[x + u] * g[u]. */
-static void gaussian_row(const float *restrict src, float *restrict dst, int out_w)
-{
-    for (int x = 0; x < out_w; x++) {
-        double sum = 0.0;
-        for (int u = 0; u < IQA_GAUSSIAN_TAPS; u++)
-            sum += (double)(src[x + u] * iqa_gaussian[u]);
-        dst[x] = (float)sum;
-    }
-}
-
 /* The vertical pass of quantity q for the output row whose window starts
  * at input row `first`. */
-static void gaussian_column(const IqaSsim *ssim, int q, int first, float *restrict dst,
-                            int out_w)
+static void gaussian_column(const IqaSsim *ssim, int q, int first, float *dst, int out_w)
 {
     const float *rows[IQA_GAUSSIAN_TAPS];
     for (int v = 0; v < IQA_GAUSSIAN_TAPS; v++)
         rows[v] = ring_row(ssim, q, (first + v) % IQA_GAUSSIAN_TAPS);
-    for (int x = 0; x < out_w; x++) {
-        double sum = 0.0;
-        for (int v = 0; v < IQA_GAUSSIAN_TAPS; v++)
-            sum += (double)(rows[v][x] * iqa_gaussian[v]);
-        dst[x] = (float)sum;
-    }
+    ssim->dsp.filter_column(rows, dst, out_w);
 }
 
 /* The output row whose window starts at input row `first`. */
@@ -185,26 +175,17 @@ static void ssim_output_row(IqaSsim *ssim, int first)
     const int out_w = ssim->w - (IQA_GAUSSIAN_TAPS - 1);
     const size_t stride = ssim_row_stride(ssim->max_w);
 
-    float *restrict mu1 = ssim->vert;
-    float *restrict mu2 = mu1 + stride;
-    float *restrict rr = mu2 + stride;
-    float *restrict cc = rr + stride;
-    float *restrict rc = cc + stride;
-    gaussian_column(ssim, Q_MU1, first, mu1, out_w);
-    gaussian_column(ssim, Q_MU2, first, mu2, out_w);
-    gaussian_column(ssim, Q_RR, first, rr, out_w);
-    gaussian_column(ssim, Q_CC, first, cc, out_w);
-    gaussian_column(ssim, Q_RC, first, rc, out_w);
+    float *q[IQA_Q_COUNT];
+    for (int k = 0; k < IQA_Q_COUNT; k++) {
+        q[k] = ssim->vert + (size_t)k * stride;
+        gaussian_column(ssim, k, first, q[k], out_w);
+    }
 
     double *restrict l_row = ssim->terms;
     double *restrict c_row = l_row + out_w;
     double *restrict s_row = c_row + out_w;
-    for (int x = 0; x < out_w; x++) {
-        const IqaSsimTerms t = iqa_ssim_terms(mu1[x], mu2[x], rr[x], cc[x], rc[x]);
-        l_row[x] = t.l;
-        c_row[x] = t.c;
-        s_row[x] = t.s;
-    }
+    const float *const quantities[IQA_Q_COUNT] = { q[0], q[1], q[2], q[3], q[4] };
+    ssim->dsp.ssim_terms(quantities, l_row, c_row, s_row, out_w);
 
     /* raster order, as libvmaf sums */
     double ssim_sum = ssim->ssim_sum, l_sum = ssim->l_sum, c_sum = ssim->c_sum,
@@ -228,14 +209,15 @@ void iqa_ssim_push_row(IqaSsim *ssim, const float *ref, const float *cmp)
     const int slot = ssim->rows_in % IQA_GAUSSIAN_TAPS;
     float *restrict product = ssim->product;
 
-    gaussian_row(ref, ring_row(ssim, Q_MU1, slot), out_w);
-    gaussian_row(cmp, ring_row(ssim, Q_MU2, slot), out_w);
-    for (int x = 0; x < w; x++) product[x] = ref[x] * ref[x];
-    gaussian_row(product, ring_row(ssim, Q_RR, slot), out_w);
-    for (int x = 0; x < w; x++) product[x] = cmp[x] * cmp[x];
-    gaussian_row(product, ring_row(ssim, Q_CC, slot), out_w);
-    for (int x = 0; x < w; x++) product[x] = ref[x] * cmp[x];
-    gaussian_row(product, ring_row(ssim, Q_RC, slot), out_w);
+    const IqaDsp *dsp = &ssim->dsp;
+    dsp->filter_row(ref, ring_row(ssim, IQA_Q_MU1, slot), out_w);
+    dsp->filter_row(cmp, ring_row(ssim, IQA_Q_MU2, slot), out_w);
+    dsp->products(ref, ref, product, w);
+    dsp->filter_row(product, ring_row(ssim, IQA_Q_RR, slot), out_w);
+    dsp->products(cmp, cmp, product, w);
+    dsp->filter_row(product, ring_row(ssim, IQA_Q_CC, slot), out_w);
+    dsp->products(ref, cmp, product, w);
+    dsp->filter_row(product, ring_row(ssim, IQA_Q_RC, slot), out_w);
 
     ssim->rows_in++;
     if (ssim->rows_in >= IQA_GAUSSIAN_TAPS)

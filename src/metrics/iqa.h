@@ -2,7 +2,8 @@
  * The pieces of libvmaf's IQA code (Tom Distler's IQA library as Netflix
  * modified it) that float_ssim and float_ms_ssim share: SSIM with the
  * 11-tap Gaussian window over the valid region of a picture, and
- * decimation with a square kernel and mirrored borders.
+ * decimation with a square kernel and mirrored borders; and their row
+ * kernels for the SIMD levels (IqaDsp).
  *
  * Everything follows libvmaf's arithmetic: float samples and products,
  * double sums of the float products of each filter tap in tap order, float
@@ -111,9 +112,53 @@ IQA_INLINE IqaSsimTerms iqa_ssim_terms(float mu1, float mu2, float rr, float cc,
 
 #if !defined(__CUDACC__)
 
+#include "common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The five filtered quantities of SSIM. */
+enum { IQA_Q_MU1, IQA_Q_MU2, IQA_Q_RR, IQA_Q_CC, IQA_Q_RC, IQA_Q_COUNT };
+
+/*
+ * The row kernels the SIMD levels replace (iqa_tmpl.c, built for C, AVX2
+ * and AVX-512):
+ *   filter_row:    the horizontal Gaussian, dst[x] = (float) sum over u of
+ *                  src[x + u] * g[u] (float products, double sum), for
+ *                  x < out_w;
+ *   filter_column: the vertical one, dst[x] from rows[v][x], v < 11;
+ *   products:      out[x] = a[x] * b[x], x < w;
+ *   ssim_terms:    l, c and s of n positions (iqa_ssim_terms()) from the
+ *                  quantities q[IQA_Q_MU1 ...];
+ *   decimate_row:  iqa_decimate_row().
+ */
+typedef struct IqaDsp {
+    void (*filter_row)(const float *src, float *dst, int out_w);
+    void (*filter_column)(const float *const rows[IQA_GAUSSIAN_TAPS], float *dst, int out_w);
+    void (*products)(const float *a, const float *b, float *out, int w);
+    void (*ssim_terms)(const float *const q[IQA_Q_COUNT], double *l, double *c, double *s,
+                       int n);
+    void (*decimate_row)(const float *const *rows, const float *kernel, int taps, int factor,
+                         int dst_w, float *dst, void *work);
+} IqaDsp;
+
+/* The C kernels, then those of the widest instruction set cpu_flags
+ * (QUALE_CPU_*) allows. */
+void iqa_dsp_init(IqaDsp *dsp, unsigned cpu_flags);
+
+#define IQA_DECLARE_KERNELS(isa)                                                                \
+    void iqa_filter_row_##isa(const float *src, float *dst, int out_w);                        \
+    void iqa_filter_column_##isa(const float *const rows[IQA_GAUSSIAN_TAPS], float *dst,       \
+                                 int out_w);                                                   \
+    void iqa_products_##isa(const float *a, const float *b, float *out, int w);                \
+    void iqa_ssim_terms_##isa(const float *const q[IQA_Q_COUNT], double *l, double *c,         \
+                              double *s, int n);                                               \
+    void iqa_decimate_row_##isa(const float *const *rows, const float *kernel, int taps,       \
+                                int factor, int dst_w, float *dst, void *work);
+IQA_DECLARE_KERNELS(c)
+IQA_DECLARE_KERNELS(avx2)
+IQA_DECLARE_KERNELS(avx512)
 
 /* ---- decimation ---------------------------------------------------------- */
 
@@ -131,6 +176,62 @@ void iqa_pad_row(float *row, int w, int pad);
  * iqa_decimate_work_size() bytes, 64-byte aligned.
  */
 size_t iqa_decimate_work_size(int dst_w, int taps, int factor);
+/*
+ * How the kernels read a decimation's samples.  Tap u of a kernel row
+ * reads sample (x + q) * factor + p of its source row for output x, with
+ * u - taps / 2 = q * factor + p, 0 <= p < factor: sample x + q of phase p,
+ * the row's samples p, p + factor, p + 2 factor, ...  The kernels first
+ * split each source row into its phases (iqa_decimate_split), each copied
+ * over the range its taps read, so that every tap then reads consecutive
+ * samples.  The work memory holds dst_w doubles, then the phases of all
+ * taps source rows: phase p of row v at (v * factor + p) * stride floats,
+ * sample j of it at taps + j.
+ */
+typedef struct IqaDecimatePlan {
+    int taps, factor, dst_w;
+    size_t stride;                   /* floats from one phase to the next */
+    int p_of[IQA_MAX_TAPS], q_of[IQA_MAX_TAPS];
+    int q_lo[IQA_MAX_TAPS], q_hi[IQA_MAX_TAPS]; /* the samples phase p is read at */
+} IqaDecimatePlan;
+
+IqaDecimatePlan iqa_decimate_plan(int taps, int factor, int dst_w);
+
+/* The phases in the work memory. */
+static inline float *iqa_decimate_phases(void *work, int dst_w)
+{
+    return (float *)((char *)work + quale_align((size_t)dst_w * sizeof(double), QUALE_ALIGNMENT));
+}
+
+#if defined(__cplusplus)
+#define IQA_RESTRICT __restrict__
+#else
+#define IQA_RESTRICT restrict
+#endif
+
+/* Splits a source row into its phases (plan->factor of them from phases). */
+static inline void iqa_decimate_split(const IqaDecimatePlan *plan, const float *row,
+                                      float *phases)
+{
+    if (plan->factor == 2) {
+        /* the constant stride lets the compiler use loads and shuffles */
+        for (int p = 0; p < 2; p++) {
+            if (plan->q_lo[p] > plan->q_hi[p]) continue; /* no tap of this phase */
+            float *IQA_RESTRICT phase = phases + (size_t)p * plan->stride + plan->taps;
+            const float *IQA_RESTRICT in = row + p;
+            for (int j = plan->q_lo[p]; j < plan->dst_w + plan->q_hi[p]; j++)
+                phase[j] = in[2 * j];
+        }
+        return;
+    }
+    for (int p = 0; p < plan->factor; p++) {
+        if (plan->q_lo[p] > plan->q_hi[p]) continue; /* no tap of this phase */
+        float *IQA_RESTRICT phase = phases + (size_t)p * plan->stride + plan->taps;
+        const float *IQA_RESTRICT in = row;
+        for (int j = plan->q_lo[p]; j < plan->dst_w + plan->q_hi[p]; j++)
+            phase[j] = in[j * plan->factor + p];
+    }
+}
+
 void iqa_decimate_row(const float *const *rows, const float *kernel, int taps, int factor,
                       int dst_w, float *dst, void *work);
 
@@ -156,6 +257,7 @@ IqaSsimMeans iqa_ssim_means(const IqaSsimSums *sums, int w, int h);
  * every picture and scale.
  */
 typedef struct IqaSsim {
+    IqaDsp dsp;
     int max_w;
     float *ring;      /* 5 filtered quantities x 11 rows x (max_w - 10) */
     float *vert;      /* 5 x (max_w - 10): an output row's filtered values */
@@ -167,7 +269,8 @@ typedef struct IqaSsim {
     double ssim_sum, l_sum, c_sum, s_sum;
 } IqaSsim;
 
-int iqa_ssim_alloc(IqaSsim *ssim, int max_w);
+/* dsp: the kernels to use (NULL: the C ones); it is copied. */
+int iqa_ssim_alloc(IqaSsim *ssim, int max_w, const IqaDsp *dsp);
 void iqa_ssim_free(IqaSsim *ssim);
 
 /* Starts a picture of w x h, 11 <= w <= max_w, h >= 11. */

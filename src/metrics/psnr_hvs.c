@@ -26,7 +26,10 @@
  * plane in block-raster, then coefficient-raster order), the square root
  * of the masking and the final mixing are double.  The DCT is exact
  * integer arithmetic.  The arithmetic of one block position is in
- * psnr_hvs.h, which the CUDA twin compiles too.
+ * psnr_hvs_tmpl.h, instantiated in psnr_hvs.h (which the CUDA twin
+ * compiles too) and on vectors of neighbouring block positions by the
+ * x86 kernels (PsnrHvsDsp): a block row's terms come from the kernel, and
+ * the plane's float sum adds them here, in libvmaf's order.
  *
  * Formats: 4:0:0 and bit depths above 12 are refused, as libvmaf refuses
  * them.  A plane smaller than 8x8 has no block (libvmaf divides 0 by 0 and
@@ -44,6 +47,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "metric.h"
 #include "psnr_hvs.h"
 
@@ -118,49 +122,111 @@ static const char *const psnr_hvs_keys[HVS_KEY_COUNT + 1] = {
     "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs", NULL,
 };
 
+/* ---- the C kernel ------------------------------------------------------ */
+
+static void psnr_hvs_block_terms_c(const int32_t *ref, const int32_t *dist, ptrdiff_t stride,
+                              unsigned count, const float csf[64], const float mask[64],
+                              float *terms, size_t terms_stride)
+{
+    for (unsigned i = 0; i < count; i++) {
+        HvsBlockPair blk;
+        for (int r = 0; r < HVS_BLOCK; r++) {
+            for (int j = 0; j < HVS_BLOCK; j++) {
+                blk[0][8 * r + j] = ref[r * stride + HVS_STEP * i + j];
+                blk[1][8 * r + j] = dist[r * stride + HVS_STEP * i + j];
+            }
+        }
+        float t[64];
+        hvs_block_terms(blk, csf, mask, t);
+        for (int k = 0; k < 64; k++) terms[k * terms_stride + i] = t[k];
+    }
+}
+
+void psnr_hvs_dsp_init(PsnrHvsDsp *dsp, unsigned cpu_flags)
+{
+    dsp->block_terms = psnr_hvs_block_terms_c;
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) dsp->block_terms = psnr_hvs_block_terms_avx2;
+    if (cpu_flags & QUALE_CPU_AVX512) dsp->block_terms = psnr_hvs_block_terms_avx512;
+#else
+    (void)cpu_flags;
+#endif
+}
+
 /* ---- one plane ---------------------------------------------------------- */
+
+/* Per worker: 8 rows of int32 samples of each picture (a block row), and
+ * the terms of a block row. */
+typedef struct PsnrHvsScratch {
+    int32_t *strip[2];
+    size_t strip_stride;
+    float *terms;
+    size_t terms_stride;
+} PsnrHvsScratch;
+
+/* Rows y .. y + 7 of a plane as int32. */
+HVS_ALWAYS_INLINE void hvs_strip(const uint8_t *plane, ptrdiff_t stride, unsigned y,
+                                        unsigned w, bool hbd, int32_t *strip, size_t strip_stride)
+{
+    for (unsigned r = 0; r < HVS_BLOCK; r++) {
+        const uint8_t *p = plane + (ptrdiff_t)(y + r) * stride;
+        int32_t *restrict out = strip + r * strip_stride;
+        if (hbd) {
+            const uint16_t *restrict row = (const uint16_t *)p;
+            /* Samples above HVS_MAX_BITDEPTH bits, which only an API caller
+             * can send (the readers clamp), would overflow the int32 DCT;
+             * in-range samples are unchanged. */
+            const int32_t top = (int32_t)((1u << HVS_MAX_BITDEPTH) - 1);
+            for (unsigned x = 0; x < w; x++) out[x] = row[x] > top ? top : row[x];
+        } else {
+            const uint8_t *restrict row = p;
+            for (unsigned x = 0; x < w; x++) out[x] = row[x];
+        }
+    }
+}
 
 /*
  * The float error sum of a plane over every block, libvmaf's order (block
  * raster, then each block's terms in coefficient raster), and the number
  * of terms it added.  w and h are at least 8.
  */
-HVS_ALWAYS_INLINE float hvs_plane_sum(const uint8_t *ref, ptrdiff_t ref_stride,
+HVS_ALWAYS_INLINE float hvs_plane_sum(const PsnrHvsState *s, PsnrHvsScratch *t,
+                                             const uint8_t *ref, ptrdiff_t ref_stride,
                                              const uint8_t *dis, ptrdiff_t dis_stride,
                                              unsigned w, unsigned h, const float csf[64],
                                              const float mask[64], bool hbd, uint64_t *count)
 {
-    const size_t bytes = hbd ? 2 : 1;
+    const unsigned cols = hvs_positions(w);
+    const size_t ts = t->terms_stride;
     float sum = 0.f;
     uint64_t blocks = 0;
     for (unsigned y = 0; y + HVS_BLOCK <= h; y += HVS_STEP) {
-        for (unsigned x = 0; x + HVS_BLOCK <= w; x += HVS_STEP) {
-            HvsBlockPair blk;
-            hvs_load_block(blk[0], ref + (ptrdiff_t)y * ref_stride + x * bytes, ref_stride, hbd);
-            hvs_load_block(blk[1], dis + (ptrdiff_t)y * dis_stride + x * bytes, dis_stride, hbd);
-            /* the terms of hvs_block_terms(), added as they come */
-            const float m = hvs_masking(blk, mask);
-            sum += hvs_dc_term(blk, csf);
-            for (int k = 1; k < 64; k++) sum += hvs_ac_term(blk, m, csf, mask, k);
-            blocks++;
-        }
+        hvs_strip(ref, ref_stride, y, w, hbd, t->strip[0], t->strip_stride);
+        hvs_strip(dis, dis_stride, y, w, hbd, t->strip[1], t->strip_stride);
+        s->dsp.block_terms(t->strip[0], t->strip[1], (ptrdiff_t)t->strip_stride, cols, csf, mask,
+                           t->terms, ts);
+        for (unsigned i = 0; i < cols; i++)
+            for (unsigned k = 0; k < 64; k++) sum += t->terms[k * ts + i];
+        blocks += cols;
     }
     *count = 64 * blocks;
     return sum;
 }
 
-static float hvs_plane_sum_8(const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
-                             ptrdiff_t dis_stride, unsigned w, unsigned h, const float csf[64],
-                             const float mask[64], uint64_t *count)
+static float hvs_plane_sum_8(const PsnrHvsState *s, PsnrHvsScratch *t, const uint8_t *ref,
+                             ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
+                             unsigned w, unsigned h, const float csf[64], const float mask[64],
+                             uint64_t *count)
 {
-    return hvs_plane_sum(ref, ref_stride, dis, dis_stride, w, h, csf, mask, false, count);
+    return hvs_plane_sum(s, t, ref, ref_stride, dis, dis_stride, w, h, csf, mask, false, count);
 }
 
-static float hvs_plane_sum_16(const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
-                              ptrdiff_t dis_stride, unsigned w, unsigned h, const float csf[64],
-                              const float mask[64], uint64_t *count)
+static float hvs_plane_sum_16(const PsnrHvsState *s, PsnrHvsScratch *t, const uint8_t *ref,
+                              ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
+                              unsigned w, unsigned h, const float csf[64], const float mask[64],
+                              uint64_t *count)
 {
-    return hvs_plane_sum(ref, ref_stride, dis, dis_stride, w, h, csf, mask, true, count);
+    return hvs_plane_sum(s, t, ref, ref_stride, dis, dis_stride, w, h, csf, mask, true, count);
 }
 
 /* 10 * -log10(score), libvmaf's convert_score_db with weight 1. */
@@ -240,14 +306,23 @@ int psnr_hvs_write(const PsnrHvsState *s, FeatureSink *sink, unsigned index, con
     return err;
 }
 
-void psnr_hvs_frame_sums(const PsnrHvsState *s, const QualePicture *ref, const QualePicture *dis,
-                         float sum[3], uint64_t count[3])
+void psnr_hvs_frame_sums(const PsnrHvsState *s, void *scratch, const QualePicture *ref,
+                         const QualePicture *dis, float sum[3], uint64_t count[3])
 {
     const bool hbd = s->bitdepth > 8;
     for (unsigned p = 0; p < 3; p++) {
         sum[p] = (hbd ? hvs_plane_sum_16 : hvs_plane_sum_8)(
-            ref->data[p], ref->stride[p], dis->data[p], dis->stride[p], ref->plane_width[p],
-            ref->plane_height[p], s->csf[p], s->mask[p], &count[p]);
+            s, scratch, ref->data[p], ref->stride[p], dis->data[p], dis->stride[p],
+            ref->plane_width[p], ref->plane_height[p], s->csf[p], s->mask[p], &count[p]);
+    }
+}
+
+void psnr_hvs_tables(unsigned plane, float csf[64], float mask[64])
+{
+    for (int k = 0; k < 64; k++) {
+        csf[k] = hvs_csf[plane][k];
+        const double c = hvs_csf[plane][k] * HVS_MASK_SCALE;
+        mask[k] = (float)(c * c);
     }
 }
 
@@ -264,17 +339,42 @@ static int psnr_hvs_init(void *state, const QualeVideoFormat *f, FeatureSink *si
     }
 
     s->bitdepth = f->bitdepth;
-    for (int p = 0; p < 3; p++) {
-        for (int k = 0; k < 64; k++) {
-            s->csf[p][k] = hvs_csf[p][k];
-            const double c = hvs_csf[p][k] * HVS_MASK_SCALE;
-            s->mask[p][k] = (float)(c * c);
-        }
-    }
+    s->width = f->width;
+    psnr_hvs_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
+    for (unsigned p = 0; p < 3; p++) psnr_hvs_tables(p, s->csf[p], s->mask[p]);
 
     for (unsigned k = 0; k < HVS_KEY_COUNT && !err; k++)
         err = feature_sink_declare(sink, psnr_hvs_keys[k], &s->key[k]);
     return err;
+}
+
+static void psnr_hvs_scratch_free(void *scratch)
+{
+    PsnrHvsScratch *t = scratch;
+    if (!t) return;
+    quale_aligned_free(t->strip[0]);
+    quale_aligned_free(t->strip[1]);
+    quale_aligned_free(t->terms);
+    free(t);
+}
+
+static int psnr_hvs_scratch_alloc(const void *state, void **scratch)
+{
+    const PsnrHvsState *s = state;
+    PsnrHvsScratch *t = calloc(1, sizeof(*t));
+    if (!t) return -ENOMEM;
+    /* the luma plane is the widest */
+    t->strip_stride = quale_align(s->width, QUALE_ALIGNMENT / sizeof(int32_t));
+    t->terms_stride = quale_align(hvs_positions(s->width), HVS_TERMS_ALIGN);
+    for (int b = 0; b < 2; b++)
+        t->strip[b] = quale_aligned_alloc(HVS_BLOCK * t->strip_stride * sizeof(int32_t));
+    t->terms = quale_aligned_alloc(64 * t->terms_stride * sizeof(float));
+    if (!t->strip[0] || !t->strip[1] || !t->terms) {
+        psnr_hvs_scratch_free(t);
+        return -ENOMEM;
+    }
+    *scratch = t;
+    return 0;
 }
 
 static int psnr_hvs_extract(const void *state, void *scratch, const MetricFrame *frame,
@@ -283,7 +383,7 @@ static int psnr_hvs_extract(const void *state, void *scratch, const MetricFrame 
     const PsnrHvsState *s = state;
     float sum[3];
     uint64_t count[3];
-    psnr_hvs_frame_sums(s, frame->ref, frame->dist, sum, count);
+    psnr_hvs_frame_sums(s, scratch, frame->ref, frame->dist, sum, count);
     return psnr_hvs_write(s, sink, frame->index, sum, count);
 }
 
@@ -292,5 +392,7 @@ const Metric metric_psnr_hvs = {
     .keys = psnr_hvs_keys,
     .state_size = sizeof(PsnrHvsState),
     .init = psnr_hvs_init,
+    .scratch_alloc = psnr_hvs_scratch_alloc,
+    .scratch_free = psnr_hvs_scratch_free,
     .extract = psnr_hvs_extract,
 };

@@ -82,8 +82,8 @@ static int ciede_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
     t->groups_x = (s->width + THREADS - 1) / THREADS;
     t->groups_y = (s->height + ROWS - 1) / ROWS;
     t->partial_count = t->groups_x * t->groups_y;
-    /* the C library's powf(25, 7), which the reference adds per pixel */
-    t->powf_25_7 = ciede_powf7_25();
+    /* powf(25, 7) as the reference adds it per pixel */
+    t->powf_25_7 = CIEDE_POWF_25_7;
 
     const size_t column_bytes = (size_t)s->width * sizeof(uint32_t);
     uint32_t *columns = malloc(column_bytes);

@@ -19,6 +19,9 @@ static const CheckasmTest tests[] = {
     { "integer_adm", checkasm_check_integer_adm },
     { "integer_vif", checkasm_check_integer_vif },
     { "integer_motion", checkasm_check_integer_motion },
+    { "ciede", checkasm_check_ciede },
+    { "iqa", checkasm_check_iqa },
+    { "psnr_hvs", checkasm_check_psnr_hvs },
     { NULL, NULL },
 };
 

@@ -103,5 +103,8 @@ double checkasm_median5(double v[5]);
 void checkasm_check_integer_adm(void);
 void checkasm_check_integer_vif(void);
 void checkasm_check_integer_motion(void);
+void checkasm_check_ciede(void);
+void checkasm_check_iqa(void);
+void checkasm_check_psnr_hvs(void);
 
 #endif /* QUALE_TESTS_CHECKASM_H */

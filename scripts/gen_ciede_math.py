@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Writes src/metrics/ciede_constants.h: the constants of CIEDE2000's own
+elementary functions (src/metrics/ciede_tmpl.h).
+
+Usage: scripts/gen_ciede_math.py [--output FILE]
+
+Each polynomial is the Chebyshev interpolant (mpmath.chebyfit, near minimax)
+of the lowest degree whose error, weighted by how much the polynomial counts
+in the function's value, is below 2^-62 over the reduced range; the
+coefficients are then rounded to double.  Constants split in two parts
+(ln 2, pi/2, ...) have a first part short enough for the products the
+functions form with it to be exact, and the rest rounded.  The output only
+depends on this script (and mpmath), so running it twice gives the same
+file; the build does not run it.
+"""
+
+import argparse
+import os
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 60
+TARGET = mp.mpf(2) ** -62
+
+
+def fit(f, a, b, weight):
+    """The lowest-degree Chebyshev fit of f on [a, b] within TARGET."""
+    for n in range(2, 40):
+        coeffs, err = mp.chebyfit(f, [a, b], n, error=True)
+        if err * weight < TARGET:
+            return [float(c) for c in reversed(coeffs)]  # lowest degree first
+    raise SystemExit("no fit within the target")
+
+
+def rounded_bits(x, bits):
+    """x rounded to `bits` significant bits (a double)."""
+    m, e = mp.frexp(x)
+    return float(mp.ldexp(mp.nint(mp.ldexp(m, bits)), e - bits))
+
+
+def split(x, bits=None):
+    """(hi, lo): hi = x rounded to double (or to `bits` bits), lo the rest."""
+    hi = float(x) if bits is None else rounded_bits(x, bits)
+    return hi, float(x - mp.mpf(hi))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("--output", default=os.path.join(here, "..", "src", "metrics",
+                                                         "ciede_constants.h"))
+    args = parser.parse_args()
+
+    ln2 = mp.log(2)
+    pio2 = mp.pi / 2
+    lines = []
+
+    def const(name, value, comment=None):
+        if comment:
+            lines.append("/* %s */" % comment)
+        lines.append("#define %s %s" % (name, float(value).hex()))
+
+    def poly(name, coeffs, comment):
+        lines.append("/* %s */" % comment)
+        lines.append("#define %s_TERMS %d" % (name, len(coeffs)))
+        lines.append("#define %s_POLY { \\" % name)
+        for c in coeffs:
+            lines.append("    %s, \\" % c.hex())
+        lines.append("}")
+
+    # ln 2 in 40 + 53 bits: k * hi is exact for |k| < 2^13.
+    const("CIEDE_INV_LN2", 1 / ln2, "1 / ln 2")
+    hi, lo = split(ln2, 40)
+    const("CIEDE_LN2_HI", hi, "ln 2 = hi + lo, hi of 40 bits")
+    const("CIEDE_LN2_LO", lo)
+    # pi/2 in 33 + 53 bits: q * hi is exact for |q| < 2^20.
+    const("CIEDE_TWO_OVER_PI", 2 / mp.pi, "2 / pi")
+    hi, lo = split(pio2, 33)
+    const("CIEDE_PIO2_HI", hi, "pi/2 = hi + lo, hi of 33 bits")
+    const("CIEDE_PIO2_LO", lo)
+    hi, lo = split(mp.pi)
+    const("CIEDE_PI_HI", hi, "pi, atan(1/2), pi/4 = hi + lo, hi the double nearest")
+    const("CIEDE_PI_LO", lo)
+    hi, lo = split(mp.atan(mp.mpf(1) / 2))
+    const("CIEDE_ATAN_HALF_HI", hi)
+    const("CIEDE_ATAN_HALF_LO", lo)
+    hi, lo = split(mp.pi / 4)
+    const("CIEDE_PIO4_HI", hi)
+    const("CIEDE_PIO4_LO", lo)
+
+    const("CIEDE_COS_PI_6", mp.cos(mp.pi / 6), "cos and sin of T's phase shifts")
+    const("CIEDE_COS_PI_30", mp.cos(mp.pi / 30))
+    const("CIEDE_SIN_PI_30", mp.sin(mp.pi / 30))
+    const("CIEDE_COS_7PI_20", mp.cos(7 * mp.pi / 20))
+    const("CIEDE_SIN_7PI_20", mp.sin(7 * mp.pi / 20))
+
+    r = ln2 / 2
+    poly("CIEDE_EXP", fit(mp.exp, -r, r, 1 / mp.exp(-r)),
+         "exp(r), |r| <= ln2 / 2")
+
+    q = (mp.pi / 4) ** 2
+
+    def sin_rest(z):
+        x = mp.sqrt(z)
+        return (mp.sin(x) / x - 1) / z
+
+    def cos_rest(z):
+        x = mp.sqrt(z)
+        return (mp.cos(x) - 1) / z
+
+    poly("CIEDE_SIN", fit(sin_rest, mp.mpf(0), q, q),
+         "sin(r) = r + r z P(z), z = r^2 <= (pi/4)^2")
+    poly("CIEDE_COS", fit(cos_rest, mp.mpf(0), q, q / mp.cos(mp.pi / 4)),
+         "cos(r) = 1 + z P(z)")
+    # sin without a reduction, over a little more than [-pi/2, pi/2]
+    h = mp.mpf("1.6") ** 2
+    poly("CIEDE_SIN_HALF", fit(sin_rest, mp.mpf(0), h, h / mp.sin(mp.mpf("1.6")) * mp.mpf("1.6")),
+         "sin(x) = x + x z P(z), z = x^2 <= 1.6^2")
+
+    def atan_rest(z):
+        x = mp.sqrt(z)
+        return (mp.atan(x) / x - 1) / z
+
+    za = (mp.mpf(7) / 16) ** 2
+    poly("CIEDE_ATAN", fit(atan_rest, mp.mpf(0), za, za),
+         "atan(u) = u + u z P(z), z = u^2 <= (7/16)^2")
+
+    def log_rest(z):
+        s = mp.sqrt(z)
+        return (2 * mp.atanh(s) / s - 2) / z
+
+    zl = ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2
+    poly("CIEDE_LOG", fit(log_rest, mp.mpf(0), zl, zl),
+         "2 atanh(s) = 2 s + s z P(z), z = s^2, |s| <= (sqrt 2 - 1) / (sqrt 2 + 1)")
+
+    text = ("/* Generated by scripts/gen_ciede_math.py: do not edit.  The constants of\n"
+            " * CIEDE2000's elementary functions (ciede_tmpl.h). */\n"
+            "#ifndef QUALE_SRC_METRICS_CIEDE_CONSTANTS_H\n"
+            "#define QUALE_SRC_METRICS_CIEDE_CONSTANTS_H\n\n" +
+            "\n".join(lines) +
+            "\n\n#endif /* QUALE_SRC_METRICS_CIEDE_CONSTANTS_H */\n")
+    with open(args.output, "w") as out:
+        out.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
