@@ -14,11 +14,11 @@
  *   rows 2, decouple 3
  *   rows 3
  * (decouple 0 and rows 0 left out with adm_skip_scale0).  Each level's
- * planes are one device buffer made at init and used by every frame in
- * turn: record() starts with a compute barrier, so a frame's shaders run
- * after the previous frame's (they share the queue; the backend already
- * orders every frame's compute after the one before).  Only the row sums,
- * read after the slot's fence, are per slot. */
+ * planes are one device buffer per lane, made at init and used by the
+ * lane's frames in turn: record() starts with a compute barrier, so a
+ * frame's shaders run after those of the lane's frame before (they share
+ * its queue).  Only the row sums, read after the slot's fence, are per
+ * slot. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +74,7 @@ typedef struct AdmLevel {
     AdmDenShifts den;
     AdmMaskedShifts masked;
     unsigned rows, first; /* scored rows, the first one's partial in a slot */
-    VulkanBuffer planes;  /* device: PLANES planes */
+    VulkanBuffer planes[VULKAN_MAX_LANES]; /* device: PLANES planes, per lane */
     VulkanPipeline dwt, decouple, sums;
     RowsPush rows_push;
     DecouplePush decouple_push;
@@ -108,7 +108,8 @@ static void adm_vulkan_close(void *twin)
         vulkan_pipeline_destroy(t->dev, &t->level[l].dwt);
         vulkan_pipeline_destroy(t->dev, &t->level[l].decouple);
         vulkan_pipeline_destroy(t->dev, &t->level[l].sums);
-        vulkan_buffer_destroy(t->dev, &t->level[l].planes);
+        for (unsigned k = 0; k < VULKAN_MAX_LANES; k++)
+            vulkan_buffer_destroy(t->dev, &t->level[l].planes[k]);
     }
     vulkan_buffer_destroy(t->dev, &t->partials);
     free(t);
@@ -215,32 +216,49 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
             err = -E2BIG;
             break;
         }
-        err = vulkan_buffer_create(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &v->planes,
-                                   "the ADM bands", error, error_size);
+        for (unsigned k = 0; k < dev->lanes && !err; k++)
+            err = vulkan_buffer_create(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
+                                       &v->planes[k], "the ADM bands", error, error_size);
     }
     if (!err)
         err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * ADM_LEVEL_SUMS * sizeof(uint64_t),
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
                                    "ADM row sums", error, error_size);
+    const unsigned lanes = dev->lanes;
     for (int l = 0; l < ADM_SCALES && !err; l++) {
         AdmLevel *v = &t->level[l];
-        /* Level 0 reads the frame; Source is then bound but unread. */
-        const VkBuffer dwt_buffers[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes.buffer,
-                                          v->planes.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_dwt,
-                                     vulkan_shader_integer_adm_dwt_size, dwt_buffers, 4, sizeof(DwtPush),
-                                     &v->dwt, "the ADM DWT shader", error, error_size);
-        if (!err)
-            err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_decouple,
-                                         vulkan_shader_integer_adm_decouple_size, &v->planes.buffer, 1,
-                                         sizeof(DecouplePush), &v->decouple, "the ADM decoupling shader",
-                                         error, error_size);
-        const VkBuffer sum_buffers[2] = { v->planes.buffer, t->partials.buffer };
-        if (!err)
-            err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_rows,
-                                         vulkan_shader_integer_adm_rows_size, sum_buffers, 2,
-                                         sizeof(RowsPush), &v->sums, "the ADM row-sum shader", error,
-                                         error_size);
+        VkBuffer dwt_buffers[4 * VULKAN_MAX_LANES], decouple_buffers[VULKAN_MAX_LANES],
+            sum_buffers[2 * VULKAN_MAX_LANES];
+        for (unsigned k = 0; k < lanes; k++) {
+            /* Level 0 reads the frame; Source is then bound but unread. */
+            const VkBuffer dwt[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes[k].buffer,
+                                      v->planes[k].buffer };
+            memcpy(dwt_buffers + 4 * k, dwt, sizeof(dwt));
+            decouple_buffers[k] = v->planes[k].buffer;
+            sum_buffers[2 * k] = v->planes[k].buffer;
+            sum_buffers[2 * k + 1] = t->partials.buffer;
+        }
+        VulkanPipelineInfo info = {
+            .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
+            .spirv_size = vulkan_shader_integer_adm_dwt_size,
+            .buffers = dwt_buffers, .bindings = 4, .sets = lanes,
+            .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
+        };
+        err = vulkan_pipeline_create_ex(dev, &info, &v->dwt, error, error_size);
+        info = (VulkanPipelineInfo){
+            .spirv = (const uint32_t *)vulkan_shader_integer_adm_decouple,
+            .spirv_size = vulkan_shader_integer_adm_decouple_size,
+            .buffers = decouple_buffers, .bindings = 1, .sets = lanes,
+            .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
+        };
+        if (!err) err = vulkan_pipeline_create_ex(dev, &info, &v->decouple, error, error_size);
+        info = (VulkanPipelineInfo){
+            .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
+            .spirv_size = vulkan_shader_integer_adm_rows_size,
+            .buffers = sum_buffers, .bindings = 2, .sets = lanes,
+            .push_size = sizeof(RowsPush), .what = "the ADM row-sum shader",
+        };
+        if (!err) err = vulkan_pipeline_create_ex(dev, &info, &v->sums, error, error_size);
     }
     if (err) {
         adm_vulkan_close(t);
@@ -282,25 +300,25 @@ static void record_dwt(const AdmTwin *t, const VulkanFrame *frame, int l, VkComm
         push.height = src->h;
     }
     /* Rows 0 .. h - 1 of the reference, then of the distorted picture. */
-    vulkan_dispatch(t->dev, cb, &v->dwt, &push, ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT,
-                    2 * (uint32_t)v->h);
+    vulkan_dispatch_set(t->dev, cb, &v->dwt, frame->lane, &push,
+                        ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT, 2 * (uint32_t)v->h);
 }
 
-static void record_decouple(const AdmTwin *t, int l, VkCommandBuffer cb)
+static void record_decouple(const AdmTwin *t, unsigned lane, int l, VkCommandBuffer cb)
 {
     const AdmLevel *v = &t->level[l];
     const uint32_t columns = (uint32_t)(v->taps.right - v->taps.left);
-    vulkan_dispatch(t->dev, cb, &v->decouple, &v->decouple_push,
+    vulkan_dispatch_set(t->dev, cb, &v->decouple, lane, &v->decouple_push,
                     (columns + DECOUPLE_GROUP - 1) / DECOUPLE_GROUP,
                     (uint32_t)(v->taps.bottom - v->taps.top));
 }
 
-static void record_rows(const AdmTwin *t, unsigned slot, int l, VkCommandBuffer cb)
+static void record_rows(const AdmTwin *t, unsigned slot, unsigned lane, int l, VkCommandBuffer cb)
 {
     const AdmLevel *v = &t->level[l];
     RowsPush push = v->rows_push;
     push.out_offset = slot * t->per_slot + v->first;
-    vulkan_dispatch(t->dev, cb, &v->sums, &push, v->rows, 1);
+    vulkan_dispatch_set(t->dev, cb, &v->sums, lane, &push, v->rows, 1);
 }
 
 static int adm_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
@@ -309,14 +327,15 @@ static int adm_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame
     (void)error;
     (void)error_size;
     AdmTwin *t = twin;
-    /* The bands are the previous frame's until its shaders are done. */
+    /* The lane's bands are its previous frame's until that frame's shaders
+     * are done. */
     vulkan_compute_barrier(t->dev, cb);
     for (int round = 0; round < ADM_SCALES + 2; round++) {
         if (round > 0) vulkan_compute_barrier(t->dev, cb);
         const int rows = round - 2, decouple = round - 1, dwt = round;
-        if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, rows, cb);
+        if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, frame->lane, rows, cb);
         if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
-            record_decouple(t, decouple, cb);
+            record_decouple(t, frame->lane, decouple, cb);
         if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
     }
     return 0;
@@ -342,6 +361,7 @@ static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 
 const VulkanTwin vulkan_twin_integer_adm = {
     .metric = &metric_integer_adm,
+    .concurrent = true,
     .planes = adm_vulkan_planes,
     .supports = adm_vulkan_supports,
     .init = adm_vulkan_init,

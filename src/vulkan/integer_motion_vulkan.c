@@ -125,6 +125,7 @@ static int motion_vulkan_collect(void *twin, unsigned slot, const MetricFrame *f
 
 const VulkanTwin vulkan_twin_integer_motion = {
     .metric = &metric_integer_motion,
+    .concurrent = true,
     .history = 2,
     .planes = motion_vulkan_planes,
     .supports = motion_vulkan_supports,
