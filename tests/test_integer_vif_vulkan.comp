@@ -13,6 +13,7 @@
 #extension GL_GOOGLE_include_directive : require
 #ifdef VIF_NATIVE
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define QUALE_FLOAT64 1
 #endif
 #include "common.glsl"
 

@@ -5,8 +5,8 @@
  * them into the values through the C reference's own steps (adm_scores,
  * adm_write_frame, integer_adm.h).
  *
- * Per frame, in rounds with a barrier between them (each reads what the
- * one before wrote; l is the level):
+ * Per frame, six rounds (each reads what the one before wrote; the backend
+ * puts the barriers between them, shared with the other twins' rounds):
  *   dwt 0
  *   decouple 0, dwt 1
  *   rows 0, decouple 1, dwt 2
@@ -15,10 +15,10 @@
  *   rows 3
  * (decouple 0 and rows 0 left out with adm_skip_scale0).  Each level's
  * planes are one device buffer per lane, made at init and used by the
- * lane's frames in turn: record() starts with a compute barrier, so a
- * frame's shaders run after those of the lane's frame before (they share
- * its queue).  Only the row sums, read after the slot's fence, are per
- * slot. */
+ * lane's frames in turn: the backend's barrier before the first round
+ * orders a frame's shaders after those of the lane's frame before (they
+ * share its queue).  Only the row sums, read after the slot's fence, are
+ * per slot. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,11 +32,13 @@ extern const unsigned char vulkan_shader_integer_adm_dwt[];
 extern const size_t vulkan_shader_integer_adm_dwt_size;
 extern const unsigned char vulkan_shader_integer_adm_decouple[];
 extern const size_t vulkan_shader_integer_adm_decouple_size;
+extern const unsigned char vulkan_shader_integer_adm_decouple_f64[];
+extern const size_t vulkan_shader_integer_adm_decouple_f64_size;
 extern const unsigned char vulkan_shader_integer_adm_rows[];
 extern const size_t vulkan_shader_integer_adm_rows_size;
 
 enum {
-    DWT_SEGMENT = 128,     /* integer_adm_dwt.comp: outputs per workgroup */
+    DWT_SEGMENT = 127,     /* integer_adm_dwt.comp: outputs per workgroup */
     DECOUPLE_GROUP = 64,   /* integer_adm_decouple.comp: samples per workgroup */
     PLANES = 15,           /* per level: ref a h v d, dis a h v d, rst h v d, 2 x masking */
 };
@@ -245,9 +247,13 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
             .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
         };
         err = vulkan_pipeline_create_ex(dev, &info, &v->dwt, error, error_size);
+        /* The same bits either way; the device's doubles are faster. */
+        const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
         info = (VulkanPipelineInfo){
-            .spirv = (const uint32_t *)vulkan_shader_integer_adm_decouple,
-            .spirv_size = vulkan_shader_integer_adm_decouple_size,
+            .spirv = (const uint32_t *)(native ? vulkan_shader_integer_adm_decouple_f64
+                                               : vulkan_shader_integer_adm_decouple),
+            .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
+                                 : vulkan_shader_integer_adm_decouple_size,
             .buffers = decouple_buffers, .bindings = 1, .sets = lanes,
             .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
         };
@@ -321,24 +327,21 @@ static void record_rows(const AdmTwin *t, unsigned slot, unsigned lane, int l, V
     vulkan_dispatch_set(t->dev, cb, &v->sums, lane, &push, v->rows, 1);
 }
 
-static int adm_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                             char *error, size_t error_size)
+/* Round r: the row sums of level r - 2, the decoupling of level r - 1 and
+ * the DWT of level r (each reads what the round before wrote). */
+static int adm_vulkan_record_round(void *twin, unsigned round, unsigned slot,
+                                   const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                                   size_t error_size)
 {
     (void)error;
     (void)error_size;
     AdmTwin *t = twin;
-    /* The lane's bands are its previous frame's until that frame's shaders
-     * are done. */
-    vulkan_compute_barrier(t->dev, cb);
-    for (int round = 0; round < ADM_SCALES + 2; round++) {
-        if (round > 0) vulkan_compute_barrier(t->dev, cb);
-        const int rows = round - 2, decouple = round - 1, dwt = round;
-        if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, frame->lane, rows, cb);
-        if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
-            record_decouple(t, frame->lane, decouple, cb);
-        if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
-    }
-    return 0;
+    const int rows = (int)round - 2, decouple = (int)round - 1, dwt = (int)round;
+    if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, frame->lane, rows, cb);
+    if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
+        record_decouple(t, frame->lane, decouple, cb);
+    if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
+    return ADM_SCALES + 1 - (int)round;
 }
 
 static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
@@ -361,11 +364,11 @@ static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 
 const VulkanTwin vulkan_twin_integer_adm = {
     .metric = &metric_integer_adm,
-    .concurrent = true,
+    .concurrent = true, /* per lane or per slot, all it keeps */
     .planes = adm_vulkan_planes,
     .supports = adm_vulkan_supports,
     .init = adm_vulkan_init,
-    .record = adm_vulkan_record,
+    .record_round = adm_vulkan_record_round,
     .collect = adm_vulkan_collect,
     .close = adm_vulkan_close,
 };

@@ -6,4 +6,5 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define VIF_NATIVE 1
+#define QUALE_FLOAT64 1
 #include "integer_vif.glsl"

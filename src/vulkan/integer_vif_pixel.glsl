@@ -47,12 +47,6 @@ uvec2 vif_divisor_mantissa(uint s1, int b)
 
 #ifdef VIF_NATIVE
 
-// The positive normal double m * 2^e, m of 53 bits.
-double vif_make_double(uvec2 m, int e)
-{
-    return packDouble2x32(uvec2(m.x, (m.y & 0xfffffu) | (uint(e + 1075) << 20)));
-}
-
 // Where x = A * 2^(53 - b) / D (A >= 1; D the 53-bit mantissa of a
 // divisor of exponent b - 53) lies from the double q: 0 when q is x
 // rounded to nearest (ties to even), +1 or -1 when x is nearer the double
@@ -108,7 +102,7 @@ double vif_quotient(uint A, uvec2 D, int b, double guess)
         q = packDouble2x32(unpackUint2x32(packUint2x32(unpackDouble2x32(q)) + uint64_t(int64_t(side))));
     }
     const SDouble exact = sd_div(sd_from_u32(A), SDouble(D, b - 53));
-    return vif_make_double(exact.m, exact.e);
+    return sd_to_double(exact);
 }
 
 // vif_enhn_gain_limit from its IEEE binary64 bits.
@@ -138,7 +132,7 @@ void vif_double_steps(uint s1, uint sigma2_sq, uint sigma12, double gain_limit, 
 {
     const int b = findMSB(s1) + 1;
     const uvec2 dm = vif_divisor_mantissa(s1, b);
-    const double guess = double(sigma12) / vif_make_double(dm, b - 53);
+    const double guess = double(sigma12) / sd_to_double(SDouble(dm, b - 53));
     double g = vif_quotient(sigma12, dm, b, guess);
     // The difference is below 2^31, and a negative one (in range or not)
     // gives 0.

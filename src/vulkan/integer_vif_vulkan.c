@@ -2,8 +2,9 @@
  * sums (per workgroup partials), the host adds them and writes the values
  * through the C reference's own step (vif_write, integer_vif.h).
  *
- * Per frame, with a barrier between the rounds (each reads what the one
- * before wrote):
+ * Per frame, four rounds (each reads what the one before wrote; the
+ * backend puts the barriers between them, shared with the other twins'
+ * rounds):
  *   stats of scale 0 (unless vif_skip_scale0), decimation to scale 1
  *   stats of scale 1, decimation to scale 2
  *   stats of scale 2, decimation to scale 3
@@ -13,8 +14,8 @@
  * where the device has shaderFloat64 and shaderInt64, integer_vif.comp
  * elsewhere: the same bits either way.  The decimated pictures live in
  * one device buffer per lane, made at init and used by the lane's frames
- * in turn: record() starts with a compute barrier, so a frame's shaders
- * run after those of the lane's frame before (they share its queue).
+ * in turn: the backend's barrier before the first round orders a frame's
+ * shaders after those of the lane's frame before (they share its queue).
  * Only the partial sums, read after the slot's fence, are per slot. */
 #include <errno.h>
 #include <math.h>
@@ -367,21 +368,19 @@ static void record_decimate(const VifTwin *t, const VulkanFrame *frame, unsigned
                         (t->w[s] + columns - 1) / columns, t->h[s]);
 }
 
-static int vif_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                             char *error, size_t error_size)
+/* Round r: the statistics of scale r and the decimation to scale r + 1
+ * (which both read scale r). */
+static int vif_vulkan_record_round(void *twin, unsigned round, unsigned slot,
+                                   const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                                   size_t error_size)
 {
     (void)error;
     (void)error_size;
     VifTwin *t = twin;
-    /* The lane's scales buffer is its previous frame's until that frame's
-     * shaders are done. */
-    vulkan_compute_barrier(t->dev, cb);
-    for (unsigned s = 0; s < VIF_SCALES; s++) {
-        if (s > 0 || !t->metric->skip_scale0) record_stats(t, slot, frame, s, cb);
-        if (s + 1 < VIF_SCALES) record_decimate(t, frame, s + 1, cb);
-        if (s + 1 < VIF_SCALES) vulkan_compute_barrier(t->dev, cb);
-    }
-    return 0;
+    const unsigned s = round;
+    if (s > 0 || !t->metric->skip_scale0) record_stats(t, slot, frame, s, cb);
+    if (s + 1 < VIF_SCALES) record_decimate(t, frame, s + 1, cb);
+    return (int)(VIF_SCALES - 1 - s);
 }
 
 static int vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
@@ -406,11 +405,11 @@ static int vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 
 const VulkanTwin vulkan_twin_integer_vif = {
     .metric = &metric_integer_vif,
-    .concurrent = true,
+    .concurrent = true, /* per lane or per slot, all it keeps */
     .planes = vif_vulkan_planes,
     .supports = vif_vulkan_supports,
     .init = vif_vulkan_init,
-    .record = vif_vulkan_record,
+    .record_round = vif_vulkan_record_round,
     .collect = vif_vulkan_collect,
     .close = vif_vulkan_close,
 };

@@ -893,6 +893,11 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
                             slots, &a->state, error, error_size);
     }
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
+    if (!err)
+        context_log(gpu->ctx, QUALE_LOG_DEBUG, "Vulkan: %u frames in flight on %u lane%s (%u compute "
+                    "queues), uploads on %s", slots, gpu->dev.lanes, gpu->dev.lanes == 1 ? "" : "s",
+                    gpu->dev.compute_queue_count,
+                    gpu->dev.transfer_queue ? "a transfer queue" : "the lanes' queues");
     return err;
 }
 
@@ -946,6 +951,38 @@ static VkResult begin_commands(const VulkanDevice *dev, VkCommandBuffer cb)
     };
     if (r == VK_SUCCESS) r = dev->api.vkBeginCommandBuffer(cb, &begin);
     return r;
+}
+
+/* Every twin's work of one frame: those that record it whole, then the
+ * rounds of the others, round by round with one barrier between rounds. */
+static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, VkCommandBuffer cb,
+                        char *error, size_t error_size)
+{
+    const VulkanDevice *dev = &gpu->dev;
+    bool pending[64], any = false;
+    int err = 0;
+    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        pending[i] = a->twin->record_round != NULL && i < 64;
+        any = any || pending[i];
+        if (!pending[i]) err = a->twin->record(a->state, slot, f, cb, error, error_size);
+    }
+    if (err || !any) return err;
+    /* The rounds may overwrite what the lane's frame before still reads. */
+    vulkan_compute_barrier(dev, cb);
+    for (unsigned round = 0; any; round++) {
+        if (round > 0) vulkan_compute_barrier(dev, cb);
+        any = false;
+        for (unsigned i = 0; i < gpu->twin_count; i++) {
+            if (!pending[i]) continue;
+            ActiveTwin *a = &gpu->twins[i];
+            const int left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
+            if (left < 0) return left;
+            pending[i] = left > 0;
+            any = any || pending[i];
+        }
+    }
+    return 0;
 }
 
 /* The waits of one batch: at most one per queue, the latest point asked. */
@@ -1039,10 +1076,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * luma;
         f.has_prev[k] = true;
     }
-    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
-        ActiveTwin *a = &gpu->twins[i];
-        err = a->twin->record(a->state, slot, &f, s->cb, error, error_size);
-    }
+    err = record_twins(gpu, slot, &f, s->cb, error, error_size);
     barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r = dev->api.vkEndCommandBuffer(s->cb);

@@ -149,8 +149,19 @@ typedef struct VulkanTwin {
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
                 const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
                 size_t error_size);
+    /* Records the frame's dispatches, with barriers between those that
+     * read what others wrote. */
     int (*record)(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
                   char *error, size_t error_size);
+    /* Or, instead of record, the frame's work in rounds: round r (0, 1, ..)
+     * reads only what earlier rounds (and earlier frames) wrote.  The
+     * backend records round r of every such twin, then one barrier, then
+     * round r + 1, so the twins' rounds run side by side and share their
+     * barriers; before round 0 comes a barrier after the work of the
+     * lane's frame before.  Returns how many rounds remain after this one
+     * (0: done), or a negative errno. */
+    int (*record_round)(void *twin, unsigned round, unsigned slot, const VulkanFrame *frame,
+                        VkCommandBuffer cb, char *error, size_t error_size);
     int (*collect)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
     void (*close)(void *twin);
 } VulkanTwin;
