@@ -77,7 +77,6 @@ typedef struct AdmLevel {
     AdmMaskedShifts masked;
     unsigned rows, first; /* scored rows, the first one's partial in a slot */
     VulkanBuffer planes[VULKAN_MAX_LANES]; /* device: PLANES planes, per lane */
-    VulkanPipeline dwt, decouple, sums;
     RowsPush rows_push;
     DecouplePush decouple_push;
 } AdmLevel;
@@ -86,6 +85,9 @@ typedef struct AdmTwin {
     const VulkanDevice *dev;
     const AdmState *metric;
     AdmLevel level[ADM_SCALES];
+    /* One pipeline per shader; descriptor set l * lanes + lane binds level
+     * l's planes of the lane. */
+    VulkanPipeline dwt, decouple, sums;
     unsigned per_slot;     /* row partials per slot */
     VulkanBuffer partials; /* host-visible: slots x per_slot x ADM_LEVEL_SUMS x uint64 */
 } AdmTwin;
@@ -106,10 +108,10 @@ static void adm_vulkan_close(void *twin)
 {
     AdmTwin *t = twin;
     if (!t) return;
+    vulkan_pipeline_destroy(t->dev, &t->dwt);
+    vulkan_pipeline_destroy(t->dev, &t->decouple);
+    vulkan_pipeline_destroy(t->dev, &t->sums);
     for (int l = 0; l < ADM_SCALES; l++) {
-        vulkan_pipeline_destroy(t->dev, &t->level[l].dwt);
-        vulkan_pipeline_destroy(t->dev, &t->level[l].decouple);
-        vulkan_pipeline_destroy(t->dev, &t->level[l].sums);
         for (unsigned k = 0; k < VULKAN_MAX_LANES; k++)
             vulkan_buffer_destroy(t->dev, &t->level[l].planes[k]);
     }
@@ -227,45 +229,47 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
                                    "ADM row sums", error, error_size);
     const unsigned lanes = dev->lanes;
-    for (int l = 0; l < ADM_SCALES && !err; l++) {
-        AdmLevel *v = &t->level[l];
-        VkBuffer dwt_buffers[4 * VULKAN_MAX_LANES], decouple_buffers[VULKAN_MAX_LANES],
-            sum_buffers[2 * VULKAN_MAX_LANES];
+    VkBuffer dwt_buffers[4 * ADM_SCALES * VULKAN_MAX_LANES],
+        decouple_buffers[ADM_SCALES * VULKAN_MAX_LANES], sum_buffers[2 * ADM_SCALES * VULKAN_MAX_LANES];
+    for (int l = 0; l < ADM_SCALES; l++) {
+        const AdmLevel *v = &t->level[l];
         for (unsigned k = 0; k < lanes; k++) {
+            const unsigned set = (unsigned)l * lanes + k;
             /* Level 0 reads the frame; Source is then bound but unread. */
             const VkBuffer dwt[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes[k].buffer,
                                       v->planes[k].buffer };
-            memcpy(dwt_buffers + 4 * k, dwt, sizeof(dwt));
-            decouple_buffers[k] = v->planes[k].buffer;
-            sum_buffers[2 * k] = v->planes[k].buffer;
-            sum_buffers[2 * k + 1] = t->partials.buffer;
+            memcpy(dwt_buffers + 4 * set, dwt, sizeof(dwt));
+            decouple_buffers[set] = v->planes[k].buffer;
+            sum_buffers[2 * set] = v->planes[k].buffer;
+            sum_buffers[2 * set + 1] = t->partials.buffer;
         }
-        VulkanPipelineInfo info = {
-            .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
-            .spirv_size = vulkan_shader_integer_adm_dwt_size,
-            .buffers = dwt_buffers, .bindings = 4, .sets = lanes,
-            .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
-        };
-        err = vulkan_pipeline_create_ex(dev, &info, &v->dwt, error, error_size);
-        /* The same bits either way; the device's doubles are faster. */
-        const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
-        info = (VulkanPipelineInfo){
-            .spirv = (const uint32_t *)(native ? vulkan_shader_integer_adm_decouple_f64
-                                               : vulkan_shader_integer_adm_decouple),
-            .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
-                                 : vulkan_shader_integer_adm_decouple_size,
-            .buffers = decouple_buffers, .bindings = 1, .sets = lanes,
-            .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
-        };
-        if (!err) err = vulkan_pipeline_create_ex(dev, &info, &v->decouple, error, error_size);
-        info = (VulkanPipelineInfo){
-            .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
-            .spirv_size = vulkan_shader_integer_adm_rows_size,
-            .buffers = sum_buffers, .bindings = 2, .sets = lanes,
-            .push_size = sizeof(RowsPush), .what = "the ADM row-sum shader",
-        };
-        if (!err) err = vulkan_pipeline_create_ex(dev, &info, &v->sums, error, error_size);
     }
+    const unsigned sets = ADM_SCALES * lanes;
+    VulkanPipelineInfo info = {
+        .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
+        .spirv_size = vulkan_shader_integer_adm_dwt_size,
+        .buffers = dwt_buffers, .bindings = 4, .sets = sets,
+        .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->dwt, error, error_size);
+    /* The same bits either way; the device's doubles are faster. */
+    const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
+    info = (VulkanPipelineInfo){
+        .spirv = (const uint32_t *)(native ? vulkan_shader_integer_adm_decouple_f64
+                                           : vulkan_shader_integer_adm_decouple),
+        .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
+                             : vulkan_shader_integer_adm_decouple_size,
+        .buffers = decouple_buffers, .bindings = 1, .sets = sets,
+        .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->decouple, error, error_size);
+    info = (VulkanPipelineInfo){
+        .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
+        .spirv_size = vulkan_shader_integer_adm_rows_size,
+        .buffers = sum_buffers, .bindings = 2, .sets = sets,
+        .push_size = sizeof(RowsPush), .what = "the ADM row-sum shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->sums, error, error_size);
     if (err) {
         adm_vulkan_close(t);
         return err;
@@ -306,7 +310,7 @@ static void record_dwt(const AdmTwin *t, const VulkanFrame *frame, int l, VkComm
         push.height = src->h;
     }
     /* Rows 0 .. h - 1 of the reference, then of the distorted picture. */
-    vulkan_dispatch_set(t->dev, cb, &v->dwt, frame->lane, &push,
+    vulkan_dispatch_set(t->dev, cb, &t->dwt, (unsigned)l * t->dev->lanes + frame->lane, &push,
                         ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT, 2 * (uint32_t)v->h);
 }
 
@@ -314,7 +318,7 @@ static void record_decouple(const AdmTwin *t, unsigned lane, int l, VkCommandBuf
 {
     const AdmLevel *v = &t->level[l];
     const uint32_t columns = (uint32_t)(v->taps.right - v->taps.left);
-    vulkan_dispatch_set(t->dev, cb, &v->decouple, lane, &v->decouple_push,
+    vulkan_dispatch_set(t->dev, cb, &t->decouple, (unsigned)l * t->dev->lanes + lane, &v->decouple_push,
                     (columns + DECOUPLE_GROUP - 1) / DECOUPLE_GROUP,
                     (uint32_t)(v->taps.bottom - v->taps.top));
 }
@@ -324,7 +328,7 @@ static void record_rows(const AdmTwin *t, unsigned slot, unsigned lane, int l, V
     const AdmLevel *v = &t->level[l];
     RowsPush push = v->rows_push;
     push.out_offset = slot * t->per_slot + v->first;
-    vulkan_dispatch_set(t->dev, cb, &v->sums, lane, &push, v->rows, 1);
+    vulkan_dispatch_set(t->dev, cb, &t->sums, (unsigned)l * t->dev->lanes + lane, &push, v->rows, 1);
 }
 
 /* Round r: the row sums of level r - 2, the decoupling of level r - 1 and

@@ -236,7 +236,7 @@ int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo 
     p->push_size = info->push_size;
     VkDescriptorSetLayoutBinding binding[8];
     VkSpecializationMapEntry entries[16];
-    if (bindings > 8 || sets > VULKAN_MAX_LANES || info->constant_count > 16) {
+    if (bindings > 8 || sets > VULKAN_MAX_SETS || info->constant_count > 16) {
         snprintf(error, error_size, "%s: too many bindings, sets or constants", what);
         return -EINVAL;
     }

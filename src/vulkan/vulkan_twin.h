@@ -27,6 +27,8 @@
 
 /* The most compute queues frames are spread over (lanes, below). */
 #define VULKAN_MAX_LANES 8
+/* The most descriptor sets of one pipeline (one per lane and level, say). */
+#define VULKAN_MAX_SETS 32
 
 typedef struct VulkanDevice {
     VulkanApi api;
@@ -82,7 +84,7 @@ typedef struct VulkanPipeline {
     VkPipelineLayout layout;
     VkPipeline pipeline;
     VkDescriptorPool pool;
-    VkDescriptorSet sets[VULKAN_MAX_LANES];
+    VkDescriptorSet sets[VULKAN_MAX_SETS];
     unsigned set_count;
     uint32_t push_size;
 } VulkanPipeline;
