@@ -41,8 +41,10 @@ if [[ -z $bin ]]; then
     ninja -C build-gpu >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -30; exit 1; }
     bin=build-gpu
     quale=$bin/tools/quale bench=$bin/tools/quale-bench parity_exe=$bin/tests/gpu_parity
+    vif_vulkan_exe=$bin/tests/test_integer_vif_vulkan
 else
     quale=$bin/quale bench=$bin/quale-bench parity_exe=$bin/gpu_parity
+    vif_vulkan_exe=$bin/test_integer_vif_vulkan
 fi
 
 status=0
@@ -63,6 +65,12 @@ for b in "${list[@]}"; do
         "$parity_exe" --backend "$b" --tolerance tests/tolerance.json "${corpus[@]}" >"$out/parity_$b.txt" 2>&1 || status=1
         grep -v '^ok' "$out/parity_$b.txt" | head -30
         echo "$b parity: $(tail -1 "$out/parity_$b.txt")"
+        # Integer VIF's Vulkan arithmetic case by case (the device's own
+        # division and doubles against the C).
+        if [[ $b == vulkan && -x $vif_vulkan_exe ]]; then
+            "$vif_vulkan_exe" >"$out/vif_vulkan.txt" 2>&1 || status=1
+            echo "vulkan VIF arithmetic: $(tail -1 "$out/vif_vulkan.txt")"
+        fi
     fi
 done
 [[ $bench_backends == none ]] && exit $status

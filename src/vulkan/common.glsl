@@ -261,3 +261,13 @@ uvec2 sd_trunc_u64(SDouble a)
     if (a.e >= 0) return u64_shl(a.m, uint(a.e));
     return -a.e >= 64 ? uvec2(0u) : u64_shr(a.m, uint(-a.e));
 }
+
+#ifdef QUALE_FLOAT64
+// (Shaders for devices with shaderFloat64 define QUALE_FLOAT64.)  A
+// normal or zero SDouble as the device's double: its bits, so exact.
+double sd_to_double(SDouble a)
+{
+    if (sd_is_zero(a)) return 0.0lf;
+    return packDouble2x32(uvec2(a.m.x, (a.m.y & 0xfffffu) | (uint(a.e + 1075) << 20)));
+}
+#endif

@@ -10,16 +10,17 @@
 // Rows and columns reflect across the first sample (-1 reads 1) and the
 // end (n reads n - 1, n + 1 reads n - 2).
 //
-// Workgroup (x, y) makes output row y, columns [x * 128, (x + 1) * 128) of
+// Workgroup (x, y) makes output row y, columns [x * 127, (x + 1) * 127) of
 // the reference (y < the output height; after it, row y - height of the
-// distorted picture): the vertical pass of the
-// source columns they read goes to shared memory, then each invocation
+// distorted picture): the vertical pass of the 2 * 127 + 2 source columns
+// they read goes to shared memory (two a invocation), then each invocation
 // makes one sample of the four bands a, h, v, d.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-#define SEGMENT 128
-layout(local_size_x = SEGMENT) in;
+#define THREADS 128
+#define SEGMENT 127
+layout(local_size_x = THREADS) in;
 
 layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
 layout(std430, binding = 1) readonly buffer Frames { uint frame_words[]; };
@@ -100,7 +101,7 @@ void main()
 
     // Vertical pass of source columns 2 j0 - 1 .. 2 (j0 + n - 1) + 2.
     const int columns = 2 * n + 2;
-    for (int c = int(lid); c < columns; c += SEGMENT) {
+    for (int c = int(lid); c < columns; c += THREADS) {
         const int col = mirror(2 * j0 - 1 + c, pc.width);
         if (level0) {
             const uint s0 = load_sample(ref, rows[0], col), s1 = load_sample(ref, rows[1], col);

@@ -5,8 +5,8 @@
  * them into the values through the C reference's own steps (adm_scores,
  * adm_write_frame, integer_adm.h).
  *
- * Per frame, in rounds with a barrier between them (each reads what the
- * one before wrote; l is the level):
+ * Per frame, six rounds (each reads what the one before wrote; the backend
+ * puts the barriers between them, shared with the other twins' rounds):
  *   dwt 0
  *   decouple 0, dwt 1
  *   rows 0, decouple 1, dwt 2
@@ -14,11 +14,11 @@
  *   rows 2, decouple 3
  *   rows 3
  * (decouple 0 and rows 0 left out with adm_skip_scale0).  Each level's
- * planes are one device buffer made at init and used by every frame in
- * turn: record() starts with a compute barrier, so a frame's shaders run
- * after the previous frame's (they share the queue; the backend already
- * orders every frame's compute after the one before).  Only the row sums,
- * read after the slot's fence, are per slot. */
+ * planes are one device buffer per lane, made at init and used by the
+ * lane's frames in turn: the backend's barrier before the first round
+ * orders a frame's shaders after those of the lane's frame before (they
+ * share its queue).  Only the row sums, read after the slot's fence, are
+ * per slot. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,11 +32,13 @@ extern const unsigned char vulkan_shader_integer_adm_dwt[];
 extern const size_t vulkan_shader_integer_adm_dwt_size;
 extern const unsigned char vulkan_shader_integer_adm_decouple[];
 extern const size_t vulkan_shader_integer_adm_decouple_size;
+extern const unsigned char vulkan_shader_integer_adm_decouple_f64[];
+extern const size_t vulkan_shader_integer_adm_decouple_f64_size;
 extern const unsigned char vulkan_shader_integer_adm_rows[];
 extern const size_t vulkan_shader_integer_adm_rows_size;
 
 enum {
-    DWT_SEGMENT = 128,     /* integer_adm_dwt.comp: outputs per workgroup */
+    DWT_SEGMENT = 127,     /* integer_adm_dwt.comp: outputs per workgroup */
     DECOUPLE_GROUP = 64,   /* integer_adm_decouple.comp: samples per workgroup */
     PLANES = 15,           /* per level: ref a h v d, dis a h v d, rst h v d, 2 x masking */
 };
@@ -74,8 +76,7 @@ typedef struct AdmLevel {
     AdmDenShifts den;
     AdmMaskedShifts masked;
     unsigned rows, first; /* scored rows, the first one's partial in a slot */
-    VulkanBuffer planes;  /* device: PLANES planes */
-    VulkanPipeline dwt, decouple, sums;
+    VulkanBuffer planes[VULKAN_MAX_LANES]; /* device: PLANES planes, per lane */
     RowsPush rows_push;
     DecouplePush decouple_push;
 } AdmLevel;
@@ -84,6 +85,9 @@ typedef struct AdmTwin {
     const VulkanDevice *dev;
     const AdmState *metric;
     AdmLevel level[ADM_SCALES];
+    /* One pipeline per shader; descriptor set l * lanes + lane binds level
+     * l's planes of the lane. */
+    VulkanPipeline dwt, decouple, sums;
     unsigned per_slot;     /* row partials per slot */
     VulkanBuffer partials; /* host-visible: slots x per_slot x ADM_LEVEL_SUMS x uint64 */
 } AdmTwin;
@@ -104,11 +108,12 @@ static void adm_vulkan_close(void *twin)
 {
     AdmTwin *t = twin;
     if (!t) return;
+    vulkan_pipeline_destroy(t->dev, &t->dwt);
+    vulkan_pipeline_destroy(t->dev, &t->decouple);
+    vulkan_pipeline_destroy(t->dev, &t->sums);
     for (int l = 0; l < ADM_SCALES; l++) {
-        vulkan_pipeline_destroy(t->dev, &t->level[l].dwt);
-        vulkan_pipeline_destroy(t->dev, &t->level[l].decouple);
-        vulkan_pipeline_destroy(t->dev, &t->level[l].sums);
-        vulkan_buffer_destroy(t->dev, &t->level[l].planes);
+        for (unsigned k = 0; k < VULKAN_MAX_LANES; k++)
+            vulkan_buffer_destroy(t->dev, &t->level[l].planes[k]);
     }
     vulkan_buffer_destroy(t->dev, &t->partials);
     free(t);
@@ -215,33 +220,56 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
             err = -E2BIG;
             break;
         }
-        err = vulkan_buffer_create(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &v->planes,
-                                   "the ADM bands", error, error_size);
+        for (unsigned k = 0; k < dev->lanes && !err; k++)
+            err = vulkan_buffer_create(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
+                                       &v->planes[k], "the ADM bands", error, error_size);
     }
     if (!err)
         err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * ADM_LEVEL_SUMS * sizeof(uint64_t),
                                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
                                    "ADM row sums", error, error_size);
-    for (int l = 0; l < ADM_SCALES && !err; l++) {
-        AdmLevel *v = &t->level[l];
-        /* Level 0 reads the frame; Source is then bound but unread. */
-        const VkBuffer dwt_buffers[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes.buffer,
-                                          v->planes.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_dwt,
-                                     vulkan_shader_integer_adm_dwt_size, dwt_buffers, 4, sizeof(DwtPush),
-                                     &v->dwt, "the ADM DWT shader", error, error_size);
-        if (!err)
-            err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_decouple,
-                                         vulkan_shader_integer_adm_decouple_size, &v->planes.buffer, 1,
-                                         sizeof(DecouplePush), &v->decouple, "the ADM decoupling shader",
-                                         error, error_size);
-        const VkBuffer sum_buffers[2] = { v->planes.buffer, t->partials.buffer };
-        if (!err)
-            err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_adm_rows,
-                                         vulkan_shader_integer_adm_rows_size, sum_buffers, 2,
-                                         sizeof(RowsPush), &v->sums, "the ADM row-sum shader", error,
-                                         error_size);
+    const unsigned lanes = dev->lanes;
+    VkBuffer dwt_buffers[4 * ADM_SCALES * VULKAN_MAX_LANES],
+        decouple_buffers[ADM_SCALES * VULKAN_MAX_LANES], sum_buffers[2 * ADM_SCALES * VULKAN_MAX_LANES];
+    for (int l = 0; l < ADM_SCALES; l++) {
+        const AdmLevel *v = &t->level[l];
+        for (unsigned k = 0; k < lanes; k++) {
+            const unsigned set = (unsigned)l * lanes + k;
+            /* Level 0 reads the frame; Source is then bound but unread. */
+            const VkBuffer dwt[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes[k].buffer,
+                                      v->planes[k].buffer };
+            memcpy(dwt_buffers + 4 * set, dwt, sizeof(dwt));
+            decouple_buffers[set] = v->planes[k].buffer;
+            sum_buffers[2 * set] = v->planes[k].buffer;
+            sum_buffers[2 * set + 1] = t->partials.buffer;
+        }
     }
+    const unsigned sets = ADM_SCALES * lanes;
+    VulkanPipelineInfo info = {
+        .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
+        .spirv_size = vulkan_shader_integer_adm_dwt_size,
+        .buffers = dwt_buffers, .bindings = 4, .sets = sets,
+        .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->dwt, error, error_size);
+    /* The same bits either way; the device's doubles are faster. */
+    const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
+    info = (VulkanPipelineInfo){
+        .spirv = (const uint32_t *)(native ? vulkan_shader_integer_adm_decouple_f64
+                                           : vulkan_shader_integer_adm_decouple),
+        .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
+                             : vulkan_shader_integer_adm_decouple_size,
+        .buffers = decouple_buffers, .bindings = 1, .sets = sets,
+        .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->decouple, error, error_size);
+    info = (VulkanPipelineInfo){
+        .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
+        .spirv_size = vulkan_shader_integer_adm_rows_size,
+        .buffers = sum_buffers, .bindings = 2, .sets = sets,
+        .push_size = sizeof(RowsPush), .what = "the ADM row-sum shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->sums, error, error_size);
     if (err) {
         adm_vulkan_close(t);
         return err;
@@ -282,44 +310,42 @@ static void record_dwt(const AdmTwin *t, const VulkanFrame *frame, int l, VkComm
         push.height = src->h;
     }
     /* Rows 0 .. h - 1 of the reference, then of the distorted picture. */
-    vulkan_dispatch(t->dev, cb, &v->dwt, &push, ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT,
-                    2 * (uint32_t)v->h);
+    vulkan_dispatch_set(t->dev, cb, &t->dwt, (unsigned)l * t->dev->lanes + frame->lane, &push,
+                        ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT, 2 * (uint32_t)v->h);
 }
 
-static void record_decouple(const AdmTwin *t, int l, VkCommandBuffer cb)
+static void record_decouple(const AdmTwin *t, unsigned lane, int l, VkCommandBuffer cb)
 {
     const AdmLevel *v = &t->level[l];
     const uint32_t columns = (uint32_t)(v->taps.right - v->taps.left);
-    vulkan_dispatch(t->dev, cb, &v->decouple, &v->decouple_push,
+    vulkan_dispatch_set(t->dev, cb, &t->decouple, (unsigned)l * t->dev->lanes + lane, &v->decouple_push,
                     (columns + DECOUPLE_GROUP - 1) / DECOUPLE_GROUP,
                     (uint32_t)(v->taps.bottom - v->taps.top));
 }
 
-static void record_rows(const AdmTwin *t, unsigned slot, int l, VkCommandBuffer cb)
+static void record_rows(const AdmTwin *t, unsigned slot, unsigned lane, int l, VkCommandBuffer cb)
 {
     const AdmLevel *v = &t->level[l];
     RowsPush push = v->rows_push;
     push.out_offset = slot * t->per_slot + v->first;
-    vulkan_dispatch(t->dev, cb, &v->sums, &push, v->rows, 1);
+    vulkan_dispatch_set(t->dev, cb, &t->sums, (unsigned)l * t->dev->lanes + lane, &push, v->rows, 1);
 }
 
-static int adm_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                             char *error, size_t error_size)
+/* Round r: the row sums of level r - 2, the decoupling of level r - 1 and
+ * the DWT of level r (each reads what the round before wrote). */
+static int adm_vulkan_record_round(void *twin, unsigned round, unsigned slot,
+                                   const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                                   size_t error_size)
 {
     (void)error;
     (void)error_size;
     AdmTwin *t = twin;
-    /* The bands are the previous frame's until its shaders are done. */
-    vulkan_compute_barrier(t->dev, cb);
-    for (int round = 0; round < ADM_SCALES + 2; round++) {
-        if (round > 0) vulkan_compute_barrier(t->dev, cb);
-        const int rows = round - 2, decouple = round - 1, dwt = round;
-        if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, rows, cb);
-        if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
-            record_decouple(t, decouple, cb);
-        if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
-    }
-    return 0;
+    const int rows = (int)round - 2, decouple = (int)round - 1, dwt = (int)round;
+    if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, frame->lane, rows, cb);
+    if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
+        record_decouple(t, frame->lane, decouple, cb);
+    if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
+    return ADM_SCALES + 1 - (int)round;
 }
 
 static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
@@ -342,10 +368,11 @@ static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 
 const VulkanTwin vulkan_twin_integer_adm = {
     .metric = &metric_integer_adm,
+    .concurrent = true, /* per lane or per slot, all it keeps */
     .planes = adm_vulkan_planes,
     .supports = adm_vulkan_supports,
     .init = adm_vulkan_init,
-    .record = adm_vulkan_record,
+    .record_round = adm_vulkan_record_round,
     .collect = adm_vulkan_collect,
     .close = adm_vulkan_close,
 };

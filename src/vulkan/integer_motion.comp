@@ -4,76 +4,88 @@
 // computes it: vertical taps with (sum + 2^(bd-1)) >> bd, horizontal taps
 // with (sum + 2^15) >> 16, then |.|; rows and columns reflect at the edges
 // without repeating the edge sample (-i below 0, 2 * size - i - 2 past the
-// end).  Workgroup (x, y) filters columns [x * 256, (x + 1) * 256) of row
-// y; the row's SAD is a 32-bit sum in the C reference, so the workgroups of
-// a row add into one 32-bit word with atomicAdd (addition modulo 2^32 is
-// the same in any order).  The host adds the rows in 64 bits.
+// end).  The vertical sums of 8-bit samples fit 32 bits (65536 * 255);
+// those of deeper samples, and every horizontal sum (65536 * 65280), take
+// 64, as in the C.  BPS (specialisation constant): bytes per sample.
+//
+// Workgroup (x, y) filters OUT = 252 columns from x * OUT of row y: each
+// invocation makes the vertical pass of one of the 256 columns they read,
+// then each of the first OUT the horizontal pass of one output.  The row's
+// SAD is a 32-bit sum in the C reference, so the workgroup adds its
+// invocations' terms into one 32-bit word, its partial; the host adds a
+// row's partials modulo 2^32 (the same in any order), then the rows in 64
+// bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-#define SEGMENT 256u
-layout(local_size_x = 128) in;
+#define THREADS 256u
+#define OUT 252u
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint BPS = 1u;
 
 layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
-layout(std430, binding = 1) buffer RowSad { uint row_sad[]; };
+layout(std430, binding = 1) writeonly buffer Partials { uint partials[]; };
 
 layout(push_constant) uniform Push {
-    uint prev_offset; // bytes, in the ring
+    uint prev_offset; // words, in the ring
     uint cur_offset;
-    uint stride;
+    uint stride;      // words
     int width;
     int height;
     uint bitdepth;
-    uint bytes_per_sample;
-    uint out_offset; // index of this slot's first row
+    uint out_offset; // this slot's first partial
 } pc;
 
-shared int v[SEGMENT + 4u];
+shared int v[THREADS];
+shared uint sads[THREADS];
 
 int mirror(int i, int size)
 {
-    if (i < 0) return -i;
-    if (i >= size) return 2 * size - i - 2;
-    return i;
-}
-
-int diff_at(uint row_prev, uint row_cur, int x)
-{
-    const uint byte = uint(x) * pc.bytes_per_sample;
-    return int(SAMPLE(ring_words, row_prev + byte, pc.bytes_per_sample)) -
-           int(SAMPLE(ring_words, row_cur + byte, pc.bytes_per_sample));
+    return (size - 1) - abs((size - 1) - abs(i));
 }
 
 void main()
 {
+    const uint lid = gl_LocalInvocationID.x;
     const int y = int(gl_WorkGroupID.y);
-    const int x0 = int(gl_WorkGroupID.x * SEGMENT);
-    uint prev_row[5], cur_row[5];
-    for (int k = 0; k < 5; k++) {
-        const uint r = uint(mirror(y - 2 + k, pc.height));
-        prev_row[k] = pc.prev_offset + r * pc.stride;
-        cur_row[k] = pc.cur_offset + r * pc.stride;
-    }
-    const uvec2 round_v = i64_from_int(1 << (pc.bitdepth - 1u));
-    for (uint i = gl_LocalInvocationID.x; i < SEGMENT + 4u; i += gl_WorkGroupSize.x) {
-        const int x = x0 - 2 + int(i);
-        if (x >= pc.width + 2) break;
-        const int c = mirror(x, pc.width);
-        const int outer = diff_at(prev_row[0], cur_row[0], c) + diff_at(prev_row[4], cur_row[4], c);
-        const int inner = diff_at(prev_row[1], cur_row[1], c) + diff_at(prev_row[3], cur_row[3], c);
-        const int centre = diff_at(prev_row[2], cur_row[2], c);
-        uvec2 sum = u64_add(i64_mul(3571, outer), i64_mul(16004, inner));
-        sum = u64_add(sum, i64_mul(26386, centre));
-        v[i] = i64_shr_to_int(u64_add(sum, round_v), pc.bitdepth);
+    const int x0 = int(gl_WorkGroupID.x * OUT);
+    const int n = min(int(OUT), pc.width - x0);
+    if (int(lid) < n + 4) {
+        const uint col = uint(mirror(x0 - 2 + int(lid), pc.width));
+        const uint word = BPS == 1u ? col >> 2 : col >> 1;
+        const uint shift = BPS == 1u ? (col & 3u) * 8u : (col & 1u) * 16u;
+        const uint mask = BPS == 1u ? 0xffu : 0xffffu;
+        int d[5];
+        for (int k = 0; k < 5; k++) {
+            const uint row = uint(mirror(y - 2 + k, pc.height)) * pc.stride + word;
+            d[k] = int((ring_words[pc.prev_offset + row] >> shift) & mask) -
+                   int((ring_words[pc.cur_offset + row] >> shift) & mask);
+        }
+        const int outer = d[0] + d[4], inner = d[1] + d[3];
+        if (BPS == 1u) {
+            const int sum = 3571 * outer + 16004 * inner + 26386 * d[2];
+            v[lid] = (sum + 128) >> 8;
+        } else {
+            uvec2 sum = u64_add(i64_mul(3571, outer), i64_mul(16004, inner));
+            sum = u64_add(sum, i64_mul(26386, d[2]));
+            v[lid] = i64_shr_to_int(u64_add(sum, i64_from_int(1 << (pc.bitdepth - 1u))), pc.bitdepth);
+        }
     }
     barrier();
 
     uint sad = 0u;
-    for (uint i = gl_LocalInvocationID.x; i < SEGMENT && x0 + int(i) < pc.width; i += gl_WorkGroupSize.x) {
-        uvec2 sum = u64_add(i64_mul(3571, v[i] + v[i + 4u]), i64_mul(16004, v[i + 1u] + v[i + 3u]));
-        sum = u64_add(sum, i64_mul(26386, v[i + 2u]));
+    if (int(lid) < n) {
+        uvec2 sum = u64_add(i64_mul(3571, v[lid] + v[lid + 4u]), i64_mul(16004, v[lid + 1u] + v[lid + 3u]));
+        sum = u64_add(sum, i64_mul(26386, v[lid + 2u]));
         const int u = i64_shr_to_int(u64_add(sum, uvec2(32768u, 0u)), 16u);
-        sad += uint(abs(u));
+        sad = uint(abs(u));
     }
-    atomicAdd(row_sad[pc.out_offset + uint(y)], sad);
+    sads[lid] = sad;
+    barrier();
+    for (uint half_size = THREADS / 2u; half_size > 0u; half_size >>= 1) {
+        if (lid < half_size) sads[lid] += sads[lid + half_size];
+        barrier();
+    }
+    if (lid == 0u) partials[pc.out_offset + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = sads[0];
 }

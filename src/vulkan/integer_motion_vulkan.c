@@ -1,5 +1,6 @@
-/* Integer motion on Vulkan: the device computes each row's SAD, the host
- * adds the rows and writes the score through the C reference's own step
+/* Integer motion on Vulkan: the device computes the SAD of each segment of
+ * each row, the host adds them (a row's modulo 2^32, as the C reference's
+ * row sum wraps) and writes the score through the C reference's own step
  * (motion_write_sad); motion2 and motion3 come from the metric's flush. */
 #include <errno.h>
 #include <stdio.h>
@@ -12,19 +13,20 @@
 extern const unsigned char vulkan_shader_integer_motion[];
 extern const size_t vulkan_shader_integer_motion_size;
 
-enum { SEGMENT = 256 };
+enum { OUTPUTS = 252 }; /* integer_motion.comp: columns per workgroup */
 
 /* Mirrors the push constants of integer_motion.comp. */
 typedef struct MotionPush {
-    uint32_t prev_offset, cur_offset, stride;
+    uint32_t prev_offset, cur_offset, stride; /* words */
     int32_t width, height;
-    uint32_t bitdepth, bytes_per_sample, out_offset;
+    uint32_t bitdepth, out_offset;
 } MotionPush;
 
 typedef struct MotionTwin {
     const VulkanDevice *dev;
     const MotionState *metric;
-    VulkanBuffer rows; /* host-visible: slots x height uint32 */
+    unsigned groups;   /* workgroups (segments) a row */
+    VulkanBuffer rows; /* host-visible: slots x height x groups uint32 */
     VulkanPipeline pipeline;
 } MotionTwin;
 
@@ -58,14 +60,20 @@ static int motion_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer f
     if (!t) return -ENOMEM;
     t->dev = dev;
     t->metric = metric_state;
-    int err = vulkan_buffer_create(dev, (VkDeviceSize)slots * format->height * sizeof(uint32_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                   true, &t->rows, "motion row sums", error, error_size);
+    t->groups = (format->width + OUTPUTS - 1) / OUTPUTS;
+    int err = vulkan_buffer_create(dev, (VkDeviceSize)slots * format->height * t->groups * sizeof(uint32_t),
+                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->rows,
+                                   "motion row sums", error, error_size);
     const VkBuffer buffers[2] = { ring, t->rows.buffer };
-    if (!err)
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_integer_motion,
-                                     vulkan_shader_integer_motion_size, buffers, 2, sizeof(MotionPush),
-                                     &t->pipeline, "the motion shader", error, error_size);
+    const uint32_t bytes_per_sample = t->metric->bitdepth > 8 ? 2 : 1;
+    const VulkanPipelineInfo info = {
+        .spirv = (const uint32_t *)vulkan_shader_integer_motion,
+        .spirv_size = vulkan_shader_integer_motion_size,
+        .constants = &bytes_per_sample, .constant_count = 1,
+        .buffers = buffers, .bindings = 2, .sets = 1,
+        .push_size = sizeof(MotionPush), .what = "the motion shader",
+    };
+    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->pipeline, error, error_size);
     if (err) {
         motion_vulkan_close(t);
         return err;
@@ -74,9 +82,12 @@ static int motion_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer f
     return 0;
 }
 
-static int motion_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                                char *error, size_t error_size)
+/* One round: a single dispatch. */
+static int motion_vulkan_record_round(void *twin, unsigned round, unsigned slot,
+                                      const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                                      size_t error_size)
 {
+    (void)round;
     MotionTwin *t = twin;
     const MotionState *s = t->metric;
     /* Nothing to do where the C reference computes nothing, or refuses. */
@@ -86,26 +97,17 @@ static int motion_vulkan_record(void *twin, unsigned slot, const VulkanFrame *fr
         snprintf(error, error_size, "motion: frame %u has no earlier frame on the device", frame->index);
         return -EINVAL;
     }
-    const VkDeviceSize row_bytes = (VkDeviceSize)s->height * sizeof(uint32_t);
-    t->dev->api.vkCmdFillBuffer(cb, t->rows.buffer, slot * row_bytes, row_bytes, 0);
-    const VkMemoryBarrier clear = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-    };
-    t->dev->api.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &clear, 0, NULL, 0, NULL);
+    /* Planes and rows start on 64-byte boundaries: offsets in words. */
     const MotionPush push = {
-        .prev_offset = (uint32_t)frame->prev_ref_offset[k],
-        .cur_offset = (uint32_t)frame->ref_offset[0],
-        .stride = frame->stride[0],
+        .prev_offset = (uint32_t)(frame->prev_ref_offset[k] / 4),
+        .cur_offset = (uint32_t)(frame->ref_offset[0] / 4),
+        .stride = frame->stride[0] / 4,
         .width = (int32_t)s->width,
         .height = (int32_t)s->height,
         .bitdepth = s->bitdepth,
-        .bytes_per_sample = s->bitdepth > 8 ? 2 : 1,
-        .out_offset = slot * s->height,
+        .out_offset = slot * s->height * t->groups,
     };
-    vulkan_dispatch(t->dev, cb, &t->pipeline, &push, (s->width + SEGMENT - 1) / SEGMENT, s->height);
+    vulkan_dispatch(t->dev, cb, &t->pipeline, &push, t->groups, s->height);
     return 0;
 }
 
@@ -117,19 +119,24 @@ static int motion_vulkan_collect(void *twin, unsigned slot, const MetricFrame *f
     if (motion_needs_sad(s, frame->index)) {
         int err = motion_check_size(s, sink);
         if (err) return err;
-        const uint32_t *rows = (const uint32_t *)t->rows.mapped + (size_t)slot * s->height;
-        for (unsigned y = 0; y < s->height; y++) sad += rows[y];
+        const uint32_t *part = (const uint32_t *)t->rows.mapped + (size_t)slot * s->height * t->groups;
+        for (unsigned y = 0; y < s->height; y++) {
+            uint32_t row = 0;
+            for (unsigned g = 0; g < t->groups; g++) row += part[(size_t)y * t->groups + g];
+            sad += row;
+        }
     }
     return motion_write_sad(s, sink, frame->index, sad);
 }
 
 const VulkanTwin vulkan_twin_integer_motion = {
     .metric = &metric_integer_motion,
+    .concurrent = true, /* its only buffers are per slot */
     .history = 2,
     .planes = motion_vulkan_planes,
     .supports = motion_vulkan_supports,
     .init = motion_vulkan_init,
-    .record = motion_vulkan_record,
+    .record_round = motion_vulkan_record_round,
     .collect = motion_vulkan_collect,
     .close = motion_vulkan_close,
 };

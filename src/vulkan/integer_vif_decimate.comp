@@ -7,92 +7,111 @@
 // kept, rows and columns mirrored (-1 reads 1, w reads w - 2).  Unsigned
 // 32-bit sums that never wrap, so the order of the taps does not matter.
 //
-// Workgroup (x, y) makes output row y, columns [x * 128, (x + 1) * 128):
-// the vertical pass of the source columns they read goes to shared memory,
-// then each invocation filters one output horizontally.  The output is one
-// 32-bit word per sample in Scaled.
-#extension GL_GOOGLE_include_directive : require
-#include "common.glsl"
+// Specialisation constants as integer_vif.glsl's: FW the filter width (9,
+// 5 or 3), BPS the source's storage (1 or 2 bytes from the frame, 0 for
+// the words of Scaled), TAP0 .. TAP4 the filter's first FW / 2 + 1
+// coefficients.
+//
+// Workgroup (x, y) makes output row y, OUT = 128 - FW / 2 columns from
+// x * OUT: the vertical pass of the 2 OUT - 1 + 2 (FW / 2) <= 255 source
+// columns they read goes to shared memory (two a invocation), then each
+// invocation filters one output horizontally.  The output is one 32-bit
+// word per sample in Scaled.
+#extension GL_EXT_control_flow_attributes : require
 
-#define SEGMENT 128
-#define MAX_HALF 4
-layout(local_size_x = SEGMENT) in;
+#define THREADS 128u
+layout(local_size_x = 128) in;
+
+layout(constant_id = 0) const uint FW = 9u;
+layout(constant_id = 1) const uint BPS = 1u;
+layout(constant_id = 2) const uint TAP0 = 0u;
+layout(constant_id = 3) const uint TAP1 = 0u;
+layout(constant_id = 4) const uint TAP2 = 0u;
+layout(constant_id = 5) const uint TAP3 = 0u;
+layout(constant_id = 6) const uint TAP4 = 0u;
+const uint HALF = FW / 2u;
+const uint OUT = THREADS - HALF;
 
 layout(std430, binding = 0) readonly buffer Ring { uint ring_words[]; };
 layout(std430, binding = 1) readonly buffer Frames { uint frame_words[]; };
 layout(std430, binding = 2) buffer Scaled { uint scaled_words[]; };
 
 layout(push_constant) uniform Push {
-    uint ref_offset; // the source: bytes in the ring (scale 0), or words in Scaled
-    uint dis_offset; // bytes in Frames (scale 0), or words in Scaled
-    uint stride;     // bytes or words
+    uint ref_offset; // the source, in words: in the ring (scale 0) or in Scaled
+    uint dis_offset; // in Frames (scale 0) or in Scaled
+    uint stride;     // words
     int width;       // of the source
     int height;
-    uint bytes_per_sample; // 1 or 2 from the frame, 0 from Scaled
     uint shift;
     uint out_ref; // words in Scaled
     uint out_dis;
     uint out_stride; // words
     int out_width;
     int out_height;
-    uint taps;     // the filter of the scale made (integer_vif.h)
-    uint coeff[9];
 } pc;
 
-shared uint low_ref[2 * SEGMENT + 2 * MAX_HALF];
-shared uint low_dis[2 * SEGMENT + 2 * MAX_HALF];
+shared uint low_ref[2 * THREADS];
+shared uint low_dis[2 * THREADS];
 
-int mirror(int i, int size)
+uint tap(uint k)
 {
-    if (i < 0) return -i;
-    if (i >= size) return 2 * (size - 1) - i;
-    return i;
+    return k == 0u ? TAP0 : k == 1u ? TAP1 : k == 2u ? TAP2 : k == 3u ? TAP3 : TAP4;
 }
 
-uint load_ref(int row, int col)
+int mirror(int i, int n)
 {
-    if (pc.bytes_per_sample == 0u) return scaled_words[pc.ref_offset + uint(row) * pc.stride + uint(col)];
-    return SAMPLE(ring_words, pc.ref_offset + uint(row) * pc.stride + uint(col) * pc.bytes_per_sample,
-                  pc.bytes_per_sample);
+    return (n - 1) - abs((n - 1) - abs(i));
 }
 
-uint load_dis(int row, int col)
+uint load_ref(uint word)
 {
-    if (pc.bytes_per_sample == 0u) return scaled_words[pc.dis_offset + uint(row) * pc.stride + uint(col)];
-    return SAMPLE(frame_words, pc.dis_offset + uint(row) * pc.stride + uint(col) * pc.bytes_per_sample,
-                  pc.bytes_per_sample);
+    return BPS == 0u ? scaled_words[word] : ring_words[word];
+}
+
+uint load_dis(uint word)
+{
+    return BPS == 0u ? scaled_words[word] : frame_words[word];
 }
 
 void main()
 {
     const uint lid = gl_LocalInvocationID.x;
-    const uint fw = pc.taps;
-    const int half_fw = int(fw / 2u);
     const int y = int(gl_WorkGroupID.y);
-    const int x0 = int(gl_WorkGroupID.x) * SEGMENT;
-    const int n = min(SEGMENT, pc.out_width - x0);
+    const int x0 = int(gl_WorkGroupID.x * OUT);
+    const int n = min(int(OUT), pc.out_width - x0);
     // Source columns 2 x0 - half .. 2 (x0 + n - 1) + half.
-    const int columns = 2 * n - 1 + 2 * half_fw;
+    const int columns = 2 * n - 1 + 2 * int(HALF);
     const uint round_v = 1u << (pc.shift - 1u);
-    for (int i = int(lid); i < columns; i += SEGMENT) {
-        const int col = mirror(2 * x0 - half_fw + i, pc.width);
-        uint sum_ref = 0u, sum_dis = 0u;
-        for (uint k = 0u; k < fw; k++) {
-            const int row = mirror(2 * y - half_fw + int(k), pc.height);
-            const uint c = pc.coeff[k];
-            sum_ref += c * load_ref(row, col);
-            sum_dis += c * load_dis(row, col);
+    const uint mask = BPS == 1u ? 0xffu : 0xffffu;
+    for (int i = int(lid); i < columns; i += int(THREADS)) {
+        const uint col = uint(mirror(2 * x0 - int(HALF) + i, pc.width));
+        const uint col_word = BPS == 1u ? col >> 2 : BPS == 2u ? col >> 1 : col;
+        const uint shift = BPS == 1u ? (col & 3u) * 8u : BPS == 2u ? (col & 1u) * 16u : 0u;
+        const uint ref_base = pc.ref_offset + col_word, dis_base = pc.dis_offset + col_word;
+        const uint centre = uint(2 * y) * pc.stride;
+        const uint cc = tap(HALF);
+        uint sum_ref = cc * ((load_ref(ref_base + centre) >> shift) & mask);
+        uint sum_dis = cc * ((load_dis(dis_base + centre) >> shift) & mask);
+        [[unroll]] for (uint k = 0u; k < HALF; k++) {
+            const uint up = uint(mirror(2 * y - int(HALF - k), pc.height)) * pc.stride;
+            const uint down = uint(mirror(2 * y + int(HALF - k), pc.height)) * pc.stride;
+            const uint c = tap(k);
+            sum_ref += c * (((load_ref(ref_base + up) >> shift) & mask) +
+                            ((load_ref(ref_base + down) >> shift) & mask));
+            sum_dis += c * (((load_dis(dis_base + up) >> shift) & mask) +
+                            ((load_dis(dis_base + down) >> shift) & mask));
         }
         low_ref[i] = ((sum_ref + round_v) >> pc.shift) & 0xffffu;
         low_dis[i] = ((sum_dis + round_v) >> pc.shift) & 0xffffu;
     }
     barrier();
     if (int(lid) < n) {
-        uint sum_ref = 0u, sum_dis = 0u;
-        for (uint k = 0u; k < fw; k++) {
-            const uint i = 2u * lid + k, c = pc.coeff[k];
-            sum_ref += c * low_ref[i];
-            sum_dis += c * low_dis[i];
+        const uint j = 2u * lid + HALF, cc = tap(HALF);
+        uint sum_ref = cc * low_ref[j], sum_dis = cc * low_dis[j];
+        [[unroll]] for (uint k = 0u; k < HALF; k++) {
+            const uint c = tap(k), off = HALF - k;
+            sum_ref += c * (low_ref[j - off] + low_ref[j + off]);
+            sum_dis += c * (low_dis[j - off] + low_dis[j + off]);
         }
         const uint out_index = uint(y) * pc.out_stride + uint(x0) + lid;
         scaled_words[pc.out_ref + out_index] = ((sum_ref + 32768u) >> 16) & 0xffffu;

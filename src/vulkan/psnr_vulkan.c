@@ -114,6 +114,7 @@ static int psnr_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fra
 
 const VulkanTwin vulkan_twin_psnr = {
     .metric = &metric_psnr,
+    .concurrent = true, /* its only buffers are per slot */
     .planes = psnr_vulkan_planes,
     .supports = psnr_vulkan_supports,
     .init = psnr_vulkan_init,

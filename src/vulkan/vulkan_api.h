@@ -23,6 +23,7 @@
     X(vkGetPhysicalDeviceFeatures)                 \
     X(vkGetPhysicalDeviceQueueFamilyProperties)    \
     X(vkGetPhysicalDeviceMemoryProperties)         \
+    X(vkEnumerateDeviceExtensionProperties)        \
     X(vkCreateDevice)                              \
     X(vkGetDeviceProcAddr)
 
@@ -69,7 +70,9 @@
     X(vkCreateFence)                    \
     X(vkDestroyFence)                   \
     X(vkWaitForFences)                  \
-    X(vkResetFences)
+    X(vkResetFences)                    \
+    X(vkCreateSemaphore)                \
+    X(vkDestroySemaphore)
 
 #define VULKAN_DECLARE(name) PFN_##name name;
 

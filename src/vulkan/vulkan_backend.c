@@ -1,6 +1,6 @@
 /*
- * The Vulkan backend: instance and device, memory, one compute queue, and
- * the flow of frames through the twins.  It mirrors the CUDA backend:
+ * The Vulkan backend: instance and device, memory, queues, and the flow of
+ * frames through the twins.  It mirrors the CUDA backend:
  *
  *   - Pictures from the context's pool live in host-visible Vulkan memory,
  *     so a frame is copied to the device by the transfer engine straight
@@ -9,17 +9,23 @@
  *   - The reference luma of every frame goes to a ring on the device, the
  *     other planes to the frame's slot; temporal twins read earlier frames
  *     from the ring.
- *   - Each slot has a command buffer and a fence.  submit() records the
+ *   - Each slot has command buffers and a fence.  submit() records the
  *     uploads and every twin's dispatches and submits them, in frame order,
- *     on the caller's thread (the only thread that touches the queue);
+ *     on the caller's thread (the only thread that touches the queues);
  *     complete() waits for the fence on a worker and collects.
+ *   - Frames are spread over lanes, compute queues that run side by side
+ *     as CUDA's streams do (frame n on lane n % lanes), where the device
+ *     has timeline semaphores and every twin of the run keeps its data
+ *     per slot or per lane (VulkanTwin.concurrent).  Uploads go to a
+ *     transfer-only queue (a copy engine) where there is one.
  *
- * Synchronisation within the one queue: each frame's command buffer starts
- * with a barrier from all earlier compute work to its transfers (the ring
- * entry and slot it overwrites may still be read by earlier frames), then
- * the copies, then a barrier from transfers to compute (its own planes and
- * the earlier frames' ring entries), the twins' dispatches, and a barrier
- * to the host for the partial sums it reads after the fence.
+ * Synchronisation (vulkan_submit): with timeline semaphores each frame's
+ * upload and work are ordered after exactly what they depend on, nothing
+ * more; without, each frame's command buffer starts with a barrier from all
+ * earlier compute work to its transfers (the ring entry and slot it
+ * overwrites may still be read by earlier frames), then the copies, then a
+ * barrier from transfers to compute.  Either way the twins' dispatches end
+ * with a barrier to the host for the partial sums it reads after the fence.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,10 +40,20 @@
 #include "vulkan_twin.h"
 
 typedef struct VulkanSlot {
-    VkCommandBuffer cb;
+    VkCommandBuffer cb;        /* the twins' work (and, without timelines, the upload) */
+    VkCommandBuffer upload_cb; /* the upload, with timelines */
     VkFence fence;
     VulkanBuffer staging; /* made on first need */
 } VulkanSlot;
+
+/* A point of a queue's timeline: where a frame's upload or compute ends. */
+typedef struct SyncPoint {
+    unsigned queue; /* index into GpuBackend.timeline */
+    uint64_t value;
+} SyncPoint;
+
+/* The queues a run uses: the compute queues, then the transfer queue. */
+#define QUEUES (VULKAN_MAX_LANES + 1)
 
 typedef struct ActiveTwin {
     const VulkanTwin *twin;
@@ -62,13 +78,19 @@ struct GpuBackend {
     QualeVideoFormat format;
     unsigned planes, history;
     size_t plane_offset[3], plane_bytes[3], frame_bytes, slot_bytes;
-    VkCommandPool pool;
+    VkCommandPool pool, upload_pool; /* the compute family's, the transfer family's */
     VulkanSlot *slots;
     unsigned slot_count;
     VulkanBuffer ring, frames;
     unsigned ring_size;
     ActiveTwin *twins;
     unsigned twin_count;
+    /* With timelines: one timeline semaphore per queue and the last value
+     * signalled on it; per ring entry, the points where its frame's upload
+     * and its frame's work end. */
+    VkSemaphore timeline[QUEUES];
+    uint64_t timeline_value[QUEUES];
+    SyncPoint *uploaded, *done;
 };
 
 #define VK_TRY(dev, call, what)                                                          \
@@ -109,9 +131,21 @@ static int find_memory_type(const VulkanDevice *dev, uint32_t bits, VkMemoryProp
     return -1;
 }
 
+static int buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsageFlags usage,
+                         bool host_visible, bool shared, VulkanBuffer *b, const char *what,
+                         char *error, size_t error_size);
+
 int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsageFlags usage,
                          bool host_visible, VulkanBuffer *b, const char *what, char *error,
                          size_t error_size)
+{
+    return buffer_create(dev, size, usage, host_visible, false, b, what, error, error_size);
+}
+
+/* shared: the compute and the transfer family both use it. */
+static int buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsageFlags usage,
+                         bool host_visible, bool shared, VulkanBuffer *b, const char *what,
+                         char *error, size_t error_size)
 {
     memset(b, 0, sizeof(*b));
     if (size == 0) size = 4;
@@ -126,11 +160,15 @@ int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsa
             return -ENOMEM;
         }
     }
+    const uint32_t families[2] = { dev->queue_family, dev->transfer_family };
+    shared = shared && dev->transfer_family != UINT32_MAX;
     const VkBufferCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
         .usage = usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+        .sharingMode = shared ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+        .queueFamilyIndexCount = shared ? 2 : 0,
+        .pQueueFamilyIndices = shared ? families : NULL,
     };
     int err = 0;
     VkResult r = dev->api.vkCreateBuffer(dev->device, &info, NULL, &b->buffer);
@@ -182,11 +220,24 @@ int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_
                            const VkBuffer *buffers, unsigned bindings, uint32_t push_size,
                            VulkanPipeline *p, const char *what, char *error, size_t error_size)
 {
+    const VulkanPipelineInfo info = {
+        .spirv = spirv, .spirv_size = spirv_size, .buffers = buffers, .bindings = bindings,
+        .sets = 1, .push_size = push_size, .what = what,
+    };
+    return vulkan_pipeline_create_ex(dev, &info, p, error, error_size);
+}
+
+int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo *info,
+                              VulkanPipeline *p, char *error, size_t error_size)
+{
+    const char *what = info->what;
+    const unsigned bindings = info->bindings, sets = info->sets ? info->sets : 1;
     memset(p, 0, sizeof(*p));
-    p->push_size = push_size;
+    p->push_size = info->push_size;
     VkDescriptorSetLayoutBinding binding[8];
-    if (bindings > 8) {
-        snprintf(error, error_size, "%s: too many bindings", what);
+    VkSpecializationMapEntry entries[16];
+    if (bindings > 8 || sets > VULKAN_MAX_SETS || info->constant_count > 16) {
+        snprintf(error, error_size, "%s: too many bindings, sets or constants", what);
         return -EINVAL;
     }
     for (unsigned i = 0; i < bindings; i++) {
@@ -206,23 +257,31 @@ int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_
            what);
     const VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = push_size,
+        .size = info->push_size,
     };
     const VkPipelineLayoutCreateInfo layout_info = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
         .pSetLayouts = &p->set_layout,
-        .pushConstantRangeCount = push_size ? 1 : 0,
+        .pushConstantRangeCount = info->push_size ? 1 : 0,
         .pPushConstantRanges = &range,
     };
     VK_TRY(dev, dev->api.vkCreatePipelineLayout(dev->device, &layout_info, NULL, &p->layout), what);
     const VkShaderModuleCreateInfo module_info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = spirv_size,
-        .pCode = spirv,
+        .codeSize = info->spirv_size,
+        .pCode = info->spirv,
     };
     VkShaderModule module;
     VK_TRY(dev, dev->api.vkCreateShaderModule(dev->device, &module_info, NULL, &module), what);
+    for (unsigned i = 0; i < info->constant_count; i++)
+        entries[i] = (VkSpecializationMapEntry){ i, (uint32_t)(i * sizeof(uint32_t)), sizeof(uint32_t) };
+    const VkSpecializationInfo specialization = {
+        .mapEntryCount = info->constant_count,
+        .pMapEntries = entries,
+        .dataSize = info->constant_count * sizeof(uint32_t),
+        .pData = info->constants,
+    };
     const VkComputePipelineCreateInfo pipe_info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -230,6 +289,7 @@ int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = module,
             .pName = "main",
+            .pSpecializationInfo = info->constant_count ? &specialization : NULL,
         },
         .layout = p->layout,
     };
@@ -238,35 +298,38 @@ int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_
     dev->api.vkDestroyShaderModule(dev->device, module, NULL);
     VK_TRY(dev, r, what);
 
-    const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings };
+    const VkDescriptorPoolSize size = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings * sets };
     const VkDescriptorPoolCreateInfo pool_info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = 1,
+        .maxSets = sets,
         .poolSizeCount = 1,
         .pPoolSizes = &size,
     };
     VK_TRY(dev, dev->api.vkCreateDescriptorPool(dev->device, &pool_info, NULL, &p->pool), what);
-    const VkDescriptorSetAllocateInfo set_alloc = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-        .descriptorPool = p->pool,
-        .descriptorSetCount = 1,
-        .pSetLayouts = &p->set_layout,
-    };
-    VK_TRY(dev, dev->api.vkAllocateDescriptorSets(dev->device, &set_alloc, &p->set), what);
-    VkDescriptorBufferInfo infos[8];
-    VkWriteDescriptorSet writes[8];
-    for (unsigned i = 0; i < bindings; i++) {
-        infos[i] = (VkDescriptorBufferInfo){ buffers[i], 0, VK_WHOLE_SIZE };
-        writes[i] = (VkWriteDescriptorSet){
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-            .dstSet = p->set,
-            .dstBinding = i,
-            .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .pBufferInfo = &infos[i],
+    for (unsigned k = 0; k < sets; k++) {
+        const VkDescriptorSetAllocateInfo set_alloc = {
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+            .descriptorPool = p->pool,
+            .descriptorSetCount = 1,
+            .pSetLayouts = &p->set_layout,
         };
+        VK_TRY(dev, dev->api.vkAllocateDescriptorSets(dev->device, &set_alloc, &p->sets[k]), what);
+        p->set_count = k + 1;
+        VkDescriptorBufferInfo infos[8];
+        VkWriteDescriptorSet writes[8];
+        for (unsigned i = 0; i < bindings; i++) {
+            infos[i] = (VkDescriptorBufferInfo){ info->buffers[k * bindings + i], 0, VK_WHOLE_SIZE };
+            writes[i] = (VkWriteDescriptorSet){
+                .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                .dstSet = p->sets[k],
+                .dstBinding = i,
+                .descriptorCount = 1,
+                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                .pBufferInfo = &infos[i],
+            };
+        }
+        dev->api.vkUpdateDescriptorSets(dev->device, bindings, writes, 0, NULL);
     }
-    dev->api.vkUpdateDescriptorSets(dev->device, bindings, writes, 0, NULL);
     return 0;
 }
 
@@ -282,9 +345,15 @@ void vulkan_pipeline_destroy(const VulkanDevice *dev, VulkanPipeline *p)
 void vulkan_dispatch(const VulkanDevice *dev, VkCommandBuffer cb, const VulkanPipeline *p,
                      const void *push, uint32_t groups_x, uint32_t groups_y)
 {
+    vulkan_dispatch_set(dev, cb, p, 0, push, groups_x, groups_y);
+}
+
+void vulkan_dispatch_set(const VulkanDevice *dev, VkCommandBuffer cb, const VulkanPipeline *p,
+                         unsigned set, const void *push, uint32_t groups_x, uint32_t groups_y)
+{
     dev->api.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-    dev->api.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &p->set, 0,
-                                     NULL);
+    dev->api.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1,
+                                     &p->sets[set], 0, NULL);
     if (p->push_size)
         dev->api.vkCmdPushConstants(cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_size, push);
     dev->api.vkCmdDispatch(cb, groups_x, groups_y, 1);
@@ -532,42 +601,94 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, NULL);
     if (families > 16) families = 16;
     dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, family);
+    /* Compute: the family with the most queues (frames of different lanes
+     * run on different queues).  Uploads: a transfer-only family where
+     * there is one (a copy engine, which runs beside the shaders). */
     dev->queue_family = UINT32_MAX;
+    dev->transfer_family = UINT32_MAX;
     for (uint32_t i = 0; i < families; i++) {
-        if (family[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+        const VkQueueFlags flags = family[i].queueFlags;
+        if ((flags & VK_QUEUE_COMPUTE_BIT) &&
+            (dev->queue_family == UINT32_MAX || family[i].queueCount > family[dev->queue_family].queueCount))
             dev->queue_family = i;
-            break;
-        }
+        if ((flags & VK_QUEUE_TRANSFER_BIT) && !(flags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) &&
+            dev->transfer_family == UINT32_MAX && family[i].queueCount > 0)
+            dev->transfer_family = i;
     }
     if (dev->queue_family == UINT32_MAX) {
         snprintf(error, error_size, "%s has no compute queue", dev->properties.deviceName);
         return -ENODEV;
     }
-    const float priority = 1.0f;
-    const VkDeviceQueueCreateInfo queue_info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = dev->queue_family,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
+    dev->compute_queue_count = QUALE_MIN(family[dev->queue_family].queueCount, (uint32_t)VULKAN_MAX_LANES);
+    if (dev->compute_queue_count == 0) dev->compute_queue_count = 1;
+
+    /* Timeline semaphores order each frame's work after exactly the work
+     * it depends on (see vulkan_submit); without them the frames stay on
+     * one queue, each after all the work before it. */
+    uint32_t extension_count = 0;
+    VkExtensionProperties *extensions = NULL;
+    if (dev->api.vkEnumerateDeviceExtensionProperties(dev->physical, NULL, &extension_count, NULL) ==
+            VK_SUCCESS &&
+        extension_count > 0 && (extensions = calloc(extension_count, sizeof(*extensions))) &&
+        dev->api.vkEnumerateDeviceExtensionProperties(dev->physical, NULL, &extension_count,
+                                                      extensions) == VK_SUCCESS) {
+        for (uint32_t i = 0; i < extension_count; i++)
+            if (!strcmp(extensions[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
+                dev->timeline = true;
+    }
+    free(extensions);
+    if (!dev->timeline) dev->transfer_family = UINT32_MAX;
+
+    static const float priorities[VULKAN_MAX_LANES] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    VkDeviceQueueCreateInfo queue_info[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = dev->queue_family,
+            .queueCount = dev->compute_queue_count,
+            .pQueuePriorities = priorities,
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = dev->transfer_family,
+            .queueCount = 1,
+            .pQueuePriorities = priorities,
+        },
     };
     /* Native 64-bit types where the device has them: float twins whose C
      * reference computes in double use shaderFloat64 (their supports()
-     * checks dev->features), integer twins keep to 32-bit word pairs. */
+     * checks dev->features), integer VIF its faster path.
+     * QUALE_VULKAN_NO_FLOAT64 leaves both off, so that the paths for
+     * devices without them can be tested anywhere. */
     VkPhysicalDeviceFeatures available;
     dev->api.vkGetPhysicalDeviceFeatures(dev->physical, &available);
+    const char *no_float64 = getenv("QUALE_VULKAN_NO_FLOAT64");
+    const bool wide = !(no_float64 && *no_float64 && strcmp(no_float64, "0"));
     memset(&dev->features, 0, sizeof(dev->features));
-    dev->features.shaderFloat64 = available.shaderFloat64;
-    dev->features.shaderInt64 = available.shaderInt64;
+    dev->features.shaderFloat64 = wide && available.shaderFloat64;
+    dev->features.shaderInt64 = wide && available.shaderInt64;
+    VkPhysicalDeviceTimelineSemaphoreFeaturesKHR timeline = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR,
+        .timelineSemaphore = VK_TRUE,
+    };
+    const char *const timeline_extension = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
     const VkDeviceCreateInfo device_info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queue_info,
+        .pNext = dev->timeline ? &timeline : NULL,
+        .queueCreateInfoCount = dev->transfer_family != UINT32_MAX ? 2 : 1,
+        .pQueueCreateInfos = queue_info,
+        .enabledExtensionCount = dev->timeline ? 1 : 0,
+        .ppEnabledExtensionNames = dev->timeline ? &timeline_extension : NULL,
         .pEnabledFeatures = &dev->features,
     };
     VK_TRY(dev, dev->api.vkCreateDevice(dev->physical, &device_info, NULL, &dev->device),
            "creating the Vulkan device");
     if ((err = vulkan_api_load_device(&dev->api, dev->device, error, error_size))) return err;
-    dev->api.vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+    for (unsigned i = 0; i < dev->compute_queue_count; i++)
+        dev->api.vkGetDeviceQueue(dev->device, dev->queue_family, i, &dev->compute_queues[i]);
+    dev->queue = dev->compute_queues[0];
+    if (dev->transfer_family != UINT32_MAX)
+        dev->api.vkGetDeviceQueue(dev->device, dev->transfer_family, 0, &dev->transfer_queue);
+    dev->lanes = 1;
     return 0;
 }
 
@@ -579,6 +700,19 @@ static void close_device(VulkanDevice *dev)
         dev->api.vkDestroyDevice(dev->device, NULL);
     }
     memset(dev, 0, sizeof(*dev));
+}
+
+int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    memset(dev, 0, sizeof(*dev));
+    const int err = open_device(dev, ordinal, error, error_size);
+    if (err) close_device(dev);
+    return err;
+}
+
+void vulkan_device_close(VulkanDevice *dev)
+{
+    close_device(dev);
 }
 
 static void stop(GpuBackend *gpu)
@@ -599,7 +733,16 @@ static void stop(GpuBackend *gpu)
     gpu->slots = NULL;
     gpu->slot_count = 0;
     if (gpu->pool) dev->api.vkDestroyCommandPool(dev->device, gpu->pool, NULL);
-    gpu->pool = VK_NULL_HANDLE;
+    if (gpu->upload_pool) dev->api.vkDestroyCommandPool(dev->device, gpu->upload_pool, NULL);
+    gpu->pool = gpu->upload_pool = VK_NULL_HANDLE;
+    for (unsigned q = 0; q < QUEUES; q++) {
+        if (gpu->timeline[q]) dev->api.vkDestroySemaphore(dev->device, gpu->timeline[q], NULL);
+        gpu->timeline[q] = VK_NULL_HANDLE;
+        gpu->timeline_value[q] = 0;
+    }
+    free(gpu->uploaded);
+    free(gpu->done);
+    gpu->uploaded = gpu->done = NULL;
     vulkan_buffer_destroy(dev, &gpu->ring);
     vulkan_buffer_destroy(dev, &gpu->frames);
 }
@@ -690,6 +833,33 @@ static int fit_slots(GpuBackend *gpu, unsigned *slots, char *error, size_t error
     return 0;
 }
 
+static int create_pool(const VulkanDevice *dev, uint32_t family, VkCommandPool *pool, char *error,
+                       size_t error_size)
+{
+    const VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = family,
+    };
+    VK_TRY(dev, dev->api.vkCreateCommandPool(dev->device, &pool_info, NULL, pool),
+           "creating a command pool");
+    return 0;
+}
+
+static int allocate_cb(const VulkanDevice *dev, VkCommandPool pool, VkCommandBuffer *cb, char *error,
+                       size_t error_size)
+{
+    const VkCommandBufferAllocateInfo cb_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VK_TRY(dev, dev->api.vkAllocateCommandBuffers(dev->device, &cb_info, cb),
+           "allocating a command buffer");
+    return 0;
+}
+
 static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t error_size)
 {
     VulkanDevice *dev = &gpu->dev;
@@ -697,37 +867,64 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     gpu->ring_size = slots + gpu->history + 1;
     const size_t luma = gpu->plane_bytes[0];
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    int err = vulkan_buffer_create(dev, (VkDeviceSize)gpu->ring_size * luma, usage, false, &gpu->ring,
-                                   "the reference ring", error, error_size);
+    /* Written by the uploads, read by the shaders: both families. */
+    int err = buffer_create(dev, (VkDeviceSize)gpu->ring_size * luma, usage, false, true, &gpu->ring,
+                            "the reference ring", error, error_size);
     if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * gpu->slot_bytes, usage, false,
-                                   &gpu->frames, "frames in flight", error, error_size);
+        err = buffer_create(dev, (VkDeviceSize)slots * gpu->slot_bytes, usage, false, true, &gpu->frames,
+                            "frames in flight", error, error_size);
+    if (!err) err = create_pool(dev, dev->queue_family, &gpu->pool, error, error_size);
+    if (!err && dev->transfer_queue)
+        err = create_pool(dev, dev->transfer_family, &gpu->upload_pool, error, error_size);
     if (err) return err;
-
-    const VkCommandPoolCreateInfo pool_info = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = dev->queue_family,
-    };
-    VK_TRY(dev, dev->api.vkCreateCommandPool(dev->device, &pool_info, NULL, &gpu->pool),
-           "creating a command pool");
     gpu->slots = calloc(slots, sizeof(*gpu->slots));
     if (!gpu->slots) return -ENOMEM;
     gpu->slot_count = slots;
-    for (unsigned i = 0; i < slots; i++) {
-        const VkCommandBufferAllocateInfo cb_info = {
-            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-            .commandPool = gpu->pool,
-            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-            .commandBufferCount = 1,
-        };
-        VK_TRY(dev, dev->api.vkAllocateCommandBuffers(dev->device, &cb_info, &gpu->slots[i].cb),
-               "allocating a command buffer");
+    for (unsigned i = 0; i < slots && !err; i++) {
+        VulkanSlot *s = &gpu->slots[i];
+        err = allocate_cb(dev, gpu->pool, &s->cb, error, error_size);
+        if (!err && dev->timeline)
+            err = allocate_cb(dev, dev->transfer_queue ? gpu->upload_pool : gpu->pool, &s->upload_cb,
+                              error, error_size);
+        if (err) return err;
         const VkFenceCreateInfo fence_info = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-        VK_TRY(dev, dev->api.vkCreateFence(dev->device, &fence_info, NULL, &gpu->slots[i].fence),
+        VK_TRY(dev, dev->api.vkCreateFence(dev->device, &fence_info, NULL, &s->fence),
                "creating a fence");
     }
+    if (!dev->timeline) return 0;
+    gpu->uploaded = calloc(gpu->ring_size, sizeof(*gpu->uploaded));
+    gpu->done = calloc(gpu->ring_size, sizeof(*gpu->done));
+    if (!gpu->uploaded || !gpu->done) return -ENOMEM;
+    for (unsigned q = 0; q < QUEUES; q++) {
+        if (q >= dev->compute_queue_count && !(q == VULKAN_MAX_LANES && dev->transfer_queue)) continue;
+        const VkSemaphoreTypeCreateInfoKHR type = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR,
+            .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR,
+        };
+        const VkSemaphoreCreateInfo info = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type };
+        VK_TRY(dev, dev->api.vkCreateSemaphore(dev->device, &info, NULL, &gpu->timeline[q]),
+               "creating a timeline semaphore");
+    }
     return 0;
+}
+
+/* How many compute queues the frames of this run are spread over: one
+ * unless the device has timelines and every twin of the run is
+ * concurrent; QUALE_VULKAN_LANES sets it (lanes beyond the queues share
+ * them, which tests the ordering on a device with one queue). */
+static unsigned choose_lanes(const GpuBackend *gpu, const GpuTwinRequest *requests, unsigned count,
+                             unsigned slots)
+{
+    if (!gpu->dev.timeline) return 1;
+    for (unsigned i = 0; i < count; i++)
+        if (!find_twin(gpu, requests[i].metric, requests[i].state)->concurrent) return 1;
+    unsigned lanes = QUALE_MIN(gpu->dev.compute_queue_count, 4u);
+    const char *text = getenv("QUALE_VULKAN_LANES");
+    if (text && *text) {
+        const unsigned long asked = strtoul(text, NULL, 10);
+        if (asked >= 1 && asked <= VULKAN_MAX_LANES) lanes = (unsigned)asked;
+    }
+    return QUALE_MAX(1u, QUALE_MIN(lanes, slots));
 }
 
 static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
@@ -757,6 +954,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
     err = fit_slots(gpu, slots_in_out, error, error_size);
     const unsigned slots = *slots_in_out;
+    gpu->dev.lanes = choose_lanes(gpu, requests, count, slots);
     if (!err) err = start_buffers(gpu, slots, error, error_size);
     for (unsigned i = 0; i < count && !err; i++) {
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
@@ -766,14 +964,20 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
                             slots, &a->state, error, error_size);
     }
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
+    if (!err)
+        context_log(gpu->ctx, QUALE_LOG_DEBUG, "Vulkan: %u frames in flight on %u lane%s (%u compute "
+                    "queues), uploads on %s", slots, gpu->dev.lanes, gpu->dev.lanes == 1 ? "" : "s",
+                    gpu->dev.compute_queue_count,
+                    gpu->dev.transfer_queue ? "a transfer queue" : "the lanes' queues");
     return err;
 }
 
 /* ---- frames ----------------------------------------------------------- */
 
 /* Records the copy of one picture's planes to where the shaders read them. */
-static int record_upload(GpuBackend *gpu, VulkanSlot *s, unsigned slot, const QualePicture *pic,
-                         bool is_ref, VkDeviceSize ring_offset, char *error, size_t error_size)
+static int record_upload(GpuBackend *gpu, VulkanSlot *s, VkCommandBuffer cb, unsigned slot,
+                         const QualePicture *pic, bool is_ref, VkDeviceSize ring_offset, char *error,
+                         size_t error_size)
 {
     VulkanDevice *dev = &gpu->dev;
     const bool chroma = (gpu->planes & 6) != 0;
@@ -800,47 +1004,132 @@ static int record_upload(GpuBackend *gpu, VulkanSlot *s, unsigned slot, const Qu
         if (chroma)
             regions[n++] = (VkBufferCopy){ src_offset + gpu->plane_offset[1], slot_base + gpu->frame_bytes,
                                            gpu->plane_bytes[1] + gpu->plane_bytes[2] };
-        dev->api.vkCmdCopyBuffer(s->cb, src, gpu->ring.buffer, 1, &regions[0]);
-        if (n == 2) dev->api.vkCmdCopyBuffer(s->cb, src, gpu->frames.buffer, 1, &regions[1]);
+        dev->api.vkCmdCopyBuffer(cb, src, gpu->ring.buffer, 1, &regions[0]);
+        if (n == 2) dev->api.vkCmdCopyBuffer(cb, src, gpu->frames.buffer, 1, &regions[1]);
     } else {
         regions[0] = (VkBufferCopy){ src_offset, slot_base, bytes };
-        dev->api.vkCmdCopyBuffer(s->cb, src, gpu->frames.buffer, 1, &regions[0]);
+        dev->api.vkCmdCopyBuffer(cb, src, gpu->frames.buffer, 1, &regions[0]);
     }
     return 0;
 }
 
+static VkResult begin_commands(const VulkanDevice *dev, VkCommandBuffer cb)
+{
+    VkResult r = dev->api.vkResetCommandBuffer(cb, 0);
+    const VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    if (r == VK_SUCCESS) r = dev->api.vkBeginCommandBuffer(cb, &begin);
+    return r;
+}
+
+/* Every twin's work of one frame: those that record it whole, then the
+ * rounds of the others, round by round with one barrier between rounds. */
+static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, VkCommandBuffer cb,
+                        char *error, size_t error_size)
+{
+    const VulkanDevice *dev = &gpu->dev;
+    bool pending[64], any = false;
+    int err = 0;
+    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        pending[i] = a->twin->record_round != NULL && i < 64;
+        any = any || pending[i];
+        if (!pending[i]) err = a->twin->record(a->state, slot, f, cb, error, error_size);
+    }
+    if (err || !any) return err;
+    /* The rounds may overwrite what the lane's frame before still reads. */
+    vulkan_compute_barrier(dev, cb);
+    for (unsigned round = 0; any; round++) {
+        if (round > 0) vulkan_compute_barrier(dev, cb);
+        any = false;
+        for (unsigned i = 0; i < gpu->twin_count; i++) {
+            if (!pending[i]) continue;
+            ActiveTwin *a = &gpu->twins[i];
+            const int left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
+            if (left < 0) return left;
+            pending[i] = left > 0;
+            any = any || pending[i];
+        }
+    }
+    return 0;
+}
+
+/* The waits of one batch: at most one per queue, the latest point asked. */
+typedef struct Waits {
+    VkSemaphore semaphore[QUEUES];
+    uint64_t value[QUEUES];
+    VkPipelineStageFlags stage[QUEUES];
+    unsigned count;
+} Waits;
+
+static void wait_for(const GpuBackend *gpu, Waits *w, SyncPoint point, VkPipelineStageFlags stage)
+{
+    if (point.value == 0) return; /* nothing signalled there yet */
+    const VkSemaphore semaphore = gpu->timeline[point.queue];
+    for (unsigned i = 0; i < w->count; i++) {
+        if (w->semaphore[i] == semaphore) {
+            if (point.value > w->value[i]) w->value[i] = point.value;
+            return;
+        }
+    }
+    w->semaphore[w->count] = semaphore;
+    w->value[w->count] = point.value;
+    w->stage[w->count++] = stage;
+}
+
+/*
+ * Frame n on lane n % lanes.  With timelines, its upload and its work are
+ * two batches, each ordered after exactly what it depends on:
+ *   - the upload (on the transfer queue, or the lane's queue) overwrites
+ *     ring entry n % R, so it waits for the work of the frames that read
+ *     the old occupant (n - R .. n - R + history); the slot it writes is
+ *     free (the frame that held it has completed on the host);
+ *   - the work (on the lane's queue) waits for the uploads of the frames
+ *     it reads (n - history .. n).
+ * Frames of one lane share a queue, and the twins order their own
+ * per-lane data with barriers at the start of their work.  Without
+ * timelines everything is one batch on one queue: a barrier from all
+ * earlier shader work to the upload, as each frame may overwrite what an
+ * earlier one still reads.
+ */
 static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
 {
     char error[512] = "";
     const size_t error_size = sizeof(error);
     VulkanDevice *dev = &gpu->dev;
     VulkanSlot *s = &gpu->slots[slot];
-    const unsigned n = frame->index, R = gpu->ring_size;
+    const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
+    const unsigned lane = n % dev->lanes, queue = lane % dev->compute_queue_count;
+    const unsigned upload_queue = dev->transfer_queue ? VULKAN_MAX_LANES : queue;
     const VkDeviceSize luma = gpu->plane_bytes[0];
-    const VkDeviceSize ring_offset = (VkDeviceSize)(n % R) * luma;
+    const VkDeviceSize ring_offset = (VkDeviceSize)e * luma;
     int err = 0;
 
     VkResult r = dev->api.vkResetFences(dev->device, 1, &s->fence);
-    if (r == VK_SUCCESS) r = dev->api.vkResetCommandBuffer(s->cb, 0);
-    const VkCommandBufferBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-    };
-    if (r == VK_SUCCESS) r = dev->api.vkBeginCommandBuffer(s->cb, &begin);
+    if (r == VK_SUCCESS) r = begin_commands(dev, s->cb);
+    if (r == VK_SUCCESS && dev->timeline) r = begin_commands(dev, s->upload_cb);
     if (r != VK_SUCCESS) {
         context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: preparing commands failed: %s", n,
                     vulkan_result_text(r));
         return -EIO;
     }
-    /* Earlier frames may still read the ring entry and slot we overwrite. */
-    barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, 0);
-    err = record_upload(gpu, s, slot, frame->ref, true, ring_offset, error, error_size);
-    if (!err) err = record_upload(gpu, s, slot, frame->dist, false, 0, error, error_size);
-    /* Our planes, and earlier frames' ring entries, ready for the shaders. */
-    barrier(dev, s->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    VkCommandBuffer upload_cb = s->upload_cb;
+    if (!dev->timeline) {
+        /* Earlier frames may still read the ring entry and slot we overwrite. */
+        barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, 0);
+        upload_cb = s->cb;
+    }
+    err = record_upload(gpu, s, upload_cb, slot, frame->ref, true, ring_offset, error, error_size);
+    if (!err) err = record_upload(gpu, s, upload_cb, slot, frame->dist, false, 0, error, error_size);
+    if (!dev->timeline) {
+        /* Our planes, and earlier frames' ring entries, ready for the shaders. */
+        barrier(dev, s->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    }
 
-    VulkanFrame f = { .index = n };
+    VulkanFrame f = { .index = n, .lane = lane };
     const QualePicture *ref = frame->ref;
     const VkDeviceSize slot_base = (VkDeviceSize)slot * gpu->slot_bytes;
     for (unsigned p = 0; p < ref->plane_count; p++) {
@@ -858,28 +1147,84 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * luma;
         f.has_prev[k] = true;
     }
-    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
-        ActiveTwin *a = &gpu->twins[i];
-        err = a->twin->record(a->state, slot, &f, s->cb, error, error_size);
-    }
+    err = record_twins(gpu, slot, &f, s->cb, error, error_size);
     barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r = dev->api.vkEndCommandBuffer(s->cb);
+    if (r == VK_SUCCESS && dev->timeline) r = dev->api.vkEndCommandBuffer(s->upload_cb);
     if (!err && r != VK_SUCCESS) {
         snprintf(error, error_size, "recording commands failed: %s", vulkan_result_text(r));
         err = -EIO;
     }
-    if (!err) {
+    if (!err && !dev->timeline) {
         const VkSubmitInfo submit = {
             .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
             .commandBufferCount = 1,
             .pCommandBuffers = &s->cb,
         };
         r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, s->fence);
-        if (r != VK_SUCCESS) {
-            snprintf(error, error_size, "submitting work failed: %s", vulkan_result_text(r));
-            err = -EIO;
+    } else if (!err) {
+        Waits upload_waits = { .count = 0 }, work_waits = { .count = 0 };
+        for (unsigned j = 0; j <= gpu->history && n + j >= R; j++)
+            wait_for(gpu, &upload_waits, gpu->done[(n + j) % R], VK_PIPELINE_STAGE_TRANSFER_BIT);
+        const SyncPoint uploaded = { upload_queue, ++gpu->timeline_value[upload_queue] };
+        gpu->uploaded[e] = uploaded;
+        for (unsigned k = 0; k <= gpu->history && k <= n; k++)
+            wait_for(gpu, &work_waits, gpu->uploaded[(n - k) % R], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+        const SyncPoint done = { queue, ++gpu->timeline_value[queue] };
+        gpu->done[e] = done;
+
+        const VkTimelineSemaphoreSubmitInfoKHR values[2] = {
+            {
+                .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
+                .waitSemaphoreValueCount = upload_waits.count,
+                .pWaitSemaphoreValues = upload_waits.value,
+                .signalSemaphoreValueCount = 1,
+                .pSignalSemaphoreValues = &uploaded.value,
+            },
+            {
+                .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
+                .waitSemaphoreValueCount = work_waits.count,
+                .pWaitSemaphoreValues = work_waits.value,
+                .signalSemaphoreValueCount = 1,
+                .pSignalSemaphoreValues = &done.value,
+            },
+        };
+        const VkSubmitInfo submits[2] = {
+            {
+                .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                .pNext = &values[0],
+                .waitSemaphoreCount = upload_waits.count,
+                .pWaitSemaphores = upload_waits.semaphore,
+                .pWaitDstStageMask = upload_waits.stage,
+                .commandBufferCount = 1,
+                .pCommandBuffers = &s->upload_cb,
+                .signalSemaphoreCount = 1,
+                .pSignalSemaphores = &gpu->timeline[upload_queue],
+            },
+            {
+                .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                .pNext = &values[1],
+                .waitSemaphoreCount = work_waits.count,
+                .pWaitSemaphores = work_waits.semaphore,
+                .pWaitDstStageMask = work_waits.stage,
+                .commandBufferCount = 1,
+                .pCommandBuffers = &s->cb,
+                .signalSemaphoreCount = 1,
+                .pSignalSemaphores = &gpu->timeline[queue],
+            },
+        };
+        VkQueue compute_queue = dev->compute_queues[queue];
+        if (upload_queue == queue) {
+            r = dev->api.vkQueueSubmit(compute_queue, 2, submits, s->fence);
+        } else {
+            r = dev->api.vkQueueSubmit(dev->transfer_queue, 1, &submits[0], VK_NULL_HANDLE);
+            if (r == VK_SUCCESS) r = dev->api.vkQueueSubmit(compute_queue, 1, &submits[1], s->fence);
         }
+    }
+    if (!err && r != VK_SUCCESS) {
+        snprintf(error, error_size, "submitting work failed: %s", vulkan_result_text(r));
+        err = -EIO;
     }
     if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: %s", n, error);
     return err;

@@ -11,7 +11,9 @@
  * by byte offsets (push constants).  Shaders read samples as 32-bit words
  * (no 8- or 16-bit storage features needed); every plane and row starts on
  * a 64-byte boundary.  64-bit sums are pairs of 32-bit words (uaddCarry,
- * umulExtended), so no device needs shaderInt64.
+ * umulExtended), so no device needs shaderInt64 (integer VIF has a second
+ * build of its statistics for devices with shaderFloat64 and shaderInt64,
+ * which gives the same bits faster).
  */
 #ifndef QUALE_SRC_VULKAN_VULKAN_TWIN_H
 #define QUALE_SRC_VULKAN_VULKAN_TWIN_H
@@ -23,16 +25,35 @@
 #include "metric.h"
 #include "vulkan_api.h"
 
+/* The most compute queues frames are spread over (lanes, below). */
+#define VULKAN_MAX_LANES 8
+/* The most descriptor sets of one pipeline (one per lane and level, say). */
+#define VULKAN_MAX_SETS 32
+
 typedef struct VulkanDevice {
     VulkanApi api;
     VkInstance instance;
     VkPhysicalDevice physical;
     VkDevice device;
-    VkQueue queue;
+    VkQueue queue; /* compute_queues[0] */
     uint32_t queue_family;
+    VkQueue compute_queues[VULKAN_MAX_LANES];
+    unsigned compute_queue_count;
+    /* A queue of a transfer-only family (a copy engine), or NULL. */
+    VkQueue transfer_queue;
+    uint32_t transfer_family;
+    bool timeline; /* VK_KHR_timeline_semaphore is enabled */
     VkPhysicalDeviceProperties properties;
     VkPhysicalDeviceMemoryProperties memory;
-    VkPhysicalDeviceFeatures features; /* enabled: shaderFloat64, shaderInt64 where present */
+    /* enabled: shaderFloat64, shaderInt64 where present (both off with
+     * QUALE_VULKAN_NO_FLOAT64 set, so tests can run the paths without) */
+    VkPhysicalDeviceFeatures features;
+    /* Frames of this run are spread over `lanes` compute queues (set by
+     * the backend before the twins' init; 1 unless every twin of the run
+     * is `concurrent`).  Frame n runs on lane VulkanFrame.lane; frames of
+     * one lane run in submission order on one queue, those of different
+     * lanes at the same time. */
+    unsigned lanes;
 } VulkanDevice;
 
 typedef struct VulkanBuffer {
@@ -42,6 +63,11 @@ typedef struct VulkanBuffer {
     void *mapped;      /* host-visible buffers only */
     bool device_local; /* counted against QUALE_VULKAN_MEMORY_LIMIT */
 } VulkanBuffer;
+
+/* A device of its own, outside any context (for tests of shaders):
+ * ordinal -1 picks as the backend does. */
+int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size);
+void vulkan_device_close(VulkanDevice *dev);
 
 /* Host-visible (mapped, coherent) or device-local memory. */
 int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsageFlags usage,
@@ -58,13 +84,15 @@ int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, siz
 
 /* A compute pipeline over `bindings` storage buffers (binding 0 ..) and
  * push constants of push_size bytes, with one descriptor set bound to the
- * given buffers. */
+ * given buffers (or, from vulkan_pipeline_create_ex, several: one per
+ * lane, say). */
 typedef struct VulkanPipeline {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipeline;
     VkDescriptorPool pool;
-    VkDescriptorSet set;
+    VkDescriptorSet sets[VULKAN_MAX_SETS];
+    unsigned set_count;
     uint32_t push_size;
 } VulkanPipeline;
 
@@ -72,11 +100,31 @@ int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_
                            const VkBuffer *buffers, unsigned bindings, uint32_t push_size,
                            VulkanPipeline *pipeline, const char *what, char *error,
                            size_t error_size);
+
+/* The same with specialisation constants (constant_id i takes the 32-bit
+ * constants[i]) and `sets` descriptor sets: set k is bound to
+ * buffers[k * bindings ..]. */
+typedef struct VulkanPipelineInfo {
+    const uint32_t *spirv;
+    size_t spirv_size;
+    const uint32_t *constants;
+    unsigned constant_count;
+    const VkBuffer *buffers;
+    unsigned bindings, sets;
+    uint32_t push_size;
+    const char *what;
+} VulkanPipelineInfo;
+
+int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo *info,
+                              VulkanPipeline *pipeline, char *error, size_t error_size);
 void vulkan_pipeline_destroy(const VulkanDevice *dev, VulkanPipeline *pipeline);
 
-/* Records a dispatch with push constants. */
+/* Records a dispatch with push constants (descriptor set 0, or `set`). */
 void vulkan_dispatch(const VulkanDevice *dev, VkCommandBuffer cb, const VulkanPipeline *pipeline,
                      const void *push, uint32_t groups_x, uint32_t groups_y);
+void vulkan_dispatch_set(const VulkanDevice *dev, VkCommandBuffer cb,
+                         const VulkanPipeline *pipeline, unsigned set, const void *push,
+                         uint32_t groups_x, uint32_t groups_y);
 
 /* Shader writes visible to the next shader. */
 void vulkan_compute_barrier(const VulkanDevice *dev, VkCommandBuffer cb);
@@ -86,6 +134,7 @@ void vulkan_compute_barrier(const VulkanDevice *dev, VkCommandBuffer cb);
  * rest in `frames`. */
 typedef struct VulkanFrame {
     unsigned index;
+    unsigned lane; /* < dev->lanes */
     VkDeviceSize ref_offset[3];  /* ref_offset[0] is in the ring */
     VkDeviceSize dist_offset[3];
     uint32_t stride[3], width[3], height[3];
@@ -96,6 +145,11 @@ typedef struct VulkanFrame {
 typedef struct VulkanTwin {
     const Metric *metric;
     unsigned history; /* earlier reference lumas it reads */
+    /* Frames of different lanes may run its shaders at the same time:
+     * whatever it keeps between its dispatches is per slot or per lane.
+     * A twin without it keeps the run on one lane (frames one after the
+     * other on one queue, as its record() may assume). */
+    bool concurrent;
     unsigned (*planes)(const void *metric_state);
     /* Whether it computes the metric under these options on this device
      * (a twin that needs shaderFloat64 checks dev->features). */
@@ -104,8 +158,19 @@ typedef struct VulkanTwin {
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
                 const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
                 size_t error_size);
+    /* Records the frame's dispatches, with barriers between those that
+     * read what others wrote. */
     int (*record)(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
                   char *error, size_t error_size);
+    /* Or, instead of record, the frame's work in rounds: round r (0, 1, ..)
+     * reads only what earlier rounds (and earlier frames) wrote.  The
+     * backend records round r of every such twin, then one barrier, then
+     * round r + 1, so the twins' rounds run side by side and share their
+     * barriers; before round 0 comes a barrier after the work of the
+     * lane's frame before.  Returns how many rounds remain after this one
+     * (0: done), or a negative errno. */
+    int (*record_round)(void *twin, unsigned round, unsigned slot, const VulkanFrame *frame,
+                        VkCommandBuffer cb, char *error, size_t error_size);
     int (*collect)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
     void (*close)(void *twin);
 } VulkanTwin;
