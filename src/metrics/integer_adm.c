@@ -558,6 +558,15 @@ static inline int32_t ratio_q15_level123(const int32_t *div_lookup, int32_t o, i
     return k < 0 ? 0 : k > 32768 ? 32768 : (int32_t)k;
 }
 
+/* a b + c d in 64 bits, wrapping as the vector kernels' additions do.  Real
+ * details keep far below the wrap (it needs both products near 2^62);
+ * checkasm's extreme inputs reach it, and there C and SIMD must agree
+ * without the signed overflow C leaves undefined. */
+ADM_INLINE int64_t adm_dot2(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    return (int64_t)((uint64_t)((int64_t)a * b) + (uint64_t)((int64_t)c * d));
+}
+
 /* Splits a row of distorted details (over columns j0 .. j1 - 1) into the
  * restored part (rst) and the additive impairment (add). */
 ADM_INLINE void decouple_row(bool level0, const int32_t *div_lookup, float cos_1deg_sq,
@@ -567,9 +576,8 @@ ADM_INLINE void decouple_row(bool level0, const int32_t *div_lookup, float cos_1
     for (int j = j0; j < j1; j++) {
         const int32_t oh = ref[0][j], ov = ref[1][j];
         const int32_t th = dis[0][j], tv = dis[1][j];
-        const bool angle = angle_within_1deg((int64_t)oh * th + (int64_t)ov * tv,
-                                             (int64_t)oh * oh + (int64_t)ov * ov,
-                                             (int64_t)th * th + (int64_t)tv * tv, cos_1deg_sq);
+        const bool angle = angle_within_1deg(adm_dot2(oh, th, ov, tv), adm_dot2(oh, oh, ov, ov),
+                                             adm_dot2(th, th, tv, tv), cos_1deg_sq);
         for (int b = 0; b < 3; b++) {
             const int32_t o = ref[b][j], t = dis[b][j];
             const int32_t k = level0 ? ratio_q15_level0(div_lookup, o, t)

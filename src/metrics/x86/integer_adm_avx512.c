@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "metrics/x86/reduce.h"
 #include "metrics/integer_adm.h"
 #include "metrics/x86/integer_adm_x86.h"
 
@@ -75,7 +76,7 @@ INLINE __m512i sext16(__m512i v)
 
 INLINE uint64_t hsum64(__m512i v)
 {
-    return (uint64_t)_mm512_reduce_add_epi64(v);
+    return reduce_add_u64x8(v);
 }
 
 INLINE __m512i coef_pair(int16_t first, int16_t second)
@@ -297,10 +298,14 @@ INLINE __mmask8 angle_test_pd(__m256 dp_f, __m256 o_f, __m256 t_f, __m512d cos_s
 INLINE __m512i gain_limit(__m512i v, __m512i t, __m512i o, __mmask16 cond, __m512d gain)
 {
     const __mmask16 positive = _mm512_cmpgt_epi32_mask(o, _mm512_setzero_si512());
+    /* (the extraction's index must be a constant at every optimisation
+     * level, so the halves are taken before the loop) */
+    const __m256i v_half[2] = { _mm512_extracti64x4_epi64(v, 0), _mm512_extracti64x4_epi64(v, 1) };
+    const __m256i t_half[2] = { _mm512_extracti64x4_epi64(t, 0), _mm512_extracti64x4_epi64(t, 1) };
     __m256i r[2];
     for (int half = 0; half < 2; half++) {
-        const __m256i vh = _mm512_extracti64x4_epi64(v, 0 + half);
-        const __m256i th = _mm512_extracti64x4_epi64(t, 0 + half);
+        const __m256i vh = v_half[half];
+        const __m256i th = t_half[half];
         const __m512d g = _mm512_mul_pd(_mm512_cvtepi32_pd(vh), gain);
         const __m512d td = _mm512_cvtepi32_pd(th);
         /* g < t ? g : t and g > t ? g : t, as minpd and maxpd pick */
@@ -383,14 +388,15 @@ INLINE __mmask16 angle_level0(__m512i oh, __m512i ov, __m512i th, __m512i tv, __
                                                                 _mm512_set1_epi32(INT32_MIN)),
                                   _mm512_set1_ps(2147483648.0f));
     }
-    __mmask8 m[2];
-    for (int half = 0; half < 2; half++) {
-        const __m256 a = _mm512_extractf32x8_ps(f[0], 0 + half);
-        const __m256 b = _mm512_extractf32x8_ps(f[1], 0 + half);
-        const __m256 c = _mm512_extractf32x8_ps(f[2], 0 + half);
-        m[half] = angle_test_pd(a, b, c, cos_sq);
-    }
-    return (__mmask16)(m[0] | (m[1] << 8));
+    /* (the halves spelled out: the extraction's index must be a constant
+     * at every optimisation level) */
+    const __mmask8 lo = angle_test_pd(_mm512_extractf32x8_ps(f[0], 0),
+                                      _mm512_extractf32x8_ps(f[1], 0),
+                                      _mm512_extractf32x8_ps(f[2], 0), cos_sq);
+    const __mmask8 hi = angle_test_pd(_mm512_extractf32x8_ps(f[0], 1),
+                                      _mm512_extractf32x8_ps(f[1], 1),
+                                      _mm512_extractf32x8_ps(f[2], 1), cos_sq);
+    return (__mmask16)(lo | (hi << 8));
 }
 
 /* Levels 1..3: 64-bit dot products of the even and the odd elements,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/x86/reduce.h"
 #include "metrics/integer_motion.h"
 #include "metrics/x86/integer_motion_x86.h"
 
@@ -121,7 +122,7 @@ static uint32_t horizontal_row(const int16_t *vh, const int16_t *vl, unsigned w)
             acc = _mm512_mask_add_epi32(acc, valid, acc, _mm512_abs_epi32(u));
         }
     }
-    return (uint32_t)_mm512_reduce_add_epi32(acc);
+    return reduce_add_u32x16(acc);
 }
 
 INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,

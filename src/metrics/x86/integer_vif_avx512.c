@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "metrics/x86/reduce.h"
 #include "metrics/integer_vif.h"
 #include "metrics/x86/integer_vif_x86.h"
 
@@ -365,10 +366,10 @@ INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigne
         }
     }
 
-    sums->num_log += _mm512_reduce_add_epi32(acc.num_log);
-    sums->den_log += _mm512_reduce_add_epi32(acc.den_log);
-    sums->num_non_log += _mm512_reduce_add_epi64(acc.num_non_log);
-    sums->den_non_log += _mm512_reduce_add_epi32(acc.non_log_count);
+    sums->num_log += (int32_t)reduce_add_u32x16(acc.num_log);
+    sums->den_log += (int32_t)reduce_add_u32x16(acc.den_log);
+    sums->num_non_log += (int64_t)reduce_add_u64x8(acc.num_non_log);
+    sums->den_non_log += (int32_t)reduce_add_u32x16(acc.non_log_count);
 }
 
 static void horizontal_stats(const int16_t *const planes[VIF_PLANES], unsigned n, unsigned fw,
