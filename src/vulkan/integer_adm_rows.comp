@@ -122,15 +122,21 @@ void main()
         }
     }
 
+    // The row's sums in two steps (few barriers): 16 invocations add 8
+    // values each, then 9 add 16 each.
     for (int q = 0; q < 9; q++) red[q][lid] = sums[q];
     barrier();
-    for (uint half_size = GROUP / 2; half_size > 0u; half_size >>= 1) {
-        if (lid < half_size)
-            for (int q = 0; q < 9; q++) red[q][lid] = u64_add(red[q][lid], red[q][lid + half_size]);
-        barrier();
+    if (lid < 16u) {
+        for (int q = 0; q < 9; q++) {
+            uvec2 sum = red[q][lid];
+            for (uint i = 1u; i < GROUP / 16u; i++) sum = u64_add(sum, red[q][lid + 16u * i]);
+            red[q][lid] = sum;
+        }
     }
+    barrier();
     if (lid < 9u) {
-        const uvec2 row = red[lid][0];
+        uvec2 row = red[lid][0];
+        for (uint i = 1u; i < 16u; i++) row = u64_add(row, red[lid][i]);
         uvec2 shifted;
         if (lid < 3u) // unsigned
             shifted = u64_shr(u64_add(row, uvec2(pc.d_row_add, 0u)), byte_of(pc.d_shifts, 2u) & 63u);

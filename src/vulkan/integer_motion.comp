@@ -12,9 +12,9 @@
 // invocation makes the vertical pass of one of the 256 columns they read,
 // then each of the first OUT the horizontal pass of one output.  The row's
 // SAD is a 32-bit sum in the C reference, so the workgroup adds its
-// invocations' terms into one 32-bit word, its partial; the host adds a
-// row's partials modulo 2^32 (the same in any order), then the rows in 64
-// bits.
+// invocations' terms into one 32-bit word in shared memory (atomically:
+// addition modulo 2^32 is the same in any order), its partial; the host
+// adds a row's partials modulo 2^32, then the rows in 64 bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -38,7 +38,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 shared int v[THREADS];
-shared uint sads[THREADS];
+shared uint group_sad;
 
 int mirror(int i, int size)
 {
@@ -51,6 +51,7 @@ void main()
     const int y = int(gl_WorkGroupID.y);
     const int x0 = int(gl_WorkGroupID.x * OUT);
     const int n = min(int(OUT), pc.width - x0);
+    if (lid == 0u) group_sad = 0u;
     if (int(lid) < n + 4) {
         const uint col = uint(mirror(x0 - 2 + int(lid), pc.width));
         const uint word = BPS == 1u ? col >> 2 : col >> 1;
@@ -74,18 +75,12 @@ void main()
     }
     barrier();
 
-    uint sad = 0u;
     if (int(lid) < n) {
         uvec2 sum = u64_add(i64_mul(3571, v[lid] + v[lid + 4u]), i64_mul(16004, v[lid + 1u] + v[lid + 3u]));
         sum = u64_add(sum, i64_mul(26386, v[lid + 2u]));
         const int u = i64_shr_to_int(u64_add(sum, uvec2(32768u, 0u)), 16u);
-        sad = uint(abs(u));
+        atomicAdd(group_sad, uint(abs(u)));
     }
-    sads[lid] = sad;
     barrier();
-    for (uint half_size = THREADS / 2u; half_size > 0u; half_size >>= 1) {
-        if (lid < half_size) sads[lid] += sads[lid + half_size];
-        barrier();
-    }
-    if (lid == 0u) partials[pc.out_offset + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = sads[0];
+    if (lid == 0u) partials[pc.out_offset + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = group_sad;
 }

@@ -209,15 +209,22 @@ void main()
         // reaches only once done with this row.
     }
 
+    // The workgroup's sums in two steps (few barriers): 32 invocations add
+    // 8 values each, then 4 add 32 each.
     for (int q = 0; q < 4; q++) red[q][lid] = acc[q];
     barrier();
-    for (uint half_size = THREADS / 2u; half_size > 0u; half_size >>= 1) {
-        if (lid < half_size)
-            for (int q = 0; q < 4; q++) red[q][lid] = wide_add(red[q][lid], red[q][lid + half_size]);
-        barrier();
+    if (lid < 32u) {
+        for (int q = 0; q < 4; q++) {
+            WIDE sum = red[q][lid];
+            for (uint i = 1u; i < THREADS / 32u; i++) sum = wide_add(sum, red[q][lid + 32u * i]);
+            red[q][lid] = sum;
+        }
     }
+    barrier();
     if (lid < 4u) {
+        WIDE sum = red[lid][0];
+        for (uint i = 1u; i < 32u; i++) sum = wide_add(sum, red[lid][i]);
         const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        partials[(pc.out_offset + group) * 4u + lid] = wide_words(red[lid][0]);
+        partials[(pc.out_offset + group) * 4u + lid] = wide_words(sum);
     }
 }

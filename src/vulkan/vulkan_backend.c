@@ -46,19 +46,22 @@ typedef struct VulkanSlot {
     VulkanBuffer staging; /* made on first need */
 } VulkanSlot;
 
-/* A point of a queue's timeline: where a frame's upload or compute ends. */
+/* A point of a timeline: where a frame's upload or work ends. */
 typedef struct SyncPoint {
-    unsigned queue; /* index into GpuBackend.timeline */
+    unsigned timeline; /* index into GpuBackend.timeline */
     uint64_t value;
 } SyncPoint;
 
-/* The queues a run uses: the compute queues, then the transfer queue. */
-#define QUEUES (VULKAN_MAX_LANES + 1)
+/* The timelines of a run: one per lane, then the uploads' when they have
+ * a queue of their own. */
+#define TIMELINES (VULKAN_MAX_LANES + 1)
+#define UPLOAD_TIMELINE VULKAN_MAX_LANES
 
 typedef struct ActiveTwin {
     const VulkanTwin *twin;
     void *state;
     FeatureSink *sink;
+    bool pending; /* while recording a frame: it has rounds left */
 } ActiveTwin;
 
 typedef struct HostBlock {
@@ -85,11 +88,13 @@ struct GpuBackend {
     unsigned ring_size;
     ActiveTwin *twins;
     unsigned twin_count;
-    /* With timelines: one timeline semaphore per queue and the last value
-     * signalled on it; per ring entry, the points where its frame's upload
-     * and its frame's work end. */
-    VkSemaphore timeline[QUEUES];
-    uint64_t timeline_value[QUEUES];
+    /* With timelines: a timeline semaphore per lane (and for the uploads,
+     * when they go to a queue of their own: `upload_queue`, else NULL) and
+     * the last value signalled on each; per ring entry, the points where
+     * its frame's upload and its frame's work end. */
+    VkSemaphore timeline[TIMELINES];
+    uint64_t timeline_value[TIMELINES];
+    VkQueue upload_queue;
     SyncPoint *uploaded, *done;
 };
 
@@ -735,11 +740,12 @@ static void stop(GpuBackend *gpu)
     if (gpu->pool) dev->api.vkDestroyCommandPool(dev->device, gpu->pool, NULL);
     if (gpu->upload_pool) dev->api.vkDestroyCommandPool(dev->device, gpu->upload_pool, NULL);
     gpu->pool = gpu->upload_pool = VK_NULL_HANDLE;
-    for (unsigned q = 0; q < QUEUES; q++) {
+    for (unsigned q = 0; q < TIMELINES; q++) {
         if (gpu->timeline[q]) dev->api.vkDestroySemaphore(dev->device, gpu->timeline[q], NULL);
         gpu->timeline[q] = VK_NULL_HANDLE;
         gpu->timeline_value[q] = 0;
     }
+    gpu->upload_queue = VK_NULL_HANDLE;
     free(gpu->uploaded);
     free(gpu->done);
     gpu->uploaded = gpu->done = NULL;
@@ -895,8 +901,15 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     gpu->uploaded = calloc(gpu->ring_size, sizeof(*gpu->uploaded));
     gpu->done = calloc(gpu->ring_size, sizeof(*gpu->done));
     if (!gpu->uploaded || !gpu->done) return -ENOMEM;
-    for (unsigned q = 0; q < QUEUES; q++) {
-        if (q >= dev->compute_queue_count && !(q == VULKAN_MAX_LANES && dev->transfer_queue)) continue;
+    /* Uploads on the transfer queue; QUALE_VULKAN_UPLOAD_QUEUE=1 gives them
+     * a queue of their own on a device without one (the first compute
+     * queue stands in), so that this way of ordering them can be tested
+     * anywhere. */
+    const char *own = getenv("QUALE_VULKAN_UPLOAD_QUEUE");
+    gpu->upload_queue = dev->transfer_queue ? dev->transfer_queue
+                        : own && *own && strcmp(own, "0") ? dev->compute_queues[0] : VK_NULL_HANDLE;
+    for (unsigned q = 0; q < TIMELINES; q++) {
+        if (q >= dev->lanes && !(q == UPLOAD_TIMELINE && gpu->upload_queue)) continue;
         const VkSemaphoreTypeCreateInfoKHR type = {
             .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO_KHR,
             .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE_KHR,
@@ -965,10 +978,12 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     }
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     if (!err)
-        context_log(gpu->ctx, QUALE_LOG_DEBUG, "Vulkan: %u frames in flight on %u lane%s (%u compute "
-                    "queues), uploads on %s", slots, gpu->dev.lanes, gpu->dev.lanes == 1 ? "" : "s",
-                    gpu->dev.compute_queue_count,
-                    gpu->dev.transfer_queue ? "a transfer queue" : "the lanes' queues");
+        context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan: %u frames in flight on %u lane%s (%u compute "
+                    "queue%s), uploads on %s", slots, gpu->dev.lanes, gpu->dev.lanes == 1 ? "" : "s",
+                    gpu->dev.compute_queue_count, gpu->dev.compute_queue_count == 1 ? "" : "s",
+                    gpu->dev.transfer_queue ? "the transfer queue"
+                    : gpu->upload_queue     ? "a compute queue of their own"
+                                            : "the lanes' queues");
     return err;
 }
 
@@ -1030,13 +1045,13 @@ static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, Vk
                         char *error, size_t error_size)
 {
     const VulkanDevice *dev = &gpu->dev;
-    bool pending[64], any = false;
+    bool any = false;
     int err = 0;
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        pending[i] = a->twin->record_round != NULL && i < 64;
-        any = any || pending[i];
-        if (!pending[i]) err = a->twin->record(a->state, slot, f, cb, error, error_size);
+        a->pending = a->twin->record_round != NULL;
+        any = any || a->pending;
+        if (!a->pending) err = a->twin->record(a->state, slot, f, cb, error, error_size);
     }
     if (err || !any) return err;
     /* The rounds may overwrite what the lane's frame before still reads. */
@@ -1045,12 +1060,12 @@ static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, Vk
         if (round > 0) vulkan_compute_barrier(dev, cb);
         any = false;
         for (unsigned i = 0; i < gpu->twin_count; i++) {
-            if (!pending[i]) continue;
             ActiveTwin *a = &gpu->twins[i];
+            if (!a->pending) continue;
             const int left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
             if (left < 0) return left;
-            pending[i] = left > 0;
-            any = any || pending[i];
+            a->pending = left > 0;
+            any = any || a->pending;
         }
     }
     return 0;
@@ -1058,16 +1073,16 @@ static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, Vk
 
 /* The waits of one batch: at most one per queue, the latest point asked. */
 typedef struct Waits {
-    VkSemaphore semaphore[QUEUES];
-    uint64_t value[QUEUES];
-    VkPipelineStageFlags stage[QUEUES];
+    VkSemaphore semaphore[TIMELINES];
+    uint64_t value[TIMELINES];
+    VkPipelineStageFlags stage[TIMELINES];
     unsigned count;
 } Waits;
 
 static void wait_for(const GpuBackend *gpu, Waits *w, SyncPoint point, VkPipelineStageFlags stage)
 {
     if (point.value == 0) return; /* nothing signalled there yet */
-    const VkSemaphore semaphore = gpu->timeline[point.queue];
+    const VkSemaphore semaphore = gpu->timeline[point.timeline];
     for (unsigned i = 0; i < w->count; i++) {
         if (w->semaphore[i] == semaphore) {
             if (point.value > w->value[i]) w->value[i] = point.value;
@@ -1088,8 +1103,9 @@ static void wait_for(const GpuBackend *gpu, Waits *w, SyncPoint point, VkPipelin
  *     free (the frame that held it has completed on the host);
  *   - the work (on the lane's queue) waits for the uploads of the frames
  *     it reads (n - history .. n).
- * Frames of one lane share a queue, and the twins order their own
- * per-lane data with barriers at the start of their work.  Without
+ * Frames of one lane share a queue, and the barrier before the twins'
+ * rounds (record_twins) orders a frame's work after that of the lane's
+ * frame before, whose per-lane data it overwrites.  Without
  * timelines everything is one batch on one queue: a barrier from all
  * earlier shader work to the upload, as each frame may overwrite what an
  * earlier one still reads.
@@ -1101,8 +1117,8 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     VulkanDevice *dev = &gpu->dev;
     VulkanSlot *s = &gpu->slots[slot];
     const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
-    const unsigned lane = n % dev->lanes, queue = lane % dev->compute_queue_count;
-    const unsigned upload_queue = dev->transfer_queue ? VULKAN_MAX_LANES : queue;
+    const unsigned lane = n % dev->lanes;
+    const unsigned upload_timeline = gpu->upload_queue ? UPLOAD_TIMELINE : lane;
     const VkDeviceSize luma = gpu->plane_bytes[0];
     const VkDeviceSize ring_offset = (VkDeviceSize)e * luma;
     int err = 0;
@@ -1167,11 +1183,11 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         Waits upload_waits = { .count = 0 }, work_waits = { .count = 0 };
         for (unsigned j = 0; j <= gpu->history && n + j >= R; j++)
             wait_for(gpu, &upload_waits, gpu->done[(n + j) % R], VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const SyncPoint uploaded = { upload_queue, ++gpu->timeline_value[upload_queue] };
+        const SyncPoint uploaded = { upload_timeline, ++gpu->timeline_value[upload_timeline] };
         gpu->uploaded[e] = uploaded;
         for (unsigned k = 0; k <= gpu->history && k <= n; k++)
             wait_for(gpu, &work_waits, gpu->uploaded[(n - k) % R], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-        const SyncPoint done = { queue, ++gpu->timeline_value[queue] };
+        const SyncPoint done = { lane, ++gpu->timeline_value[lane] };
         gpu->done[e] = done;
 
         const VkTimelineSemaphoreSubmitInfoKHR values[2] = {
@@ -1200,7 +1216,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
                 .commandBufferCount = 1,
                 .pCommandBuffers = &s->upload_cb,
                 .signalSemaphoreCount = 1,
-                .pSignalSemaphores = &gpu->timeline[upload_queue],
+                .pSignalSemaphores = &gpu->timeline[upload_timeline],
             },
             {
                 .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
@@ -1211,14 +1227,15 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
                 .commandBufferCount = 1,
                 .pCommandBuffers = &s->cb,
                 .signalSemaphoreCount = 1,
-                .pSignalSemaphores = &gpu->timeline[queue],
+                .pSignalSemaphores = &gpu->timeline[lane],
             },
         };
-        VkQueue compute_queue = dev->compute_queues[queue];
-        if (upload_queue == queue) {
+        /* Lanes beyond the device's queues share them. */
+        VkQueue compute_queue = dev->compute_queues[lane % dev->compute_queue_count];
+        if (!gpu->upload_queue) {
             r = dev->api.vkQueueSubmit(compute_queue, 2, submits, s->fence);
         } else {
-            r = dev->api.vkQueueSubmit(dev->transfer_queue, 1, &submits[0], VK_NULL_HANDLE);
+            r = dev->api.vkQueueSubmit(gpu->upload_queue, 1, &submits[0], VK_NULL_HANDLE);
             if (r == VK_SUCCESS) r = dev->api.vkQueueSubmit(compute_queue, 1, &submits[1], s->fence);
         }
     }
