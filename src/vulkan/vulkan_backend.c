@@ -879,8 +879,20 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     if (!err)
         err = buffer_create(dev, (VkDeviceSize)slots * gpu->slot_bytes, usage, false, true, &gpu->frames,
                             "frames in flight", error, error_size);
+    /* Uploads on the transfer queue.  QUALE_VULKAN_UPLOAD_QUEUE=0 puts them
+     * on the lanes' queues instead (to compare), =1 gives them a queue of
+     * their own on a device without a transfer queue (the first compute
+     * queue stands in), so that this way of ordering them can be tested
+     * anywhere. */
+    const char *own = getenv("QUALE_VULKAN_UPLOAD_QUEUE");
+    const bool asked = own && *own, off = asked && !strcmp(own, "0");
+    gpu->upload_queue = !dev->timeline || off ? VK_NULL_HANDLE
+                        : dev->transfer_queue ? dev->transfer_queue
+                        : asked              ? dev->compute_queues[0]
+                                             : VK_NULL_HANDLE;
+    const bool transfer = gpu->upload_queue && gpu->upload_queue == dev->transfer_queue;
     if (!err) err = create_pool(dev, dev->queue_family, &gpu->pool, error, error_size);
-    if (!err && dev->transfer_queue)
+    if (!err && transfer)
         err = create_pool(dev, dev->transfer_family, &gpu->upload_pool, error, error_size);
     if (err) return err;
     gpu->slots = calloc(slots, sizeof(*gpu->slots));
@@ -890,8 +902,8 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
         VulkanSlot *s = &gpu->slots[i];
         err = allocate_cb(dev, gpu->pool, &s->cb, error, error_size);
         if (!err && dev->timeline)
-            err = allocate_cb(dev, dev->transfer_queue ? gpu->upload_pool : gpu->pool, &s->upload_cb,
-                              error, error_size);
+            err = allocate_cb(dev, transfer ? gpu->upload_pool : gpu->pool, &s->upload_cb, error,
+                              error_size);
         if (err) return err;
         const VkFenceCreateInfo fence_info = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
         VK_TRY(dev, dev->api.vkCreateFence(dev->device, &fence_info, NULL, &s->fence),
@@ -901,13 +913,6 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     gpu->uploaded = calloc(gpu->ring_size, sizeof(*gpu->uploaded));
     gpu->done = calloc(gpu->ring_size, sizeof(*gpu->done));
     if (!gpu->uploaded || !gpu->done) return -ENOMEM;
-    /* Uploads on the transfer queue; QUALE_VULKAN_UPLOAD_QUEUE=1 gives them
-     * a queue of their own on a device without one (the first compute
-     * queue stands in), so that this way of ordering them can be tested
-     * anywhere. */
-    const char *own = getenv("QUALE_VULKAN_UPLOAD_QUEUE");
-    gpu->upload_queue = dev->transfer_queue ? dev->transfer_queue
-                        : own && *own && strcmp(own, "0") ? dev->compute_queues[0] : VK_NULL_HANDLE;
     for (unsigned q = 0; q < TIMELINES; q++) {
         if (q >= dev->lanes && !(q == UPLOAD_TIMELINE && gpu->upload_queue)) continue;
         const VkSemaphoreTypeCreateInfoKHR type = {
@@ -981,9 +986,9 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan: %u frames in flight on %u lane%s (%u compute "
                     "queue%s), uploads on %s", slots, gpu->dev.lanes, gpu->dev.lanes == 1 ? "" : "s",
                     gpu->dev.compute_queue_count, gpu->dev.compute_queue_count == 1 ? "" : "s",
-                    gpu->dev.transfer_queue ? "the transfer queue"
-                    : gpu->upload_queue     ? "a compute queue of their own"
-                                            : "the lanes' queues");
+                    !gpu->upload_queue                             ? "the lanes' queues"
+                    : gpu->upload_queue == gpu->dev.transfer_queue ? "the transfer queue"
+                                                                   : "a compute queue of their own");
     return err;
 }
 
