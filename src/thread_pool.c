@@ -164,7 +164,13 @@ int thread_pool_run_tasks(ThreadPool *pool, unsigned worker, unsigned count, Thr
                           void *arg)
 {
     if (count == 0) return 0;
-    const unsigned helpers = count - 1 < pool->worker_count - 1 ? count - 1 : pool->worker_count - 1;
+    /* Help only from workers that are idle now: with other jobs waiting,
+     * every worker already has a frame of its own, and helpers would only
+     * add waiting at the group's end. */
+    pthread_mutex_lock(&pool->lock);
+    const unsigned idle = pool->head ? 0 : pool->worker_count - pool->busy;
+    pthread_mutex_unlock(&pool->lock);
+    const unsigned helpers = count - 1 < idle ? count - 1 : idle;
     TaskGroup *g = helpers ? malloc(sizeof(*g)) : NULL;
     if (!g) {
         for (unsigned task = 0; task < count; task++) fn(arg, task, worker);

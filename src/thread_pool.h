@@ -18,7 +18,10 @@ int thread_pool_submit(ThreadPool *pool, ThreadJobFn fn, void *job);
  * takes tasks itself, and helpers queued for the others take tasks only
  * when a worker reaches them, so nothing ever waits for a task that no
  * thread has started, and a busy pool simply runs every task on the
- * caller.  fn gets the index of the worker that runs it.  Which worker
+ * caller.  Helpers are queued only for the workers idle at the call: with
+ * jobs waiting, each worker has its own, and helping would only add
+ * waiting at the group's end.  fn gets the index of the worker that runs
+ * it.  Which worker
  * runs a task must not change its result.  -ENOMEM leaves the tasks run
  * by the caller alone (still all done).
  */
