@@ -114,7 +114,6 @@ enum {
     THREADS = 128,
     VSUM_ROWS = 32,
     ALIGN = 256,
-    MAX_GRID_Y = 65535,
     STEP_ROWS_BYTES = 2 * 2 * 128 * 2 + 2 * 2 * 4 * 4,
     STEPS_PER_PICTURE = 3 + CAMBI_SCALES + 1,
     MAX_STEPS = 2 * STEPS_PER_PICTURE,
@@ -148,26 +147,11 @@ struct CambiPlan {
     size_t table_bytes;
 };
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
-static unsigned grid_rows(unsigned n)
-{
-    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
-}
-
 /* The shared memory of a c-value block of strip columns: the counters (a
  * multiple of 16 bytes) and the rows of two steps. */
 static unsigned bins_bytes(const CambiState *s, unsigned strip)
 {
-    return (unsigned)align_up((size_t)s->contrast.band_size * strip * sizeof(uint16_t), 16);
+    return (unsigned)cuda_align_up((size_t)s->contrast.band_size * strip * sizeof(uint16_t), 16);
 }
 
 unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip)
@@ -191,12 +175,12 @@ static unsigned chunk_rows_for(const CambiPicturePlan *pp, unsigned window, unsi
         double steps = 0;
         unsigned blocks = 0;
         for (unsigned s = 0; s < CAMBI_SCALES; s++) {
-            const unsigned strips = blocks_for(pp->sw[s], strip);
-            const unsigned chunks = blocks_for(pp->sh[s], rows);
+            const unsigned strips = cuda_blocks_for(pp->sw[s], strip);
+            const unsigned chunks = cuda_blocks_for(pp->sh[s], rows);
             blocks += strips * chunks;
             steps += (double)strips * (pp->sh[s] + (double)chunks * 2 * pad);
         }
-        const double waves = blocks_for(blocks, resident);
+        const double waves = cuda_blocks_for(blocks, resident);
         const double longest = waves * (rows + 2.0 * pad), spread = steps / resident;
         const double cost = longest > spread ? longest : spread;
         if (cost < best_cost) {
@@ -228,14 +212,14 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
 #define CAMBI_PLACE(offset, bytes)          \
     do {                                    \
         (offset) = at;                      \
-        at = align_up(at + (bytes), ALIGN); \
+        at = cuda_align_up(at + (bytes), ALIGN); \
     } while (0)
     p->stats = 0;
     p->stats_bytes = (size_t)p->pictures * CAMBI_SCALES * sizeof(CambiScaleStats);
-    at = align_up(p->stats_bytes, ALIGN);
+    at = cuda_align_up(p->stats_bytes, ALIGN);
 
     size_t area = 0, scale_area[CAMBI_SCALES] = { 0 };
-    table = align_up(CAMBI_RECIPROCAL_SIZE * sizeof(float), ALIGN);
+    table = cuda_align_up(CAMBI_RECIPROCAL_SIZE * sizeof(float), ALIGN);
     for (unsigned k = 0; k < p->pictures; k++) {
         CambiPicturePlan *pp = &p->pic[k];
         pp->g = k == 0 ? &s->dist : &s->ref;
@@ -243,9 +227,9 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
         pp->resample = p->in_w != pp->g->width || p->in_h != pp->g->height;
         if (pp->resample) {
             pp->src_x = table;
-            table = align_up(table + pp->g->width * sizeof(uint32_t), ALIGN);
+            table = cuda_align_up(table + pp->g->width * sizeof(uint32_t), ALIGN);
             pp->src_y = table;
-            table = align_up(table + pp->g->height * sizeof(uint32_t), ALIGN);
+            table = cuda_align_up(table + pp->g->height * sizeof(uint32_t), ALIGN);
         }
         const size_t a = (size_t)pp->g->width * pp->g->height;
         if (a > area) area = a;
@@ -262,8 +246,8 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
         pp->chunk_rows = chunk_rows_for(pp, pp->g->window, strip, resident_blocks);
         pp->blocks = 0;
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
-            pp->strips[sc] = blocks_for(pp->sw[sc], strip);
-            pp->chunks[sc] = blocks_for(pp->sh[sc], pp->chunk_rows);
+            pp->strips[sc] = cuda_blocks_for(pp->sw[sc], strip);
+            pp->chunks[sc] = cuda_blocks_for(pp->sh[sc], pp->chunk_rows);
             pp->first_block[sc] = pp->blocks;
             pp->blocks += pp->strips[sc] * pp->chunks[sc];
         }
@@ -403,8 +387,8 @@ const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint6
     launch[2] = THREADS;
     launch[3] = 0;
     if (part < 3) {
-        launch[0] = blocks_for(g->width, THREADS);
-        launch[1] = grid_rows(part == 1 ? blocks_for(g->height, VSUM_ROWS) : g->height);
+        launch[0] = cuda_blocks_for(g->width, THREADS);
+        launch[1] = cuda_grid_rows(part == 1 ? cuda_blocks_for(g->height, VSUM_ROWS) : g->height);
         name = part == 0 ? (p->bitdepth > 8 ? "cambi_load_16" : "cambi_load_8")
              : part == 1 ? "cambi_flat_vsum" : "cambi_mask";
     } else {
@@ -421,8 +405,8 @@ const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint6
         a.codes = slot + p->codes[sc];
         a.sw = pp->sw[sc];
         a.sh = pp->sh[sc];
-        launch[0] = blocks_for(a.sw, THREADS);
-        launch[1] = grid_rows(a.sh);
+        launch[0] = cuda_blocks_for(a.sw, THREADS);
+        launch[1] = cuda_grid_rows(a.sh);
         name = "cambi_scale";
     }
     memcpy(args, &a, sizeof(a));

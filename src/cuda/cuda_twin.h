@@ -85,6 +85,26 @@ int cuda_alloc_host(const CudaDevice *dev, void **p, size_t bytes, const char *w
 int cuda_function(const CudaDevice *dev, CUmodule module, const char *name, CUfunction *f,
                   char *error, size_t error_size);
 
+/* Layout and launch arithmetic every twin uses: n rounded up to a multiple
+ * of a, the blocks that cover n items, and a grid's y extent (CUDA's
+ * limit; kernels step through the rows beyond it). */
+enum { CUDA_MAX_GRID_Y = 65535 };
+
+static inline size_t cuda_align_up(size_t n, size_t a)
+{
+    return (n + a - 1) / a * a;
+}
+
+static inline unsigned cuda_blocks_for(size_t n, unsigned per_block)
+{
+    return (unsigned)((n + per_block - 1) / per_block);
+}
+
+static inline unsigned cuda_grid_rows(unsigned n)
+{
+    return n < CUDA_MAX_GRID_Y ? n : CUDA_MAX_GRID_Y;
+}
+
 /*
  * The float twins' rows kernels (float_vif, float_adm, float_motion) give a
  * block one row and walk it in segments, a barrier between the phases of

@@ -77,7 +77,7 @@ _Static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit)
 /* THREADS is FADM_THREADS of float_adm.cu (the kernels' launch bounds). */
 /* A rows segment of MAX_SEGMENT columns takes 9 (S + 1) floats of shared
  * memory: 45 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256, MAX_GRID_Y = 65535 };
+enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256 };
 enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -109,11 +109,6 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
 int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned frame,
                          const float *rows);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
 static bool level_scored(const FloatAdmState *s, unsigned scale)
 {
     return scale > 0 || !s->skip_scale0;
@@ -141,23 +136,23 @@ FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth)
         at += (size_t)SUMS * sizeof(float) * (size_t)p->h2[k];
     }
     p->rows_bytes = at;
-    at = align_up(at, ALIGN);
+    at = cuda_align_up(at, ALIGN);
     const size_t band0 = (size_t)p->w2[0] * (size_t)p->h2[0] * sizeof(float);
     for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
         for (unsigned i = 0; i < 2; i++) {
             p->approx[k][i] = at;
-            at = align_up(at + (size_t)p->w2[k] * (size_t)p->h2[k] * sizeof(float), ALIGN);
+            at = cuda_align_up(at + (size_t)p->w2[k] * (size_t)p->h2[k] * sizeof(float), ALIGN);
         }
     }
     for (unsigned i = 0; i < 2; i++) {
         for (unsigned b = 0; b < 3; b++) {
             p->details[i][b] = at;
-            at = align_up(at + band0, ALIGN);
+            at = cuda_align_up(at + band0, ALIGN);
         }
     }
     for (unsigned b = 0; b < 6; b++) {
         p->csf[b] = at;
-        at = align_up(at + band0, ALIGN);
+        at = cuda_align_up(at + band0, ALIGN);
     }
     p->slot_bytes = at;
     p->step_count = 3 * FLOAT_ADM_SCALES - (s->skip_scale0 ? 2 : 0);
@@ -182,16 +177,6 @@ size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p)
 unsigned float_adm_cuda_step_count(const FloatAdmPlan *p)
 {
     return p->step_count;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
-static unsigned grid_rows(unsigned n)
-{
-    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
 }
 
 /*
@@ -260,17 +245,17 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
     switch (part) {
     case 0:
         name = scale > 0 ? "fadm_dwt_f" : p->bitdepth > 8 ? "fadm_dwt_16" : "fadm_dwt_8";
-        launch[0] = blocks_for((unsigned)a.w2, THREADS);
-        launch[1] = grid_rows((unsigned)a.h2);
+        launch[0] = cuda_blocks_for((unsigned)a.w2, THREADS);
+        launch[1] = cuda_grid_rows((unsigned)a.h2);
         break;
     case 1:
         name = "fadm_decouple";
-        launch[0] = blocks_for((unsigned)(a.col_hi - a.col_lo), THREADS);
-        launch[1] = grid_rows((unsigned)(a.row_hi - a.row_lo));
+        launch[0] = cuda_blocks_for((unsigned)(a.col_hi - a.col_lo), THREADS);
+        launch[1] = cuda_grid_rows((unsigned)(a.row_hi - a.row_lo));
         break;
     default:
         name = "fadm_rows";
-        launch[0] = blocks_for((unsigned)(rc.bottom - rc.top), ROWS_PER_BLOCK);
+        launch[0] = cuda_blocks_for((unsigned)(rc.bottom - rc.top), ROWS_PER_BLOCK);
         launch[1] = 1;
         /* fadm_rows_shared_floats() of float_adm.cu */
         launch[3] = (unsigned)(sizeof(float) * (SUMS * ROWS_PER_BLOCK * a.segment +

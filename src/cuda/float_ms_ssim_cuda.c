@@ -81,7 +81,6 @@ enum {
     SOURCE_8 = 1,
     SOURCE_16 = 2,
     ALIGN = 256,
-    MAX_GRID_Y = 65535,
 };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -109,16 +108,6 @@ const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t 
                           uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_SSIM_SCALES]);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
 FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s)
 {
     FmsPlan *p = calloc(1, sizeof(*p));
@@ -128,20 +117,20 @@ FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s)
     for (unsigned i = 0; i < MS_SSIM_SCALES; i++) {
         const unsigned out_w = (unsigned)s->w[i] - (IQA_GAUSSIAN_TAPS - 1);
         const unsigned out_h = (unsigned)s->h[i] - (IQA_GAUSSIAN_TAPS - 1);
-        p->tiles_x[i] = blocks_for(out_w, SSIM_TILE_W);
+        p->tiles_x[i] = cuda_blocks_for(out_w, SSIM_TILE_W);
         p->first_tile[i] = tiles;
-        tiles += p->tiles_x[i] * blocks_for(out_h, SSIM_TILE_H);
+        tiles += p->tiles_x[i] * cuda_blocks_for(out_h, SSIM_TILE_H);
     }
     p->first_tile[MS_SSIM_SCALES] = tiles;
     size_t at = 0;
     p->partials = at;
-    at = align_up(at + (size_t)tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    at = cuda_align_up(at + (size_t)tiles * SSIM_SUMS * sizeof(double), ALIGN);
     for (unsigned i = 1; i < MS_SSIM_SCALES; i++) {
         const size_t plane = (size_t)s->w[i] * (size_t)s->h[i] * sizeof(float);
         p->ref_plane[i] = at;
-        at = align_up(at + plane, ALIGN);
+        at = cuda_align_up(at + plane, ALIGN);
         p->dist_plane[i] = at;
-        at = align_up(at + plane, ALIGN);
+        at = cuda_align_up(at + plane, ALIGN);
     }
     p->slot_bytes = at;
     return p;
@@ -214,8 +203,8 @@ const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t 
         a.dst_w = (unsigned)s->w[i + 1];
         a.dst_h = (unsigned)s->h[i + 1];
         a.inv_scaler = inv_scaler;
-        launch[0] = blocks_for(a.dst_w, DECIMATE_THREADS);
-        launch[1] = a.dst_h < MAX_GRID_Y ? a.dst_h : MAX_GRID_Y;
+        launch[0] = cuda_blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[1] = cuda_grid_rows(a.dst_h);
         launch[2] = DECIMATE_THREADS;
         memcpy(args, &a, sizeof(a));
         return i > 0 ? "fms_decimate_f" : wide ? "fms_decimate_16" : "fms_decimate_8";

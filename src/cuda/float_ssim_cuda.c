@@ -82,7 +82,6 @@ enum {
     SOURCE_8 = 1,
     SOURCE_16 = 2,
     ALIGN = 256,
-    MAX_GRID_Y = 65535,
 };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -107,16 +106,6 @@ const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint6
                             uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *m);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
 FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s)
 {
     FssimPlan *p = calloc(1, sizeof(*p));
@@ -124,17 +113,17 @@ FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s)
     p->s = s;
     const unsigned out_w = (unsigned)s->scaled_w - (IQA_GAUSSIAN_TAPS - 1);
     const unsigned out_h = (unsigned)s->scaled_h - (IQA_GAUSSIAN_TAPS - 1);
-    p->tiles_x = blocks_for(out_w, SSIM_TILE_W);
-    p->tiles = p->tiles_x * blocks_for(out_h, SSIM_TILE_H);
+    p->tiles_x = cuda_blocks_for(out_w, SSIM_TILE_W);
+    p->tiles = p->tiles_x * cuda_blocks_for(out_h, SSIM_TILE_H);
     size_t at = 0;
     p->partials = at;
-    at = align_up(at + (size_t)p->tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    at = cuda_align_up(at + (size_t)p->tiles * SSIM_SUMS * sizeof(double), ALIGN);
     if (s->scale > 1) {
         const size_t plane = (size_t)s->scaled_w * (size_t)s->scaled_h * sizeof(float);
         p->ref_plane = at;
-        at = align_up(at + plane, ALIGN);
+        at = cuda_align_up(at + plane, ALIGN);
         p->dist_plane = at;
-        at = align_up(at + plane, ALIGN);
+        at = cuda_align_up(at + plane, ALIGN);
     }
     p->slot_bytes = at;
     p->step_count = s->scale > 1 ? 2 : 1;
@@ -196,8 +185,8 @@ const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint6
         a.factor = (unsigned)s->scale;
         a.weight = s->box[0]; /* every tap of the box is 1 / scale^2 */
         a.inv_scaler = inv_scaler;
-        launch[0] = blocks_for(a.dst_w, DECIMATE_THREADS);
-        launch[1] = a.dst_h < MAX_GRID_Y ? a.dst_h : MAX_GRID_Y;
+        launch[0] = cuda_blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[1] = cuda_grid_rows(a.dst_h);
         launch[2] = DECIMATE_THREADS;
         memcpy(args, &a, sizeof(a));
         return wide ? "fssim_decimate_16" : "fssim_decimate_8";

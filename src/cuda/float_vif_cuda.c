@@ -60,7 +60,7 @@ _Static_assert(offsetof(FvifArgs, sigma_nsq) == 48 && offsetof(FvifArgs, filter)
 /* THREADS is FVIF_THREADS of float_vif.cu (the kernels' launch bounds). */
 /* A rows segment of MAX_SEGMENT columns takes (5 (S + 16) + 2 S + 2) floats
  * of shared memory with 17 taps: 43 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1536, ALIGN = 256, MAX_GRID_Y = 65535 };
+enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1536, ALIGN = 256 };
 
 /* Per scale: rows (not at a skipped scale 0), then, below scale 3, vdec
  * and hdec towards the next. */
@@ -92,11 +92,6 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
 int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned frame,
                          const float *rows);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
 FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth)
 {
     FloatVifPlan *p = calloc(1, sizeof(*p));
@@ -113,11 +108,11 @@ FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth)
         at += 2 * sizeof(float) * p->h[k];
     }
     p->rows_bytes = at;
-    at = align_up(at, ALIGN);
+    at = cuda_align_up(at, ALIGN);
 #define FVIF_PLACE(field, bytes)            \
     do {                                    \
         p->field = at;                      \
-        at = align_up(at + (bytes), ALIGN); \
+        at = cuda_align_up(at + (bytes), ALIGN); \
     } while (0)
     for (unsigned k = 1; k < FLOAT_VIF_SCALES; k++) {
         const size_t bytes = (size_t)p->w[k] * p->h[k] * sizeof(float);
@@ -151,16 +146,6 @@ size_t float_vif_cuda_rows_bytes(const FloatVifPlan *p)
 unsigned float_vif_cuda_step_count(const FloatVifPlan *p)
 {
     return p->step_count;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
-static unsigned grid_rows(unsigned n)
-{
-    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
 }
 
 /* fvif_rows_shared_floats() of float_vif.cu */
@@ -230,7 +215,7 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
         else
             name = a.taps == 9 ? "fvif_rows_f_9" : a.taps == 5 ? "fvif_rows_f_5"
                  : a.taps == 3 ? "fvif_rows_f_3" : "fvif_rows_f_0";
-        launch[0] = blocks_for(p->h[scale], ROWS_PER_BLOCK);
+        launch[0] = cuda_blocks_for(p->h[scale], ROWS_PER_BLOCK);
         launch[1] = 1;
         launch[3] = rows_shared_bytes(a.taps, a.segment);
         break;
@@ -242,8 +227,8 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
                                : (wide ? "fvif_vdec_16_0" : "fvif_vdec_8_0");
         else
             name = a.taps == 5 ? "fvif_vdec_f_5" : a.taps == 3 ? "fvif_vdec_f_3" : "fvif_vdec_f_0";
-        launch[0] = blocks_for(p->w[scale], THREADS);
-        launch[1] = grid_rows(p->h[scale] / 2);
+        launch[0] = cuda_blocks_for(p->w[scale], THREADS);
+        launch[1] = cuda_grid_rows(p->h[scale] / 2);
         break;
     default:
         /* the vertical pass (dense, w of the scale wide) to the next scale */
@@ -255,8 +240,8 @@ const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot
         a.out_dis = slot + p->scaled_dis[scale + 1];
         name = a.taps == 9 ? "fvif_hdec_9" : a.taps == 5 ? "fvif_hdec_5"
              : a.taps == 3 ? "fvif_hdec_3" : "fvif_hdec_0";
-        launch[0] = blocks_for(p->w[scale] / 2, THREADS);
-        launch[1] = grid_rows(p->h[scale] / 2);
+        launch[0] = cuda_blocks_for(p->w[scale] / 2, THREADS);
+        launch[1] = cuda_grid_rows(p->h[scale] / 2);
         break;
     }
     memcpy(args, &a, sizeof(a));

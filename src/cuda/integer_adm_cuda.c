@@ -114,11 +114,6 @@ void adm_cuda_level_args(const AdmPlan *p, uint64_t slot, uint64_t ref, uint64_t
                          uint64_t pic_stride, int level, AdmArgs *a);
 unsigned adm_cuda_steps(const AdmPlan *p, int level, AdmStep steps[4]);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
 AdmPlan *adm_cuda_plan_new(const AdmState *s)
 {
     AdmPlan *p = calloc(1, sizeof(*p));
@@ -137,9 +132,9 @@ AdmPlan *adm_cuda_plan_new(const AdmState *s)
         adm_den_shifts(level == 0, level, w, h, &p->den[level]);
         adm_masked_shifts(level == 0, w, h, &p->masked[level]);
     }
-    p->stride = align_up((size_t)p->w[0], 32);
-    const size_t full = align_up(p->stride * (size_t)p->h[0] * sizeof(int32_t), ALIGN);
-    const size_t odd = align_up(p->stride * (size_t)p->h[1] * sizeof(int32_t), ALIGN);
+    p->stride = cuda_align_up((size_t)p->w[0], 32);
+    const size_t full = cuda_align_up(p->stride * (size_t)p->h[0] * sizeof(int32_t), ALIGN);
+    const size_t odd = cuda_align_up(p->stride * (size_t)p->h[1] * sizeof(int32_t), ALIGN);
     size_t at = 0;
     for (int pic = 0; pic < 2; pic++) {
         for (int plane = 0; plane < PICTURE_PLANES; plane++) {
@@ -149,7 +144,7 @@ AdmPlan *adm_cuda_plan_new(const AdmState *s)
     }
     for (int m = 0; m < 4; m++, at += full) p->mask[m] = at;
     p->sums = at;
-    at += align_up(ADM_SUMS * sizeof(uint64_t), ALIGN);
+    at += cuda_align_up(ADM_SUMS * sizeof(uint64_t), ALIGN);
     p->slot_bytes = at;
     return p;
 }
@@ -238,11 +233,6 @@ void adm_cuda_level_args(const AdmPlan *p, uint64_t slot, uint64_t ref, uint64_t
     a->cos_1deg_sq = s->cos_1deg_sq;
 }
 
-static unsigned blocks_for(size_t samples, unsigned threads)
-{
-    return (unsigned)((samples + threads - 1) / threads);
-}
-
 static size_t area(AdmRect r)
 {
     return (size_t)(r.right - r.left) * (size_t)(r.bottom - r.top);
@@ -257,12 +247,12 @@ unsigned adm_cuda_steps(const AdmPlan *p, int level, AdmStep steps[4])
     unsigned n = 0;
     steps[n++] = (AdmStep){
         level0 ? (s->bitdepth > 8 ? ADM_DWT0_16BIT : ADM_DWT0_8BIT) : ADM_DWT123,
-        blocks_for((size_t)p->w[level] * (size_t)p->h[level], SAMPLE_THREADS), 2, SAMPLE_THREADS };
+        cuda_blocks_for((size_t)p->w[level] * (size_t)p->h[level], SAMPLE_THREADS), 2, SAMPLE_THREADS };
     if (level0 && s->skip_scale0) return n;
     const unsigned rows = (unsigned)(p->scored[level].bottom - p->scored[level].top);
     steps[n++] = (AdmStep){ level0 ? ADM_DEN0 : ADM_DEN123, rows, 1, ROW_THREADS };
     steps[n++] = (AdmStep){ level0 ? ADM_DECOUPLE0 : ADM_DECOUPLE123,
-                            blocks_for(area(p->taps[level]), SAMPLE_THREADS), 1, SAMPLE_THREADS };
+                            cuda_blocks_for(area(p->taps[level]), SAMPLE_THREADS), 1, SAMPLE_THREADS };
     steps[n++] = (AdmStep){ level0 ? ADM_MASKED0 : ADM_MASKED123, rows, s->skip_aim ? 1 : 2,
                             ROW_THREADS };
     return n;

@@ -58,7 +58,7 @@ _Static_assert(offsetof(VifArgs, sums) == 96 && offsetof(VifArgs, gain_limit) ==
                "VifArgs: keep integer_vif.cu in step");
 
 /* THREADS is VIF_THREADS of integer_vif.cu (the kernels' launch bounds). */
-enum { THREADS = 128, HSTATS_ROWS = 8, ALIGN = 256, MAX_GRID_Y = 65535 };
+enum { THREADS = 128, HSTATS_ROWS = 8, ALIGN = 256 };
 
 /* Per scale: decimation (vlow, hlow; not at scale 0) and statistics
  * (vstats, hstats). */
@@ -87,11 +87,6 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
                           uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[3],
                           void *args);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
 VifPlan *vif_cuda_plan_new(const VifState *s)
 {
     VifPlan *p = calloc(1, sizeof(*p));
@@ -106,7 +101,7 @@ VifPlan *vif_cuda_plan_new(const VifState *s)
 #define VIF_PLACE(field, bytes)       \
     do {                              \
         p->field = at;                \
-        at = align_up(at + (bytes), ALIGN); \
+        at = cuda_align_up(at + (bytes), ALIGN); \
     } while (0)
     VIF_PLACE(sums, SUM_COUNT * sizeof(uint64_t));
     VIF_PLACE(mu1, area * sizeof(uint16_t));
@@ -145,16 +140,6 @@ size_t vif_cuda_sums_offset(const VifPlan *p)
 unsigned vif_cuda_step_count(const VifPlan *p)
 {
     return p->step_count;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
-static unsigned grid_rows(unsigned n)
-{
-    return n < MAX_GRID_Y ? n : MAX_GRID_Y;
 }
 
 /*
@@ -246,23 +231,23 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
     switch (part) {
     case 0:
         name = vlow[scale][wide];
-        launch[0] = blocks_for(a.w, THREADS);
-        launch[1] = grid_rows(a.h / 2);
+        launch[0] = cuda_blocks_for(a.w, THREADS);
+        launch[1] = cuda_grid_rows(a.h / 2);
         break;
     case 1:
         name = hlow[scale];
-        launch[0] = blocks_for(a.w / 2, THREADS);
-        launch[1] = grid_rows(a.h / 2);
+        launch[0] = cuda_blocks_for(a.w / 2, THREADS);
+        launch[1] = cuda_grid_rows(a.h / 2);
         break;
     case 2:
         name = vstats[scale][wide];
-        launch[0] = blocks_for(a.w, THREADS);
-        launch[1] = grid_rows(a.h);
+        launch[0] = cuda_blocks_for(a.w, THREADS);
+        launch[1] = cuda_grid_rows(a.h);
         break;
     default:
         name = hstats[scale];
-        launch[0] = blocks_for(a.w, THREADS);
-        launch[1] = grid_rows(blocks_for(a.h, HSTATS_ROWS));
+        launch[0] = cuda_blocks_for(a.w, THREADS);
+        launch[1] = cuda_grid_rows(cuda_blocks_for(a.h, HSTATS_ROWS));
         break;
     }
     memcpy(args, &a, sizeof(a));

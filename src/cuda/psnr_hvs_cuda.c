@@ -74,16 +74,6 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
                           const uint64_t ref[3], const uint64_t dist[3], const uint64_t stride[3],
                           unsigned launch[3], void *args);
 
-static size_t align_up(size_t n, size_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
-static unsigned blocks_for(unsigned n, unsigned per_block)
-{
-    return (n + per_block - 1) / per_block;
-}
-
 HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *f)
 {
     HvsPlan *p = calloc(1, sizeof(*p));
@@ -94,7 +84,7 @@ HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *f)
 #define HVS_PLACE(field, bytes)             \
     do {                                    \
         p->field = at;                      \
-        at = align_up(at + (bytes), ALIGN); \
+        at = cuda_align_up(at + (bytes), ALIGN); \
     } while (0)
     HVS_PLACE(terms, (size_t)p->layout.total * 64 * sizeof(float));
     HVS_PLACE(prefix, (size_t)p->layout.total * sizeof(double));
@@ -171,7 +161,7 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
     launch[1] = 1;
     switch (i) {
     case 0:
-        launch[0] = blocks_for(p->layout.total, THREADS);
+        launch[0] = cuda_blocks_for(p->layout.total, THREADS);
         launch[2] = THREADS;
         return p->hbd ? "hvs_terms_16" : "hvs_terms_8";
     case 1:
@@ -179,7 +169,7 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
         launch[2] = WALK_THREADS;
         return "hvs_prefix";
     case 2:
-        launch[0] = blocks_for(p->layout.total, THREADS);
+        launch[0] = cuda_blocks_for(p->layout.total, THREADS);
         launch[2] = THREADS;
         return "hvs_cand";
     default:
