@@ -59,6 +59,7 @@ struct QualeContext {
 
     MetricInstance **instances;
     unsigned instance_count;
+    unsigned cpu_instance_count; /* those without a twin on the GPU, once started */
     Model **models;
     unsigned model_count;
     unsigned history; /* the most any instance needs */
@@ -549,7 +550,10 @@ static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
     }
     ctx->scratch = calloc((size_t)ctx->worker_count * ctx->instance_count, sizeof(void *));
     if (!ctx->scratch) return -ENOMEM;
-    return start_gpu(ctx, format);
+    const int err = start_gpu(ctx, format);
+    for (unsigned i = 0; i < ctx->instance_count; i++)
+        ctx->cpu_instance_count += !ctx->instances[i]->on_gpu;
+    return err;
 }
 
 static void record_error(QualeContext *ctx, int err)
@@ -693,9 +697,7 @@ static void run_frame(void *arg, unsigned worker)
         if (err) record_error(ctx, err);
     }
 
-    unsigned on_cpu = 0;
-    for (unsigned i = 0; i < ctx->instance_count; i++) on_cpu += !ctx->instances[i]->on_gpu;
-    if (on_cpu > 1) {
+    if (ctx->cpu_instance_count > 1) {
         thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks);
     } else {
         for (unsigned i = 0; i < ctx->instance_count; i++) run_frame_metric(&tasks, i, worker);
