@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "metrics/x86/reduce.h"
 #include "metrics/integer_adm.h"
 #include "metrics/x86/integer_adm_x86.h"
 
@@ -74,13 +75,6 @@ INLINE __m256i srai64(__m256i v, int n)
 {
     const __m256i sign = _mm256_set1_epi64x((int64_t)(UINT64_C(1) << (63 - n)));
     return _mm256_sub_epi64(_mm256_xor_si256(_mm256_srli_epi64(v, n), sign), sign);
-}
-
-/* The sum of the four 64-bit lanes (wrapping, as the C code's uint64 sums). */
-INLINE uint64_t hsum64(__m256i v)
-{
-    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
 }
 
 /* The int32 lanes of a and b as 16-bit values (their low halves: the C
@@ -685,7 +679,7 @@ INLINE void masked_row(bool level0, const uint32_t csf[3], const AdmMaskedShifts
                                                          (int)p->cub[b], mask));
         }
     }
-    for (int b = 0; b < 3; b++) sums[b] = hsum64(row[b]);
+    for (int b = 0; b < 3; b++) sums[b] = reduce_add_u64x4(row[b]);
 }
 
 static void masked_row0_avx2(const uint32_t csf[3], const AdmMaskedShifts *p,
@@ -721,7 +715,7 @@ static void den_row0_avx2(const AdmDenShifts *p, const int32_t *const ref[3], in
             row = _mm256_add_epi64(row, _mm256_mul_epu32(sq, m));
             row = _mm256_add_epi64(row, _mm256_mul_epu32(odd_to_even(sq), odd_to_even(m)));
         }
-        sums[b] = hsum64(row);
+        sums[b] = reduce_add_u64x4(row);
     }
 }
 
@@ -750,7 +744,7 @@ static void den_row123_avx2(const AdmDenShifts *p, const int32_t *const ref[3], 
             row = _mm256_add_epi64(row, den_cube(m, sq_add, sq, cub_add, cub));
             row = _mm256_add_epi64(row, den_cube(odd_to_even(m), sq_add, sq, cub_add, cub));
         }
-        sums[b] = hsum64(row);
+        sums[b] = reduce_add_u64x4(row);
     }
 }
 

@@ -74,11 +74,6 @@ INLINE __m512i sext16(__m512i v)
     return _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
 }
 
-INLINE uint64_t hsum64(__m512i v)
-{
-    return reduce_add_u64x8(v);
-}
-
 INLINE __m512i coef_pair(int16_t first, int16_t second)
 {
     return _mm512_set1_epi32((int32_t)(((uint32_t)(uint16_t)second << 16) | (uint16_t)first));
@@ -603,7 +598,7 @@ INLINE void masked_row(bool level0, const uint32_t csf[3], const AdmMaskedShifts
                                                          cub_add[b], cub[b], mask));
         }
     }
-    for (int b = 0; b < 3; b++) sums[b] = hsum64(row[b]);
+    for (int b = 0; b < 3; b++) sums[b] = reduce_add_u64x8(row[b]);
 }
 
 static void masked_row0_avx512(const uint32_t csf[3], const AdmMaskedShifts *p,
@@ -638,7 +633,7 @@ static void den_row0_avx512(const AdmDenShifts *p, const int32_t *const ref[3], 
             row = _mm512_add_epi64(row, _mm512_mul_epu32(sq, m));
             row = _mm512_add_epi64(row, _mm512_mul_epu32(odd_to_even(sq), odd_to_even(m)));
         }
-        sums[b] = hsum64(row);
+        sums[b] = reduce_add_u64x8(row);
     }
 }
 
@@ -664,7 +659,7 @@ static void den_row123_avx512(const AdmDenShifts *p, const int32_t *const ref[3]
             row = _mm512_add_epi64(row, den_cube(m, sq_add, sq, cub_add, cub));
             row = _mm512_add_epi64(row, den_cube(odd_to_even(m), sq_add, sq, cub_add, cub));
         }
-        sums[b] = hsum64(row);
+        sums[b] = reduce_add_u64x8(row);
     }
 }
 

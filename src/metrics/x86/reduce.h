@@ -11,6 +11,14 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#if defined(__AVX2__)
+static inline uint64_t reduce_add_u64x4(__m256i v)
+{
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+}
+#endif
+
 #if defined(__AVX512F__)
 static inline uint64_t reduce_add_u64x8(__m512i v)
 {
