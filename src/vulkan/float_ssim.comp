@@ -23,10 +23,10 @@
 // Pictures are the frame's luma (converted as picture_float_row() does,
 // offset 0) or float planes (float_ssim's downscale, MS-SSIM's scales).
 #extension GL_GOOGLE_include_directive : require
-#define PICTURE_FLOAT_DOUBLE
 #define PICTURE_FLOAT_PAIR
 #include "common.glsl"
 #include "picture_float.glsl"
+#include "fp64.glsl"
 
 #define STRIP 64
 #define TAPS 11
@@ -78,19 +78,20 @@ void ssim_terms(float mu1, float mu2, float rr, float cc, float rc, out double l
     sigma2_sq = 0.0 > sigma2_sq ? 0.0 : sigma2_sq;
     precise float sigma12 = rc - mu1 * mu2;
     precise float product = sigma1_sq * sigma2_sq;
-    const float sigma1_sigma2 = float_sqrt(product);
+    const float sigma1_sigma2 = f32_sqrt_rn(double(product));
     precise double l_num = 2.0lf * double(mu1) * double(mu2) + double(pc.c1);
     precise float l_den = mu1 * mu1 + mu2 * mu2 + pc.c1;
     precise double c_num = 2.0lf * double(sigma1_sigma2) + double(pc.c2);
     precise float c_den = sigma1_sq + sigma2_sq + pc.c2;
-    precise double l_q = l_num / double(l_den);
-    precise double c_q = c_num / double(c_den);
+    // (correctly rounded, as C's double division, whatever the driver's)
+    const double l_q = f64_div(l_num, double(l_den));
+    const double c_q = f64_div(c_num, double(c_den));
     l = l_q;
     c = c_q;
     const float sigma12_clamped = sigma12 < 0.0 && sigma1_sigma2 <= 0.0 ? 0.0 : sigma12;
     precise float s_num = sigma12_clamped + pc.c3;
     precise float s_den = sigma1_sigma2 + pc.c3;
-    s = double(float_div(s_num, s_den));
+    s = double(f32_div(s_num, s_den));
 }
 
 void main()

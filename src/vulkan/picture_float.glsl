@@ -1,9 +1,9 @@
 // What the float metrics' shaders share (include after common.glsl):
 // samples to float as src/metrics/picture_float.c converts them; on
 // request (a #define before the include) the interface of float_psnr's
-// and float_moment's exact integer sums (LUMA_SUMS), the picture pairs of
-// the SSIM shaders (PICTURE_FLOAT_PAIR), and float division and sqrt
-// rounded as the C rounds them (PICTURE_FLOAT_DOUBLE).
+// and float_moment's exact integer sums (LUMA_SUMS) and the picture pairs
+// of the SSIM shaders (PICTURE_FLOAT_PAIR).  Correctly rounded division and
+// square root: fp64.glsl.
 //
 // Float arithmetic whose rounding matters is `precise` (SPIR-V
 // NoContraction), so that no driver fuses a product into an addition that
@@ -115,68 +115,5 @@ float picture_float_pair(bool ref, uint ref_offset, uint dist_offset, uint strid
     const uint byte = base + uint(x) * bps;
     const uint d = ref ? SAMPLE(ring_words, byte, bps) : SAMPLE(frame_words, byte, bps);
     return picture_float(d, inv_scaler, 0.0);
-}
-#endif
-
-// ---- float division and square root, correctly rounded ---------------------
-//
-// The C reference's float division and sqrt are correctly rounded; Vulkan
-// lets a driver's fp32 ones be a few ulp off, and its fp64 ones too (they
-// need only single precision).  These round the double result to float as
-// a first guess and then make it the correctly rounded float with exact
-// double arithmetic: the midpoint m of two neighbouring floats has 25
-// significant bits, so m * b and m * m (b a float) are exact in double,
-// and comparing them with a float tells on which side of m the exact result
-// lies.  It never lies on m: m * b (m odd in its last bit, b a float) or
-// m * m has more than 24 significant bits, so it is no float.  Normal,
-// finite operands only (what the float metrics have).  They need
-// shaderFloat64: a shader defines PICTURE_FLOAT_DOUBLE to get them.
-#ifdef PICTURE_FLOAT_DOUBLE
-
-float float_next_up(float v) // v >= 0
-{
-    return uintBitsToFloat(floatBitsToUint(v) + 1u);
-}
-
-float float_next_down(float v) // v > 0
-{
-    return uintBitsToFloat(floatBitsToUint(v) - 1u);
-}
-
-// The float nearest the exact result z of a division (b > 0: z = target /
-// b) or a square root (b = 0: z = sqrt(target)), from a guess a few ulp off:
-// z lies above the midpoint m of two floats where m * b (or m * m) is below
-// target.
-float float_nearest(float guess, double target, double b)
-{
-    float q = guess;
-    for (int i = 0; i < 8; i++) {
-        precise double mid = (double(q) + double(float_next_up(q))) * 0.5;
-        precise double product = mid * (b > 0.0 ? b : mid);
-        if (!(product < target)) break;
-        q = float_next_up(q);
-    }
-    for (int i = 0; i < 8 && q > 0.0; i++) {
-        precise double mid = (double(q) + double(float_next_down(q))) * 0.5;
-        precise double product = mid * (b > 0.0 ? b : mid);
-        if (!(product > target)) break;
-        q = float_next_down(q);
-    }
-    return q;
-}
-
-// a / b as float division rounds it, for b > 0.
-float float_div(float a, float b)
-{
-    const double m = double(abs(a)), db = double(b);
-    const float q = float_nearest(float(m / db), m, db);
-    return a < 0.0 ? -q : q;
-}
-
-// The square root of p >= 0 rounded to float: (float)sqrt((double)p).
-float float_sqrt(float p)
-{
-    const double dp = double(p);
-    return float_nearest(float(sqrt(dp)), dp, 0.0);
 }
 #endif
