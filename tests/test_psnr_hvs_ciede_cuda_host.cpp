@@ -54,6 +54,7 @@
 #include <cstring>
 #include <fnmatch.h>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -109,10 +110,11 @@ void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
-                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
-                              void *args);
+                              uint64_t chroma_row, uint64_t linear, uint64_t colours,
+                              const uint64_t ref[3], const uint64_t dist[3],
+                              const uint64_t stride[3], unsigned launch[3], void *args);
 unsigned ciede_cuda_table_bits(const CiedePlan *p);
+unsigned ciede_cuda_colour_bits(const CiedePlan *p);
 }
 
 static uint64_t addr(const void *p)
@@ -706,7 +708,7 @@ static double emulate_block_sum(const std::vector<double> &v)
 }
 
 static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s, const double *linear,
-                           std::vector<uint8_t> &memory, const QualePicture *ref,
+                           const float *colours, std::vector<uint8_t> &memory, const QualePicture *ref,
                            const QualePicture *dist, bool backwards, double *sum)
 {
     const unsigned count = ciede_cuda_partial_count(plan);
@@ -723,7 +725,7 @@ static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s, const dou
     CiedeArgs a;
     unsigned launch[3];
     const char *name = ciede_cuda_launch(plan, addr(base), addr(s->chroma_col), addr(s->chroma_row),
-                                         addr(linear), r, d, stride, launch, &a);
+                                         addr(linear), addr(colours), r, d, stride, launch, &a);
     const bool hbd = ref->format.bitdepth > 8;
     bool ok = name && !strcmp(name, hbd ? "ciede_rows_16" : "ciede_rows_8") &&
               launch[2] == CIEDE_THREADS && launch[0] > 0 && launch[1] > 0 && launch[1] <= 65535 &&
@@ -754,6 +756,30 @@ static bool ciede_twin_sum(const CiedePlan *plan, const CiedeState *s, const dou
 
 static double worst_sum_rel = 0.;
 
+/* The colour table of `bits`-bit samples as ciede_colour_table fills it,
+ * made once (2^24 colours at 8 bits) on every core, in contiguous ranges. */
+static const float *colour_table(const CiedeConvert &convert, unsigned bits)
+{
+    static std::vector<float> table;
+    static CiedeConvert made_for;
+    static unsigned made_bits;
+    if (table.empty() || made_bits != bits || memcmp(&made_for, &convert, sizeof(convert))) {
+        const size_t n = (size_t)1 << 3 * bits;
+        table.assign(4 * n, NAN);
+        const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+        std::vector<std::thread> threads;
+        for (unsigned k = 0; k < workers; k++)
+            threads.emplace_back([&, k] {
+                for (size_t i = n * k / workers; i < n * (k + 1) / workers; i++)
+                    ciede_colour_entry(convert, table.data(), bits, i);
+            });
+        for (std::thread &t : threads) t.join();
+        made_for = convert;
+        made_bits = bits;
+    }
+    return table.data();
+}
+
 static void run_ciede_case(const Case &c, unsigned index)
 {
     const QualeVideoFormat format = { c.chroma, c.bitdepth, c.w, c.h };
@@ -782,22 +808,26 @@ static void run_ciede_case(const Case &c, unsigned index)
     CHECK(plan != NULL);
     if (!run_err && scratch && plan) {
         std::vector<uint8_t> memory(ciede_cuda_partial_count(plan) * sizeof(double) + GUARD);
-        /* The R and B tables as ciede_table fills them; above their depth
-         * the pixels decode every colour themselves. */
+        /* The tables as ciede_colour_table and ciede_table fill them: every
+         * colour at 8 bits, R and B at 9 and 10; above, the pixels decode
+         * every colour themselves. */
+        const unsigned colour_bits = ciede_cuda_colour_bits(plan);
+        CHECK(colour_bits == (c.bitdepth <= 8 ? c.bitdepth : 0u));
+        const float *colours = colour_bits ? colour_table(s->convert, colour_bits) : NULL;
         const unsigned bits = ciede_cuda_table_bits(plan);
-        CHECK(bits == (c.bitdepth <= 10 ? c.bitdepth : 0u));
+        CHECK(bits == (c.bitdepth > 8 && c.bitdepth <= 10 ? c.bitdepth : 0u));
         std::vector<double> linear(bits ? 2u << (2 * bits) : 0);
         for (unsigned i = 0; i < linear.size(); i++)
             ciede_table_entry(s->convert, linear.data(), bits, i);
         for (unsigned f = 0; f < c.frames; f++) {
             const double ref_sum = ciede_frame_sum(s, scratch, &refs[f], &dists[f]);
             double sum = NAN;
-            CHECK(ciede_twin_sum(plan, s, bits ? linear.data() : NULL, memory, &refs[f], &dists[f],
-                                 f % 2 == 1, &sum));
-            if (bits) {
+            CHECK(ciede_twin_sum(plan, s, bits ? linear.data() : NULL, colours, memory, &refs[f],
+                                 &dists[f], f % 2 == 1, &sum));
+            if (bits || colours) {
                 /* looking the colours up changes no pixel's deltaE */
                 double direct = NAN;
-                CHECK(ciede_twin_sum(plan, s, NULL, memory, &refs[f], &dists[f], f % 2 == 0,
+                CHECK(ciede_twin_sum(plan, s, NULL, NULL, memory, &refs[f], &dists[f], f % 2 == 0,
                                      &direct));
                 CHECK(direct == sum);
             }

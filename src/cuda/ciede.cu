@@ -17,13 +17,17 @@
  * or zero).  Pixels whose six samples are equal add +0 and are skipped, as
  * on the CPU (the reference's colour cache only saves time).
  *
- * Two of a colour's three sRGB decodings are tabulated: R depends on the
- * luma and Cr samples only, B on the luma and Cb, so for up to 10 bits
- * ciede_table fills R over every (y, v) and B over every (y, u) (8 MiB each
- * at 10 bits, 512 KiB at 8), once when the twin starts, with the very
- * functions the pixels would call (ciede_linear_r/b of ciede.h), and a
- * pixel looks them up: bit for bit what it computed, without four of its
- * six double pow() calls, the bulk of its instructions.
+ * Colours are tabulated once, when the twin starts, by the very functions
+ * a pixel would call, so a lookup is bit for bit what it would compute:
+ *   - at 8 bits, ciede_colour_table fills the L*a*b* colour of every
+ *     sample triple (y, u, v) (2^24 colours, 256 MiB as float4), and a
+ *     pixel only looks its two colours up: the conversion, two thirds of
+ *     a pixel's instructions, is gone;
+ *   - at 9 and 10 bits, where a table of every triple would not fit,
+ *     ciede_table fills two of a colour's three sRGB decodings: R depends
+ *     on the luma and Cr samples only, B on the luma and Cb, so R over
+ *     every (y, v) and B over every (y, u) (8 MiB each at 10 bits), which
+ *     saves four of a pixel's six double pow() calls.
  *
  * ciede_rows: block (bx, by) of CIEDE_THREADS threads, thread t takes
  * column x = bx * CIEDE_THREADS + t of rows by * rows ... (by + 1) * rows -
@@ -70,13 +74,30 @@ struct CiedeArgs {
     const double *linear;
     unsigned linear_bits;
     unsigned pad2;
+    /* L*a*b* (and a pad) of (y << 2 bits | u << bits | v); NULL: none */
+    const float *colours;
+    unsigned colour_bits;
+    unsigned pad3;
 };
 
-static_assert(sizeof(CiedeArgs) == 168, "CiedeArgs: keep ciede_cuda.c in step");
+static_assert(sizeof(CiedeArgs) == 184, "CiedeArgs: keep ciede_cuda.c in step");
 static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
                   offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                  offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152,
+                  offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152 &&
+                  offsetof(CiedeArgs, colours) == 168,
               "CiedeArgs: keep ciede_cuda.c in step");
+
+/* Entry i of the colour table: four floats, L*, a*, b* and a pad. */
+CIEDE_FN CiedeLab ciede_colour_at(const float *colours, size_t i)
+{
+#ifdef __CUDA_ARCH__
+    const float4 e = __ldg((const float4 *)colours + i);
+    return CiedeLab{ e.x, e.y, e.z };
+#else
+    const float *e = colours + 4 * i;
+    return CiedeLab{ e[0], e[1], e[2] };
+#endif
+}
 
 template <typename T>
 CIEDE_FN unsigned ciede_sample_at(const uint8_t *plane, unsigned long long stride, unsigned row,
@@ -106,10 +127,16 @@ CIEDE_FN double ciede_pixel(const CiedeArgs &a, unsigned x, unsigned y)
         }
     }
     if (r_y == d_y && r_u == d_u && r_v == d_v) return 0.;
-    const unsigned bits = a.linear_bits;
+    const unsigned all = r_y | r_u | r_v | d_y | d_u | d_v;
     /* (samples above the depth, which the API lets through, index past the
      * tables: those pixels decode their colours themselves) */
-    if (!a.linear || (r_y | r_u | r_v | d_y | d_u | d_v) >> bits) {
+    if (a.colours && !(all >> a.colour_bits)) {
+        const unsigned cb = a.colour_bits;
+        return ciede2000(ciede_colour_at(a.colours, (size_t)r_y << 2 * cb | r_u << cb | r_v),
+                         ciede_colour_at(a.colours, (size_t)d_y << 2 * cb | d_u << cb | d_v));
+    }
+    const unsigned bits = a.linear_bits;
+    if (!a.linear || all >> bits) {
         const CiedeLab c1 = ciede_lab(&a.convert, r_y, r_u, r_v);
         const CiedeLab c2 = ciede_lab(&a.convert, d_y, d_u, d_v);
         return ciede2000(c1, c2);
@@ -132,6 +159,22 @@ CIEDE_FN void ciede_table_entry(const CiedeConvert &convert, double *linear, uns
     const unsigned n = 1u << (2 * bits), k = i < n ? i : i - n;
     const unsigned y = k >> bits, c = k & ((1u << bits) - 1);
     linear[i] = i < n ? ciede_linear_r(&convert, y, c) : ciede_linear_b(&convert, y, c);
+}
+
+/* Entry i of the colour table (ciede_colour_table): the colour of
+ * (y, u, v) = (i >> 2 bits, i >> bits & mask, i & mask), as a pixel would
+ * decode it. */
+CIEDE_FN void ciede_colour_entry(const CiedeConvert &convert, float *colours, unsigned bits,
+                                 size_t i)
+{
+    const unsigned mask = (1u << bits) - 1;
+    const CiedeLab lab = ciede_lab(&convert, (double)(i >> 2 * bits), (double)(i >> bits & mask),
+                                   (double)(i & mask));
+    float *e = colours + 4 * i;
+    e[0] = lab.l;
+    e[1] = lab.a;
+    e[2] = lab.b;
+    e[3] = 0.0f;
 }
 
 /* Thread t of block (bx, by): its column's sum over the block's rows. */
@@ -160,6 +203,14 @@ extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_table(CiedeCon
 {
     const unsigned i = blockIdx.x * CIEDE_THREADS + threadIdx.x;
     if (i < 2u << (2 * bits)) ciede_table_entry(convert, linear, bits, i);
+}
+
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_colour_table(CiedeConvert convert,
+                                                                               float *colours,
+                                                                               unsigned bits)
+{
+    const size_t i = (size_t)blockIdx.x * CIEDE_THREADS + threadIdx.x;
+    if (i < (size_t)1 << 3 * bits) ciede_colour_entry(convert, colours, bits, i);
 }
 
 extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_rows_8(CiedeArgs a)

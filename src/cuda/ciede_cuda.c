@@ -6,7 +6,8 @@
  * ciede_write(), as its extract() does.
  *
  * Device memory: the reference's chroma indexing tables (5 bytes per luma
- * column, from the metric's state, uploaded once) and, per slot, the
+ * column, from the metric's state, uploaded once), the colour tables of
+ * ciede.cu (256 MiB at 8 bits, 16 MiB at 9 and 10) and, per slot, the
  * partial sums.
  *
  * The plan and the launch of a frame are functions without side effects,
@@ -40,20 +41,26 @@ typedef struct CiedeArgs {
     CUdeviceptr linear;
     unsigned linear_bits;
     unsigned pad2;
+    CUdeviceptr colours;
+    unsigned colour_bits;
+    unsigned pad3;
 } CiedeArgs;
 
 _Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(CiedeArgs) == 168, "CiedeArgs: keep ciede.cu in step");
+_Static_assert(sizeof(CiedeArgs) == 184, "CiedeArgs: keep ciede.cu in step");
 _Static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
                    offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                   offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152,
+                   offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152 &&
+                   offsetof(CiedeArgs, colours) == 168,
                "CiedeArgs: keep ciede.cu in step");
 
 /* THREADS is CIEDE_THREADS of ciede.cu (the kernel's launch bounds). */
 enum { THREADS = 128, ROWS = 8 };
 
-/* R and B are tabulated up to this depth (2 x 8 MiB of doubles at 10). */
-enum { MAX_TABLE_BITS = 10 };
+/* Every colour is tabulated up to MAX_COLOUR_BITS (2^24 float4s, 256 MiB,
+ * at 8 bits); above, R and B up to MAX_TABLE_BITS (2 x 8 MiB of doubles at
+ * 10). */
+enum { MAX_COLOUR_BITS = 8, MAX_TABLE_BITS = 10 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -70,10 +77,11 @@ void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
-                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
-                              void *args);
+                              uint64_t chroma_row, uint64_t linear, uint64_t colours,
+                              const uint64_t ref[3], const uint64_t dist[3],
+                              const uint64_t stride[3], unsigned launch[3], void *args);
 unsigned ciede_cuda_table_bits(const CiedePlan *p);
+unsigned ciede_cuda_colour_bits(const CiedePlan *p);
 
 CiedePlan *ciede_cuda_plan_new(const CiedeState *s, const QualeVideoFormat *f)
 {
@@ -106,20 +114,30 @@ double ciede_cuda_sum(const CiedePlan *p, const double *partials)
     return sum;
 }
 
+/* The bits of a sample in the colour table's index (ciede_colour_table of
+ * ciede.cu), 0 for none. */
+unsigned ciede_cuda_colour_bits(const CiedePlan *p)
+{
+    return p->s->bitdepth <= MAX_COLOUR_BITS ? p->s->bitdepth : 0;
+}
+
 /* The bits of the R and B tables' indices (ciede_table of ciede.cu), 0 for
- * no tables: above MAX_TABLE_BITS a pixel decodes its colours itself. */
+ * no tables: with a colour table, or above MAX_TABLE_BITS, where a pixel
+ * decodes its colours itself. */
 unsigned ciede_cuda_table_bits(const CiedePlan *p)
 {
-    return p->s->bitdepth <= MAX_TABLE_BITS ? p->s->bitdepth : 0;
+    const unsigned bits = p->s->bitdepth;
+    return bits > MAX_COLOUR_BITS && bits <= MAX_TABLE_BITS ? bits : 0;
 }
 
 /* The frame's one launch: the kernel's name, its grid and block (launch)
- * and its arguments (args: a struct CiedeArgs); linear is the tables, 0
- * without.  Device addresses; the host test passes host addresses. */
+ * and its arguments (args: a struct CiedeArgs); linear and colours are the
+ * tables, 0 without.  Device addresses; the host test passes host
+ * addresses. */
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
-                              uint64_t chroma_row, uint64_t linear, const uint64_t ref[3],
-                              const uint64_t dist[3], const uint64_t stride[3], unsigned launch[3],
-                              void *args)
+                              uint64_t chroma_row, uint64_t linear, uint64_t colours,
+                              const uint64_t ref[3], const uint64_t dist[3],
+                              const uint64_t stride[3], unsigned launch[3], void *args)
 {
     const CiedeState *s = p->s;
     CiedeArgs a;
@@ -140,6 +158,8 @@ const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t ch
     a.rows = ROWS;
     a.linear = linear;
     a.linear_bits = linear ? ciede_cuda_table_bits(p) : 0;
+    a.colours = colours;
+    a.colour_bits = colours ? ciede_cuda_colour_bits(p) : 0;
     memcpy(args, &a, sizeof(a));
     launch[0] = p->grid[0];
     launch[1] = p->grid[1];
@@ -158,6 +178,8 @@ typedef struct CiedeTwin {
     size_t table_bytes;
     CUdeviceptr linear;  /* R and B tables, or 0 */
     size_t linear_bytes;
+    CUdeviceptr colours; /* every colour, or 0 */
+    size_t colour_bytes;
     CUdeviceptr partials; /* slots x partial_count */
     size_t bytes;
     double *host;         /* pinned, same layout */
@@ -182,6 +204,7 @@ static void ciede_cuda_close(void *twin)
     cuda_free(t->dev, t->partials, t->bytes);
     cuda_free(t->dev, t->tables, t->table_bytes);
     cuda_free(t->dev, t->linear, t->linear_bytes);
+    cuda_free(t->dev, t->colours, t->colour_bytes);
     if (t->host) t->dev->api.MemFreeHost(t->host);
     ciede_cuda_plan_free(t->plan);
     free(t);
@@ -204,7 +227,8 @@ static int ciede_cuda_init(const CudaDevice *dev, CUmodule module, const void *m
         unsigned launch[3];
         CiedeArgs args;
         const uint64_t none[3] = { 0, 0, 0 };
-        const char *name = ciede_cuda_launch(t->plan, 0, 0, 0, 0, none, none, none, launch, &args);
+        const char *name =
+            ciede_cuda_launch(t->plan, 0, 0, 0, 0, 0, none, none, none, launch, &args);
         err = cuda_function(dev, module, name, &t->kernel, error, error_size);
     }
     const size_t col_bytes = (size_t)s->width * sizeof(uint32_t);
@@ -247,6 +271,28 @@ static int ciede_cuda_init(const CudaDevice *dev, CUmodule module, const void *m
             err = -EIO;
         }
     }
+    const unsigned colour_bits = t->plan ? ciede_cuda_colour_bits(t->plan) : 0;
+    if (!err && colour_bits) {
+        const size_t entries = (size_t)1 << 3 * colour_bits;
+        t->colour_bytes = entries * 4 * sizeof(float);
+        CUfunction fill;
+        err = cuda_function(dev, module, "ciede_colour_table", &fill, error, error_size);
+        if (!err)
+            err = cuda_alloc(dev, &t->colours, t->colour_bytes, "the CIEDE2000 colour table",
+                             error, error_size);
+        if (!err) {
+            CiedeConvert convert = s->convert;
+            CUdeviceptr colours = t->colours;
+            unsigned table_bits = colour_bits;
+            void *params[] = { &convert, &colours, &table_bits };
+            err = cuda_launch(dev, fill, "ciede_colour_table", (unsigned)((entries + THREADS - 1) / THREADS), 1,
+                              THREADS, 0, NULL, params, error, error_size);
+        }
+        if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
+            snprintf(error, error_size, "filling the CIEDE2000 colour table failed");
+            err = -EIO;
+        }
+    }
     if (!err) {
         t->bytes = (size_t)slots * t->plan->partial_count * sizeof(double);
         err = cuda_alloc(dev, &t->partials, t->bytes, "CIEDE2000 partial sums", error, error_size);
@@ -286,7 +332,7 @@ static int ciede_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
     unsigned launch[3];
     CiedeArgs args;
     const char *name = ciede_cuda_launch(plan, partials, t->tables, t->tables + col_bytes,
-                                         t->linear, ref, dist, stride, launch, &args);
+                                         t->linear, t->colours, ref, dist, stride, launch, &args);
     void *params[] = { &args };
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
                           params, error, error_size);

@@ -27,9 +27,18 @@
 #include "cuda_twin.h"
 #include "gpu.h"
 
+/* The most streams one frame's twins are spread over. */
+#define CUDA_MAX_BRANCHES 16
+
 typedef struct CudaSlot {
     CUstream stream;
     CUevent done;
+    /* The frame's twins fork from the stream after the upload onto
+     * branch[0] (the stream itself) ... branch[branches - 1] and join it
+     * again before done: independent twins of one frame run side by side
+     * instead of one after another. */
+    CUstream branch[CUDA_MAX_BRANCHES];
+    CUevent forked, joined[CUDA_MAX_BRANCHES];
     CUdeviceptr ref_chroma, dist;  /* device planes of the frame */
     void *staging;                 /* pinned copy of unpinned pictures */
 } CudaSlot;
@@ -55,6 +64,7 @@ struct GpuBackend {
     size_t plane_offset[3], plane_bytes[3], frame_bytes;
     CudaSlot *slots;
     unsigned slot_count;
+    unsigned branches; /* streams per frame */
     CUdeviceptr *ring;
     CUevent *ring_uploaded, *ring_done;
     unsigned ring_size;
@@ -296,7 +306,9 @@ static void stop(GpuBackend *gpu)
     CudaDevice *dev = &gpu->dev;
     if (!dev->context) return;
     dev->api.CtxSetCurrent(dev->context);
-    for (unsigned i = 0; i < gpu->slot_count; i++) dev->api.StreamSynchronize(gpu->slots[i].stream);
+    for (unsigned i = 0; i < gpu->slot_count; i++)
+        for (unsigned b = 0; b < gpu->branches; b++)
+            if (gpu->slots[i].branch[b]) dev->api.StreamSynchronize(gpu->slots[i].branch[b]);
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
         if (gpu->twins[i].module) dev->api.ModuleUnload(gpu->twins[i].module);
@@ -330,6 +342,11 @@ static void stop(GpuBackend *gpu)
         cuda_free(dev, s->dist, gpu->frame_bytes);
         if (s->staging) dev->api.MemFreeHost(s->staging);
         if (s->done) dev->api.EventDestroy(s->done);
+        if (s->forked) dev->api.EventDestroy(s->forked);
+        for (unsigned b = 1; b < CUDA_MAX_BRANCHES; b++) {
+            if (s->joined[b]) dev->api.EventDestroy(s->joined[b]);
+            if (s->branch[b]) dev->api.StreamDestroy(s->branch[b]);
+        }
         if (s->stream) dev->api.StreamDestroy(s->stream);
     }
     free(gpu->slots);
@@ -424,6 +441,16 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
         CudaSlot *s = &gpu->slots[i];
         CU_TRY(dev, dev->api.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING), "creating a stream");
         CU_TRY(dev, dev->api.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING), "creating an event");
+        s->branch[0] = s->stream;
+        if (gpu->branches > 1)
+            CU_TRY(dev, dev->api.EventCreate(&s->forked, CU_EVENT_DISABLE_TIMING),
+                   "creating an event");
+        for (unsigned b = 1; b < gpu->branches; b++) {
+            CU_TRY(dev, dev->api.StreamCreate(&s->branch[b], CU_STREAM_NON_BLOCKING),
+                   "creating a stream");
+            CU_TRY(dev, dev->api.EventCreate(&s->joined[b], CU_EVENT_DISABLE_TIMING),
+                   "creating an event");
+        }
         int err = 0;
         if (gpu->planes & 6)
             err = cuda_alloc(dev, &s->ref_chroma, gpu->plane_bytes[1] + gpu->plane_bytes[2],
@@ -448,6 +475,23 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
                "creating an event");
     }
     return 0;
+}
+
+/* How many streams a frame's twins are spread over: one per twin, up to
+ * CUDA_MAX_BRANCHES, so that the small kernels of one twin (ADM's coarse
+ * scales, say) share the GPU with the others' instead of leaving most of
+ * it idle; one when profiling, which times each twin alone.
+ * QUALE_CUDA_BRANCHES sets it (1: every twin on the frame's stream). */
+static unsigned choose_branches(const GpuBackend *gpu)
+{
+    if (gpu->profile) return 1;
+    unsigned branches = gpu->twin_count;
+    const char *text = getenv("QUALE_CUDA_BRANCHES");
+    if (text && *text) {
+        const unsigned long asked = strtoul(text, NULL, 10);
+        if (asked >= 1) branches = (unsigned)QUALE_MIN(asked, (unsigned long)CUDA_MAX_BRANCHES);
+    }
+    return QUALE_MAX(1u, QUALE_MIN(branches, (unsigned)CUDA_MAX_BRANCHES));
 }
 
 static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
@@ -497,6 +541,7 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
                          error_size);
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
+    gpu->branches = choose_branches(gpu);
     if (!err) err = start_slots(gpu, slots, error, error_size);
     if (!err && gpu->profile) {
         gpu->marks = calloc(gpu->twin_count + 2, sizeof(*gpu->marks));
@@ -596,13 +641,24 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         if (dev->api.StreamWaitEvent(s->stream, gpu->ring_uploaded[prev], 0) != CUDA_SUCCESS)
             err = -EIO;
     }
+    /* Fork: every branch starts after the upload and the waits above. */
+    const unsigned branches = gpu->branches;
+    if (!err && branches > 1 && dev->api.EventRecord(s->forked, s->stream) != CUDA_SUCCESS)
+        err = -EIO;
+    for (unsigned b = 1; b < branches && !err; b++)
+        if (dev->api.StreamWaitEvent(s->branch[b], s->forked, 0) != CUDA_SUCCESS) err = -EIO;
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        err = a->twin->enqueue(a->state, slot, &f, s->stream, error, sizeof(error));
+        err = a->twin->enqueue(a->state, slot, &f, s->branch[i % branches], error, sizeof(error));
         if (!err && gpu->profile &&
             dev->api.EventRecord(gpu->marks[i + 2], s->stream) != CUDA_SUCCESS)
             err = -EIO;
     }
+    /* Join: the frame is done when every branch is. */
+    for (unsigned b = 1; b < branches && !err; b++)
+        if (dev->api.EventRecord(s->joined[b], s->branch[b]) != CUDA_SUCCESS ||
+            dev->api.StreamWaitEvent(s->stream, s->joined[b], 0) != CUDA_SUCCESS)
+            err = -EIO;
     if (!err && (dev->api.EventRecord(gpu->ring_done[e], s->stream) != CUDA_SUCCESS ||
                  dev->api.EventRecord(s->done, s->stream) != CUDA_SUCCESS))
         err = -EIO;
