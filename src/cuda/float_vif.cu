@@ -55,6 +55,9 @@
 
 /* Threads per block of every kernel (THREADS of float_vif_cuda.c). */
 #define FVIF_THREADS 256
+/* Rows of a rows block (ROWS_PER_BLOCK of float_vif_cuda.c): a filter of
+ * known length makes their vertical passes together (fvif_vertical5_rows). */
+#define FVIF_ROWS 4
 /* The longest filter the kernels take (65 taps at vif_kernelscale 360/97). */
 #define FVIF_MAX_TAPS 68
 
@@ -137,6 +140,50 @@ FVIF_FN void fvif_vertical5(const FvifArgs &a, int x, int y, float q[5])
     q[2] = xx;
     q[3] = yy;
     q[4] = xy;
+}
+
+/* The vertical pass of the five quantities at column x (inside the
+ * picture) of the ROWS rows from y0 (those from row h on are left alone),
+ * into v[k * k_stride + row * row_stride]: vertical5() of each, with each
+ * input row read, converted and squared once and added to every output row
+ * it reaches.  An output row still gets its taps in tap order (input rows
+ * come in ascending order, and tap k of output o is input row o + k), from
+ * 0.0f: the same float operations as vertical5(), bit for bit. */
+template <typename T, int TAPS, int ROWS>
+FVIF_FN void fvif_vertical5_rows(const FvifArgs &a, int x, int y0, float *v, int k_stride,
+                                 int row_stride)
+{
+    constexpr int r = TAPS / 2;
+    float acc[ROWS][5];
+    FVIF_UNROLL
+    for (int o = 0; o < ROWS; o++)
+        FVIF_UNROLL
+        for (int q = 0; q < 5; q++) acc[o][q] = 0.0f;
+    const int valid = a.h - y0 < ROWS ? a.h - y0 : ROWS;
+    FVIF_UNROLL
+    for (int t = 0; t < ROWS + 2 * r; t++) {
+        if (t < valid + 2 * r) {
+            const int row = float_vif_mirror(y0 - r + t, a.h);
+            const float p = fvif_load<T>(a, a.ref, x, row), d = fvif_load<T>(a, a.dis, x, row);
+            const float pp = p * p, dd = d * d, pd = p * d;
+            FVIF_UNROLL
+            for (int o = 0; o < ROWS; o++) {
+                const int k = t - o;
+                if (k < 0 || k >= TAPS) continue;
+                const float fk = a.filter[k];
+                acc[o][0] += fk * p;
+                acc[o][1] += fk * d;
+                acc[o][2] += fk * pp;
+                acc[o][3] += fk * dd;
+                acc[o][4] += fk * pd;
+            }
+        }
+    }
+    FVIF_UNROLL
+    for (int o = 0; o < ROWS; o++)
+        if (o < valid)
+            FVIF_UNROLL
+            for (int q = 0; q < 5; q++) v[q * k_stride + o * row_stride] = acc[o][q];
 }
 
 /* sum over k of f[k] * in[k]: float_vif.c's filter_row() at one column,
@@ -226,7 +273,13 @@ FVIF_FN void fvif_rows_phase(const FvifArgs &a, unsigned block, unsigned phase, 
     }
     const int seg = (int)(phase / 3), part = (int)(phase % 3);
     const int x0 = seg * S, n = a.w - x0 < S ? a.w - x0 : S;
-    if (part == 0) {
+    if (part == 0 && TAPS && R == FVIF_ROWS) {
+        /* a column's rows together, into v[(k R + row) vw + i] */
+        const int cols = n + 2 * r;
+        for (unsigned i = tid; i < (unsigned)cols; i += nthreads)
+            fvif_vertical5_rows<T, TAPS ? TAPS : 1, FVIF_ROWS>(
+                a, float_vif_mirror(x0 - r + (int)i, a.w), y0, v + i, R * vw, vw);
+    } else if (part == 0) {
         const int cols = n + 2 * r;
         for (unsigned e = tid; e < (unsigned)(R * cols); e += nthreads) {
             const int row = (int)e / cols, i = (int)e % cols, y = y0 + row;

@@ -57,10 +57,12 @@ _Static_assert(offsetof(FvifArgs, sigma_nsq) == 48 && offsetof(FvifArgs, filter)
                    offsetof(FvifArgs, segment) == 368,
                "FvifArgs: keep float_vif.cu in step");
 
-/* THREADS is FVIF_THREADS of float_vif.cu (the kernels' launch bounds). */
-/* A rows segment of MAX_SEGMENT columns takes (5 (S + 16) + 2 S + 2) floats
- * of shared memory with 17 taps: 43 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1536, ALIGN = 256 };
+/* THREADS is FVIF_THREADS of float_vif.cu (the kernels' launch bounds),
+ * ROWS_PER_BLOCK its FVIF_ROWS.  A rows block of 4 rows and a segment of
+ * MAX_SEGMENT columns take 4 (5 (S + 2r) + 2 S + 2) floats of shared
+ * memory (34 KiB with 17 taps); with 17 taps a segment and its margins are
+ * one column per thread (240 + 16). */
+enum { THREADS = 256, ROWS_PER_BLOCK = 4, MAX_SEGMENT = 240, ALIGN = 256 };
 
 /* Per scale: rows (not at a skipped scale 0), then, below scale 3, vdec
  * and hdec towards the next. */
