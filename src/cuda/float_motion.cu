@@ -47,6 +47,9 @@
 
 /* Threads per block (THREADS of float_motion_cuda.c). */
 #define FMOT_THREADS 256
+/* Rows of a block (ROWS_PER_BLOCK of float_motion_cuda.c): their vertical
+ * passes are made together (fmot_vertical_rows). */
+#define FMOT_ROWS 4
 
 enum { FMOT_PREV, FMOT_CUR, FMOT_PREV2 };
 
@@ -93,6 +96,35 @@ FMOT_FN float fmot_vertical(const FmotArgs &a, int p, int x, int y)
     for (int k = 0; k < TAPS; k++)
         acc += a.filter[k] * fmot_load<T>(a, p, x, float_motion_mirror(y - r + k, a.h));
     return acc;
+}
+
+/* The vertical pass of picture p at column x (inside) of the ROWS rows
+ * from y0 (those from row h on are left alone), into out[row * stride]:
+ * fmot_vertical() of each, with each input row read once and added to every
+ * output row it reaches, in tap order for each (input rows ascend; tap k
+ * of output o is input row o + k), from 0.0f: bit for bit. */
+template <typename T, int TAPS, int ROWS>
+FMOT_FN void fmot_vertical_rows(const FmotArgs &a, int p, int x, int y0, float *out, int stride)
+{
+    constexpr int r = TAPS / 2;
+    float acc[ROWS];
+    FMOT_UNROLL
+    for (int o = 0; o < ROWS; o++) acc[o] = 0.0f;
+    const int valid = a.h - y0 < ROWS ? a.h - y0 : ROWS;
+    FMOT_UNROLL
+    for (int t = 0; t < ROWS + 2 * r; t++) {
+        if (t < valid + 2 * r) {
+            const float v = fmot_load<T>(a, p, x, float_motion_mirror(y0 - r + t, a.h));
+            FMOT_UNROLL
+            for (int o = 0; o < ROWS; o++) {
+                const int k = t - o;
+                if (k >= 0 && k < TAPS) acc[o] += a.filter[k] * v;
+            }
+        }
+    }
+    FMOT_UNROLL
+    for (int o = 0; o < ROWS; o++)
+        if (o < valid) out[o * stride] = acc[o];
 }
 
 /* The horizontal pass at one column, in[] the vertical pass from `radius`
@@ -142,7 +174,15 @@ FMOT_FN void fmot_phase(const FmotArgs &a, unsigned block, unsigned phase, float
     }
     const int seg = (int)(phase / 3), part = (int)(phase % 3);
     const int x0 = seg * S, n = a.w - x0 < S ? a.w - x0 : S;
-    if (part == 0) {
+    if (part == 0 && R == FMOT_ROWS) {
+        /* a column's rows together, into v[(p R + row) vw + i] */
+        const int cols = n + 2 * r;
+        for (unsigned e = tid; e < (unsigned)(P * cols); e += nthreads) {
+            const int p = (int)e / cols, i = (int)e % cols;
+            fmot_vertical_rows<T, TAPS, FMOT_ROWS>(a, p, float_motion_mirror(x0 - r + i, a.w), y0,
+                                                   v + p * R * vw + i, vw);
+        }
+    } else if (part == 0) {
         const int cols = n + 2 * r;
         for (unsigned e = tid; e < (unsigned)(P * R * cols); e += nthreads) {
             const int p = (int)e / (R * cols), row = (int)e / cols % R, i = (int)e % cols;

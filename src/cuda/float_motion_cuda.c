@@ -52,9 +52,10 @@ _Static_assert(offsetof(FmotArgs, rows) == 32 && offsetof(FmotArgs, filter) == 4
                "FmotArgs: keep float_motion.cu in step");
 
 /* THREADS is FMOT_THREADS of float_motion.cu (the kernel's launch bounds). */
-/* A segment of MAX_SEGMENT columns takes (3 (S + 4) + 2 S + 2) floats of
- * shared memory: 41 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 2048 };
+/* ROWS_PER_BLOCK is FMOT_ROWS of float_motion.cu.  A block of 4 rows and a
+ * segment of MAX_SEGMENT columns take 4 (3 (S + 4) + 2 S + 2) floats of
+ * shared memory: 40 KiB. */
+enum { THREADS = 256, ROWS_PER_BLOCK = 4, MAX_SEGMENT = 508 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
