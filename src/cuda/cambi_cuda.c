@@ -619,7 +619,6 @@ static int cambi_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
                               char *error, size_t error_size)
 {
     CambiTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const CambiPlan *p = t->plan;
     const CUdeviceptr base = t->memory + (size_t)slot * p->slot_bytes;
     for (unsigned i = 0; i < cambi_cuda_step_count(p); i++) {
@@ -632,14 +631,8 @@ static int cambi_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
                               launch[3], stream, params, error, error_size);
         if (err) return err;
     }
-    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * p->stats_bytes,
-                                            base + p->stats, p->stats_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the cambi statistics failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * p->stats_bytes, base + p->stats,
+                          p->stats_bytes, stream, "the cambi statistics", error, error_size);
 }
 
 typedef struct SlotReader {

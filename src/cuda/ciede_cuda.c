@@ -312,7 +312,6 @@ static int ciede_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
                               char *error, size_t error_size)
 {
     CiedeTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const CiedePlan *plan = t->plan;
     if (frame->width[0] != t->metric->width || frame->height[0] != t->metric->height ||
         frame->height[1] != plan->chroma_height) {
@@ -337,14 +336,8 @@ static int ciede_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
                           params, error, error_size);
     if (err) return err;
-    const CUresult r = api->MemcpyDtoHAsync(t->host + offset, partials,
-                                            plan->partial_count * sizeof(double), stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the CIEDE2000 sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + offset, partials, plan->partial_count * sizeof(double),
+                          stream, "the CIEDE2000 sums", error, error_size);
 }
 
 static int ciede_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

@@ -163,6 +163,18 @@ int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned 
     return 0;
 }
 
+int cuda_read_back(const CudaDevice *dev, void *host, CUdeviceptr src, size_t bytes,
+                   CUstream stream, const char *what, char *error, size_t error_size)
+{
+    const CUresult r = dev->api.MemcpyDtoHAsync(host, src, bytes, stream);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back %s failed: %s", what,
+                 cuda_error_text(&dev->api, r));
+        return -EIO;
+    }
+    return 0;
+}
+
 /* ---- pinned host memory for the context's pictures ---------------------- */
 
 static void backend_release(GpuBackend *gpu);

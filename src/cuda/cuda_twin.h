@@ -76,6 +76,11 @@ int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned 
                 unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
                 void **params, char *error, size_t error_size);
 
+/* A copy of `bytes` from the device to pinned host memory, queued on
+ * stream, checked: on failure error says "reading back <what> failed". */
+int cuda_read_back(const CudaDevice *dev, void *host, CUdeviceptr src, size_t bytes,
+                   CUstream stream, const char *what, char *error, size_t error_size);
+
 /* Device and pinned allocations, checked, with a message naming what for. */
 int cuda_alloc(const CudaDevice *dev, CUdeviceptr *p, size_t bytes, const char *what,
                char *error, size_t error_size);

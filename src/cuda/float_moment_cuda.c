@@ -171,15 +171,9 @@ static int float_moment_cuda_enqueue(void *twin, unsigned slot, const CudaFrame 
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
                           params, error, error_size);
     if (err) return err;
-    const CUresult r = t->dev->api.MemcpyDtoHAsync(t->host + offset, partials,
-                                                   (size_t)PARTIALS * t->blocks * sizeof(uint64_t),
-                                                   stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back float_moment sums failed: %s",
-                 cuda_error_text(&t->dev->api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + offset, partials,
+                          (size_t)PARTIALS * t->blocks * sizeof(uint64_t), stream,
+                          "float_moment sums", error, error_size);
 }
 
 static int float_moment_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

@@ -225,7 +225,6 @@ static int float_motion_cuda_enqueue(void *twin, unsigned slot, const CudaFrame 
                                      CUstream stream, char *error, size_t error_size)
 {
     FloatMotionTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const size_t bytes = t->plan->rows_bytes;
     const CUdeviceptr rows = t->memory + (size_t)slot * bytes;
     unsigned launch[4];
@@ -243,14 +242,8 @@ static int float_motion_cuda_enqueue(void *twin, unsigned slot, const CudaFrame 
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], launch[3],
                           stream, params, error, error_size);
     if (err) return err;
-    const CUresult r = api->MemcpyDtoHAsync((uint8_t *)t->host + (size_t)slot * bytes, rows, bytes,
-                                            stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the float motion row sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, (uint8_t *)t->host + (size_t)slot * bytes, rows, bytes, stream,
+                          "the float motion row sums", error, error_size);
 }
 
 static int float_motion_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

@@ -332,7 +332,6 @@ static int fms_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
                             char *error, size_t error_size)
 {
     FmsTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
     for (unsigned i = 0; i < FMS_STEPS; i++) {
         unsigned launch[3];
@@ -345,15 +344,8 @@ static int fms_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
         if (err) return err;
     }
     const size_t count = (size_t)fms_cuda_tiles(t->plan) * SSIM_SUMS;
-    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * count,
-                                            base + t->plan->partials, count * sizeof(double),
-                                            stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the MS-SSIM sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * count, base + t->plan->partials,
+                          count * sizeof(double), stream, "the MS-SSIM sums", error, error_size);
 }
 
 static int fms_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

@@ -167,14 +167,8 @@ static int float_psnr_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *f
     int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
                           params, error, error_size);
     if (err) return err;
-    const CUresult r = t->dev->api.MemcpyDtoHAsync(t->host + offset, partials,
-                                                   t->blocks * sizeof(uint64_t), stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back float_psnr sums failed: %s",
-                 cuda_error_text(&t->dev->api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + offset, partials, t->blocks * sizeof(uint64_t), stream,
+                          "float_psnr sums", error, error_size);
 }
 
 static int float_psnr_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

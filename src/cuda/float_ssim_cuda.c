@@ -310,7 +310,6 @@ static int fssim_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
                               char *error, size_t error_size)
 {
     FssimTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
     for (unsigned i = 0; i < t->plan->step_count; i++) {
         unsigned launch[3];
@@ -323,15 +322,8 @@ static int fssim_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
         if (err) return err;
     }
     const size_t count = (size_t)t->plan->tiles * SSIM_SUMS;
-    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * count,
-                                            base + t->plan->partials, count * sizeof(double),
-                                            stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the SSIM sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * count, base + t->plan->partials,
+                          count * sizeof(double), stream, "the SSIM sums", error, error_size);
 }
 
 static int fssim_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

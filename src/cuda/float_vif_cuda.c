@@ -346,7 +346,6 @@ static int float_vif_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *fr
                                   CUstream stream, char *error, size_t error_size)
 {
     FloatVifTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
     for (unsigned i = 0; i < t->plan->step_count; i++) {
         unsigned launch[4];
@@ -359,14 +358,8 @@ static int float_vif_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *fr
         if (err) return err;
     }
     /* Every row sum that collect() reads was written above. */
-    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * t->host_stride, base,
-                                            t->plan->rows_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the float VIF row sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * t->host_stride, base,
+                          t->plan->rows_bytes, stream, "the float VIF row sums", error, error_size);
 }
 
 static int float_vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,

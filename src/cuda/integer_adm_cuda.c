@@ -352,13 +352,8 @@ static int adm_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
             if (err) return err;
         }
     }
-    r = api->MemcpyDtoHAsync(t->host + (size_t)slot * ADM_SUMS, sums, sum_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the ADM sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * ADM_SUMS, sums, sum_bytes, stream,
+                          "the ADM sums", error, error_size);
 }
 
 static int adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)

@@ -94,13 +94,8 @@ static int motion_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame
                           s->height, THREADS, 0, stream, depth > 8 ? params_16 : params_8, error,
                           error_size);
     if (err) return err;
-    r = t->dev->api.MemcpyDtoHAsync(t->host + (size_t)slot * t->rows, rows, bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back motion sums failed: %s",
-                 cuda_error_text(&t->dev->api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * t->rows, rows, bytes, stream,
+                          "motion sums", error, error_size);
 }
 
 static int motion_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)

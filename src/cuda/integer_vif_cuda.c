@@ -360,13 +360,8 @@ static int vif_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
                               stream, params, error, error_size);
         if (err) return err;
     }
-    r = api->MemcpyDtoHAsync(t->host + (size_t)slot * SUM_COUNT, sums, sum_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the VIF sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * SUM_COUNT, sums, sum_bytes, stream,
+                          "the VIF sums", error, error_size);
 }
 
 static int vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)

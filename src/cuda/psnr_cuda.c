@@ -93,16 +93,9 @@ static int psnr_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, 
     int err = cuda_launch(t->dev, t->kernel, "psnr_sse", t->blocks, t->metric->planes, THREADS, 0,
                           stream, params, error, error_size);
     if (err) return err;
-    const CUresult r = t->dev->api.MemcpyDtoHAsync(t->host + offset, partials,
-                                                   (size_t)t->metric->planes * t->blocks *
-                                                       sizeof(unsigned long long),
-                                                   stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back PSNR sums failed: %s",
-                 cuda_error_text(&t->dev->api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + offset, partials,
+                          (size_t)t->metric->planes * t->blocks * sizeof(unsigned long long),
+                          stream, "PSNR sums", error, error_size);
 }
 
 static int psnr_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)

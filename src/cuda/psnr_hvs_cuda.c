@@ -270,7 +270,6 @@ static int hvs_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
                             char *error, size_t error_size)
 {
     HvsTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
     const HvsPlan *plan = t->plan;
     uint64_t ref[3], dist[3], stride[3];
     for (unsigned k = 0; k < 3; k++) {
@@ -293,14 +292,8 @@ static int hvs_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, C
                               stream, params, error, error_size);
         if (err) return err;
     }
-    const CUresult r = api->MemcpyDtoHAsync(t->host + (size_t)slot * 4, base + plan->sums,
-                                            3 * sizeof(float), stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back the PSNR-HVS sums failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_read_back(t->dev, t->host + (size_t)slot * 4, base + plan->sums, 3 * sizeof(float),
+                          stream, "the PSNR-HVS sums", error, error_size);
 }
 
 static int hvs_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
