@@ -542,8 +542,9 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
             if (!(layout_mask & (1u << l))) continue;
             char label[256];
             snprintf(label, sizeof(label), "case %u: %ux%u %u-bit %s/%s, %s, strip %u, %u resident",
-                     index, c.w, c.h, c.bitdepth, cambi_pattern_names[c.dist], cambi_pattern_names[c.ref],
-                     spec.c_str(), layouts[l].strip, layouts[l].resident);
+                     index, c.w, c.h, c.bitdepth, cambi_pattern_names[c.dist],
+                     cambi_pattern_names[c.ref], spec.c_str(), layouts[l].strip,
+                     layouts[l].resident);
             const unsigned failed_before = test_failed;
             CambiPlan *plan = cambi_cuda_plan_new(s, &format, layouts[l].strip, layouts[l].resident);
             CHECK(plan != NULL);

@@ -6,7 +6,9 @@
  * twin takes: windows, topk, thresholds, contrasts, EOTFs, full_ref with
  * source sizes, encoding sizes (resampling), anti-dithering, the high-res
  * speed-up).  Every other case runs its frames on three lanes (the twin
- * keeps its scales per lane).
+ * keeps its scales per lane), and two cases in three cut the c-value
+ * blocks' rows into chunks (QUALE_VULKAN_CAMBI_BLOCKS: long and short
+ * ones), which a CPU device does not do by itself.
  *
  * The twin must have run (no "runs on the CPU" message), and the cases
  * must reach both ways the twin pools a picture: from the statistics the
@@ -82,8 +84,12 @@ static void run_case(const CambiCase *c, unsigned index)
         cambi_fill_picture(&refs[f], c->ref);
         cambi_fill_picture(&dists[f], f % 2 ? c->ref : c->dist);
     }
-    /* Three lanes on one queue (lavapipe's) or several. */
+    /* Three lanes on one queue (lavapipe's) or several; the c-value
+     * blocks chunked as for a device running 7 of them at once (long
+     * chunks), or 100000 (a few rows each), besides the device's own
+     * (lavapipe: a chunk a strip). */
     setenv("QUALE_VULKAN_LANES", index % 2 ? "3" : "", 1);
+    setenv("QUALE_VULKAN_CAMBI_BLOCKS", index % 3 == 1 ? "7" : index % 3 == 2 ? "100000" : "", 1);
     for (unsigned o = 0; o < CAMBI_OPTION_SETS; o++) {
         if (!(c->options & CAMBI_SET(o))) continue;
         char spec[256], label[384];

@@ -31,7 +31,10 @@
  * memory, past the largest storage buffer some devices bind (128 MiB on
  * lavapipe) at 4K.  So such a picture is scored again on the CPU by the C
  * reference (cambi_score(), on the collecting worker), which is its score
- * by definition; the device writes no c-values at all.
+ * by definition; the device writes no c-values at all.  On the way, each
+ * scale's c-values are checked against what the device found of them
+ * (count, smallest, largest, exact sum): a device that computes them
+ * otherwise fails the run rather than score the other frames wrong.
  *
  * Memory: per lane and picture (lanes run frames side by side) the
  * preprocessed picture (with the speed-up) and the five filtered scales,
@@ -74,11 +77,15 @@ enum {
     NONE = -1,
 };
 
-/* How many c-value blocks run at once on a GPU, for cambi_chunk_rows(): a
- * guess of the order of the large ones (an H100's 132 multiprocessors,
- * 6 blocks of 38 KB each); on a CPU device (lavapipe) a strip's rows are
- * one chunk, which restarts no window. */
-#define GPU_RESIDENT_BLOCKS 1024u
+/* How many c-value blocks run at once, for cambi_chunk_rows(): Vulkan does
+ * not say how many multiprocessors a GPU has, so this guesses one of the
+ * large ones the twins are timed on (an H100 or H200: 132 of them, 228 KiB
+ * of shared memory each, 1 KiB of it kept per block), whose blocks the
+ * counters' shared memory limits.  On a CPU device (lavapipe) a strip's
+ * rows are one chunk, which restarts no window. */
+#define GPU_MULTIPROCESSORS 132u
+#define GPU_SHARED_PER_MULTIPROCESSOR (228u * 1024u)
+#define GPU_SHARED_KEPT_PER_BLOCK 1024u
 
 /* Mirrors of cambi.glsl's CambiScale, CambiPicture and the Params buffer. */
 typedef struct CambiVkScale {
@@ -220,12 +227,32 @@ static void cambi_vulkan_close(void *twin)
     free(t);
 }
 
+/* The c-value blocks of a picture with chunks of pp->chunk_rows rows. */
+static void place_blocks(CambiVkPicturePlan *pp, unsigned strip)
+{
+    pp->blocks = 0;
+    for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+        pp->strips[sc] = ceil_div(pp->sw[sc], strip);
+        pp->chunks[sc] = ceil_div(pp->sh[sc], pp->chunk_rows);
+        pp->first_block[sc] = pp->blocks;
+        pp->blocks += pp->strips[sc] * pp->chunks[sc];
+    }
+}
+
 /* The plan of each picture: scales, blocks, where its planes are. */
 static int plan(CambiTwin *t, const VulkanDevice *dev, char *error, size_t error_size)
 {
     const CambiState *s = t->metric;
-    const unsigned resident =
-        dev->properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : GPU_RESIDENT_BLOCKS;
+    unsigned resident = 0;
+    if (dev->properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) {
+        const size_t block = c_values_shared_bytes(s, t->strip) + GPU_SHARED_KEPT_PER_BLOCK;
+        const unsigned per = (unsigned)(GPU_SHARED_PER_MULTIPROCESSOR / block);
+        resident = GPU_MULTIPROCESSORS * QUALE_MAX(per, 1u);
+    }
+    /* QUALE_VULKAN_CAMBI_BLOCKS sets it (0: a chunk a strip), so that the
+     * chunked windows can be tested on any device. */
+    const char *text = getenv("QUALE_VULKAN_CAMBI_BLOCKS");
+    if (text && *text) resident = (unsigned)strtoul(text, NULL, 10);
     for (unsigned k = 0; k < t->pictures; k++) {
         CambiVkPicturePlan *pp = &t->pic[k];
         pp->g = k == 0 ? &s->dist : &s->ref;
@@ -235,24 +262,25 @@ static int plan(CambiTwin *t, const VulkanDevice *dev, char *error, size_t error
             pp->image = 0;
             words = (size_t)pp->g->width * pp->g->height;
         }
-        pp->chunk_rows = cambi_chunk_rows(pp->sw, pp->sh, pp->g->window, t->strip, resident);
-        pp->blocks = 0;
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
             pp->plane[sc] = (uint32_t)words;
             words += (size_t)pp->sw[sc] * pp->sh[sc];
-            pp->strips[sc] = ceil_div(pp->sw[sc], t->strip);
-            pp->chunks[sc] = ceil_div(pp->sh[sc], pp->chunk_rows);
-            pp->first_block[sc] = pp->blocks;
-            pp->blocks += pp->strips[sc] * pp->chunks[sc];
         }
         pp->words = words;
-        pp->first_partial = t->per_slot;
-        t->per_slot += pp->blocks;
+        /* Longer chunks where a dispatch would not take the blocks. */
+        pp->chunk_rows = cambi_chunk_rows(pp->sw, pp->sh, pp->g->window, t->strip, resident);
+        place_blocks(pp, t->strip);
+        while (pp->blocks > MAX_GROUPS && pp->chunk_rows < pp->sh[0]) {
+            pp->chunk_rows = QUALE_MIN(2 * pp->chunk_rows, pp->sh[0]);
+            place_blocks(pp, t->strip);
+        }
         if (pp->blocks > MAX_GROUPS) {
             snprintf(error, error_size, "cambi: %u c-value blocks are more than a dispatch takes",
                      pp->blocks);
             return -E2BIG;
         }
+        pp->first_partial = t->per_slot;
+        t->per_slot += pp->blocks;
     }
     return 0;
 }
