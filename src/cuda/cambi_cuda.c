@@ -2,9 +2,10 @@
  * CAMBI on CUDA: the device preprocesses, masks, filters and scores every
  * sample of the five scales (cambi.cu); the host reads back each scale's
  * c-value statistics (count, smallest, largest, sum: 120 bytes a picture)
- * and pools them through the C reference's own cambi_pool() and
- * cambi_combine(), then writes the keys through cambi_write()
- * (src/metrics/cambi.h), as its extract() does.
+ * and pools them through cambi_pool_picture() (the C reference's own
+ * cambi_pool() and cambi_combine(), shared with the Vulkan twin), then
+ * writes the keys through cambi_write() (src/metrics/cambi.h), as its
+ * extract() does.
  *
  * Pooling in libvmaf's order: cambi_pool() needs the c-values themselves
  * only when the k largest of them are not all the non-zero ones or their
