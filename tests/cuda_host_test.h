@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "samples.h"
+
 extern "C" {
 #include "context.h"
 #include "metric.h"
@@ -34,30 +36,10 @@ static inline uint32_t rng()
     return (uint32_t)(rng_state >> 16);
 }
 
-static inline unsigned get(const QualePicture *p, unsigned plane, unsigned x, unsigned y)
-{
-    const uint8_t *row = (const uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    return p->format.bitdepth > 8 ? ((const uint16_t *)row)[x] : row[x];
-}
-
 /* A luma sample. */
 static inline unsigned get(const QualePicture *p, unsigned x, unsigned y)
 {
     return get(p, 0, x, y);
-}
-
-static inline void put(QualePicture *p, unsigned plane, unsigned x, unsigned y, unsigned v)
-{
-    uint8_t *row = (uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane];
-    if (p->format.bitdepth > 8)
-        ((uint16_t *)row)[x] = (uint16_t)v;
-    else
-        row[x] = (uint8_t)v;
-}
-
-static inline unsigned clip(long v, unsigned max)
-{
-    return v < 0 ? 0u : v > (long)max ? max : (unsigned)v;
 }
 
 /* The errors the library logged since messages was last cleared. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_run.h"
 #include "json.h"
 #include "quale/quale.h"
 #include "synth.h"
@@ -171,67 +172,13 @@ static int clip_from_files(Clip *c, const char *ref_path, const char *dist_path,
 
 /* ---- running one backend ------------------------------------------------ */
 
-typedef struct Result {
-    int status;
-    char error[512];
-    unsigned keys, frames;
-    char **names;
-    double *values; /* keys x frames */
-    bool *present;
-} Result;
-
-static void result_free(Result *r)
-{
-    for (unsigned k = 0; k < r->keys; k++) free(r->names[k]);
-    free(r->names);
-    free(r->values);
-    free(r->present);
-    memset(r, 0, sizeof(*r));
-}
-
-static void capture(void *cookie, enum QualeLogLevel level, const char *message)
-{
-    Result *r = cookie;
-    if (level == QUALE_LOG_ERROR && !r->error[0]) snprintf(r->error, sizeof(r->error), "%s", message);
-}
+typedef ApiRun Result;
 
 static void run(enum QualeBackend backend, const char *const *metrics, unsigned metric_count,
                 const char *model, const Clip *clip, Result *r)
 {
-    memset(r, 0, sizeof(*r));
-    QualeSettings s;
-    quale_settings_default(&s);
-    s.backend = backend;
-    s.threads = 4;
-    s.log = capture;
-    s.log_cookie = r;
-    s.log_level = QUALE_LOG_WARNING;
-    QualeContext *ctx = NULL;
-    int err = quale_open(&ctx, &s);
-    if (!err && model) err = quale_use_model(ctx, model);
-    for (unsigned i = 0; i < metric_count && !err; i++) err = quale_use_metric(ctx, metrics[i]);
-    for (unsigned n = 0; n < clip->count && !err; n++) {
-        QualePicture a, b;
-        quale_picture_ref(&a, &clip->ref[n]);
-        quale_picture_ref(&b, &clip->dist[n]);
-        err = quale_send_pictures(ctx, &a, &b);
-    }
-    if (!err) err = quale_flush(ctx);
-    r->status = err;
-    if (!err) {
-        r->keys = quale_feature_count(ctx);
-        r->frames = clip->count;
-        r->names = calloc(r->keys ? r->keys : 1, sizeof(*r->names));
-        r->values = calloc((size_t)r->keys * r->frames + 1, sizeof(*r->values));
-        r->present = calloc((size_t)r->keys * r->frames + 1, sizeof(*r->present));
-        for (unsigned k = 0; k < r->keys; k++) {
-            r->names[k] = strdup(quale_feature_name(ctx, k));
-            for (unsigned n = 0; n < r->frames; n++)
-                r->present[k * r->frames + n] =
-                    !quale_feature_value(ctx, r->names[k], n, &r->values[k * r->frames + n]);
-        }
-    }
-    quale_close(&ctx);
+    *r = (Result){ .backend = backend, .threads = 4, .log_level = QUALE_LOG_WARNING };
+    api_run(r, model, metrics, metric_count, clip->ref, clip->dist, clip->count);
 }
 
 /* Compares the GPU run with the CPU run; prints one line. */
@@ -295,8 +242,8 @@ static void run_case(enum QualeBackend backend, const char *label, const char *c
     run(QUALE_BACKEND_CPU, metrics, metric_count, model, clip, &cpu);
     run(backend, metrics, metric_count, model, clip, &gpu);
     compare(label, &cpu, &gpu);
-    result_free(&cpu);
-    result_free(&gpu);
+    api_run_free(&cpu);
+    api_run_free(&gpu);
 }
 
 /* ---- the cases ------------------------------------------------------------ */
@@ -337,39 +284,53 @@ static void random_cases(enum QualeBackend backend, const char *const *twins, un
 }
 
 /* Twins under options other than their defaults: each spec whose metric
- * has a twin on the backend, on one clip.  A spec the twin does not
- * support runs on the CPU on both sides (its supports() is then what is
- * checked: that the run still works). */
+ * has a twin on the backend, on a clip of the size it names (cambi scores
+ * nothing narrower and lower than 216).  A spec the twin does not support
+ * runs on the CPU on both sides (its supports() is then what is checked:
+ * that the run still works). */
 static void option_cases(enum QualeBackend backend, const char *const *twins, unsigned twin_count)
 {
-    static const char *const specs[] = {
-        "float_vif=debug=true:vif_enhn_gain_limit=1.0:vif_sigma_nsq=1.5:vif_scale2_min_val=0.9",
-        "float_vif=vif_kernelscale=3.7113402061855671:vif_skip_scale0=true",
-        "float_vif=vif_kernelscale=0.5:vif_prescale=1.5",
-        "float_vif=vif_prescale=0.5:vif_prescale_method=bilinear",
-        "float_adm=debug=true:adm_enhn_gain_limit=1.0:adm_skip_aim_scale=1",
-        "float_adm=adm_csf_mode=1:adm_bypass_cm=1:adm_adm3_apply_hm=true",
-        "float_adm=adm_csf_mode=2:adm_skip_scale0=true:adm_noise_weight=0:adm_f2s3=0.2",
-        "float_adm=adm_p_norm=2.5",
+    static const struct {
+        const char *spec;
+        unsigned width, height;
+    } cases[] = {
+        { "float_vif=debug=true:vif_enhn_gain_limit=1.0:vif_sigma_nsq=1.5:vif_scale2_min_val=0.9",
+          176, 144 },
+        { "float_vif=vif_kernelscale=3.7113402061855671:vif_skip_scale0=true", 176, 144 },
+        { "float_vif=vif_kernelscale=0.5:vif_prescale=1.5", 176, 144 },
+        { "float_vif=vif_prescale=0.5:vif_prescale_method=bilinear", 176, 144 },
+        { "float_adm=debug=true:adm_enhn_gain_limit=1.0:adm_skip_aim_scale=1", 176, 144 },
+        { "float_adm=adm_csf_mode=1:adm_bypass_cm=1:adm_adm3_apply_hm=true", 176, 144 },
+        { "float_adm=adm_csf_mode=2:adm_skip_scale0=true:adm_noise_weight=0:adm_f2s3=0.2", 176,
+          144 },
+        { "float_adm=adm_p_norm=2.5", 176, 144 },
+        /* resampled pictures of both sizes, the reference scored too */
+        { "cambi=full_ref=true:enc_width=360:enc_height=202:src_width=400:src_height=240", 480,
+          270 },
+        { "cambi=enc_bitdepth=8:max_log_contrast=5:cambi_topk=0.9:full_ref=true", 480, 270 },
+        { "cambi=eotf=pq:window_size=127:tvi_threshold=0.1:topk=0.05", 480, 270 },
     };
-    const QualeVideoFormat f = { QUALE_CHROMA_420, 10, 176, 144 };
-    Clip clip;
-    if (clip_random(&clip, &f, 4, 4242)) {
-        fprintf(stderr, "gpu_parity: out of memory\n");
-        failed++;
-        clip_free(&clip);
-        return;
-    }
-    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-        const size_t name_length = strcspn(specs[i], "=");
+    Clip clip = { 0 };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *spec = cases[i].spec;
+        const size_t name_length = strcspn(spec, "=");
         bool has_twin = false;
         for (unsigned m = 0; m < twin_count; m++)
-            has_twin |= strlen(twins[m]) == name_length && !strncmp(twins[m], specs[i], name_length);
+            has_twin |= strlen(twins[m]) == name_length && !strncmp(twins[m], spec, name_length);
         if (!has_twin) continue;
+        const QualeVideoFormat f = { QUALE_CHROMA_420, 10, cases[i].width, cases[i].height };
+        if (clip.count && (clip.format.width != f.width || clip.format.height != f.height))
+            clip_free(&clip);
+        if (!clip.count && clip_random(&clip, &f, 4, 4242)) {
+            fprintf(stderr, "gpu_parity: out of memory\n");
+            failed++;
+            clip_free(&clip);
+            continue;
+        }
         char label[256];
-        snprintf(label, sizeof(label), "%s %s %ux%u %s %u-bit", quale_backend_name(backend), specs[i],
+        snprintf(label, sizeof(label), "%s %s %ux%u %s %u-bit", quale_backend_name(backend), spec,
                  f.width, f.height, quale_chroma_name(f.chroma), f.bitdepth);
-        run_case(backend, label, &specs[i], 1, NULL, &clip);
+        run_case(backend, label, &spec, 1, NULL, &clip);
     }
     clip_free(&clip);
 }

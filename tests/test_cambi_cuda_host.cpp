@@ -64,100 +64,13 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0xbb67ae8584caa73bull
 #include "cuda_host_test.h"
+#include "cambi_cases.h"
 
 /* What the coverage checks at the end count. */
 static unsigned pooled_from_stats, pooled_from_values, inexact_sums, masked_c_values,
     histogram_checks, idle_steps;
 
 /* ---- random pictures ------------------------------------------------------ */
-
-enum Pattern {
-    P_BANDS,   /* a quantised gradient: plateaus a few codes apart */
-    P_BLOCKS,  /* constant blocks of close values: many runs */
-    P_STRIPES, /* stripes of two close values: large c-values everywhere */
-    P_MIXED,   /* tiles of every kind, bright and dark */
-    P_NOISE,   /* nothing masked */
-    P_FLAT,    /* everything masked, no contrast */
-    P_WIDE,    /* blocks with samples above the bit depth */
-    P_PATTERNS
-};
-
-static const char *const pattern_names[] = { "bands", "blocks", "stripes", "mixed",
-                                             "noise", "flat",   "wide" };
-
-static unsigned sample_max(const QualePicture *p)
-{
-    return (1u << p->format.bitdepth) - 1;
-}
-
-/* A dark base value (where the visibility thresholds let c-values be
- * non-zero), in the picture's codes. */
-static unsigned dark_base(const QualePicture *p)
-{
-    return (20 + rng() % 90) << (p->format.bitdepth - 8);
-}
-
-static unsigned tile_value(const QualePicture *p, unsigned kind, unsigned x, unsigned y,
-                           unsigned base, unsigned period, unsigned block, unsigned seed)
-{
-    const unsigned max = sample_max(p);
-    switch (kind) {
-    case 0: /* bands along a diagonal */
-        return clip((long)base + (long)((x * (seed % 3 + 1) + y * (seed / 3 % 3)) / period), max);
-    case 1: { /* blocks */
-        const uint32_t h = (x / block) * 0x9e3779b1u ^ (y / block) * 0x85ebca77u ^ seed;
-        return clip((long)base + (long)((h >> 7) % 5), max);
-    }
-    case 2: /* stripes */
-        return clip((long)base + (long)((x / period) % 2) * (long)(seed % 2 + 1), max);
-    case 3: return rng() % (max + 1);
-    default: return base;
-    }
-}
-
-static void fill_picture(QualePicture *p, Pattern pattern)
-{
-    const unsigned max = sample_max(p);
-    const unsigned w = p->plane_width[0], h = p->plane_height[0];
-    const unsigned base = dark_base(p), period = 3 + rng() % 40, block = 2 + rng() % 15;
-    const unsigned seed = rng();
-    for (unsigned y = 0; y < h; y++) {
-        for (unsigned x = 0; x < w; x++) {
-            unsigned v;
-            switch (pattern) {
-            case P_BANDS: v = tile_value(p, 0, x, y, base, period, block, seed); break;
-            case P_BLOCKS: v = tile_value(p, 1, x, y, base, period, block, seed); break;
-            case P_STRIPES: v = tile_value(p, 2, x, y, base, period, block, seed); break;
-            case P_MIXED: {
-                /* 40 x 24 tiles of a kind each; some bright (beyond every
-                 * visibility threshold) */
-                const uint32_t t = (x / 40) * 0x27d4eb2du ^ (y / 24) * 0x165667b1u ^ seed;
-                const unsigned kind = (t >> 5) % 5;
-                const unsigned b = (t >> 11) % 4 == 0 ? max - max / 8 : base + ((t >> 13) % 8);
-                v = tile_value(p, kind, x, y, b, period, block, t);
-                /* scattered extremes */
-                if ((rng() & 1023) == 0) v = rng() & 1 ? max : 0;
-                break;
-            }
-            case P_NOISE: v = rng() % (max + 1); break;
-            case P_FLAT: v = base; break;
-            default: {
-                /* blocks of 16-bit samples (above the bit depth: the API
-                 * lets them through) and of dark bands */
-                const uint32_t t = (x / 8) * 0x9e3779b1u ^ (y / 8) * 0x85ebca77u ^ seed;
-                v = (t >> 9) % 3 == 0 ? (t >> 3) & 0xffffu
-                                      : tile_value(p, 0, x, y, base, period, block, seed);
-                if (p->format.bitdepth == 8) v &= 0xff;
-                break;
-            }
-            }
-            put(p, 0, x, y, v);
-        }
-    }
-    for (unsigned plane = 1; plane < p->plane_count; plane++)
-        for (unsigned y = 0; y < p->plane_height[plane]; y++)
-            for (unsigned x = 0; x < p->plane_width[plane]; x++) put(p, plane, x, y, 0);
-}
 
 /* ---- the C reference's steps ----------------------------------------------- */
 
@@ -568,84 +481,14 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
 
 /* ---- cases ------------------------------------------------------------------- */
 
-/* Option sets; "@enc" and "@src" become an encoding or source size of
- * about 3/4 of the picture's (see spec_for). */
-static const char *const option_sets[] = {
-    "cambi",
-    "cambi=window_size=15",
-    "cambi=topk=0.0001",
-    "cambi=tvi_threshold=0.1:max_log_contrast=3",
-    "cambi=max_log_contrast=0",
-    "cambi=max_log_contrast=5:cambi_topk=0.9",
-    "cambi=eotf=pq",
-    "cambi=cambi_eotf=pq:tvi_threshold=0.5:window_size=90",
-    "cambi=full_ref=true",
-    "cambi=full_ref=true:window_size=40:topk=0.3",
-    "cambi=enc_bitdepth=8",
-    "cambi=cambi_vis_lum_threshold=20:cambi_max_val=0.05",
-    "cambi=tvi_threshold=0.0001",
-    "cambi=cambi_vis_lum_threshold=300",
-    "cambi=@enc",
-    "cambi=full_ref=true:@src:max_log_contrast=1",
-    "cambi=cambi_high_res_speedup=1080:topk=0.05",
-    "cambi=window_size=127",
-};
-enum { OPTION_SETS = sizeof(option_sets) / sizeof(option_sets[0]) };
-enum { ALL = (1u << OPTION_SETS) - 1 };
-#define O(k) (1u << (k))
-
 static std::string spec_for(unsigned o, unsigned w, unsigned h)
 {
-    std::string spec = option_sets[o];
-    const unsigned ew = w * 3 / 4 < 180 ? 180 : w * 3 / 4, eh = h * 3 / 4 < 150 ? 150 : h * 3 / 4;
-    char size[96];
-    size_t at = spec.find("@enc");
-    if (at != std::string::npos) {
-        snprintf(size, sizeof(size), "enc_width=%u:enc_height=%u", ew, eh);
-        spec.replace(at, 4, size);
-    }
-    at = spec.find("@src");
-    if (at != std::string::npos) {
-        snprintf(size, sizeof(size), "src_width=%u:src_height=%u", ew < 320 ? 320 : ew,
-                 eh < 200 ? 200 : eh);
-        spec.replace(at, 4, size);
-    }
+    char spec[256];
+    cambi_option_spec(spec, sizeof(spec), o, w, h);
     return spec;
 }
 
-struct Case {
-    unsigned w, h, bitdepth;
-    QualeChroma chroma;
-    Pattern dist, ref;
-    unsigned options; /* bit per option set */
-    unsigned frames;
-    bool large;       /* left out by --quick */
-};
-
-static const Case fixed_cases[] = {
-    /* the thinnest pictures the reference scores */
-    { 216, 1, 8, QUALE_CHROMA_444, P_BANDS, P_BLOCKS, O(0) | O(1) | O(4) | O(8), 2, false },
-    { 1, 216, 10, QUALE_CHROMA_444, P_STRIPES, P_BANDS, O(0) | O(2) | O(5), 2, false },
-    { 216, 2, 12, QUALE_CHROMA_444, P_MIXED, P_BANDS, O(0) | O(3), 2, false },
-    { 3, 300, 8, QUALE_CHROMA_444, P_BLOCKS, P_FLAT, O(0) | O(9), 2, false },
-    { 300, 7, 9, QUALE_CHROMA_444, P_BANDS, P_STRIPES, O(0) | O(6), 2, false },
-    { 217, 219, 8, QUALE_CHROMA_444, P_BANDS, P_MIXED, ALL & ~O(16), 2, false },
-    { 216, 216, 10, QUALE_CHROMA_420, P_BLOCKS, P_BANDS, ALL & ~O(16), 2, false },
-    { 341, 239, 12, QUALE_CHROMA_444, P_MIXED, P_STRIPES, ALL & ~O(16), 2, false },
-    { 400, 300, 16, QUALE_CHROMA_420, P_WIDE, P_BANDS, O(0) | O(3) | O(8) | O(10) | O(14), 2, false },
-    { 333, 250, 9, QUALE_CHROMA_444, P_FLAT, P_NOISE, O(0) | O(8) | O(11), 2, false },
-    { 320, 240, 8, QUALE_CHROMA_420, P_NOISE, P_FLAT, O(0) | O(2) | O(8), 2, false },
-    { 640, 360, 8, QUALE_CHROMA_420, P_MIXED, P_BANDS, O(0) | O(2) | O(7) | O(9) | O(14) | O(15), 2, false },
-    { 640, 360, 10, QUALE_CHROMA_420, P_BANDS, P_MIXED, O(0) | O(10) | O(12) | O(15), 2, false },
-    { 720, 480, 16, QUALE_CHROMA_444, P_WIDE, P_MIXED, O(0) | O(6), 1, false },
-    /* banding everywhere with the largest window the picture allows:
-     * sums of c-values that are not exact in any order */
-    { 1280, 720, 8, QUALE_CHROMA_420, P_STRIPES, P_BANDS, O(0) | O(17), 1, true },
-    { 1920, 1080, 8, QUALE_CHROMA_420, P_MIXED, P_BANDS, O(0) | O(16), 1, true },
-    { 1920, 1080, 10, QUALE_CHROMA_420, P_BANDS, P_BANDS, O(16), 1, true },
-    /* window 65, the largest: a window's run starts fill 64 bits */
-    { 1920, 1104, 10, QUALE_CHROMA_420, P_BLOCKS, P_BANDS, O(17), 1, true },
-};
+typedef CambiCase Case;
 
 /* Block widths and chunkings of the c-value launch: an H200 (3 blocks on
  * each of 132 SMs), a small device (few blocks at once: long chunks) and
@@ -662,11 +505,11 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
     for (unsigned f = 0; f < c.frames; f++) {
         CHECK(quale_picture_alloc(&refs[f], &format) == 0);
         CHECK(quale_picture_alloc(&dists[f], &format) == 0);
-        fill_picture(&refs[f], c.ref);
-        fill_picture(&dists[f], f % 2 ? c.ref : c.dist);
+        cambi_fill_picture(&refs[f], c.ref);
+        cambi_fill_picture(&dists[f], f % 2 ? c.ref : c.dist);
     }
 
-    for (unsigned o = 0; o < OPTION_SETS; o++) {
+    for (unsigned o = 0; o < CAMBI_OPTION_SETS; o++) {
         if (!(c.options & (1u << o))) continue;
         const std::string spec = spec_for(o, c.w, c.h);
 
@@ -699,8 +542,9 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
             if (!(layout_mask & (1u << l))) continue;
             char label[256];
             snprintf(label, sizeof(label), "case %u: %ux%u %u-bit %s/%s, %s, strip %u, %u resident",
-                     index, c.w, c.h, c.bitdepth, pattern_names[c.dist], pattern_names[c.ref],
-                     spec.c_str(), layouts[l].strip, layouts[l].resident);
+                     index, c.w, c.h, c.bitdepth, cambi_pattern_names[c.dist],
+                     cambi_pattern_names[c.ref], spec.c_str(), layouts[l].strip,
+                     layouts[l].resident);
             const unsigned failed_before = test_failed;
             CambiPlan *plan = cambi_cuda_plan_new(s, &format, layouts[l].strip, layouts[l].resident);
             CHECK(plan != NULL);
@@ -810,7 +654,7 @@ int main(int argc, char **argv)
     const int only = argc > 2 && !strcmp(argv[1], "--case") ? atoi(argv[2]) : -1;
     test_elements();
     unsigned index = 0;
-    for (const Case &c : fixed_cases) {
+    for (const Case &c : cambi_fixed_cases) {
         if ((only < 0 && (!quick || !c.large)) || (int)index == only)
             run_case(c, index, c.large ? 1u : c.w * c.h > 100000 ? 3u : 15u);
         index++;
@@ -818,18 +662,7 @@ int main(int argc, char **argv)
     if (only >= 0) return test_summary();
     /* Random sizes, depths, contents and options. */
     for (unsigned i = 0; i < 24; i++) {
-        Case c;
-        const bool wide = rng() % 2;
-        c.w = wide ? 216 + rng() % 300 : 1 + rng() % 300;
-        c.h = wide ? 1 + rng() % 300 : 216 + rng() % 300;
-        static const unsigned depths[] = { 8, 8, 9, 10, 10, 12, 12, 16 };
-        c.bitdepth = depths[rng() % 8];
-        c.chroma = (c.w % 2 || c.h % 2) ? QUALE_CHROMA_444 : QUALE_CHROMA_420;
-        c.dist = (Pattern)(rng() % P_PATTERNS);
-        c.ref = (Pattern)(rng() % P_PATTERNS);
-        c.options = O(0) | (1u << (rng() % (OPTION_SETS - 1)));
-        c.frames = 2;
-        c.large = false;
+        const Case c = cambi_random_case();
         run_case(c, index++, 1u << (rng() % 4));
     }
     /* The cases reached both ways of pooling, and sums that are not

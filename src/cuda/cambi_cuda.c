@@ -2,9 +2,10 @@
  * CAMBI on CUDA: the device preprocesses, masks, filters and scores every
  * sample of the five scales (cambi.cu); the host reads back each scale's
  * c-value statistics (count, smallest, largest, sum: 120 bytes a picture)
- * and pools them through the C reference's own cambi_pool() and
- * cambi_combine(), then writes the keys through cambi_write()
- * (src/metrics/cambi.h), as its extract() does.
+ * and pools them through cambi_pool_picture() (the C reference's own
+ * cambi_pool() and cambi_combine(), shared with the Vulkan twin), then
+ * writes the keys through cambi_write() (src/metrics/cambi.h), as its
+ * extract() does.
  *
  * Pooling in libvmaf's order: cambi_pool() needs the c-values themselves
  * only when the k largest of them are not all the non-zero ones or their
@@ -35,7 +36,6 @@
  * and pools through what collect() calls.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,38 +159,6 @@ unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip)
     return bins_bytes(s, strip) + STEP_ROWS_BYTES;
 }
 
-/* The rows of a c-value chunk.  A block runs up to chunk_rows + window - 1
- * steps (the first window - 1 only fill its window), and `resident` blocks
- * run at once: the launch takes about as long as the longest block times
- * the waves of blocks, and at least all the steps spread over the resident
- * blocks.  Fewer rows shorten a block but add starts and blocks. */
-static unsigned chunk_rows_for(const CambiPicturePlan *pp, unsigned window, unsigned strip,
-                               unsigned resident)
-{
-    const unsigned pad = window / 2, h0 = pp->sh[0];
-    if (!resident) return h0;
-    unsigned best = h0;
-    double best_cost = INFINITY;
-    for (unsigned rows = h0; rows >= 1; rows--) {
-        double steps = 0;
-        unsigned blocks = 0;
-        for (unsigned s = 0; s < CAMBI_SCALES; s++) {
-            const unsigned strips = cuda_blocks_for(pp->sw[s], strip);
-            const unsigned chunks = cuda_blocks_for(pp->sh[s], rows);
-            blocks += strips * chunks;
-            steps += (double)strips * (pp->sh[s] + (double)chunks * 2 * pad);
-        }
-        const double waves = cuda_blocks_for(blocks, resident);
-        const double longest = waves * (rows + 2.0 * pad), spread = steps / resident;
-        const double cost = longest > spread ? longest : spread;
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = rows;
-        }
-    }
-    return best;
-}
-
 /* The steps and offsets follow from the state and format; without
  * resident blocks, a strip's rows are one chunk. */
 CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
@@ -233,17 +201,11 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
         }
         const size_t a = (size_t)pp->g->width * pp->g->height;
         if (a > area) area = a;
-        unsigned w = pp->g->width, h = pp->g->height;
-        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
-            if (sc > 0 || s->speedup) {
-                w = cambi_halve(w);
-                h = cambi_halve(h);
-            }
-            pp->sw[sc] = w;
-            pp->sh[sc] = h;
-            if ((size_t)w * h > scale_area[sc]) scale_area[sc] = (size_t)w * h;
-        }
-        pp->chunk_rows = chunk_rows_for(pp, pp->g->window, strip, resident_blocks);
+        cambi_scale_sizes(s, pp->g, pp->sw, pp->sh);
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++)
+            if ((size_t)pp->sw[sc] * pp->sh[sc] > scale_area[sc])
+                scale_area[sc] = (size_t)pp->sw[sc] * pp->sh[sc];
+        pp->chunk_rows = cambi_chunk_rows(pp->sw, pp->sh, pp->g->window, strip, resident_blocks);
         pp->blocks = 0;
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
             pp->strips[sc] = cuda_blocks_for(pp->sw[sc], strip);
@@ -413,49 +375,46 @@ const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint6
     return name;
 }
 
+/* cambi_pool_picture()'s reader of a scale's c-values: from the slot,
+ * through the caller's fetch. */
+typedef struct ScaleReader {
+    const CambiPicturePlan *pp;
+    CambiFetch fetch;
+    void *cookie;
+} ScaleReader;
+
+static int read_scale(void *cookie, unsigned scale, float *values, char *error, size_t error_size)
+{
+    const ScaleReader *r = cookie;
+    const size_t bytes = (size_t)r->pp->sw[scale] * r->pp->sh[scale] * sizeof(float);
+    return r->fetch(r->cookie, r->pp->c_values[scale], values, bytes, error, error_size);
+}
+
 /*
  * The scores of the frame's pictures (score[1]: the reference's, with
  * full_ref) from the statistics the device wrote (stats: a copy of the
- * slot's, cambi_cuda_stats_bytes()), through cambi_pool(); fetch reads a
- * scale's c-values from the slot when pooling needs them.
+ * slot's, cambi_cuda_stats_bytes()), through cambi_pool_picture(); fetch
+ * reads a scale's c-values from the slot when pooling needs them.
  */
 int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, void *cookie,
                       double score[2], char *error, size_t error_size)
 {
     score[0] = score[1] = 0.0;
     const CambiScaleStats *all = stats;
-    size_t largest = 0; /* the largest scale 0 */
-    for (unsigned k = 0; k < p->pictures; k++)
-        if ((size_t)p->pic[k].sw[0] * p->pic[k].sh[0] > largest)
-            largest = (size_t)p->pic[k].sw[0] * p->pic[k].sh[0];
-    float *values = NULL;
     int err = 0;
     for (unsigned k = 0; k < p->pictures && !err; k++) {
         const CambiPicturePlan *pp = &p->pic[k];
-        double scale_score[CAMBI_SCALES];
-        for (unsigned sc = 0; sc < CAMBI_SCALES && !err; sc++) {
+        CambiNonZero nz[CAMBI_SCALES];
+        for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
             const CambiScaleStats *st = &all[k * CAMBI_SCALES + sc];
-            CambiNonZero nz = { .sum = st->sum, .count = st->count };
-            memcpy(&nz.smallest, &st->smallest, sizeof(float));
-            memcpy(&nz.largest, &st->largest, sizeof(float));
-            const unsigned w = pp->sw[sc], h = pp->sh[sc];
-            float *v = NULL;
-            if (cambi_pool_needs_values(w, h, p->s->pool_topk, &nz)) {
-                const size_t bytes = (size_t)w * h * sizeof(float);
-                if (!values) values = malloc(largest * sizeof(float));
-                if (!values) {
-                    snprintf(error, error_size, "out of memory for the c-values of a scale");
-                    err = -ENOMEM;
-                    break;
-                }
-                err = fetch(cookie, pp->c_values[sc], values, bytes, error, error_size);
-                v = values;
-            }
-            if (!err) scale_score[sc] = cambi_pool(v, w, h, p->s->pool_topk, &nz);
+            nz[sc] = (CambiNonZero){ .sum = st->sum, .count = st->count };
+            memcpy(&nz[sc].smallest, &st->smallest, sizeof(float));
+            memcpy(&nz[sc].largest, &st->largest, sizeof(float));
         }
-        if (!err) score[k] = cambi_combine(pp->g, scale_score);
+        ScaleReader reader = { pp, fetch, cookie };
+        err = cambi_pool_picture(p->s, pp->g, pp->sw, pp->sh, nz, read_scale, &reader, &score[k],
+                                 error, error_size);
     }
-    free(values);
     return err;
 }
 

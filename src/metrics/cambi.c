@@ -1030,6 +1030,92 @@ double cambi_combine(const CambiGeometry *g, const double scale_score[CAMBI_SCAL
     return score / area;
 }
 
+/* ---- for the GPU twins -------------------------------------------------- */
+
+void cambi_scale_sizes(const CambiState *s, const CambiGeometry *g, unsigned sw[CAMBI_SCALES],
+                       unsigned sh[CAMBI_SCALES])
+{
+    unsigned w = g->width, h = g->height;
+    for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
+        if (scale > 0 || s->speedup) {
+            w = cambi_halve(w);
+            h = cambi_halve(h);
+        }
+        sw[scale] = w;
+        sh[scale] = h;
+    }
+}
+
+static unsigned cambi_ceil_div(unsigned n, unsigned d)
+{
+    return (n + d - 1) / d;
+}
+
+/* A block runs up to rows + window - 1 steps (the first window - 1 only
+ * fill its window), and `resident` blocks run at once: the launch takes
+ * about as long as the longest block times the waves of blocks, and at
+ * least all the steps spread over the resident blocks.  Fewer rows
+ * shorten a block but add starts and blocks. */
+unsigned cambi_chunk_rows(const unsigned sw[CAMBI_SCALES], const unsigned sh[CAMBI_SCALES],
+                          unsigned window, unsigned strip, unsigned resident)
+{
+    const unsigned pad = window / 2, h0 = sh[0];
+    if (!resident) return h0;
+    unsigned best = h0;
+    double best_cost = INFINITY;
+    for (unsigned rows = h0; rows >= 1; rows--) {
+        double steps = 0;
+        unsigned blocks = 0;
+        for (unsigned s = 0; s < CAMBI_SCALES; s++) {
+            const unsigned strips = cambi_ceil_div(sw[s], strip);
+            const unsigned chunks = cambi_ceil_div(sh[s], rows);
+            blocks += strips * chunks;
+            steps += (double)strips * (sh[s] + (double)chunks * 2 * pad);
+        }
+        const double waves = cambi_ceil_div(blocks, resident);
+        const double longest = waves * (rows + 2.0 * pad), spread = steps / resident;
+        const double cost = longest > spread ? longest : spread;
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = rows;
+        }
+    }
+    return best;
+}
+
+int cambi_pool_picture(const CambiState *s, const CambiGeometry *g,
+                       const unsigned sw[CAMBI_SCALES], const unsigned sh[CAMBI_SCALES],
+                       const CambiNonZero nz[CAMBI_SCALES], CambiValuesFn values, void *cookie,
+                       double *score, char *error, size_t error_size)
+{
+    double scale_score[CAMBI_SCALES];
+    float *buffer = NULL; /* the largest scale's size, on first need */
+    int err = 0;
+    for (unsigned scale = 0; scale < CAMBI_SCALES && !err; scale++) {
+        const unsigned w = sw[scale], h = sh[scale];
+        float *v = NULL;
+        if (cambi_pool_needs_values(w, h, s->pool_topk, &nz[scale])) {
+            if (!values) {
+                snprintf(error, error_size, "scale %u is pooled from its c-values", scale);
+                err = -EAGAIN;
+                break;
+            }
+            if (!buffer) buffer = malloc((size_t)sw[0] * sh[0] * sizeof(float));
+            if (!buffer) {
+                snprintf(error, error_size, "out of memory for the c-values of a scale");
+                err = -ENOMEM;
+                break;
+            }
+            err = values(cookie, scale, buffer, error, error_size);
+            v = buffer;
+        }
+        if (!err) scale_score[scale] = cambi_pool(v, w, h, s->pool_topk, &nz[scale]);
+    }
+    free(buffer);
+    if (!err) *score = cambi_combine(g, scale_score);
+    return err;
+}
+
 double cambi_score(const CambiState *s, const CambiGeometry *g, const QualePicture *pic,
                    void *scratch, const CambiObserver *observer)
 {

@@ -191,6 +191,35 @@ double cambi_pool(float *c_values, unsigned w, unsigned h, double topk, const Ca
 /* A picture's score from the scores of its scales. */
 double cambi_combine(const CambiGeometry *g, const double scale_score[CAMBI_SCALES]);
 
+/* ---- what the GPU twins share (src/cuda/cambi_cuda.c, src/vulkan/cambi_vulkan.c) */
+
+/* The sizes of the five scales of a picture of geometry g, as
+ * cambi_score() makes them (with the speed-up the first is halved). */
+void cambi_scale_sizes(const CambiState *s, const CambiGeometry *g, unsigned sw[CAMBI_SCALES],
+                       unsigned sh[CAMBI_SCALES]);
+
+/* The rows of a chunk of the GPU twins' c-value blocks, which slide a
+ * window down strip columns of a scale (sizes sw x sh) from the chunk's
+ * first row: the count that makes the five scales' blocks finish soonest
+ * when `resident` blocks run at once (0: unknown, one chunk a strip). */
+unsigned cambi_chunk_rows(const unsigned sw[CAMBI_SCALES], const unsigned sh[CAMBI_SCALES],
+                          unsigned window, unsigned strip, unsigned resident);
+
+/* Fills values (w x h floats, the scale's size) with the c-values of a
+ * scale, in picture order; 0, or an error with its message. */
+typedef int (*CambiValuesFn)(void *cookie, unsigned scale, float *values, char *error,
+                             size_t error_size);
+
+/* A picture's score (what cambi_score() returns) from the statistics of
+ * its scales (sizes sw x sh): each scale pooled by cambi_pool() from its
+ * statistics, or from its c-values where cambi_pool_needs_values() says so
+ * (values() fills them); then cambi_combine().  Without values (NULL), a
+ * picture that needs them gives -EAGAIN (error says which scale). */
+int cambi_pool_picture(const CambiState *s, const CambiGeometry *g,
+                       const unsigned sw[CAMBI_SCALES], const unsigned sh[CAMBI_SCALES],
+                       const CambiNonZero nz[CAMBI_SCALES], CambiValuesFn values, void *cookie,
+                       double *score, char *error, size_t error_size);
+
 /* Writes the frame's keys from the scores of the distorted picture and,
  * with full_ref, of the reference. */
 int cambi_write(const CambiState *s, FeatureSink *sink, unsigned index, double dist, double src);

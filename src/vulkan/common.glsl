@@ -121,6 +121,17 @@ int u64_bitlen(uvec2 a)
     return a.y != 0u ? 33 + findMSB(a.y) : 1 + findMSB(a.x);
 }
 
+// ---- 96-bit unsigned integers (uvec3, x the lowest word) ------------------
+
+uvec3 u96_add(uvec3 a, uvec3 b)
+{
+    uint c0, c1, c2, c3;
+    const uint x = uaddCarry(a.x, b.x, c0);
+    const uint y0 = uaddCarry(a.y, b.y, c1);
+    const uint y = uaddCarry(y0, c0, c2);
+    return uvec3(x, y, a.z + b.z + c1 + c2);
+}
+
 // ---- 128-bit unsigned integers (uvec4, x the lowest word) -----------------
 
 uvec4 u128_mul64(uvec2 a, uvec2 b)
@@ -134,6 +145,23 @@ uvec4 u128_mul64(uvec2 a, uvec2 b)
     const uint w2b = uaddCarry(w2a, p11.x, c4);
     const uint w2 = uaddCarry(w2b, c1 + c2, c5);
     return uvec4(p00.x, w1, w2, p11.y + c3 + c4 + c5);
+}
+
+// ---- integers to float ----------------------------------------------------
+
+// v rounded to float, to nearest with ties to even, as C's (float) of an
+// integer: built from its bits (Vulkan leaves the rounding of a conversion
+// unspecified).
+float f32_from_u32(uint v)
+{
+    if (v < 0x1000000u) return float(v); // exact
+    const int msb = findMSB(v);
+    const uint s = uint(msb - 23);
+    uint m = v >> s;
+    const uint rest = v & ((1u << s) - 1u), half_ulp = 1u << (s - 1u);
+    if (rest > half_ulp || (rest == half_ulp && (m & 1u) != 0u)) m += 1u;
+    // m is 2^23 .. 2^24: at 2^24 the mantissa's carry moves to the exponent.
+    return uintBitsToFloat((uint(127 + msb) << 23) + (m - 0x800000u));
 }
 
 // ---- IEEE binary64 arithmetic in integers ----------------------------------

@@ -15,6 +15,7 @@ extern const VulkanTwin vulkan_twin_psnr_hvs;
 extern const VulkanTwin vulkan_twin_ciede;
 extern const VulkanTwin vulkan_twin_float_vif;
 extern const VulkanTwin vulkan_twin_float_adm;
+extern const VulkanTwin vulkan_twin_cambi;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -31,5 +32,6 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_ciede,
     &vulkan_twin_float_vif,
     &vulkan_twin_float_adm,
+    &vulkan_twin_cambi,
     NULL,
 };
