@@ -647,6 +647,11 @@ int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, Me
     return atomic_load(&t.error);
 }
 
+unsigned metric_task_threads(const MetricFrame *frame)
+{
+    return frame->runner ? frame->runner->ctx->worker_count : 1;
+}
+
 /* The metrics of one frame run as tasks (task i: instance i), so a frame
  * alone (the last ones, a short clip, a picture) spreads over the idle
  * workers. */

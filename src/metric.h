@@ -55,6 +55,13 @@ typedef void (*MetricTaskFn)(void *arg, unsigned task, void *scratch);
 int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
                      void *arg);
 
+/*
+ * The number of threads that may run the tasks of metric_run_tasks() for
+ * this frame: the context's workers (1 outside a context).  Only results
+ * that no band geometry can change (integer sums) may be banded by it.
+ */
+unsigned metric_task_threads(const MetricFrame *frame);
+
 enum MetricFlags {
     /* Runs on every frame even when --subsample skips frames (libvmaf's
      * temporal extractors do: motion and psnr). */
