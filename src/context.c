@@ -643,7 +643,8 @@ int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, Me
         return 0;
     }
     MetricTasks t = { runner, frame->worker, scratch, fn, arg, 0 };
-    thread_pool_run_tasks(runner->ctx->pool, frame->worker, count, run_metric_task, &t);
+    thread_pool_run_tasks(runner->ctx->pool, frame->worker, count, run_metric_task, &t,
+                          THREAD_TASKS_WHILE_WAITING);
     return atomic_load(&t.error);
 }
 
@@ -703,7 +704,7 @@ static void run_frame(void *arg, unsigned worker)
     }
 
     if (ctx->cpu_instance_count > 1) {
-        thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks);
+        thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks, 0);
     } else {
         for (unsigned i = 0; i < ctx->instance_count; i++) run_frame_metric(&tasks, i, worker);
     }

@@ -44,12 +44,18 @@ typedef struct MetricFrame {
 
 /*
  * Runs tasks 0 .. count-1 of fn within one extract() (row bands of a large
- * picture), on this thread and on workers that are idle, and returns when
- * all are done.  Each task gets the metric's per-thread scratch of the
- * thread that runs it (`scratch` is the caller's own); tasks write disjoint
- * parts of a result or integer sums, so which thread runs a task, and how
- * many threads there are, changes no digit.  An error making a worker's
- * scratch comes back (some tasks may not have run).
+ * picture), on this thread and on other workers that are idle or waiting
+ * on groups of their own, and returns when all are done.  Each task gets
+ * the metric's per-thread scratch of the thread that runs it (`scratch` is
+ * the caller's own); tasks write disjoint parts of a result or integer
+ * sums, so which thread runs a task, and how many threads there are,
+ * changes no digit.  A task may run on a worker that is in the middle of
+ * an extract() of its own (this metric's, another frame's, waiting on one
+ * of its groups): in that scratch it may use only what it needs for
+ * itself (row buffers), never what an extract() keeps across its groups
+ * (decimated pictures, approximation planes: those of the caller come
+ * through arg).  An error making a worker's scratch comes back (some
+ * tasks may not have run).
  */
 typedef void (*MetricTaskFn)(void *arg, unsigned task, void *scratch);
 int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
