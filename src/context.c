@@ -648,9 +648,14 @@ int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, Me
     return atomic_load(&t.error);
 }
 
-unsigned metric_task_threads(const MetricFrame *frame)
+unsigned metric_band_rows(const MetricFrame *frame, unsigned rows, unsigned min_rows)
 {
-    return frame->runner ? frame->runner->ctx->worker_count : 1;
+    enum { BANDS_PER_THREAD = 4 };
+    const unsigned threads = frame->runner ? frame->runner->ctx->worker_count : 1;
+    if (threads < 2 || rows == 0) return rows ? rows : 1;
+    const unsigned bands = QUALE_MIN(threads * BANDS_PER_THREAD, (unsigned)METRIC_MAX_BANDS);
+    const unsigned band_rows = QUALE_MAX((rows + bands - 1) / bands, min_rows);
+    return QUALE_MIN(band_rows, rows);
 }
 
 /* The metrics of one frame run as tasks (task i: instance i), so a frame

@@ -62,11 +62,16 @@ int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, Me
                      void *arg);
 
 /*
- * The number of threads that may run the tasks of metric_run_tasks() for
- * this frame: the context's workers (1 outside a context).  Only results
- * that no band geometry can change (integer sums) may be banded by it.
+ * Rows a band when `rows` rows are cut into bands for metric_run_tasks()
+ * by the thread count (the context's workers, 1 outside a context): all of
+ * them on one thread, where the rows a band makes again for its edges
+ * would only cost; else about four bands a thread, of at least min_rows
+ * rows and at most METRIC_MAX_BANDS bands.  Only for results that no band
+ * geometry can change: integer sums, or each row's sums made whole by one
+ * band and added in row order.
  */
-unsigned metric_task_threads(const MetricFrame *frame);
+#define METRIC_MAX_BANDS 64
+unsigned metric_band_rows(const MetricFrame *frame, unsigned rows, unsigned min_rows);
 
 enum MetricFlags {
     /* Runs on every frame even when --subsample skips frames (libvmaf's

@@ -895,10 +895,9 @@ static inline int window_down(int i, int n)
  * the approximation planes (extract()'s scratch); its nine sums are
  * 64-bit integers, which the level adds in any order to the same total.
  * So neither the band size nor the thread count can change a digit, and
- * the bands are sized from the thread count: one band on one thread (no
- * rows made twice), a few per thread otherwise, for balance.
+ * the bands follow the thread count (metric_band_rows()).
  */
-enum { ADM_BAND_MIN_ROWS = 32, ADM_BANDS_PER_THREAD = 4, ADM_MAX_BANDS = 64 };
+enum { ADM_BAND_MIN_ROWS = 32 };
 
 typedef struct AdmLevel {
     const AdmState *s;
@@ -907,22 +906,15 @@ typedef struct AdmLevel {
     const QualePicture *pics[2];   /* level 0's input */
     AdmPlane in[2], out[2];        /* levels 1..3 read in; every level writes out */
     int band_rows, bands;
-    uint64_t sums[ADM_MAX_BANDS][ADM_LEVEL_SUMS];
+    uint64_t sums[METRIC_MAX_BANDS][ADM_LEVEL_SUMS];
 } AdmLevel;
 
 /* The bands of a level of `rows` rows: band_rows given (tests), or from
- * the thread count. */
-static void level_plan(AdmLevel *l, int rows, unsigned band_rows, unsigned threads)
+ * the thread count; never more than METRIC_MAX_BANDS of them. */
+static void level_plan(AdmLevel *l, const MetricFrame *frame, int rows, unsigned band_rows)
 {
-    if (!band_rows) {
-        band_rows = (unsigned)rows;
-        if (threads > 1) {
-            const unsigned count = QUALE_MIN(threads * ADM_BANDS_PER_THREAD, ADM_MAX_BANDS);
-            band_rows = QUALE_MAX(((unsigned)rows + count - 1) / count, ADM_BAND_MIN_ROWS);
-        }
-    }
-    /* never more than ADM_MAX_BANDS bands */
-    band_rows = QUALE_MAX(band_rows, ((unsigned)rows + ADM_MAX_BANDS - 1) / ADM_MAX_BANDS);
+    if (!band_rows) band_rows = metric_band_rows(frame, (unsigned)rows, ADM_BAND_MIN_ROWS);
+    band_rows = QUALE_MAX(band_rows, ((unsigned)rows + METRIC_MAX_BANDS - 1) / METRIC_MAX_BANDS);
     l->band_rows = (int)QUALE_MIN(band_rows, (unsigned)rows);
     l->bands = (rows + l->band_rows - 1) / l->band_rows;
 }
@@ -1061,7 +1053,6 @@ static int frame_sums(const AdmState *s, AdmScratch *b, const MetricFrame *frame
 {
     AdmLevel l = { .s = s, .w = s->width, .h = s->height,
                    .pics = { frame->ref, frame->dist } };
-    const unsigned threads = metric_task_threads(frame);
     int err = scratch_planes(s, b);
     for (int scale = 0; scale < ADM_SCALES && !err; scale++) {
         l.scale = scale;
@@ -1069,7 +1060,7 @@ static int frame_sums(const AdmState *s, AdmScratch *b, const MetricFrame *frame
             l.in[p] = b->approx[(scale + 1) % 2][p];
             l.out[p] = b->approx[scale % 2][p];
         }
-        level_plan(&l, adm_half(l.h), band_rows, threads);
+        level_plan(&l, frame, adm_half(l.h), band_rows);
         err = metric_run_tasks(frame, b, (unsigned)l.bands, level_band, &l);
         uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
         memset(level, 0, ADM_LEVEL_SUMS * sizeof(*level));
