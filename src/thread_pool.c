@@ -192,7 +192,9 @@ int thread_pool_run_tasks(ThreadPool *pool, unsigned worker, unsigned count, Thr
      * busy one when it is done or waiting on a group of its own (another
      * metric of the same frame, say). */
     pthread_mutex_lock(&pool->lock);
-    const unsigned others = pool->head ? 0 : pool->worker_count - 1;
+    /* helpers are queued at the front, other jobs at the back */
+    const bool jobs_waiting = pool->tail && pool->tail->fn != group_helper;
+    const unsigned others = jobs_waiting ? 0 : pool->worker_count - 1;
     pthread_mutex_unlock(&pool->lock);
     const unsigned helpers = count - 1 < others ? count - 1 : others;
     TaskGroup *g = helpers ? malloc(sizeof(*g)) : NULL;

@@ -18,15 +18,16 @@ int thread_pool_submit(ThreadPool *pool, ThreadJobFn fn, void *job);
  * takes tasks itself, and helpers queued for the others take tasks only
  * when a worker reaches them, so nothing ever waits for a task that no
  * thread has started, and a busy pool simply runs every task on the
- * caller.  Helpers are queued only when no job is waiting (with jobs
- * waiting, each worker has its own, and helping would only add waiting at
- * the group's end), one for every other worker: an idle worker takes it
- * at once, a busy one when its job is done.  With THREAD_TASKS_WHILE_WAITING
- * a worker also takes it while it waits on a group of its own: a caller
- * whose tasks are all claimed runs such helpers until the others' tasks of
- * its group are done.  fn gets the index of the worker that runs it.
- * Which worker runs a task must not change its result.  -ENOMEM leaves the
- * tasks run by the caller alone (still all done).
+ * caller.  Helpers are queued only when no job but helpers is waiting
+ * (with jobs waiting, each worker has its own, and helping would only add
+ * waiting at the group's end), one for every other worker: an idle worker
+ * takes it at once, a busy one when its job is done.  With
+ * THREAD_TASKS_WHILE_WAITING a worker also takes it while it waits on a
+ * group of its own: a caller whose tasks are all claimed runs such helpers
+ * until the others' tasks of its group are done.  fn gets the index of the
+ * worker that runs it.  Which worker runs a task must not change its
+ * result.  -ENOMEM leaves the tasks run by the caller alone (still all
+ * done).
  */
 enum ThreadTasksFlags {
     /* The tasks may run on a worker that is waiting on a task group of
