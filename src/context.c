@@ -643,8 +643,19 @@ int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, Me
         return 0;
     }
     MetricTasks t = { runner, frame->worker, scratch, fn, arg, 0 };
-    thread_pool_run_tasks(runner->ctx->pool, frame->worker, count, run_metric_task, &t);
+    thread_pool_run_tasks(runner->ctx->pool, frame->worker, count, run_metric_task, &t,
+                          THREAD_TASKS_WHILE_WAITING);
     return atomic_load(&t.error);
+}
+
+unsigned metric_band_rows(const MetricFrame *frame, unsigned rows, unsigned min_rows)
+{
+    enum { BANDS_PER_THREAD = 4 };
+    const unsigned threads = frame->runner ? frame->runner->ctx->worker_count : 1;
+    if (threads < 2 || rows == 0) return rows ? rows : 1;
+    const unsigned bands = QUALE_MIN(threads * BANDS_PER_THREAD, (unsigned)METRIC_MAX_BANDS);
+    const unsigned band_rows = QUALE_MAX((rows + bands - 1) / bands, min_rows);
+    return QUALE_MIN(band_rows, rows);
 }
 
 /* The metrics of one frame run as tasks (task i: instance i), so a frame
@@ -698,7 +709,7 @@ static void run_frame(void *arg, unsigned worker)
     }
 
     if (ctx->cpu_instance_count > 1) {
-        thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks);
+        thread_pool_run_tasks(ctx->pool, worker, ctx->instance_count, run_frame_metric, &tasks, 0);
     } else {
         for (unsigned i = 0; i < ctx->instance_count; i++) run_frame_metric(&tasks, i, worker);
     }

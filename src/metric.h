@@ -44,16 +44,34 @@ typedef struct MetricFrame {
 
 /*
  * Runs tasks 0 .. count-1 of fn within one extract() (row bands of a large
- * picture), on this thread and on workers that are idle, and returns when
- * all are done.  Each task gets the metric's per-thread scratch of the
- * thread that runs it (`scratch` is the caller's own); tasks write disjoint
- * parts of a result or integer sums, so which thread runs a task, and how
- * many threads there are, changes no digit.  An error making a worker's
- * scratch comes back (some tasks may not have run).
+ * picture), on this thread and on other workers that are idle or waiting
+ * on groups of their own, and returns when all are done.  Each task gets
+ * the metric's per-thread scratch of the thread that runs it (`scratch` is
+ * the caller's own); tasks write disjoint parts of a result or integer
+ * sums, so which thread runs a task, and how many threads there are,
+ * changes no digit.  A task may run on a worker that is in the middle of
+ * an extract() of its own (this metric's, another frame's, waiting on one
+ * of its groups): in that scratch it may use only what it needs for
+ * itself (row buffers), never what an extract() keeps across its groups
+ * (decimated pictures, approximation planes: those of the caller come
+ * through arg).  An error making a worker's scratch comes back (some
+ * tasks may not have run).
  */
 typedef void (*MetricTaskFn)(void *arg, unsigned task, void *scratch);
 int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
                      void *arg);
+
+/*
+ * Rows a band when `rows` rows are cut into bands for metric_run_tasks()
+ * by the thread count (the context's workers, 1 outside a context): all of
+ * them on one thread, where the rows a band makes again for its edges
+ * would only cost; else about four bands a thread, of at least min_rows
+ * rows and at most METRIC_MAX_BANDS bands.  Only for results that no band
+ * geometry can change: integer sums, or each row's sums made whole by one
+ * band and added in row order.
+ */
+#define METRIC_MAX_BANDS 64
+unsigned metric_band_rows(const MetricFrame *frame, unsigned rows, unsigned min_rows);
 
 enum MetricFlags {
     /* Runs on every frame even when --subsample skips frames (libvmaf's

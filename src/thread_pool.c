@@ -22,6 +22,9 @@ struct ThreadPool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready;
     pthread_cond_t all_idle;
+    /* For callers waiting on their task groups: a group's last task is
+     * done, or a helper was queued that they may run meanwhile. */
+    pthread_cond_t progress;
     Job *head, *tail;
     unsigned busy;
     bool stopping;
@@ -68,6 +71,7 @@ int thread_pool_open(ThreadPool **out, unsigned workers)
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work_ready, NULL);
     pthread_cond_init(&pool->all_idle, NULL);
+    pthread_cond_init(&pool->progress, NULL);
     for (unsigned i = 0; i < workers; i++) {
         pool->workers[i].pool = pool;
         pool->workers[i].index = i;
@@ -101,21 +105,19 @@ int thread_pool_submit(ThreadPool *pool, ThreadJobFn fn, void *arg)
 /* ---- task groups ----------------------------------------------------------- */
 
 typedef struct TaskGroup {
+    ThreadPool *pool;
+    unsigned flags;    /* THREAD_TASKS_* */
     ThreadTaskFn fn;
     void *arg;
     unsigned count;
     atomic_uint next;  /* the next task to claim */
     atomic_uint refs;  /* the caller and the queued helpers */
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
-    unsigned done;     /* under lock */
+    unsigned done;     /* under the pool's lock */
 } TaskGroup;
 
 static void group_unref(TaskGroup *g)
 {
     if (atomic_fetch_sub(&g->refs, 1) != 1) return;
-    pthread_cond_destroy(&g->finished);
-    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
@@ -130,10 +132,11 @@ static void group_work(TaskGroup *g, unsigned worker)
         ran++;
     }
     if (!ran) return;
-    pthread_mutex_lock(&g->lock);
+    ThreadPool *pool = g->pool;
+    pthread_mutex_lock(&pool->lock);
     g->done += ran;
-    if (g->done == g->count) pthread_cond_broadcast(&g->finished);
-    pthread_mutex_unlock(&g->lock);
+    if (g->done == g->count) pthread_cond_broadcast(&pool->progress);
+    pthread_mutex_unlock(&pool->lock);
 }
 
 static void group_helper(void *arg, unsigned worker)
@@ -143,59 +146,94 @@ static void group_helper(void *arg, unsigned worker)
     group_unref(g);
 }
 
+/* The first helper at the front of the queue that a worker waiting on a
+ * group may run (helpers are always ahead of other jobs), unlinked; NULL
+ * if none.  Under the pool's lock. */
+static Job *take_waiting_helper(ThreadPool *pool)
+{
+    Job *prev = NULL;
+    for (Job *job = pool->head; job && job->fn == group_helper; prev = job, job = job->next) {
+        const TaskGroup *g = job->arg;
+        if (!(g->flags & THREAD_TASKS_WHILE_WAITING)) continue;
+        if (prev) prev->next = job->next;
+        else pool->head = job->next;
+        if (pool->tail == job) pool->tail = prev;
+        return job;
+    }
+    return NULL;
+}
+
 /* Queues a job at the front: helpers go before waiting frames, so an idle
- * worker joins the frame in progress first. */
-static int submit_front(ThreadPool *pool, ThreadJobFn fn, void *arg)
+ * worker joins the frame in progress first, and a caller waiting on its
+ * group may take it. */
+static int submit_helper(ThreadPool *pool, TaskGroup *g)
 {
     Job *job = malloc(sizeof(*job));
     if (!job) return -ENOMEM;
-    job->fn = fn;
-    job->arg = arg;
+    job->fn = group_helper;
+    job->arg = g;
     pthread_mutex_lock(&pool->lock);
     job->next = pool->head;
     pool->head = job;
     if (!pool->tail) pool->tail = job;
     pthread_cond_signal(&pool->work_ready);
+    if (g->flags & THREAD_TASKS_WHILE_WAITING) pthread_cond_broadcast(&pool->progress);
     pthread_mutex_unlock(&pool->lock);
     return 0;
 }
 
 int thread_pool_run_tasks(ThreadPool *pool, unsigned worker, unsigned count, ThreadTaskFn fn,
-                          void *arg)
+                          void *arg, unsigned flags)
 {
     if (count == 0) return 0;
-    /* Help only from workers that are idle now: with other jobs waiting,
-     * every worker already has a frame of its own, and helpers would only
-     * add waiting at the group's end. */
+    /* With frames waiting, every worker has one of its own to take next,
+     * and helpers would only add waiting at the group's end.  Otherwise
+     * every other worker gets a helper: an idle one takes it at once, a
+     * busy one when it is done or waiting on a group of its own (another
+     * metric of the same frame, say). */
     pthread_mutex_lock(&pool->lock);
-    const unsigned idle = pool->head ? 0 : pool->worker_count - pool->busy;
+    /* helpers are queued at the front, other jobs at the back */
+    const bool jobs_waiting = pool->tail && pool->tail->fn != group_helper;
+    const unsigned others = jobs_waiting ? 0 : pool->worker_count - 1;
     pthread_mutex_unlock(&pool->lock);
-    const unsigned helpers = count - 1 < idle ? count - 1 : idle;
+    const unsigned helpers = count - 1 < others ? count - 1 : others;
     TaskGroup *g = helpers ? malloc(sizeof(*g)) : NULL;
     if (!g) {
         for (unsigned task = 0; task < count; task++) fn(arg, task, worker);
         return helpers ? -ENOMEM : 0;
     }
+    g->pool = pool;
+    g->flags = flags;
     g->fn = fn;
     g->arg = arg;
     g->count = count;
     atomic_init(&g->next, 0);
     atomic_init(&g->refs, 1);
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->finished, NULL);
     g->done = 0;
     for (unsigned i = 0; i < helpers; i++) {
         atomic_fetch_add(&g->refs, 1);
-        if (submit_front(pool, group_helper, g)) {
+        if (submit_helper(pool, g)) {
             atomic_fetch_sub(&g->refs, 1);
             break; /* the caller takes what the missing helper would have */
         }
     }
     group_work(g, worker);
-    /* Every task is claimed now; wait for those other workers are running. */
-    pthread_mutex_lock(&g->lock);
-    while (g->done < g->count) pthread_cond_wait(&g->finished, &g->lock);
-    pthread_mutex_unlock(&g->lock);
+    /* Every task is claimed now; while other workers finish theirs, this
+     * one runs the helpers of groups that allow it (they only take tasks
+     * no thread has started, and return when none is left). */
+    pthread_mutex_lock(&pool->lock);
+    while (g->done < g->count) {
+        Job *job = take_waiting_helper(pool);
+        if (!job) {
+            pthread_cond_wait(&pool->progress, &pool->lock);
+            continue;
+        }
+        pthread_mutex_unlock(&pool->lock);
+        job->fn(job->arg, worker);
+        free(job);
+        pthread_mutex_lock(&pool->lock);
+    }
+    pthread_mutex_unlock(&pool->lock);
     group_unref(g);
     return 0;
 }
@@ -219,6 +257,7 @@ void thread_pool_close(ThreadPool **ppool)
         pthread_join(pool->workers[i].thread, NULL);
     pthread_cond_destroy(&pool->work_ready);
     pthread_cond_destroy(&pool->all_idle);
+    pthread_cond_destroy(&pool->progress);
     pthread_mutex_destroy(&pool->lock);
     free(pool->workers);
     free(pool);

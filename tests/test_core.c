@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collector.h"
 #include "option.h"
@@ -421,13 +422,14 @@ static void outer_task(void *arg, unsigned task, unsigned worker)
     atomic_fetch_add(&job->outer[task], 1);
     /* a group inside a group, as a metric's bands inside a frame's metrics */
     InnerArg a = { job, task };
-    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, inner_task, &a);
+    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, inner_task, &a,
+                          task % 2 ? THREAD_TASKS_WHILE_WAITING : 0);
 }
 
 static void group_frame(void *arg, unsigned worker)
 {
     GroupJob *job = arg;
-    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, outer_task, job);
+    thread_pool_run_tasks(job->pool, worker, GROUP_TASKS, outer_task, job, 0);
 }
 
 static void test_task_groups(void)
@@ -464,6 +466,73 @@ static void test_task_groups(void)
     }
 }
 
+/* A worker waiting on its group runs the tasks of another worker's group
+ * that allows it (a metric's bands, on the worker whose other metric of
+ * the frame is done), and never those of one that does not. */
+typedef struct WaitingHelp {
+    ThreadPool *pool;
+    unsigned flags;
+    atomic_uint outer_started;
+    atomic_uint inner_worker[2];
+    atomic_uint inner_ran;
+} WaitingHelp;
+
+/* Spins until *v reaches want, for at most about ms milliseconds. */
+static bool wait_for(atomic_uint *v, unsigned want, unsigned ms)
+{
+    for (unsigned i = 0; i < ms * 10 && atomic_load(v) < want; i++) {
+        struct timespec t = { 0, 100000 };
+        nanosleep(&t, NULL);
+    }
+    return atomic_load(v) >= want;
+}
+
+static void help_inner(void *arg, unsigned task, unsigned worker)
+{
+    WaitingHelp *h = arg;
+    atomic_store(&h->inner_worker[task], worker);
+    atomic_fetch_add(&h->inner_ran, 1);
+    /* task 0 waits for task 1 to be run by someone else meanwhile */
+    if (task == 0) wait_for(&h->inner_ran, 2, h->flags ? 5000 : 200);
+}
+
+static void help_outer(void *arg, unsigned task, unsigned worker)
+{
+    WaitingHelp *h = arg;
+    atomic_fetch_add(&h->outer_started, 1);
+    /* both outer tasks on their own workers; then task 0's worker waits */
+    if (task == 0) {
+        wait_for(&h->outer_started, 2, 5000);
+        return;
+    }
+    thread_pool_run_tasks(h->pool, worker, 2, help_inner, h, h->flags);
+}
+
+static void help_job(void *arg, unsigned worker)
+{
+    WaitingHelp *h = arg;
+    thread_pool_run_tasks(h->pool, worker, 2, help_outer, h, 0);
+}
+
+static void test_help_while_waiting(void)
+{
+    static const unsigned flag_sets[] = { 0, THREAD_TASKS_WHILE_WAITING };
+    for (unsigned i = 0; i < 2; i++) {
+        const unsigned flags = flag_sets[i];
+        ThreadPool *pool = NULL;
+        CHECK(thread_pool_open(&pool, 2) == 0);
+        if (!pool) continue;
+        WaitingHelp h = { .pool = pool, .flags = flags };
+        CHECK(thread_pool_submit(pool, help_job, &h) == 0);
+        thread_pool_wait(pool);
+        CHECK(atomic_load(&h.outer_started) == 2 && atomic_load(&h.inner_ran) == 2);
+        /* with the flag, the inner group's two tasks ran on both workers */
+        const bool shared = atomic_load(&h.inner_worker[0]) != atomic_load(&h.inner_worker[1]);
+        CHECK(shared == (flags != 0));
+        thread_pool_close(&pool);
+    }
+}
+
 int main(void)
 {
     test_options();
@@ -475,5 +544,6 @@ int main(void)
     test_picture_pool();
     test_thread_independence();
     test_task_groups();
+    test_help_while_waiting();
     return test_summary();
 }

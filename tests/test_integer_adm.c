@@ -7,8 +7,10 @@
  * awkward sizes, 8 to 16 bits, samples above the bit depth, every option
  * family (CSF modes, viewing geometry, skips, noise weight, weights) and
  * the debug keys.  Every key of every frame must match to the bit, with 1
- * and 3 threads.  Also: pictures too small for the four DWT levels, and
- * options libvmaf cannot score, are errors with a message.
+ * and 3 threads.  The row bands of a level change no sum: every band size
+ * against one band, and larger pictures at 1 to 8 threads.  Also: pictures
+ * too small for the four DWT levels, and options libvmaf cannot score, are
+ * errors with a message.
  *
  * To regenerate the expected values: run this program with --dump DIR; it
  * writes every clip as raw 4:4:4 (DIR/case<N>_{ref,dis}.yuv) and prints
@@ -22,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
+#include "metrics/integer_adm.h"
+#include "option.h"
 #include "quale/quale.h"
 #include "test.h"
 
@@ -384,6 +389,106 @@ static void test_against_libvmaf(void)
     }
 }
 
+/* ---- row bands -------------------------------------------------------------- */
+
+static int apply_option(void *cookie, const char *key, const char *value)
+{
+    const MetricOption *o = option_find(metric_integer_adm.options, key);
+    char error[256];
+    return o ? option_set(o, cookie, value, error, sizeof(error)) : -EINVAL;
+}
+
+/* A state of "adm" for the first picture of v, as the context makes it:
+ * defaults, the options of spec, init() with the CPU's kernels. */
+static AdmState *adm_state(QualeContext *ctx, const Video *v, const char *spec)
+{
+    AdmState *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    options_set_defaults(metric_integer_adm.options, s);
+    size_t name_len = 0;
+    char error[256];
+    if (option_spec_split(spec, &name_len, apply_option, s, error, sizeof(error)) ||
+        metric_integer_adm.init(s, &v->format, context_sink(ctx))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Every level cut into bands of any size gives one band's 36 sums. */
+static void test_band_sizes(void)
+{
+    QualeContext *ctx = NULL;
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.log = keep_errors;
+    CHECK(quale_open(&ctx, &settings) == 0);
+    static const unsigned band_rows[] = { 1, 2, 3, 4, 5, 7, 9, 16, 1000 };
+    for (unsigned c = 0; c < COUNT_OF(cases); c++) {
+        Video v;
+        CHECK(video_make(&v, &cases[c], c) == 0);
+        AdmState *s = adm_state(ctx, &v, cases[c].spec);
+        CHECK(s != NULL);
+        if (!s) continue;
+        uint64_t whole[ADM_SUMS], banded[ADM_SUMS];
+        CHECK(adm_reference_sums(s, &v.ref[0], &v.dist[0], whole) == 0);
+        unsigned nonzero = 0;
+        for (unsigned i = 0; i < ADM_SUMS; i++) nonzero += whole[i] != 0;
+        CHECK(nonzero >= ADM_SUMS / 2); /* something to compare */
+        for (unsigned b = 0; b < COUNT_OF(band_rows); b++) {
+            memset(banded, 0xA5, sizeof(banded));
+            CHECK(adm_reference_sums_banded(s, &v.ref[0], &v.dist[0], band_rows[b], banded) == 0);
+            const bool same = !memcmp(whole, banded, sizeof(whole));
+            if (!same)
+                fprintf(stderr, "  case %u (%s): bands of %u rows change the sums\n", c,
+                        cases[c].spec, band_rows[b]);
+            CHECK(same);
+        }
+        free(s);
+        video_free(&v);
+    }
+    quale_close(&ctx);
+}
+
+/* Pictures large enough for several bands a level at every thread count:
+ * every key of every frame the same bits as with one thread. */
+static void test_band_threads(void)
+{
+    static const Case large[] = {
+        { 301, 517, 8, 3, PATTERN_TEXTURE, DISTORT_NOISE, "adm=debug=true" },
+        { 260, 611, 10, 2, PATTERN_NOISE, DISTORT_SHARPEN, "adm=adm_enhn_gain_limit=1.2" },
+        { 97, 1100, 12, 2, PATTERN_TEXTURE, DISTORT_RANDOM, "adm=adm_skip_scale0=true" },
+    };
+    for (unsigned c = 0; c < COUNT_OF(large); c++) {
+        Video v;
+        CHECK(video_make(&v, &large[c], 50 + c) == 0);
+        QualeContext *one = NULL;
+        CHECK(run(&one, &v, large[c].spec, 1) == 0);
+        for (unsigned threads = 2; threads <= 8; threads += 3) {
+            QualeContext *many = NULL;
+            CHECK(run(&many, &v, large[c].spec, threads) == 0);
+            CHECK(quale_feature_count(one) == quale_feature_count(many));
+            unsigned same = 0, total = 0;
+            for (unsigned k = 0; k < quale_feature_count(one); k++) {
+                const char *key = quale_feature_name(one, k);
+                for (unsigned i = 0; i < v.frames; i++, total++) {
+                    double a = 0, b = 1;
+                    CHECK(quale_feature_value(one, key, i, &a) == 0);
+                    CHECK(quale_feature_value(many, key, i, &b) == 0);
+                    same += !memcmp(&a, &b, sizeof(a));
+                }
+            }
+            if (same != total)
+                fprintf(stderr, "  %ux%u (%s), %u threads: %u of %u values differ\n",
+                        large[c].w, large[c].h, large[c].spec, threads, total - same, total);
+            CHECK(total >= 7 && same == total);
+            quale_close(&many);
+        }
+        quale_close(&one);
+        video_free(&v);
+    }
+}
+
 static void test_flat_reference(void)
 {
     /* den is 0 only without noise floor on a flat reference: adm2 is 1, and
@@ -480,6 +585,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--dump")) return dump(argv[2]);
     test_against_libvmaf();
+    test_band_sizes();
+    test_band_threads();
     test_flat_reference();
     test_refusals();
     return test_summary();

@@ -33,9 +33,10 @@
  *
  * Every float operation is libvmaf's, with its types (float bands, double
  * constants where libvmaf's are double, its libm calls) and its order.
- * The order of work differs: each level is made row by row and its
- * decoupling, CSF and masking follow three rows behind, so only the
- * approximation bands are kept whole.
+ * The order of work differs: each level is made row by row, in row bands
+ * that run on idle workers, and its decoupling, CSF and masking follow
+ * three rows behind, so only the approximation bands are kept whole; each
+ * row's sums are kept, and added in row order at the end.
  *
  * libvmaf divides by reciprocal (rcpss and one Newton step) wherever SSE2
  * exists, as x86-64 always has it: so does this file; elsewhere, as
@@ -492,14 +493,23 @@ typedef struct AdmRow {
 } AdmRow;
 
 typedef struct FloatAdmScratch {
-    size_t stride;                   /* floats, of the approximation bands */
-    float *approx[2];                /* band a of reference and distorted, in place */
+    /* The approximation bands of reference and distorted: levels 0 and 2
+     * in approx[0], 1 and 3 in approx[1] (a level reads one while it
+     * writes the other, so that its row bands can run at once), and every
+     * level's row sums.  Only the scratch of a thread running extract()
+     * has them (made on its first frame): the bands other threads run
+     * write to that one's. */
+    float *approx[2][2];
+    size_t stride[2];                /* floats */
+    float *row_sums[ADM_SCALES];     /* FLOAT_ADM_SUMS a row of each level */
+    void *frame_memory;
     float *source[2][4];             /* level-0 source rows as floats */
     int source_row[2][4];            /* which picture row each holds */
     float *lo, *hi;                  /* vertical-pass rows */
     float *band[2][ORIENTATIONS];    /* one row of h, v, d */
     AdmRow ring[3];                  /* rows i - 1, i, i + 1 */
     float *masked[6];                /* one row of masked values, num h v d, aim h v d */
+    float *spare;                    /* the approximation of a row another band makes */
     uint8_t *block;
 } FloatAdmScratch;
 
@@ -507,30 +517,58 @@ static void adm_scratch_free(void *scratch)
 {
     FloatAdmScratch *t = scratch;
     if (!t) return;
+    quale_aligned_free(t->frame_memory);
     quale_aligned_free(t->block);
     free(t);
+}
+
+/* The approximation planes and row sums of t, made on first use.  Every
+ * value a level reads is one it wrote: no clearing. */
+static int scratch_frame_memory(const FloatAdmState *s, FloatAdmScratch *t)
+{
+    if (t->frame_memory) return 0;
+    int w = (s->w + 1) / 2, h = (s->h + 1) / 2;
+    size_t plane[2], sums[ADM_SCALES], total = 0;
+    for (int i = 0; i < 2; i++) {
+        t->stride[i] = quale_align((size_t)w, QUALE_ALIGNMENT / sizeof(float));
+        plane[i] = quale_align(t->stride[i] * (size_t)h * sizeof(float), QUALE_ALIGNMENT);
+        total += 2 * plane[i];
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    h = s->h;
+    for (int k = 0; k < ADM_SCALES; k++) {
+        h = (h + 1) / 2;
+        sums[k] = quale_align((size_t)h * FLOAT_ADM_SUMS * sizeof(float), QUALE_ALIGNMENT);
+        total += sums[k];
+    }
+    uint8_t *p = t->frame_memory = quale_aligned_alloc(total);
+    if (!p) return -ENOMEM;
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++, p += plane[i]) t->approx[i][k] = (float *)p;
+    for (int k = 0; k < ADM_SCALES; k++) {
+        t->row_sums[k] = (float *)p;
+        p += sums[k];
+    }
+    return 0;
 }
 
 static int adm_scratch_alloc(const void *state, void **scratch)
 {
     const FloatAdmState *s = state;
-    const size_t w1 = (size_t)(s->w + 1) / 2, h1 = (size_t)(s->h + 1) / 2;
+    const size_t w1 = (size_t)(s->w + 1) / 2;
     const size_t stride = quale_align(w1, QUALE_ALIGNMENT / sizeof(float));
     const size_t row = quale_align((size_t)s->w * sizeof(float), QUALE_ALIGNMENT);
     const size_t half_row = stride * sizeof(float);
-    const size_t plane = stride * h1 * sizeof(float);
-    enum { FULL_ROWS = 2 * 4 + 2, HALF_ROWS = 2 * ORIENTATIONS + 3 * 4 * ORIENTATIONS + 6 };
+    enum { FULL_ROWS = 2 * 4 + 2, HALF_ROWS = 2 * ORIENTATIONS + 3 * 4 * ORIENTATIONS + 6 + 1 };
 
     FloatAdmScratch *t = calloc(1, sizeof(*t));
     if (!t) return -ENOMEM;
-    uint8_t *p = t->block = quale_aligned_alloc(2 * plane + FULL_ROWS * row +
-                                                HALF_ROWS * half_row);
+    uint8_t *p = t->block = quale_aligned_alloc(FULL_ROWS * row + HALF_ROWS * half_row);
     if (!p) {
         free(t);
         return -ENOMEM;
     }
-    t->stride = stride;
-    for (int i = 0; i < 2; i++, p += plane) t->approx[i] = (float *)p;
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 4; k++, p += row) t->source[i][k] = (float *)p;
     t->lo = (float *)p;
@@ -552,6 +590,7 @@ static int adm_scratch_alloc(const void *state, void **scratch)
         }
     }
     for (int i = 0; i < 6; i++, p += half_row) t->masked[i] = (float *)p;
+    t->spare = (float *)p;
     *scratch = t;
     return 0;
 }
@@ -840,60 +879,107 @@ static float pooled(const float acc[3], float noise, double p_norm)
 
 /* ---- one level ------------------------------------------------------------------------ */
 
-typedef FloatAdmLevel LevelScores;
+/*
+ * A level's rows are cut into bands that run as tasks (metric_run_tasks()),
+ * so that one large frame spreads over the idle workers.  A band makes the
+ * approximation rows [y0, y1) of the level and the sums of its scored rows;
+ * the masking window of its first and last scored rows reads one row on
+ * either side, whose details the band makes again for itself.  Each row's
+ * sums are made whole by one band, the same whoever makes them, and
+ * float_adm_write_rows() adds them in row order as libvmaf does, so
+ * neither the band size nor the thread count changes a digit; the bands
+ * follow the thread count (metric_band_rows(): one band on one thread, no
+ * row made twice).  A band writes only its own rows of extract()'s planes and sums,
+ * and uses the row buffers of the thread that runs it.
+ */
+enum { ADM_BAND_MIN_ROWS = 32 };
 
-/* DWT level `scale` of both pictures (input w x h: the pictures at scale
- * 0, else the approximation bands, overwritten in place as libvmaf does),
- * and its scores unless only the approximation is wanted. */
-static LevelScores adm_level(const FloatAdmState *s, FloatAdmScratch *t, const MetricFrame *frame,
-                             int scale, int w, int h, bool scored)
+typedef struct AdmBands {
+    const FloatAdmState *s;
+    const MetricFrame *frame;
+    int scale, w, h;           /* the level's input */
+    bool scored;
+    const float *in[2];        /* levels 1..3: the previous approximation */
+    size_t in_stride;
+    float *out[2];             /* the level's approximation */
+    size_t out_stride;
+    float *row_sums;           /* FLOAT_ADM_SUMS a row */
+    int band_rows;
+} AdmBands;
+
+/* Rows i - 1 and i + 1 of the masking window (n rows), mirrored: -1 -> 1,
+ * n -> n - 1. */
+static inline int window_up(int i)
 {
+    return i == 0 ? 1 : i - 1;
+}
+
+static inline int window_down(int i, int n)
+{
+    return i == n - 1 ? n - 1 : i + 1;
+}
+
+static void adm_level_band(void *arg, unsigned band, void *scratch)
+{
+    const AdmBands *b = arg;
+    const FloatAdmState *s = b->s;
+    FloatAdmScratch *t = scratch;
+    const int scale = b->scale, w = b->w, h = b->h;
     const int w2 = (w + 1) / 2, h2 = (h + 1) / 2;
+    const int y0 = (int)band * b->band_rows, y1 = QUALE_MIN(y0 + b->band_rows, h2);
     const Rect rc = rect_scored(w2, h2);
     const int col_lo = QUALE_MAX(rc.left - 1, 0), col_hi = QUALE_MIN(rc.right + 1, w2);
-    const int row_lo = QUALE_MAX(rc.top - 1, 0), row_hi = QUALE_MIN(rc.bottom + 1, h2);
+    /* the band's scored rows, and the rows their masking windows read */
+    const int s0 = QUALE_MAX(y0, rc.top), s1 = QUALE_MIN(y1, rc.bottom);
+    const bool scored = b->scored && s0 < s1;
+    const int d0 = scored ? QUALE_MAX(s0 - 1, 0) : y0, d1 = scored ? QUALE_MIN(s1 + 1, h2) : y0;
     const float *csf = s->csf[scale];
-    float num[3] = { 0, 0, 0 }, aim[3] = { 0, 0, 0 }, den[3] = { 0, 0, 0 };
-    const QualePicture *pics[2] = { frame->ref, frame->dist };
+    const QualePicture *pics[2] = { b->frame->ref, b->frame->dist };
 
     if (scale == 0)
         for (int i = 0; i < 2; i++)
             for (int k = 0; k < 4; k++) t->source_row[i][k] = -1;
 
-    for (int y = 0; y < h2; y++) {
+    int next = s0; /* the next row of the masked sums */
+    for (int y = QUALE_MIN(y0, d0); y < QUALE_MAX(y1, d1); y++) {
+        const bool details = y >= d0 && y < d1;
         const int rows[4] = { dwt_mirror(2 * y - 1, h), dwt_mirror(2 * y, h),
                               dwt_mirror(2 * y + 1, h), dwt_mirror(2 * y + 2, h) };
         for (int i = 0; i < 2; i++) {
             const float *src[4];
             for (int k = 0; k < 4; k++)
                 src[k] = scale == 0 ? source_row(t, i, pics[i], rows[k])
-                                    : t->approx[i] + (size_t)rows[k] * t->stride;
-            /* in place: row y is written after rows >= 2y - 1 are read */
-            dwt_row(src, w, t->lo, t->hi, t->approx[i] + (size_t)y * t->stride,
-                    scored ? t->band[i][O_H] : NULL, t->band[i][O_V], t->band[i][O_D]);
+                                    : b->in[i] + (size_t)rows[k] * b->in_stride;
+            /* a row of another band: only its details are needed here */
+            float *a = y >= y0 && y < y1 ? b->out[i] + (size_t)y * b->out_stride : t->spare;
+            dwt_row(src, w, t->lo, t->hi, a, details ? t->band[i][O_H] : NULL, t->band[i][O_V],
+                    t->band[i][O_D]);
         }
-        if (!scored) continue;
+        if (!details) continue;
 
         const float *const o[ORIENTATIONS] = { t->band[0][O_H], t->band[0][O_V], t->band[0][O_D] };
         const float *const d[ORIENTATIONS] = { t->band[1][O_H], t->band[1][O_V], t->band[1][O_D] };
-        if (y >= row_lo && y < row_hi) decouple_row(s, o, d, csf, col_lo, col_hi, &t->ring[y % 3]);
-        if (y >= rc.top && y < rc.bottom) den_row(s, o, csf, rc.left, rc.right, den);
+        decouple_row(s, o, d, csf, col_lo, col_hi, &t->ring[y % 3]);
+        float *sums = b->row_sums + (size_t)y * FLOAT_ADM_SUMS;
+        if (y >= s0 && y < s1) {
+            float den[3] = { 0, 0, 0 };
+            den_row(s, o, csf, rc.left, rc.right, den);
+            for (int k = 0; k < 3; k++) sums[FLOAT_ADM_SUM_DEN_H + k] = den[k];
+        }
 
-        /* the masking of row y - 1 needs rows y - 2 (1 at the top), y - 1, y */
-        const int m = y - 1;
-        if (m >= rc.top && m < rc.bottom)
-            mask_row(s, &t->ring[(m == 0 ? 1 : m - 1) % 3], &t->ring[m % 3], &t->ring[y % 3],
-                     w2, rc.left, rc.right, t->masked, num, aim);
+        /* the rows whose masking window is complete */
+        for (; next < s1 && window_down(next, h2) <= y; next++) {
+            const int m = next;
+            float num[3] = { 0, 0, 0 }, aim[3] = { 0, 0, 0 };
+            mask_row(s, &t->ring[window_up(m) % 3], &t->ring[m % 3],
+                     &t->ring[window_down(m, h2) % 3], w2, rc.left, rc.right, t->masked, num, aim);
+            float *m_sums = b->row_sums + (size_t)m * FLOAT_ADM_SUMS;
+            for (int k = 0; k < 3; k++) {
+                m_sums[FLOAT_ADM_SUM_NUM_H + k] = num[k];
+                m_sums[FLOAT_ADM_SUM_AIM_H + k] = aim[k];
+            }
+        }
     }
-    /* the last row mirrors onto itself below */
-    const int m = h2 - 1;
-    if (scored && m >= rc.top && m < rc.bottom)
-        mask_row(s, &t->ring[(m - 1) % 3], &t->ring[m % 3], &t->ring[m % 3], w2, rc.left,
-                 rc.right, t->masked, num, aim);
-
-    const float sums[FLOAT_ADM_SUMS] = { num[0], num[1], num[2], aim[0], aim[1], aim[2],
-                                         den[0], den[1], den[2] };
-    return float_adm_level(s, w2, h2, scored, sums);
 }
 
 FloatAdmLevel float_adm_level(const FloatAdmState *s, int w2, int h2, bool scored,
@@ -952,16 +1038,32 @@ static int adm_extract(const void *state, void *scratch, const MetricFrame *fram
 {
     const FloatAdmState *s = state;
     FloatAdmScratch *t = scratch;
-    FloatAdmLevel levels[ADM_SCALES];
+    int err = scratch_frame_memory(s, t);
+    if (err) return err;
 
-    int w = s->w, h = s->h;
-    for (int scale = 0; scale < ADM_SCALES; scale++) {
-        levels[scale] = adm_level(s, t, frame, scale, w, h, scale > 0 || !s->skip_scale0);
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
+    AdmBands b = { .s = s, .frame = frame, .w = s->w, .h = s->h };
+    for (int scale = 0; scale < ADM_SCALES && !err; scale++) {
+        b.scale = scale;
+        b.scored = scale > 0 || !s->skip_scale0;
+        /* levels 0 and 2 write approx[0], 1 and 3 approx[1] */
+        for (int i = 0; i < 2; i++) {
+            b.in[i] = t->approx[(scale + 1) % 2][i];
+            b.out[i] = t->approx[scale % 2][i];
+        }
+        b.in_stride = t->stride[(scale + 1) % 2];
+        b.out_stride = t->stride[scale % 2];
+        b.row_sums = t->row_sums[scale];
+        const int rows = (b.h + 1) / 2;
+        b.band_rows = (int)metric_band_rows(frame, (unsigned)rows, ADM_BAND_MIN_ROWS);
+        err = metric_run_tasks(frame, t, (unsigned)((rows + b.band_rows - 1) / b.band_rows),
+                               adm_level_band, &b);
+        b.w = (b.w + 1) / 2;
+        b.h = (b.h + 1) / 2;
     }
-
-    return float_adm_write(s, sink, frame->index, levels);
+    if (err) return err;
+    const float *const rows[ADM_SCALES] = { t->row_sums[0], t->row_sums[1], t->row_sums[2],
+                                            t->row_sums[3] };
+    return float_adm_write_rows(s, sink, frame->index, rows);
 }
 
 int float_adm_write(const FloatAdmState *s, FeatureSink *sink, unsigned f,

@@ -32,9 +32,10 @@
  * float and double exactly as libvmaf's C does) and its order (libvmaf's
  * AVX2 convolution does the same operations as its C one).  Only the
  * order of work differs: rows are filtered, scored and decimated as they
- * come, and where gcc or clang vectors exist four samples go through the
- * same operations at once, lane by lane, the statistic's branches as lane
- * selects; the sums stay sequential.
+ * come, in row bands that run on idle workers, and where gcc or clang
+ * vectors exist four samples go through the same operations at once, lane
+ * by lane, the statistic's branches as lane selects; each row's sums stay
+ * sequential, and the rows are added in row order.
  *
  * float_vif.h holds what the CUDA twin (src/cuda/float_vif.cu) shares with
  * this file: the state, the statistic of one sample, the keys from the
@@ -190,6 +191,7 @@ enum { Q_MU1, Q_MU2, Q_XX, Q_YY, Q_XY, Q_COUNT };
 typedef struct FloatVifScratch {
     size_t stride[VIF_SCALES];       /* floats */
     float *ref[VIF_SCALES], *dist[VIF_SCALES];
+    float *row_sums[VIF_SCALES];     /* each row's num and den sums */
     size_t src_stride;               /* floats */
     float *src;                      /* the picture before a resampling prescale */
     float *vrow[Q_COUNT];            /* vertical pass, padded by the largest radius */
@@ -204,6 +206,7 @@ static void vif_scratch_free(void *scratch)
     for (int s = 0; s < VIF_SCALES; s++) {
         quale_aligned_free(t->ref[s]);
         quale_aligned_free(t->dist[s]);
+        quale_aligned_free(t->row_sums[s]);
     }
     for (int q = 0; q < Q_COUNT; q++) {
         quale_aligned_free(t->vrow[q]);
@@ -222,7 +225,8 @@ static int vif_scratch_alloc(const void *state, void **scratch)
     for (int k = 0; ok && k < VIF_SCALES; k++) {
         t->stride[k] = quale_align((size_t)s->w[k], QUALE_ALIGNMENT / sizeof(float));
         const size_t plane = t->stride[k] * (size_t)s->h[k] * sizeof(float);
-        ok = (t->ref[k] = quale_aligned_alloc(plane)) && (t->dist[k] = quale_aligned_alloc(plane));
+        ok = (t->ref[k] = quale_aligned_alloc(plane)) && (t->dist[k] = quale_aligned_alloc(plane)) &&
+             (t->row_sums[k] = quale_aligned_alloc(2 * (size_t)s->h[k] * sizeof(float)));
     }
     int radius = 0;
     for (int k = 0; k < VIF_SCALES; k++) radius = QUALE_MAX(radius, s->taps[k] / 2);
@@ -420,16 +424,16 @@ static void horizontal5(const float *f, int taps, float *const vrow[Q_COUNT], in
     }
 }
 
-/* The next scale: x and y blurred by filter f at their even rows and
- * columns (libvmaf filters every sample, then keeps these).  va, vb and
- * tmp are rows of w, va and vb padded. */
+/* Rows [i0, i1) of the next scale: x and y blurred by filter f at their
+ * even rows and columns (libvmaf filters every sample, then keeps these).
+ * va, vb and tmp are rows of w, va and vb padded. */
 static void decimate(const float *f, int taps, const float *x, const float *y, size_t stride,
-                     int w, int h, float *nx, float *ny, size_t nstride, float *va, float *vb,
-                     float *tmp)
+                     int w, int h, int i0, int i1, float *nx, float *ny, size_t nstride,
+                     float *va, float *vb, float *tmp)
 {
     const int radius = taps / 2;
     const float *rows[VIF_MAX_TAPS];
-    for (int i = 0; i < h / 2; i++) {
+    for (int i = i0; i < i1; i++) {
         float *const v[2] = { va, vb };
         float *const out[2] = { nx + (size_t)i * nstride, ny + (size_t)i * nstride };
         const float *const plane[2] = { x, y };
@@ -745,6 +749,79 @@ static void load_picture(const FloatVifState *s, const QualePicture *pic, float 
     }
 }
 
+/*
+ * A scale's rows are cut into bands that run as tasks (metric_run_tasks()),
+ * so that one large frame spreads over the idle workers: a band scores its
+ * rows into the frame's row sums, or makes its rows of the next scale's
+ * pictures, with the filter rows of the thread that runs it; the pictures
+ * and the row sums are those of extract()'s scratch.  Each row's sums are
+ * the same whoever computes them, and float_vif_write_rows() adds them in
+ * row order as libvmaf does, so neither the bands nor the thread count
+ * change a digit.
+ */
+enum { VIF_BAND_ROWS = 32, VIF_MAX_BANDS = 64 };
+
+typedef struct VifBands {
+    const FloatVifState *s;
+    const FloatVifScratch *t; /* extract()'s */
+    int scale;
+    int rows, band_rows;
+} VifBands;
+
+/* Bands of at least VIF_BAND_ROWS rows, at most VIF_MAX_BANDS of them;
+ * returns how many. */
+static unsigned vif_bands_plan(VifBands *b, int rows)
+{
+    int band_rows = (rows + VIF_MAX_BANDS - 1) / VIF_MAX_BANDS;
+    b->band_rows = QUALE_MAX(band_rows, VIF_BAND_ROWS);
+    b->rows = rows;
+    return rows > 0 ? (unsigned)((rows + b->band_rows - 1) / b->band_rows) : 0;
+}
+
+/* The padded filter rows of a thread's scratch. */
+static void vif_filter_rows(const FloatVifScratch *t, float *vrow[Q_COUNT], float *hrow[Q_COUNT])
+{
+    for (int q = 0; q < Q_COUNT; q++) {
+        vrow[q] = t->vrow[q] + t->pad;
+        hrow[q] = t->hrow[q];
+    }
+}
+
+/* The num and den sums of the band's rows of a scale. */
+static void vif_stats_band(void *arg, unsigned band, void *scratch)
+{
+    const VifBands *b = arg;
+    const FloatVifState *s = b->s;
+    const FloatVifScratch *t = b->t;
+    const int k = b->scale, w = s->w[k], h = s->h[k];
+    const int y0 = (int)band * b->band_rows, y1 = QUALE_MIN(y0 + b->band_rows, b->rows);
+    float *vrow[Q_COUNT], *hrow[Q_COUNT];
+    vif_filter_rows(scratch, vrow, hrow);
+    const float *rx[VIF_MAX_TAPS], *ry[VIF_MAX_TAPS];
+    for (int y = y0; y < y1; y++) {
+        mirrored_rows(t->ref[k], t->stride[k], h, y, s->taps[k], rx);
+        mirrored_rows(t->dist[k], t->stride[k], h, y, s->taps[k], ry);
+        vertical5(s->filter[k], s->taps[k], rx, ry, w, vrow);
+        horizontal5(s->filter[k], s->taps[k], vrow, w, hrow);
+        statistic_row(s, hrow, w, &t->row_sums[k][2 * y], &t->row_sums[k][2 * y + 1]);
+    }
+}
+
+/* The band's rows of scale b->scale + 1 from scale b->scale. */
+static void vif_decimate_band(void *arg, unsigned band, void *scratch)
+{
+    const VifBands *b = arg;
+    const FloatVifState *s = b->s;
+    const FloatVifScratch *t = b->t;
+    const int k = b->scale;
+    const int i0 = (int)band * b->band_rows, i1 = QUALE_MIN(i0 + b->band_rows, b->rows);
+    float *vrow[Q_COUNT], *hrow[Q_COUNT];
+    vif_filter_rows(scratch, vrow, hrow);
+    decimate(s->filter[k + 1], s->taps[k + 1], t->ref[k], t->dist[k], t->stride[k], s->w[k],
+             s->h[k], i0, i1, t->ref[k + 1], t->dist[k + 1], t->stride[k + 1], vrow[0], vrow[1],
+             hrow[0]);
+}
+
 static int vif_extract(const void *state, void *scratch, const MetricFrame *frame,
                        FeatureSink *sink)
 {
@@ -754,39 +831,19 @@ static int vif_extract(const void *state, void *scratch, const MetricFrame *fram
     load_picture(s, frame->ref, t->ref[0], t->stride[0], t->src, t->src_stride);
     load_picture(s, frame->dist, t->dist[0], t->stride[0], t->src, t->src_stride);
 
-    float *vrow[Q_COUNT], *hrow[Q_COUNT];
-    for (int q = 0; q < Q_COUNT; q++) {
-        vrow[q] = t->vrow[q] + t->pad;
-        hrow[q] = t->hrow[q];
+    int err = 0;
+    for (int k = 0; k < VIF_SCALES && !err; k++) {
+        VifBands b = { .s = s, .t = t, .scale = k };
+        if (k > 0 || !s->skip_scale0)
+            err = metric_run_tasks(frame, t, vif_bands_plan(&b, s->h[k]), vif_stats_band, &b);
+        if (!err && k + 1 < VIF_SCALES)
+            err = metric_run_tasks(frame, t, vif_bands_plan(&b, s->h[k] / 2), vif_decimate_band,
+                                   &b);
     }
-
-    double scores[2 * VIF_SCALES] = { 0 };
-    for (int k = 0; k < VIF_SCALES; k++) {
-        const int w = s->w[k], h = s->h[k];
-        const size_t stride = t->stride[k];
-        if (k > 0 || !s->skip_scale0) {
-            float acc_num = 0.0f, acc_den = 0.0f;
-            const float *rx[VIF_MAX_TAPS], *ry[VIF_MAX_TAPS];
-            for (int y = 0; y < h; y++) {
-                mirrored_rows(t->ref[k], stride, h, y, s->taps[k], rx);
-                mirrored_rows(t->dist[k], stride, h, y, s->taps[k], ry);
-                vertical5(s->filter[k], s->taps[k], rx, ry, w, vrow);
-                horizontal5(s->filter[k], s->taps[k], vrow, w, hrow);
-                float num, den;
-                statistic_row(s, hrow, w, &num, &den);
-                acc_num += num;
-                acc_den += den;
-            }
-            scores[2 * k] = acc_num;
-            scores[2 * k + 1] = acc_den;
-        }
-        if (k + 1 < VIF_SCALES)
-            decimate(s->filter[k + 1], s->taps[k + 1], t->ref[k], t->dist[k], stride, w, h,
-                     t->ref[k + 1], t->dist[k + 1], t->stride[k + 1], vrow[0], vrow[1],
-                     hrow[0]);
-    }
-
-    return float_vif_write(s, sink, frame->index, scores);
+    if (err) return err;
+    const float *const rows[VIF_SCALES] = { t->row_sums[0], t->row_sums[1], t->row_sums[2],
+                                            t->row_sums[3] };
+    return float_vif_write_rows(s, sink, frame->index, rows);
 }
 
 int float_vif_write(const FloatVifState *s, FeatureSink *sink, unsigned f,

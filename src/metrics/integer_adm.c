@@ -36,9 +36,10 @@
  * signed overflow.  Bands are kept in int32 at every level; the level-0
  * values are narrowed to int16 wherever libvmaf stores them in int16.
  *
- * A level is computed row by row (level_sums) through a table of row
- * kernels (AdmDsp, integer_adm.h): the C ones here, AVX2 and AVX-512 ones
- * in x86/, picked at init from the CPU flags and all giving the same bits.
+ * A level is computed row by row, in row bands that run on idle workers
+ * (level_band), through a table of row kernels (AdmDsp, integer_adm.h):
+ * the C ones here, AVX2 and AVX-512 ones in x86/, picked at init from the
+ * CPU flags and all giving the same bits.
  *
  * The float part (CSF weights, cube roots, the final ratios) follows
  * libvmaf's expression types and order: float where it computes in float,
@@ -846,8 +847,20 @@ static void den_row123_c(const AdmDenShifts *p, const int32_t *const ref[3], int
  * and the masking rows are kept in rings of three rows. */
 enum { RING = 3 };
 
+/* An approximation plane of int32 samples. */
+typedef struct AdmPlane {
+    int32_t *data;
+    ptrdiff_t stride; /* in samples */
+} AdmPlane;
+
 typedef struct AdmScratch {
-    int32_t *approx[2];          /* the approximation band of ref and dist */
+    /* The approximation bands of ref and dist: level 0 and 2 in [0],
+     * level 1 and 3 in [1] (a level reads one while it writes the other,
+     * so that its row bands can run at once).  Only the scratch of a
+     * thread running extract() has them (made on its first frame): the
+     * bands other threads run write to that one's. */
+    AdmPlane approx[2][2];
+    void *planes;
     int32_t *details[2][3];      /* one row of ref's and dist's h, v, d */
     int32_t *rst[RING][3];       /* restored details h, v, d, by row % RING */
     int32_t *add[RING][3];       /* additive impairment h, v, d */
@@ -855,7 +868,7 @@ typedef struct AdmScratch {
     int32_t *centre[2][RING];
     int32_t *lo, *hi;            /* one row of the vertical DWT pass */
     uint32_t *col;               /* one row of masking column sums */
-    ptrdiff_t stride;            /* of the approximation planes, in samples */
+    int32_t *spare;              /* the approximation of a row another band writes */
     void *block;
 } AdmScratch;
 
@@ -871,21 +884,62 @@ static inline int window_down(int i, int n)
     return i == n - 1 ? n - 1 : i + 1;
 }
 
-/* One level (scale) of both pictures: the DWT of the w x h input (level 0:
- * the pictures, levels 1..3: the approximation planes, replaced in place
- * by the level's) and, unless scale 0 is skipped, the level's nine sums
- * (see ADM_LEVEL_SUMS). */
-static void level_sums(const AdmState *s, int scale, AdmScratch *b,
-                       const QualePicture *const pics[2], int w, int h,
-                       uint64_t sums[ADM_LEVEL_SUMS])
+/*
+ * A level's rows are cut into bands that run as tasks (metric_run_tasks()),
+ * so that one large frame spreads over the idle workers.  A band makes the
+ * approximation rows [y0, y1) of the level and scores its rows of the
+ * scored region; the masking window of its first and last scored rows
+ * reads one row on either side, whose details the band makes again for
+ * itself (the DWT, decoupling and masking of two rows).  A band needs the
+ * row buffers of the thread that runs it and writes only its own rows of
+ * the approximation planes (extract()'s scratch); its nine sums are
+ * 64-bit integers, which the level adds in any order to the same total.
+ * So neither the band size nor the thread count can change a digit, and
+ * the bands follow the thread count (metric_band_rows()).
+ */
+enum { ADM_BAND_MIN_ROWS = 32 };
+
+typedef struct AdmLevel {
+    const AdmState *s;
+    int scale;
+    int w, h;                      /* the level's input */
+    const QualePicture *pics[2];   /* level 0's input */
+    AdmPlane in[2], out[2];        /* levels 1..3 read in; every level writes out */
+    int band_rows, bands;
+    uint64_t sums[METRIC_MAX_BANDS][ADM_LEVEL_SUMS];
+} AdmLevel;
+
+/* The bands of a level of `rows` rows: band_rows given (tests), or from
+ * the thread count; never more than METRIC_MAX_BANDS of them. */
+static void level_plan(AdmLevel *l, const MetricFrame *frame, int rows, unsigned band_rows)
 {
+    if (!band_rows) band_rows = metric_band_rows(frame, (unsigned)rows, ADM_BAND_MIN_ROWS);
+    band_rows = QUALE_MAX(band_rows, ((unsigned)rows + METRIC_MAX_BANDS - 1) / METRIC_MAX_BANDS);
+    l->band_rows = (int)QUALE_MIN(band_rows, (unsigned)rows);
+    l->bands = (rows + l->band_rows - 1) / l->band_rows;
+}
+
+/* One band of a level (scale): the DWT rows [y0, y1) of the w x h input
+ * (level 0: the pictures, levels 1..3: the previous approximation planes)
+ * into the level's approximation planes, and, unless scale 0 is skipped,
+ * the band's part of the level's nine sums (see ADM_LEVEL_SUMS). */
+static void level_band(void *arg, unsigned band, void *scratch)
+{
+    AdmLevel *l = arg;
+    AdmScratch *b = scratch;
+    const AdmState *s = l->s;
     const AdmDsp *dsp = &s->dsp;
+    const int scale = l->scale, w = l->w, h = l->h;
     const bool level0 = scale == 0;
     const bool score = !(level0 && s->skip_scale0);
     const int bw = adm_half(w), bh = adm_half(h);
+    const int y0 = (int)band * l->band_rows, y1 = QUALE_MIN(y0 + l->band_rows, bh);
     const Rect r = adm_rect_scored(bw, bh);
-    /* the rows and columns the masking window reads */
-    const int k0 = QUALE_MAX(r.top - 1, 0), k1 = QUALE_MIN(r.bottom + 1, bh);
+    /* the band's scored rows, and the rows their masking windows read */
+    const int s0 = QUALE_MAX(y0, r.top), s1 = QUALE_MIN(y1, r.bottom);
+    const bool scored = score && s0 < s1;
+    const int d0 = scored ? QUALE_MAX(s0 - 1, 0) : y0, d1 = scored ? QUALE_MIN(s1 + 1, bh) : y0;
+    /* the columns the masking window reads */
     const int c0 = QUALE_MAX(r.left - 1, 0), c1 = QUALE_MIN(r.right + 1, bw);
     const uint32_t csf[3] = {
         level0 ? s->csf_q0[0] : s->csf_q32[scale][0],
@@ -901,15 +955,18 @@ static void level_sums(const AdmState *s, int scale, AdmScratch *b,
     adm_den_shifts(level0, scale, bw, bh, &dp);
     adm_masked_shifts(level0, bw, bh, &mp);
 
+    uint64_t *sums = l->sums[band];
     memset(sums, 0, ADM_LEVEL_SUMS * sizeof(*sums));
-    int next = r.top; /* the next row of the masked sums */
-    for (int k = 0; k < bh; k++) {
-        const bool details = score && k >= k0 && k < k1;
+    int next = s0; /* the next row of the masked sums */
+    for (int k = QUALE_MIN(y0, d0); k < QUALE_MAX(y1, d1); k++) {
+        const bool details = k >= d0 && k < d1;
+        /* a row of another band: only its details are needed here */
+        const bool own = k >= y0 && k < y1;
         for (int p = 0; p < 2; p++) {
-            int32_t *const out[4] = { b->approx[p] + k * b->stride, b->details[p][0],
-                                      b->details[p][1], b->details[p][2] };
+            int32_t *const out[4] = { own ? l->out[p].data + k * l->out[p].stride : b->spare,
+                                      b->details[p][0], b->details[p][1], b->details[p][2] };
             if (level0) {
-                const QualePicture *pic = pics[p];
+                const QualePicture *pic = l->pics[p];
                 const uint8_t *const rows[4] = {
                     pic->data[0] + mirror(2 * k - 1, h) * pic->stride[0],
                     pic->data[0] + mirror(2 * k, h) * pic->stride[0],
@@ -919,12 +976,11 @@ static void level_sums(const AdmState *s, int scale, AdmScratch *b,
                 (s->bitdepth == 8 ? dsp->dwt_row0_8 : dsp->dwt_row0_16)(
                     rows, s->bitdepth, w, details, out, b->lo, b->hi);
             } else {
-                /* row k of the level overwrites row k of its input, which
-                 * no later row reads (they read rows 2k + 1 and beyond) */
-                const int32_t *a = b->approx[p];
+                const int32_t *a = l->in[p].data;
+                const ptrdiff_t stride = l->in[p].stride;
                 const int32_t *const rows[4] = {
-                    a + mirror(2 * k - 1, h) * b->stride, a + mirror(2 * k, h) * b->stride,
-                    a + mirror(2 * k + 1, h) * b->stride, a + mirror(2 * k + 2, h) * b->stride,
+                    a + mirror(2 * k - 1, h) * stride, a + mirror(2 * k, h) * stride,
+                    a + mirror(2 * k + 1, h) * stride, a + mirror(2 * k + 2, h) * stride,
                 };
                 dsp->dwt_row123(rows, w, scale, details, out, b->lo, b->hi);
             }
@@ -935,7 +991,7 @@ static void level_sums(const AdmState *s, int scale, AdmScratch *b,
         const int32_t *const dis[3] = { b->details[1][0], b->details[1][1], b->details[1][2] };
         int32_t *const *rst = b->rst[k % RING], *const *add = b->add[k % RING];
         decouple(s->div_lookup, s->cos_1deg_sq, s->enhn_gain_limit, ref, dis, rst, add, c0, c1);
-        if (k >= r.top && k < r.bottom) {
+        if (k >= s0 && k < s1) {
             uint64_t row[3];
             den(&dp, ref, r.left, r.right, row);
             for (int o = 0; o < 3; o++) sums[o] += (row[o] + dp.row_add) >> dp.row_shift;
@@ -947,7 +1003,7 @@ static void level_sums(const AdmState *s, int scale, AdmScratch *b,
             masking(csf, rst_in, b->around[1][k % RING], b->centre[1][k % RING], c0, c1);
 
         /* the rows whose masking window is complete */
-        for (; next < r.bottom && window_down(next, bh) <= k; next++) {
+        for (; next < s1 && window_down(next, bh) <= k; next++) {
             const int i = next, up = window_up(i) % RING, down = window_down(i, bh) % RING;
             const int32_t *const rst_i[3] = { b->rst[i % RING][0], b->rst[i % RING][1],
                                               b->rst[i % RING][2] };
@@ -969,17 +1025,51 @@ static void level_sums(const AdmState *s, int scale, AdmScratch *b,
     }
 }
 
-/* Every level's sums of a frame. */
-static void frame_sums(const AdmState *s, AdmScratch *b, const QualePicture *ref,
-                       const QualePicture *dist, uint64_t sums[ADM_SUMS])
+/* The approximation planes of b, made on first use: level 0's (w x h) and
+ * level 1's.  Every sample a level reads is one it wrote: no clearing. */
+static int scratch_planes(const AdmState *s, AdmScratch *b)
 {
-    const QualePicture *const pics[2] = { ref, dist };
-    int w = s->width, h = s->height;
-    for (int scale = 0; scale < ADM_SCALES; scale++) {
-        level_sums(s, scale, b, pics, w, h, sums + scale * ADM_LEVEL_SUMS);
-        w = adm_half(w);
-        h = adm_half(h);
+    if (b->planes) return 0;
+    const size_t w = (size_t)adm_half(s->width), h = (size_t)adm_half(s->height);
+    const size_t w1 = (size_t)adm_half((int)w), h1 = (size_t)adm_half((int)h);
+    const size_t stride = quale_align(w, QUALE_ALIGNMENT / sizeof(int32_t));
+    const size_t stride1 = quale_align(w1, QUALE_ALIGNMENT / sizeof(int32_t));
+    const size_t plane = stride * h * sizeof(int32_t), plane1 = stride1 * h1 * sizeof(int32_t);
+    uint8_t *p = b->planes = quale_aligned_alloc(2 * plane + 2 * plane1);
+    if (!p) return -ENOMEM;
+    for (int i = 0; i < 2; i++, p += plane)
+        b->approx[0][i] = (AdmPlane){ (int32_t *)p, (ptrdiff_t)stride };
+    for (int i = 0; i < 2; i++, p += plane1)
+        b->approx[1][i] = (AdmPlane){ (int32_t *)p, (ptrdiff_t)stride1 };
+    return 0;
+}
+
+/* Every level's sums of a frame, each level's bands run through
+ * metric_run_tasks() with the scratch of the thread that runs it; the
+ * approximation planes are those of `b`, extract()'s.  band_rows: 0 to
+ * size the bands from the thread count. */
+static int frame_sums(const AdmState *s, AdmScratch *b, const MetricFrame *frame,
+                      unsigned band_rows, uint64_t sums[ADM_SUMS])
+{
+    AdmLevel l = { .s = s, .w = s->width, .h = s->height,
+                   .pics = { frame->ref, frame->dist } };
+    int err = scratch_planes(s, b);
+    for (int scale = 0; scale < ADM_SCALES && !err; scale++) {
+        l.scale = scale;
+        for (int p = 0; p < 2; p++) {
+            l.in[p] = b->approx[(scale + 1) % 2][p];
+            l.out[p] = b->approx[scale % 2][p];
+        }
+        level_plan(&l, frame, adm_half(l.h), band_rows);
+        err = metric_run_tasks(frame, b, (unsigned)l.bands, level_band, &l);
+        uint64_t *level = sums + scale * ADM_LEVEL_SUMS;
+        memset(level, 0, ADM_LEVEL_SUMS * sizeof(*level));
+        for (int i = 0; i < l.bands; i++)
+            for (int k = 0; k < ADM_LEVEL_SUMS; k++) level[k] += l.sums[i][k];
+        l.w = adm_half(l.w);
+        l.h = adm_half(l.h);
     }
+    return err;
 }
 
 void adm_scores(const AdmState *s, const uint64_t sums[ADM_SUMS], float num[ADM_SCALES],
@@ -1014,7 +1104,8 @@ static int adm_extract(const void *state, void *scratch, const MetricFrame *fram
     const AdmState *s = state;
     uint64_t sums[ADM_SUMS];
     float num[ADM_SCALES], aim[ADM_SCALES], den[ADM_SCALES];
-    frame_sums(s, scratch, frame->ref, frame->dist, sums);
+    const int err = frame_sums(s, scratch, frame, 0, sums);
+    if (err) return err;
     adm_scores(s, sums, num, aim, den);
     return adm_write_frame(s, sink, frame->index, num, aim, den);
 }
@@ -1179,19 +1270,17 @@ static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 static int adm_scratch_alloc(const void *state, void **scratch)
 {
     const AdmState *s = state;
-    const size_t w = (size_t)(s->width + 1) / 2, h = (size_t)(s->height + 1) / 2;
-    const size_t stride = quale_align(w, QUALE_ALIGNMENT / sizeof(int32_t));
-    const size_t plane = stride * h * sizeof(int32_t);
+    const size_t w = (size_t)adm_half(s->width);
     /* rows: ADM_ROW_PAD samples of slack on either side; the vertical DWT
      * rows span the picture width, the others a level-0 band */
     const size_t dwt_row = quale_align(((size_t)s->width + 2 * ADM_ROW_PAD) * sizeof(int32_t),
                                        QUALE_ALIGNMENT);
     const size_t row = quale_align((w + 2 * ADM_ROW_PAD) * sizeof(int32_t), QUALE_ALIGNMENT);
-    enum { ROWS = 2 * 3 + 2 * RING * 3 + 2 * 2 * RING + 1 };
+    enum { ROWS = 2 * 3 + 2 * RING * 3 + 2 * 2 * RING + 2 };
 
     AdmScratch *b = calloc(1, sizeof(*b));
     if (!b) return -ENOMEM;
-    const size_t size = 2 * plane + 2 * dwt_row + ROWS * row;
+    const size_t size = 2 * dwt_row + ROWS * row;
     uint8_t *p = b->block = quale_aligned_alloc(size);
     if (!p) {
         free(b);
@@ -1201,8 +1290,6 @@ static int adm_scratch_alloc(const void *state, void **scratch)
      * slack and are then discarded.  Zeroed once, the slack is defined for
      * memory checkers (which do not follow the discarding). */
     memset(p, 0, size);
-    b->stride = (ptrdiff_t)stride;
-    for (int i = 0; i < 2; i++, p += plane) b->approx[i] = (int32_t *)p;
     b->lo = (int32_t *)p + ADM_ROW_PAD;
     p += dwt_row;
     b->hi = (int32_t *)p + ADM_ROW_PAD;
@@ -1217,6 +1304,8 @@ static int adm_scratch_alloc(const void *state, void **scratch)
         for (int k = 0; k < RING; k++, p += row) b->around[m][k] = (int32_t *)p + ADM_ROW_PAD;
         for (int k = 0; k < RING; k++, p += row) b->centre[m][k] = (int32_t *)p + ADM_ROW_PAD;
     }
+    b->spare = (int32_t *)p + ADM_ROW_PAD;
+    p += row;
     b->col = (uint32_t *)p + ADM_ROW_PAD;
     *scratch = b;
     return 0;
@@ -1226,19 +1315,29 @@ static void adm_scratch_free(void *scratch)
 {
     AdmScratch *b = scratch;
     if (!b) return;
+    quale_aligned_free(b->planes);
     quale_aligned_free(b->block);
     free(b);
+}
+
+int adm_reference_sums_banded(const AdmState *s, const QualePicture *ref,
+                              const QualePicture *dist, unsigned band_rows,
+                              uint64_t sums[ADM_SUMS])
+{
+    void *scratch = NULL;
+    int err = adm_scratch_alloc(s, &scratch);
+    if (err) return err;
+    /* outside a context: every band on this thread, in order */
+    const MetricFrame frame = { .ref = ref, .dist = dist };
+    err = frame_sums(s, scratch, &frame, band_rows, sums);
+    adm_scratch_free(scratch);
+    return err;
 }
 
 int adm_reference_sums(const AdmState *s, const QualePicture *ref, const QualePicture *dist,
                        uint64_t sums[ADM_SUMS])
 {
-    void *scratch = NULL;
-    int err = adm_scratch_alloc(s, &scratch);
-    if (err) return err;
-    frame_sums(s, scratch, ref, dist, sums);
-    adm_scratch_free(scratch);
-    return 0;
+    return adm_reference_sums_banded(s, ref, dist, 0, sums);
 }
 
 const Metric metric_integer_adm = {

@@ -84,7 +84,7 @@ void adm_masked_shifts(bool level0, int w, int h, AdmMaskedShifts *p);
 
 /* ---- kernels ------------------------------------------------------------------
  *
- * A level is computed row by row (integer_adm.c: level_sums), through a
+ * A level is computed row by row (integer_adm.c: level_band), through a
  * table of row kernels (the "dsp") that init() fills with the C reference
  * and then with the widest SIMD kernels the CPU flags allow
  * (adm_dsp_init).  Every kernel of a table gives the same bits as the C
@@ -204,6 +204,12 @@ void adm_scores(const AdmState *s, const uint64_t sums[ADM_SUMS], float num[ADM_
 /* The C reference's sums of a frame (what extract() scores), for tests. */
 int adm_reference_sums(const AdmState *s, const QualePicture *ref, const QualePicture *dist,
                        uint64_t sums[ADM_SUMS]);
+
+/* The same, every level cut into bands of band_rows rows (the last one
+ * shorter; 0: one band), for tests: any band size gives the same sums. */
+int adm_reference_sums_banded(const AdmState *s, const QualePicture *ref,
+                              const QualePicture *dist, unsigned band_rows,
+                              uint64_t sums[ADM_SUMS]);
 
 /* The frame's key values in key order (the debug ones only meaningful
  * with debug) from every scale's numerator, AIM numerator and denominator
