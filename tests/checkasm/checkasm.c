@@ -16,6 +16,7 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "cambi", checkasm_check_cambi },
     { "integer_adm", checkasm_check_integer_adm },
     { "integer_vif", checkasm_check_integer_vif },
     { "integer_motion", checkasm_check_integer_motion },
