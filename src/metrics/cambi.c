@@ -878,9 +878,9 @@ static void cambi_c_values(const CambiState *s, CambiScratch *t, unsigned w, uns
                              leaves ? t->mask + leave : NULL, enters ? t->image + enter : NULL,
                              enters ? t->mask + enter : NULL, w, pad);
         const size_t row = (size_t)i * w;
-        s->dsp.c_values_row(k, cambi_reciprocal, t->histograms, t->image + row, t->mask + row,
-                            t->c_values + row, w);
-        cambi_nonzero_row(t->c_values + row, w, nz);
+        if (s->dsp.c_values_row(k, cambi_reciprocal, t->histograms, t->image + row,
+                                t->mask + row, t->c_values + row, w))
+            cambi_nonzero_row(t->c_values + row, w, nz);
     }
 }
 

@@ -159,6 +159,7 @@ extern "C" {
  * c_values_row: c_values[j] = cambi_c_value() of the samples of a row (0
  *     where masked out or off the band), from the counters of its window
  *     (band row r: histograms[r * w + j]); reciprocal is cambi_tables.h's.
+ *     Returns whether any of them is above 0 (most rows have none).
  */
 typedef struct CambiDsp {
     void (*load_row)(const uint8_t *in, unsigned bitdepth, const uint32_t *src_x, uint16_t *out,
@@ -175,7 +176,7 @@ typedef struct CambiDsp {
     void (*slide_row)(uint16_t *histograms, const CambiContrast *k, const uint16_t *leave,
                       const uint8_t *leave_mask, const uint16_t *enter, const uint8_t *enter_mask,
                       unsigned w, unsigned pad);
-    void (*c_values_row)(const CambiContrast *k, const float *reciprocal,
+    bool (*c_values_row)(const CambiContrast *k, const float *reciprocal,
                          const uint16_t *histograms, const uint16_t *image, const uint8_t *mask,
                          float *c_values, unsigned w);
 } CambiDsp;
@@ -199,7 +200,7 @@ void cambi_dsp_init(CambiDsp *dsp, unsigned cpu_flags);
                                const uint16_t *leave, const uint8_t *leave_mask,               \
                                const uint16_t *enter, const uint8_t *enter_mask, unsigned w,   \
                                unsigned pad);                                                  \
-    void cambi_c_values_row_##isa(const CambiContrast *k, const float *reciprocal,             \
+    bool cambi_c_values_row_##isa(const CambiContrast *k, const float *reciprocal,             \
                                   const uint16_t *histograms, const uint16_t *image,           \
                                   const uint8_t *mask, float *c_values, unsigned w);
 CAMBI_DECLARE_KERNELS(c)

@@ -214,10 +214,11 @@ void CAMBI_FN(slide_row)(uint16_t *histograms, const CambiContrast *k, const uin
 }
 
 #ifndef CAMBI_OWN_C_VALUES
-void CAMBI_FN(c_values_row)(const CambiContrast *k, const float *reciprocal,
+bool CAMBI_FN(c_values_row)(const CambiContrast *k, const float *reciprocal,
                             const uint16_t *histograms, const uint16_t *image,
                             const uint8_t *mask, float *c_values, unsigned w)
 {
+    bool any = false;
     memset(c_values, 0, sizeof(float) * w);
     /* runs of 16 samples masked out are skipped at once */
     for (unsigned j0 = 0; j0 < w; j0 += 16) {
@@ -228,7 +229,9 @@ void CAMBI_FN(c_values_row)(const CambiContrast *k, const float *reciprocal,
             const int v = (int)image[j] - k->band_base;
             if ((unsigned)v >= (unsigned)k->band_size) continue;
             c_values[j] = cambi_c_value(k, reciprocal, histograms + j, w, v);
+            any |= c_values[j] > 0.0f;
         }
     }
+    return any;
 }
 #endif

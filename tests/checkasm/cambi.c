@@ -196,8 +196,9 @@ static void check_mask_row(const CheckasmLevel *level, const CambiDsp *c, const 
             memcpy(sub_copy, sub, w);
             /* mask_index: libvmaf's range (7 .. 27 and a little beyond),
              * and the ends that make the mask all 1 and all 0 */
-            const unsigned mask_index = variant == 4 ? 0 : variant == 5 ? 48
-                                                                        : 7 + checkasm_rand_below(24);
+            unsigned mask_index = 7 + checkasm_rand_below(24);
+            if (variant == 4) mask_index = 0;
+            if (variant == 5) mask_index = 48;
             uint8_t *got = checkasm_alloc(w);
             const uint8_t *a = variant & 1 || variant >= 4 ? add : NULL;
             const uint8_t *s = variant & 2 || variant >= 4 ? sub : NULL;
@@ -476,12 +477,19 @@ static void check_c_values(const CheckasmLevel *level, const CambiDsp *c, const 
                 memcpy(image_copy, image, w * 2);
                 memcpy(mask_copy, mask, w);
                 float *got = checkasm_alloc(w * sizeof(float));
-                c->c_values_row(&k, cambi_reciprocal, hist, image, mask, want, w);
-                d->c_values_row(&k, cambi_reciprocal, hist, image, mask, got, w);
+                const float *recip = cambi_reciprocal;
+                const bool any_c = c->c_values_row(&k, recip, hist, image, mask, want, w);
+                const bool any_d = d->c_values_row(&k, recip, hist, image, mask, got, w);
                 char what[80];
                 snprintf(what, sizeof(what), "c-values, width %u, %d steps, counts %s", w,
                          steps[si], checkasm_fill_names[f]);
                 checkasm_check_equal(got, want, w * sizeof(float), what);
+                /* the return value: whether a c-value is above 0 */
+                bool positive = false;
+                for (unsigned j = 0; j < w; j++) positive |= want[j] > 0.0f;
+                if (any_c != positive || any_d != positive)
+                    checkasm_fail("%s: returns %d (C %d), a c-value above 0: %d", what, any_d,
+                                  any_c, positive);
                 checkasm_check_equal(hist, hist_copy, (size_t)BAND * w * 2, "histograms");
                 checkasm_check_equal(image, image_copy, w * 2, "samples");
                 checkasm_check_equal(mask, mask_copy, w, "mask");

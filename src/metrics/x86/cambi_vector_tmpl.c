@@ -53,7 +53,7 @@ static inline VI CAMBI_ISA(cambi_counter_row)(const uint16_t *histograms, int ro
     return __builtin_convertvector(c, VI);
 }
 
-void CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciprocal,
+bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciprocal,
                                    const uint16_t *histograms, const uint16_t *image,
                                    const uint8_t *mask, float *c_values, unsigned w)
 {
@@ -65,6 +65,7 @@ void CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
 #endif
     };
     const VI wv = zero + (int)w;
+    VF positive = { 0 }; /* the lanes' largest c-values */
     memset(c_values, 0, sizeof(float) * w);
     unsigned j0 = 0;
     for (; j0 + CAMBI_LANES <= w; j0 += CAMBI_LANES) {
@@ -130,12 +131,17 @@ void CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
         }
         c = (VF)((VI)c & valid);
         memcpy(c_values + j0, &c, sizeof(c));
+        positive = (VF)((VI)positive | (VI)c);
     }
+    /* c-values are 0.0f or above 0: any bit set is one above 0 */
+    bool any = CAMBI_ISA(cambi_any_lane)((VI)positive);
     /* the last samples, one by one */
     for (unsigned j = j0; j < w; j++) {
         if (!mask[j]) continue;
         const int v = (int)image[j] - k->band_base;
         if ((unsigned)v >= (unsigned)k->band_size) continue;
         c_values[j] = cambi_c_value(k, reciprocal, histograms + j, w, v);
+        any |= c_values[j] > 0.0f;
     }
+    return any;
 }

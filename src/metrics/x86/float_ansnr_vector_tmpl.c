@@ -35,7 +35,8 @@ void ANSNR_ISA(float_ansnr_row_sums)(const float *ref, const float *dis, size_t 
         /* lane k reads row i0 + k (lanes past the last row read it again:
          * their sums are dropped) */
         vec_i32 index;
-        for (int k = 0; k < ANSNR_LANES; k++) index[k] = (int)((size_t)(k < n ? k : n - 1) * stride);
+        for (int k = 0; k < ANSNR_LANES; k++)
+            index[k] = (int)((size_t)(k < n ? k : n - 1) * stride);
         const float *r = ref + (size_t)i0 * stride, *d = dis + (size_t)i0 * stride;
         vec_f32 sig_rows = { 0 }, noise_rows = { 0 };
         for (int x = 0; x < w; x++) {
