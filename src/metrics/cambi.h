@@ -134,7 +134,8 @@ extern "C" {
  * for AVX2 and AVX-512, vectorised by the compiler) plus hand-vectorised
  * c-values in src/metrics/x86/cambi_vector_tmpl.c.  Every kernel's output
  * is the C kernel's, byte for byte (tests/checkasm/cambi.c).  Samples are
- * 10-bit values after load_row.
+ * 10-bit values after load_row (0 .. 1024: cambi_to_10bit rounds up to
+ * 1024 from deeper samples).
  *
  * load_row: out[j] = the sample at 10 bits (cambi_to_10bit) of in[src_x[j]]
  *     (in[j] without src_x), j < w; in holds bytes at 8 bits, else 16-bit

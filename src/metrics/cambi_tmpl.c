@@ -42,13 +42,16 @@ void CAMBI_FN(anti_dither_row)(uint16_t *a, const uint16_t *b, unsigned w)
 {
     /* a[j] is written after a[j] and a[j + 1] are read: in place, in
      * order (no restrict on a; the compiler vectorises the loads ahead of
-     * the stores, which every element allows) */
+     * the stores, which every element allows).  Samples are at most 1024
+     * (cambi_to_10bit rounds 11 bits and more up to it), so four add up
+     * to 4096 at most: the sums are taken in 16 bits, twice as many a
+     * vector as in int, with the same results. */
     if (b) {
         for (size_t j = 0; j + 1 < w; j++)
-            a[j] = (uint16_t)((a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
+            a[j] = (uint16_t)((uint16_t)(a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
         a[w - 1] = (uint16_t)((a[w - 1] + b[w - 1]) >> 1);
     } else {
-        for (size_t j = 0; j + 1 < w; j++) a[j] = (uint16_t)((a[j] + a[j + 1]) >> 1);
+        for (size_t j = 0; j + 1 < w; j++) a[j] = (uint16_t)((uint16_t)(a[j] + a[j + 1]) >> 1);
     }
 }
 
@@ -151,12 +154,14 @@ static inline bool CAMBI_FN(any_masked)(const uint8_t *m, unsigned n)
 static inline void CAMBI_FN(run_add)(uint16_t *counters, unsigned j0, unsigned j1, unsigned pad,
                                      unsigned w, uint16_t sign)
 {
-    const size_t lo = j0 > pad ? j0 - pad : 0;
-    const size_t hi = QUALE_MIN((size_t)j1 + pad + 1, (size_t)w);
+    /* columns and the window fit 32 bits (a row is at most 7680 samples,
+     * pad at most 32): 32-bit lanes, twice as many a vector as size_t */
+    const uint32_t lo = j0 > pad ? j0 - pad : 0;
+    const uint32_t hi = QUALE_MIN(j1 + pad + 1, w);
     uint16_t *restrict c = counters;
-    for (size_t k = lo; k < hi; k++) {
-        const size_t first = k > (size_t)j0 + pad ? k - pad : j0;
-        const size_t last = k + pad < j1 ? k + pad : j1;
+    for (uint32_t k = lo; k < hi; k++) {
+        const uint32_t first = k > j0 + pad ? k - pad : j0;
+        const uint32_t last = k + pad < j1 ? k + pad : j1;
         c[k] = (uint16_t)(c[k] + sign * (uint16_t)(last - first + 1));
     }
 }

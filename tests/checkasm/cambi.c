@@ -4,7 +4,7 @@
  *
  * The load takes 8, 9, 10, 12 and 16-bit samples, read in place or
  * through resampling positions; every other kernel works on the 10-bit
- * samples it makes: random, all zero, all 1023, or drawn from a few values
+ * samples it makes: random, all zero, all 1024, or drawn from a few values
  * so that neighbours are often equal (flat samples, ties of the mode
  * filter, runs of one value).  Masks are dense, sparse or empty; the
  * histograms hold counts as a window leaves them; widths from 1 to a
@@ -26,9 +26,11 @@ enum { MAX_W = 1920 };
 static const unsigned widths[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 961,
                                    MAX_W };
 
-/* The fills of the 10-bit samples: checkasm's three, and a few values
- * around 512 (equal neighbours). */
+/* The fills of the samples at 10 bits, 0 .. 1024 (cambi_to_10bit rounds
+ * deeper samples up to 1024): random, all zero, all 1024, and a few
+ * values around 512 (equal neighbours). */
 enum { FILL_FEW = CHECKASM_FILL_COUNT, FILL_KINDS };
+#define CAMBI_SAMPLE_MAX 1024
 
 static const char *fill_name(unsigned fill)
 {
@@ -37,10 +39,12 @@ static const char *fill_name(unsigned fill)
 
 static void fill_samples(uint16_t *p, unsigned n, unsigned fill)
 {
-    if (fill == FILL_FEW) {
-        for (unsigned i = 0; i < n; i++) p[i] = (uint16_t)(511 + checkasm_rand_below(3));
-    } else {
-        checkasm_fill_samples(p, n, 10, (enum CheckasmFill)fill);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned v = checkasm_rand_below(CAMBI_SAMPLE_MAX + 1);
+        if (fill == FILL_FEW) v = 511 + checkasm_rand_below(3);
+        if (fill == CHECKASM_FILL_ZERO) v = 0;
+        if (fill == CHECKASM_FILL_MAX) v = CAMBI_SAMPLE_MAX;
+        p[i] = (uint16_t)v;
     }
 }
 
