@@ -26,6 +26,16 @@ enum { MAX_W = 1920 };
 static const unsigned widths[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 961,
                                    MAX_W };
 
+/* An output buffer of a kernel under test, filled with a byte no output
+ * has (0x5c), so that an output the kernel leaves unwritten differs from
+ * C's. */
+static void *alloc_output(size_t size)
+{
+    void *p = checkasm_alloc(size);
+    memset(p, 0x5c, size);
+    return p;
+}
+
 /* The fills of the samples at 10 bits, 0 .. 1024 (cambi_to_10bit rounds
  * deeper samples up to 1024): random, all zero, all 1024, and a few
  * values around 512 (equal neighbours). */
@@ -73,7 +83,7 @@ static void check_load(const CheckasmLevel *level, const CambiDsp *c, const Camb
                     checkasm_fill_samples(in, in_w, bits, (enum CheckasmFill)f);
                     memcpy(copy, in, (size_t)in_w * bytes);
                     if (resample) cambi_source_positions(src_x, in_w, w);
-                    uint16_t *got = checkasm_alloc(w * 2);
+                    uint16_t *got = alloc_output(w * 2);
                     const uint32_t *pos = resample ? src_x : NULL;
                     c->load_row(in, bits, pos, want, w);
                     d->load_row(in, bits, pos, got, w);
@@ -146,7 +156,7 @@ static void check_flat_row(const CheckasmLevel *level, const CambiDsp *c, const 
                 fill_samples(b, w, f);
                 memcpy(a_copy, a, w * 2);
                 memcpy(b_copy, b, w * 2);
-                uint8_t *got = checkasm_alloc(w);
+                uint8_t *got = alloc_output(w);
                 c->flat_row(a, last ? NULL : b, want, w);
                 d->flat_row(a, last ? NULL : b, got, w);
                 char what[80];
@@ -203,7 +213,7 @@ static void check_mask_row(const CheckasmLevel *level, const CambiDsp *c, const 
             unsigned mask_index = 7 + checkasm_rand_below(24);
             if (variant == 4) mask_index = 0;
             if (variant == 5) mask_index = 48;
-            uint8_t *got = checkasm_alloc(w);
+            uint8_t *got = alloc_output(w);
             const uint8_t *a = variant & 1 || variant >= 4 ? add : NULL;
             const uint8_t *s = variant & 2 || variant >= 4 ? sub : NULL;
             c->mask_row(count_c + pad, a, s, want, w, mask_index);
@@ -244,8 +254,8 @@ static void check_decimate(const CheckasmLevel *level, const CambiDsp *c, const 
             fill_mask(in8, w, f == CHECKASM_FILL_ZERO ? 0 : f == CHECKASM_FILL_MAX ? 8 : 4);
             memcpy(copy16, in16, w * 2);
             memcpy(copy8, in8, w);
-            uint16_t *got16 = checkasm_alloc(dw * 2);
-            uint8_t *got8 = checkasm_alloc(dw);
+            uint16_t *got16 = alloc_output(dw * 2);
+            uint8_t *got8 = alloc_output(dw);
             c->decimate_row16(in16, want16, dw);
             d->decimate_row16(in16, got16, dw);
             c->decimate_row8(in8, want8, dw);
@@ -284,7 +294,7 @@ static void check_mode(const CheckasmLevel *level, const CambiDsp *c, const Camb
                 fill_samples(r[k], w, f);
                 memcpy(copy[k], r[k], w * 2);
             }
-            uint16_t *got = checkasm_alloc(w * 2);
+            uint16_t *got = alloc_output(w * 2);
             char what[80];
             c->mode_row(r[0], want, w);
             d->mode_row(r[0], got, w);
@@ -480,7 +490,7 @@ static void check_c_values(const CheckasmLevel *level, const CambiDsp *c, const 
                 if (wi % 2) flatten(image, w);
                 memcpy(image_copy, image, w * 2);
                 memcpy(mask_copy, mask, w);
-                float *got = checkasm_alloc(w * sizeof(float));
+                float *got = alloc_output(w * sizeof(float));
                 const float *recip = cambi_reciprocal;
                 const bool any_c = c->c_values_row(&k, recip, hist, image, mask, want, w);
                 const bool any_d = d->c_values_row(&k, recip, hist, image, mask, got, w);

@@ -22,6 +22,16 @@ static const int widths[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 
 
 static const unsigned depths[] = { 8, 10, 12, 16 };
 
+/* An output buffer of a kernel under test, filled with a byte no output
+ * has (0x5c), so that an output the kernel leaves unwritten differs from
+ * C's. */
+static void *alloc_output(size_t size)
+{
+    void *p = checkasm_alloc(size);
+    memset(p, 0x5c, size);
+    return p;
+}
+
 /* A sample of `bits` bits as picture_float_row makes it for ANSNR. */
 static float sample(unsigned bits, enum CheckasmFill fill)
 {
@@ -62,7 +72,7 @@ static void check_filter(const CheckasmLevel *level, const char *name, int taps,
                     fill_row(src[i], w, depths[b], (enum CheckasmFill)f);
                     memcpy(copy[i], src[i], (w + 2 * PAD) * sizeof(float));
                 }
-                float *got = checkasm_alloc(w * sizeof(float));
+                float *got = alloc_output(w * sizeof(float));
                 c(rows, want, w);
                 d(rows, got, w);
                 char what[80];
@@ -145,8 +155,8 @@ static void check_row_sums(const CheckasmLevel *level, const FloatAnsnrDsp *c,
                                   same);
                     memcpy(ref_copy, ref, bytes);
                     memcpy(dis_copy, dis, bytes);
-                    float *sig = checkasm_alloc(rows * sizeof(float));
-                    float *noise = checkasm_alloc(rows * sizeof(float));
+                    float *sig = alloc_output(rows * sizeof(float));
+                    float *noise = alloc_output(rows * sizeof(float));
                     c->row_sums(ref, dis, stride, rows, w, sig_c, noise_c);
                     d->row_sums(ref, dis, stride, rows, w, sig, noise);
                     char what[96];

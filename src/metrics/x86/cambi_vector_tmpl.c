@@ -37,13 +37,6 @@ static inline VI CAMBI_ISA(cambi_counters)(const uint16_t *histograms, VI index)
     return vec_gather_i32(histograms, index, 2) & 0xffff;
 }
 
-static inline bool CAMBI_ISA(cambi_any_lane)(VI m)
-{
-    int any = 0;
-    for (int k = 0; k < CAMBI_LANES; k++) any |= m[k];
-    return any != 0;
-}
-
 /* The counters of band row `row` at the lanes' columns (consecutive). */
 static inline VI CAMBI_ISA(cambi_counter_row)(const uint16_t *histograms, int row, size_t w,
                                               unsigned j0)
@@ -65,9 +58,10 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
 #endif
     };
     const VI wv = zero + (int)w;
-    VF positive = { 0 }; /* the lanes' largest c-values */
-    memset(c_values, 0, sizeof(float) * w);
+    const VF none = { 0 };
+    VF positive = none; /* the lanes' largest c-values */
     unsigned j0 = 0;
+    /* every vector of c-values is stored once: 0 where nothing is masked */
     for (; j0 + CAMBI_LANES <= w; j0 += CAMBI_LANES) {
         uint64_t any = 0;
         for (unsigned i = 0; i < CAMBI_LANES; i += 8) {
@@ -75,7 +69,10 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
             memcpy(&word, mask + j0 + i, sizeof(word));
             any |= word;
         }
-        if (!any) continue;
+        if (!any) {
+            memcpy(c_values + j0, &none, sizeof(none));
+            continue;
+        }
         VU16 samples;
         VU8 bytes;
         memcpy(&samples, image + j0, sizeof(samples));
@@ -87,13 +84,12 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
         const VI column = lane + (int)j0;
         /* In a banded (flat) area the masked samples of a run usually
          * share one value: their counters are then consecutive. */
-        int lowest = INT32_MAX, highest = -1;
-        for (int i = 0; i < CAMBI_LANES; i++) {
-            const int x = valid[i] ? v[i] : -1;
-            highest = x > highest ? x : highest;
-            lowest = valid[i] && x < lowest ? x : lowest;
+        const int highest = vec_max_lane_i32((v & valid) | ~valid); /* -1: none */
+        if (highest < 0) { /* nothing masked in the band */
+            memcpy(c_values + j0, &none, sizeof(none));
+            continue;
         }
-        if (highest < 0) continue; /* nothing masked in the band */
+        const int lowest = vec_min_lane_i32((v & valid) | (~valid & INT32_MAX));
         const bool uniform = lowest == highest;
         const int uniform_v = highest;
 
@@ -109,7 +105,7 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
             if (uniform) {
                 /* rows the inactive lanes (whose values are dropped) read
                  * too: inside the band, as every active lane's */
-                const bool read = CAMBI_ISA(cambi_any_lane)(active);
+                const bool read = vec_any_i32(active);
                 p1 = read ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v + d + 1, w, j0)
                           : zero;
                 p2 = read && uniform_v - d - 1 >= 0
@@ -134,9 +130,10 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
         positive = (VF)((VI)positive | (VI)c);
     }
     /* c-values are 0.0f or above 0: any bit set is one above 0 */
-    bool any = CAMBI_ISA(cambi_any_lane)((VI)positive);
+    bool any = vec_any_i32((VI)positive);
     /* the last samples, one by one */
     for (unsigned j = j0; j < w; j++) {
+        c_values[j] = 0.0f;
         if (!mask[j]) continue;
         const int v = (int)image[j] - k->band_base;
         if ((unsigned)v >= (unsigned)k->band_size) continue;
