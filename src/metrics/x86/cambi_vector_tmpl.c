@@ -46,9 +46,12 @@ static inline VI CAMBI_ISA(cambi_counter_row)(const uint16_t *histograms, int ro
     return __builtin_convertvector(c, VI);
 }
 
-bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciprocal,
-                                   const uint16_t *histograms, const uint16_t *image,
-                                   const uint8_t *mask, float *c_values, unsigned w)
+/* The c-values of the CAMBI_LANES samples from column j0, some of them
+ * masked.  Kept out of line, so that the row's loop over the chunks
+ * masked out keeps its few values in registers. */
+static __attribute__((noinline)) VF CAMBI_ISA(cambi_c_values_lanes)(
+    const CambiContrast *k, const float *reciprocal, const uint16_t *histograms,
+    const uint16_t *image, const uint8_t *mask, unsigned j0, unsigned w)
 {
     const int nd = k->num_diffs;
     const VI zero = { 0 };
@@ -58,6 +61,60 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
 #endif
     };
     const VI wv = zero + (int)w;
+    VU16 samples;
+    VU8 bytes;
+    memcpy(&samples, image + j0, sizeof(samples));
+    memcpy(&bytes, mask + j0, sizeof(bytes));
+    const VI v = __builtin_convertvector(samples, VI) - k->band_base;
+    const VI m = __builtin_convertvector(bytes, VI);
+    /* masked and in the band: (unsigned)v < band_size */
+    const VI valid = (m != 0) & (v >= 0) & (v < k->band_size);
+    const VI column = lane + (int)j0;
+    VF c = { 0 };
+    /* In a banded (flat) area the masked samples of a run usually share
+     * one value: their counters are then consecutive. */
+    const int highest = vec_max_lane_i32((v & valid) | ~valid); /* -1: none */
+    if (highest < 0) return c; /* nothing masked in the band */
+    const int lowest = vec_min_lane_i32((v & valid) | (~valid & INT32_MAX));
+    const bool uniform = lowest == highest;
+    const int uniform_v = highest;
+
+    const VI p0 = uniform ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v, w, j0)
+                          : CAMBI_ISA(cambi_counters)(histograms, (v * wv + column) & valid);
+    const VI value = v + k->band_base + nd;
+    for (int d = 0; d < nd; d++) {
+        const VI active = valid & (value <= k->tvi[d]) & (value + d + 1 > k->vlt_luma);
+        const VI up = v + d + 1, down = v - d - 1;
+        const VI has_down = active & (down >= 0);
+        VI p1, p2;
+        if (uniform) {
+            /* rows the inactive lanes (whose values are dropped) read too:
+             * inside the band, as every active lane's */
+            const bool read = vec_any_i32(active);
+            p1 = read ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v + d + 1, w, j0) : zero;
+            p2 = read && uniform_v - d - 1 >= 0
+                     ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v - d - 1, w, j0) &
+                           has_down
+                     : zero;
+        } else {
+            p1 = CAMBI_ISA(cambi_counters)(histograms, (up * wv + column) & active);
+            p2 = CAMBI_ISA(cambi_counters)(histograms, (down * wv + column) & has_down) &
+                 has_down;
+        }
+        const VI larger = p1 > p2;
+        const VI pm = (p1 & larger) | (p2 & ~larger);
+        const VF r = (VF)vec_gather_i32(reciprocal, (pm + p0) & active, 4);
+        const VF val = __builtin_convertvector(CAMBI_ISA(cambi_weights)[d] * p0 * pm, VF) * r;
+        const VI take = active & (val > c);
+        c = (VF)(((VI)val & take) | ((VI)c & ~take));
+    }
+    return (VF)((VI)c & valid);
+}
+
+bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciprocal,
+                                   const uint16_t *histograms, const uint16_t *image,
+                                   const uint8_t *mask, float *c_values, unsigned w)
+{
     const VF none = { 0 };
     VF positive = none; /* the lanes' largest c-values */
     unsigned j0 = 0;
@@ -69,65 +126,12 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
             memcpy(&word, mask + j0 + i, sizeof(word));
             any |= word;
         }
-        if (!any) {
-            memcpy(c_values + j0, &none, sizeof(none));
-            continue;
+        VF c = none;
+        if (any) {
+            c = CAMBI_ISA(cambi_c_values_lanes)(k, reciprocal, histograms, image, mask, j0, w);
+            positive = (VF)((VI)positive | (VI)c);
         }
-        VU16 samples;
-        VU8 bytes;
-        memcpy(&samples, image + j0, sizeof(samples));
-        memcpy(&bytes, mask + j0, sizeof(bytes));
-        const VI v = __builtin_convertvector(samples, VI) - k->band_base;
-        const VI m = __builtin_convertvector(bytes, VI);
-        /* masked and in the band: (unsigned)v < band_size */
-        const VI valid = (m != 0) & (v >= 0) & (v < k->band_size);
-        const VI column = lane + (int)j0;
-        /* In a banded (flat) area the masked samples of a run usually
-         * share one value: their counters are then consecutive. */
-        const int highest = vec_max_lane_i32((v & valid) | ~valid); /* -1: none */
-        if (highest < 0) { /* nothing masked in the band */
-            memcpy(c_values + j0, &none, sizeof(none));
-            continue;
-        }
-        const int lowest = vec_min_lane_i32((v & valid) | (~valid & INT32_MAX));
-        const bool uniform = lowest == highest;
-        const int uniform_v = highest;
-
-        const VI p0 = uniform ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v, w, j0)
-                              : CAMBI_ISA(cambi_counters)(histograms, (v * wv + column) & valid);
-        const VI value = v + k->band_base + nd;
-        VF c = { 0 };
-        for (int d = 0; d < nd; d++) {
-            const VI active = valid & (value <= k->tvi[d]) & (value + d + 1 > k->vlt_luma);
-            const VI up = v + d + 1, down = v - d - 1;
-            const VI has_down = active & (down >= 0);
-            VI p1, p2;
-            if (uniform) {
-                /* rows the inactive lanes (whose values are dropped) read
-                 * too: inside the band, as every active lane's */
-                const bool read = vec_any_i32(active);
-                p1 = read ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v + d + 1, w, j0)
-                          : zero;
-                p2 = read && uniform_v - d - 1 >= 0
-                         ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v - d - 1, w, j0) &
-                               has_down
-                         : zero;
-            } else {
-                p1 = CAMBI_ISA(cambi_counters)(histograms, (up * wv + column) & active);
-                p2 = CAMBI_ISA(cambi_counters)(histograms, (down * wv + column) & has_down) &
-                     has_down;
-            }
-            const VI larger = p1 > p2;
-            const VI pm = (p1 & larger) | (p2 & ~larger);
-            const VF r = (VF)vec_gather_i32(reciprocal, (pm + p0) & active, 4);
-            const VF val =
-                __builtin_convertvector(CAMBI_ISA(cambi_weights)[d] * p0 * pm, VF) * r;
-            const VI take = active & (val > c);
-            c = (VF)(((VI)val & take) | ((VI)c & ~take));
-        }
-        c = (VF)((VI)c & valid);
         memcpy(c_values + j0, &c, sizeof(c));
-        positive = (VF)((VI)positive | (VI)c);
     }
     /* c-values are 0.0f or above 0: any bit set is one above 0 */
     bool any = vec_any_i32((VI)positive);
