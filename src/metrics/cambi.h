@@ -133,9 +133,9 @@ extern "C" {
  * written once in cambi_tmpl.c (the C reference, and the same loops built
  * for AVX2 and AVX-512, vectorised by the compiler) plus hand-vectorised
  * c-values in src/metrics/x86/cambi_vector_tmpl.c.  Every kernel's output
- * is the C kernel's, byte for byte (tests/checkasm/cambi.c).  Samples are
- * 10-bit values after load_row (0 .. 1024: cambi_to_10bit rounds up to
- * 1024 from deeper samples).
+ * is the C kernel's, byte for byte (tests/checkasm/cambi.c), for samples
+ * of any 16-bit value: load_row makes 10-bit ones (0 .. 1024) of a picture
+ * within its bit depth, anything of one whose samples exceed it.
  *
  * load_row: out[j] = the sample at 10 bits (cambi_to_10bit) of in[src_x[j]]
  *     (in[j] without src_x), j < w; in holds bytes at 8 bits, else 16-bit

@@ -42,16 +42,14 @@ void CAMBI_FN(anti_dither_row)(uint16_t *a, const uint16_t *b, unsigned w)
 {
     /* a[j] is written after a[j] and a[j + 1] are read: in place, in
      * order (no restrict on a; the compiler vectorises the loads ahead of
-     * the stores, which every element allows).  Samples are at most 1024
-     * (cambi_to_10bit rounds 11 bits and more up to it), so four add up
-     * to 4096 at most: the sums are taken in 16 bits, twice as many a
-     * vector as in int, with the same results. */
+     * the stores, which every element allows).  The sums are in int:
+     * samples are any 16-bit value (a picture's may exceed its depth). */
     if (b) {
         for (size_t j = 0; j + 1 < w; j++)
-            a[j] = (uint16_t)((uint16_t)(a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
+            a[j] = (uint16_t)((a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
         a[w - 1] = (uint16_t)((a[w - 1] + b[w - 1]) >> 1);
     } else {
-        for (size_t j = 0; j + 1 < w; j++) a[j] = (uint16_t)((uint16_t)(a[j] + a[j + 1]) >> 1);
+        for (size_t j = 0; j + 1 < w; j++) a[j] = (uint16_t)((a[j] + a[j + 1]) >> 1);
     }
 }
 

@@ -2,9 +2,11 @@
  * checkasm for CAMBI's row kernels (src/metrics/cambi.h's CambiDsp), byte
  * for byte against the C kernels.
  *
- * The load takes 8, 9, 10, 12 and 16-bit samples, read in place or
- * through resampling positions; every other kernel works on the 10-bit
- * samples it makes: random, all zero, all 1024, or drawn from a few values
+ * The load takes 8, 9, 10, 12 and 16-bit samples (and samples above their
+ * depth), read in place or through resampling positions; every other
+ * kernel works on the samples it makes: random 10-bit ones, all zero, all
+ * 0xffff and random 16-bit ones (from samples above the depth), or drawn
+ * from a few values
  * so that neighbours are often equal (flat samples, ties of the mode
  * filter, runs of one value).  Masks are dense, sparse or empty; the
  * histograms hold counts as a window leaves them; widths from 1 to a
@@ -36,24 +38,28 @@ static void *alloc_output(size_t size)
     return p;
 }
 
-/* The fills of the samples at 10 bits, 0 .. 1024 (cambi_to_10bit rounds
- * deeper samples up to 1024): random, all zero, all 1024, and a few
- * values around 512 (equal neighbours). */
-enum { FILL_FEW = CHECKASM_FILL_COUNT, FILL_KINDS };
-#define CAMBI_SAMPLE_MAX 1024
+/* The fills of the samples the kernels after the load take: random at 10
+ * bits (0 .. 1024: cambi_to_10bit rounds deeper samples up to 1024), all
+ * zero, all 0xffff and random 16-bit values (a picture's samples may
+ * exceed its bit depth, and the kernels must then still give C's
+ * results), and a few values around 512 (equal neighbours). */
+enum { FILL_FEW = CHECKASM_FILL_COUNT, FILL_WIDE, FILL_KINDS };
 
 static const char *fill_name(unsigned fill)
 {
-    return fill == FILL_FEW ? "few values" : checkasm_fill_names[fill];
+    return fill == FILL_FEW    ? "few values"
+           : fill == FILL_WIDE ? "16-bit values"
+                               : checkasm_fill_names[fill];
 }
 
 static void fill_samples(uint16_t *p, unsigned n, unsigned fill)
 {
     for (unsigned i = 0; i < n; i++) {
-        unsigned v = checkasm_rand_below(CAMBI_SAMPLE_MAX + 1);
+        unsigned v = checkasm_rand_below(1025);
         if (fill == FILL_FEW) v = 511 + checkasm_rand_below(3);
+        if (fill == FILL_WIDE) v = checkasm_rand_below(65536);
         if (fill == CHECKASM_FILL_ZERO) v = 0;
-        if (fill == CHECKASM_FILL_MAX) v = CAMBI_SAMPLE_MAX;
+        if (fill == CHECKASM_FILL_MAX) v = 0xffff;
         p[i] = (uint16_t)v;
     }
 }
@@ -75,12 +81,17 @@ static void check_load(const CheckasmLevel *level, const CambiDsp *c, const Camb
     for (unsigned b = 0; b < QUALE_ARRAY_SIZE(depths); b++) {
         const unsigned bits = depths[b], bytes = bits > 8 ? 2 : 1;
         for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
-            for (unsigned f = 0; f < CHECKASM_FILL_COUNT; f++) {
+            /* checkasm's fills, and (past 8 bits) 16-bit samples above the
+             * depth */
+            for (unsigned f = 0; f < CHECKASM_FILL_COUNT + (bits > 8); f++) {
                 for (unsigned resample = 0; resample < 2; resample++) {
                     const unsigned w = widths[wi];
                     /* a resampling reads a row of up to twice the width */
                     const unsigned in_w = resample ? w + checkasm_rand_below(w + 4) : w;
-                    checkasm_fill_samples(in, in_w, bits, (enum CheckasmFill)f);
+                    if (f < CHECKASM_FILL_COUNT)
+                        checkasm_fill_samples(in, in_w, bits, (enum CheckasmFill)f);
+                    else
+                        checkasm_fill_samples(in, in_w, 16, CHECKASM_FILL_RANDOM);
                     memcpy(copy, in, (size_t)in_w * bytes);
                     if (resample) cambi_source_positions(src_x, in_w, w);
                     uint16_t *got = alloc_output(w * 2);
@@ -88,8 +99,10 @@ static void check_load(const CheckasmLevel *level, const CambiDsp *c, const Camb
                     c->load_row(in, bits, pos, want, w);
                     d->load_row(in, bits, pos, got, w);
                     char what[80];
+                    const char *fill =
+                        f < CHECKASM_FILL_COUNT ? checkasm_fill_names[f] : "above the depth";
                     snprintf(what, sizeof(what), "%u bits, width %u of %u, %s", bits, w, in_w,
-                             checkasm_fill_names[f]);
+                             fill);
                     checkasm_check_equal(got, want, w * 2, what);
                     checkasm_check_equal(in, copy, (size_t)in_w * bytes, "input row");
                     checkasm_free(got);
@@ -104,6 +117,17 @@ static void check_load(const CheckasmLevel *level, const CambiDsp *c, const Camb
     checkasm_free(src_x);
     checkasm_free(want);
     checkasm_end();
+}
+
+/* libvmaf's anti-dithering of a row, in int: the C kernel must give it
+ * for any 16-bit samples (the CUDA twin computes the same). */
+static void anti_dither_row_reference(uint16_t *a, const uint16_t *b, unsigned w)
+{
+    for (unsigned j = 0; j + 1 < w; j++) {
+        const int sum = b ? a[j] + a[j + 1] + b[j] + b[j + 1] : 2 * (a[j] + a[j + 1]);
+        a[j] = (uint16_t)(sum / 4);
+    }
+    if (b) a[w - 1] = (uint16_t)((a[w - 1] + b[w - 1]) / 2);
 }
 
 static void check_anti_dither(const CheckasmLevel *level, const CambiDsp *c, const CambiDsp *d)
@@ -128,6 +152,9 @@ static void check_anti_dither(const CheckasmLevel *level, const CambiDsp *c, con
                          fill_name(f));
                 checkasm_check_equal(got, want, w * 2, what);
                 checkasm_check_equal(b, b_copy, w * 2, "lower row");
+                memcpy(got, a, w * 2);
+                anti_dither_row_reference(got, last ? NULL : b, w);
+                checkasm_check_equal(want, got, w * 2, "C kernel against libvmaf's formula");
             }
             checkasm_free(got);
         }
@@ -334,11 +361,13 @@ static CambiContrast contrast(int num_diffs, int band)
 }
 
 /* Samples of a row whose values lie in and around the band (so that
- * counts of every step exist) */
+ * counts of every step exist), one in 32 any 16-bit value */
 static void fill_band_samples(uint16_t *p, unsigned n, const CambiContrast *k)
 {
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         p[i] = (uint16_t)(k->band_base - 4 + (int)checkasm_rand_below((uint32_t)k->band_size + 8));
+        if (!checkasm_rand_below(32)) p[i] = (uint16_t)checkasm_rand_below(65536);
+    }
 }
 
 /* The band row of a sample (-1: none) */
