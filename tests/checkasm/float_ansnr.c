@@ -4,10 +4,11 @@
  * kernels.
  *
  * Inputs are floats as the metric makes them: samples of 8, 10, 12 and 16
- * bits on the 8-bit scale less 128 (random, all zero, all maximum), the
- * rows of a filter with their mirrored ends; the sums take filtered rows
- * of such samples, equal pictures (no noise) and random ones, 1 to
- * ANSNR_SUM_ROWS rows, widths from 1 to a 1080p row's.
+ * bits on the 8-bit scale less 128 (random, all zero, all maximum, and
+ * 16-bit values above the depth), the rows of a filter with their
+ * mirrored ends; the sums take filtered rows of such samples, equal
+ * pictures (no noise) and random ones, partial batches of rows and full
+ * ones (ANSNR_SUM_ROWS), widths from 1 to a 1080p row's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,19 +33,30 @@ static void *alloc_output(size_t size)
     return p;
 }
 
-/* A sample of `bits` bits as picture_float_row makes it for ANSNR. */
-static float sample(unsigned bits, enum CheckasmFill fill)
+/* The fills: checkasm's, and any 16-bit value (a picture's samples may
+ * exceed its bit depth). */
+enum { FILL_ABOVE_DEPTH = CHECKASM_FILL_COUNT, FILL_KINDS };
+
+static const char *fill_name(unsigned fill)
+{
+    return fill == FILL_ABOVE_DEPTH ? "above the depth" : checkasm_fill_names[fill];
+}
+
+/* A sample of a `bits`-bit picture as picture_float_row makes it for
+ * ANSNR. */
+static float sample(unsigned bits, unsigned fill)
 {
     const uint32_t max = (1u << bits) - 1;
-    const uint32_t v = fill == CHECKASM_FILL_ZERO  ? 0
-                       : fill == CHECKASM_FILL_MAX ? max
-                                                   : checkasm_rand_below(max + 1);
+    uint32_t v = checkasm_rand_below(max + 1);
+    if (fill == CHECKASM_FILL_ZERO) v = 0;
+    if (fill == CHECKASM_FILL_MAX) v = max;
+    if (fill == FILL_ABOVE_DEPTH) v = checkasm_rand_below(bits > 8 ? 65536 : 256);
     return (float)v / (float)(1u << (bits - 8)) + ANSNR_OFFSET;
 }
 
 /* A row of w samples with PAD more on each side (as the metric's ring
  * rows, whose ends hold the mirror). */
-static void fill_row(float *padded, int w, unsigned bits, enum CheckasmFill fill)
+static void fill_row(float *padded, int w, unsigned bits, unsigned fill)
 {
     for (int x = 0; x < w + 2 * PAD; x++) padded[x] = sample(bits, fill);
 }
@@ -66,10 +78,10 @@ static void check_filter(const CheckasmLevel *level, const char *name, int taps,
     for (int i = 0; i < taps; i++) rows[i] = src[i] + PAD;
     for (unsigned b = 0; b < QUALE_ARRAY_SIZE(depths); b++) {
         for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
-            for (unsigned f = 0; f < CHECKASM_FILL_COUNT; f++) {
+            for (unsigned f = 0; f < FILL_KINDS; f++) {
                 const int w = widths[wi];
                 for (int i = 0; i < taps; i++) {
-                    fill_row(src[i], w, depths[b], (enum CheckasmFill)f);
+                    fill_row(src[i], w, depths[b], f);
                     memcpy(copy[i], src[i], (w + 2 * PAD) * sizeof(float));
                 }
                 float *got = alloc_output(w * sizeof(float));
@@ -77,7 +89,7 @@ static void check_filter(const CheckasmLevel *level, const char *name, int taps,
                 d(rows, got, w);
                 char what[80];
                 snprintf(what, sizeof(what), "%d bits, width %d, %s", depths[b], w,
-                         checkasm_fill_names[f]);
+                         fill_name(f));
                 checkasm_check_equal(got, want, w * sizeof(float), what);
                 for (int i = 0; i < taps; i++)
                     checkasm_check_equal(src[i], copy[i], (w + 2 * PAD) * sizeof(float),
@@ -111,10 +123,10 @@ static void check_filter_dis(const CheckasmLevel *level, const FloatAnsnrDsp *c,
 }
 
 /* rows x w filtered samples (stride floats apart) of pictures of `bits`
- * bits: the reference's and the distorted picture's 3x3 filter of one
- * set of source rows (same = equal pictures), or of random ones. */
+ * bits: the reference's (3x3) and the distorted picture's (5x5) filter of
+ * random source rows, or the reference's twice (same: equal pictures). */
 static void fill_filtered(const FloatAnsnrDsp *c, float *ref, float *dis, size_t stride,
-                          int rows, int w, unsigned bits, enum CheckasmFill fill, bool same)
+                          int rows, int w, unsigned bits, unsigned fill, bool same)
 {
     float *src[ANSNR_DIS_TAPS];
     const float *in[ANSNR_DIS_TAPS];
@@ -148,15 +160,14 @@ static void check_row_sums(const CheckasmLevel *level, const FloatAnsnrDsp *c,
     float sig_c[ANSNR_SUM_ROWS], noise_c[ANSNR_SUM_ROWS];
     for (unsigned b = 0; b < QUALE_ARRAY_SIZE(depths); b++) {
         for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
-            for (unsigned f = 0; f < CHECKASM_FILL_COUNT; f++) {
+            for (unsigned f = 0; f < FILL_KINDS; f++) {
                 for (int variant = 0; variant < 4; variant++) {
                     const int w = widths[wi];
                     const bool same = variant & 1;
                     const int rows =
                         variant & 2 ? ANSNR_SUM_ROWS
                                     : row_counts[(wi + f + same) % QUALE_ARRAY_SIZE(row_counts)];
-                    fill_filtered(c, ref, dis, stride, rows, w, depths[b], (enum CheckasmFill)f,
-                                  same);
+                    fill_filtered(c, ref, dis, stride, rows, w, depths[b], f, same);
                     memcpy(ref_copy, ref, bytes);
                     memcpy(dis_copy, dis, bytes);
                     float *sig = alloc_output(rows * sizeof(float));
@@ -165,10 +176,10 @@ static void check_row_sums(const CheckasmLevel *level, const FloatAnsnrDsp *c,
                     d->row_sums(ref, dis, stride, rows, w, sig, noise);
                     char what[96];
                     snprintf(what, sizeof(what), "sig, %d bits, %d rows of %d, %s%s", depths[b],
-                             rows, w, checkasm_fill_names[f], same ? ", equal pictures" : "");
+                             rows, w, fill_name(f), same ? ", equal pictures" : "");
                     checkasm_check_equal(sig, sig_c, rows * sizeof(float), what);
                     snprintf(what, sizeof(what), "noise, %d bits, %d rows of %d, %s%s", depths[b],
-                             rows, w, checkasm_fill_names[f], same ? ", equal pictures" : "");
+                             rows, w, fill_name(f), same ? ", equal pictures" : "");
                     checkasm_check_equal(noise, noise_c, rows * sizeof(float), what);
                     checkasm_check_equal(ref, ref_copy, bytes, "reference rows");
                     checkasm_check_equal(dis, dis_copy, bytes, "distorted rows");
