@@ -60,8 +60,16 @@
  * counters per 10-bit value in the band of values a c-value can read, one
  * counter per column.  Moving down a row subtracts the row that leaves the
  * window and adds the row that enters it, each sample adding one to the
- * window-wide range of columns around it in its value's row.  Runs of 16
- * masked-out samples are skipped at once.
+ * window-wide range of columns around it in its value's row.  A run of
+ * samples with the same values leaving and entering (banded areas are long
+ * runs of one value) adds to each column in one pass the number of its
+ * samples within reach (integer counts: the order does not matter);
+ * chunks of columns masked out in both rows are skipped at once.
+ *
+ * The row loops are the kernels of a CambiDsp (cambi.h): this file's C
+ * ones, built from cambi_tmpl.c, or src/metrics/x86/cambi_<isa>.c's, which
+ * give every output the same bits; the steps between rows (the order of
+ * the rows, the statistics of the non-zero c-values, pooling) stay here.
  *
  * Limits, as libvmaf's: the encoding size must reach 216 samples in width
  * or height, and window^2 must stay inside the reciprocal table (window
@@ -109,14 +117,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "metric.h"
 #include "cambi.h"
 #include "cambi_tables.h"
+#include "common.h"
+#include "cpu.h"
+#include "metric.h"
 
-/* The square of the spatial mask, and the radius of it. */
-#define CAMBI_MASK_SIDE 7
-#define CAMBI_MASK_PAD (CAMBI_MASK_SIDE / 2)
 /* Rows of flat flags kept for the mask: the square's 7 and the next. */
 #define CAMBI_FLAT_ROWS (CAMBI_MASK_SIDE + 1)
 /* The encoding size must reach this in width or height. */
@@ -594,6 +600,7 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
      * as libvmaf's. */
     k->band_base = QUALE_MAX(0, k->vlt_luma - 3 * k->num_diffs + 1);
     k->band_size = QUALE_MAX(0, band_top + 1 - k->band_base);
+    cambi_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     s->alloc_w = s->dist.width;
     s->alloc_h = s->dist.height;
@@ -638,7 +645,8 @@ static int cambi_scratch_alloc(const void *state, void **scratch)
         plane * sizeof(uint16_t),
         plane,
         plane * sizeof(float),
-        (size_t)QUALE_MAX(s->contrast.band_size, 1) * w * sizeof(uint16_t),
+        (size_t)QUALE_MAX(s->contrast.band_size, 1) * w * sizeof(uint16_t) +
+            CAMBI_HISTOGRAM_SLACK,
         3 * w * sizeof(uint16_t),
         w * sizeof(uint32_t),
         CAMBI_FLAT_ROWS * w,
@@ -686,12 +694,42 @@ void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
     }
 }
 
+/* ---- the row kernels ------------------------------------------------------ */
+
+#define CAMBI_FN(name) cambi_##name##_c
+#include "cambi_tmpl.c"
+#undef CAMBI_FN
+
+void cambi_dsp_init(CambiDsp *dsp, unsigned cpu_flags)
+{
+#define CAMBI_SET_KERNELS(isa)                              \
+    do {                                                    \
+        dsp->load_row = cambi_load_row_##isa;               \
+        dsp->anti_dither_row = cambi_anti_dither_row_##isa; \
+        dsp->flat_row = cambi_flat_row_##isa;               \
+        dsp->mask_row = cambi_mask_row_##isa;               \
+        dsp->decimate_row16 = cambi_decimate_row16_##isa;   \
+        dsp->decimate_row8 = cambi_decimate_row8_##isa;     \
+        dsp->mode_row = cambi_mode_row_##isa;               \
+        dsp->mode_column = cambi_mode_column_##isa;         \
+        dsp->slide_row = cambi_slide_row_##isa;             \
+        dsp->c_values_row = cambi_c_values_row_##isa;       \
+    } while (0)
+    CAMBI_SET_KERNELS(c);
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) CAMBI_SET_KERNELS(avx2);
+    if (cpu_flags & QUALE_CPU_AVX512) CAMBI_SET_KERNELS(avx512);
+#else
+    (void)cpu_flags;
+#endif
+#undef CAMBI_SET_KERNELS
+}
+
 /* The luma plane, at 10 bits and the scored size, into image (rows of w). */
-static void cambi_load(const QualePicture *pic, uint16_t *image, unsigned w, unsigned h,
-                       uint32_t *src_x)
+static void cambi_load(const CambiState *s, const QualePicture *pic, uint16_t *image, unsigned w,
+                       unsigned h, uint32_t *src_x)
 {
     const unsigned in_w = pic->plane_width[0], in_h = pic->plane_height[0];
-    const unsigned bd = pic->format.bitdepth;
     const uint8_t *data = pic->data[0];
     const ptrdiff_t stride = pic->stride[0];
     const bool resample = in_w != w || in_h != h;
@@ -706,220 +744,112 @@ static void cambi_load(const QualePicture *pic, uint16_t *image, unsigned w, uns
             row = QUALE_MIN((unsigned)(int)((double)y + 0.5), in_h - 1);
             y += ratio_y;
         }
-        uint16_t *out = image + (size_t)i * w;
-        if (bd == 8) {
-            const uint8_t *in = data + (ptrdiff_t)row * stride;
-            if (resample)
-                for (unsigned j = 0; j < w; j++) out[j] = (uint16_t)(in[src_x[j]] << 2);
-            else
-                for (unsigned j = 0; j < w; j++) out[j] = (uint16_t)(in[j] << 2);
-        } else {
-            const uint16_t *in = (const uint16_t *)(data + (ptrdiff_t)row * stride);
-            if (resample)
-                for (unsigned j = 0; j < w; j++) out[j] = cambi_to_10bit(in[src_x[j]], bd);
-            else if (bd == 10)
-                memcpy(out, in, w * sizeof(uint16_t));
-            else
-                for (unsigned j = 0; j < w; j++) out[j] = cambi_to_10bit(in[j], bd);
-        }
+        s->dsp.load_row(data + (ptrdiff_t)row * stride, pic->format.bitdepth,
+                        resample ? src_x : NULL, image + (size_t)i * w, w);
     }
 }
 
 /* Each sample becomes the mean, rounded down, of itself and its right,
  * lower and lower-right neighbours (those that exist), in place: every
  * sample read is still the original. */
-static void cambi_anti_dither(uint16_t *image, unsigned w, unsigned h)
+static void cambi_anti_dither(const CambiState *s, uint16_t *image, unsigned w, unsigned h)
 {
-    for (unsigned i = 0; i + 1 < h; i++) {
-        uint16_t *a = image + (size_t)i * w, *b = a + w;
-        for (unsigned j = 0; j + 1 < w; j++)
-            a[j] = (uint16_t)((a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2);
-        a[w - 1] = (uint16_t)((a[w - 1] + b[w - 1]) >> 1);
-    }
-    uint16_t *a = image + (size_t)(h - 1) * w;
-    for (unsigned j = 0; j + 1 < w; j++)
-        a[j] = (uint16_t)((a[j] + a[j + 1]) >> 1);
+    for (unsigned i = 0; i + 1 < h; i++)
+        s->dsp.anti_dither_row(image + (size_t)i * w, image + (size_t)(i + 1) * w, w);
+    s->dsp.anti_dither_row(image + (size_t)(h - 1) * w, NULL, w);
 }
 
 /* ---- spatial mask ------------------------------------------------------- */
 
 /* flat[j] = sample (r, j) equals its right and lower neighbours. */
-static void cambi_flat_row(const uint16_t *image, unsigned w, unsigned h, unsigned r,
-                           uint8_t *flat)
+static void cambi_flat_row(const CambiState *s, const uint16_t *image, unsigned w, unsigned h,
+                           unsigned r, uint8_t *flat)
 {
     const uint16_t *a = image + (size_t)r * w;
-    if (r + 1 < h) {
-        const uint16_t *b = a + w;
-        for (unsigned j = 0; j + 1 < w; j++)
-            flat[j] = (uint8_t)((a[j] == a[j + 1]) & (a[j] == b[j]));
-        flat[w - 1] = (uint8_t)(a[w - 1] == b[w - 1]);
-    } else {
-        for (unsigned j = 0; j + 1 < w; j++) flat[j] = (uint8_t)(a[j] == a[j + 1]);
-        flat[w - 1] = 1;
-    }
+    s->dsp.flat_row(a, r + 1 < h ? a + w : NULL, flat, w);
 }
 
 /* mask = more than mask_index flat samples in the 7x7 square (clipped).
  * count holds, for each column, the flat samples of the square's rows,
  * with CAMBI_MASK_PAD zero columns on each side; each row of flat flags is
  * computed once, into a ring of CAMBI_FLAT_ROWS rows. */
-static void cambi_spatial_mask(const uint16_t *image, uint8_t *mask, unsigned w, unsigned h,
-                               unsigned mask_index, uint8_t *flat_ring, uint8_t *count_buf)
+static void cambi_spatial_mask(const CambiState *s, const uint16_t *image, uint8_t *mask,
+                               unsigned w, unsigned h, unsigned mask_index, uint8_t *flat_ring,
+                               uint8_t *count_buf)
 {
     const unsigned pad = CAMBI_MASK_PAD;
     uint8_t *count = count_buf + pad;
     memset(count_buf, 0, w + 2 * pad);
     for (unsigned r = 0; r < pad && r < h; r++) {
         uint8_t *flat = flat_ring + (size_t)(r % CAMBI_FLAT_ROWS) * w;
-        cambi_flat_row(image, w, h, r, flat);
+        cambi_flat_row(s, image, w, h, r, flat);
         for (unsigned j = 0; j < w; j++) count[j] += flat[j];
     }
     for (unsigned i = 0; i < h; i++) {
+        uint8_t *add = NULL;
+        const uint8_t *sub = NULL;
         if (i + pad < h) {
-            uint8_t *flat = flat_ring + (size_t)((i + pad) % CAMBI_FLAT_ROWS) * w;
-            cambi_flat_row(image, w, h, i + pad, flat);
-            for (unsigned j = 0; j < w; j++) count[j] += flat[j];
+            add = flat_ring + (size_t)((i + pad) % CAMBI_FLAT_ROWS) * w;
+            cambi_flat_row(s, image, w, h, i + pad, add);
         }
-        if (i > pad) {
-            const uint8_t *flat = flat_ring + (size_t)((i - pad - 1) % CAMBI_FLAT_ROWS) * w;
-            for (unsigned j = 0; j < w; j++) count[j] -= flat[j];
-        }
-        const uint8_t *restrict c = count - pad;
-        uint8_t *restrict m = mask + (size_t)i * w;
-        for (size_t j = 0; j < w; j++) {
-            const unsigned sum = c[j] + c[j + 1] + c[j + 2] + c[j + 3] + c[j + 4] + c[j + 5] +
-                                 c[j + 6];
-            m[j] = sum > mask_index;
-        }
+        if (i > pad) sub = flat_ring + (size_t)((i - pad - 1) % CAMBI_FLAT_ROWS) * w;
+        s->dsp.mask_row(count, add, sub, mask + (size_t)i * w, w, mask_index);
     }
 }
 
 /* ---- scales ------------------------------------------------------------- */
 
 /* Keeps every other row and column, in place: rows of w become rows of
- * (w + 1) / 2, and every read is at or after the write it feeds. */
-static void cambi_decimate16(uint16_t *p, unsigned w, unsigned h)
+ * (w + 1) / 2, and every read is at or after the write it feeds (row 0
+ * onto itself, the others into rows already read). */
+static void cambi_decimate16(const CambiState *s, uint16_t *p, unsigned w, unsigned h)
 {
     const unsigned dw = cambi_halve(w), dh = cambi_halve(h);
-    for (unsigned i = 0; i < dh; i++) {
-        const uint16_t *in = p + (size_t)2 * i * w;
-        uint16_t *out = p + (size_t)i * dw;
-        for (unsigned j = 0; j < dw; j++) out[j] = in[2 * j];
-    }
+    for (unsigned j = 0; j < dw; j++) p[j] = p[2 * j];
+    for (unsigned i = 1; i < dh; i++)
+        s->dsp.decimate_row16(p + (size_t)2 * i * w, p + (size_t)i * dw, dw);
 }
 
-static void cambi_decimate8(uint8_t *p, unsigned w, unsigned h)
+static void cambi_decimate8(const CambiState *s, uint8_t *p, unsigned w, unsigned h)
 {
     const unsigned dw = cambi_halve(w), dh = cambi_halve(h);
-    for (unsigned i = 0; i < dh; i++) {
-        const uint8_t *in = p + (size_t)2 * i * w;
-        uint8_t *out = p + (size_t)i * dw;
-        for (unsigned j = 0; j < dw; j++) out[j] = in[2 * j];
-    }
-}
-
-static void cambi_mode_row(const uint16_t *in, uint16_t *out, unsigned w)
-{
-    out[0] = in[0];
-    for (unsigned j = 1; j + 1 < w; j++) out[j] = cambi_mode3(in[j - 1], in[j], in[j + 1]);
-    out[w - 1] = in[w - 1];
+    for (unsigned j = 0; j < dw; j++) p[j] = p[2 * j];
+    for (unsigned i = 1; i < dh; i++)
+        s->dsp.decimate_row8(p + (size_t)2 * i * w, p + (size_t)i * dw, dw);
 }
 
 /* 3x3 mode filter in place, separable: the vertical mode of three
  * horizontally filtered rows; first and last rows stay. */
-static void cambi_mode_filter(uint16_t *image, unsigned w, unsigned h, uint16_t *rows)
+static void cambi_mode_filter(const CambiState *s, uint16_t *image, unsigned w, unsigned h,
+                              uint16_t *rows)
 {
     if (h < 3) return;
-    cambi_mode_row(image, rows, w);
-    cambi_mode_row(image + w, rows + w, w);
+    s->dsp.mode_row(image, rows, w);
+    s->dsp.mode_row(image + w, rows + w, w);
     for (unsigned i = 2; i < h; i++) {
         /* Row i is read before row i - 1 is written. */
-        cambi_mode_row(image + (size_t)i * w, rows + (size_t)(i % 3) * w, w);
-        uint16_t *out = image + (size_t)(i - 1) * w;
-        const uint16_t *r0 = rows, *r1 = rows + w, *r2 = rows + 2 * w;
-        for (unsigned j = 0; j < w; j++) out[j] = cambi_mode3(r0[j], r1[j], r2[j]);
+        s->dsp.mode_row(image + (size_t)i * w, rows + (size_t)(i % 3) * w, w);
+        s->dsp.mode_column(rows, rows + w, rows + 2 * w, image + (size_t)(i - 1) * w, w);
     }
 }
 
 /* ---- c-values ----------------------------------------------------------- */
 
-typedef struct CambiRowUpdate {
-    uint16_t *histograms;
-    unsigned w, pad;
-    int base, size;
-} CambiRowUpdate;
-
-static inline void cambi_range_add(uint16_t *counters, unsigned lo, unsigned hi)
+/* Adds a row's non-zero c-values to nz in picture order.  c-values are
+ * never negative (0.0f or above), so a run of 16 whose bits are all zero
+ * has none: those are skipped at once. */
+static void cambi_nonzero_row(const float *c_values, unsigned w, CambiNonZero *nz)
 {
-    for (unsigned k = lo; k < hi; k++) counters[k]++;
-}
-
-static inline void cambi_range_sub(uint16_t *counters, unsigned lo, unsigned hi)
-{
-    for (unsigned k = lo; k < hi; k++) counters[k]--;
-}
-
-/* The band row of a sample, or -1 when it is masked out or off the band. */
-static inline int cambi_band_row(const CambiRowUpdate *u, const uint16_t *image,
-                                 const uint8_t *mask, size_t at)
-{
-    if (!mask[at]) return -1;
-    const int v = (int)image[at] - u->base;
-    return (unsigned)v < (unsigned)u->size ? v : -1;
-}
-
-/* Whether any of the mask bytes m[j0 .. j1) is set (none without a row). */
-static inline bool cambi_any_masked(const uint8_t *m, unsigned j0, unsigned j1)
-{
-    if (!m) return false;
-    unsigned any = 0;
-    for (unsigned j = j0; j < j1; j++) any |= m[j];
-    return any != 0;
-}
-
-/* Row leave (or none: SIZE_MAX) leaves the window and row enter (or none)
- * enters it.  Masks are mostly 0: runs of 16 columns masked out in both
- * rows are skipped at once. */
-static void cambi_slide(const CambiRowUpdate *u, const uint16_t *image, const uint8_t *mask,
-                        size_t leave, size_t enter)
-{
-    const unsigned w = u->w, pad = u->pad;
-    const uint8_t *mask_leave = leave != SIZE_MAX ? mask + leave : NULL;
-    const uint8_t *mask_enter = enter != SIZE_MAX ? mask + enter : NULL;
     for (unsigned j0 = 0; j0 < w; j0 += 16) {
-        const unsigned j1 = QUALE_MIN(j0 + 16, w);
-        if (!cambi_any_masked(mask_leave, j0, j1) && !cambi_any_masked(mask_enter, j0, j1))
-            continue;
-        for (unsigned j = j0; j < j1; j++) {
-            const int out = mask_leave ? cambi_band_row(u, image, mask, leave + j) : -1;
-            const int in = mask_enter ? cambi_band_row(u, image, mask, enter + j) : -1;
-            if (out == in) continue;
-            const unsigned lo = j > pad ? j - pad : 0;
-            const unsigned hi = QUALE_MIN(j + pad + 1, w);
-            if (out >= 0) cambi_range_sub(u->histograms + (size_t)out * w, lo, hi);
-            if (in >= 0) cambi_range_add(u->histograms + (size_t)in * w, lo, hi);
+        const unsigned n = QUALE_MIN(16u, w - j0);
+        uint32_t bits = 0;
+        for (unsigned j = 0; j < n; j++) {
+            uint32_t word;
+            memcpy(&word, c_values + j0 + j, sizeof(word));
+            bits |= word;
         }
-    }
-}
-
-/* One row of c-values (0 where masked out); runs of 16 samples masked out
- * are skipped at once. */
-static void cambi_c_values_row(const CambiContrast *k, const uint16_t *histograms,
-                               const uint16_t *image, const uint8_t *mask, float *c_values,
-                               unsigned w, CambiNonZero *nz)
-{
-    memset(c_values, 0, sizeof(float) * w);
-    for (unsigned j0 = 0; j0 < w; j0 += 16) {
-        const unsigned j1 = QUALE_MIN(j0 + 16, w);
-        if (!cambi_any_masked(mask, j0, j1)) continue;
-        for (unsigned j = j0; j < j1; j++) {
-            if (!mask[j]) continue;
-            const int v = (int)image[j] - k->band_base;
-            if ((unsigned)v >= (unsigned)k->band_size) continue;
-            const float c = cambi_c_value(k, cambi_reciprocal, histograms + j, w, v);
-            c_values[j] = c;
-            cambi_nonzero_add(nz, c);
-        }
+        if (!bits) continue;
+        for (unsigned j = j0; j < j0 + n; j++) cambi_nonzero_add(nz, c_values[j]);
     }
 }
 
@@ -933,19 +863,24 @@ static void cambi_c_values(const CambiState *s, CambiScratch *t, unsigned w, uns
         memset(t->c_values, 0, sizeof(float) * w * h);
         return;
     }
-    const CambiRowUpdate u = { t->histograms, w, pad, k->band_base, k->band_size };
     memset(t->histograms, 0, sizeof(uint16_t) * w * (size_t)k->band_size);
 
     /* The window of row i holds rows i - pad .. i + pad. */
     for (unsigned r = 0; r < pad && r < h; r++)
-        cambi_slide(&u, t->image, t->mask, SIZE_MAX, (size_t)r * w);
+        s->dsp.slide_row(t->histograms, k, NULL, NULL, t->image + (size_t)r * w,
+                         t->mask + (size_t)r * w, w, pad);
     for (unsigned i = 0; i < h; i++) {
-        const size_t leave = i > pad ? (size_t)(i - pad - 1) * w : SIZE_MAX;
-        const size_t enter = i + pad < h ? (size_t)(i + pad) * w : SIZE_MAX;
-        if (leave != SIZE_MAX || enter != SIZE_MAX)
-            cambi_slide(&u, t->image, t->mask, leave, enter);
-        cambi_c_values_row(k, t->histograms, t->image + (size_t)i * w, t->mask + (size_t)i * w,
-                           t->c_values + (size_t)i * w, w, nz);
+        const bool leaves = i > pad, enters = i + pad < h;
+        const size_t leave = leaves ? (size_t)(i - pad - 1) * w : 0;
+        const size_t enter = enters ? (size_t)(i + pad) * w : 0;
+        if (leaves || enters)
+            s->dsp.slide_row(t->histograms, k, leaves ? t->image + leave : NULL,
+                             leaves ? t->mask + leave : NULL, enters ? t->image + enter : NULL,
+                             enters ? t->mask + enter : NULL, w, pad);
+        const size_t row = (size_t)i * w;
+        if (s->dsp.c_values_row(k, cambi_reciprocal, t->histograms, t->image + row,
+                                t->mask + row, t->c_values + row, w))
+            cambi_nonzero_row(t->c_values + row, w, nz);
     }
 }
 
@@ -1121,21 +1056,21 @@ double cambi_score(const CambiState *s, const CambiGeometry *g, const QualePictu
 {
     CambiScratch *t = scratch;
     unsigned w = g->width, h = g->height;
-    cambi_load(pic, t->image, w, h, t->src_x);
-    if (s->anti_dither) cambi_anti_dither(t->image, w, h);
-    cambi_spatial_mask(t->image, t->mask, w, h, g->mask_index, t->flat, t->flat_count);
+    cambi_load(s, pic, t->image, w, h, t->src_x);
+    if (s->anti_dither) cambi_anti_dither(s, t->image, w, h);
+    cambi_spatial_mask(s, t->image, t->mask, w, h, g->mask_index, t->flat, t->flat_count);
     if (observer && observer->preprocessed)
         observer->preprocessed(observer->cookie, t->image, t->mask, w, h);
 
     double scale_score[CAMBI_SCALES];
     for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) {
         if (scale > 0 || s->speedup) {
-            cambi_decimate16(t->image, w, h);
-            cambi_decimate8(t->mask, w, h);
+            cambi_decimate16(s, t->image, w, h);
+            cambi_decimate8(s, t->mask, w, h);
             w = cambi_halve(w);
             h = cambi_halve(h);
         }
-        cambi_mode_filter(t->image, w, h, t->mode_rows);
+        cambi_mode_filter(s, t->image, w, h, t->mode_rows);
         CambiNonZero nz;
         cambi_c_values(s, t, w, h, g->window, &nz);
         if (observer && observer->scale)

@@ -7,7 +7,8 @@
  * mode of three, the c-value of one sample from the window counts of its
  * column, and the statistics of the non-zero c-values that pooling needs.
  *
- * The second part (hidden from nvcc) is the host's: the state, the source
+ * The second part (hidden from nvcc) is the host's: the row kernels of the
+ * C reference and its SIMD levels (CambiDsp), the state, the source
  * positions of the resampling, pooling and the step from the scale scores
  * to the feature values.
  */
@@ -120,6 +121,93 @@ CAMBI_INLINE float cambi_c_value(const CambiContrast *k, const float *reciprocal
 extern "C" {
 #endif
 
+/* The square of the spatial mask, and the radius of it. */
+#define CAMBI_MASK_SIDE 7
+#define CAMBI_MASK_PAD (CAMBI_MASK_SIDE / 2)
+/* Bytes a kernel may read past the end of the histograms (a vector
+ * gathers 32-bit words at 16-bit counters). */
+#define CAMBI_HISTOGRAM_SLACK 64
+
+/*
+ * The row kernels of cambi_score(), the loops the SIMD levels replace:
+ * written once in cambi_tmpl.c (the C reference, and the same loops built
+ * for AVX2 and AVX-512, vectorised by the compiler) plus hand-vectorised
+ * c-values in src/metrics/x86/cambi_vector_tmpl.c.  Every kernel's output
+ * is the C kernel's, byte for byte (tests/checkasm/cambi.c), for samples
+ * of any 16-bit value: load_row makes 10-bit ones (0 .. 1024) of a picture
+ * within its bit depth, anything of one whose samples exceed it.
+ *
+ * load_row: out[j] = the sample at 10 bits (cambi_to_10bit) of in[src_x[j]]
+ *     (in[j] without src_x), j < w; in holds bytes at 8 bits, else 16-bit
+ *     words.
+ * anti_dither_row: a[j] = (a[j] + a[j + 1] + b[j] + b[j + 1]) >> 2 for
+ *     j < w - 1 and a[w - 1] = (a[w - 1] + b[w - 1]) >> 1, in place (each
+ *     sample read is still the original); without b (the last row), the
+ *     means of a[j] and a[j + 1].
+ * flat_row: flat[j] = a[j] equals a[j + 1] and b[j] (the neighbours that
+ *     exist; b NULL on the last row).
+ * mask_row: count[j] += add[j], -= sub[j] (either may be NULL) for j < w,
+ *     then mask[j] = (count[j - 3] + ... + count[j + 3] > mask_index), with
+ *     count[-3 .. -1] and count[w .. w + 2] zero (counts of at most 7).
+ * decimate_row16, decimate_row8: out[j] = in[2 j], j < dw (no overlap).
+ * mode_row: out[j] = cambi_mode3(in[j - 1], in[j], in[j + 1]) for
+ *     0 < j < w - 1; out[0] = in[0], out[w - 1] = in[w - 1].
+ * mode_column: out[j] = cambi_mode3(r0[j], r1[j], r2[j]), j < w.
+ * slide_row: every sample j < w that leaves (of row `leave`, or none) or
+ *     enters (of `enter`) the window with a band row (masked, in k's band)
+ *     takes one from or adds one to the counters of its band row over the
+ *     columns j - pad .. j + pad inside 0 .. w - 1 (modulo 2^16).
+ * c_values_row: c_values[j] = cambi_c_value() of the samples of a row (0
+ *     where masked out or off the band), from the counters of its window
+ *     (band row r: histograms[r * w + j]); reciprocal is cambi_tables.h's.
+ *     Returns whether any of them is above 0 (most rows have none).
+ */
+typedef struct CambiDsp {
+    void (*load_row)(const uint8_t *in, unsigned bitdepth, const uint32_t *src_x, uint16_t *out,
+                     unsigned w);
+    void (*anti_dither_row)(uint16_t *a, const uint16_t *b, unsigned w);
+    void (*flat_row)(const uint16_t *a, const uint16_t *b, uint8_t *flat, unsigned w);
+    void (*mask_row)(uint8_t *count, const uint8_t *add, const uint8_t *sub, uint8_t *mask,
+                     unsigned w, unsigned mask_index);
+    void (*decimate_row16)(const uint16_t *in, uint16_t *out, unsigned dw);
+    void (*decimate_row8)(const uint8_t *in, uint8_t *out, unsigned dw);
+    void (*mode_row)(const uint16_t *in, uint16_t *out, unsigned w);
+    void (*mode_column)(const uint16_t *r0, const uint16_t *r1, const uint16_t *r2,
+                        uint16_t *out, unsigned w);
+    void (*slide_row)(uint16_t *histograms, const CambiContrast *k, const uint16_t *leave,
+                      const uint8_t *leave_mask, const uint16_t *enter, const uint8_t *enter_mask,
+                      unsigned w, unsigned pad);
+    bool (*c_values_row)(const CambiContrast *k, const float *reciprocal,
+                         const uint16_t *histograms, const uint16_t *image, const uint8_t *mask,
+                         float *c_values, unsigned w);
+} CambiDsp;
+
+/* The C kernels, then those of each level cpu_flags (QUALE_CPU_*) allows. */
+void cambi_dsp_init(CambiDsp *dsp, unsigned cpu_flags);
+
+#define CAMBI_DECLARE_KERNELS(isa)                                                             \
+    void cambi_load_row_##isa(const uint8_t *in, unsigned bitdepth, const uint32_t *src_x,     \
+                              uint16_t *out, unsigned w);                                      \
+    void cambi_anti_dither_row_##isa(uint16_t *a, const uint16_t *b, unsigned w);              \
+    void cambi_flat_row_##isa(const uint16_t *a, const uint16_t *b, uint8_t *flat, unsigned w); \
+    void cambi_mask_row_##isa(uint8_t *count, const uint8_t *add, const uint8_t *sub,          \
+                              uint8_t *mask, unsigned w, unsigned mask_index);                 \
+    void cambi_decimate_row16_##isa(const uint16_t *in, uint16_t *out, unsigned dw);           \
+    void cambi_decimate_row8_##isa(const uint8_t *in, uint8_t *out, unsigned dw);              \
+    void cambi_mode_row_##isa(const uint16_t *in, uint16_t *out, unsigned w);                  \
+    void cambi_mode_column_##isa(const uint16_t *r0, const uint16_t *r1, const uint16_t *r2,   \
+                                 uint16_t *out, unsigned w);                                   \
+    void cambi_slide_row_##isa(uint16_t *histograms, const CambiContrast *k,                   \
+                               const uint16_t *leave, const uint8_t *leave_mask,               \
+                               const uint16_t *enter, const uint8_t *enter_mask, unsigned w,   \
+                               unsigned pad);                                                  \
+    bool cambi_c_values_row_##isa(const CambiContrast *k, const float *reciprocal,             \
+                                  const uint16_t *histograms, const uint16_t *image,           \
+                                  const uint8_t *mask, float *c_values, unsigned w);
+CAMBI_DECLARE_KERNELS(c)
+CAMBI_DECLARE_KERNELS(avx2)
+CAMBI_DECLARE_KERNELS(avx512)
+
 enum CambiEotf {
     CAMBI_EOTF_BT1886 = 0,
     CAMBI_EOTF_PQ,
@@ -162,6 +250,7 @@ typedef struct CambiState {
     bool speedup;       /* scale 0 is already decimated once */
     double pool_topk;
     CambiContrast contrast;
+    CambiDsp dsp;       /* the row kernels of the CPU flags */
     unsigned alloc_w, alloc_h;
     unsigned key[CAMBI_KEY_COUNT];
     /* set by init, with heatmaps_path: one file per scale (-1: none) */

@@ -18,6 +18,13 @@
  * The 5 x 5 mirror needs 3 samples a side: smaller pictures are refused
  * (libvmaf reads outside the picture there).
  *
+ * The filters and the rows' sums are the kernels of a FloatAnsnrDsp: this
+ * file's C ones (built from float_ansnr_tmpl.c) or src/metrics/x86/
+ * float_ansnr_<isa>.c's, which give every value the same operations in
+ * the same order.  Rows are filtered ANSNR_SUM_ROWS at a time and their
+ * sums made together (each row's in its own order), then added to the
+ * picture's in row order.
+ *
  * The state, the weights and the steps its GPU twins share: float_ansnr.h.
  */
 #include <errno.h>
@@ -27,6 +34,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "float_ansnr.h"
 #include "metric.h"
 #include "picture_float.h"
@@ -35,13 +43,28 @@
 #define ANSNR_RING ANSNR_DIS_TAPS
 #define ANSNR_PAD (ANSNR_DIS_TAPS / 2)
 
-static const float ansnr_ref_kernel[ANSNR_REF_TAPS * ANSNR_REF_TAPS] = {
-    ANSNR_REF_WEIGHTS(ANSNR_REF_WEIGHT)
-};
+/* The C kernels. */
+#define ANSNR_FN(name) float_ansnr_##name##_c
+#include "float_ansnr_tmpl.c"
+#undef ANSNR_FN
 
-static const float ansnr_dis_kernel[ANSNR_DIS_TAPS * ANSNR_DIS_TAPS] = {
-    ANSNR_DIS_WEIGHTS(ANSNR_DIS_WEIGHT)
-};
+void float_ansnr_dsp_init(FloatAnsnrDsp *dsp, unsigned cpu_flags)
+{
+#define ANSNR_SET_KERNELS(isa)                                  \
+    do {                                                        \
+        dsp->filter_ref_row = float_ansnr_filter_ref_row_##isa; \
+        dsp->filter_dis_row = float_ansnr_filter_dis_row_##isa; \
+        dsp->row_sums = float_ansnr_row_sums_##isa;             \
+    } while (0)
+    ANSNR_SET_KERNELS(c);
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) ANSNR_SET_KERNELS(avx2);
+    if (cpu_flags & QUALE_CPU_AVX512) ANSNR_SET_KERNELS(avx512);
+#else
+    (void)cpu_flags;
+#endif
+#undef ANSNR_SET_KERNELS
+}
 
 static const char *const ansnr_keys[] = { "float_ansnr", "float_anpsnr", NULL };
 
@@ -99,17 +122,19 @@ static int ansnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     s->h = (int)f->height;
     s->peak = picture_float_peak(f->bitdepth);
     s->psnr_max = picture_float_psnr_max(f->bitdepth);
+    float_ansnr_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     err = feature_sink_declare(sink, ansnr_keys[0], &s->key_ansnr);
     if (!err) err = feature_sink_declare(sink, ansnr_keys[1], &s->key_anpsnr);
     return err;
 }
 
-/* Per worker: the last 5 converted rows of each picture (padded), the two
- * filtered rows. */
+/* Per worker: the last 5 converted rows of each picture (padded), and
+ * ANSNR_SUM_ROWS filtered rows of each. */
 typedef struct FloatAnsnrScratch {
     float *ring;        /* 2 x ANSNR_RING rows */
     size_t stride;      /* in floats */
     float *ref_filtered, *dis_filtered;
+    size_t filtered_stride; /* in floats */
 } FloatAnsnrScratch;
 
 static void ansnr_scratch_free(void *scratch)
@@ -131,8 +156,10 @@ static int ansnr_scratch_alloc(const void *state, void **scratch)
     t->stride = quale_align((size_t)s->w + 2 * QUALE_ALIGNMENT / sizeof(float),
                             QUALE_ALIGNMENT / sizeof(float));
     t->ring = quale_aligned_alloc(2 * ANSNR_RING * t->stride * sizeof(float));
-    t->ref_filtered = quale_aligned_alloc((size_t)s->w * sizeof(float));
-    t->dis_filtered = quale_aligned_alloc((size_t)s->w * sizeof(float));
+    t->filtered_stride = quale_align((size_t)s->w, QUALE_ALIGNMENT / sizeof(float));
+    const size_t filtered = ANSNR_SUM_ROWS * t->filtered_stride * sizeof(float);
+    t->ref_filtered = quale_aligned_alloc(filtered);
+    t->dis_filtered = quale_aligned_alloc(filtered);
     if (!t->ring || !t->ref_filtered || !t->dis_filtered) {
         ansnr_scratch_free(t);
         return -ENOMEM;
@@ -169,26 +196,6 @@ static void load_row(const FloatAnsnrState *s, FloatAnsnrScratch *t, const Metri
     }
 }
 
-/*
- * One filtered row: for every x,
- *   out[x] = sum over i of (sum over j of kernel[i][j] * rows[i][x + j - taps / 2])
- * both sums in float, in index order, as libvmaf's ansnr_filter2d.
- */
-PICTURE_FLOAT_INLINE void filter_row(const float *const *rows, const float *kernel, int taps,
-                                     int w, float *restrict out)
-{
-    for (int x = 0; x < w; x++) out[x] = 0.0f;
-    for (int i = 0; i < taps; i++) {
-        const float *restrict src = rows[i] - taps / 2;
-        const float *k = kernel + i * taps;
-        for (int x = 0; x < w; x++) {
-            float inner = 0.0f;
-            for (int j = 0; j < taps; j++) inner += k[j] * src[x + j];
-            out[x] += inner;
-        }
-    }
-}
-
 static int ansnr_extract(const void *state, void *scratch, const MetricFrame *frame,
                          FeatureSink *sink)
 {
@@ -199,25 +206,28 @@ static int ansnr_extract(const void *state, void *scratch, const MetricFrame *fr
     for (int y = 0; y < ANSNR_PAD; y++) load_row(s, t, frame, y);
 
     float sig = 0.0f, noise = 0.0f;
-    for (int y = 0; y < h; y++) {
-        if (y + ANSNR_PAD < h) load_row(s, t, frame, y + ANSNR_PAD);
+    for (int y0 = 0; y0 < h; y0 += ANSNR_SUM_ROWS) {
+        const int rows = QUALE_MIN(ANSNR_SUM_ROWS, h - y0);
+        for (int y = y0; y < y0 + rows; y++) {
+            if (y + ANSNR_PAD < h) load_row(s, t, frame, y + ANSNR_PAD);
 
-        const float *ref_rows[ANSNR_REF_TAPS], *dis_rows[ANSNR_DIS_TAPS];
-        for (int i = 0; i < ANSNR_REF_TAPS; i++)
-            ref_rows[i] = ring_row(t, 0, ansnr_mirror(y - ANSNR_REF_TAPS / 2 + i, h));
-        for (int i = 0; i < ANSNR_DIS_TAPS; i++)
-            dis_rows[i] = ring_row(t, 1, ansnr_mirror(y - ANSNR_DIS_TAPS / 2 + i, h));
-        filter_row(ref_rows, ansnr_ref_kernel, ANSNR_REF_TAPS, w, t->ref_filtered);
-        filter_row(dis_rows, ansnr_dis_kernel, ANSNR_DIS_TAPS, w, t->dis_filtered);
-
-        const float *r = t->ref_filtered, *d = t->dis_filtered;
-        float sig_row = 0.0f, noise_row = 0.0f;
-        for (int x = 0; x < w; x++) {
-            sig_row += r[x] * r[x];
-            noise_row += (r[x] - d[x]) * (r[x] - d[x]);
+            const float *ref_rows[ANSNR_REF_TAPS], *dis_rows[ANSNR_DIS_TAPS];
+            for (int i = 0; i < ANSNR_REF_TAPS; i++)
+                ref_rows[i] = ring_row(t, 0, ansnr_mirror(y - ANSNR_REF_TAPS / 2 + i, h));
+            for (int i = 0; i < ANSNR_DIS_TAPS; i++)
+                dis_rows[i] = ring_row(t, 1, ansnr_mirror(y - ANSNR_DIS_TAPS / 2 + i, h));
+            const size_t at = (size_t)(y - y0) * t->filtered_stride;
+            s->dsp.filter_ref_row(ref_rows, t->ref_filtered + at, w);
+            s->dsp.filter_dis_row(dis_rows, t->dis_filtered + at, w);
         }
-        sig += sig_row;
-        noise += noise_row;
+        float sig_rows[ANSNR_SUM_ROWS], noise_rows[ANSNR_SUM_ROWS];
+        s->dsp.row_sums(t->ref_filtered, t->dis_filtered, t->filtered_stride, rows, w, sig_rows,
+                        noise_rows);
+        /* the picture's sums: the rows' in row order */
+        for (int i = 0; i < rows; i++) {
+            sig += sig_rows[i];
+            noise += noise_rows[i];
+        }
     }
     return float_ansnr_write(s, sink, frame->index, sig, noise);
 }

@@ -1,7 +1,8 @@
 /*
  * float_ansnr's state and what the C reference and its GPU twins share:
  * the filters' weights, the size check, and the step from the picture's
- * float sums to the keys.
+ * float sums to the keys; the row kernels of the C reference and its SIMD
+ * levels (FloatAnsnrDsp).
  */
 #ifndef QUALE_SRC_METRICS_FLOAT_ANSNR_H
 #define QUALE_SRC_METRICS_FLOAT_ANSNR_H
@@ -41,10 +42,55 @@
 extern "C" {
 #endif
 
+/* Rows whose sums row_sums takes at once (the vector lanes of the widest
+ * level). */
+#define ANSNR_SUM_ROWS 16
+
+/*
+ * The row kernels, written once in float_ansnr_tmpl.c (the C reference,
+ * and the same loops built for AVX2 and AVX-512, which the compiler
+ * vectorises along the row without changing an operation of any output)
+ * plus the row sums of src/metrics/x86/float_ansnr_vector_tmpl.c.  Every
+ * kernel's output is the C kernel's, bit for bit (tests/checkasm/
+ * float_ansnr.c).
+ *
+ * filter_ref_row, filter_dis_row: one filtered row of w samples from the
+ *     3 (reference) or 5 (distorted) source rows around it, each read from
+ *     index -taps / 2 to w - 1 + taps / 2 (the mirror already written
+ *     there): out[x] = sum over i of (sum over j of weight[i][j] *
+ *     rows[i][x + j - taps / 2]), both sums in float from 0.0f, in index
+ *     order.
+ * row_sums: for each of `rows` rows (at most ANSNR_SUM_ROWS) of the
+ *     filtered pictures (ref and dis, `stride` floats apart), sig[i] = sum
+ *     of r * r and noise[i] = sum of (r - d) * (r - d), each a float sum
+ *     from x = 0 to w - 1, in that order (libvmaf's: a row's sum is
+ *     sequential; rows are independent, so a vector level adds several
+ *     rows at once, one a lane).
+ */
+typedef struct FloatAnsnrDsp {
+    void (*filter_ref_row)(const float *const *rows, float *out, int w);
+    void (*filter_dis_row)(const float *const *rows, float *out, int w);
+    void (*row_sums)(const float *ref, const float *dis, size_t stride, int rows, int w,
+                     float *sig, float *noise);
+} FloatAnsnrDsp;
+
+/* The C kernels, then those of each level cpu_flags (QUALE_CPU_*) allows. */
+void float_ansnr_dsp_init(FloatAnsnrDsp *dsp, unsigned cpu_flags);
+
+#define ANSNR_DECLARE_KERNELS(isa)                                                          \
+    void float_ansnr_filter_ref_row_##isa(const float *const *rows, float *out, int w);    \
+    void float_ansnr_filter_dis_row_##isa(const float *const *rows, float *out, int w);    \
+    void float_ansnr_row_sums_##isa(const float *ref, const float *dis, size_t stride,     \
+                                    int rows, int w, float *sig, float *noise);
+ANSNR_DECLARE_KERNELS(c)
+ANSNR_DECLARE_KERNELS(avx2)
+ANSNR_DECLARE_KERNELS(avx512)
+
 typedef struct FloatAnsnrState {
     int w, h;
     double peak, psnr_max;
     unsigned key_ansnr, key_anpsnr;
+    FloatAnsnrDsp dsp;  /* the row kernels of the CPU flags */
 } FloatAnsnrState;
 
 /* The bit depths libvmaf's float conversion knows: an error with a message

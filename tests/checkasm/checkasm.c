@@ -16,6 +16,8 @@ typedef struct CheckasmTest {
 } CheckasmTest;
 
 static const CheckasmTest tests[] = {
+    { "cambi", checkasm_check_cambi },
+    { "float_ansnr", checkasm_check_float_ansnr },
     { "integer_adm", checkasm_check_integer_adm },
     { "integer_vif", checkasm_check_integer_vif },
     { "integer_motion", checkasm_check_integer_motion },

@@ -100,6 +100,8 @@ double checkasm_median5(double v[5]);
 
 /* ---- the tests: one per metric ---- */
 /* (each metric's file adds its function here and to checkasm.c's table) */
+void checkasm_check_cambi(void);
+void checkasm_check_float_ansnr(void);
 void checkasm_check_integer_adm(void);
 void checkasm_check_integer_vif(void);
 void checkasm_check_integer_motion(void);

@@ -78,4 +78,41 @@ static inline vec_f32_half vec_sqrt_f32_half(vec_f32_half x)
     ((vec_i32)_mm256_i32gather_epi32((const int *)(base), (__m256i)(index), (scale)))
 #endif
 
+/* Whether any lane has a bit set; the largest and the smallest lane (as
+ * signed integers) */
+static inline int vec_any_i32(vec_i32 x)
+{
+#if VECTOR_BYTES == 64
+    return _mm512_test_epi32_mask((__m512i)x, (__m512i)x) != 0;
+#else
+    return !_mm256_testz_si256((__m256i)x, (__m256i)x);
+#endif
+}
+
+static inline int32_t vec_max_lane_i32(vec_i32 x)
+{
+#if VECTOR_BYTES == 64
+    return _mm512_reduce_max_epi32((__m512i)x);
+#else
+    __m128i m = _mm_max_epi32(_mm256_castsi256_si128((__m256i)x),
+                              _mm256_extracti128_si256((__m256i)x, 1));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+#endif
+}
+
+static inline int32_t vec_min_lane_i32(vec_i32 x)
+{
+#if VECTOR_BYTES == 64
+    return _mm512_reduce_min_epi32((__m512i)x);
+#else
+    __m128i m = _mm_min_epi32(_mm256_castsi256_si128((__m256i)x),
+                              _mm256_extracti128_si256((__m256i)x, 1));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0x4e));
+    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0xb1));
+    return _mm_cvtsi128_si32(m);
+#endif
+}
+
 #endif /* QUALE_SRC_METRICS_X86_VECTOR_H */
