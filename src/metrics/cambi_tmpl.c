@@ -216,24 +216,40 @@ void CAMBI_FN(slide_row)(uint16_t *histograms, const CambiContrast *k, const uin
     }
 }
 
+/* The c-values of samples j0 .. j1 - 1 of a row (0 where masked out or
+ * off the band), one by one; whether one is above 0. */
+static inline bool CAMBI_FN(c_values_span)(const CambiContrast *k, const float *reciprocal,
+                                           const uint16_t *histograms, const uint16_t *image,
+                                           const uint8_t *mask, float *c_values, unsigned j0,
+                                           unsigned j1, unsigned w)
+{
+    bool any = false;
+    for (unsigned j = j0; j < j1; j++) {
+        c_values[j] = 0.0f;
+        if (!mask[j]) continue;
+        const int v = (int)image[j] - k->band_base;
+        if ((unsigned)v >= (unsigned)k->band_size) continue;
+        c_values[j] = cambi_c_value(k, reciprocal, histograms + j, w, v);
+        any |= c_values[j] > 0.0f;
+    }
+    return any;
+}
+
 #ifndef CAMBI_OWN_C_VALUES
 bool CAMBI_FN(c_values_row)(const CambiContrast *k, const float *reciprocal,
                             const uint16_t *histograms, const uint16_t *image,
                             const uint8_t *mask, float *c_values, unsigned w)
 {
     bool any = false;
-    memset(c_values, 0, sizeof(float) * w);
     /* runs of 16 samples masked out are skipped at once */
     for (unsigned j0 = 0; j0 < w; j0 += 16) {
         const unsigned n = QUALE_MIN(16u, w - j0);
-        if (!CAMBI_FN(any_masked)(mask + j0, n)) continue;
-        for (unsigned j = j0; j < j0 + n; j++) {
-            if (!mask[j]) continue;
-            const int v = (int)image[j] - k->band_base;
-            if ((unsigned)v >= (unsigned)k->band_size) continue;
-            c_values[j] = cambi_c_value(k, reciprocal, histograms + j, w, v);
-            any |= c_values[j] > 0.0f;
+        if (!CAMBI_FN(any_masked)(mask + j0, n)) {
+            memset(c_values + j0, 0, sizeof(float) * n);
+            continue;
         }
+        any |= CAMBI_FN(c_values_span)(k, reciprocal, histograms, image, mask, c_values, j0,
+                                       j0 + n, w);
     }
     return any;
 }

@@ -75,8 +75,7 @@ static __attribute__((noinline)) VF CAMBI_ISA(cambi_c_values_lanes)(
      * one value: their counters are then consecutive. */
     const int highest = vec_max_lane_i32((v & valid) | ~valid); /* -1: none */
     if (highest < 0) return c; /* nothing masked in the band */
-    const int lowest = vec_min_lane_i32((v & valid) | (~valid & INT32_MAX));
-    const bool uniform = lowest == highest;
+    const bool uniform = !vec_any_i32(valid & (v != highest));
     const int uniform_v = highest;
 
     const VI p0 = uniform ? CAMBI_ISA(cambi_counter_row)(histograms, uniform_v, w, j0)
@@ -133,16 +132,9 @@ bool CAMBI_ISA(cambi_c_values_row)(const CambiContrast *k, const float *reciproc
         }
         memcpy(c_values + j0, &c, sizeof(c));
     }
-    /* c-values are 0.0f or above 0: any bit set is one above 0 */
-    bool any = vec_any_i32((VI)positive);
-    /* the last samples, one by one */
-    for (unsigned j = j0; j < w; j++) {
-        c_values[j] = 0.0f;
-        if (!mask[j]) continue;
-        const int v = (int)image[j] - k->band_base;
-        if ((unsigned)v >= (unsigned)k->band_size) continue;
-        c_values[j] = cambi_c_value(k, reciprocal, histograms + j, w, v);
-        any |= c_values[j] > 0.0f;
-    }
-    return any;
+    /* the last samples, one by one; c-values are 0.0f or above 0: any
+     * bit set is one above 0 */
+    const bool last = CAMBI_ISA(cambi_c_values_span)(k, reciprocal, histograms, image, mask,
+                                                     c_values, j0, w, w);
+    return vec_any_i32((VI)positive) || last;
 }

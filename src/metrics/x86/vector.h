@@ -78,8 +78,7 @@ static inline vec_f32_half vec_sqrt_f32_half(vec_f32_half x)
     ((vec_i32)_mm256_i32gather_epi32((const int *)(base), (__m256i)(index), (scale)))
 #endif
 
-/* Whether any lane has a bit set; the largest and the smallest lane (as
- * signed integers) */
+/* Whether any lane has a bit set; the largest lane (as signed integers) */
 static inline int vec_any_i32(vec_i32 x)
 {
 #if VECTOR_BYTES == 64
@@ -98,19 +97,6 @@ static inline int32_t vec_max_lane_i32(vec_i32 x)
                               _mm256_extracti128_si256((__m256i)x, 1));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
     m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1));
-    return _mm_cvtsi128_si32(m);
-#endif
-}
-
-static inline int32_t vec_min_lane_i32(vec_i32 x)
-{
-#if VECTOR_BYTES == 64
-    return _mm512_reduce_min_epi32((__m512i)x);
-#else
-    __m128i m = _mm_min_epi32(_mm256_castsi256_si128((__m256i)x),
-                              _mm256_extracti128_si256((__m256i)x, 1));
-    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0x4e));
-    m = _mm_min_epi32(m, _mm_shuffle_epi32(m, 0xb1));
     return _mm_cvtsi128_si32(m);
 #endif
 }
