@@ -132,4 +132,11 @@ static inline int cpu_run(QualeContext **ctx, const char *spec, std::vector<Qual
     return cpu_run(ctx, std::vector<const char *>{ spec }, refs, dists);
 }
 
+/* The pictures of a case, given back (unallocated ones are left alone). */
+static inline void free_frames(std::vector<QualePicture> &refs, std::vector<QualePicture> &dists)
+{
+    for (QualePicture &p : refs) quale_picture_unref(&p);
+    for (QualePicture &p : dists) quale_picture_unref(&p);
+}
+
 #endif /* QUALE_TESTS_CUDA_HOST_TEST_H */

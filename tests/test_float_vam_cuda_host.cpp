@@ -434,10 +434,7 @@ struct Frames {
     }
     ~Frames()
     {
-        for (size_t f = 0; f < refs.size(); f++) {
-            quale_picture_unref(&refs[f]);
-            quale_picture_unref(&dists[f]);
-        }
+        free_frames(refs, dists);
     }
 };
 

@@ -377,10 +377,7 @@ done:
     free(s);
     quale_close(&cpu);
     quale_close(&aux);
-    for (unsigned f = 0; f < c.frames; f++) {
-        quale_picture_unref(&refs[f]);
-        quale_picture_unref(&dists[f]);
-    }
+    free_frames(refs, dists);
 }
 
 /* ---- the rest ------------------------------------------------------------------------ */

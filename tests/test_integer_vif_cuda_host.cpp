@@ -409,10 +409,7 @@ static void run_case(const Case &c, unsigned index)
         quale_close(&declare_ctx);
         quale_close(&ctx);
     }
-    for (unsigned f = 0; f < c.frames; f++) {
-        quale_picture_unref(&refs[f]);
-        quale_picture_unref(&dists[f]);
-    }
+    free_frames(refs, dists);
 }
 
 /* ---- the rest ------------------------------------------------------------- */

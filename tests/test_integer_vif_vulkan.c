@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/bitcast.h"
 #include "metrics/integer_vif.h"
 #include "test.h"
 #include "vulkan/integer_vif_vulkan.h"
@@ -67,20 +68,6 @@ static uint32_t rng_bits(unsigned bits)
     return top | (rng() & (top - 1));
 }
 
-static double bits_to_double(uint64_t bits)
-{
-    double d;
-    memcpy(&d, &bits, sizeof(d));
-    return d;
-}
-
-static uint64_t double_to_bits(double d)
-{
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof(bits));
-    return bits;
-}
-
 /* ---- one device, one shader ------------------------------------------------ */
 
 typedef struct Runner {
@@ -104,7 +91,7 @@ static int run_cases(Runner *r, const unsigned char *spirv, size_t spirv_size, u
         fprintf(stderr, "test_integer_vif_vulkan: %s\n", error);
         return -1;
     }
-    const uint64_t gain = double_to_bits(gain_limit);
+    const uint64_t gain = bitcast_double_bits(gain_limit);
     const Push push = { count, mode, (uint32_t)gain, (uint32_t)(gain >> 32) };
     const VkCommandBufferBeginInfo begin = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -363,14 +350,14 @@ static uint32_t make_quotient_cases(uint32_t *in, uint32_t capacity)
         uint32_t s12 = rng_bits(1 + rng() % 31);
         if (rng() % 4 == 0) s12 = (uint32_t)fmin(2147483647.0, (double)s1 * (1 + rng() % 8));
         const double q = reference_quotient(s12, s1);
-        const uint64_t bits = double_to_bits(q);
+        const uint64_t bits = bitcast_double_bits(q);
         /* A few ulp either way (the loop's reach and past it), then guesses
          * that are far off or not numbers. */
         uint64_t guesses[16];
         unsigned g = 0;
         for (int d = -5; d <= 5; d++) guesses[g++] = bits + (uint64_t)(int64_t)d;
-        guesses[g++] = double_to_bits(2 * q);
-        guesses[g++] = double_to_bits(q / 3);
+        guesses[g++] = bitcast_double_bits(2 * q);
+        guesses[g++] = bitcast_double_bits(q / 3);
         guesses[g++] = 0;                     /* zero */
         guesses[g++] = 0x7ff0000000000000ull; /* infinity */
         guesses[g++] = 0x7ff8000000000000ull; /* NaN */
@@ -397,11 +384,11 @@ static void check_quotients(Runner *r, uint32_t count)
     uint32_t wrong = 0;
     for (uint32_t i = 0; i < count; i++) {
         const uint32_t *c = in + QUOTIENT_WORDS * i;
-        const uint64_t want = double_to_bits(reference_quotient(c[0], c[1]));
+        const uint64_t want = bitcast_double_bits(reference_quotient(c[0], c[1]));
         if (out[i] != want && wrong++ < 5)
             fprintf(stderr, "quotient %u / (%u + eps) from guess %.17g: %.17g, IEEE gives %.17g\n",
-                    c[0], c[1], bits_to_double((uint64_t)c[3] << 32 | c[2]), bits_to_double(out[i]),
-                    bits_to_double(want));
+                    c[0], c[1], bitcast_bits_double((uint64_t)c[3] << 32 | c[2]), bitcast_bits_double(out[i]),
+                    bitcast_bits_double(want));
     }
     printf("native division: %u guesses, %u end off the IEEE quotient\n", count, wrong);
     CHECK(wrong == 0);

@@ -469,12 +469,6 @@ static void make_frames(const Case &c, std::vector<QualePicture> &refs,
     }
 }
 
-static void free_frames(std::vector<QualePicture> &refs, std::vector<QualePicture> &dists)
-{
-    for (QualePicture &p : refs) quale_picture_unref(&p);
-    for (QualePicture &p : dists) quale_picture_unref(&p);
-}
-
 /* Frames of a raw YUV pair (--yuv), instead of random ones. */
 static const char *yuv_paths[2];
 
