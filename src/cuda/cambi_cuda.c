@@ -43,6 +43,7 @@
 #include "cambi_cuda.h"
 #include "common.h"
 #include "cuda_twin.h"
+#include "metrics/bitcast.h"
 #include "metrics/cambi.h"
 #include "metrics/cambi_tables.h"
 
@@ -407,9 +408,10 @@ int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, v
         CambiNonZero nz[CAMBI_SCALES];
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
             const CambiScaleStats *st = &all[k * CAMBI_SCALES + sc];
-            nz[sc] = (CambiNonZero){ .sum = st->sum, .count = st->count };
-            memcpy(&nz[sc].smallest, &st->smallest, sizeof(float));
-            memcpy(&nz[sc].largest, &st->largest, sizeof(float));
+            nz[sc] = (CambiNonZero){ .sum = st->sum,
+                                     .count = st->count,
+                                     .smallest = bitcast_bits_float(st->smallest),
+                                     .largest = bitcast_bits_float(st->largest) };
         }
         ScaleReader reader = { pp, fetch, cookie };
         err = cambi_pool_picture(p->s, pp->g, pp->sw, pp->sh, nz, read_scale, &reader, &score[k],

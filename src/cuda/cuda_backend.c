@@ -497,13 +497,10 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
 static unsigned choose_branches(const GpuBackend *gpu)
 {
     if (gpu->profile) return 1;
-    unsigned branches = gpu->twin_count;
     const char *text = getenv("QUALE_CUDA_BRANCHES");
-    if (text && *text) {
-        const unsigned long asked = strtoul(text, NULL, 10);
-        if (asked >= 1) branches = (unsigned)QUALE_MIN(asked, (unsigned long)CUDA_MAX_BRANCHES);
-    }
-    return QUALE_MAX(1u, QUALE_MIN(branches, (unsigned)CUDA_MAX_BRANCHES));
+    const unsigned long asked = text && *text ? strtoul(text, NULL, 10) : 0;
+    const unsigned long branches = asked >= 1 ? asked : gpu->twin_count;
+    return (unsigned)QUALE_MAX(1ul, QUALE_MIN(branches, (unsigned long)CUDA_MAX_BRANCHES));
 }
 
 static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,

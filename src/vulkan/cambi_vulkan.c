@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "metrics/bitcast.h"
 #include "metrics/cambi.h"
 #include "metrics/cambi_tables.h"
 #include "vulkan_twin.h"
@@ -501,8 +502,7 @@ typedef struct ScaleStats {
 
 static void scale_stats_add(ScaleStats *st, float c)
 {
-    uint32_t bits;
-    memcpy(&bits, &c, sizeof(bits));
+    const uint32_t bits = bitcast_float_bits(c);
     st->count++;
     st->smallest = QUALE_MIN(st->smallest, bits);
     st->largest = QUALE_MAX(st->largest, bits);
@@ -542,13 +542,12 @@ static void scale_statistics(const CambiTwin *t, const uint32_t *partials, unsig
  * (which is where pooling uses it: cambi_pool_needs_values()). */
 static CambiNonZero non_zero(const ScaleStats *st)
 {
-    CambiNonZero nz = {
+    return (CambiNonZero){
         .sum = ldexp(ldexp((double)st->sum_high, 64) + (double)st->sum_low, SUM_UNIT_EXP),
         .count = st->count,
+        .smallest = bitcast_bits_float(st->smallest),
+        .largest = bitcast_bits_float(st->largest),
     };
-    memcpy(&nz.smallest, &st->smallest, sizeof(float));
-    memcpy(&nz.largest, &st->largest, sizeof(float));
-    return nz;
 }
 
 /* The C reference's run of a picture that pooling needs the c-values of:
