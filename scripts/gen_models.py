@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Writes src/models/builtin_models.c from the published VMAF model files.
 
-Usage: scripts/gen_models.py [--models-dir DIR] [--output FILE]
+Usage: scripts/gen_models.py [--output FILE] [SOURCE ...]
 
-Defaults: DIR = ../shared/models next to the source tree, FILE =
-src/models/builtin_models.c.  Every DIR/*.json becomes a built-in model whose
-version is the file name without ".json".  The C form holds the same numbers
+Each SOURCE is a model file or a directory of them (searched one level
+down too, as Netflix's vmaf repository keeps the v1 models in
+model/vmaf_v1.0.16/); default: ../shared/models next to the source tree.
+FILE defaults to src/models/builtin_models.c.  Every *.json found becomes
+a built-in model whose version is the file name without ".json"; a
+version found twice must be the same file.  The C form holds the same numbers
 as the JSON file and its embedded libsvm text: the generator checks what the
 C loader (src/model.c) checks and writes each number as Python's repr() of
 float(text), which a C compiler reads back to the same double that strtod()
@@ -25,7 +28,8 @@ import re
 import sys
 
 # libvmaf's order of built-in models, then any other file by name.
-PREFERRED_ORDER = ["vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_b_v0.6.3"]
+PREFERRED_ORDER = ["vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
+                   "vmaf_b_v0.6.3"]
 
 MODEL_TYPES = {
     "LIBSVMNUSVR": "MODEL_TYPE_SVM_NUSVR",
@@ -346,6 +350,7 @@ def model_file(w, version, path):
         # models, read until the first missing number (as libvmaf does).
         descs = []
         i = 0
+        numbered = [k for k in doc if k.isdigit()]
         while str(i) in doc:
             entry = doc[str(i)]
             if not isinstance(entry, dict) or "model_dict" not in entry:
@@ -355,6 +360,8 @@ def model_file(w, version, path):
             i += 1
         if len(descs) < 2:
             raise ModelError(f"{path}: neither model_dict nor bootstrap models \"0\", \"1\"..")
+        if len(numbered) != len(descs):
+            raise ModelError(f"{path}: bootstrap model \"{len(descs)}\" is missing")
         collection = True
     w.parts.append(f"static const ModelDesc {prefix}_models[{len(descs)}] = {{\n"
                    + "".join(descs) + "};\n")
@@ -366,22 +373,36 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models-dir", default=os.path.join(root, "..", "shared", "models"))
     ap.add_argument("--output", default=os.path.join(root, "src", "models", "builtin_models.c"))
+    ap.add_argument("sources", nargs="*", default=[os.path.join(root, "..", "shared", "models")])
     args = ap.parse_args()
 
-    files = sorted(f for f in os.listdir(args.models_dir) if f.endswith(".json"))
-    versions = [f[:-5] for f in files]
-    versions.sort(key=lambda v: (PREFERRED_ORDER.index(v) if v in PREFERRED_ORDER
-                                 else len(PREFERRED_ORDER), v))
+    paths = {}
+    for source in args.sources:
+        found = [source] if os.path.isfile(source) else [
+            os.path.join(d, f) for d in [source] + sorted(
+                os.path.join(source, e) for e in os.listdir(source)
+                if os.path.isdir(os.path.join(source, e)))
+            for f in sorted(os.listdir(d)) if f.endswith(".json")]
+        for path in found:
+            version = os.path.basename(path)[:-5]
+            if version in paths:
+                with open(paths[version], "rb") as a, open(path, "rb") as b:
+                    if a.read() != b.read():
+                        sys.exit(f"gen_models.py: {version}.json differs in {paths[version]} "
+                                 f"and {path}")
+                continue
+            paths[version] = path
+    versions = sorted(paths, key=lambda v: (PREFERRED_ORDER.index(v) if v in PREFERRED_ORDER
+                                            else len(PREFERRED_ORDER), v))
     if not versions:
-        sys.exit(f"gen_models.py: no *.json in {args.models_dir}")
+        sys.exit(f"gen_models.py: no *.json in {' '.join(args.sources)}")
 
     w = Writer()
     entries = []
     for v in versions:
         try:
-            entries.append(model_file(w, v, os.path.join(args.models_dir, v + ".json")))
+            entries.append(model_file(w, v, paths[v]))
         except (ModelError, ValueError, KeyError, StopIteration) as e:
             sys.exit(f"gen_models.py: {v}.json: {e}")
 

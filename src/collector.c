@@ -11,6 +11,7 @@
 
 typedef struct KeyRow {
     char *name;
+    const void *owner; /* who declared it (NULL: anyone may write it) */
     double *values;
     uint8_t *written;
 } KeyRow;
@@ -89,11 +90,16 @@ static int grow_row(KeyRow *row, unsigned old_cap, unsigned new_cap)
     return 0;
 }
 
-int collector_declare(Collector *c, const char *key, unsigned *id)
+int collector_declare(Collector *c, const char *key, const void *owner, unsigned *id)
 {
     pthread_mutex_lock(&c->lock);
     int err = find_locked(c, key, id);
-    if (!err) goto out;
+    if (!err) {
+        /* Two writers of one key would mix their values frame by frame. */
+        if (owner && c->rows[*id].owner && c->rows[*id].owner != owner) err = -EEXIST;
+        else if (owner) c->rows[*id].owner = owner;
+        goto out;
+    }
     if (c->row_count == c->row_capacity) {
         const unsigned cap = c->row_capacity ? 2 * c->row_capacity : 32;
         KeyRow *rows = realloc(c->rows, sizeof(*rows) * cap);
@@ -107,6 +113,7 @@ int collector_declare(Collector *c, const char *key, unsigned *id)
     KeyRow *row = &c->rows[c->row_count];
     memset(row, 0, sizeof(*row));
     row->name = strdup(key);
+    row->owner = owner;
     err = row->name ? grow_row(row, 0, c->frame_capacity) : -ENOMEM;
     if (err) {
         free(row->name);
@@ -258,17 +265,30 @@ int collector_pool(const Collector *c, unsigned id, enum QualePool method,
 
 /* ---- the metric-facing view ------------------------------------------- */
 
+static int declare(FeatureSink *sink, const char *name, unsigned *id)
+{
+    const int err = collector_declare(sink->collector, name, sink->owner, id);
+    if (err == -EEXIST) {
+        char request[256] = "a model";
+        if (sink->name) options_describe(sink->name, sink->options, sink->state, request,
+                                         sizeof(request));
+        feature_sink_log(sink, QUALE_LOG_ERROR, "'%s' would write the key '%s', which another "
+                         "request of this run writes; one run cannot hold both", request, name);
+    }
+    return err;
+}
+
 int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
 {
     char name[256];
     int err = option_key_name(sink->options, sink->state, key, name, sizeof(name));
     if (err) return err;
-    return collector_declare(sink->collector, name, id);
+    return declare(sink, name, id);
 }
 
 int feature_sink_declare_plain(FeatureSink *sink, const char *key, unsigned *id)
 {
-    return collector_declare(sink->collector, key, id);
+    return declare(sink, key, id);
 }
 
 int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame, double value)

@@ -17,7 +17,9 @@ typedef struct Collector Collector;
 int collector_open(Collector **collector);
 void collector_close(Collector **collector);
 
-int collector_declare(Collector *c, const char *key, unsigned *id);
+/* Declares key (or finds it) for owner: -EEXIST when another owner
+ * declared it.  A NULL owner shares the key with anyone. */
+int collector_declare(Collector *c, const char *key, const void *owner, unsigned *id);
 int collector_find(const Collector *c, const char *key, unsigned *id);
 int collector_put(Collector *c, unsigned id, unsigned frame, double value);
 int collector_get(const Collector *c, unsigned id, unsigned frame, double *value);
@@ -49,6 +51,8 @@ struct FeatureSink {
     const MetricOption *options; /* NULL: keys are stored as given */
     const void *state;
     const QualeContext *ctx;     /* for logging */
+    const void *owner;           /* the instance or model declaring keys */
+    const char *name;            /* its metric's name, for messages */
     unsigned cpu_flags;          /* QUALE_CPU_* sets the metric may use */
 };
 

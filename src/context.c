@@ -10,6 +10,7 @@
  * quale_flush() on the caller's thread.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -115,6 +116,12 @@ void quale_settings_default(QualeSettings *s)
     s->log_level = QUALE_LOG_INFO;
 }
 
+/* The most worker threads a context runs: QUALE_THREADS_PER_CORE a core,
+ * and never fewer than QUALE_MIN_THREAD_CAP (so that a small machine can
+ * still check that the thread count changes no digit). */
+#define QUALE_THREADS_PER_CORE 2
+#define QUALE_MIN_THREAD_CAP 8
+
 static unsigned online_cores(void)
 {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,21 +138,27 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     else quale_settings_default(&ctx->settings);
 
     int err = 0;
-    if (ctx->settings.threads > 1024) {
-        context_log(ctx, QUALE_LOG_ERROR, "threads must be at most 1024, not %u",
-                    ctx->settings.threads);
-        err = -EINVAL;
-        goto fail;
+    const unsigned cores = online_cores();
+    const unsigned max_threads = QUALE_MAX(QUALE_MIN_THREAD_CAP, QUALE_THREADS_PER_CORE * cores);
+    if (ctx->settings.threads > max_threads) {
+        /* More workers than the cores can run add no speed, only memory
+         * (each keeps its own buffers, and frames in flight follow the
+         * workers). */
+        context_log(ctx, QUALE_LOG_WARNING, "%u threads asked for, %u used: at most %u per core "
+                    "(%u cores), or %u", ctx->settings.threads, max_threads,
+                    QUALE_THREADS_PER_CORE, cores, QUALE_MIN_THREAD_CAP);
+        ctx->settings.threads = max_threads;
     }
     err = backend_open(ctx, ctx->settings.backend, ctx->settings.gpu_device, &ctx->backend,
                        &ctx->gpu_ops, &ctx->gpu);
     if (err) goto fail;
 
     ctx->cpu_flags = cpu_flags_detect() & ~ctx->settings.cpumask;
-    ctx->worker_count = ctx->settings.threads ? ctx->settings.threads : online_cores();
-    /* Enough frames in flight to keep every worker busy while the caller
-     * reads the next ones, few enough to bound memory. */
-    ctx->max_in_flight = 2 * ctx->worker_count + 2;
+    ctx->worker_count = ctx->settings.threads ? ctx->settings.threads : cores;
+    /* Enough frames in flight to keep every core busy while the caller
+     * reads the next ones, few enough to bound memory: workers beyond the
+     * cores cannot run at once, so they add no frames. */
+    ctx->max_in_flight = 2 * QUALE_MIN(ctx->worker_count, cores) + 2;
 
     err = collector_open(&ctx->collector);
     if (err) goto fail;
@@ -313,6 +326,87 @@ static int parse_options(QualeContext *ctx, const Metric *metric, void *state,
     return err;
 }
 
+/* ---- one writer per key ------------------------------------------------ */
+
+/* Two requests must never write one key: their values would mix frame by
+ * frame, in whatever order the workers finish.  The keys a request writes
+ * are known from its metric's key list and options (libvmaf's suffix
+ * rule), so a clash is refused when the second request is made, before any
+ * frame is read.  (Keys a metric declares without the suffix, and keys of
+ * models that share a name with a metric's, are caught the same way; the
+ * collector refuses a second writer of a key too, as a last guard.) */
+
+typedef struct KeyWriter {
+    const Metric *metric; /* a metric instance's keys ... */
+    const void *state;
+    const Model *model;   /* ... or a model's */
+} KeyWriter;
+
+static unsigned writer_key_count(const KeyWriter *w)
+{
+    if (w->model) return model_output_count(w->model);
+    unsigned n = 0;
+    while (w->metric->keys && w->metric->keys[n]) n++;
+    return n;
+}
+
+static int writer_key(const KeyWriter *w, unsigned i, char *out, size_t size)
+{
+    if (w->model) {
+        snprintf(out, size, "%s", model_output_name(w->model, i));
+        return 0;
+    }
+    return option_key_name(w->metric->options, w->state, w->metric->keys[i], out, size);
+}
+
+static void describe_writer(const KeyWriter *w, char *out, size_t size)
+{
+    if (w->model) {
+        snprintf(out, size, "model %s (name=%s)", model_label(w->model), model_name(w->model));
+    } else {
+        char request[256];
+        options_describe(w->metric->name, w->metric->options, w->state, request, sizeof(request));
+        snprintf(out, size, "'%s'", request);
+    }
+}
+
+/* Refuses `added` when one of its keys is a key of another request of the
+ * run; logs both requests and the key. */
+static int check_key_clash(QualeContext *ctx, const KeyWriter *added)
+{
+    const unsigned others = ctx->instance_count + ctx->model_count;
+    for (unsigned o = 0; o < others; o++) {
+        KeyWriter other = { 0 };
+        if (o < ctx->instance_count) {
+            other.metric = ctx->instances[o]->metric;
+            other.state = ctx->instances[o]->state;
+        } else {
+            other.model = ctx->models[o - ctx->instance_count];
+        }
+        if ((added->model && added->model == other.model) ||
+            (added->state && added->state == other.state))
+            continue;
+        for (unsigned i = 0; i < writer_key_count(added); i++) {
+            char key[256];
+            if (writer_key(added, i, key, sizeof(key))) continue;
+            for (unsigned j = 0; j < writer_key_count(&other); j++) {
+                char other_key[256];
+                if (writer_key(&other, j, other_key, sizeof(other_key)) || strcmp(key, other_key))
+                    continue;
+                char a[320], b[320];
+                describe_writer(&other, a, sizeof(a));
+                describe_writer(added, b, sizeof(b));
+                context_log(ctx, QUALE_LOG_ERROR,
+                            "%s and %s would both write the key '%s'; one run cannot hold "
+                            "both (options that name their keys, or name= for a model, keep "
+                            "them apart)", a, b, key);
+                return -EEXIST;
+            }
+        }
+    }
+    return 0;
+}
+
 int context_request_metric(QualeContext *ctx, const char *name,
                            const char *options, MetricInstance **out)
 {
@@ -348,6 +442,14 @@ int context_request_metric(QualeContext *ctx, const char *name,
         }
     }
 
+    const KeyWriter added = { .metric = metric, .state = state };
+    int clash = check_key_clash(ctx, &added);
+    if (clash) {
+        options_free(metric->options, state);
+        free(state);
+        return clash;
+    }
+
     MetricInstance *inst = calloc(1, sizeof(*inst));
     MetricInstance **list = realloc(ctx->instances, sizeof(*list) * (ctx->instance_count + 1));
     if (!inst || !list) {
@@ -365,6 +467,8 @@ int context_request_metric(QualeContext *ctx, const char *name,
         .options = metric->options,
         .state = state,
         .ctx = ctx,
+        .owner = inst,
+        .name = metric->name,
         .cpu_flags = ctx->cpu_flags,
     };
     ctx->instances[ctx->instance_count++] = inst;
@@ -409,6 +513,11 @@ int quale_use_model(QualeContext *ctx, const char *spec)
             model_close(&model);
             return -EEXIST;
         }
+    }
+    const KeyWriter added = { .model = model };
+    if ((err = check_key_clash(ctx, &added))) {
+        model_close(&model);
+        return err;
     }
     ctx->models[ctx->model_count++] = model;
     return 0;
@@ -533,6 +642,7 @@ static int start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
         MetricInstance *inst = ctx->instances[i];
         if (inst->metric->init) {
             int err = inst->metric->init(inst->state, format, &inst->sink);
+            if (err == -EEXIST) return err; /* a key clash: the sink said which */
             if (err) {
                 /* -EINVAL: the metric refused the format or its options
                  * (its message says why); anything else failed on the
@@ -726,13 +836,15 @@ static void run_frame(void *arg, unsigned worker)
 static int check_pictures(QualeContext *ctx, const QualePicture *ref,
                           const QualePicture *dist)
 {
-    if (!ref || !dist || !ref->data[0] || !dist->data[0]) {
-        context_log(ctx, QUALE_LOG_ERROR, "a picture without data was sent");
+    char error[256];
+    if (picture_check(ref, error, sizeof(error))) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u: reference picture: %s", ctx->frames_sent,
+                    error);
         return -EINVAL;
     }
-    char error[128];
-    if (quale_video_format_check(&ref->format, error, sizeof(error))) {
-        context_log(ctx, QUALE_LOG_ERROR, "reference picture: %s", error);
+    if (picture_check(dist, error, sizeof(error))) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u: distorted picture: %s", ctx->frames_sent,
+                    error);
         return -EINVAL;
     }
     if (!same_format(&ref->format, &dist->format)) {
@@ -753,6 +865,27 @@ static int check_pictures(QualeContext *ctx, const QualePicture *ref,
                     quale_chroma_name(ctx->format.chroma), ctx->format.bitdepth);
         return -EINVAL;
     }
+    return 0;
+}
+
+/*
+ * A reference to the picture for a job to keep: a new reference to the
+ * caller's picture when it is laid out as quale_picture_alloc() lays out
+ * its format, else a copy in the context's pool.  Borrowed memory is the
+ * caller's again once quale_send_pictures() returns, and the history of
+ * temporal metrics keeps pictures for later frames; the GPU uploads and
+ * the metrics rely on the one layout.
+ */
+static int adopt_picture(QualeContext *ctx, QualePicture *out, const QualePicture *in)
+{
+    if (picture_is_standard(in)) return quale_picture_ref(out, in);
+    const int err = picture_pool_get(ctx->pictures, out, &in->format);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u: out of memory for a copy of a picture",
+                    ctx->frames_sent);
+        return err;
+    }
+    picture_copy_samples(out, in);
     return 0;
 }
 
@@ -787,11 +920,17 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
         goto drop;
     }
     job->ctx = ctx;
-    job->index = ctx->frames_sent++;
-    job->ref = *ref;
-    job->dist = *dist;
-    memset(ref, 0, sizeof(*ref));
-    memset(dist, 0, sizeof(*dist));
+    job->index = ctx->frames_sent;
+    /* The job takes references of its own, so that ref == dist (one
+     * picture sent as both) holds two; the caller's are dropped below. */
+    if ((err = adopt_picture(ctx, &job->ref, ref)) ||
+        (err = adopt_picture(ctx, &job->dist, dist))) {
+        release_job(job);
+        goto drop;
+    }
+    quale_picture_unref(ref);
+    quale_picture_unref(dist); /* a no-op when dist == ref: cleared above */
+    ctx->frames_sent++;
     for (unsigned h = 0; h < ctx->history; h++) {
         if (ctx->prev_ref[h].buffer) quale_picture_ref(&job->prev_ref[h], &ctx->prev_ref[h]);
         if (ctx->prev_dist[h].buffer) quale_picture_ref(&job->prev_dist[h], &ctx->prev_dist[h]);
@@ -841,6 +980,37 @@ drop:
     return err;
 }
 
+/* A value that is not a number (a model with absurd parameters, a metric
+ * dividing zero by zero) is written as null in JSON and nan elsewhere; say
+ * which keys and frames hold one, so that it is not taken for a score. */
+static void warn_non_finite(const QualeContext *ctx)
+{
+    enum { MAX_KEYS = 8, MAX_FRAMES = 5 };
+    const Collector *c = ctx->collector;
+    const unsigned keys = collector_key_count(c), span = collector_frame_span(c);
+    unsigned keys_hit = 0;
+    for (unsigned k = 0; k < keys; k++) {
+        char frames[128] = "";
+        size_t len = 0;
+        unsigned count = 0;
+        for (unsigned f = 0; f < span; f++) {
+            double v;
+            if (collector_get(c, k, f, &v) || isfinite(v)) continue;
+            if (count++ < MAX_FRAMES && len < sizeof(frames))
+                len += (size_t)snprintf(frames + len, sizeof(frames) - len, "%s%u",
+                                        count > 1 ? ", " : "", f);
+        }
+        if (!count) continue;
+        if (keys_hit++ < MAX_KEYS)
+            context_log(ctx, QUALE_LOG_WARNING, "%s is not a finite number at %u frame%s "
+                        "(%s%s): written as null in JSON, as nan or inf elsewhere", collector_key_name(c, k),
+                        count, count == 1 ? "" : "s", frames, count > MAX_FRAMES ? ", ..." : "");
+    }
+    if (keys_hit > MAX_KEYS)
+        context_log(ctx, QUALE_LOG_WARNING, "%u more keys are not finite numbers at some frames",
+                    keys_hit - MAX_KEYS);
+}
+
 int quale_flush(QualeContext *ctx)
 {
     if (!ctx) return -EINVAL;
@@ -869,16 +1039,20 @@ int quale_flush(QualeContext *ctx)
         }
     }
     /* libvmaf lists every model's main key before the keys of bootstrap
-     * collections. */
-    for (unsigned i = 0; i < ctx->model_count && !err; i++)
-        err = model_declare_keys(ctx->models[i], &ctx->raw_sink, MODEL_KEYS_MAIN);
-    for (unsigned i = 0; i < ctx->model_count && !err; i++)
-        err = model_declare_keys(ctx->models[i], &ctx->raw_sink, MODEL_KEYS_COLLECTION);
+     * collections.  Each model declares its keys as their one writer. */
+    for (unsigned group = MODEL_KEYS_MAIN; group <= MODEL_KEYS_COLLECTION; group++) {
+        for (unsigned i = 0; i < ctx->model_count && !err; i++) {
+            FeatureSink sink = ctx->raw_sink;
+            sink.owner = ctx->models[i];
+            err = model_declare_keys(ctx->models[i], &sink, (enum ModelKeyGroup)group);
+        }
+    }
     for (unsigned i = 0; i < ctx->model_count && !err; i++) {
         err = model_predict(ctx->models[i], &ctx->raw_sink, ctx->frames_sent,
                             ctx->settings.subsample);
     }
     if (err) record_error(ctx, err);
+    else warn_non_finite(ctx);
     return err;
 }
 
@@ -895,6 +1069,27 @@ unsigned quale_frame_count(const QualeContext *ctx)
 }
 
 /* ---- results ------------------------------------------------------------ */
+
+int context_results_ready(const QualeContext *ctx, const char *caller)
+{
+    if (!ctx->flushed) {
+        context_log(ctx, QUALE_LOG_ERROR, "%s() before quale_flush(): the results are not "
+                    "complete yet (the frames in flight and the models come with the flush)",
+                    caller);
+        return -EBUSY;
+    }
+    const int err = atomic_load(&ctx->error);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "%s(): the run failed (%s); it has no results",
+                    caller, strerror(-err));
+        return err;
+    }
+    if (ctx->frames_sent == 0) {
+        context_log(ctx, QUALE_LOG_ERROR, "%s(): no frames were scored", caller);
+        return -ENODATA;
+    }
+    return 0;
+}
 
 unsigned quale_feature_count(const QualeContext *ctx)
 {
@@ -920,8 +1115,10 @@ int quale_feature_pooled(const QualeContext *ctx, const char *key,
                          enum QualePool method, double *value)
 {
     if (!ctx || !key || !value) return -EINVAL;
+    int err = context_results_ready(ctx, "quale_feature_pooled");
+    if (err) return err;
     unsigned id;
-    int err = collector_find(ctx->collector, key, &id);
+    err = collector_find(ctx->collector, key, &id);
     if (err) return err;
     return collector_pool(ctx->collector, id, method, ctx->frames_sent,
                           ctx->settings.subsample, value);

@@ -43,6 +43,11 @@ const QualeVideoFormat *context_format(const QualeContext *ctx);
 /* The i-th requested metric instance, NULL past the end. */
 const MetricInstance *context_instance(const QualeContext *ctx, unsigned i);
 
+/* 0 when quale_flush() has run and succeeded, so that the results are
+ * whole; else logs why not (naming `caller`) and returns -EBUSY (not
+ * flushed yet) or the run's error. */
+int context_results_ready(const QualeContext *ctx, const char *caller);
+
 /* The context's feature storage, keys stored exactly as named. */
 FeatureSink *context_sink(QualeContext *ctx);
 

@@ -902,7 +902,8 @@ static int load_document(const Loader *L, const JsonValue *root, ModelDesc **des
     }
 
     /* libvmaf reads "0", "1", ... while they follow in order and ignores the
-     * rest; we look them up by name and stop at the first number missing. */
+     * rest; we look them up by name up to the first number missing, and
+     * refuse a numbered model after it. */
     unsigned n = 0;
     char key[16];
     for (;;) {
@@ -915,6 +916,17 @@ static int load_document(const Loader *L, const JsonValue *root, ModelDesc **des
     if (n == 0)
         return FAIL(root, "neither \"model_dict\" nor bootstrap models \"0\", "
                     "\"1\", ... at the top");
+    /* A numbered model past the gap would be left out silently (libvmaf
+     * reads up to the gap): name the gap instead. */
+    for (size_t i = 0; i < root->u.object.count; i++) {
+        const JsonMember *member = &root->u.object.members[i];
+        const char *name = member->key;
+        if (member->key_length == 0 || strspn(name, "0123456789") != member->key_length)
+            continue;
+        if (member->key_length > 9 || strtoul(name, NULL, 10) >= n)
+            return FAIL(&member->value, "bootstrap model \"%u\" is missing: the "
+                        "collection has \"0\" to \"%u\", then \"%s\"", n, n - 1, name);
+    }
     if (n == 1)
         return FAIL(root, "a bootstrap collection needs models \"0\" and "
                     "\"1\" at least; \"1\" is missing");
@@ -989,6 +1001,23 @@ static bool valid_option_text(const char *s)
     return true;
 }
 
+/* A model's name= becomes output keys (NAME, NAME_ci_p95_lo, ...) in every
+ * layout, XML attribute names included, which have no escapes: a letter
+ * or '_', then letters, digits, '_', '-' and '.'. */
+#define MODEL_MAX_NAME 128
+static bool valid_model_name(const char *s)
+{
+    const size_t n = strlen(s);
+    if (n == 0 || n > MODEL_MAX_NAME) return false;
+    for (size_t i = 0; i < n; i++) {
+        const char c = s[i];
+        const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        const bool other = (c >= '0' && c <= '9') || c == '-' || c == '.';
+        if (!letter && (i == 0 || !other)) return false;
+    }
+    return true;
+}
+
 static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
 {
     memset(s, 0, sizeof(*s));
@@ -1018,6 +1047,11 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
             } else if (*slot) {
                 err = set_error(error, error_size, "model \"%s\": %s= given twice",
                                 text, key);
+            } else if (slot == &s->name && !valid_model_name(value)) {
+                err = set_error(error, error_size, "model \"%s\": name=%s cannot name output "
+                                "keys: use up to %d letters, digits, '_', '-' and '.', starting "
+                                "with a letter or '_' (the name is an XML attribute, a JSON key "
+                                "and a CSV column)", text, value, MODEL_MAX_NAME);
             } else {
                 *slot = value;
                 value = NULL;

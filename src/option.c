@@ -279,3 +279,34 @@ bool options_equal(const MetricOption *options, const void *a, const void *b)
     }
     return true;
 }
+
+int options_describe(const char *metric, const MetricOption *options, const void *state,
+                     char *out, size_t out_size)
+{
+    size_t len = (size_t)snprintf(out, out_size, "%s", metric);
+    char sep = '=';
+    for (const MetricOption *o = options; o && o->name && len < out_size; o++) {
+        if (option_is_default(o, state)) continue;
+        const void *v = cfield(state, o);
+        char value[64];
+        const char *text = value;
+        switch (o->type) {
+        case QUALE_OPTION_BOOL: text = *(const bool *)v ? "true" : "false"; break;
+        case QUALE_OPTION_INT: snprintf(value, sizeof(value), "%d", *(const int *)v); break;
+        case QUALE_OPTION_DOUBLE: {
+            /* The shortest text that reads back to the value. */
+            const double d = *(const double *)v;
+            for (int digits = 6; digits <= 17; digits++) {
+                snprintf(value, sizeof(value), "%.*g", digits, d);
+                if (strtod(value, NULL) == d) break;
+            }
+            break;
+        }
+        case QUALE_OPTION_CHOICE: text = o->choices[*(const int *)v]; break;
+        case QUALE_OPTION_STRING: text = *(char *const *)v; break;
+        }
+        len += (size_t)snprintf(out + len, out_size - len, "%c%s=%s", sep, o->name, text);
+        sep = ':';
+    }
+    return len < out_size ? 0 : -ENAMETOOLONG;
+}

@@ -88,6 +88,12 @@ unsigned options_count(const MetricOption *options);
 /* Whether two states hold the same value for every option of the table. */
 bool options_equal(const MetricOption *options, const void *a, const void *b);
 
+/* A request as a user would write it, for messages: the metric's name,
+ * then every option that is not at its default ("float_ssim=enable_db=true",
+ * or "float_ssim" when all are).  -ENAMETOOLONG (out cut) if it does not fit. */
+int options_describe(const char *metric, const MetricOption *options, const void *state,
+                     char *out, size_t out_size);
+
 /* Frees the strings that state owns and leaves them unset (NULL). */
 void options_free(const MetricOption *options, void *state);
 #endif /* QUALE_SRC_OPTION_H */

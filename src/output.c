@@ -46,9 +46,14 @@ static int leading_fraction_zeros(double x)
     return zeros;
 }
 
-/* Formats a finite value; returns its text in buf. */
+/* Formats a value; returns its text in buf.  NaN and infinities are
+ * "nan", "inf" and "-inf" in every layout but JSON (which has null for
+ * them, as libvmaf writes), whatever the sign of a NaN and the C
+ * library's spelling. */
 static const char *format_number(const Writer *w, double x, char *buf, size_t size)
 {
+    if (isnan(x)) return "nan";
+    if (isinf(x)) return x > 0 ? "inf" : "-inf";
     if (w->precision < 0)
         snprintf(buf, size, "%.17g", x);
     else if (fabs(x) < 9.2e18 && leading_fraction_zeros(x) > w->precision)
@@ -81,6 +86,86 @@ static const char *key_name(const Writer *w, unsigned k)
     return collector_key_name(w->collector, k);
 }
 
+/* ---- key names in each layout -------------------------------------------- */
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+ * break, quotes doubled. */
+static void put_csv_field(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* An XML name as libvmaf's keys are (ASCII): a letter or '_', then
+ * letters, digits, '_', '-' and '.'.  Attribute names cannot be escaped. */
+static bool is_xml_name(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return false;
+    for (s++; *s; s++) {
+        const char c = *s;
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* Whether a key can be written in the layout: XML attribute names have no
+ * escapes, and the subtitle layout separates keys by '|' on one line. */
+static bool key_fits(enum QualeOutputFormat format, const char *key)
+{
+    switch (format) {
+    case QUALE_OUTPUT_XML: return is_xml_name(key);
+    case QUALE_OUTPUT_SUB:
+        for (const char *c = key; *c; c++)
+            if (*c == '|' || *c == '{' || *c == '}' || (unsigned char)*c < 0x20) return false;
+        return *key != '\0';
+    default: return true; /* JSON and CSV escape what they must */
+    }
+}
+
+static int check_keys(const Writer *w, enum QualeOutputFormat format)
+{
+    static const char *const layout[] = { "XML", "JSON", "CSV", "subtitle" };
+    const unsigned keys = collector_key_count(w->collector);
+    const unsigned aggregates = collector_aggregate_count(w->collector);
+    for (unsigned k = 0; k < keys + aggregates; k++) {
+        const char *key;
+        double unused;
+        if (k < keys) key = collector_key_name(w->collector, k);
+        else collector_aggregate(w->collector, k - keys, &key, &unused);
+        if (key_fits(format, key)) continue;
+        context_log(w->ctx, QUALE_LOG_ERROR, "the key '%s' cannot be written in the %s layout "
+                    "(%s); write JSON or CSV", key, layout[format],
+                    format == QUALE_OUTPUT_XML ? "an XML attribute name is a letter or '_', "
+                                                 "then letters, digits, '_', '-' and '.'"
+                                               : "it holds '|', '{', '}' or a control character");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static void write_json(const Writer *w, double fps)
 {
     FILE *f = w->f;
@@ -103,8 +188,9 @@ static void write_json(const Writer *w, double fps)
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, k, i, &v)) continue;
-            fprintf(f, "%s        \"%s\": %s", first_key ? "" : ",\n", key_name(w, k),
-                    json_number(w, v, num, sizeof(num)));
+            fprintf(f, "%s        ", first_key ? "" : ",\n");
+            put_json_string(f, key_name(w, k));
+            fprintf(f, ": %s", json_number(w, v, num, sizeof(num)));
             first_key = false;
         }
         fprintf(f, "\n      }\n    }");
@@ -113,7 +199,9 @@ static void write_json(const Writer *w, double fps)
 
     fprintf(f, "  \"pooled_metrics\": {");
     for (unsigned k = 0; k < key_count(w); k++) {
-        fprintf(f, "%s    \"%s\": {", k ? ",\n" : "\n", key_name(w, k));
+        fprintf(f, "%s    ", k ? ",\n" : "\n");
+        put_json_string(f, key_name(w, k));
+        fprintf(f, ": {");
         bool first = true;
         for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
             double v;
@@ -134,7 +222,9 @@ static void write_json(const Writer *w, double fps)
         const char *name;
         double v;
         collector_aggregate(w->collector, a, &name, &v);
-        fprintf(f, "%s\n    \"%s\": %s", a ? "," : "", name, json_number(w, v, num, sizeof(num)));
+        fprintf(f, "%s\n    ", a ? "," : "");
+        put_json_string(f, name);
+        fprintf(f, ": %s", json_number(w, v, num, sizeof(num)));
     }
     fprintf(f, "\n  }\n}\n");
 }
@@ -191,7 +281,10 @@ static void write_csv(const Writer *w)
     FILE *f = w->f;
     char num[64];
     fprintf(f, "Frame,");
-    for (unsigned k = 0; k < key_count(w); k++) fprintf(f, "%s,", key_name(w, k));
+    for (unsigned k = 0; k < key_count(w); k++) {
+        put_csv_field(f, key_name(w, k));
+        fputc(',', f);
+    }
     fprintf(f, "\n");
     const unsigned span = collector_frame_span(w->collector);
     for (unsigned i = 0; i < span; i++) {
@@ -227,6 +320,8 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
                        enum QualeOutputFormat format, const QualeOutputOptions *options)
 {
     if (!ctx || !stream) return -EINVAL;
+    const int ready = context_results_ready(ctx, "quale_write_output");
+    if (ready) return ready;
     const Writer w = {
         .ctx = ctx,
         .collector = context_collector(ctx),
@@ -240,6 +335,12 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
         context_log(ctx, QUALE_LOG_ERROR, "precision must be at most 17 digits");
         return -EINVAL;
     }
+    if (format < QUALE_OUTPUT_XML || format > QUALE_OUTPUT_SUB) {
+        context_log(ctx, QUALE_LOG_ERROR, "unknown output format %d", (int)format);
+        return -EINVAL;
+    }
+    const int err = check_keys(&w, format);
+    if (err) return err;
     switch (format) {
     case QUALE_OUTPUT_XML: write_xml(&w, fps); break;
     case QUALE_OUTPUT_JSON: write_json(&w, fps); break;

@@ -1,6 +1,7 @@
 /* Reference-counted planar pictures. */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,105 @@ void quale_picture_unref(QualePicture *pic)
         }
     }
     memset(pic, 0, sizeof(*pic));
+}
+
+/* ---- pictures handed to a context ---------------------------------------- */
+
+int picture_check(const QualePicture *pic, char *error, size_t error_size)
+{
+    if (!pic) {
+        snprintf(error, error_size, "no picture (NULL)");
+        return -EINVAL;
+    }
+    char why[128];
+    if (quale_video_format_check(&pic->format, why, sizeof(why))) {
+        snprintf(error, error_size, "%s", why);
+        return -EINVAL;
+    }
+    const QualeVideoFormat *f = &pic->format;
+    unsigned w[3], h[3];
+    plane_sizes(f, w, h);
+    const unsigned planes = f->chroma == QUALE_CHROMA_400 ? 1 : 3;
+    if (pic->plane_count != planes) {
+        snprintf(error, error_size, "plane_count is %u, but a %s picture has %u", pic->plane_count,
+                 quale_chroma_name(f->chroma), planes);
+        return -EINVAL;
+    }
+    const size_t bytes_per_sample = f->bitdepth > 8 ? 2 : 1;
+    for (unsigned p = 0; p < planes; p++) {
+        if (!pic->data[p]) {
+            snprintf(error, error_size, "plane %u has no data (data[%u] is NULL)", p, p);
+            return -EINVAL;
+        }
+        if (pic->plane_width[p] != w[p] || pic->plane_height[p] != h[p]) {
+            snprintf(error, error_size, "plane %u is %ux%u, but plane %u of a %ux%u %s picture "
+                     "is %ux%u", p, pic->plane_width[p], pic->plane_height[p], p, f->width,
+                     f->height, quale_chroma_name(f->chroma), w[p], h[p]);
+            return -EINVAL;
+        }
+        /* The bytes the plane spans: rows of `row` bytes, `stride` apart,
+         * upwards in memory for a negative stride (a bottom-up picture). */
+        const size_t row = w[p] * bytes_per_sample;
+        const ptrdiff_t stride = pic->stride[p];
+        const size_t step = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
+        if (step < row) {
+            snprintf(error, error_size, "plane %u's stride is %td bytes, less than its rows "
+                     "of %zu bytes", p, stride, row);
+            return -EINVAL;
+        }
+        const uintptr_t start = (uintptr_t)pic->data[p];
+        const size_t rows = h[p] - 1;
+        if (rows && step > (SIZE_MAX - row) / rows) {
+            snprintf(error, error_size, "plane %u's stride of %td bytes is beyond any memory "
+                     "(its %u rows would span more than the address space)", p, stride, h[p]);
+            return -EINVAL;
+        }
+        const size_t span = rows * step + row;
+        const uintptr_t low = stride < 0 ? start - rows * step : start;
+        if ((stride < 0 && start < rows * step) || low > UINTPTR_MAX - span) {
+            snprintf(error, error_size, "plane %u's rows (stride %td bytes) run past the end "
+                     "of the address space", p, stride);
+            return -EINVAL;
+        }
+        const struct QualePictureBuffer *b = pic->buffer;
+        if (b) {
+            /* The picture owns its memory: every row must lie inside it. */
+            const uintptr_t mem = (uintptr_t)b->memory;
+            if (low < mem || low - mem > b->size || span > b->size - (low - mem)) {
+                snprintf(error, error_size, "plane %u (%zu bytes from data[%u], stride %td) "
+                         "lies outside the picture's buffer of %zu bytes", p, span, p, stride,
+                         b->size);
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
+bool picture_is_standard(const QualePicture *pic)
+{
+    if (!pic->buffer) return false;
+    QualePicture layout;
+    size_t offset[3];
+    const size_t total = picture_layout(&layout, &pic->format, offset);
+    if (total > pic->buffer->size) return false;
+    for (unsigned p = 0; p < layout.plane_count; p++) {
+        if (pic->data[p] != (uint8_t *)pic->buffer->memory + offset[p] ||
+            pic->stride[p] != layout.stride[p])
+            return false;
+    }
+    return true;
+}
+
+void picture_copy_samples(QualePicture *dst, const QualePicture *src)
+{
+    const size_t bytes_per_sample = src->format.bitdepth > 8 ? 2 : 1;
+    for (unsigned p = 0; p < src->plane_count; p++) {
+        const size_t row = src->plane_width[p] * bytes_per_sample;
+        for (unsigned y = 0; y < src->plane_height[p]; y++)
+            memcpy((uint8_t *)dst->data[p] + (ptrdiff_t)y * dst->stride[p],
+                   (const uint8_t *)src->data[p] + (ptrdiff_t)y * src->stride[p], row);
+    }
 }
 
 /* ---- pools -------------------------------------------------------------- */

@@ -38,4 +38,24 @@ int picture_pool_get(PicturePool *pool, QualePicture *pic, const QualeVideoForma
 /* Whether a picture's memory came from this pool. */
 bool picture_from_pool(const QualePicture *pic, const PicturePool *pool);
 
+/* ---- pictures handed to a context ---------------------------------------- */
+
+/*
+ * Checks that pic describes a picture of its own format: a valid format,
+ * its plane count, every plane's size, a data pointer for every plane, a
+ * stride (negative for a bottom-up plane) no shorter than a row, rows that
+ * stay inside the address space and, for a picture that owns its memory
+ * (buffer != NULL), inside that memory.  The size of borrowed memory
+ * cannot be known: the caller vouches for it.  error gets one line.
+ */
+int picture_check(const QualePicture *pic, char *error, size_t error_size);
+
+/* Whether pic has exactly the layout quale_picture_alloc() gives its
+ * format, from the start of a buffer it owns: contiguous planes at
+ * QUALE_ALIGNMENT-aligned strides (what the GPU uploads rely on). */
+bool picture_is_standard(const QualePicture *pic);
+
+/* Copies src's samples into dst, a picture of the same format. */
+void picture_copy_samples(QualePicture *dst, const QualePicture *src);
+
 #endif /* QUALE_SRC_PICTURE_POOL_H */

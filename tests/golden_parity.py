@@ -2,7 +2,7 @@
 """Golden parity: quale's CPU scores against libvmaf's, on the shared corpus.
 
 For every pair of the corpus manifest and every golden run of it (vmaf, neg,
-b, 4k), runs quale with the same model and the metrics it has, then compares
+b, 4k, neg4k), runs quale with the same model and the metrics it has, then compares
 every golden key that quale provides, per frame and pooled, with the
 tolerance table (tests/tolerance.json).  Which keys quale provides comes
 from the tool itself (--list-features and --list-models), so a new metric or
@@ -33,6 +33,8 @@ RUNS = {
     "neg": {"model": "version=vmaf_v0.6.1neg", "builtin": "vmaf_v0.6.1neg", "features": False},
     "b": {"model": "path={models}/vmaf_b_v0.6.3.json", "builtin": None, "features": False},
     "4k": {"model": "version=vmaf_4k_v0.6.1", "builtin": "vmaf_4k_v0.6.1", "features": False},
+    "neg4k": {"model": "version=vmaf_4k_v0.6.1neg", "builtin": "vmaf_4k_v0.6.1neg",
+              "features": False},
 }
 POOLS = ("min", "max", "mean", "harmonic_mean")
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output_file.h"
 #include "prefetch.h"
 #include "quale/quale.h"
 
@@ -360,65 +361,28 @@ static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx
     }
 }
 
-/*
- * Writes the results.  A regular file is written beside its final name and
- * renamed into place only when complete, so a failed run never leaves a
- * file that looks whole.
- */
+typedef struct ResultsOutput {
+    const QualeContext *ctx;
+    enum QualeOutputFormat format;
+    QualeOutputOptions options;
+} ResultsOutput;
+
+static int format_results(void *cookie, FILE *f)
+{
+    const ResultsOutput *out = cookie;
+    return quale_write_output(out->ctx, f, out->format, &out->options);
+}
+
+/* Writes the results (output_file.h: whole or not at all, an existing
+ * file keeping its mode, owner and links). */
 static int write_results(const CliSettings *s, const QualeContext *ctx, double fps)
 {
-    const QualeOutputOptions options = { .precision = s->precision, .fps = fps };
-    if (!strcmp(s->output, "-")) {
-        return quale_write_output(ctx, stdout, s->output_format, &options) ? EXIT_RUN_FAILED : 0;
-    }
-    struct stat st;
-    const bool exists = !stat(s->output, &st);
-    const bool special = exists && !S_ISREG(st.st_mode);
-    char *temp = NULL, *resolved = NULL;
-    const char *target = s->output, *final = s->output;
-    if (!special) {
-        /* Replacing a file by rename() would go around its permissions:
-         * a file we may not write stays as it is. */
-        if (exists && access(s->output, W_OK)) {
-            fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
-            return EXIT_RUN_FAILED;
-        }
-        /* Through a symbolic link, the results go to its target. */
-        resolved = exists ? realpath(s->output, NULL) : NULL;
-        if (resolved) final = resolved;
-        const size_t n = strlen(final) + 32;
-        temp = malloc(n);
-        if (!temp) {
-            free(resolved);
-            return EXIT_RUN_FAILED;
-        }
-        snprintf(temp, n, "%s.partial-%ld", final, (long)getpid());
-        target = temp;
-    }
-    FILE *f = fopen(target, "w");
-    if (!f) {
-        if (temp)
-            fprintf(stderr, "quale: error: cannot write '%s': cannot create '%s': %s\n", s->output,
-                    temp, strerror(errno));
-        else
-            fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
-        free(temp);
-        free(resolved);
-        return EXIT_RUN_FAILED;
-    }
-    int err = quale_write_output(ctx, f, s->output_format, &options);
-    if (fclose(f) && !err) {
-        fprintf(stderr, "quale: error: writing '%s' failed: %s\n", s->output, strerror(errno));
-        err = -EIO;
-    }
-    if (!err && temp && rename(temp, final)) {
-        fprintf(stderr, "quale: error: cannot write '%s': %s\n", s->output, strerror(errno));
-        err = -EIO;
-    }
-    if (err && temp) remove(temp);
-    free(temp);
-    free(resolved);
-    return err ? EXIT_RUN_FAILED : 0;
+    ResultsOutput out = {
+        .ctx = ctx,
+        .format = s->output_format,
+        .options = { .precision = s->precision, .fps = fps },
+    };
+    return output_file_write(s->output, format_results, &out) ? EXIT_RUN_FAILED : 0;
 }
 
 static int run(const CliSettings *s)

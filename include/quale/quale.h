@@ -178,7 +178,9 @@ enum QualeCpuFlags {
 QUALE_API unsigned quale_cpu_flags(void);
 
 typedef struct QualeSettings {
-    unsigned threads;   /* worker threads; 0 = one per online CPU core */
+    unsigned threads;   /* worker threads; 0 = one per online CPU core.  At
+                         * most twice the cores, or 8: a larger count is
+                         * lowered to that (with a warning) */
     unsigned subsample; /* score every Nth frame; 0 and 1 = every frame */
     unsigned cpumask;   /* CPU features to leave unused (bits of QUALE_CPU_*) */
     enum QualeBackend backend;

@@ -1,0 +1,483 @@
+/*
+ * The public API used the way callers use it, and misused: pictures in any
+ * layout a caller may hand over (borrowed memory, padded, odd or negative
+ * strides), the same picture as both inputs, pictures that do not match
+ * their format, results asked for before the flush, and two requests that
+ * would write one key.  scripts/sanitize.sh runs it under ASan and UBSan.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_capture.h"
+#include "quale/quale.h"
+#include "synth.h"
+#include "test.h"
+
+/* Every metric that reads pictures in a different way: luma and chroma,
+ * the previous frame (motion keeps pictures for the next frame), 8x8
+ * blocks, colour. */
+static const char *const metrics[] = {
+    "psnr=enable_chroma=true", "motion", "float_ssim", "ciede", "psnr_hvs", "float_motion",
+};
+
+static QualeContext *open_context_for(LogCapture *cap, unsigned threads, const QualeVideoFormat *f)
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = threads;
+    s.log = capture_log;
+    s.log_cookie = cap;
+    s.log_level = QUALE_LOG_DEBUG;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    for (unsigned i = 0; ctx && i < sizeof(metrics) / sizeof(metrics[0]); i++) {
+        /* ciede needs colour, psnr_hvs at most 12 bits. */
+        if (f && f->chroma == QUALE_CHROMA_400 && !strcmp(metrics[i], "ciede")) continue;
+        if (f && f->bitdepth > 12 && !strcmp(metrics[i], "psnr_hvs")) continue;
+        CHECK(quale_use_metric(ctx, metrics[i]) == 0);
+    }
+    return ctx;
+}
+
+static QualeContext *open_context(LogCapture *cap, unsigned threads)
+{
+    return open_context_for(cap, threads, NULL);
+}
+
+/* Every value of every key, in order, as one array (for bitwise compares). */
+typedef struct Scores {
+    unsigned count;
+    double values[512];
+    char names[64][64];
+    unsigned keys;
+} Scores;
+
+static void collect(const QualeContext *ctx, unsigned frames, Scores *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->keys = quale_feature_count(ctx);
+    CHECK(out->keys > 0 && out->keys <= 64);
+    for (unsigned k = 0; k < out->keys && k < 64; k++) {
+        const char *key = quale_feature_name(ctx, k);
+        snprintf(out->names[k], sizeof(out->names[k]), "%s", key);
+        for (unsigned f = 0; f < frames && out->count < 512; f++) {
+            double v = -1;
+            CHECK(quale_feature_value(ctx, key, f, &v) == 0);
+            out->values[out->count++] = v;
+        }
+    }
+}
+
+static int same_scores(const Scores *a, const Scores *b)
+{
+    if (a->count != b->count || a->keys != b->keys) return 0;
+    for (unsigned k = 0; k < a->keys; k++)
+        if (strcmp(a->names[k], b->names[k])) return 0;
+    return !memcmp(a->values, b->values, sizeof(double) * a->count);
+}
+
+static void make_pair(const QualeVideoFormat *f, unsigned index, QualePicture *ref,
+                      QualePicture *dist)
+{
+    CHECK(quale_picture_alloc(ref, f) == 0);
+    CHECK(quale_picture_alloc(dist, f) == 0);
+    synth_reference(ref, index);
+    synth_distort(ref, dist, index, 2);
+}
+
+enum { FRAMES = 4 };
+
+/* The scores of FRAMES synthetic pairs sent as quale_picture_alloc() makes
+ * them: what every other way of sending them must give. */
+static void reference_scores(const QualeVideoFormat *f, Scores *out)
+{
+    LogCapture cap = { 0 };
+    QualeContext *ctx = open_context_for(&cap, 2, f);
+    for (unsigned i = 0; i < FRAMES; i++) {
+        QualePicture ref, dist;
+        make_pair(f, i, &ref, &dist);
+        CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+    }
+    CHECK(quale_flush(ctx) == 0);
+    collect(ctx, FRAMES, out);
+    quale_close(&ctx);
+}
+
+/* ---- borrowed pictures in other layouts ----------------------------------- */
+
+enum Layout { PADDED_ODD, BOTTOM_UP, OWNED_OFFSET };
+
+/*
+ * A borrowed copy of src in memory the test owns: rows `extra` bytes longer
+ * than needed (an odd count: 16-bit rows then start at odd addresses), top
+ * down, or bottom up (negative strides).  The memory is scribbled over once
+ * quale_send_pictures() returns, as a caller reusing its buffer would.
+ */
+static uint8_t *borrowed_copy(const QualePicture *src, QualePicture *out, enum Layout layout)
+{
+    const size_t bps = src->format.bitdepth > 8 ? 2 : 1, extra = 13;
+    size_t total = 0, offset[3];
+    for (unsigned p = 0; p < src->plane_count; p++) {
+        offset[p] = total + 1; /* 1: odd start */
+        total += (src->plane_width[p] * bps + extra) * src->plane_height[p] + 1;
+    }
+    uint8_t *memory = malloc(total);
+    CHECK(memory != NULL);
+    if (!memory) return NULL;
+    *out = *src;
+    out->buffer = NULL;
+    for (unsigned p = 0; p < src->plane_count; p++) {
+        const ptrdiff_t stride = (ptrdiff_t)(src->plane_width[p] * bps + extra);
+        uint8_t *first = memory + offset[p];
+        if (layout == BOTTOM_UP) {
+            first += (size_t)stride * (src->plane_height[p] - 1);
+            out->stride[p] = -stride;
+        } else {
+            out->stride[p] = stride;
+        }
+        out->data[p] = first;
+        for (unsigned y = 0; y < src->plane_height[p]; y++)
+            memcpy(first + (ptrdiff_t)y * out->stride[p],
+                   (const uint8_t *)src->data[p] + (ptrdiff_t)y * src->stride[p],
+                   src->plane_width[p] * bps);
+    }
+    return memory;
+}
+
+static void test_layouts(const QualeVideoFormat *f)
+{
+    Scores expected, got;
+    reference_scores(f, &expected);
+    for (int layout = PADDED_ODD; layout <= OWNED_OFFSET; layout++) {
+        LogCapture cap = { 0 };
+        QualeContext *ctx = open_context_for(&cap, 2, f);
+        for (unsigned i = 0; i < FRAMES; i++) {
+            QualePicture ref, dist;
+            make_pair(f, i, &ref, &dist);
+            if (layout == OWNED_OFFSET) {
+                /* A picture that owns its memory but is not laid out as
+                 * quale_picture_alloc() lays it out: its planes swapped. */
+                if (ref.plane_count == 3) {
+                    void *d = ref.data[1];
+                    ref.data[1] = ref.data[2];
+                    ref.data[2] = d;
+                    /* Swap the samples too, so that the picture is the same. */
+                    const size_t bytes = (size_t)ref.stride[1] * ref.plane_height[1];
+                    uint8_t *tmp = malloc(bytes);
+                    CHECK(tmp != NULL);
+                    if (tmp) {
+                        memcpy(tmp, ref.data[1], bytes);
+                        memcpy(ref.data[1], ref.data[2], bytes);
+                        memcpy(ref.data[2], tmp, bytes);
+                        free(tmp);
+                    }
+                }
+                CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+                continue;
+            }
+            QualePicture bref, bdist;
+            uint8_t *mref = borrowed_copy(&ref, &bref, (enum Layout)layout);
+            uint8_t *mdist = borrowed_copy(&dist, &bdist, (enum Layout)layout);
+            quale_picture_unref(&ref);
+            quale_picture_unref(&dist);
+            if (mref && mdist) CHECK(quale_send_pictures(ctx, &bref, &bdist) == 0);
+            /* The memory is the caller's again: the scores must not see this. */
+            if (mref) memset(mref, 0x5a, 16);
+            free(mref);
+            free(mdist);
+        }
+        CHECK(quale_flush(ctx) == 0);
+        collect(ctx, FRAMES, &got);
+        CHECK(same_scores(&expected, &got));
+        if (!same_scores(&expected, &got))
+            fprintf(stderr, "  layout %d of %ux%u %s %u-bit gave other scores\n", layout,
+                    f->width, f->height, quale_chroma_name(f->chroma), f->bitdepth);
+        CHECK(cap.errors == 0);
+        quale_close(&ctx);
+    }
+}
+
+/* ---- one picture as both inputs ------------------------------------------ */
+
+static void test_same_picture(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    /* Expected: each frame sent as two separate copies of one picture. */
+    Scores expected, got;
+    for (int same = 0; same < 2; same++) {
+        LogCapture cap = { 0 };
+        QualeContext *ctx = open_context(&cap, 3);
+        for (unsigned i = 0; i < FRAMES; i++) {
+            QualePicture a, b;
+            CHECK(quale_picture_alloc(&a, &f) == 0);
+            synth_reference(&a, i);
+            if (same) {
+                CHECK(quale_send_pictures(ctx, &a, &a) == 0);
+            } else {
+                CHECK(quale_picture_alloc(&b, &f) == 0);
+                synth_reference(&b, i);
+                CHECK(quale_send_pictures(ctx, &a, &b) == 0);
+            }
+            CHECK(a.buffer == NULL && a.data[0] == NULL); /* the caller's reference was taken */
+        }
+        CHECK(quale_flush(ctx) == 0);
+        collect(ctx, FRAMES, same ? &got : &expected);
+        quale_close(&ctx);
+    }
+    CHECK(same_scores(&expected, &got));
+
+    /* A borrowed picture as both. */
+    LogCapture cap = { 0 };
+    QualeContext *ctx = open_context(&cap, 2);
+    for (unsigned i = 0; i < FRAMES; i++) {
+        QualePicture a, borrowed;
+        CHECK(quale_picture_alloc(&a, &f) == 0);
+        synth_reference(&a, i);
+        uint8_t *memory = borrowed_copy(&a, &borrowed, PADDED_ODD);
+        quale_picture_unref(&a);
+        if (memory) CHECK(quale_send_pictures(ctx, &borrowed, &borrowed) == 0);
+        free(memory);
+    }
+    CHECK(quale_flush(ctx) == 0);
+    collect(ctx, FRAMES, &got);
+    CHECK(same_scores(&expected, &got));
+    quale_close(&ctx);
+}
+
+/* ---- pictures that do not describe their format ---------------------------- */
+
+typedef void (*Breakage)(QualePicture *pic);
+
+static void null_chroma(QualePicture *p) { p->data[1] = NULL; }
+static void one_plane(QualePicture *p) { p->plane_count = 1; }
+static void zero_stride(QualePicture *p) { p->stride[0] = 0; }
+static void short_stride(QualePicture *p) { p->stride[0] = 8; }
+static void negative_stride(QualePicture *p) { p->stride[0] = -p->stride[0]; }
+static void huge_stride(QualePicture *p) { p->stride[0] = PTRDIFF_MAX / 2; }
+static void wide_plane(QualePicture *p) { p->plane_width[0] = 5000; }
+static void tall_chroma(QualePicture *p) { p->plane_height[1] = p->plane_height[0]; }
+static void other_width(QualePicture *p) { p->format.width = 320; }
+static void bad_depth(QualePicture *p) { p->format.bitdepth = 7; }
+static void bad_chroma(QualePicture *p) { p->format.chroma = (enum QualeChroma)9; }
+static void past_the_end(QualePicture *p) { p->data[2] = (uint8_t *)p->data[2] + 4096; }
+static void before_start(QualePicture *p) { p->data[0] = (uint8_t *)p->data[0] - 64; }
+static void chroma_stride(QualePicture *p) { p->stride[2] = 4 * p->stride[2]; }
+
+static const struct {
+    const char *what;
+    Breakage fn;
+    const char *message; /* a part of the error */
+} breakages[] = {
+    { "NULL data[1]", null_chroma, "plane 1 has no data" },
+    { "plane_count 1 on 4:2:0", one_plane, "plane_count is 1" },
+    { "zero stride", zero_stride, "stride is 0 bytes" },
+    { "stride 8 for 320 samples", short_stride, "less than its rows" },
+    { "negative stride on owned memory", negative_stride, "outside the picture's buffer" },
+    { "huge stride", huge_stride, "stride" },
+    { "plane_width 5000", wide_plane, "plane 0 is 5000x240" },
+    { "chroma as tall as luma", tall_chroma, "plane 1 is 160x240" },
+    { "format width 320 on 64-wide planes", other_width, "plane 0 is" },
+    { "bit depth 7", bad_depth, "bit depth" },
+    { "unknown chroma", bad_chroma, "chroma" },
+    { "chroma past the buffer", past_the_end, "outside the picture's buffer" },
+    { "luma before the buffer", before_start, "outside the picture's buffer" },
+    { "chroma stride past the buffer", chroma_stride, "outside the picture's buffer" },
+};
+
+static void test_bad_pictures(void)
+{
+    const unsigned n = sizeof(breakages) / sizeof(breakages[0]);
+    for (unsigned b = 0; b < n; b++) {
+        for (int role = 0; role < 2; role++) {
+            const QualeVideoFormat f = { QUALE_CHROMA_420, b == 8 ? 8 : 10, b == 8 ? 64 : 320,
+                                         b == 8 ? 48 : 240 };
+            LogCapture cap = { 0 };
+            QualeContext *ctx = open_context(&cap, 2);
+            QualePicture ref, dist;
+            make_pair(&f, 0, &ref, &dist);
+            /* A frame that is right first: the bad one is frame 1. */
+            QualePicture r0, d0;
+            make_pair(&f, 0, &r0, &d0);
+            CHECK(quale_send_pictures(ctx, &r0, &d0) == 0);
+            breakages[b].fn(role ? &dist : &ref);
+            const int err = quale_send_pictures(ctx, &ref, &dist);
+            const int ok = err == -EINVAL && strstr(cap.text, breakages[b].message) &&
+                           strstr(cap.text, role ? "distorted picture" : "reference picture");
+            CHECK(ok);
+            if (!ok)
+                fprintf(stderr, "  %s (%s): %d, log: %s\n", breakages[b].what,
+                        role ? "distorted" : "reference", err, cap.text);
+            CHECK(ref.buffer == NULL && dist.buffer == NULL); /* both references dropped */
+            /* A refused frame is not sent: the frame before it is scored. */
+            CHECK(quale_flush(ctx) == 0 && quale_frame_count(ctx) == 1);
+            quale_close(&ctx);
+        }
+    }
+    /* A picture that is no picture. */
+    LogCapture cap = { 0 };
+    QualeContext *ctx = open_context(&cap, 1);
+    QualePicture pic;
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    CHECK(quale_picture_alloc(&pic, &f) == 0);
+    CHECK(quale_send_pictures(ctx, &pic, NULL) == -EINVAL && strstr(cap.text, "NULL"));
+    CHECK(pic.buffer == NULL);
+    CHECK(quale_send_pictures(ctx, NULL, NULL) == -EINVAL);
+    quale_close(&ctx);
+}
+
+/* ---- results before the flush -------------------------------------------- */
+
+static void test_results_before_flush(void)
+{
+    LogCapture cap = { 0 };
+    QualeContext *ctx = open_context(&cap, 2);
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    for (unsigned i = 0; i < 3; i++) {
+        QualePicture ref, dist;
+        make_pair(&f, i, &ref, &dist);
+        CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&text, &size);
+    CHECK(stream != NULL);
+    if (!stream) return;
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_JSON, NULL) == -EBUSY);
+    CHECK(strstr(cap.text, "quale_write_output() before quale_flush()") != NULL);
+    fflush(stream);
+    CHECK(size == 0); /* nothing written */
+    double v;
+    CHECK(quale_feature_pooled(ctx, "psnr_y", QUALE_POOL_MEAN, &v) == -EBUSY);
+    CHECK(quale_flush(ctx) == 0);
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_JSON, NULL) == 0);
+    fflush(stream);
+    CHECK(size > 0 && strstr(text, "\"psnr_y\"") != NULL);
+    CHECK(quale_feature_pooled(ctx, "psnr_y", QUALE_POOL_MEAN, &v) == 0);
+    fclose(stream);
+    free(text);
+    quale_close(&ctx);
+
+    /* A run that failed has no results to write. */
+    cap = (LogCapture){ 0 };
+    ctx = open_context(&cap, 1);
+    CHECK(quale_use_metric(ctx, "adm") == 0);
+    const QualeVideoFormat tiny = { QUALE_CHROMA_420, 8, 16, 16 }; /* too small for adm */
+    QualePicture ref, dist;
+    make_pair(&tiny, 0, &ref, &dist);
+    CHECK(quale_send_pictures(ctx, &ref, &dist) == -EINVAL);
+    CHECK(quale_flush(ctx) == -EINVAL);
+    stream = open_memstream(&text, &size);
+    CHECK(stream != NULL);
+    if (!stream) return;
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_XML, NULL) == -EINVAL);
+    CHECK(strstr(cap.text, "the run failed") != NULL);
+    fflush(stream);
+    CHECK(size == 0);
+    fclose(stream);
+    free(text);
+    quale_close(&ctx);
+}
+
+/* ---- two requests, one key ----------------------------------------------- */
+
+static void test_key_clashes(void)
+{
+    static const struct {
+        const char *first, *second;
+        const char *key;
+    } clashes[] = {
+        { "float_ssim", "float_ssim=enable_db=true", "'float_ssim'" },
+        { "psnr", "psnr=reduced_hbd_peak=true", "'psnr_y'" },
+        { "float_ms_ssim", "float_ms_ssim=enable_db=true", "'float_ms_ssim'" },
+        { "float_ssim", "float_ssim=scale=1", "'float_ssim'" },
+        /* Two values that print alike in a key ("%g") are one key. */
+        { "vif=vif_enhn_gain_limit=1.0000001", "vif=vif_enhn_gain_limit=1.0000002",
+          "'integer_vif_scale0_egl_1'" },
+    };
+    for (unsigned i = 0; i < sizeof(clashes) / sizeof(clashes[0]); i++) {
+        QualeSettings s;
+        quale_settings_default(&s);
+        LogCapture cap = { 0 };
+        s.log = capture_log;
+        s.log_cookie = &cap;
+        QualeContext *ctx = NULL;
+        CHECK(quale_open(&ctx, &s) == 0);
+        CHECK(quale_use_metric(ctx, clashes[i].first) == 0);
+        CHECK(quale_use_metric(ctx, clashes[i].second) == -EEXIST);
+        CHECK(strstr(cap.text, clashes[i].key) && strstr(cap.text, clashes[i].second));
+        quale_close(&ctx);
+    }
+    /* Options that name their keys keep two requests apart. */
+    QualeSettings s;
+    quale_settings_default(&s);
+    LogCapture cap = { 0 };
+    s.log = capture_log;
+    s.log_cookie = &cap;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    CHECK(quale_use_metric(ctx, "vif") == 0);
+    CHECK(quale_use_metric(ctx, "vif=vif_enhn_gain_limit=1.5") == 0);
+    /* A model named like a key of a metric of the run. */
+    CHECK(quale_use_metric(ctx, "psnr") == 0);
+    CHECK(quale_use_model(ctx, "version=vmaf_v0.6.1:name=psnr_y") == -EEXIST);
+    CHECK(strstr(cap.text, "'psnr_y'") != NULL);
+    CHECK(quale_use_model(ctx, "version=vmaf_v0.6.1:name=vmaf_1") == 0);
+    CHECK(quale_use_metric(ctx, "float_ssim") == 0);
+    quale_close(&ctx);
+
+    /* Keys a metric names without its options' suffix (cambi_source with
+     * full_ref) clash when the first frame sets the metrics up. */
+    cap = (LogCapture){ 0 };
+    CHECK(quale_open(&ctx, &s) == 0);
+    CHECK(quale_use_metric(ctx, "cambi=full_ref=true") == 0);
+    CHECK(quale_use_metric(ctx, "cambi=full_ref=true:cambi_max_val=4") == 0);
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 256, 256 };
+    QualePicture ref, dist;
+    make_pair(&f, 0, &ref, &dist);
+    CHECK(quale_send_pictures(ctx, &ref, &dist) == -EEXIST);
+    CHECK(strstr(cap.text, "'cambi_source'") != NULL);
+    quale_close(&ctx);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static void test_thread_cap(void)
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    LogCapture cap = { 0 };
+    s.log = capture_log;
+    s.log_cookie = &cap;
+    s.threads = 100000;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    CHECK(strstr(cap.last, "100000 threads asked for") != NULL);
+    /* It still scores. */
+    CHECK(quale_use_metric(ctx, "psnr") == 0);
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    QualePicture ref, dist;
+    make_pair(&f, 0, &ref, &dist);
+    CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+    CHECK(quale_flush(ctx) == 0);
+    quale_close(&ctx);
+}
+
+int main(void)
+{
+    const QualeVideoFormat formats[] = {
+        { QUALE_CHROMA_420, 8, 64, 48 },
+        { QUALE_CHROMA_422, 10, 67, 37 },
+        { QUALE_CHROMA_444, 12, 40, 33 },
+        { QUALE_CHROMA_400, 16, 41, 24 },
+    };
+    for (unsigned i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) test_layouts(&formats[i]);
+    test_same_picture();
+    test_bad_pictures();
+    test_results_before_flush();
+    test_key_clashes();
+    test_thread_cap();
+    return test_summary();
+}
