@@ -16,6 +16,9 @@
  * width * height * sample product inside 64-bit and every row size inside
  * 32-bit arithmetic, with room for the metrics' intermediate buffers. */
 #define QUALE_MAX_DIMENSION 32768u
+/* The largest stride a picture may have, in bytes (a plane's rows are
+ * at most 64 KiB; crops and interleaved fields stay far below). */
+#define QUALE_MAX_STRIDE (1 << 24)
 
 static inline size_t quale_align(size_t n, size_t a)
 {

@@ -88,17 +88,47 @@ static const char *key_name(const Writer *w, unsigned k)
 
 /* ---- key names in each layout -------------------------------------------- */
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 if it is not
+ * one (stray continuation bytes, overlong forms, surrogates, > U+10FFFF). */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    if (s[0] < 0x80) return 1;
+    size_t n;
+    unsigned cp;
+    if ((s[0] & 0xe0) == 0xc0) n = 2, cp = s[0] & 0x1f;
+    else if ((s[0] & 0xf0) == 0xe0) n = 3, cp = s[0] & 0x0f;
+    else if ((s[0] & 0xf8) == 0xf0) n = 4, cp = s[0] & 0x07;
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const unsigned smallest[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (cp < smallest[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped
+ * (check_keys() has made sure that it is UTF-8, as JSON text is). */
 static void put_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\u%04x", *c);
+        else fputc(*c, f);
     }
     fputc('"', f);
+}
+
+static bool is_utf8(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        const size_t n = utf8_sequence(c);
+        if (!n) return false;
+        c += n;
+    }
+    return true;
 }
 
 /* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
@@ -136,12 +166,14 @@ static bool is_xml_name(const char *s)
 static bool key_fits(enum QualeOutputFormat format, const char *key)
 {
     switch (format) {
-    case QUALE_OUTPUT_XML: return is_xml_name(key);
+    /* A frame's keys are attributes beside its frameNum. */
+    case QUALE_OUTPUT_XML: return is_xml_name(key) && strcmp(key, "frameNum");
     case QUALE_OUTPUT_SUB:
         for (const char *c = key; *c; c++)
             if (*c == '|' || *c == '{' || *c == '}' || (unsigned char)*c < 0x20) return false;
         return *key != '\0';
-    default: return true; /* JSON and CSV escape what they must */
+    case QUALE_OUTPUT_JSON: return is_utf8(key); /* escaped, but JSON text is UTF-8 */
+    default: return true; /* CSV quotes what it must */
     }
 }
 
@@ -156,11 +188,15 @@ static int check_keys(const Writer *w, enum QualeOutputFormat format)
         if (k < keys) key = collector_key_name(w->collector, k);
         else collector_aggregate(w->collector, k - keys, &key, &unused);
         if (key_fits(format, key)) continue;
+        const char *why = format == QUALE_OUTPUT_XML
+                              ? "an XML attribute name other than frameNum is a letter or '_', "
+                                "then letters, digits, '_', '-' and '.'"
+                          : format == QUALE_OUTPUT_JSON ? "it is not UTF-8"
+                                                        : "it holds '|', '{', '}' or a control "
+                                                          "character";
         context_log(w->ctx, QUALE_LOG_ERROR, "the key '%s' cannot be written in the %s layout "
-                    "(%s); write JSON or CSV", key, layout[format],
-                    format == QUALE_OUTPUT_XML ? "an XML attribute name is a letter or '_', "
-                                                 "then letters, digits, '_', '-' and '.'"
-                                               : "it holds '|', '{', '}' or a control character");
+                    "(%s); write %s", key, layout[format], why,
+                    format == QUALE_OUTPUT_JSON ? "CSV" : "JSON or CSV");
         return -EINVAL;
     }
     return 0;

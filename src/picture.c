@@ -224,13 +224,16 @@ int picture_check(const QualePicture *pic, char *error, size_t error_size)
                      "of %zu bytes", p, stride, row);
             return -EINVAL;
         }
-        const uintptr_t start = (uintptr_t)pic->data[p];
-        const size_t rows = h[p] - 1;
-        if (rows && step > (SIZE_MAX - row) / rows) {
-            snprintf(error, error_size, "plane %u's stride of %td bytes is beyond any memory "
-                     "(its %u rows would span more than the address space)", p, stride, h[p]);
+        /* No picture's row is longer than 16 MiB (32768 samples of 2 bytes,
+         * even interleaved): a larger stride is a mistake, and with it the
+         * rows of borrowed memory could reach anywhere. */
+        if (step > QUALE_MAX_STRIDE) {
+            snprintf(error, error_size, "plane %u's stride of %td bytes is larger than any "
+                     "picture's row (at most %d bytes)", p, stride, QUALE_MAX_STRIDE);
             return -EINVAL;
         }
+        const uintptr_t start = (uintptr_t)pic->data[p];
+        const size_t rows = h[p] - 1;
         const size_t span = rows * step + row;
         const uintptr_t low = stride < 0 ? start - rows * step : start;
         if ((stride < 0 && start < rows * step) || low > UINTPTR_MAX - span) {

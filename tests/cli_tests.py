@@ -516,6 +516,179 @@ def test_write_failures(t, ref, dist):
         shutil.rmtree(shared, ignore_errors=True)
 
 
+def test_robustness_two(t, ref, dist):
+    """Requests that would mix values, model names no layout can carry, NaN
+    scores, and how a results file replaces an existing one."""
+    base = ["-r", ref, "-d", dist, "-q"]
+    # Two requests of one metric whose keys coincide: refused, naming both,
+    # the same way every time (it used to mix their values frame by frame,
+    # differently from run to run).
+    for first, second, key in (("float_ssim", "float_ssim=enable_db=true", "float_ssim"),
+                               ("psnr", "psnr=reduced_hbd_peak=true", "psnr_y"),
+                               ("float_ms_ssim", "float_ms_ssim=enable_db=true", "float_ms_ssim"),
+                               ("float_ssim", "float_ssim=scale=1", "float_ssim")):
+        runs = [t.run(*base, "-n", "--feature", first, "--feature", second, "--threads", "8",
+                      "--json", "-o", "-") for _ in range(2)]
+        p = runs[0]
+        no_crash(p, f"{first} + {second}")
+        check(p.returncode == 1 and p.stdout == "" and f"'{key}'" in p.stderr and
+              f"'{second}'" in p.stderr, f"{first} + {second}: exit {p.returncode}, {p.stderr!r}")
+        check(runs[0].stdout == runs[1].stdout and runs[0].stderr == runs[1].stderr and
+              runs[0].returncode == runs[1].returncode, f"{first} + {second}: two runs differ")
+    # Options that name their keys keep two requests apart, as in libvmaf.
+    p = t.run(*base, "-n", "--feature", "vif", "--feature", "vif=vif_enhn_gain_limit=1.5",
+              "--json", "-o", "-")
+    check(p.returncode == 0 and "integer_vif_scale0_egl_1.5" in json.loads(p.stdout)["pooled_metrics"],
+          f"vif + vif=egl 1.5: {p.stderr!r}")
+    # A model named like a metric's key.
+    p = t.run(*base, "-m", "version=vmaf_v0.6.1:name=integer_adm2")
+    check(p.returncode == 1 and "'integer_adm2'" in p.stderr, f"model named integer_adm2: {p.stderr!r}")
+
+    # Model names that a layout cannot carry are refused; allowed ones
+    # reach every layout intact.
+    for name in ('a"b<c>&d', "new\nline", "comma,name", "two words"):
+        p = t.run(*base, "-m", f"version=vmaf_v0.6.1:name={name}", "--json", "-o", "-")
+        no_crash(p, f"name={name!r}")
+        check(p.returncode == 1 and "cannot name output keys" in p.stderr and p.stdout == "",
+              f"name={name!r}: exit {p.returncode}, {p.stderr!r}")
+    for layout in ("--json", "--xml", "--csv", "--sub"):
+        p = t.run(*base, "-m", "version=vmaf_v0.6.1:name=vmaf-4k.v2_x", layout, "-o", "-")
+        check(p.returncode == 0 and "vmaf-4k.v2_x" in p.stdout, f"name=vmaf-4k.v2_x {layout}")
+        if layout == "--xml":
+            check(ET.fromstring(p.stdout).find("frames") is not None, "xml with a dotted name parses")
+
+    # --nflx_ctc v1.0: the 4K models (vmaf_4k_v0.6.1neg built in), and
+    # cambi, which needs 216 samples on a side.
+    big_ref, big_dist = t.make("ctc", "--width", "224", "--height", "216", "--frames", "2")
+    p = t.run("-r", big_ref, "-d", big_dist, "-q", "--nflx_ctc", "v1.0", "--json", "-o", "-")
+    check(p.returncode == 0, f"--nflx_ctc v1.0: exit {p.returncode}, {p.stderr!r}")
+    if p.returncode == 0:
+        pooled = json.loads(p.stdout)["pooled_metrics"]
+        check({"vmaf", "vmaf_neg", "psnr_y", "float_ssim", "cambi"} <= set(pooled),
+              f"--nflx_ctc v1.0 keys: {sorted(pooled)}")
+    p = t.run("--list-models")
+    check("vmaf_4k_v0.6.1neg" in p.stdout.split(), "--list-models has vmaf_4k_v0.6.1neg")
+
+    # A NaN (or infinite) score: a warning naming the key and the frames,
+    # null in JSON and "nan"/"inf" elsewhere, the same in every layout.
+    model = os.path.join(t.tmp, "absurd_model.json")
+    with open(model, "w") as f:
+        f.write(json.dumps({"model_dict": {
+            "model_type": "LIBSVMNUSVR", "norm_type": "linear_rescale",
+            "feature_names": ["VMAF_integer_feature_adm2_score"],
+            "slopes": [0.0, 1.0], "intercepts": [0.0, 0.0],
+            "model": "svm_type nu_svr\nkernel_type rbf\ngamma 0.04\nnr_class 2\n"
+                     "total_sv 1\nrho 0\nSV\n0 1:0.5 \n"}}))
+    runs = {}
+    for layout in ("--json", "--xml", "--csv", "--sub"):
+        p = t.run("-r", ref, "-d", dist, "-m", f"path={model}", layout, "-o", "-")
+        no_crash(p, f"NaN model {layout}")
+        check(p.returncode == 0 and "vmaf is not a finite number at 6 frames (0, 1, 2, 3, 4, ...)"
+              in p.stderr, f"NaN model {layout}: exit {p.returncode}, {p.stderr!r}")
+        runs[layout] = p.stdout
+    frames = json.loads(runs["--json"])["frames"]
+    check(all(f["metrics"]["vmaf"] is None for f in frames), "NaN is null in JSON")
+    xml_frames = ET.fromstring(runs["--xml"]).find("frames").findall("frame")
+    check({f.get("vmaf") for f in xml_frames} == {"nan"}, "NaN is nan in XML")
+    rows = list(csv.reader(io.StringIO(runs["--csv"])))
+    col = rows[0].index("vmaf")
+    check({r[col] for r in rows[1:]} == {"nan"}, "NaN is nan in CSV")
+    check(all("|vmaf: nan|" in line for line in runs["--sub"].splitlines()), "NaN is nan in sub")
+    check("-nan" not in "".join(runs.values()), "no -nan anywhere")
+    # A bootstrap collection with a gap in its numbers: an error naming it.
+    part = {"model_dict": {
+        "model_type": "BOOTSTRAP_LIBSVMNUSVR", "norm_type": "linear_rescale",
+        "feature_names": ["VMAF_integer_feature_adm2_score"],
+        "slopes": [0.01, 1.0], "intercepts": [0.0, 0.0],
+        "model": "svm_type nu_svr\nkernel_type rbf\ngamma 0.04\nnr_class 2\n"
+                 "total_sv 1\nrho 0\nSV\n0.5 1:0.5 \n"}}
+    for numbers, fails in (("0123", False), ("0124", True)):
+        gap = os.path.join(t.tmp, f"collection_{numbers}.json")
+        with open(gap, "w") as f:
+            json.dump({n: part for n in numbers}, f)
+        p = t.run(*base, "-m", f"path={gap}", "--json", "-o", "-")
+        if fails:
+            check(p.returncode == 1 and 'bootstrap model "3" is missing' in p.stderr,
+                  f"a collection with a gap: {p.stderr!r}")
+        else:
+            check(p.returncode == 0 and "vmaf_0003" in json.loads(p.stdout)["pooled_metrics"],
+                  f"the same collection without the gap: {p.stderr!r}")
+
+    # Threads: any count is taken, capped, and the numbers are those of one.
+    one = t.run(*base, "-n", "--feature", "psnr", "--threads", "1", "--json", "-o", "-")
+    many = t.run(*base, "-n", "--feature", "psnr", "--threads", "1000", "--json", "-o", "-")
+    check(many.returncode == 0 and "1000 threads asked for" in many.stderr and
+          json.loads(one.stdout)["frames"] == json.loads(many.stdout)["frames"],
+          f"--threads 1000: {many.stderr!r}")
+    p = t.run("--help")
+    check("twice the cores" in p.stdout, "--help says how --threads is capped")
+
+    # Replacing a results file keeps what it was: its mode, its hard links,
+    # and a long name still works (the temporary name is shortened).
+    out = ["-r", ref, "-d", dist, "-n", "--feature", "psnr", "-q"]
+    private = os.path.join(t.tmp, "private.xml")
+    with open(private, "w") as f:
+        f.write("old")
+    os.chmod(private, 0o600)
+    p = t.run(*out, "-o", private)
+    check(p.returncode == 0 and os.stat(private).st_mode & 0o777 == 0o600 and
+          open(private).read().startswith("<"), f"a 0600 file stays 0600: {oct(os.stat(private).st_mode)}")
+    linked, other = os.path.join(t.tmp, "linked.xml"), os.path.join(t.tmp, "other_link.xml")
+    with open(linked, "w") as f:
+        f.write("old")
+    os.link(linked, other)
+    p = t.run(*out, "-o", linked)
+    check(p.returncode == 0 and os.path.samefile(linked, other) and open(other).read().startswith("<"),
+          "a hard-linked file is written in place: both names see the results")
+    long_name = os.path.join(t.tmp, "x" * 250 + ".xml")
+    p = t.run(*out, "-o", long_name)
+    check(p.returncode == 0 and os.path.exists(long_name), f"a 254-byte name: {p.stderr!r}")
+    check(not [f for f in os.listdir(t.tmp) if ".partial-" in f], "no partial file left")
+    if os.geteuid() == 0:
+        # As root, the new file takes the old one's owner and group too.
+        owned = os.path.join(t.tmp, "owned.xml")
+        with open(owned, "w") as f:
+            f.write("old")
+        os.chown(owned, 65534, 65534)
+        os.chmod(owned, 0o640)
+        p = t.run(*out, "-o", owned)
+        st = os.stat(owned)
+        check(p.returncode == 0 and (st.st_uid, st.st_gid, st.st_mode & 0o777) == (65534, 65534, 0o640),
+              f"owner and mode kept: {st.st_uid}:{st.st_gid} {oct(st.st_mode)}")
+
+
+def test_in_place_writes(t, ref, dist):
+    """A file its user may write in a directory they may not: written in
+    place (run as an unprivileged user when the tests run as root)."""
+    try:
+        subprocess.run([t.quale, "-v"], check=True, capture_output=True, preexec_fn=as_nobody)
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"skip: in-place writes: cannot run as an unprivileged user ({e})", flush=True)
+        return
+    shared = tempfile.mkdtemp(prefix="quale-inplace-")
+    try:
+        os.chmod(shared, 0o755)  # not writable by the unprivileged user
+        r, d = os.path.join(shared, "r.y4m"), os.path.join(shared, "d.y4m")
+        shutil.copy(ref, r)
+        shutil.copy(dist, d)
+        out = os.path.join(shared, "theirs.xml")
+        with open(out, "w") as f:
+            f.write("previous results\n")
+        os.chmod(out, 0o666)
+        for path in (r, d):
+            os.chmod(path, 0o644)
+        p = subprocess.run([t.quale, "-r", r, "-d", d, "-n", "--feature", "psnr", "-q", "-o", out],
+                           capture_output=True, text=True, preexec_fn=as_nobody)
+        with open(out) as f:
+            text = f.read()
+        check(p.returncode == 0 and text.startswith("<VMAF") and text.endswith("</VMAF>\n") and
+              os.stat(out).st_uid == os.geteuid(),
+              f"writable file in a read-only directory: exit {p.returncode}, {p.stderr!r}")
+        check(sorted(os.listdir(shared)) == ["d.y4m", "r.y4m", "theirs.xml"], "nothing else created")
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_gpu_failures(t, ref, dist):
     """Simulated device failures (the backends read QUALE_*_LIBRARY and
     QUALE_*_MEMORY_LIMIT): a clear message and exit 1, never a crash, and
@@ -573,6 +746,8 @@ def main():
         test_bad_input(t, ref, dist)
         test_early_end(t, ref, dist)
         test_write_failures(t, ref, dist)
+        test_robustness_two(t, ref, dist)
+        test_in_place_writes(t, ref, dist)
         test_gpu_failures(t, ref, dist)
         test_tiny_frames(t)
     print(f"{PASSED} passed, {FAILED} failed")

@@ -31,6 +31,8 @@ static const struct {
     { "yuv", quale_fuzz_yuv },
     { "model", quale_fuzz_model },
     { "cli", quale_fuzz_cli },
+    { "pictures", quale_fuzz_pictures },
+    { "output", quale_fuzz_output },
 };
 
 #define TARGET_COUNT (sizeof(targets) / sizeof(targets[0]))

@@ -5,7 +5,7 @@
  * what must hold for any input with FUZZ_CHECK, which aborts (a crash for
  * libFuzzer, a failed run for the replay).  Built with -DQUALE_LIBFUZZER a
  * target file also defines LLVMFuzzerTestOneInput (tests/fuzz/build.sh);
- * without it the four functions link together into tests/fuzz_replay.c,
+ * without it the functions link together into tests/fuzz_replay.c,
  * which runs them over the seed corpora and the saved crashers in the
  * normal test suite.
  */
@@ -21,6 +21,8 @@ int quale_fuzz_y4m(const uint8_t *data, size_t size);
 int quale_fuzz_yuv(const uint8_t *data, size_t size);
 int quale_fuzz_model(const uint8_t *data, size_t size);
 int quale_fuzz_cli(const uint8_t *data, size_t size);
+int quale_fuzz_pictures(const uint8_t *data, size_t size);
+int quale_fuzz_output(const uint8_t *data, size_t size);
 
 static inline void fuzz_check_failed(const char *file, int line, const char *what)
 {

@@ -201,8 +201,69 @@ def cli_seeds(quale):
                         opts.append(f"{o['name']}={v}")
                         break
             spec = m["name"] + ("=" + ":".join(opts) if opts else "")
+            # One request: the plain metric beside it would write the same
+            # keys where no option names them, which is refused.
             cli("metric_" + m["name"], "-r", "a", "-d", "b", "-w", "224", "-h", "176", "-p", "420", "-b",
-                "8", "-n", "--feature", m["name"], "--feature", spec, "--json")
+                "8", "-n", "--feature", spec, "--json")
+
+
+def pictures_seeds():
+    """Byte programs for fuzz_pictures.c: a format, then frames of two
+    pictures, each described field by field (see build() there)."""
+    def u16(v):
+        return struct.pack("<H", v)
+
+    def program(chroma, depth, w, h, frames, threads=2):
+        # chroma index into chromas[] (420, 422, 444, 400, unknown, 7), depth
+        # byte (6 + b % 12), sizes, no 40000, threads, frame count.
+        return bytes([chroma, depth - 6]) + u16(w) + u16(h) + bytes([0, threads - 1, frames - 1])
+
+    def picture(owned, changes=(0, 0, 0), count_change=None, nulls=(1, 1, 1), extra=b""):
+        out = bytes([1 if owned else 0])
+        for c in changes:
+            out += bytes([c]) if isinstance(c, int) else c
+        out += bytes([1, count_change]) if count_change is not None else bytes([0])
+        if not owned:
+            out += bytes(nulls)
+        return out + extra
+
+    pair = lambda a, b: a + bytes([1]) + b        # two pictures
+    same = lambda a: a + bytes([0])               # one picture as both
+    good = picture(True)
+    write("pictures", "owned_420_8bit_2frames",
+          program(0, 8, 16, 16, 2) + pair(good, good) + pair(good, good))
+    borrowed = picture(False)
+    write("pictures", "borrowed_422_10bit", program(1, 10, 17, 9, 2) + pair(borrowed, borrowed) * 2)
+    write("pictures", "same_picture_444_12bit", program(2, 12, 8, 8, 3) + same(good) * 3)
+    write("pictures", "borrowed_mono_16bit", program(3, 16, 5, 7, 1) + pair(borrowed, borrowed))
+    # Strides: padded, negative (bottom up), zero, short, huge.
+    for name, kind, arg in (("padded", 2, 17), ("bottom_up", 3, 2), ("zero", 4, None),
+                            ("short", 5, 1), ("huge", 6, 0)):
+        change = bytes([8, kind]) + (bytes([arg]) if arg is not None else b"")
+        bad = picture(False, changes=(change, 0, 0))
+        write("pictures", f"stride_{name}", program(0, 8, 32, 8, 2) + pair(good, good) + pair(bad, good))
+    write("pictures", "owned_plane_moved",
+          program(0, 10, 24, 12, 2) + pair(good, good) + pair(picture(True, changes=(0, bytes([16]) + u16(32768 + 200), 0)), good))
+    write("pictures", "owned_null_chroma",
+          program(0, 8, 24, 12, 1) + pair(picture(True, changes=(0, 32, 0)), good))
+    write("pictures", "plane_count_one", program(0, 8, 24, 12, 1) + pair(picture(True, count_change=1), good))
+    write("pictures", "wide_plane", program(0, 8, 24, 12, 1) + pair(picture(False, changes=(3, 0, 0)), good))
+    write("pictures", "bad_format", program(4, 7, 0, 12, 1) + pair(good, good))
+
+
+def output_seeds():
+    """NUL-separated names for fuzz_output.c (the first few tried as model
+    names), then value bytes."""
+    def seed(name, strings, values):
+        write("output", name, b"\0".join(strings) + b"\0" + bytes(values))
+    seed("plain_keys", [b"integer_vif_scale0", b"psnr_cb", b"cambi_cmxv_5"], [0, 4, 5, 6, 7, 8, 9, 10])
+    seed("model_names", [b"vmaf_4k", b"a\"b<c>&d", b"psnr_hvs"], [2, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    seed("escapes", [b"key with spaces", b'quote"d', b"back\\slash", b"comma,key", b"new\nline",
+                     b"tab\tkey", b"pipe|key", b"{brace}", b"frameNum", b"1st"],
+         list(range(40)))
+    seed("not_utf8", [b"caf\xc3\xa9", b"\xff\xfe", b"\xc0\xaf", b"\xed\xa0\x80x"], [0, 3, 1, 2, 3, 4, 5, 6])
+    seed("non_finite", [b"a", b"b", b"c", b"d"], [0, 0, 0, 1, 0, 2, 0, 3, 4, 1, 4, 2])
+    seed("exponent_key", [b"x_1e+06", b"x-1", b"x.5"], [1, 6, 6, 6])
 
 
 def main():
@@ -213,6 +274,8 @@ def main():
     yuv_seeds()
     model_seeds()
     cli_seeds(args.quale)
+    pictures_seeds()
+    output_seeds()
 
 
 if __name__ == "__main__":

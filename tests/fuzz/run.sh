@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh TARGET [SECONDS] [DIR] [-- libFuzzer flags...]
 #
-# TARGET is y4m, yuv, model or cli; SECONDS defaults to 300; DIR is the
+# TARGET is y4m, yuv, model, cli, pictures or output; SECONDS defaults to 300; DIR is the
 # build directory of build.sh (default build-fuzz/).  The inputs libFuzzer
 # finds go to DIR/corpus-TARGET/ (the committed seeds in
 # tests/fuzz/corpus/TARGET/ are read, never written), crashers to
@@ -27,7 +27,9 @@ case $target in
     yuv) flags+=(-max_len=8192) ;;
     model) flags+=(-dict="$src/tests/fuzz/json.dict" -max_len=16384) ;;
     cli) flags+=(-dict="$src/tests/fuzz/cli.dict" -max_len=1024) ;;
-    *) echo "run.sh: unknown target '$target' (y4m, yuv, model, cli)" >&2; exit 1 ;;
+    pictures) flags+=(-max_len=512) ;;
+    output) flags+=(-dict="$src/tests/fuzz/output.dict" -max_len=2048) ;;
+    *) echo "run.sh: unknown target '$target' (y4m, yuv, model, cli, pictures, output)" >&2; exit 1 ;;
 esac
 mkdir -p "$out/corpus-$target" "$out/artifacts-$target"
 # Leaks are checked at exit by LeakSanitizer; the targets allocate nothing
