@@ -898,7 +898,11 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
         err = -EINVAL;
         goto drop;
     }
-    if ((err = atomic_load(&ctx->error))) goto drop;
+    if ((err = atomic_load(&ctx->error))) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u not taken: the run failed before it (%s)",
+                    ctx->frames_sent, strerror(-err));
+        goto drop;
+    }
     if ((err = check_pictures(ctx, ref, dist))) goto drop;
     if (ctx->frames_sent == UINT32_MAX / 2) {
         context_log(ctx, QUALE_LOG_ERROR, "too many frames");

@@ -1,6 +1,19 @@
 /* CPU feature detection. */
 #include "cpu.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* VAES (cpuid leaf 7, ECX bit 9): asked directly, as clang's
+ * __builtin_cpu_supports() does not know it. */
+static int cpu_has_vaes(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (c >> 9) & 1;
+}
+#endif
+
 unsigned cpu_flags_detect(void)
 {
     unsigned flags = 0;
@@ -24,7 +37,7 @@ unsigned cpu_flags_detect(void)
         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
         __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vpopcntdq") &&
         __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("gfni") &&
-        __builtin_cpu_supports("vaes"))
+        cpu_has_vaes())
         flags |= QUALE_CPU_AVX512ICL;
 #endif
     return flags;

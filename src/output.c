@@ -327,9 +327,13 @@ static void write_csv(const Writer *w)
         if (!frame_listed(w, i)) continue;
         fprintf(f, "%u,", i);
         for (unsigned k = 0; k < key_count(w); k++) {
+            /* A key without a value at this frame is an empty field, so
+             * that the columns stay under their names (libvmaf leaves the
+             * field out; every key has a value at every listed frame of
+             * its runs, so the files are the same). */
             double v;
-            if (collector_get(w->collector, k, i, &v)) continue;
-            fprintf(f, "%s,", format_number(w, v, num, sizeof(num)));
+            if (collector_get(w->collector, k, i, &v)) fputc(',', f);
+            else fprintf(f, "%s,", format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "\n");
     }

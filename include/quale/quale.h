@@ -59,6 +59,11 @@ typedef struct QualeVideoFormat {
  * samples (native endian) above.  Chroma planes of 4:2:0 and 4:2:2 are
  * (width + 1) / 2 wide, and those of 4:2:0 are (height + 1) / 2 high.
  * Pictures made by quale_picture_alloc() are reference counted.
+ *
+ * A caller may also describe memory of its own ("borrowed": buffer NULL):
+ * plane_count, plane_width/height as the format says, data[] for every
+ * plane, and stride[] in bytes, at least a row of samples and at most
+ * 16 MiB, negative for a plane stored bottom up; rows need no alignment.
  */
 typedef struct QualePicture {
     QualeVideoFormat format;
@@ -203,13 +208,18 @@ QUALE_API void quale_close(QualeContext **ctx);
 /**
  * Requests a metric by name, with options as in the CLI:
  * "psnr", or "psnr=enable_chroma=false:min_sse=0.5".
- * Requesting the same metric with the same options twice is a no-op.
+ * Requesting the same metric with the same options twice is a no-op.  Two
+ * requests never write one key: a request whose keys (named as libvmaf
+ * names option variants) include a key of another request or model of the
+ * run is refused with -EEXIST, naming both.
  */
 QUALE_API int quale_use_metric(QualeContext *ctx, const char *spec);
 
 /**
  * Requests a VMAF model, with libvmaf's -m syntax: "version=vmaf_v0.6.1",
- * "path=model.json", plus ":name=NAME" (the output key, default "vmaf"),
+ * "path=model.json", plus ":name=NAME" (the output key, default "vmaf"; up
+ * to 128 letters, digits, '_', '-' and '.', starting with a letter or '_',
+ * so that every layout carries it),
  * ":disable_clip", ":enable_transform" and feature overloads such as
  * ":adm.adm_enhn_gain_limit=1.2".  The model's metrics are requested with it.
  */
@@ -246,16 +256,36 @@ QUALE_API int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
                                           const QualeVideoFormat *format);
 
 /**
- * Hands one frame pair to the context; it takes over both references (the
- * caller's QualePicture structs are cleared).  Frames are numbered 0, 1, ...
- * in the order they are sent.  The first pair fixes the format; both must
+ * Hands one frame pair to the context.  Frames are numbered 0, 1, ... in
+ * the order they are sent.  The first pair fixes the format; both must
  * have the same format.  Work runs on the worker threads; the call blocks
  * only while too many frames are in flight.
+ *
+ * Ownership: the caller's structs are cleared, accepted or not.  A
+ * reference-counted picture's reference passes to the context; a borrowed
+ * picture is copied before the call returns (its memory is the caller's
+ * again), and so is a counted one that is not laid out as
+ * quale_picture_alloc() lays it out.  ref and dist may be the same struct
+ * (one picture as both inputs); two different structs must each hold a
+ * reference of their own (quale_picture_ref()).
+ *
+ * What is checked (-EINVAL and a message naming the picture and the
+ * plane, nothing read): the format; plane_count and every plane's size
+ * against the format; a data pointer for every plane; strides of at least
+ * a row and at most 16 MiB whose rows stay inside the address space; and,
+ * for a counted picture, that every row lies inside its buffer.  What
+ * cannot be checked and is trusted: that borrowed memory holds the rows
+ * the picture describes, and that a counted picture's buffer is one that
+ * quale made.  A refused pair is not sent: the run goes on with the next.
+ * Once the run has failed (a metric refused the format, say), every call
+ * returns that error.
  */
 QUALE_API int quale_send_pictures(QualeContext *ctx, QualePicture *ref,
                                   QualePicture *dist);
 
-/** Waits for every frame sent, then runs the metrics' end-of-stream work. */
+/** Waits for every frame sent, then runs the metrics' end-of-stream work
+ *  and the models.  A value that is not a finite number (a model with
+ *  absurd parameters) is logged as a warning naming the key and frames. */
 QUALE_API int quale_flush(QualeContext *ctx);
 
 /** The number of frames sent so far. */
@@ -263,6 +293,10 @@ QUALE_API unsigned quale_frame_count(const QualeContext *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Results (after quale_flush)                                               */
+/* quale_feature_pooled() and quale_write_output() need a quale_flush() that
+ * succeeded: before it they return -EBUSY (the frames in flight and the
+ * models are not done), after a failed run that run's error, and write
+ * nothing.  quale_feature_value() answers at any time for the frames done. */
 
 enum QualePool {
     QUALE_POOL_MIN = 0,
@@ -299,7 +333,12 @@ typedef struct QualeOutputOptions {
 } QualeOutputOptions;
 
 /** Writes the results in libvmaf's layout.  Fails with -EIO (and a message)
- *  if the stream reports a write error. */
+ *  if the stream reports a write error.  Keys a layout cannot carry are
+ *  refused before anything is written (-EINVAL): XML attribute names (a
+ *  letter or '_', then letters, digits, '_', '-', '.'), '|', '{', '}' or
+ *  control characters in the subtitle layout, other than UTF-8 in JSON;
+ *  JSON and CSV escape the rest.  Values that are not finite numbers are
+ *  null in JSON (as in libvmaf) and nan, inf, -inf in the other layouts. */
 QUALE_API int quale_write_output(const QualeContext *ctx, FILE *stream,
                                  enum QualeOutputFormat format,
                                  const QualeOutputOptions *options);

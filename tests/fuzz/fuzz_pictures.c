@@ -162,7 +162,10 @@ static void build(Reader *r, const QualeVideoFormat *declared, Built *b)
         const size_t row = (size_t)pic->plane_width[p] * bps;
         if (change & 8) pic->stride[p] = pick_stride(r, row, pic->stride[p]);
         if (b->owned) {
-            if (change & 16) pic->data[p] = (uint8_t *)pic->data[p] + ((int)u16(r) - 32768);
+            /* Moved by an integer, not pointer arithmetic: it may leave the
+             * buffer, and the library must see that without using it. */
+            if ((change & 16) && pic->data[p])
+                pic->data[p] = (void *)((uintptr_t)pic->data[p] + (uintptr_t)((intptr_t)u16(r) - 32768));
             if (change & 32) pic->data[p] = NULL;
         }
     }

@@ -38,22 +38,27 @@ typedef vec_f32 VR;
  * transpose the matrix: m[c][i] becomes the old m[i][c]. */
 #define ANSNR_TRANSPOSE_STAGE(m, h)                                                        \
     do {                                                                                   \
-        const vec_i32 lane_ = ANSNR_LANE_INDEX;                                            \
-        const vec_i32 high_ = (lane_ & (h)) != 0;                                          \
-        /* lanes of the pair's first row: its own, or the second's h lanes back */        \
-        const vec_i32 first_ = lane_ + (high_ & (ANSNR_LANES - (h)));                      \
-        /* lanes of the second row: the first's h lanes on, or its own */                  \
-        const vec_i32 second_ = lane_ + (~high_ & (h)) + (high_ & ANSNR_LANES);            \
         for (int i_ = 0; i_ < ANSNR_LANES; i_++) {                                         \
             if (i_ & (h)) continue;                                                        \
             const VR a_ = (m)[i_], b_ = (m)[i_ + (h)];                                     \
-            (m)[i_] = __builtin_shuffle(a_, b_, first_);                                   \
-            (m)[i_ + (h)] = __builtin_shuffle(a_, b_, second_);                            \
+            (m)[i_] = __builtin_shufflevector(a_, b_, ANSNR_LANES_OF(ANSNR_FIRST, h));     \
+            (m)[i_ + (h)] = __builtin_shufflevector(a_, b_, ANSNR_LANES_OF(ANSNR_SECOND, h)); \
         }                                                                                  \
     } while (0)
 
+/* Lane l of the pair's first row after a stage: its own, or (in the lanes
+ * with bit h set) the second row's h lanes back; of the second row: the
+ * first's h lanes on, or (bit h set) its own.  Indices count a_'s lanes,
+ * then b_'s; constant, as __builtin_shufflevector wants them (GCC 12 and
+ * clang both have it). */
+#define ANSNR_FIRST(l, h) (((l) & (h)) ? (l) + ANSNR_LANES - (h) : (l))
+#define ANSNR_SECOND(l, h) (((l) & (h)) ? (l) + ANSNR_LANES : (l) + (h))
+
 #if ANSNR_LANES == 16
-#define ANSNR_LANE_INDEX { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 }
+#define ANSNR_LANES_OF(lane, h)                                                            \
+    lane(0, h), lane(1, h), lane(2, h), lane(3, h), lane(4, h), lane(5, h), lane(6, h),    \
+        lane(7, h), lane(8, h), lane(9, h), lane(10, h), lane(11, h), lane(12, h),         \
+        lane(13, h), lane(14, h), lane(15, h)
 #define ANSNR_TRANSPOSE(m)                \
     do {                                  \
         ANSNR_TRANSPOSE_STAGE(m, 8);      \
@@ -62,7 +67,9 @@ typedef vec_f32 VR;
         ANSNR_TRANSPOSE_STAGE(m, 1);      \
     } while (0)
 #else
-#define ANSNR_LANE_INDEX { 0, 1, 2, 3, 4, 5, 6, 7 }
+#define ANSNR_LANES_OF(lane, h)                                                            \
+    lane(0, h), lane(1, h), lane(2, h), lane(3, h), lane(4, h), lane(5, h), lane(6, h),    \
+        lane(7, h)
 #define ANSNR_TRANSPOSE(m)                \
     do {                                  \
         ANSNR_TRANSPOSE_STAGE(m, 4);      \
