@@ -21,6 +21,8 @@ extern const Metric metric_float_ansnr;
 extern const Metric metric_float_motion;
 extern const Metric metric_float_vif;
 extern const Metric metric_float_adm;
+extern const Metric metric_speed_chroma;
+extern const Metric metric_speed_temporal;
 
 const Metric *const quale_metrics[] = {
     &metric_psnr,
@@ -38,6 +40,8 @@ const Metric *const quale_metrics[] = {
     &metric_float_motion,
     &metric_float_vif,
     &metric_float_adm,
+    &metric_speed_chroma,
+    &metric_speed_temporal,
     NULL,
 };
 

@@ -56,6 +56,7 @@
 #include "metric.h"
 #include "float_vif.h"
 #include "picture_float.h"
+#include "vif_tools.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -83,12 +84,6 @@ static const char *const vif_keys[KEY_COUNT + 1] = {
 /* FloatVifState: float_vif.h */
 
 /* in enum FloatVifPrescale order */
-static const char *const vif_prescale_methods[] = {
-    "nearest", "bilinear", "bicubic", "lanczos4", NULL,
-};
-
-/* libvmaf's VIF_BILINEAR_MAX_WIDTH: its bilinear scaler's column tables */
-#define VIF_BILINEAR_MAX_WIDTH 7680
 
 static const MetricOption vif_options[] = {
     { .name = "debug", .help = "debug mode: enable additional output",
@@ -121,7 +116,7 @@ static const MetricOption vif_options[] = {
       .help = "minimum value allowed; smaller values will be set to this value",
       .offset = offsetof(FloatVifState, min_val[3]), .type = QUALE_OPTION_DOUBLE,
       .default_value.d = 0.0, .min = 0.0, .max = 1.0, .flags = OPTION_FEATURE_PARAM },
-    { .name = "vif_prescale_method", .alias = "pm", .choices = vif_prescale_methods,
+    { .name = "vif_prescale_method", .alias = "pm", .choices = vif_prescale_method_names,
       .help = "scaling method for the frame, supported options: [nearest, bilinear, bicubic, "
               "lanczos4]",
       .offset = offsetof(FloatVifState, prescale_method), .type = QUALE_OPTION_CHOICE,
@@ -136,46 +131,6 @@ static const MetricOption vif_options[] = {
 };
 
 /* ---- the Gaussian filters ------------------------------------------------- */
-
-/* The kernel scales libvmaf accepts (vif_tools.h), as floats. */
-static const float vif_valid_kernelscales[] = {
-    1.0f, 1.0f / 2.0f, 3.0f / 2.0f, 2.0f, 2.0f / 3.0f, 24.0f / 10.0f, 360.0f / 97.0f,
-    4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f, 4.25f / 3.0f, 5.0f / 3.0f, 3.0f,
-    1.0f / 2.25f, 1.4746f, 1.54f, 1.6f, 1.06667f, 0.711111f, 0.740740f, 1.111111f,
-};
-
-static bool kernelscale_valid(float ks)
-{
-    for (size_t i = 0; i < QUALE_ARRAY_SIZE(vif_valid_kernelscales); i++)
-        if (fabsf(ks - vif_valid_kernelscales[i]) < 1e-3) return true;
-    return false;
-}
-
-/* 2^(4 - scale) + 1 taps times the kernel scale, rounded up to odd, >= 3. */
-static int filter_taps(int scale, float ks)
-{
-    const int n = (1 << (4 - scale)) + 1;
-    int taps = (int)ceil(n * ks);
-    if (taps % 2 == 0) taps++;
-    return taps > 3 ? taps : 3;
-}
-
-/* libvmaf's get_1d_gaussian_kernel(): the density at -k..k in its float
- * and double steps, normalised by its float sum. */
-static void gaussian_filter(float *out, int taps)
-{
-    const float stdev = taps / 5.0f;
-    const int half = (taps - 1) / 2;
-    float sum = 0;
-    for (int i = 0; i < taps; i++) {
-        const float x = (float)(i - half);
-        const float num = exp(-0.5 * x / stdev * x / stdev);
-        const float den = 1 / (stdev * sqrt(2 * M_PI));
-        out[i] = num / den;
-        sum += out[i];
-    }
-    for (int i = 0; i < taps; i++) out[i] /= sum;
-}
 
 /* ---- libvmaf's log2 approximation ----------------------------------------- */
 
@@ -531,11 +486,10 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     if (err) return err;
 
     const float ks = (float)s->kernelscale;
-    if (!kernelscale_valid(ks)) {
+    if (!vif_kernelscale_valid(ks)) {
         feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_vif: invalid vif_kernelscale %g; libvmaf accepts 1, 1/2, 3/2, 2, "
-                         "2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, 1.4746, "
-                         "1.54, 1.6, 1.06667, 0.711111, 0.74074 and 1.111111", s->kernelscale);
+                         "float_vif: invalid vif_kernelscale %g; libvmaf accepts "
+                         VIF_KERNELSCALES_TEXT, s->kernelscale);
         return -EINVAL;
     }
 
@@ -563,8 +517,8 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         s->h[k] = s->h[k - 1] / 2;
     }
     for (int k = 0; k < VIF_SCALES; k++) {
-        s->taps[k] = filter_taps(k, ks);
-        gaussian_filter(s->filter[k], s->taps[k]);
+        s->taps[k] = vif_filter_taps(k, ks);
+        vif_gaussian_kernel(s->filter[k], s->taps[k], s->taps[k] / 5.0f);
     }
 
     /* Every filter's mirror must stay inside the picture it filters: the
@@ -596,127 +550,6 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     return 0;
 }
 
-/* ---- prescaling ------------------------------------------------------------------ */
-
-/*
- * libvmaf's vif_scale_frame_s(), used where vif_prescale changes the size
- * (the same size is a copy whatever the method).  Every method samples
- * the source at ((x + 0.5) * ratio - 0.5), ratio = float source size over
- * target size, computed in double and kept as a float; positions outside
- * the picture are mirrored once (-k -> k, n - 1 + k -> n - 1 - k) on
- * floats.  Float arithmetic in libvmaf's order:
- *  - bilinear: the four neighbours (floor, ceil; mirrored) weighted by
- *    (1 - dy)(1 - dx), (1 - dy)dx, dy(1 - dx), dy dx, with dx, dy the
- *    position less the mirrored floor;
- *  - bicubic: 4x4 neighbours, Keys' kernel with a = -0.75, rows outer,
- *    summed from 0;
- *  - lanczos4: 9x9 neighbours, the Lanczos kernel of a = 4 in double
- *    kept as float, the weighted sum over the weights' sum.
- * nearest takes sample (int)(x * ratio) and reads the picture directly.
- */
-static float prescale_mirror(float i, float left, float right)
-{
-    return i < left ? -i : i > right ? 2 * right - i : i;
-}
-
-static void prescale_bilinear(const float *src, int sw, int sh, size_t ss, float *dst, int dw,
-                              int dh, size_t ds)
-{
-    const float ratio_x = (float)sw / dw, ratio_y = (float)sh / dh;
-    for (int y = 0; y < dh; y++) {
-        const float yy = (y + 0.5) * ratio_y - 0.5;
-        const int y1 = (int)prescale_mirror((float)floor(yy), 0, (float)(sh - 1));
-        const int y2 = (int)prescale_mirror((float)ceil(yy), 0, (float)(sh - 1));
-        const float dy = yy - y1;
-        const float *r1 = src + (size_t)y1 * ss, *r2 = src + (size_t)y2 * ss;
-        float *out = dst + (size_t)y * ds;
-        for (int x = 0; x < dw; x++) {
-            const float xx = (x + 0.5) * ratio_x - 0.5;
-            const int x1 = (int)prescale_mirror((float)floor(xx), 0, (float)(sw - 1));
-            const int x2 = (int)prescale_mirror((float)ceil(xx), 0, (float)(sw - 1));
-            const float dx = xx - x1;
-            out[x] = (1 - dy) * (1 - dx) * r1[x1] + (1 - dy) * dx * r1[x2] +
-                     dy * (1 - dx) * r2[x1] + dy * dx * r2[x2];
-        }
-    }
-}
-
-static float bicubic_weight(float t)
-{
-    const float a = -0.75f;
-    if (t < 0) t = -t;
-    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
-    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
-    return 0;
-}
-
-static float lanczos4_weight(float x, float a)
-{
-    if (x == 0.0) return 1.0f;
-    if (x > -a && x < a)
-        return (float)(a * sin(M_PI * x) * sin(M_PI * x / a) / (M_PI * M_PI * x * x));
-    return 0.0f;
-}
-
-/* One sample of the bicubic (radius 2) or lanczos4 (radius 4) scaler at
- * (x, y) of the source. */
-static float prescale_kernel(const float *src, int sw, int sh, size_t ss, float x, float y,
-                             int method)
-{
-    const int x0 = (int)floor(x), y0 = (int)floor(y);
-    const float dx = x - x0, dy = y - y0;
-    float wx[9], wy[9];
-    if (method == FLOAT_VIF_PRESCALE_BICUBIC) {
-        for (int i = -1; i <= 2; i++) {
-            wx[i + 1] = bicubic_weight(i - dx);
-            wy[i + 1] = bicubic_weight(i - dy);
-        }
-        float acc = 0.0f;
-        for (int j = -1; j <= 2; j++) {
-            const int yi = (int)prescale_mirror((float)(y0 + j), 0, (float)(sh - 1));
-            for (int i = -1; i <= 2; i++) {
-                const int xi = (int)prescale_mirror((float)(x0 + i), 0, (float)(sw - 1));
-                acc += src[(size_t)yi * ss + xi] * (wx[i + 1] * wy[j + 1]);
-            }
-        }
-        return acc;
-    }
-    const int a = 4;
-    for (int i = -a; i <= a; i++) {
-        wx[i + a] = lanczos4_weight(i - dx, (float)a);
-        wy[i + a] = lanczos4_weight(i - dy, (float)a);
-    }
-    float acc = 0.0f, weight_sum = 0.0f;
-    for (int j = -a; j <= a; j++) {
-        const int yi = (int)prescale_mirror((float)(y0 + j), 0, (float)(sh - 1));
-        for (int i = -a; i <= a; i++) {
-            const float weight = wx[i + a] * wy[j + a];
-            weight_sum += weight;
-            const int xi = (int)prescale_mirror((float)(x0 + i), 0, (float)(sw - 1));
-            acc += src[(size_t)yi * ss + xi] * weight;
-        }
-    }
-    return acc / weight_sum;
-}
-
-static void prescale_resample(const float *src, int sw, int sh, size_t ss, float *dst, int dw,
-                              int dh, size_t ds, int method)
-{
-    if (method == FLOAT_VIF_PRESCALE_BILINEAR) {
-        prescale_bilinear(src, sw, sh, ss, dst, dw, dh, ds);
-        return;
-    }
-    const float ratio_x = (float)sw / dw, ratio_y = (float)sh / dh;
-    for (int y = 0; y < dh; y++) {
-        const float yy = (y + 0.5) * ratio_y - 0.5;
-        float *out = dst + (size_t)y * ds;
-        for (int x = 0; x < dw; x++) {
-            const float xx = (x + 0.5) * ratio_x - 0.5;
-            out[x] = prescale_kernel(src, sw, sh, ss, xx, yy, method);
-        }
-    }
-}
-
 /* The picture's luma as floats at scale 0, resized by vif_prescale with
  * libvmaf's scaler of vif_prescale_method.  src: the scratch's source
  * picture (methods other than nearest). */
@@ -732,8 +565,7 @@ static void load_picture(const FloatVifState *s, const QualePicture *pic, float 
     if (s->prescale_method != FLOAT_VIF_PRESCALE_NEAREST) {
         for (int y = 0; y < s->src_h; y++)
             picture_float_row(pic, 0, (unsigned)y, -128.0f, src + (size_t)y * src_stride);
-        prescale_resample(src, s->src_w, s->src_h, src_stride, dst, w, h, stride,
-                          s->prescale_method);
+        vif_prescale(src, s->src_w, s->src_h, src_stride, dst, w, h, stride, s->prescale_method);
         return;
     }
     const float ratio_x = (float)s->src_w / w, ratio_y = (float)s->src_h / h;

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "vif_tools.h"
+
 #if defined(__CUDACC__)
 #define FLOAT_VIF_INLINE static inline __host__ __device__
 #else
@@ -148,10 +150,10 @@ enum FloatVifKey {
 
 /* vif_prescale_method: how vif_prescale resizes the picture. */
 enum FloatVifPrescale {
-    FLOAT_VIF_PRESCALE_NEAREST,
-    FLOAT_VIF_PRESCALE_BILINEAR,
-    FLOAT_VIF_PRESCALE_BICUBIC,
-    FLOAT_VIF_PRESCALE_LANCZOS4,
+    FLOAT_VIF_PRESCALE_NEAREST = VIF_PRESCALE_NEAREST,
+    FLOAT_VIF_PRESCALE_BILINEAR = VIF_PRESCALE_BILINEAR,
+    FLOAT_VIF_PRESCALE_BICUBIC = VIF_PRESCALE_BICUBIC,
+    FLOAT_VIF_PRESCALE_LANCZOS4 = VIF_PRESCALE_LANCZOS4,
 };
 
 typedef struct FloatVifState {
