@@ -29,7 +29,12 @@ import sys
 
 # libvmaf's order of built-in models, then any other file by name.
 PREFERRED_ORDER = ["vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg",
-                   "vmaf_b_v0.6.3"]
+                   "vmaf_b_v0.6.3",
+                   "vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_5d0h", "vmaf_v1.0.16_1d5h_2160",
+                   "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr_5d0h",
+                   "vmaf_v1.0.16_hfr_1d5h_2160", "vmaf_v1.0.16_hfr_3d0h_2160",
+                   "vmaf_float_v0.6.1", "vmaf_float_v0.6.1neg", "vmaf_float_4k_v0.6.1",
+                   "vmaf_float_b_v0.6.3"]
 
 MODEL_TYPES = {
     "LIBSVMNUSVR": "MODEL_TYPE_SVM_NUSVR",
@@ -302,6 +307,21 @@ def model_desc(w, prefix, md, where):
     sv_name = w.array("double", f"{prefix}_sv",
                       [c_double(v) for row in sv for v in row], n)
 
+    # chroma_correction_parameter: the one feature naming "speed_chroma" is
+    # corrected from the one naming "adm3" (src/model.c checks the same).
+    chroma = ""
+    if "chroma_correction_parameter" in md:
+        c = number(md["chroma_correction_parameter"], f"{where}.chroma_correction_parameter")
+        guided = [i for i, f in enumerate(names) if "speed_chroma" in f]
+        guiding = [i for i, f in enumerate(names) if "adm3" in f]
+        if c == 0 or len(guided) != 1 or len(guiding) != 1:
+            raise ModelError(f"{where}.chroma_correction_parameter: needs a non-zero value, "
+                             "one speed_chroma feature and one adm3 feature")
+        chroma = (f"        .chroma_correction = true,\n"
+                  f"        .chroma_correction_parameter = {c_double(c)},\n"
+                  f"        .chroma_guided = {guided[0]},\n"
+                  f"        .chroma_guiding = {guiding[0]},\n")
+
     b = lambda x: "true" if x else "false"
     p_en = ", ".join(b(x) for x in t["p_enabled"])
     p_val = ", ".join(c_double(x) for x in t["p"])
@@ -326,6 +346,7 @@ def model_desc(w, prefix, md, where):
             f"            .out_lte_in = {b(t['out_lte_in'])},\n"
             f"            .out_gte_in = {b(t['out_gte_in'])},\n"
             f"        }},\n"
+            + chroma +
             f"        .svm = {{\n"
             f"            .gamma = {c_double(gamma)},\n"
             f"            .rho = {c_double(rho)},\n"

@@ -150,6 +150,11 @@ static const FeatureSource feature_sources[] = {
     { "psnr_hvs_cr", "psnr_hvs", "psnr_hvs_cr" },
     { "psnr_hvs", "psnr_hvs", "psnr_hvs" },
     { "Cambi_feature_cambi_score", "cambi", "cambi" },
+    /* speed_chroma and speed_temporal (speed.c) */
+    { "Speed_chroma_feature_speed_chroma_u_score", "speed_chroma", "speed_chroma_u" },
+    { "Speed_chroma_feature_speed_chroma_v_score", "speed_chroma", "speed_chroma_v" },
+    { "Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma", "speed_chroma_uv" },
+    { "Speed_temporal_feature_speed_temporal_score", "speed_temporal", "speed_temporal" },
 };
 
 static const FeatureSource *find_feature_source(const char *feature)
@@ -759,6 +764,44 @@ static int load_options(const Loader *L, const JsonValue *dict, const char *wher
     return 0;
 }
 
+/*
+ * libvmaf's chroma-from-luma correction needs exactly one feature whose
+ * name holds "speed_chroma" (the guided one) and one that holds "adm3"
+ * (the guiding one): libvmaf fails the prediction on a second of either
+ * and reads an unset index without the first.  A parameter of 0 makes
+ * libvmaf skip the prediction altogether (no score is written): refused.
+ */
+static int load_chroma_correction(const Loader *L, const JsonValue *v, const char *where,
+                                  ModelDesc *d)
+{
+    const double c = v->u.number.value;
+    if (c == 0.0)
+        return FAIL(v, "%s.chroma_correction_parameter: 0 makes libvmaf write no score; "
+                    "leave the field out instead", where);
+    int guided = -1, guiding = -1;
+    for (unsigned i = 0; i < d->feature_count; i++) {
+        const char *name = d->features[i].name;
+        for (int k = 0; k < 2; k++) {
+            const char *part = k ? "adm3" : "speed_chroma";
+            int *index = k ? &guiding : &guided;
+            if (!strstr(name, part)) continue;
+            if (*index >= 0)
+                return FAIL(v, "%s.chroma_correction_parameter: more than one feature "
+                            "names \"%s\" (%s and %s)", where, part,
+                            d->features[*index].name, name);
+            *index = (int)i;
+        }
+    }
+    if (guided < 0 || guiding < 0)
+        return FAIL(v, "%s.chroma_correction_parameter needs a feature naming "
+                    "\"speed_chroma\" and one naming \"adm3\"", where);
+    d->chroma_correction = true;
+    d->chroma_correction_parameter = c;
+    d->chroma_guided = (unsigned)guided;
+    d->chroma_guiding = (unsigned)guiding;
+    return 0;
+}
+
 static int load_model_dict(const Loader *L, const JsonValue *md, const char *where,
                            ModelDesc *d)
 {
@@ -865,12 +908,14 @@ static int load_model_dict(const Loader *L, const JsonValue *md, const char *whe
         }
     }
 
-    /* chroma_correction_parameter only serves speed_chroma features, which
-     * no metric of ours provides. */
-    v = json_object_get(md, "chroma_correction_parameter");
-    if (v)
-        return FAIL(v, "%s.chroma_correction_parameter is not supported (it "
-                    "needs speed_chroma features)", where);
+    /* chroma_correction_parameter (the v1 models): where the speed_chroma
+     * feature is 0, the SVM reads c (1 - adm3) in its place instead. */
+    v = field(L, md, where, "chroma_correction_parameter", JSON_NUMBER, false, &err);
+    if (err) return err;
+    if (v) {
+        err = load_chroma_correction(L, v, where, d);
+        if (err) return err;
+    }
 
     /* model: the libsvm text */
     v = field(L, md, where, "model", JSON_STRING, true, &err);
@@ -1411,6 +1456,28 @@ static double svm_predict(const ModelSvmDesc *svm, const double *x)
 }
 
 /* The prediction before transform and clip. */
+/*
+ * libvmaf's post_process_feature_from_another(): the speed_chroma input
+ * taken back out of its normalisation; where that is exactly 0, the input
+ * becomes c (1 - adm3) (adm3 also taken back out of its normalisation,
+ * which need not give its value back bit for bit), normalised again.
+ */
+static void correct_chroma(const ModelDesc *d, double *x)
+{
+    const unsigned g = d->chroma_guided, a = d->chroma_guiding;
+    const bool linear = d->norm == MODEL_NORM_LINEAR_RESCALE;
+    double guided = x[g], guiding = x[a];
+    if (linear) {
+        guided = (guided - d->intercepts[g + 1]) / d->slopes[g + 1];
+        guiding = (guiding - d->intercepts[a + 1]) / d->slopes[a + 1];
+    }
+    if (guided != 0.0) return;
+    const double c = d->chroma_correction_parameter;
+    double corrected = (-c * guiding) + c;
+    if (linear) corrected = d->slopes[g + 1] * corrected + d->intercepts[g + 1];
+    x[g] = corrected;
+}
+
 static double predict_raw(const ModelPart *part, const double *inputs)
 {
     const ModelDesc *d = part->desc;
@@ -1421,6 +1488,7 @@ static double predict_raw(const ModelPart *part, const double *inputs)
             v = d->slopes[i + 1] * v + d->intercepts[i + 1];
         x[i] = v;
     }
+    if (d->chroma_correction) correct_chroma(d, x);
     double y = svm_predict(&d->svm, x);
     if (d->norm == MODEL_NORM_LINEAR_RESCALE)
         y = (y - d->intercepts[0]) / d->slopes[0];

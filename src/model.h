@@ -164,6 +164,12 @@ typedef struct ModelDesc {
     bool clip_present; /* score_clip given */
     double clip_min, clip_max;
     ModelTransformDesc transform;
+    /* chroma_correction_parameter (libvmaf's chroma from luma): where the
+     * guided feature (speed_chroma) is 0, the SVM reads
+     * c (1 - guiding feature (adm3)) instead. */
+    bool chroma_correction;
+    double chroma_correction_parameter;
+    unsigned chroma_guided, chroma_guiding;
     ModelSvmDesc svm;
 } ModelDesc;
 

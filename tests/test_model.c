@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "metric.h"
 #include "model.h"
+#include "option.h"
 
 #ifndef QUALE_SOURCE_DIR
 #define QUALE_SOURCE_DIR "."
@@ -439,6 +441,49 @@ static void test_malformed(void)
     expect_file_error(model_text("[\"VMAF_feature_bogus\", \"VMAF_integer_feature_motion2_score\"]",
                                  "[2.0, 1.0, 3.0]", GOOD_SVM, ""),
                       "unknown feature \"VMAF_feature_bogus\"", "unknown feature");
+    /* chroma_correction_parameter (the v1 models) needs one speed_chroma
+     * and one adm3 feature, and a value other than 0. */
+#define CHROMA_FEATURES "[\"Speed_chroma_feature_speed_chroma_uv_score\", " \
+                        "\"VMAF_integer_feature_adm3_score\"]"
+    expect_file_error(model_text(GOOD_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM,
+                                 ", \"chroma_correction_parameter\": 120.0"),
+                      "needs a feature naming \"speed_chroma\"", "correction without speed_chroma");
+    expect_file_error(model_text(CHROMA_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM,
+                                 ", \"chroma_correction_parameter\": 0"),
+                      "0 makes libvmaf write no score", "correction parameter 0");
+    expect_file_error(model_text(CHROMA_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM,
+                                 ", \"chroma_correction_parameter\": \"120\""),
+                      "chroma_correction_parameter", "correction parameter not a number");
+    {
+        /* Where the speed_chroma input is 0, the SVM reads c (1 - adm3). */
+        const char *text = model_text(CHROMA_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM,
+                                      ", \"chroma_correction_parameter\": 120.0");
+        const char *with = write_temp("chroma_model.json", text, strlen(text));
+        const char *plain_text = model_text(CHROMA_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM, "");
+        char with_spec[600], plain_spec[600];
+        snprintf(with_spec, sizeof(with_spec), "path=%s", with ? with : "");
+        const char *plain = write_temp("plain_model.json", plain_text, strlen(plain_text));
+        snprintf(plain_spec, sizeof(plain_spec), "path=%s", plain ? plain : "");
+        Model *a = NULL, *b = NULL;
+        char why[512] = "";
+        check(!model_load(&a, with_spec, why, sizeof(why)), "model: chroma correction: %s", why);
+        check(!model_load(&b, plain_spec, why, sizeof(why)), "model: no correction: %s", why);
+        if (a && b) {
+            double out_a[1], out_b[1];
+            const double zero[2] = { 0.0, 0.9 }, some[2] = { 0.5, 0.9 };
+            const double corrected[2] = { (-120.0 * ((3.0 * 0.9 + 0.25 - 0.25) / 3.0)) + 120.0,
+                                          0.9 };
+            model_predict_features(a, some, out_a);
+            model_predict_features(b, some, out_b);
+            check(out_a[0] == out_b[0], "model: no correction where speed_chroma is not 0");
+            model_predict_features(a, zero, out_a);
+            model_predict_features(b, corrected, out_b);
+            check(out_a[0] == out_b[0], "model: speed_chroma 0 read as c (1 - adm3): %.17g vs "
+                  "%.17g", out_a[0], out_b[0]);
+        }
+        model_close(&a);
+        model_close(&b);
+    }
     expect_file_error(model_text(GOOD_FEATURES, "[2.0, 1.0]", GOOD_SVM, ""),
                       "slopes: expected 3 numbers", "slopes too short");
     expect_file_error(model_text(GOOD_FEATURES, "[2.0, 1.0, \"3\"]", GOOD_SVM, ""),
@@ -596,24 +641,38 @@ static Worst worst_main, worst_bootstrap;
 /* libvmaf's output name of a model input: the base key, then "_alias_value"
  * for each option (the published models only use the enhancement gain
  * limits, alias "egl"). */
-static void golden_key(const char *key, const char *options, char *out, size_t size)
+/* The key a metric writes for `key` under `options` ("name=value:..."):
+ * libvmaf's suffix rule as the library applies it (option.h), which the
+ * golden parity test holds against libvmaf's own names. */
+typedef struct KeyState {
+    const Metric *metric;
+    void *state;
+} KeyState;
+
+static int set_key_option(void *cookie, const char *name, const char *value)
+{
+    KeyState *k = cookie;
+    const MetricOption *o = option_find(k->metric->options, name);
+    char error[256];
+    return o ? option_set(o, k->state, value, error, sizeof(error)) : -EINVAL;
+}
+
+static void golden_key(const char *metric_name, const char *key, const char *options, char *out,
+                       size_t size)
 {
     snprintf(out, size, "%s", key);
-    const char *p = options;
-    while (p && *p) {
-        const char *eq = strchr(p, '=');
-        const char *end = strchr(p, ':');
-        if (!eq) break;
-        const size_t name_len = (size_t)(eq - p);
-        const size_t value_len = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
-        const char *alias = "?";
-        if ((name_len == 19 && !strncmp(p, "vif_enhn_gain_limit", 19)) ||
-            (name_len == 19 && !strncmp(p, "adm_enhn_gain_limit", 19)))
-            alias = "egl";
-        const size_t at = strlen(out);
-        snprintf(out + at, size - at, "_%s_%.*s", alias, (int)value_len, eq + 1);
-        p = end ? end + 1 : NULL;
-    }
+    const Metric *metric = metric_find(metric_name);
+    if (!metric || !options || !*options) return;
+    KeyState k = { metric, calloc(1, metric->state_size) };
+    if (!k.state) return;
+    options_set_defaults(metric->options, k.state);
+    char spec[512], error[256];
+    snprintf(spec, sizeof(spec), "%s=%s", metric_name, options);
+    size_t name_len;
+    if (!option_spec_split(spec, &name_len, set_key_option, &k, error, sizeof(error)))
+        option_key_name(metric->options, k.state, key, out, size);
+    options_free(metric->options, k.state);
+    free(k.state);
 }
 
 static int read_json_file(const char *path, JsonDocument **doc)
@@ -685,10 +744,10 @@ static void compare_golden(const char *golden_path, const char *version,
         const JsonValue *metrics = json_object_get(&frames->u.array.items[f], "metrics");
         bool ok = metrics != NULL;
         for (unsigned i = 0; ok && i < n_in; i++) {
-            const char *key, *options;
-            model_input(builtin, i, NULL, &options, &key);
+            const char *metric, *key, *options;
+            model_input(builtin, i, &metric, &options, &key);
             char name[256];
-            golden_key(key, options, name, sizeof(name));
+            golden_key(metric, key, options, name, sizeof(name));
             const JsonValue *v = json_object_get(metrics, name);
             ok = v && v->type == JSON_NUMBER;
             check(ok, "%s frame %zu: no feature %s", golden_path, f, name);
@@ -762,7 +821,7 @@ static void test_builtin_list(void)
     const char *const *v = model_builtin_versions();
     unsigned n = 0;
     while (v && v[n]) n++;
-    check(n == model_builtin_count && n == 5, "model: %u built-in versions", n);
+    check(n == model_builtin_count && n == 17, "model: %u built-in versions", n);
     for (unsigned i = 0; i < n; i++) {
         Model *m = NULL;
         char spec[128], error[512] = "";
@@ -772,7 +831,8 @@ static void test_builtin_list(void)
         if (err) continue;
         check(!strcmp(model_label(m), v[i]), "model: label of %s", v[i]);
         check(!strcmp(model_name(m), "vmaf"), "model: default name of %s", v[i]);
-        check(model_is_bootstrap(m) == !strcmp(v[i], "vmaf_b_v0.6.3"),
+        check(model_is_bootstrap(m) ==
+                  (!strcmp(v[i], "vmaf_b_v0.6.3") || !strcmp(v[i], "vmaf_float_b_v0.6.3")),
               "model: bootstrap flag of %s", v[i]);
         model_close(&m);
     }
@@ -940,6 +1000,16 @@ static void test_golden(const char *shared)
         { ".4k.json", "vmaf_4k_v0.6.1" },
         { ".neg4k.json", "vmaf_4k_v0.6.1neg" },
         { ".b.json", "vmaf_b_v0.6.3" },
+        { ".v1.json", "vmaf_v1.0.16_3d0h" },
+        { ".v1phone.json", "vmaf_v1.0.16_5d0h" },
+        { ".v1hfr.json", "vmaf_v1.0.16_hfr_3d0h" },
+        { ".v1_2160.json", "vmaf_v1.0.16_1d5h_2160" },
+        { ".v1tv_2160.json", "vmaf_v1.0.16_3d0h_2160" },
+        { ".v1hfr_2160.json", "vmaf_v1.0.16_hfr_1d5h_2160" },
+        { ".float.json", "vmaf_float_v0.6.1" },
+        { ".floatb.json", "vmaf_float_b_v0.6.3" },
+        { ".floatneg.json", "vmaf_float_v0.6.1neg" },
+        { ".float4k.json", "vmaf_float_4k_v0.6.1" },
     };
     unsigned files = 0;
     for (unsigned i = 0; i < count; i++) {
