@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "metric.h"
 #include "picture_float.h"
 #include "speed.h"
@@ -39,11 +40,23 @@ static bool almost_one(double x)
     return fabs(x - 1.0) < 1.0e-3; /* libvmaf's ALMOST_EQUAL(x, 1.0) */
 }
 
+void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags)
+{
+    dsp->cov_sum = speed_cov_sum;
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) dsp->cov_sum = speed_cov_sum_avx2;
+    if (cpu_flags & QUALE_CPU_AVX512) dsp->cov_sum = speed_cov_sum_avx512;
+#else
+    (void)cpu_flags;
+#endif
+}
+
 int speed_setup(SpeedSetup *s, const char *metric, const char *what, int w, int h, double ks,
                 double ps, int method, double sigma_nn, double nn_floor, int weight_mode,
                 FeatureSink *sink)
 {
     memset(s, 0, sizeof(*s));
+    speed_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     if (!vif_kernelscale_valid((float)ks)) {
         feature_sink_log(sink, QUALE_LOG_ERROR, "%s: invalid speed_kernelscale %g; libvmaf "
                          "accepts " VIF_KERNELSCALES_TEXT, metric, ks);
@@ -254,9 +267,10 @@ double speed_cov_sum(const float *x, const float *y, size_t stride, int w, int h
 /* K[o][p]: the covariance of the samples at neighbourhood offsets o and p
  * (o = 5 r + c: rows r.., columns c.. of the operating picture), over
  * sub_w x sub_h of them. */
-static void covariance_matrix(const SpeedGeometry *g, const float *pic, size_t stride,
-                              float *cov, float *means)
+static void covariance_matrix(const SpeedSetup *s, const float *pic, size_t stride, float *cov,
+                              float *means)
 {
+    const SpeedGeometry *g = &s->g;
     const size_t count = (size_t)g->sub_w * (size_t)g->sub_h;
     for (int o = 0; o < SPEED_ELEMENTS; o++) {
         const float *p = pic + (size_t)(o / SPEED_BLOCK) * stride + o % SPEED_BLOCK;
@@ -269,8 +283,8 @@ static void covariance_matrix(const SpeedGeometry *g, const float *pic, size_t s
         const float *pa = pic + (size_t)(a / SPEED_BLOCK) * stride + a % SPEED_BLOCK;
         for (int b = 0; b <= a; b++) {
             const float *pb = pic + (size_t)(b / SPEED_BLOCK) * stride + b % SPEED_BLOCK;
-            const double sum = speed_cov_sum(pa, pb, stride, g->sub_w, g->sub_h, means[a],
-                                             means[b]);
+            const double sum = s->dsp.cov_sum(pa, pb, stride, g->sub_w, g->sub_h, means[a],
+                                              means[b]);
             const float c = (float)(sum / count);
             cov[a * SPEED_ELEMENTS + b] = cov[b * SPEED_ELEMENTS + a] = c;
         }
@@ -504,7 +518,7 @@ void speed_picture_stats(const SpeedSetup *s, SpeedWork *w, const float *pic, Sp
 {
     const SpeedGeometry *g = &s->g;
     const int n = SPEED_ELEMENTS, blocks = g->blocks;
-    covariance_matrix(g, pic, w->stride, w->cov, w->eig); /* eig holds the means first */
+    covariance_matrix(s, pic, w->stride, w->cov, w->eig); /* eig holds the means first */
     eigenvalues(w->cov, w->eig, w->lin);
 
     /* Y: block b's sample at offset o, blocks in raster order. */

@@ -64,10 +64,27 @@ typedef struct SpeedGeometry {
     bool prescale;            /* speed_prescale is not (almost) 1 */
 } SpeedGeometry;
 
+/* The covariance sums of speed_cov_sum() (below): the C reference, then
+ * AVX2 and AVX-512 kernels with the same bits (tests/checkasm/speed.c). */
+typedef double (*SpeedCovSumFn)(const float *x, const float *y, size_t stride, int w, int h,
+                                double mx, double my);
+typedef struct SpeedDsp {
+    SpeedCovSumFn cov_sum;
+} SpeedDsp;
+
+/* The C kernels, then those of each level cpu_flags (QUALE_CPU_*) allows. */
+void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags);
+
+double speed_cov_sum_avx2(const float *x, const float *y, size_t stride, int w, int h,
+                          double mx, double my);
+double speed_cov_sum_avx512(const float *x, const float *y, size_t stride, int w, int h,
+                            double mx, double my);
+
 /* What one instance computes with: the options as libvmaf passes them on
  * (floats where it keeps floats), the filters, and the geometry. */
 typedef struct SpeedSetup {
     SpeedGeometry g;
+    SpeedDsp dsp;
     int method;               /* enum SpeedPrescaleMethod */
     float sigma_nn, nn_floor;
     int weight_mode;          /* speed_weight_var_mode, 0..6 */

@@ -24,6 +24,7 @@ static const CheckasmTest tests[] = {
     { "ciede", checkasm_check_ciede },
     { "iqa", checkasm_check_iqa },
     { "psnr_hvs", checkasm_check_psnr_hvs },
+    { "speed", checkasm_check_speed },
     { NULL, NULL },
 };
 

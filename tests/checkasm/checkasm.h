@@ -108,5 +108,6 @@ void checkasm_check_integer_motion(void);
 void checkasm_check_ciede(void);
 void checkasm_check_iqa(void);
 void checkasm_check_psnr_hvs(void);
+void checkasm_check_speed(void);
 
 #endif /* QUALE_TESTS_CHECKASM_H */
