@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <pthread.h>
 
@@ -31,11 +32,26 @@ struct PicturePool {
 
 static void pool_release(PicturePool *pool);
 
+/* Buffers of a few MiB (pictures, a metric's planes) come in huge pages
+ * where the system gives them on request (Linux's transparent huge pages
+ * in "madvise" mode): first touching a 4K picture's 12 MiB then costs 6
+ * page faults instead of 3000, which matters most where page faults are
+ * slow (virtual machines). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
 void *quale_aligned_alloc(size_t size)
 {
     if (size == 0) size = 1;
-    if (size > SIZE_MAX - QUALE_ALIGNMENT) return NULL;
+    if (size > SIZE_MAX - HUGE_PAGE) return NULL;
     void *p = NULL;
+#if defined(MADV_HUGEPAGE)
+    if (size >= HUGE_PAGE) {
+        const size_t rounded = quale_align(size, HUGE_PAGE);
+        if (posix_memalign(&p, HUGE_PAGE, rounded)) return NULL;
+        madvise(p, rounded, MADV_HUGEPAGE); /* advice: its failure changes nothing */
+        return p;
+    }
+#endif
     if (posix_memalign(&p, QUALE_ALIGNMENT, quale_align(size, QUALE_ALIGNMENT)))
         return NULL;
     return p;
