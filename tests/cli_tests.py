@@ -657,6 +657,35 @@ def test_robustness_two(t, ref, dist):
               f"owner and mode kept: {st.st_uid}:{st.st_gid} {oct(st.st_mode)}")
 
 
+def test_score_bitdepth(t, ref_yuv, dist_yuv):
+    """--score-bitdepth 10 scores 8-bit video as the same video shifted to
+    10 bits (FFmpeg's conversion, libvmaf's tools' 10-bit inputs)."""
+    shifted = []
+    for path in (ref_yuv, dist_yuv):
+        with open(path, "rb") as f:
+            data = f.read()
+        out = path + ".10bit.yuv"
+        with open(out, "wb") as f:
+            f.write(struct.pack(f"<{len(data)}H", *(b << 2 for b in data)))
+        shifted.append(out)
+    base = ["-w", "64", "-h", "48", "-p", "420", "-n", "--feature", "psnr", "--feature",
+            "float_ssim", "--feature", "motion", "--feature", "psnr_hvs", "--json", "-o", "-", "-q"]
+    a = t.run("-r", ref_yuv, "-d", dist_yuv, "-b", "8", "--score-bitdepth", "10", *base)
+    b = t.run("-r", shifted[0], "-d", shifted[1], "-b", "10", *base)
+    check(a.returncode == 0 and b.returncode == 0, f"--score-bitdepth 10: {a.stderr!r} {b.stderr!r}")
+    if a.returncode == 0 and b.returncode == 0:
+        ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+        check(ja["frames"] == jb["frames"] and ja["pooled_metrics"] == jb["pooled_metrics"],
+              "--score-bitdepth 10 gives the scores of the shifted 10-bit files")
+        plain = json.loads(t.run("-r", ref_yuv, "-d", dist_yuv, "-b", "8", *base).stdout)
+        check(plain["frames"] != ja["frames"], "and those differ from the 8-bit scores")
+    for bad in ("8", "17", "x"):
+        p = t.run("-r", ref_yuv, "-d", dist_yuv, "-b", "8", "--score-bitdepth", bad, *base)
+        check(p.returncode == 2 and "--score-bitdepth" in p.stderr, f"--score-bitdepth {bad}")
+    p = t.run("-r", shifted[0], "-d", shifted[1], "-b", "10", "--score-bitdepth", "9", *base)
+    check(p.returncode == 1 and "below the 10 bits" in p.stderr, f"below the files: {p.stderr!r}")
+
+
 def test_in_place_writes(t, ref, dist):
     """A file its user may write in a directory they may not: written in
     place (run as an unprivileged user when the tests run as root)."""
@@ -747,6 +776,7 @@ def main():
         test_early_end(t, ref, dist)
         test_write_failures(t, ref, dist)
         test_robustness_two(t, ref, dist)
+        test_score_bitdepth(t, ref_yuv, dist_yuv)
         test_in_place_writes(t, ref, dist)
         test_gpu_failures(t, ref, dist)
         test_tiny_frames(t)

@@ -960,6 +960,91 @@ static void test_clamping(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Deeper pictures than the file (quale_video_set_bitdepth)                 */
+
+static void check_deeper(const QualeVideoFormat *file, unsigned depth, int y4m)
+{
+    char what[96];
+    snprintf(what, sizeof(what), "%ux%u %s %u-bit %s at %u bits", file->width, file->height,
+             quale_chroma_name(file->chroma), file->bitdepth, y4m ? "y4m" : "yuv", depth);
+    Buf b = { 0 };
+    const char *tags[] = { [QUALE_CHROMA_400] = "mono", [QUALE_CHROMA_420] = "420",
+                           [QUALE_CHROMA_422] = "422", [QUALE_CHROMA_444] = "444" };
+    char tag[16];
+    snprintf(tag, sizeof(tag), "%s%s", tags[file->chroma],
+             file->bitdepth == 8 ? "" : file->chroma == QUALE_CHROMA_400 ? "10" : "p10");
+    if (y4m) make_y4m(&b, file, tag, 3, 0);
+    else make_yuv(&b, file, 3);
+    const char *path = temp_write(b.p, b.n);
+    buf_free(&b);
+    QualeVideoReader *r = open_file(path, y4m ? NULL : file, what);
+    if (!r) return;
+    CHECK(quale_video_set_bitdepth(r, file->bitdepth - 1) == -EINVAL, "%s: shallower", what);
+    CHECK(quale_video_set_bitdepth(r, 17) == -EINVAL, "%s: 17 bits", what);
+    CHECK(quale_video_set_bitdepth(r, depth) == 0, "%s: set: %s", what, quale_video_error(r));
+    QualeVideoFormat got;
+    quale_video_get_format(r, &got);
+    QualeVideoFormat deep = *file;
+    deep.bitdepth = depth;
+    CHECK(same_format(&got, &deep), "%s: the format is the deeper one", what);
+    QualePicture pic;
+    quale_picture_alloc(&pic, &deep);
+    for (unsigned i = 0; i < 3; i++) {
+        fill_picture(&pic, 0xA5);
+        const int rc = quale_video_read(r, &pic);
+        CHECK(rc == 1, "%s: frame %u: %d (%s)", what, i, rc, quale_video_error(r));
+        unsigned bad = 0;
+        for (unsigned p = 0; p < pic.plane_count; p++) {
+            unsigned w, h;
+            plane_dims(file, p, &w, &h);
+            for (unsigned y = 0; y < h; y++)
+                for (unsigned x = 0; x < w; x++)
+                    bad += pic_sample(&pic, p, x, y) !=
+                           pattern(i, p, x, y, file->bitdepth) << (depth - file->bitdepth);
+        }
+        CHECK(bad == 0, "%s: frame %u: %u samples are not the file's shifted", what, i, bad);
+        if (i == 0)
+            CHECK(quale_video_set_bitdepth(r, depth) == -EBUSY, "%s: set after a read", what);
+    }
+    CHECK(quale_video_read(r, &pic) == 0, "%s: the end", what);
+    quale_picture_unref(&pic);
+    quale_video_close(&r);
+}
+
+static void test_deeper(void)
+{
+    for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (enum QualeChroma c = QUALE_CHROMA_400; c <= QUALE_CHROMA_444; c++) {
+            const QualeVideoFormat f8 = { c, 8, sizes[i][0], sizes[i][1] };
+            const QualeVideoFormat f10 = { c, 10, sizes[i][0], sizes[i][1] };
+            check_deeper(&f8, 10, 1);
+            check_deeper(&f8, 10, 0);
+            check_deeper(&f8, 16, 0);
+            check_deeper(&f8, 8, 0); /* the same depth: nothing changes */
+            check_deeper(&f10, 12, 1);
+            check_deeper(&f10, 16, 0);
+        }
+    }
+    /* Samples above the file's depth are clamped to it, then shifted. */
+    const QualeVideoFormat one = { QUALE_CHROMA_400, 10, 1, 1 };
+    const char *path = temp_write("\xff\xff", 2);
+    QualeVideoReader *r = open_file(path, &one, "0xFFFF at 12 bits");
+    if (r) {
+        QualeVideoFormat deep = one;
+        deep.bitdepth = 12;
+        CHECK(quale_video_set_bitdepth(r, 12) == 0, "0xFFFF: set 12");
+        QualePicture pic;
+        quale_picture_alloc(&pic, &deep);
+        CHECK(quale_video_read(r, &pic) == 1, "0xFFFF at 12 bits: read");
+        CHECK(pic_sample(&pic, 0, 0, 0) == 1023u << 2, "0xFFFF at 12 bits read as %u",
+              pic_sample(&pic, 0, 0, 0));
+        CHECK(quale_video_clamped_samples(r) == 1, "0xFFFF at 12 bits: clamped once");
+        quale_picture_unref(&pic);
+        quale_video_close(&r);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
 /* Plane masks and skipping                                                 */
 
 /* Reads `frames` frames from r with a mask per frame (masks[i]), checking
@@ -1258,6 +1343,7 @@ int main(void)
     test_bad_headers();
     test_wrong_picture();
     test_clamping();
+    test_deeper();
     test_planes();
     test_skip();
     test_pipes();

@@ -29,6 +29,7 @@ enum {
     ARG_LIST_FEATURES,
     ARG_GPU_DEVICE,
     ARG_LIST_MODELS,
+    ARG_SCORE_BITDEPTH,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
     { "list-features", no_argument, NULL, ARG_LIST_FEATURES },
     { "list-models", no_argument, NULL, ARG_LIST_MODELS },
     { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
+    { "score-bitdepth", required_argument, NULL, ARG_SCORE_BITDEPTH },
     { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
     { NULL, 0, NULL, 0 },
 };
@@ -86,6 +88,9 @@ void cli_print_usage(FILE *f)
         "      --frame_skip_ref N    skip the first N reference frames\n"
         "      --frame_skip_dist N   skip the first N distorted frames\n"
         "      --subsample N         score every Nth frame\n"
+        "      --score-bitdepth N    score both videos at N bits (9 to 16), samples\n"
+        "                            shifted left: VMAF v1 is meant to be measured\n"
+        "                            at 10 bits, also for 8-bit video\n"
         "\n"
         "What to compute:\n"
         "  -m, --model SPEC          version=NAME or path=FILE, with :name=KEY,\n"
@@ -316,6 +321,11 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                     return fail(error, size, "--precision takes 0 to 17 or 'max', not '%s'", optarg);
                 s->precision = (int)v;
             }
+            break;
+        case ARG_SCORE_BITDEPTH:
+            if (parse_unsigned(optarg, 16, &v) || v < 9)
+                return fail(error, size, "--score-bitdepth takes 9 to 16, not '%s'", optarg);
+            s->score_bitdepth = v;
             break;
         case ARG_HELP: s->help = true; break;
         case ARG_LIST_FEATURES: s->list_features = true; break;

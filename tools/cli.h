@@ -41,6 +41,7 @@ typedef struct CliSettings {
     enum QualeBackend backend;
     int gpu_device;
     int precision;                 /* -1: full */
+    unsigned score_bitdepth;       /* 0: the files'; else both videos at that depth */
 } CliSettings;
 
 /*

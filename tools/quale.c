@@ -219,6 +219,21 @@ static int open_lanes(const CliSettings *s, Input *in, const char *role)
         if (!in->lanes[i]) return -1;
         in->lane_count++;
     }
+    if (s->score_bitdepth) {
+        QualeVideoFormat f;
+        quale_video_get_format(in->lanes[0], &f);
+        if (f.bitdepth > s->score_bitdepth) {
+            fprintf(stderr, "quale: error: --score-bitdepth %u is below the %u bits of %s\n",
+                    s->score_bitdepth, f.bitdepth, in->path);
+            return -1;
+        }
+        for (unsigned i = 0; i < in->lane_count; i++) {
+            if (quale_video_set_bitdepth(in->lanes[i], s->score_bitdepth)) {
+                fprintf(stderr, "quale: error: %s\n", quale_video_error(in->lanes[i]));
+                return -1;
+            }
+        }
+    }
     return 0;
 }
 

@@ -119,6 +119,16 @@ QUALE_API void quale_video_get_format(const QualeVideoReader *reader,
                                       QualeVideoFormat *format);
 
 /**
+ * Delivers the pictures at a greater bit depth than the file's, up to 16:
+ * every sample shifted left by the difference (8-bit 235 becomes 10-bit
+ * 940), as FFmpeg converts limited-range video and as libvmaf's tools make
+ * 10-bit inputs of 8-bit video (VMAF v1 is meant to be measured at 10
+ * bits).  quale_video_get_format() then gives the deeper format.  Before
+ * the first read; -EINVAL for a shallower depth.
+ */
+QUALE_API int quale_video_set_bitdepth(QualeVideoReader *reader, unsigned bitdepth);
+
+/**
  * Which planes quale_video_read() fills: bit p set reads plane p, the others
  * are skipped in the file (their contents in the picture are left as they
  * were).  Default: all planes.

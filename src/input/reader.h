@@ -36,13 +36,15 @@ struct QualeVideoReader {
     char *name;           /* for messages: the path, "stdin" or the caller's */
 
     int is_y4m;
-    QualeVideoFormat format;
+    QualeVideoFormat format;            /* of the pictures read (bit depth: see below) */
+    unsigned file_bitdepth;             /* of the samples in the file */
+    unsigned shift;                     /* format.bitdepth - file_bitdepth */
     unsigned plane_count;               /* planes of the picture: 1 or 3 */
     unsigned file_planes;               /* planes per frame in the file */
-    unsigned bytes_per_sample;          /* 1 or 2 */
+    unsigned bytes_per_sample;          /* 1 or 2, in the file */
     unsigned plane_width[READER_MAX_FILE_PLANES];  /* in samples */
     unsigned plane_height[READER_MAX_FILE_PLANES];
-    size_t row_bytes[READER_MAX_FILE_PLANES];
+    size_t row_bytes[READER_MAX_FILE_PLANES];  /* in the file */
     uint64_t plane_bytes[READER_MAX_FILE_PLANES];
     uint64_t frame_bytes;               /* payload of one frame, no marker */
     unsigned plane_mask;                /* planes quale_video_read() fills */

@@ -57,6 +57,8 @@ int video_reader_set_layout(struct QualeVideoReader *r,
         return video_reader_fail(r, -EINVAL, "%s", why);
 
     r->format = *format;
+    r->file_bitdepth = format->bitdepth;
+    r->shift = 0;
     r->plane_count = format->chroma == QUALE_CHROMA_400 ? 1 : 3;
     r->file_planes = r->plane_count + extra_planes;
     if (r->file_planes > READER_MAX_FILE_PLANES)
@@ -240,6 +242,20 @@ void quale_video_get_format(const QualeVideoReader *reader, QualeVideoFormat *fo
     *format = reader->format;
 }
 
+int quale_video_set_bitdepth(QualeVideoReader *reader, unsigned bitdepth)
+{
+    if (!reader) return -EINVAL;
+    if (bitdepth < reader->file_bitdepth || bitdepth > 16)
+        return video_reader_fail(reader, -EINVAL, "cannot deliver %u-bit pictures of a %u-bit "
+                                 "video (only deeper ones, up to 16 bits)", bitdepth,
+                                 reader->file_bitdepth);
+    if (reader->frame)
+        return video_reader_fail(reader, -EBUSY, "the bit depth is set before the first read");
+    reader->format.bitdepth = bitdepth;
+    reader->shift = bitdepth - reader->file_bitdepth;
+    return 0;
+}
+
 void quale_video_set_planes(QualeVideoReader *reader, unsigned plane_mask)
 {
     if (!reader) return;
@@ -268,8 +284,8 @@ static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
                                      p, pic->plane_width[p], pic->plane_height[p],
                                      r->plane_width[p], r->plane_height[p]);
         if (!(r->plane_mask >> p & 1)) continue;
-        if (!pic->data[p] || pic->stride[p] < 0 ||
-            (size_t)pic->stride[p] < r->row_bytes[p])
+        const size_t row = (size_t)r->plane_width[p] * (r->format.bitdepth > 8 ? 2 : 1);
+        if (!pic->data[p] || pic->stride[p] < 0 || (size_t)pic->stride[p] < row)
             return video_reader_fail(r, -EINVAL,
                                      "picture plane %u has no data or a stride below its row size", p);
     }

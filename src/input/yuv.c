@@ -122,13 +122,32 @@ static void swap_samples(uint16_t *s, size_t n)
     for (size_t i = 0; i < n; i++) s[i] = (uint16_t)(s[i] >> 8 | s[i] << 8);
 }
 
-/* Samples from the file to samples in memory, in place. */
+/* Samples from the file to samples in memory, in place: byte order,
+ * clamped to the file's depth, shifted to the pictures' depth. */
 static void convert_samples(struct QualeVideoReader *r, uint16_t *s, size_t n,
                             int swap)
 {
     if (swap) swap_samples(s, n);
-    if (r->format.bitdepth < 16)
-        r->clamped += clamp_samples(s, n, (uint16_t)((1u << r->format.bitdepth) - 1));
+    if (r->file_bitdepth < 16)
+        r->clamped += clamp_samples(s, n, (uint16_t)((1u << r->file_bitdepth) - 1));
+    if (r->shift)
+        for (size_t i = 0; i < n; i++) s[i] = (uint16_t)(s[i] << r->shift);
+}
+
+/* 8-bit samples of a file delivered deeper: the plane's rows, packed from
+ * its start, widened to 16 bits at the picture's stride and shifted.  From
+ * the last sample back, each target lies at or after its source, past
+ * every source not read yet. */
+static void widen_plane(struct QualeVideoReader *r, QualePicture *pic, unsigned p)
+{
+    const uint8_t *src = pic->data[p];
+    uint8_t *base = pic->data[p];
+    const size_t width = r->plane_width[p], stride = (size_t)pic->stride[p];
+    for (size_t y = r->plane_height[p]; y-- > 0;) {
+        uint16_t *out = (uint16_t *)(void *)(base + y * stride);
+        const uint8_t *in = src + y * width;
+        for (size_t x = width; x-- > 0;) out[x] = (uint16_t)(in[x] << r->shift);
+    }
 }
 
 /* The plane holds its rows packed from its start: spread them to the
@@ -139,6 +158,10 @@ static void finish_plane(struct QualeVideoReader *r, QualePicture *pic, unsigned
     const size_t row = r->row_bytes[p];
     const size_t stride = (size_t)pic->stride[p];
     const unsigned height = r->plane_height[p];
+    if (r->bytes_per_sample == 1 && r->shift) {
+        widen_plane(r, pic, p);
+        return;
+    }
 
     /* Row y moves from y * row to y * stride >= y * row.  Going from the
      * last row up, its target only overlaps rows already moved (or itself,
@@ -150,7 +173,7 @@ static void finish_plane(struct QualeVideoReader *r, QualePicture *pic, unsigned
 
     if (r->bytes_per_sample == 1) return;
     const int swap = host_is_big_endian();
-    if (!swap && r->format.bitdepth == 16) return;
+    if (!swap && r->file_bitdepth == 16) return;
     const size_t width = r->plane_width[p];
     if (stride == row) {
         convert_samples(r, (uint16_t *)(void *)base, width * height, swap);
