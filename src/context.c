@@ -542,6 +542,13 @@ const char *quale_builtin_model(unsigned index)
     return NULL;
 }
 
+int quale_builtin_model_info(unsigned index, QualeBuiltinModelInfo *info)
+{
+    const char *version = quale_builtin_model(index);
+    if (!version || !info) return -EINVAL;
+    return model_builtin_describe(version, info);
+}
+
 unsigned quale_model_count(const QualeContext *ctx)
 {
     return ctx ? ctx->model_count : 0;

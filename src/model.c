@@ -1834,6 +1834,66 @@ const char *const *model_builtin_versions(void)
     return model_builtin_version_list;
 }
 
+/* The viewing condition each built-in model was trained for (libvmaf's
+ * models_v0.md and models_v1.md). */
+static const struct {
+    const char *version;
+    const char *condition;
+} builtin_conditions[] = {
+    { "vmaf_v0.6.1", "1080p display at 3H (v0 default)" },
+    { "vmaf_v0.6.1neg", "1080p at 3H, no gain from enhancement (v0)" },
+    { "vmaf_4k_v0.6.1", "4K display at 1.5H (v0)" },
+    { "vmaf_4k_v0.6.1neg", "4K at 1.5H, no gain from enhancement (v0)" },
+    { "vmaf_b_v0.6.3", "1080p at 3H, with a 95% confidence interval (v0)" },
+    { "vmaf_v1.0.16_3d0h", "1080p display at 3H (v1 standard)" },
+    { "vmaf_v1.0.16_5d0h", "phone: 1080p at 5H (v1)" },
+    { "vmaf_v1.0.16_1d5h_2160", "4K display at 1.5H (v1 4K default)" },
+    { "vmaf_v1.0.16_3d0h_2160", "4K consumer TV at 3H, to 110 (v1)" },
+    { "vmaf_v1.0.16_hfr_3d0h", "HFR (50-60 fps), 1080p at 3H (v1)" },
+    { "vmaf_v1.0.16_hfr_5d0h", "HFR (50-60 fps), phone at 5H (v1)" },
+    { "vmaf_v1.0.16_hfr_1d5h_2160", "HFR (50-60 fps), 4K at 1.5H (v1)" },
+    { "vmaf_v1.0.16_hfr_3d0h_2160", "HFR (50-60 fps), 4K TV at 3H, to 110 (v1)" },
+    { "vmaf_float_v0.6.1", "1080p at 3H, float features (v0)" },
+    { "vmaf_float_v0.6.1neg", "1080p at 3H, float, no enhancement gain (v0)" },
+    { "vmaf_float_4k_v0.6.1", "4K at 1.5H, float features (v0)" },
+    { "vmaf_float_b_v0.6.3", "1080p at 3H, float, confidence interval (v0)" },
+};
+
+int model_builtin_describe(const char *version, QualeBuiltinModelInfo *info)
+{
+    memset(info, 0, sizeof(*info));
+    const ModelBuiltin *b = NULL;
+    for (unsigned i = 0; i < model_builtin_count && !b; i++)
+        if (!strcmp(model_builtins[i].version, version)) b = &model_builtins[i];
+    if (!b) return -EINVAL;
+    info->version = b->version;
+    info->condition = "";
+    for (size_t i = 0; i < QUALE_ARRAY_SIZE(builtin_conditions); i++)
+        if (!strcmp(builtin_conditions[i].version, version))
+            info->condition = builtin_conditions[i].condition;
+    info->bootstrap = b->collection;
+    const ModelDesc *d = &b->models[0];
+    if (d->clip_present) {
+        info->score_min = d->clip_min;
+        info->score_max = d->clip_max;
+    }
+    /* The metrics of its features, each once, in the model's order. */
+    size_t len = 0;
+    for (unsigned f = 0; f < d->feature_count; f++) {
+        const FeatureSource *src = find_feature_source(d->features[f].name);
+        if (!src) continue;
+        bool seen = false;
+        for (unsigned g = 0; g < f && !seen; g++) {
+            const FeatureSource *other = find_feature_source(d->features[g].name);
+            seen = other && !strcmp(other->metric, src->metric);
+        }
+        if (seen || len >= sizeof(info->features)) continue;
+        len += (size_t)snprintf(info->features + len, sizeof(info->features) - len, "%s%s",
+                                len ? ", " : "", src->metric);
+    }
+    return 0;
+}
+
 unsigned model_input_count(const Model *m)
 {
     return m ? m->input_count : 0;

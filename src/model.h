@@ -64,6 +64,9 @@ void model_close(Model **model);
 /* The built-in versions, NULL-terminated. */
 const char *const *model_builtin_versions(void);
 
+/* What built-in model `version` is for (quale_builtin_model_info()). */
+int model_builtin_describe(const char *version, QualeBuiltinModelInfo *info);
+
 /* ---- loading and predicting without a context (tests, tools) ------------ */
 
 /*

@@ -80,6 +80,13 @@ def test_information(t):
     check("option heatmaps_path (string, default unset)" in p.stdout, "--list-features shows a string option")
     p = t.run("--list-models", "--json")
     check(p.returncode == 0 and "builtin" in json.loads(p.stdout), "--list-models --json")
+    models = {m["version"]: m for m in json.loads(p.stdout)["builtin"]}
+    v1 = models.get("vmaf_v1.0.16_3d0h_2160", {})
+    check(v1.get("range") == [0, 110] and "3H" in v1.get("condition", "") and
+          "speed_chroma" in v1.get("features", ""), f"--list-models --json describes v1: {v1}")
+    p = t.run("--list-models")
+    check(p.returncode == 0 and re.search(r"vmaf_v1\.0\.16_5d0h +phone", p.stdout),
+          "--list-models says what each model is for")
 
 
 def score(t, ref, dist, *args):

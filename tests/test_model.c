@@ -823,6 +823,19 @@ static void test_builtin_list(void)
     while (v && v[n]) n++;
     check(n == model_builtin_count && n == 17, "model: %u built-in versions", n);
     for (unsigned i = 0; i < n; i++) {
+        QualeBuiltinModelInfo info;
+        check(quale_builtin_model_info(i, &info) == 0 && !strcmp(info.version, v[i]) &&
+              info.condition[0] && info.features[0], "model: info of %s", v[i]);
+        const bool tv = strstr(v[i], "3d0h_2160") != NULL;
+        check(info.score_min == 0 && info.score_max == (tv ? 110 : 100),
+              "model: %s scores from %g to %g", v[i], info.score_min, info.score_max);
+        if (!strncmp(v[i], "vmaf_v1.", 8))
+            check(!strcmp(info.features, "cambi, speed_chroma, adm, motion"),
+                  "model: %s reads %s", v[i], info.features);
+    }
+    QualeBuiltinModelInfo none;
+    check(quale_builtin_model_info(n, &none) == -EINVAL, "model: info past the end");
+    for (unsigned i = 0; i < n; i++) {
         Model *m = NULL;
         char spec[128], error[512] = "";
         snprintf(spec, sizeof(spec), "version=%s", v[i]);

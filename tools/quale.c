@@ -146,18 +146,35 @@ static int list_features(bool json)
 static int list_models(bool json)
 {
     FILE *f = stdout;
-    if (json) fprintf(f, "{\"builtin\": [");
+    if (json) {
+        fprintf(f, "{\"builtin\": [");
+    } else {
+        fprintf(f, "%-28s %-48s %-36s %s\n", "version", "for", "features", "range");
+    }
     for (unsigned i = 0; quale_builtin_model(i); i++) {
+        QualeBuiltinModelInfo info;
+        if (quale_builtin_model_info(i, &info)) continue;
+        char range[48] = "";
+        if (info.score_min != info.score_max)
+            snprintf(range, sizeof(range), "%g to %g", info.score_min, info.score_max);
         if (json) {
-            fprintf(f, "%s{\"version\": ", i ? ", " : "");
-            print_json_string(f, quale_builtin_model(i));
-            fprintf(f, "}");
+            fprintf(f, "%s\n  {\"version\": ", i ? "," : "");
+            print_json_string(f, info.version);
+            fprintf(f, ", \"condition\": ");
+            print_json_string(f, info.condition);
+            fprintf(f, ", \"features\": ");
+            print_json_string(f, info.features);
+            if (info.score_min != info.score_max)
+                fprintf(f, ", \"range\": [%g, %g]", info.score_min, info.score_max);
+            fprintf(f, ", \"bootstrap\": %s}", info.bootstrap ? "true" : "false");
         } else {
-            fprintf(f, "%s\n", quale_builtin_model(i));
+            fprintf(f, "%-28s %-48s %-36s %s\n", info.version, info.condition, info.features,
+                    range);
         }
     }
-    /* Any libvmaf-format model loads by path once models are supported. */
-    if (json) fprintf(f, "], \"load_by_path\": %s}\n", quale_builtin_model(0) ? "true" : "false");
+    /* Any libvmaf-format model loads by path too. */
+    if (json) fprintf(f, "\n], \"load_by_path\": true}\n");
+    else fprintf(f, "\nAny libvmaf model file loads with -m path=FILE.\n");
     return fflush(f) ? EXIT_RUN_FAILED : 0;
 }
 

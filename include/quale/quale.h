@@ -244,6 +244,18 @@ typedef struct QualeModelInfo {
 /** The name of built-in model i ("vmaf_v0.6.1", ...), NULL past the end. */
 QUALE_API const char *quale_builtin_model(unsigned index);
 
+/** What a built-in model is for, to choose one. */
+typedef struct QualeBuiltinModelInfo {
+    const char *version;    /* "vmaf_v1.0.16_3d0h" */
+    const char *condition;  /* the viewing condition it models: "1080p display at 3H" */
+    char features[160];     /* the metrics it reads: "cambi, speed_chroma, adm, motion" */
+    double score_min, score_max; /* its scores' range (its clip; 0, 0 if none) */
+    int bootstrap;          /* 1 for a bootstrap collection (confidence interval) */
+} QualeBuiltinModelInfo;
+
+/** Fills info for built-in model i; -EINVAL past the end. */
+QUALE_API int quale_builtin_model_info(unsigned index, QualeBuiltinModelInfo *info);
+
 QUALE_API unsigned quale_model_count(const QualeContext *ctx);
 QUALE_API int quale_model_info(const QualeContext *ctx, unsigned index,
                                QualeModelInfo *info);
