@@ -693,6 +693,56 @@ def test_score_bitdepth(t, ref_yuv, dist_yuv):
     check(p.returncode == 1 and "below the 10 bits" in p.stderr, f"below the files: {p.stderr!r}")
 
 
+def test_v1_bad_input(t):
+    """VMAF v1 and SpEED on what they cannot score: a clear message naming
+    the feature (and option), exit 1 (2 for a bad flag), never a crash."""
+    mono_ref, mono_dist = t.make("v1mono", "--width", "352", "--height", "288", "--frames", "2",
+                                 "--chroma", "400")
+    tiny_ref, tiny_dist = t.make("v1tiny", "--width", "1", "--height", "1", "--frames", "2")
+    small_ref, small_dist = t.make("v1small", "--width", "226", "--height", "120", "--frames", "2")
+    ok_ref, ok_dist = t.make("v1ok", "--width", "352", "--height", "288", "--frames", "2")
+    wide_ref, wide_dist = t.make("v1wide", "--width", "640", "--height", "360", "--frames", "2")
+    cases = [
+        ("4:0:0 with a v1 model", [mono_ref, mono_dist, "-m", "version=vmaf_v1.0.16_3d0h"],
+         "speed_chroma: 4:0:0 video has no chroma"),
+        ("1x1 with a v1 model", [tiny_ref, tiny_dist, "-m", "version=vmaf_v1.0.16_3d0h"],
+         "cannot score 1x1"),
+        ("chroma below 80x80", [small_ref, small_dist, "-n", "--feature", "speed_chroma"],
+         "speed_chroma: the chroma plane is 113x60; SpEED needs 80x80"),
+        ("luma below 80 rows after the prescale",
+         [small_ref, small_dist, "-n", "--feature", "speed_temporal=speed_prescale=0.5"],
+         "speed_temporal: the luma plane is 113x60 after speed_prescale"),
+        ("speed_prescale out of range",
+         [ok_ref, ok_dist, "-n", "--feature", "speed_chroma=speed_prescale=5"],
+         "option 'speed_prescale' must be in [0.1, 4]"),
+        ("an unknown prescale method",
+         [ok_ref, ok_dist, "-n", "--feature", "speed_chroma=speed_prescale_method=area"],
+         "option 'speed_prescale_method' takes one of nearest, bilinear, bicubic, lanczos4"),
+        ("a kernel scale libvmaf does not have",
+         [ok_ref, ok_dist, "-n", "--feature", "speed_temporal=speed_kernelscale=0.9"],
+         "speed_temporal: invalid speed_kernelscale 0.9"),
+        ("a prescale too close to 1 that still resizes",
+         [wide_ref, wide_dist, "-n", "--feature", "speed_temporal=speed_prescale=0.9992"],
+         "speed_prescale 0.9992 resizes 640x360 to 639x360 but is too close to 1"),
+        ("speed_temporal's prescale above 1",
+         [ok_ref, ok_dist, "-n", "--feature", "speed_temporal=speed_prescale=2"],
+         "speed_prescale 2 above 1"),
+        ("a v1 model's weighting mode out of range",
+         [ok_ref, ok_dist, "-m", "version=vmaf_v1.0.16_3d0h:speed_chroma.speed_weight_var_mode=9"],
+         "option 'speed_weight_var_mode' must be in [0, 6]"),
+    ]
+    for what, (ref, dist, *args), message in cases:
+        p = t.run("-r", ref, "-d", dist, "-q", *args, "--json", "-o", "-")
+        no_crash(p, what)
+        check(p.returncode == 1 and message in p.stderr and p.stdout == "",
+              f"{what}: exit {p.returncode}, {p.stderr!r}")
+    # And what they can score: the smallest chroma plane SpEED takes.
+    edge_ref, edge_dist = t.make("v1edge", "--width", "160", "--height", "160", "--frames", "3")
+    p = t.run("-r", edge_ref, "-d", edge_dist, "-q", "-n", "--feature", "speed_chroma",
+              "--feature", "speed_temporal", "--json", "-o", "-")
+    check(p.returncode == 0 and "speed_chroma_uv" in p.stdout, f"160x160 is scored: {p.stderr!r}")
+
+
 def test_in_place_writes(t, ref, dist):
     """A file its user may write in a directory they may not: written in
     place (run as an unprivileged user when the tests run as root)."""
@@ -784,6 +834,7 @@ def main():
         test_write_failures(t, ref, dist)
         test_robustness_two(t, ref, dist)
         test_score_bitdepth(t, ref_yuv, dist_yuv)
+        test_v1_bad_input(t)
         test_in_place_writes(t, ref, dist)
         test_gpu_failures(t, ref, dist)
         test_tiny_frames(t)

@@ -159,6 +159,9 @@ def cli_seeds(quale):
         "version=vmaf_b_v0.6.3:enable_transform", "-r", "a", "-d", "b", "-q")
     cli("model_overloads", "--model", "version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.2:"
         "vif.vif_enhn_gain_limit=1.0:motion.motion_force_zero=true", "-r", "a", "-d", "b")
+    cli("model_v1", "-m", "version=vmaf_v1.0.16_5d0h:cambi.enc_width=1280:cambi.enc_height=720",
+        "-r", "a", "-d", "b", "-w", "352", "-h", "288", "-p", "420", "-b", "8",
+        "--feature", "speed_temporal=speed_use_ref_diff=true", "--score-bitdepth", "10", "--json")
     cli("list", "--list-features", "--json")
     cli("bad_flag", "-r", "a", "-d", "b", "--bogus", "-w", "0")
     cli("frames", "-r", "a", "-d", "b", "--frame_cnt", "3", "--frame_skip_ref", "1",
