@@ -40,15 +40,26 @@ static bool almost_one(double x)
     return fabs(x - 1.0) < 1.0e-3; /* libvmaf's ALMOST_EQUAL(x, 1.0) */
 }
 
+#define SPEED_FN(name) speed_##name##_c
+#include "speed_tmpl.c"
+#undef SPEED_FN
+
 void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags)
 {
-    dsp->cov_sum = speed_cov_sum;
+#define SPEED_SET_KERNELS(isa)                             \
+    do {                                                   \
+        dsp->cov_sum = speed_cov_sum_##isa;                \
+        dsp->matrix_mul = speed_matrix_mul_##isa;          \
+        dsp->vertical_row = speed_vertical_row_##isa;      \
+    } while (0)
+    SPEED_SET_KERNELS(c);
 #if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) dsp->cov_sum = speed_cov_sum_avx2;
-    if (cpu_flags & QUALE_CPU_AVX512) dsp->cov_sum = speed_cov_sum_avx512;
+    if (cpu_flags & QUALE_CPU_AVX2) SPEED_SET_KERNELS(avx2);
+    if (cpu_flags & QUALE_CPU_AVX512) SPEED_SET_KERNELS(avx512);
 #else
     (void)cpu_flags;
 #endif
+#undef SPEED_SET_KERNELS
 }
 
 int speed_setup(SpeedSetup *s, const char *metric, const char *what, int w, int h, double ks,
@@ -184,18 +195,15 @@ static inline int mirror(int i, int n)
  * 1 for the local mean): each is the same sum as libvmaf's.  dst gets
  * them at (y / step, x / step).
  */
-static void filter_decimate(const float *f, int taps, const float *src, size_t ss, int w, int h,
-                            int step, float *dst, size_t ds, float *row)
+static void filter_decimate(const SpeedDsp *dsp, const float *f, int taps, const float *src,
+                            size_t ss, int w, int h, int step, float *dst, size_t ds, float *row)
 {
     const int r = taps / 2;
+    const float *rows[SPEED_MAX_TAPS];
     for (int y = 0; y < h; y += step) {
         /* The vertical pass of row y, every column. */
-        for (int x = 0; x < w; x++) row[x] = 0.0f;
-        for (int k = 0; k < taps; k++) {
-            const float *in = src + (size_t)mirror(y - r + k, h) * ss;
-            const float c = f[k];
-            for (int x = 0; x < w; x++) row[x] += c * in[x];
-        }
+        for (int k = 0; k < taps; k++) rows[k] = src + (size_t)mirror(y - r + k, h) * ss;
+        dsp->vertical_row(f, taps, rows, w, row);
         float *out = dst + (size_t)(y / step) * ds;
         for (int x = 0; x < w; x += step) {
             float acc = 0.0f;
@@ -216,13 +224,13 @@ void speed_prepare(const SpeedSetup *s, SpeedWork *w, float *pic)
     }
     /* Blur and keep every 16th sample: the operating picture, into pic's
      * top-left (rows 16 y are read before row y is written: y <= 16 y). */
-    filter_decimate(s->antialias, s->antialias_taps, pic, stride, g->scaled_w, g->scaled_h,
-                    1 << SPEED_SCALES, w->op, stride, w->row);
+    filter_decimate(&s->dsp, s->antialias, s->antialias_taps, pic, stride, g->scaled_w,
+                    g->scaled_h, 1 << SPEED_SCALES, w->op, stride, w->row);
     for (int y = 0; y < g->op_h; y++)
         memcpy(pic + (size_t)y * stride, w->op + (size_t)y * stride, sizeof(float) * g->op_w);
     /* Less its local mean. */
-    filter_decimate(s->mean, s->mean_taps, pic, stride, g->op_w, g->op_h, 1, w->op, stride,
-                    w->row);
+    filter_decimate(&s->dsp, s->mean, s->mean_taps, pic, stride, g->op_w, g->op_h, 1, w->op,
+                    stride, w->row);
     for (int y = 0; y < g->op_h; y++) {
         float *p = pic + (size_t)y * stride;
         const float *m = w->op + (size_t)y * stride;
@@ -232,8 +240,8 @@ void speed_prepare(const SpeedSetup *s, SpeedWork *w, float *pic)
 
 /* ---- step 4: K, its eigenvalues, K^-1 Y -------------------------------------- */
 
-double speed_cov_sum(const float *x, const float *y, size_t stride, int w, int h, double mx,
-                     double my)
+double speed_cov_sum_c(const float *x, const float *y, size_t stride, int w, int h, double mx,
+                       double my)
 {
     /* libvmaf's AVX-512 kernel: lanes l of two chains, kept across rows,
      * a chain step a fused multiply-add of the centred samples; per row
@@ -446,20 +454,6 @@ static void eigenvalues(const float *K, float *eig, float *work)
     memcpy(eig, d, sizeof(float) * n);
 }
 
-/* out (r x c) = A (r x m) B (m x c): each entry a float sum over m in
- * order, from 0. */
-static void matrix_mul(float *out, const float *A, const float *B, int r, int m, int c)
-{
-    for (int i = 0; i < r * c; i++) out[i] = 0;
-    for (int i = 0; i < r; i++)
-        for (int k = 0; k < m; k++) {
-            const float a = A[i * m + k];
-            const float *b = B + (size_t)k * c;
-            float *o = out + (size_t)i * c;
-            for (int j = 0; j < c; j++) o[j] += a * b[j];
-        }
-}
-
 static float vector_norm(const float *v, int n)
 {
     float sum = 0;
@@ -472,7 +466,8 @@ static float vector_norm(const float *v, int n)
  * form: M = H_23 ... H_0 and R = M K, then R X = M Y by back substitution.
  * Returns -EINVAL where R has a diagonal entry under 1e-6.
  */
-static int solve(const float *K, const float *Y, int blocks, float *X, float *work)
+static int solve(const SpeedDsp *dsp, const float *K, const float *Y, int blocks, float *X,
+                 float *work)
 {
     const int n = SPEED_ELEMENTS;
     float *Z = work, *M = Z + n * n, *H = M + n * n, *T = H + n * n, *R = T + n * n;
@@ -493,13 +488,13 @@ static int solve(const float *K, const float *Y, int blocks, float *X, float *wo
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) H[i * n + j] = -2 * v[i] * v[j];
         for (int i = 0; i < n; i++) H[i * n + i] += 1;
-        matrix_mul(T, H, Z, n, n, n);
+        dsp->matrix_mul(T, H, Z, n, n, n);
         memcpy(Z, T, sizeof(float) * n * n);
-        matrix_mul(T, H, M, n, n, n);
+        dsp->matrix_mul(T, H, M, n, n, n);
         memcpy(M, T, sizeof(float) * n * n);
     }
-    matrix_mul(R, M, K, n, n, n);
-    matrix_mul(RHS, M, Y, n, n, blocks);
+    dsp->matrix_mul(R, M, K, n, n, n);
+    dsp->matrix_mul(RHS, M, Y, n, n, blocks);
     for (int i = n - 1; i >= 0; i--) {
         const float den = R[i * n + i];
         if (fabsf(den) < EIGENVALUE_EPS) return -EINVAL;
@@ -532,7 +527,7 @@ void speed_picture_stats(const SpeedSetup *s, SpeedWork *w, const float *pic, Sp
 
     bool regular = true;
     for (int k = 0; k < n; k++) regular &= !(w->eig[k] < EIGENVALUE_EPS);
-    out->singular = !regular || solve(w->cov, w->y, blocks, w->x, w->lin) != 0;
+    out->singular = !regular || solve(&s->dsp, w->cov, w->y, blocks, w->x, w->lin) != 0;
     if (out->singular) memset(w->x, 0, sizeof(float) * (size_t)n * blocks);
 
     /* S[b] = sum over o of X[o][b] Y[o][b] / 25, in order of o. */
@@ -726,12 +721,24 @@ static void speed_scratch_free(void *scratch)
     free(scratch);
 }
 
+/* Whether row y of the picture is read at all: without a prescale, the
+ * blur that is then decimated reads only the rows within its radius of a
+ * multiple of 16 (its mirror at the bottom stays among them), 9 rows of
+ * 16 at speed_kernelscale 1: the others are never loaded. */
+static bool row_read(const SpeedSetup *s, int y)
+{
+    if (s->g.prescale) return true;
+    const int r = s->antialias_taps / 2, below = y / 16 * 16, above = below + 16;
+    return y - below <= r || (above - y <= r && above < s->g.h);
+}
+
 /* A plane's rows as floats (libvmaf's picture_copy with offset -128). */
-static void load_plane(const QualePicture *pic, unsigned plane, int rows, float *dst,
+static void load_plane(const SpeedSetup *s, const QualePicture *pic, unsigned plane, float *dst,
                        size_t stride)
 {
-    for (int y = 0; y < rows; y++)
-        picture_float_row(pic, plane, (unsigned)y, -128.0f, dst + (size_t)y * stride);
+    for (int y = 0; y < s->g.h; y++)
+        if (row_read(s, y))
+            picture_float_row(pic, plane, (unsigned)y, -128.0f, dst + (size_t)y * stride);
 }
 
 static int speed_chroma_extract(const void *state, void *scratch, const MetricFrame *frame,
@@ -742,8 +749,8 @@ static int speed_chroma_extract(const void *state, void *scratch, const MetricFr
     float score[2];
     bool singular[2];
     for (int c = 0; c < 2; c++) {
-        load_plane(frame->ref, 1 + c, s->setup.g.h, w->ref, w->stride);
-        load_plane(frame->dist, 1 + c, s->setup.g.h, w->dis, w->stride);
+        load_plane(&s->setup, frame->ref, 1 + c, w->ref, w->stride);
+        load_plane(&s->setup, frame->dist, 1 + c, w->dis, w->stride);
         singular[c] = speed_score_pictures(&s->setup, w, &score[c]);
     }
     /* A channel that is singular on one side takes the other's score. */
@@ -831,10 +838,12 @@ static int speed_temporal_scratch_alloc(const void *state, void **scratch)
 }
 
 /* dst = previous - current, luma as floats. */
-static void load_difference(const QualePicture *previous, const QualePicture *current, int w,
-                            int h, float *dst, size_t stride, float *row)
+static void load_difference(const SpeedSetup *s, const QualePicture *previous,
+                            const QualePicture *current, float *dst, size_t stride, float *row)
 {
+    const int w = s->g.w, h = s->g.h;
     for (int y = 0; y < h; y++) {
+        if (!row_read(s, y)) continue;
         float *out = dst + (size_t)y * stride;
         picture_float_row(previous, 0, (unsigned)y, -128.0f, out);
         picture_float_row(current, 0, (unsigned)y, -128.0f, row);
@@ -849,9 +858,8 @@ static int speed_temporal_extract(const void *state, void *scratch, const Metric
     SpeedWork *w = scratch;
     if (frame->index == 0 || !frame->prev_ref[0] || !frame->prev_dist[0])
         return feature_sink_put(sink, s->key, frame->index, 0.0);
-    const int pw = s->setup.g.w, ph = s->setup.g.h;
-    load_difference(frame->prev_ref[0], frame->ref, pw, ph, w->ref, w->stride, w->row);
-    load_difference(frame->prev_dist[0], s->use_ref_diff ? frame->ref : frame->dist, pw, ph,
+    load_difference(&s->setup, frame->prev_ref[0], frame->ref, w->ref, w->stride, w->row);
+    load_difference(&s->setup, frame->prev_dist[0], s->use_ref_diff ? frame->ref : frame->dist,
                     w->dis, w->stride, w->row);
     float score;
     speed_score_pictures(&s->setup, w, &score);

@@ -27,7 +27,7 @@
  * between libvmaf's builds, the covariance sums, follows its AVX-512
  * kernel (two 8-lane chains of fused multiply-adds and a scalar tail,
  * libvmaf's choice on the machines it measures on), whatever instruction
- * sets quale uses: speed_cov_sum().
+ * sets quale uses: speed_cov_sum_c() and its SIMD twins.
  */
 #ifndef QUALE_SRC_METRICS_SPEED_H
 #define QUALE_SRC_METRICS_SPEED_H
@@ -64,21 +64,43 @@ typedef struct SpeedGeometry {
     bool prescale;            /* speed_prescale is not (almost) 1 */
 } SpeedGeometry;
 
-/* The covariance sums of speed_cov_sum() (below): the C reference, then
- * AVX2 and AVX-512 kernels with the same bits (tests/checkasm/speed.c). */
+/*
+ * The kernels: the C reference, then AVX2 and AVX-512 ones with the same
+ * bits (tests/checkasm/speed.c).
+ *
+ * cov_sum: the covariance sum of two neighbourhood offsets, sum of
+ *     ((double)x - mx) * ((double)y - my) over h rows of w samples, in
+ *     libvmaf's AVX-512 order: per lane of two 8-lane chains kept across
+ *     rows, fused multiply-adds, 16 samples a step, then 8 once into the
+ *     first chain, then the rest into a plain double sum; at the end the
+ *     chains added, halves, quarters, the pair, then the rest.
+ * matrix_mul, vertical_row: speed_tmpl.c.
+ */
 typedef double (*SpeedCovSumFn)(const float *x, const float *y, size_t stride, int w, int h,
                                 double mx, double my);
+typedef void (*SpeedMatrixMulFn)(float *out, const float *A, const float *B, int r, int m,
+                                 int c);
+typedef void (*SpeedVerticalRowFn)(const float *f, int taps, const float *const *rows, int w,
+                                   float *row);
 typedef struct SpeedDsp {
     SpeedCovSumFn cov_sum;
+    SpeedMatrixMulFn matrix_mul;     /* speed_tmpl.c */
+    SpeedVerticalRowFn vertical_row; /* speed_tmpl.c */
 } SpeedDsp;
 
 /* The C kernels, then those of each level cpu_flags (QUALE_CPU_*) allows. */
 void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags);
 
-double speed_cov_sum_avx2(const float *x, const float *y, size_t stride, int w, int h,
-                          double mx, double my);
-double speed_cov_sum_avx512(const float *x, const float *y, size_t stride, int w, int h,
-                            double mx, double my);
+#define SPEED_DECLARE_KERNELS(isa)                                                          \
+    double speed_cov_sum_##isa(const float *x, const float *y, size_t stride, int w, int h, \
+                               double mx, double my);                                       \
+    void speed_matrix_mul_##isa(float *out, const float *A, const float *B, int r, int m,   \
+                                int c);                                                     \
+    void speed_vertical_row_##isa(const float *f, int taps, const float *const *rows, int w, \
+                                  float *row)
+SPEED_DECLARE_KERNELS(c);
+SPEED_DECLARE_KERNELS(avx2);
+SPEED_DECLARE_KERNELS(avx512);
 
 /* What one instance computes with: the options as libvmaf passes them on
  * (floats where it keeps floats), the filters, and the geometry. */
@@ -137,10 +159,5 @@ float speed_pair_score(const SpeedSetup *s, const SpeedStats *ref, const SpeedSt
  * statistics and the score; returns whether either was singular. */
 bool speed_score_pictures(const SpeedSetup *s, SpeedWork *w, float *score);
 
-/* The covariance sum of two neighbourhood offsets: sum of
- * ((double)x - mx) * ((double)y - my) over h rows of w samples, in
- * libvmaf's AVX-512 order (see above). */
-double speed_cov_sum(const float *x, const float *y, size_t stride, int w, int h, double mx,
-                     double my);
 
 #endif /* QUALE_SRC_METRICS_SPEED_H */

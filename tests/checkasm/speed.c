@@ -1,6 +1,8 @@
 /*
- * checkasm for SpEED's covariance sums (src/metrics/speed.h), bit for bit
- * against the C reference (libvmaf's AVX-512 order with fma()).
+ * checkasm for SpEED's kernels (src/metrics/speed.h): the covariance sums,
+ * bit for bit against the C reference (libvmaf's AVX-512 order with
+ * fma()), and the matrix products and vertical filter rows of
+ * speed_tmpl.c.
  *
  * Inputs are operating pictures as SpEED makes them: blurred, decimated
  * and mean-subtracted samples of the 8-bit scale (values of a few units
@@ -30,6 +32,81 @@ static float value(unsigned fill)
     case 2: return 3.25f;
     default: return ((float)checkasm_rand_below(511) - 255.0f) * 1.00390625f;
     }
+}
+
+/* The solver's products: 25 x 25 by 25 x 25 and 25 x blocks (1 to 400
+ * columns: every vector remainder), entries of the matrices SpEED
+ * multiplies (reflections, covariances, samples). */
+static void check_matrix_mul(const CheckasmLevel *level, const SpeedDsp *c, const SpeedDsp *d)
+{
+    if ((d->matrix_mul == c->matrix_mul && level->flags) ||
+        !checkasm_begin("speed_matrix_mul", level))
+        return;
+    enum { N = SPEED_ELEMENTS, MAX_C = 400 };
+    float *A = checkasm_alloc(sizeof(float) * N * N), *B = checkasm_alloc(sizeof(float) * N * MAX_C);
+    float *want = checkasm_alloc(sizeof(float) * N * MAX_C), *got = checkasm_alloc(sizeof(float) * N * MAX_C);
+    static const int cols[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 25, 31, 32, 33, 72, 312, MAX_C };
+    for (unsigned ci = 0; ci < QUALE_ARRAY_SIZE(cols); ci++) {
+        for (unsigned fill = 0; fill < 4; fill++) {
+            const int n = cols[ci];
+            for (int i = 0; i < N * N; i++) A[i] = value(fill) * 0.25f;
+            for (int i = 0; i < N * n; i++) B[i] = value(fill);
+            memset(got, 0x5c, sizeof(float) * N * MAX_C);
+            c->matrix_mul(want, A, B, N, N, n);
+            d->matrix_mul(got, A, B, N, N, n);
+            char what[64];
+            snprintf(what, sizeof(what), "25 x 25 by 25 x %d, fill %u", n, fill);
+            checkasm_check_equal(got, want, sizeof(float) * N * n, what);
+        }
+    }
+    CHECKASM_BENCH(d->matrix_mul(got, A, B, N, N, N));
+    checkasm_free(A);
+    checkasm_free(B);
+    checkasm_free(want);
+    checkasm_free(got);
+    checkasm_end();
+}
+
+/* The blur's vertical pass: 3 to 37 taps (speed_kernelscale 1/2.25 to 4),
+ * rows of every width to a 4K chroma plane's. */
+static void check_vertical_row(const CheckasmLevel *level, const SpeedDsp *c, const SpeedDsp *d)
+{
+    if ((d->vertical_row == c->vertical_row && level->flags) ||
+        !checkasm_begin("speed_vertical_row", level))
+        return;
+    enum { ROW_W = 1920, MAX_TAPS = 37 };
+    float *src = checkasm_alloc(sizeof(float) * ROW_W * MAX_TAPS);
+    float *want = checkasm_alloc(sizeof(float) * ROW_W), *got = checkasm_alloc(sizeof(float) * ROW_W);
+    float f[MAX_TAPS];
+    const float *rows[MAX_TAPS];
+    static const int widths[] = { 1, 2, 5, 7, 8, 15, 16, 17, 33, 63, 64, 65, 959, ROW_W };
+    static const int taps[] = { 3, 5, 9, 11, 37 };
+    for (unsigned ti = 0; ti < QUALE_ARRAY_SIZE(taps); ti++) {
+        float sum = 0;
+        for (int k = 0; k < taps[ti]; k++) sum += f[k] = 1.0f + (float)checkasm_rand_below(1000);
+        for (int k = 0; k < taps[ti]; k++) f[k] /= sum;
+        for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
+            for (unsigned fill = 0; fill < 4; fill++) {
+                for (int i = 0; i < ROW_W * MAX_TAPS; i++) src[i] = value(fill);
+                /* rows in any order, a row twice (the mirror) */
+                for (int k = 0; k < taps[ti]; k++)
+                    rows[k] = src + (size_t)checkasm_rand_below(MAX_TAPS) * ROW_W;
+                memset(got, 0x5c, sizeof(float) * ROW_W);
+                c->vertical_row(f, taps[ti], rows, widths[wi], want);
+                d->vertical_row(f, taps[ti], rows, widths[wi], got);
+                char what[64];
+                snprintf(what, sizeof(what), "%d taps, width %d, fill %u", taps[ti], widths[wi],
+                         fill);
+                checkasm_check_equal(got, want, sizeof(float) * widths[wi], what);
+            }
+        }
+    }
+    for (int k = 0; k < 9; k++) rows[k] = src + (size_t)k * ROW_W;
+    CHECKASM_BENCH(d->vertical_row(f, 9, rows, 960, got));
+    checkasm_free(src);
+    checkasm_free(want);
+    checkasm_free(got);
+    checkasm_end();
 }
 
 void checkasm_check_speed(void)
@@ -79,6 +156,12 @@ void checkasm_check_speed(void)
         CHECKASM_BENCH(sink += d.cov_sum(pic, pic + STRIDE + 1, STRIDE, 56, 26, 0.01, -0.02));
         (void)sink;
         checkasm_end();
+    }
+    for (unsigned l = 0; l < levels; l++) {
+        SpeedDsp d;
+        speed_dsp_init(&d, level[l].flags);
+        check_matrix_mul(&level[l], &c, &d);
+        check_vertical_row(&level[l], &c, &d);
     }
     checkasm_free(pic);
 }

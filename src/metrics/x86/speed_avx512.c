@@ -39,3 +39,6 @@ double speed_cov_sum_avx512(const float *x, const float *y, size_t stride, int w
     const __m128d v = _mm_add_pd(_mm256_extractf128_pd(u, 1), _mm256_castpd256_pd128(u));
     return (_mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v))) + tail;
 }
+
+#define SPEED_FN(name) speed_##name##_avx512
+#include "metrics/speed_tmpl.c"
