@@ -67,7 +67,6 @@ int speed_setup(SpeedSetup *s, const char *metric, const char *what, int w, int 
                 FeatureSink *sink)
 {
     memset(s, 0, sizeof(*s));
-    speed_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     if (!vif_kernelscale_valid((float)ks)) {
         feature_sink_log(sink, QUALE_LOG_ERROR, "%s: invalid speed_kernelscale %g; libvmaf "
                          "accepts " VIF_KERNELSCALES_TEXT, metric, ks);
@@ -141,9 +140,10 @@ int speed_setup(SpeedSetup *s, const char *metric, const char *what, int w, int 
     return 0;
 }
 
-int speed_work_alloc(SpeedWork *w, const SpeedSetup *s, int extra_width)
+int speed_work_alloc(SpeedWork *w, const SpeedSetup *s, const SpeedDsp *dsp, int extra_width)
 {
     memset(w, 0, sizeof(*w));
+    w->dsp = dsp;
     const SpeedGeometry *g = &s->g;
     const int width = QUALE_MAX(g->alloc_w, extra_width);
     w->stride = quale_align((size_t)width, 16);
@@ -224,12 +224,12 @@ void speed_prepare(const SpeedSetup *s, SpeedWork *w, float *pic)
     }
     /* Blur and keep every 16th sample: the operating picture, into pic's
      * top-left (rows 16 y are read before row y is written: y <= 16 y). */
-    filter_decimate(&s->dsp, s->antialias, s->antialias_taps, pic, stride, g->scaled_w,
+    filter_decimate(w->dsp, s->antialias, s->antialias_taps, pic, stride, g->scaled_w,
                     g->scaled_h, 1 << SPEED_SCALES, w->op, stride, w->row);
     for (int y = 0; y < g->op_h; y++)
         memcpy(pic + (size_t)y * stride, w->op + (size_t)y * stride, sizeof(float) * g->op_w);
     /* Less its local mean. */
-    filter_decimate(&s->dsp, s->mean, s->mean_taps, pic, stride, g->op_w, g->op_h, 1, w->op,
+    filter_decimate(w->dsp, s->mean, s->mean_taps, pic, stride, g->op_w, g->op_h, 1, w->op,
                     stride, w->row);
     for (int y = 0; y < g->op_h; y++) {
         float *p = pic + (size_t)y * stride;
@@ -275,8 +275,8 @@ double speed_cov_sum_c(const float *x, const float *y, size_t stride, int w, int
 /* K[o][p]: the covariance of the samples at neighbourhood offsets o and p
  * (o = 5 r + c: rows r.., columns c.. of the operating picture), over
  * sub_w x sub_h of them. */
-static void covariance_matrix(const SpeedSetup *s, const float *pic, size_t stride, float *cov,
-                              float *means)
+static void covariance_matrix(const SpeedSetup *s, const SpeedDsp *dsp, const float *pic,
+                              size_t stride, float *cov, float *means)
 {
     const SpeedGeometry *g = &s->g;
     const size_t count = (size_t)g->sub_w * (size_t)g->sub_h;
@@ -291,7 +291,7 @@ static void covariance_matrix(const SpeedSetup *s, const float *pic, size_t stri
         const float *pa = pic + (size_t)(a / SPEED_BLOCK) * stride + a % SPEED_BLOCK;
         for (int b = 0; b <= a; b++) {
             const float *pb = pic + (size_t)(b / SPEED_BLOCK) * stride + b % SPEED_BLOCK;
-            const double sum = s->dsp.cov_sum(pa, pb, stride, g->sub_w, g->sub_h, means[a],
+            const double sum = dsp->cov_sum(pa, pb, stride, g->sub_w, g->sub_h, means[a],
                                               means[b]);
             const float c = (float)(sum / count);
             cov[a * SPEED_ELEMENTS + b] = cov[b * SPEED_ELEMENTS + a] = c;
@@ -513,7 +513,7 @@ void speed_picture_stats(const SpeedSetup *s, SpeedWork *w, const float *pic, Sp
 {
     const SpeedGeometry *g = &s->g;
     const int n = SPEED_ELEMENTS, blocks = g->blocks;
-    covariance_matrix(s, pic, w->stride, w->cov, w->eig); /* eig holds the means first */
+    covariance_matrix(s, w->dsp, pic, w->stride, w->cov, w->eig); /* eig: the means first */
     eigenvalues(w->cov, w->eig, w->lin);
 
     /* Y: block b's sample at offset o, blocks in raster order. */
@@ -527,7 +527,7 @@ void speed_picture_stats(const SpeedSetup *s, SpeedWork *w, const float *pic, Sp
 
     bool regular = true;
     for (int k = 0; k < n; k++) regular &= !(w->eig[k] < EIGENVALUE_EPS);
-    out->singular = !regular || solve(&s->dsp, w->cov, w->y, blocks, w->x, w->lin) != 0;
+    out->singular = !regular || solve(w->dsp, w->cov, w->y, blocks, w->x, w->lin) != 0;
     if (out->singular) memset(w->x, 0, sizeof(float) * (size_t)n * blocks);
 
     /* S[b] = sum over o of X[o][b] Y[o][b] / 25, in order of o. */
@@ -611,14 +611,6 @@ bool speed_score_pictures(const SpeedSetup *s, SpeedWork *w, float *score)
 
 /* ---- the metrics ---------------------------------------------------------------------- */
 
-/* The options both extractors have, under libvmaf's names, defaults,
- * ranges and aliases; every one names its keys. */
-typedef struct SpeedOptions {
-    double kernelscale, prescale;
-    int prescale_method;          /* enum VifPrescaleMethod */
-    double sigma_nn, nn_floor, max_val;
-} SpeedOptions;
-
 #define SPEED_COMMON_OPTIONS(State)                                                          \
     { .name = "speed_kernelscale", .alias = "ks",                                            \
       .help = "scaling factor for the gaussian kernel (2.0 means multiplying the standard "  \
@@ -649,19 +641,10 @@ typedef struct SpeedOptions {
 
 /* ---- speed_chroma ---------------------------------------------------------- */
 
-enum { CHROMA_U, CHROMA_V, CHROMA_UV, CHROMA_KEYS };
 
 static const char *const chroma_keys[] = {
     "speed_chroma_u", "speed_chroma_v", "speed_chroma_uv", NULL,
 };
-
-typedef struct SpeedChromaState {
-    SpeedOptions o;
-    int weight_mode;
-    SpeedSetup setup;
-    int stored_w;                 /* the chroma plane's width as stored */
-    unsigned key[CHROMA_KEYS];
-} SpeedChromaState;
 
 static const MetricOption speed_chroma_options[] = {
     SPEED_COMMON_OPTIONS(SpeedChromaState),
@@ -671,6 +654,12 @@ static const MetricOption speed_chroma_options[] = {
       .default_value.i = 0, .min = 0, .max = 6, .flags = OPTION_FEATURE_PARAM },
     { 0 },
 };
+
+void speed_chroma_size(const QualeVideoFormat *f, int *w, int *h)
+{
+    *w = f->chroma == QUALE_CHROMA_444 ? (int)f->width : (int)f->width / 2;
+    *h = f->chroma == QUALE_CHROMA_420 ? (int)f->height / 2 : (int)f->height;
+}
 
 static unsigned speed_chroma_planes(const void *state)
 {
@@ -688,10 +677,10 @@ static int speed_chroma_init(void *state, const QualeVideoFormat *f, FeatureSink
                          "score");
         return -EINVAL;
     }
-    /* libvmaf's plane size: the luma size halved, rounded down. */
-    const int w = f->chroma == QUALE_CHROMA_444 ? (int)f->width : (int)f->width / 2;
-    const int h = f->chroma == QUALE_CHROMA_420 ? (int)f->height / 2 : (int)f->height;
+    int w, h;
+    speed_chroma_size(f, &w, &h);
     s->stored_w = f->chroma == QUALE_CHROMA_444 ? (int)f->width : ((int)f->width + 1) / 2;
+    speed_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     err = speed_setup(&s->setup, "speed_chroma", "the chroma plane", w, h, s->o.kernelscale,
                       s->o.prescale, s->o.prescale_method, s->o.sigma_nn, s->o.nn_floor,
                       s->weight_mode, sink);
@@ -706,7 +695,7 @@ static int speed_chroma_scratch_alloc(const void *state, void **scratch)
     const SpeedChromaState *s = state;
     SpeedWork *w = malloc(sizeof(*w));
     if (!w) return -ENOMEM;
-    const int err = speed_work_alloc(w, &s->setup, s->stored_w);
+    const int err = speed_work_alloc(w, &s->setup, &s->dsp, s->stored_w);
     if (err) {
         free(w);
         return err;
@@ -741,6 +730,26 @@ static void load_plane(const SpeedSetup *s, const QualePicture *pic, unsigned pl
             picture_float_row(pic, plane, (unsigned)y, -128.0f, dst + (size_t)y * stride);
 }
 
+int speed_chroma_write(const SpeedChromaState *s, FeatureSink *sink, unsigned index,
+                       const float score[2], const bool singular[2])
+{
+    /* A channel that is singular on one side takes the other's score. */
+    float uv;
+    if (singular[0] && !singular[1]) uv = score[1];
+    else if (singular[1] && !singular[0]) uv = score[0];
+    else uv = (float)((score[0] + score[1]) / 2.0);
+    const double values[CHROMA_KEYS] = {
+        QUALE_MIN((double)score[0], s->o.max_val),
+        QUALE_MIN((double)score[1], s->o.max_val),
+        QUALE_MIN((double)uv, s->o.max_val),
+    };
+    for (unsigned k = 0; k < CHROMA_KEYS; k++) {
+        const int err = feature_sink_put(sink, s->key[k], index, values[k]);
+        if (err) return err;
+    }
+    return 0;
+}
+
 static int speed_chroma_extract(const void *state, void *scratch, const MetricFrame *frame,
                                 FeatureSink *sink)
 {
@@ -753,21 +762,7 @@ static int speed_chroma_extract(const void *state, void *scratch, const MetricFr
         load_plane(&s->setup, frame->dist, 1 + c, w->dis, w->stride);
         singular[c] = speed_score_pictures(&s->setup, w, &score[c]);
     }
-    /* A channel that is singular on one side takes the other's score. */
-    float uv;
-    if (singular[0] && !singular[1]) uv = score[1];
-    else if (singular[1] && !singular[0]) uv = score[0];
-    else uv = (float)((score[0] + score[1]) / 2.0);
-    const double values[CHROMA_KEYS] = {
-        QUALE_MIN((double)score[0], s->o.max_val),
-        QUALE_MIN((double)score[1], s->o.max_val),
-        QUALE_MIN((double)uv, s->o.max_val),
-    };
-    for (unsigned k = 0; k < CHROMA_KEYS; k++) {
-        const int err = feature_sink_put(sink, s->key[k], frame->index, values[k]);
-        if (err) return err;
-    }
-    return 0;
+    return speed_chroma_write(s, sink, frame->index, score, singular);
 }
 
 const Metric metric_speed_chroma = {
@@ -785,13 +780,6 @@ const Metric metric_speed_chroma = {
 /* ---- speed_temporal ---------------------------------------------------------- */
 
 static const char *const temporal_keys[] = { "speed_temporal", NULL };
-
-typedef struct SpeedTemporalState {
-    SpeedOptions o;
-    bool use_ref_diff;
-    SpeedSetup setup;
-    unsigned key;
-} SpeedTemporalState;
 
 static const MetricOption speed_temporal_options[] = {
     SPEED_COMMON_OPTIONS(SpeedTemporalState),
@@ -816,6 +804,7 @@ static int speed_temporal_init(void *state, const QualeVideoFormat *f, FeatureSi
         return -EINVAL;
     }
     /* libvmaf leaves speed_weight_var_mode at 0 here. */
+    speed_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     err = speed_setup(&s->setup, "speed_temporal", "the luma plane", (int)f->width,
                       (int)f->height, s->o.kernelscale, s->o.prescale, s->o.prescale_method,
                       s->o.sigma_nn, s->o.nn_floor, 0, sink);
@@ -828,7 +817,7 @@ static int speed_temporal_scratch_alloc(const void *state, void **scratch)
     const SpeedTemporalState *s = state;
     SpeedWork *w = malloc(sizeof(*w));
     if (!w) return -ENOMEM;
-    const int err = speed_work_alloc(w, &s->setup, 0);
+    const int err = speed_work_alloc(w, &s->setup, &s->dsp, 0);
     if (err) {
         free(w);
         return err;

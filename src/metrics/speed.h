@@ -106,7 +106,6 @@ SPEED_DECLARE_KERNELS(avx512);
  * (floats where it keeps floats), the filters, and the geometry. */
 typedef struct SpeedSetup {
     SpeedGeometry g;
-    SpeedDsp dsp;
     int method;               /* enum SpeedPrescaleMethod */
     float sigma_nn, nn_floor;
     int weight_mode;          /* speed_weight_var_mode, 0..6 */
@@ -130,6 +129,7 @@ typedef struct SpeedStats {
 /* Working memory of one worker for one setup: two pictures of alloc size,
  * the filters' rows, the matrices, and a pair of SpeedStats. */
 typedef struct SpeedWork {
+    const SpeedDsp *dsp;      /* the kernels */
     size_t stride;            /* floats, of the pictures */
     float *ref, *dis;         /* the pictures, alloc_w x alloc_h */
     float *tmp;               /* the prescale's source, alloc size */
@@ -140,7 +140,7 @@ typedef struct SpeedWork {
     SpeedStats ref_stats, dis_stats;
 } SpeedWork;
 
-int speed_work_alloc(SpeedWork *w, const SpeedSetup *s, int extra_width);
+int speed_work_alloc(SpeedWork *w, const SpeedSetup *s, const SpeedDsp *dsp, int extra_width);
 void speed_work_free(SpeedWork *w);
 
 /* Steps 1-3 on the picture in pic (w x h at `stride` floats), in place:
@@ -159,5 +159,44 @@ float speed_pair_score(const SpeedSetup *s, const SpeedStats *ref, const SpeedSt
  * statistics and the score; returns whether either was singular. */
 bool speed_score_pictures(const SpeedSetup *s, SpeedWork *w, float *score);
 
+
+/* ---- the metrics' states, and the step to their keys (their GPU twins
+ * score through these too) --------------------------------------------------- */
+
+/* The options both extractors have, under libvmaf's names, defaults,
+ * ranges and aliases; every one names its keys. */
+typedef struct SpeedOptions {
+    double kernelscale, prescale;
+    int prescale_method;          /* enum VifPrescaleMethod */
+    double sigma_nn, nn_floor, max_val;
+} SpeedOptions;
+
+enum { CHROMA_U, CHROMA_V, CHROMA_UV, CHROMA_KEYS };
+
+typedef struct SpeedChromaState {
+    SpeedOptions o;
+    int weight_mode;
+    SpeedSetup setup;
+    SpeedDsp dsp;
+    int stored_w;                 /* the chroma plane's width as stored */
+    unsigned key[CHROMA_KEYS];
+} SpeedChromaState;
+
+typedef struct SpeedTemporalState {
+    SpeedOptions o;
+    bool use_ref_diff;
+    SpeedSetup setup;
+    SpeedDsp dsp;
+    unsigned key;
+} SpeedTemporalState;
+
+/* speed_chroma's keys of a frame from its U and V scores (each with
+ * whether either picture was singular): uv is their mean, or the one whose
+ * pictures were not singular; each key clipped to speed_max_val. */
+int speed_chroma_write(const SpeedChromaState *s, FeatureSink *sink, unsigned index,
+                       const float score[2], const bool singular[2]);
+
+/* The chroma plane size libvmaf scores: the luma size halved, rounded down. */
+void speed_chroma_size(const QualeVideoFormat *f, int *w, int *h);
 
 #endif /* QUALE_SRC_METRICS_SPEED_H */
