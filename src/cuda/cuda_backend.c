@@ -7,7 +7,9 @@
  * and an event that marks the end of its work.  The reference luma of every
  * frame goes to a ring of device planes instead, so that temporal twins
  * (motion) read the previous frames where they already are: a frame is
- * uploaded once, whatever reads it.  Ring entries and the events that guard
+ * uploaded once, whatever reads it.  With a twin that reads the previous
+ * distorted lumas too (speed_temporal), they go to a second ring, guarded
+ * by the same events.  Ring entries and the events that guard
  * them are indexed by frame number modulo the ring size, so the waits below
  * are exact however the frames finish:
  *   - before frame n overwrites ring entry n % R, its stream waits for the
@@ -66,6 +68,8 @@ struct GpuBackend {
     unsigned slot_count;
     unsigned branches; /* streams per frame */
     CUdeviceptr *ring;
+    CUdeviceptr *ring_dist; /* the distorted lumas too, for twins that read them */
+    bool dist_history;
     CUevent *ring_uploaded, *ring_done;
     unsigned ring_size;
     ActiveTwin *twins;
@@ -157,8 +161,16 @@ int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned 
                 unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
                 void **params, char *error, size_t error_size)
 {
-    CU_TRY(dev, dev->api.LaunchKernel(f, grid_x, grid_y, 1, block_x, 1, 1, shared_bytes, stream,
-                                      params, NULL),
+    return cuda_launch_3d(dev, f, name, grid_x, grid_y, 1, block_x, shared_bytes, stream, params,
+                          error, error_size);
+}
+
+int cuda_launch_3d(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
+                   unsigned grid_y, unsigned grid_z, unsigned block_x, unsigned shared_bytes,
+                   CUstream stream, void **params, char *error, size_t error_size)
+{
+    CU_TRY(dev, dev->api.LaunchKernel(f, grid_x, grid_y, grid_z, block_x, 1, 1, shared_bytes,
+                                      stream, params, NULL),
            name);
     return 0;
 }
@@ -366,10 +378,13 @@ static void stop(GpuBackend *gpu)
     gpu->slot_count = 0;
     for (unsigned i = 0; i < gpu->ring_size; i++) {
         cuda_free(dev, gpu->ring[i], luma);
+        if (gpu->ring_dist) cuda_free(dev, gpu->ring_dist[i], luma);
         if (gpu->ring_uploaded[i]) dev->api.EventDestroy(gpu->ring_uploaded[i]);
         if (gpu->ring_done[i]) dev->api.EventDestroy(gpu->ring_done[i]);
     }
     free(gpu->ring);
+    free(gpu->ring_dist);
+    gpu->ring_dist = NULL;
     free(gpu->ring_uploaded);
     free(gpu->ring_done);
     gpu->ring = NULL;
@@ -477,8 +492,13 @@ static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t erro
     gpu->ring_uploaded = calloc(gpu->ring_size, sizeof(*gpu->ring_uploaded));
     gpu->ring_done = calloc(gpu->ring_size, sizeof(*gpu->ring_done));
     if (!gpu->ring || !gpu->ring_uploaded || !gpu->ring_done) return -ENOMEM;
+    if (gpu->dist_history && !(gpu->ring_dist = calloc(gpu->ring_size, sizeof(*gpu->ring_dist))))
+        return -ENOMEM;
     for (unsigned i = 0; i < gpu->ring_size; i++) {
         int err = cuda_alloc(dev, &gpu->ring[i], gpu->plane_bytes[0], "reference luma", error,
+                             error_size);
+        if (!err && gpu->ring_dist)
+            err = cuda_alloc(dev, &gpu->ring_dist[i], gpu->plane_bytes[0], "distorted luma", error,
                              error_size);
         if (err) return err;
         CU_TRY(dev, dev->api.EventCreate(&gpu->ring_uploaded[i], CU_EVENT_DISABLE_TIMING),
@@ -539,6 +559,7 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
         a->sink = requests[i].sink;
         gpu->planes |= twin->planes(requests[i].state);
         if (twin->history > gpu->history) gpu->history = twin->history;
+        if (twin->dist_history) gpu->dist_history = true;
         const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);
         if (r != CUDA_SUCCESS) {
             snprintf(error, error_size, "loading the %s kernels failed: %s", twin->metric->name,
@@ -566,7 +587,7 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
 /* ---- frames --------------------------------------------------------------- */
 
 static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdeviceptr ref_luma,
-                  char *error, size_t error_size)
+                  CUdeviceptr dist_luma, char *error, size_t error_size)
 {
     CudaDevice *dev = &gpu->dev;
     const QualePicture *pics[2] = { frame->ref, frame->dist };
@@ -588,7 +609,7 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
             memcpy(staging, host, chroma ? gpu->frame_bytes : gpu->plane_bytes[0]);
             host = staging;
         }
-        const CUdeviceptr luma = i == 0 ? ref_luma : s->dist;
+        const CUdeviceptr luma = i == 0 ? ref_luma : dist_luma;
         CU_TRY(dev, dev->api.MemcpyHtoDAsync(luma, host, gpu->plane_bytes[0], s->stream),
                "uploading luma");
         if (chroma) {
@@ -625,7 +646,8 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         }
     }
     if (gpu->profile && dev->api.EventRecord(gpu->marks[0], s->stream) != CUDA_SUCCESS) err = -EIO;
-    if (!err) err = upload(gpu, s, frame, gpu->ring[e], error, sizeof(error));
+    const CUdeviceptr dist_luma = gpu->ring_dist ? gpu->ring_dist[e] : s->dist;
+    if (!err) err = upload(gpu, s, frame, gpu->ring[e], dist_luma, error, sizeof(error));
     if (!err && gpu->profile && dev->api.EventRecord(gpu->marks[1], s->stream) != CUDA_SUCCESS)
         err = -EIO;
 
@@ -638,6 +660,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         f.dist[p] = s->dist + gpu->plane_offset[p];
     }
     f.ref[0] = gpu->ring[e];
+    f.dist[0] = dist_luma;
     if (ref->plane_count == 3) {
         f.ref[1] = s->ref_chroma;
         f.ref[2] = s->ref_chroma + gpu->plane_bytes[1];
@@ -647,6 +670,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         if (n < k + 1) break;
         const unsigned prev = (n - 1 - k) % R;
         f.prev_ref[k] = gpu->ring[prev];
+        if (gpu->ring_dist) f.prev_dist[k] = gpu->ring_dist[prev];
         if (dev->api.StreamWaitEvent(s->stream, gpu->ring_uploaded[prev], 0) != CUDA_SUCCESS)
             err = -EIO;
     }

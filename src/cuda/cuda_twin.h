@@ -31,19 +31,21 @@ typedef struct CudaDevice {
 
 /* A frame on the device: plane p of the reference at ref[p], with the same
  * row stride (bytes) as the host picture; prev_ref[k] is the reference luma
- * of frame index - 1 - k (0 when there is none). */
+ * of frame index - 1 - k (0 when there is none), prev_dist[k] the
+ * distorted one's where a twin asked for them (dist_history). */
 typedef struct CudaFrame {
     unsigned index;
     CUdeviceptr ref[3], dist[3];
     size_t stride[3];
     unsigned width[3], height[3];
-    CUdeviceptr prev_ref[2];
+    CUdeviceptr prev_ref[2], prev_dist[2];
 } CudaFrame;
 
 typedef struct CudaTwin {
     const Metric *metric;
     const unsigned char *module_image; /* the embedded fatbin */
     unsigned history;                  /* previous reference lumas it reads */
+    bool dist_history;                 /* and the previous distorted lumas */
 
     /* The planes it reads under these options: bit p for plane p. */
     unsigned (*planes)(const void *metric_state);
@@ -75,6 +77,11 @@ extern const CudaTwin *const cuda_twins[];
 int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
                 unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
                 void **params, char *error, size_t error_size);
+
+/* The same with a third grid dimension (a frame's pictures, say). */
+int cuda_launch_3d(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
+                   unsigned grid_y, unsigned grid_z, unsigned block_x, unsigned shared_bytes,
+                   CUstream stream, void **params, char *error, size_t error_size);
 
 /* A copy of `bytes` from the device to pinned host memory, queued on
  * stream, checked: on failure error says "reading back <what> failed". */

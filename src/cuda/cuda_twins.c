@@ -10,6 +10,7 @@ extern const CudaTwin cuda_twin_float_ssim, cuda_twin_float_ms_ssim;
 extern const CudaTwin cuda_twin_psnr_hvs, cuda_twin_ciede;
 extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm, cuda_twin_float_motion;
 extern const CudaTwin cuda_twin_cambi;
+extern const CudaTwin cuda_twin_speed_chroma, cuda_twin_speed_temporal;
 
 const CudaTwin *const cuda_twins[] = {
     &cuda_twin_psnr,
@@ -21,5 +22,6 @@ const CudaTwin *const cuda_twins[] = {
     &cuda_twin_psnr_hvs, &cuda_twin_ciede,
     &cuda_twin_float_vif, &cuda_twin_float_adm, &cuda_twin_float_motion,
     &cuda_twin_cambi,
+    &cuda_twin_speed_chroma, &cuda_twin_speed_temporal,
     NULL,
 };

@@ -35,8 +35,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "metric.h"
-
 #define SPEED_BLOCK 5                              /* libvmaf's DEFAULT_BLOCK_SIZE */
 #define SPEED_ELEMENTS (SPEED_BLOCK * SPEED_BLOCK) /* the order of K */
 #define SPEED_SCALES 4                             /* the operating picture: 1/16 */
@@ -45,12 +43,8 @@
  * picture of one block a side.  libvmaf reads out of bounds below it. */
 #define SPEED_MIN_SIZE (SPEED_BLOCK << SPEED_SCALES)
 
-enum SpeedPrescaleMethod {
-    SPEED_PRESCALE_NEAREST = 0,
-    SPEED_PRESCALE_BILINEAR,
-    SPEED_PRESCALE_BICUBIC,
-    SPEED_PRESCALE_LANCZOS4,
-};
+/* What the CUDA kernels (src/cuda/speed.cu) read too: plain data, the same
+ * layout in C and C++. */
 
 /* The sizes of one picture's steps (libvmaf's SpeedDimensions). */
 typedef struct SpeedGeometry {
@@ -63,6 +57,22 @@ typedef struct SpeedGeometry {
     int sub_w, sub_h;         /* the samples each neighbourhood offset sees */
     bool prescale;            /* speed_prescale is not (almost) 1 */
 } SpeedGeometry;
+
+/* What one instance computes with: the options as libvmaf passes them on
+ * (floats where it keeps floats), the filters, and the geometry. */
+typedef struct SpeedSetup {
+    SpeedGeometry g;
+    int method;               /* enum VifPrescaleMethod (vif_tools.h) */
+    float sigma_nn, nn_floor;
+    int weight_mode;          /* speed_weight_var_mode, 0..6 */
+    int antialias_taps, mean_taps;
+    float antialias[SPEED_MAX_TAPS], mean[SPEED_MAX_TAPS];
+} SpeedSetup;
+
+/* The rest is C. */
+#if !defined(__CUDACC__)
+
+#include "metric.h"
 
 /*
  * The kernels: the C reference, then AVX2 and AVX-512 ones with the same
@@ -101,17 +111,6 @@ void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags);
 SPEED_DECLARE_KERNELS(c);
 SPEED_DECLARE_KERNELS(avx2);
 SPEED_DECLARE_KERNELS(avx512);
-
-/* What one instance computes with: the options as libvmaf passes them on
- * (floats where it keeps floats), the filters, and the geometry. */
-typedef struct SpeedSetup {
-    SpeedGeometry g;
-    int method;               /* enum SpeedPrescaleMethod */
-    float sigma_nn, nn_floor;
-    int weight_mode;          /* speed_weight_var_mode, 0..6 */
-    int antialias_taps, mean_taps;
-    float antialias[SPEED_MAX_TAPS], mean[SPEED_MAX_TAPS];
-} SpeedSetup;
 
 /* Checks the options and the picture size and fills the setup; logs what
  * is wrong through the sink, naming `metric` and what (e.g. "the U plane").
@@ -198,5 +197,7 @@ int speed_chroma_write(const SpeedChromaState *s, FeatureSink *sink, unsigned in
 
 /* The chroma plane size libvmaf scores: the luma size halved, rounded down. */
 void speed_chroma_size(const QualeVideoFormat *f, int *w, int *h);
+
+#endif /* !__CUDACC__ */
 
 #endif /* QUALE_SRC_METRICS_SPEED_H */
