@@ -309,6 +309,19 @@ static void option_cases(enum QualeBackend backend, const char *const *twins, un
           270 },
         { "cambi=enc_bitdepth=8:max_log_contrast=5:cambi_topk=0.9:full_ref=true", 480, 270 },
         { "cambi=eotf=pq:window_size=127:tvi_threshold=0.1:topk=0.05", 480, 270 },
+        /* the v1 models' SpEED, and prescales of both methods the device
+         * has (bicubic stays on the CPU) */
+        { "speed_chroma=speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
+          "speed_weight_var_mode=5:speed_prescale=0.6:speed_prescale_method=bilinear",
+          640, 360 },
+        { "speed_chroma=speed_kernelscale=1.5:speed_weight_var_mode=3:speed_prescale=0.75",
+          640, 360 },
+        { "speed_chroma=speed_prescale=0.8:speed_prescale_method=bicubic", 640, 360 },
+        { "speed_temporal=speed_use_ref_diff=true:speed_sigma_nn=0.5:speed_weight_var_mode=6",
+          640, 360 },
+        { "speed_temporal=speed_prescale=0.5:speed_prescale_method=bilinear:"
+          "speed_kernelscale=0.6666666666666666",
+          640, 360 },
     };
     Clip clip = { 0 };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -378,10 +391,14 @@ static void corpus_cases(enum QualeBackend backend, const char *const *twins, un
             clip_free(&clip);
             continue;
         }
-        char label[256];
-        snprintf(label, sizeof(label), "%s %s (vmaf_v0.6.1 + every twin)", quale_backend_name(backend),
-                 name->u.string.chars);
-        run_case(backend, label, twins, twin_count, "version=vmaf_v0.6.1", &clip);
+        /* v0 and v1's default, with every twin beside them */
+        static const char *const models[] = { "version=vmaf_v0.6.1", "version=vmaf_v1.0.16_3d0h" };
+        for (unsigned m = 0; m < 2; m++) {
+            char label[256];
+            snprintf(label, sizeof(label), "%s %s (%s + every twin)", quale_backend_name(backend),
+                     name->u.string.chars, models[m] + strlen("version="));
+            run_case(backend, label, twins, twin_count, models[m], &clip);
+        }
         clip_free(&clip);
     }
     json_document_free(&doc);
