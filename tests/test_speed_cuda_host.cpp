@@ -44,6 +44,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x9e3779b97f4a7c15ull
 #include "cuda_host_test.h"
+#include "speed_cases.h"
 
 extern "C" {
 extern const Metric metric_speed_chroma, metric_speed_temporal;
@@ -54,28 +55,6 @@ const char *speed_cuda_step(const SpeedGeometry *g, unsigned step, unsigned pict
                             unsigned launch[4]);
 void speed_cuda_pictures(const SpeedGeometry *g, const float *results, unsigned pictures,
                          SpeedStats *stats);
-}
-
-/* ---- pictures ---------------------------------------------------------------- */
-
-/* A textured picture (blocks, ramps and noise), or a flat one. */
-static void fill(QualePicture *p, unsigned frame, bool flat, unsigned seed)
-{
-    const unsigned max = (1u << p->format.bitdepth) - 1;
-    for (unsigned plane = 0; plane < p->plane_count; plane++) {
-        for (unsigned y = 0; y < p->plane_height[plane]; y++) {
-            for (unsigned x = 0; x < p->plane_width[plane]; x++) {
-                unsigned v;
-                if (flat) {
-                    v = max / 3;
-                } else {
-                    const unsigned base = ((x / 7 + frame) * 37 + (y / 5) * 91 + seed) % (max + 1);
-                    v = (base + x * (max / 97 + 1) + (rng() % (max / 16 + 1))) % (max + 1);
-                }
-                put(p, plane, x, y, v);
-            }
-        }
-    }
 }
 
 /* ---- the device, emulated ---------------------------------------------------- */
@@ -180,8 +159,8 @@ static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
     for (unsigned i = 0; i < 3; i++) {
         quale_picture_alloc(&refs[i], &f);
         quale_picture_alloc(&dists[i], &f);
-        fill(&refs[i], i, flat, 1);
-        fill(&dists[i], i, flat && i != 2, 2);
+        speed_fill(&refs[i], i, flat, 1, rng);
+        speed_fill(&dists[i], i, flat && i != 2, 2, rng);
     }
     /* The C reference through the API. */
     QualeContext *cpu = NULL;
@@ -296,48 +275,15 @@ static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
 
 int main()
 {
-    const char *const v1 =
-        "speed_chroma=speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
-        "speed_weight_var_mode=5";
-    const char *const chroma_specs[] = {
-        "speed_chroma",
-        v1,
-        "speed_chroma=speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
-        "speed_weight_var_mode=5:speed_prescale=0.6:speed_prescale_method=bilinear",
-        "speed_chroma=speed_prescale=0.5:speed_prescale_method=bilinear:speed_weight_var_mode=3",
-        "speed_chroma=speed_prescale=0.75:speed_weight_var_mode=1",
-        "speed_chroma=speed_kernelscale=0.6666666666666666:speed_weight_var_mode=2",
-        "speed_chroma=speed_kernelscale=1.5:speed_weight_var_mode=4",
-        "speed_chroma=speed_weight_var_mode=6:speed_max_val=1.5",
-    };
-    const char *const temporal_specs[] = {
-        "speed_temporal",
-        "speed_temporal=speed_use_ref_diff=true:speed_sigma_nn=0.5",
-        "speed_temporal=speed_prescale=0.5:speed_prescale_method=bilinear",
-        "speed_temporal=speed_prescale=0.8:speed_kernelscale=0.6666666666666666",
-    };
-    const QualeVideoFormat formats[] = {
-        { QUALE_CHROMA_420, 8, 352, 288 },  { QUALE_CHROMA_420, 10, 640, 360 },
-        { QUALE_CHROMA_422, 8, 226, 180 },  { QUALE_CHROMA_444, 16, 176, 160 },
-        { QUALE_CHROMA_420, 12, 321, 271 },
-    };
-    for (const QualeVideoFormat &f : formats) {
-        for (const char *spec : chroma_specs) {
-            /* the prescales need planes that stay at least 80 a side */
-            if (strstr(spec, "prescale=0.5") && f.width < 640) continue;
-            if (strstr(spec, "prescale=0.6") && f.width < 640) continue;
-            if (strstr(spec, "prescale=0.75") && f.chroma == QUALE_CHROMA_420 && f.width < 640)
-                continue;
-            run_case(spec, f, false);
-        }
-        for (const char *spec : temporal_specs) {
-            if (strstr(spec, "prescale=0.5") && f.height < 288) continue;
-            run_case(spec, f, false);
-        }
+    for (const QualeVideoFormat &f : speed_formats) {
+        for (const char *spec : speed_chroma_specs)
+            if (speed_case_runs(spec, &f)) run_case(spec, f, false);
+        for (const char *spec : speed_temporal_specs)
+            if (speed_case_runs(spec, &f)) run_case(spec, f, false);
     }
     /* Flat chroma: singular covariances (the v1 models' chroma correction). */
-    run_case(v1, formats[0], true);
-    run_case("speed_temporal", formats[0], true);
+    run_case(SPEED_V1_SPEC, speed_formats[0], true);
+    run_case("speed_temporal", speed_formats[0], true);
     printf("pictures: %u compared, %u bit for bit, %u singular\n", stats_checked, stats_exact,
            stats_singular);
     /* both paths taken: the solve, and the singular one (flat cases at least) */

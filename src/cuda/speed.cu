@@ -423,6 +423,7 @@ SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float 
         }
         SPEED_SYNC();
         const float tau = sh->tau;
+        SPEED_SYNC(); /* read by all before thread 0 may write the next one */
         if (tau == 0.0f) continue;
         for (int r = i + 1 + tid; r < n; r += threads) {
             float acc = 0.0f;

@@ -264,6 +264,63 @@ void f64_log_dd(double x, out double hi, out double lo)
     fast_two_sum(h, low, hi, lo);
 }
 
+const double F64_INV_LN2_LO = 2.0355273740931033e-17LF; // 1/ln 2 - F64_INV_LN2
+
+// log2(x) for a double x, within about an ulp (as the C library's): 0 gives
+// -inf, a negative x or NaN gives NaN, +inf gives +inf.  log(x) in
+// double-double (f64_log_dd) times 1/ln 2 in double-double.
+precise double f64_log2(double x)
+{
+    if (x == 0.0LF) return packDouble2x32(uvec2(0u, 0xfff00000u));
+    if (!(x > 0.0LF)) return packDouble2x32(uvec2(0u, 0x7ff80000u));
+    if ((unpackDouble2x32(x).y & 0x7ff00000u) == 0x7ff00000u) return x; // +inf
+    precise double scaled = x;
+    int shift = 0;
+    if ((unpackDouble2x32(x).y & 0x7ff00000u) == 0u) { // subnormal: times 2^54
+        scaled = x * 18014398509481984.0LF;
+        shift = 54;
+    }
+    double hi, lo, p, pe;
+    f64_log_dd(scaled, hi, lo);
+    two_prod(hi, F64_INV_LN2, p, pe);
+    precise double low = pe + (hi * F64_INV_LN2_LO + lo * F64_INV_LN2);
+    precise double result = p + low;
+    precise double unshifted = result - double(shift);
+    return shift == 0 ? result : unshifted;
+}
+
+// ---- fused multiply-add ------------------------------------------------------------
+
+// a + b rounded to odd: exact sums as they are, others to the neighbour
+// of the nearest double whose last mantissa bit is 1.
+precise double f64_add_round_odd(double a, double b)
+{
+    double s, e;
+    two_sum(a, b, s, e);
+    if (e == 0.0LF) return s;
+    uvec2 w = unpackDouble2x32(s);
+    if ((w.x & 1u) != 0u) return s;
+    // s is even and e its error (s != 0): its neighbour on e's side
+    const bool away = (e > 0.0LF) == (s > 0.0LF);
+    w = away ? u64_add(w, uvec2(1u, 0u)) : u64_sub(w, uvec2(1u, 0u));
+    return packDouble2x32(w);
+}
+
+// fma(a, b, c): a b + c rounded once, as C's fma() (GLSL's fma() may round
+// twice on some drivers).  Boldo and Melquiond's emulation: the exact
+// product uh + ul, th + tl = c + uh exactly, then th + RO(tl + ul) rounded
+// to nearest is the correctly rounded sum of the three.  Far from overflow
+// and underflow.
+precise double f64_fma(double a, double b, double c)
+{
+    double uh, ul, th, tl;
+    two_prod(a, b, uh, ul);
+    two_sum(c, uh, th, tl);
+    const double v = f64_add_round_odd(tl, ul);
+    precise double r = th + v;
+    return r;
+}
+
 // pow(x, y) for a normal x > 0 and y of moderate size: exp(y log x), the
 // product in double-double, so that its error is not multiplied by y log x.
 precise double f64_pow(double x, double y)

@@ -8,7 +8,9 @@
  *     staging.
  *   - The reference luma of every frame goes to a ring on the device, the
  *     other planes to the frame's slot; temporal twins read earlier frames
- *     from the ring.
+ *     from the ring.  Where a twin reads earlier distorted lumas too
+ *     (speed_temporal), each ring entry holds the distorted luma after the
+ *     reference one (a second copy: the slot keeps its own).
  *   - Each slot has command buffers and a fence.  submit() records the
  *     uploads and every twin's dispatches and submits them, in frame order,
  *     on the caller's thread (the only thread that touches the queues);
@@ -80,6 +82,8 @@ struct GpuBackend {
 
     QualeVideoFormat format;
     unsigned planes, history;
+    bool dist_history;      /* ring entries hold the distorted luma too */
+    VkDeviceSize ring_entry; /* bytes of one ring entry */
     size_t plane_offset[3], plane_bytes[3], frame_bytes, slot_bytes;
     VkCommandPool pool, upload_pool; /* the compute family's, the transfer family's */
     VulkanSlot *slots;
@@ -828,7 +832,7 @@ static int fit_slots(GpuBackend *gpu, unsigned *slots, char *error, size_t error
     /* Each slot: the distorted frame, then the reference chroma. */
     gpu->slot_bytes = gpu->frame_bytes + gpu->plane_bytes[1] + gpu->plane_bytes[2];
     size_t fit = range / gpu->slot_bytes;
-    const size_t ring_entries = range / luma;
+    const size_t ring_entries = range / (luma * (gpu->dist_history ? 2 : 1));
     fit = QUALE_MIN(fit, ring_entries > gpu->history + 1 ? ring_entries - gpu->history - 1 : 0);
     if (fit == 0) {
         snprintf(error, error_size, "%ux%u frames need more than the device's largest storage "
@@ -874,7 +878,8 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     const size_t luma = gpu->plane_bytes[0];
     const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     /* Written by the uploads, read by the shaders: both families. */
-    int err = buffer_create(dev, (VkDeviceSize)gpu->ring_size * luma, usage, false, true, &gpu->ring,
+    gpu->ring_entry = (VkDeviceSize)luma * (gpu->dist_history ? 2 : 1);
+    int err = buffer_create(dev, (VkDeviceSize)gpu->ring_size * gpu->ring_entry, usage, false, true, &gpu->ring,
                             "the reference ring", error, error_size);
     if (!err)
         err = buffer_create(dev, (VkDeviceSize)slots * gpu->slot_bytes, usage, false, true, &gpu->frames,
@@ -968,6 +973,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         const VulkanTwin *twin = find_twin(gpu, requests[i].metric, requests[i].state);
         gpu->planes |= twin->planes(requests[i].state);
         if (twin->history > gpu->history) gpu->history = twin->history;
+        gpu->dist_history = gpu->dist_history || twin->dist_history;
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
     err = fit_slots(gpu, slots_in_out, error, error_size);
@@ -1029,6 +1035,11 @@ static int record_upload(GpuBackend *gpu, VulkanSlot *s, VkCommandBuffer cb, uns
     } else {
         regions[0] = (VkBufferCopy){ src_offset, slot_base, bytes };
         dev->api.vkCmdCopyBuffer(cb, src, gpu->frames.buffer, 1, &regions[0]);
+        if (gpu->dist_history) {
+            regions[1] = (VkBufferCopy){ src_offset, ring_offset + gpu->plane_bytes[0],
+                                         gpu->plane_bytes[0] };
+            dev->api.vkCmdCopyBuffer(cb, src, gpu->ring.buffer, 1, &regions[1]);
+        }
     }
     return 0;
 }
@@ -1125,7 +1136,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     const unsigned lane = n % dev->lanes;
     const unsigned upload_timeline = gpu->upload_queue ? UPLOAD_TIMELINE : lane;
     const VkDeviceSize luma = gpu->plane_bytes[0];
-    const VkDeviceSize ring_offset = (VkDeviceSize)e * luma;
+    const VkDeviceSize ring_offset = (VkDeviceSize)e * gpu->ring_entry;
     int err = 0;
 
     VkResult r = dev->api.vkResetFences(dev->device, 1, &s->fence);
@@ -1143,7 +1154,8 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         upload_cb = s->cb;
     }
     err = record_upload(gpu, s, upload_cb, slot, frame->ref, true, ring_offset, error, error_size);
-    if (!err) err = record_upload(gpu, s, upload_cb, slot, frame->dist, false, 0, error, error_size);
+    if (!err)
+        err = record_upload(gpu, s, upload_cb, slot, frame->dist, false, ring_offset, error, error_size);
     if (!dev->timeline) {
         /* Our planes, and earlier frames' ring entries, ready for the shaders. */
         barrier(dev, s->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -1165,7 +1177,8 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         f.ref_offset[2] = f.ref_offset[1] + gpu->plane_bytes[1];
     }
     for (unsigned k = 0; k < gpu->history && k + 1 <= n; k++) {
-        f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * luma;
+        f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * gpu->ring_entry;
+        if (gpu->dist_history) f.prev_dist_offset[k] = f.prev_ref_offset[k] + luma;
         f.has_prev[k] = true;
     }
     err = record_twins(gpu, slot, &f, s->cb, error, error_size);

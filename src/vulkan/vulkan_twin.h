@@ -5,8 +5,9 @@
  * sums they write into the same feature values.
  *
  * Frame memory belongs to the backend: the reference luma of every frame
- * lives in a ring (so temporal twins read earlier frames in place), the
- * other planes in per-slot space.  Both are single storage buffers, so a
+ * lives in a ring (so temporal twins read earlier frames in place; the
+ * distorted luma too where a twin asks, dist_history), the other planes in
+ * per-slot space.  Both are single storage buffers, so a
  * twin's descriptor sets never change; where a frame's planes are is given
  * by byte offsets (push constants).  Shaders read samples as 32-bit words
  * (no 8- or 16-bit storage features needed); every plane and row starts on
@@ -139,12 +140,14 @@ typedef struct VulkanFrame {
     VkDeviceSize dist_offset[3];
     uint32_t stride[3], width[3], height[3];
     VkDeviceSize prev_ref_offset[2]; /* in the ring */
+    VkDeviceSize prev_dist_offset[2]; /* in the ring, for twins with dist_history */
     bool has_prev[2];
 } VulkanFrame;
 
 typedef struct VulkanTwin {
     const Metric *metric;
     unsigned history; /* earlier reference lumas it reads */
+    bool dist_history; /* and earlier distorted lumas as many (in the ring too) */
     /* Frames of different lanes may run its shaders at the same time:
      * whatever it keeps between its dispatches is per slot or per lane.
      * A twin without it keeps the run on one lane (frames one after the

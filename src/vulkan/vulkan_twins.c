@@ -16,6 +16,8 @@ extern const VulkanTwin vulkan_twin_ciede;
 extern const VulkanTwin vulkan_twin_float_vif;
 extern const VulkanTwin vulkan_twin_float_adm;
 extern const VulkanTwin vulkan_twin_cambi;
+extern const VulkanTwin vulkan_twin_speed_chroma;
+extern const VulkanTwin vulkan_twin_speed_temporal;
 
 const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_psnr,
@@ -33,5 +35,7 @@ const VulkanTwin *const vulkan_twins[] = {
     &vulkan_twin_float_vif,
     &vulkan_twin_float_adm,
     &vulkan_twin_cambi,
+    &vulkan_twin_speed_chroma,
+    &vulkan_twin_speed_temporal,
     NULL,
 };
