@@ -118,17 +118,28 @@ precise double f64_sqrt(double x)
     return result;
 }
 
+// The float range where the driver's float division and square root are
+// within a few ulp (Vulkan: 2.5 ulp for a divisor in [2^-126, 2^126]).
+const float F32_SAFE_LOW = 1.1754944e-38;
+const float F32_SAFE_HIGH = 8.507059e+37;
+
 // a / b in float, correctly rounded (C's float division), b != 0, both
-// finite.  The candidate from the double quotient is checked against the
-// midpoints to its neighbours: a midpoint (25 bits) times b (24 bits) is
-// exact in double, and no quotient of floats is ever a midpoint itself.
+// finite.  The candidate (the driver's float quotient; the double one
+// where a float could be out of its accurate range) is checked against the
+// midpoints to its neighbours, and stepped until it lies between them: a
+// midpoint (25 bits) times b (24 bits) is exact in double, and no quotient
+// of floats is ever a midpoint itself.
 precise float f32_div(float a, float b)
 {
     precise float mag_a = abs(a), mag_b = abs(b);
     const bool negative = ((floatBitsToUint(a) ^ floatBitsToUint(b)) >> 31) != 0u; // -0 too
     if (mag_a == 0.0) return negative ? -0.0 : 0.0;
-    float q = f32_from_f64(f64_div(double(mag_a), double(mag_b)));
-    for (int i = 0; i < 4; i++) {
+    precise float q = mag_a / mag_b;
+    if (!(mag_b >= F32_SAFE_LOW && mag_b <= F32_SAFE_HIGH && q >= F32_SAFE_LOW &&
+          q <= F32_SAFE_HIGH))
+        q = f32_from_f64(f64_div(double(mag_a), double(mag_b)));
+    if (!(q >= F32_SAFE_LOW && q <= F32_SAFE_HIGH)) return negative ? -q : q; // inf, 0, tiny
+    for (int i = 0; i < 8; i++) {
         precise double below = (double(q) + double(f32_next_down(q))) * 0.5LF;
         precise double above = (double(q) + double(f32_next_up(q))) * 0.5LF;
         precise double below_b = below * double(mag_b), above_b = above * double(mag_b);
@@ -145,14 +156,17 @@ precise float f32_div(float a, float b)
 
 // sqrt(x) rounded to float, for a float x >= 0 (as a double) whose root is
 // a normal float: what (float)sqrt((double)x) gives in C, double rounding
-// being innocuous for a root.  The candidate is checked against the
-// midpoints to its neighbours, whose squares (50 bits) are exact; the
-// square of a midpoint is never a float, so there is no tie.
+// being innocuous for a root.  The candidate (the driver's float root) is
+// stepped until it lies between the midpoints to its neighbours, whose
+// squares (50 bits) are exact; the square of a midpoint is never a float,
+// so there is no tie.
 precise float f32_sqrt_rn(double x)
 {
     if (x == 0.0LF) return 0.0;
-    float f = f32_from_f64(f64_sqrt(x));
-    for (int i = 0; i < 4; i++) {
+    const float xf = float(x);
+    precise float f = sqrt(xf);
+    if (!(xf >= F32_SAFE_LOW && xf <= F32_SAFE_HIGH)) f = f32_from_f64(f64_sqrt(x));
+    for (int i = 0; i < 8; i++) {
         precise double below = (double(f) + double(f32_next_down(f))) * 0.5LF;
         precise double above = (double(f) + double(f32_next_up(f))) * 0.5LF;
         precise double below_sq = below * below, above_sq = above * above;
@@ -165,6 +179,44 @@ precise float f32_sqrt_rn(double x)
         }
     }
     return f;
+}
+
+// 1 - m^2 u, its sign exact: m^2 (a midpoint squared, 50 bits) is exact,
+// m^2 u is p + e exactly, and 1 - p is exact (p is near 1).
+precise double f32_rsqrt_side(double m, float u)
+{
+    precise double m2 = m * m;
+    double p, e;
+    two_prod(m2, double(u), p, e);
+    precise double d = (1.0LF - p) - e;
+    return d;
+}
+
+// (float)(1.0 / sqrt((double)u)) as C computes it, for a float u in
+// [2^-100, 2^100]: the float on the side of each neighbouring midpoint m
+// where C's doubles put it.  1/sqrt(u) > m exactly when 1 - m^2 u > 0, and
+// C's two roundings (the root's, the quotient's) move its value by at most
+// 2^-52 relative, so a midpoint farther than 2^-49 relative (|1 - m^2 u| >
+// 2^-48) is on the same side of both; a closer one (rare) takes C's own
+// steps in correctly rounded doubles (f64_sqrt, f64_div).
+precise float f32_rsqrt_c(float u)
+{
+    const double near = 3.552713678800501e-15LF; // 2^-48
+    float c = inversesqrt(u);
+    for (int i = 0; i < 8; i++) {
+        precise double below = (double(c) + double(f32_next_down(c))) * 0.5LF;
+        precise double above = (double(c) + double(f32_next_up(c))) * 0.5LF;
+        const double side_below = f32_rsqrt_side(below, u), side_above = f32_rsqrt_side(above, u);
+        if (abs(side_below) <= near || abs(side_above) <= near) break;
+        if (side_below < 0.0LF) {
+            c = f32_next_down(c);
+        } else if (side_above > 0.0LF) {
+            c = f32_next_up(c);
+        } else {
+            return c;
+        }
+    }
+    return f32_from_f64(f64_div(1.0LF, f64_sqrt(double(u))));
 }
 
 // ---- exp and log --------------------------------------------------------------------

@@ -17,7 +17,7 @@ layout(std430, binding = 4) writeonly buffer Results { float results[]; };
 #define N SPEED_ELEMENTS
 shared float A[N * N], Z[N * N], M[N * N], H[N * N], T[N * N], R[N * N];
 shared float sd_d[N], sd_sd[N], sd_v[N], sd_xv[N], sd_eig[N];
-shared float sh_tau, sh_alpha2;
+shared float sh_tau, sh_alpha2, sh_sv, sh_beta;
 shared int sh_singular;
 
 float speed_sign(float x)
@@ -57,7 +57,7 @@ float trailing(int a, int n, double eps)
 float inverse_root(float t)
 {
     precise float u = 1.0 + t * t;
-    return f32_from_f64(f64_div(1.0LF, f64_sqrt(double(u))));
+    return f32_rsqrt_c(u);
 }
 
 void givens(float a, float b, out float c, out float s)
@@ -153,28 +153,36 @@ void main()
     // Householder tridiagonalisation (tridiagonalise() of speed.c).
     for (int i = 0; i < N - 2; i++) {
         if (tid == 0) {
-            float tau = 0.0;
+            float tau = 0.0, sv = 0.0, beta = 0.0;
             precise float norm = 0.0;
             for (int r = i + 2; r < N; r++) norm += A[r * N + i] * A[r * N + i];
             const float xnorm = f32_sqrt_rn(double(norm));
             if (xnorm != 0.0) {
                 const float alpha = A[(i + 1) * N + i];
-                precise float beta = -speed_sign(alpha) * speed_hypot(alpha, xnorm);
-                precise float num = beta - alpha;
-                tau = f32_div(num, beta);
-                precise float sv = alpha - beta;
-                if (sv != 0.0) {
-                    for (int r = i + 1; r < N; r++) A[r * N + i] = f32_div(A[r * N + i], sv);
-                    A[(i + 1) * N + i] = beta;
-                }
+                precise float b = -speed_sign(alpha) * speed_hypot(alpha, xnorm);
+                precise float num = b - alpha;
+                tau = f32_div(num, b);
+                precise float difference = alpha - b;
+                sv = difference;
+                beta = b;
             }
             sh_tau = tau;
-            for (int r = i + 1; r < N; r++) sd_v[r] = A[r * N + i];
-            sd_v[i + 1] = 1.0;
+            sh_sv = sv;
+            sh_beta = beta;
         }
         barrier();
-        const float tau = sh_tau;
-        barrier(); // read by all before invocation 0 may write the next one
+        // The column below the diagonal over sv (row i + 1 then beta), and
+        // v: that column with 1 at i + 1; a row an invocation.
+        const float tau = sh_tau, sv = sh_sv, beta = sh_beta;
+        for (int r = i + 1 + tid; r < N; r += THREADS) {
+            float value = A[r * N + i];
+            if (sv != 0.0) {
+                value = r == i + 1 ? beta : f32_div(value, sv);
+                A[r * N + i] = value;
+            }
+            sd_v[r] = r == i + 1 ? 1.0 : value;
+        }
+        barrier();
         if (tau == 0.0) continue; // the same in every invocation
         for (int r = i + 1 + tid; r < N; r += THREADS) {
             precise float acc = 0.0;
@@ -259,9 +267,10 @@ void main()
                 sd_v[k] = vk;
                 precise float sum2 = 0.0;
                 for (int i = 0; i < N; i++) sum2 += sd_v[i] * sd_v[i];
-                const float norm2 = f32_sqrt_rn(double(sum2));
-                for (int i = 0; i < N; i++) sd_v[i] = f32_div(sd_v[i], norm2);
+                sh_sv = f32_sqrt_rn(double(sum2));
             }
+            barrier();
+            for (int i = tid; i < N; i += THREADS) sd_v[i] = f32_div(sd_v[i], sh_sv);
             barrier();
             for (int e = tid; e < N * N; e += THREADS) {
                 const int i = e / N, j = e % N;
