@@ -11,7 +11,7 @@
  * Frames come from the project's synthetic scene (tools/synth.c), so it runs
  * on a machine without ffmpeg, or from make-bench.sh clips with --clips.
  *
- *   quale-bench [--backend cpu,cuda] [--resolution 1080p,4k,WxH]
+ *   quale-bench [--backend cpu,cuda] [--resolution 1080p,4k,WxH[:bits]]
  *               [--frames N] [--threads N] [--model SPEC | -n]
  *               [--feature SPEC]... [--cli PATH] [--clips DIR] [--repeat N]
  *               [--per-metric] [--verbose]
@@ -237,13 +237,28 @@ static int run_cli(const BenchSettings *b, enum QualeBackend backend, const char
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
+/* 1080p, 4k, 720p or WxH, 8-bit; a suffix :N (1080p:10) sets the bit
+ * depth. */
 static int parse_size(const char *text, QualeVideoFormat *f)
 {
     *f = (QualeVideoFormat){ QUALE_CHROMA_420, 8, 0, 0 };
-    if (!strcmp(text, "1080p")) f->width = 1920, f->height = 1080;
-    else if (!strcmp(text, "4k")) f->width = 3840, f->height = 2160;
-    else if (!strcmp(text, "720p")) f->width = 1280, f->height = 720;
-    else if (sscanf(text, "%ux%u", &f->width, &f->height) != 2) return -EINVAL;
+    char name[64];
+    const char *colon = strchr(text, ':');
+    const size_t length = colon ? (size_t)(colon - text) : strlen(text);
+    if (length >= sizeof(name)) return -EINVAL;
+    memcpy(name, text, length);
+    name[length] = '\0';
+    if (colon) {
+        char *end = NULL;
+        const unsigned long depth = strtoul(colon + 1, &end, 10);
+        if (end == colon + 1 || *end || depth < 8 || depth > 16) return -EINVAL;
+        f->bitdepth = (unsigned)depth;
+    }
+    char tail;
+    if (!strcmp(name, "1080p")) f->width = 1920, f->height = 1080;
+    else if (!strcmp(name, "4k")) f->width = 3840, f->height = 2160;
+    else if (!strcmp(name, "720p")) f->width = 1280, f->height = 720;
+    else if (sscanf(name, "%ux%u%c", &f->width, &f->height, &tail) != 2) return -EINVAL;
     return quale_video_format_check(f, NULL, 0);
 }
 
@@ -306,7 +321,7 @@ int main(int argc, char *argv[])
         case 'C': b.cli = optarg; break;
         case 'D': b.clips = optarg; break;
         default:
-            fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,vulkan] [--resolution 1080p,4k,WxH] "
+            fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,vulkan] [--resolution 1080p,4k,WxH[:bits]] "
                             "[--frames N] [--threads N] [--repeat N] [--model SPEC | -n] "
                             "[--feature SPEC]... [--cli PATH] [--clips DIR] [--per-metric] "
                             "[--verbose]\n");
@@ -384,7 +399,7 @@ int main(int argc, char *argv[])
             unsigned cli_frames = b.frames;
             if (b.clips) {
                 struct stat st;
-                const size_t frame_bytes = (size_t)f->width * f->height * 3 / 2;
+                const size_t frame_bytes = (size_t)f->width * f->height * 3 / 2 * (f->bitdepth > 8 ? 2 : 1);
                 cli_frames = !stat(ref_path, &st) ? (unsigned)(st.st_size / frame_bytes) : 0;
             }
             for (unsigned r = 0; r < runs && !err && b.cli; r++) {
