@@ -813,6 +813,19 @@ def test_gpu_failures(t, ref, dist):
           json.loads(p.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
           f"--backend auto falls back when the device is out of memory: exit {p.returncode}, "
           f"{p.stderr!r}")
+    # QUALE_VULKAN_PROFILE: the twins one after another, timed, the same
+    # scores.
+    prof_base = ["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--feature", "motion",
+                 "--json", "-o", "-", "--backend", "vulkan"]
+    plain = subprocess.run([t.quale, *prof_base, "-q"], capture_output=True, text=True)
+    p = subprocess.run([t.quale, *prof_base], capture_output=True, text=True,
+                       env={**os.environ, "QUALE_VULKAN_PROFILE": "1"})
+    lines = [line for line in p.stderr.splitlines() if "Vulkan profile" in line]
+    check(p.returncode == 0 and plain.returncode == 0 and
+          json.loads(p.stdout)["frames"] == json.loads(plain.stdout)["frames"] and
+          any("6 frames" in line for line in lines) and
+          any(" psnr " in line for line in lines) and any(" motion " in line for line in lines),
+          f"QUALE_VULKAN_PROFILE: exit {p.returncode}, {lines}")
 
 
 def main():

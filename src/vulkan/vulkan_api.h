@@ -72,7 +72,12 @@
     X(vkWaitForFences)                  \
     X(vkResetFences)                    \
     X(vkCreateSemaphore)                \
-    X(vkDestroySemaphore)
+    X(vkDestroySemaphore)               \
+    X(vkCreateQueryPool)                \
+    X(vkDestroyQueryPool)               \
+    X(vkCmdResetQueryPool)              \
+    X(vkCmdWriteTimestamp)              \
+    X(vkGetQueryPoolResults)
 
 #define VULKAN_DECLARE(name) PFN_##name name;
 

@@ -21,6 +21,12 @@
  *     per slot or per lane (VulkanTwin.concurrent).  Uploads go to a
  *     transfer-only queue (a copy engine) where there is one.
  *
+ * QUALE_VULKAN_PROFILE=1 measures each twin's device time: one frame in
+ * flight, the twins' work one after another (each round of each twin
+ * between timestamps, a barrier after it), logged per frame at close as
+ * milliseconds per twin and per round.  The rounds then run in a row, not
+ * side by side, so the sum is more than a frame takes in a normal run.
+ *
  * Synchronisation (vulkan_submit): with timeline semaphores each frame's
  * upload and work are ordered after exactly what they depend on, nothing
  * more; without, each frame's command buffer starts with a barrier from all
@@ -100,7 +106,16 @@ struct GpuBackend {
     uint64_t timeline_value[TIMELINES];
     VkQueue upload_queue;
     SyncPoint *uploaded, *done;
+    /* QUALE_VULKAN_PROFILE: timestamps of each twin's rounds, and the
+     * nanoseconds they added up to over the frames profiled. */
+    bool profile;
+    VkQueryPool queries;
+    double *round_ns; /* twin_count x PROFILE_ROUNDS */
+    unsigned profiled_frames;
 };
+
+/* The rounds of a twin the profile tells apart (later ones add to the last). */
+#define PROFILE_ROUNDS 16
 
 #define VK_TRY(dev, call, what)                                                          \
     do {                                                                                 \
@@ -724,11 +739,40 @@ void vulkan_device_close(VulkanDevice *dev)
     close_device(dev);
 }
 
+static void log_profile(GpuBackend *gpu)
+{
+    if (!gpu->profile || !gpu->profiled_frames || !gpu->round_ns) return;
+    const double n = gpu->profiled_frames;
+    double total = 0;
+    for (unsigned i = 0; i < gpu->twin_count * PROFILE_ROUNDS; i++) total += gpu->round_ns[i];
+    context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan profile, %u frames, device ms per frame: %.4f "
+                "for the twins, one after another", gpu->profiled_frames, total / n * 1e-6);
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        const double *r = gpu->round_ns + (size_t)i * PROFILE_ROUNDS;
+        char rounds[512] = "";
+        size_t at = 0;
+        double sum = 0;
+        for (unsigned k = 0; k < PROFILE_ROUNDS; k++) {
+            sum += r[k];
+            if (r[k] > 0 && at < sizeof(rounds))
+                at += (size_t)snprintf(rounds + at, sizeof(rounds) - at, " %.4f", r[k] / n * 1e-6);
+        }
+        context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan profile:   %-14s %.4f (rounds:%s)",
+                    gpu->twins[i].twin->metric->name, sum / n * 1e-6, rounds);
+    }
+}
+
 static void stop(GpuBackend *gpu)
 {
     VulkanDevice *dev = &gpu->dev;
     if (!dev->device) return;
     dev->api.vkDeviceWaitIdle(dev->device);
+    log_profile(gpu);
+    if (gpu->queries) dev->api.vkDestroyQueryPool(dev->device, gpu->queries, NULL);
+    gpu->queries = VK_NULL_HANDLE;
+    free(gpu->round_ns);
+    gpu->round_ns = NULL;
+    gpu->profiled_frames = 0;
     for (unsigned i = 0; i < gpu->twin_count; i++)
         if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
     free(gpu->twins);
@@ -931,6 +975,35 @@ static int start_buffers(GpuBackend *gpu, unsigned slots, char *error, size_t er
     return 0;
 }
 
+/* The timestamps of QUALE_VULKAN_PROFILE: two per round of each twin. */
+static int start_profile(GpuBackend *gpu, unsigned twins, char *error, size_t error_size)
+{
+    VulkanDevice *dev = &gpu->dev;
+    uint32_t families = 0;
+    dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, NULL);
+    VkQueueFamilyProperties *props = calloc(families ? families : 1, sizeof(*props));
+    if (!props) return -ENOMEM;
+    dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, props);
+    const bool stamps = dev->queue_family < families && props[dev->queue_family].timestampValidBits;
+    free(props);
+    if (!stamps || dev->properties.limits.timestampPeriod <= 0) {
+        context_log(gpu->ctx, QUALE_LOG_WARNING, "Vulkan: QUALE_VULKAN_PROFILE: the device's "
+                    "compute queue has no timestamps; not profiled");
+        gpu->profile = false;
+        return 0;
+    }
+    gpu->round_ns = calloc((size_t)twins * PROFILE_ROUNDS, sizeof(double));
+    if (!gpu->round_ns) return -ENOMEM;
+    const VkQueryPoolCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = twins * PROFILE_ROUNDS * 2,
+    };
+    VK_TRY(dev, dev->api.vkCreateQueryPool(dev->device, &info, NULL, &gpu->queries),
+           "creating the profile's timestamps");
+    return 0;
+}
+
 /* How many compute queues the frames of this run are spread over: one
  * unless the device has timelines and every twin of the run is
  * concurrent; QUALE_VULKAN_LANES sets it (lanes beyond the queues share
@@ -977,8 +1050,12 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
     err = fit_slots(gpu, slots_in_out, error, error_size);
+    const char *profile = getenv("QUALE_VULKAN_PROFILE");
+    gpu->profile = profile && profile[0] && strcmp(profile, "0");
+    if (gpu->profile) *slots_in_out = 1;
     const unsigned slots = *slots_in_out;
     gpu->dev.lanes = choose_lanes(gpu, requests, count, slots);
+    if (!err && gpu->profile) err = start_profile(gpu, count, error, error_size);
     if (!err) err = start_buffers(gpu, slots, error, error_size);
     for (unsigned i = 0; i < count && !err; i++) {
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
@@ -1055,12 +1132,42 @@ static VkResult begin_commands(const VulkanDevice *dev, VkCommandBuffer cb)
     return r;
 }
 
+/* QUALE_VULKAN_PROFILE: each twin's work alone, each of its rounds
+ * between two timestamps (queries 2 (twin PROFILE_ROUNDS + round) and the
+ * next), barriers around it. */
+static int record_twins_profiled(GpuBackend *gpu, unsigned slot, const VulkanFrame *f,
+                                 VkCommandBuffer cb, char *error, size_t error_size)
+{
+    const VulkanDevice *dev = &gpu->dev;
+    dev->api.vkCmdResetQueryPool(cb, gpu->queries, 0, gpu->twin_count * PROFILE_ROUNDS * 2);
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        for (unsigned round = 0;; round++) {
+            const uint32_t q = 2 * (i * PROFILE_ROUNDS + QUALE_MIN(round, PROFILE_ROUNDS - 1u));
+            vulkan_compute_barrier(dev, cb);
+            dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries, q);
+            int left = 0;
+            if (a->twin->record_round)
+                left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
+            else
+                left = a->twin->record(a->state, slot, f, cb, error, error_size);
+            if (left < 0) return left;
+            vulkan_compute_barrier(dev, cb);
+            dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries,
+                                         q + 1);
+            if (left == 0 || round + 1 >= PROFILE_ROUNDS) break;
+        }
+    }
+    return 0;
+}
+
 /* Every twin's work of one frame: those that record it whole, then the
  * rounds of the others, round by round with one barrier between rounds. */
 static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, VkCommandBuffer cb,
                         char *error, size_t error_size)
 {
     const VulkanDevice *dev = &gpu->dev;
+    if (gpu->profile) return record_twins_profiled(gpu, slot, f, cb, error, error_size);
     bool any = false;
     int err = 0;
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
@@ -1273,6 +1380,20 @@ static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fr
         context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: the device failed: %s",
                     frame->index, vulkan_result_text(r));
         return -EIO;
+    }
+    if (gpu->profile) {
+        /* The stamps of this frame (one frame in flight): rounds a twin
+         * did not have stay unwritten, and unavailable. */
+        for (unsigned q = 0; q < gpu->twin_count * PROFILE_ROUNDS * 2; q += 2) {
+            uint64_t pair[2];
+            const VkResult got = dev->api.vkGetQueryPoolResults(
+                dev->device, gpu->queries, q, 2, sizeof(pair), pair, sizeof(uint64_t),
+                VK_QUERY_RESULT_64_BIT);
+            if (got == VK_SUCCESS && pair[1] > pair[0])
+                gpu->round_ns[q / 2] +=
+                    (double)(pair[1] - pair[0]) * dev->properties.limits.timestampPeriod;
+        }
+        gpu->profiled_frames++;
     }
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         ActiveTwin *a = &gpu->twins[i];
