@@ -12,6 +12,7 @@
 typedef struct KeyRow {
     char *name;
     const void *owner; /* who declared it (NULL: anyone may write it) */
+    enum KeyPhase phase;
     double *values;
     uint8_t *written;
 } KeyRow;
@@ -25,6 +26,7 @@ struct Collector {
     pthread_mutex_t lock;
     KeyRow *rows;
     unsigned row_count, row_capacity;
+    unsigned *order; /* row ids in output order: by phase, then declaration */
     unsigned frame_capacity; /* every row holds this many frames */
     unsigned frame_span;
     Aggregate *aggregates;
@@ -62,6 +64,7 @@ void collector_close(Collector **pc)
     for (unsigned i = 0; i < c->aggregate_count; i++) free(c->aggregates[i].name);
     free(c->aggregates);
     free(c->rows);
+    free(c->order);
     pthread_mutex_destroy(&c->lock);
     free(c);
     *pc = NULL;
@@ -90,7 +93,8 @@ static int grow_row(KeyRow *row, unsigned old_cap, unsigned new_cap)
     return 0;
 }
 
-int collector_declare(Collector *c, const char *key, const void *owner, unsigned *id)
+int collector_declare(Collector *c, const char *key, const void *owner, enum KeyPhase phase,
+                      unsigned *id)
 {
     pthread_mutex_lock(&c->lock);
     int err = find_locked(c, key, id);
@@ -108,12 +112,19 @@ int collector_declare(Collector *c, const char *key, const void *owner, unsigned
             goto out;
         }
         c->rows = rows;
+        unsigned *order = realloc(c->order, sizeof(*order) * cap);
+        if (!order) {
+            err = -ENOMEM;
+            goto out;
+        }
+        c->order = order;
         c->row_capacity = cap;
     }
     KeyRow *row = &c->rows[c->row_count];
     memset(row, 0, sizeof(*row));
     row->name = strdup(key);
     row->owner = owner;
+    row->phase = phase;
     err = row->name ? grow_row(row, 0, c->frame_capacity) : -ENOMEM;
     if (err) {
         free(row->name);
@@ -122,6 +133,13 @@ int collector_declare(Collector *c, const char *key, const void *owner, unsigned
         goto out;
     }
     *id = c->row_count++;
+    /* After every key of its phase or an earlier one. */
+    unsigned at = *id;
+    while (at > 0 && c->rows[c->order[at - 1]].phase > phase) {
+        c->order[at] = c->order[at - 1];
+        at--;
+    }
+    c->order[at] = *id;
 out:
     pthread_mutex_unlock(&c->lock);
     return err;
@@ -212,6 +230,11 @@ const char *collector_key_name(const Collector *c, unsigned id)
     return id < c->row_count ? c->rows[id].name : NULL;
 }
 
+unsigned collector_output_key(const Collector *c, unsigned position)
+{
+    return position < c->row_count ? c->order[position] : position;
+}
+
 unsigned collector_frame_span(const Collector *c)
 {
     return c->frame_span;
@@ -265,9 +288,9 @@ int collector_pool(const Collector *c, unsigned id, enum QualePool method,
 
 /* ---- the metric-facing view ------------------------------------------- */
 
-static int declare(FeatureSink *sink, const char *name, unsigned *id)
+static int declare(FeatureSink *sink, const char *name, enum KeyPhase phase, unsigned *id)
 {
-    const int err = collector_declare(sink->collector, name, sink->owner, id);
+    const int err = collector_declare(sink->collector, name, sink->owner, phase, id);
     if (err == -EEXIST) {
         char request[256] = "a model";
         if (sink->name) options_describe(sink->name, sink->options, sink->state, request,
@@ -278,17 +301,39 @@ static int declare(FeatureSink *sink, const char *name, unsigned *id)
     return err;
 }
 
-int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
+static int declare_suffixed(FeatureSink *sink, const char *key, enum KeyPhase phase,
+                            unsigned *id)
 {
     char name[256];
     int err = option_key_name(sink->options, sink->state, key, name, sizeof(name));
     if (err) return err;
-    return declare(sink, name, id);
+    return declare(sink, name, phase, id);
+}
+
+int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
+{
+    return declare_suffixed(sink, key, sink->writes_first ? KEY_PHASE_FIRST : KEY_PHASE_FRAME, id);
+}
+
+int feature_sink_declare_later(FeatureSink *sink, const char *key, unsigned *id)
+{
+    return declare_suffixed(sink, key,
+                            sink->writes_first ? KEY_PHASE_FIRST_LATER : KEY_PHASE_LATER, id);
+}
+
+int feature_sink_declare_at_flush(FeatureSink *sink, const char *key, unsigned *id)
+{
+    return declare_suffixed(sink, key, KEY_PHASE_FLUSH, id);
 }
 
 int feature_sink_declare_plain(FeatureSink *sink, const char *key, unsigned *id)
 {
-    return declare(sink, key, id);
+    return declare(sink, key, sink->writes_first ? KEY_PHASE_FIRST : KEY_PHASE_FRAME, id);
+}
+
+int feature_sink_declare_model(FeatureSink *sink, const char *key, unsigned *id)
+{
+    return declare(sink, key, KEY_PHASE_MODEL, id);
 }
 
 int feature_sink_put(FeatureSink *sink, unsigned id, unsigned frame, double value)

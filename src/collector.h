@@ -1,8 +1,13 @@
 /*
- * Feature storage: one row of per-frame values for every key, in the order
- * the keys were declared, plus run-wide aggregates.  Writes come from the
- * worker threads; the lock is taken once per value, which is cheap next to
- * the work that produced it.
+ * Feature storage: one row of per-frame values for every key, plus run-wide
+ * aggregates.  Writes come from the worker threads; the lock is taken once
+ * per value, which is cheap next to the work that produced it.
+ *
+ * Keys are listed (collector_output_key()) in the order libvmaf's tool lists
+ * them: its collector keeps keys in the order of their first value, so a
+ * key's place follows when libvmaf first writes it (enum KeyPhase), then
+ * the order of declaration (models' features before --feature ones, as
+ * libvmaf registers them; each metric's keys in the order it writes them).
  */
 #ifndef QUALE_SRC_COLLECTOR_H
 #define QUALE_SRC_COLLECTOR_H
@@ -17,9 +22,29 @@ typedef struct Collector Collector;
 int collector_open(Collector **collector);
 void collector_close(Collector **collector);
 
+/* When libvmaf writes a key first.  Its temporal extractors (psnr,
+ * float_motion, speed_temporal) run on the calling thread, the others as a
+ * batch on a worker; the calling thread goes on to the next frame while
+ * the worker starts, so in practice the temporal extractors' keys come
+ * first, those they first write at frame 1 too (float_motion's motion3 of
+ * frame 0: the golden files show it before the batch's keys in 4 runs of
+ * 5, the fifth one key later), then the batch's, then what is first
+ * written at a later frame by the batch, then the keys of the end of the
+ * stream (integer motion2 and motion3), then the models' scores. */
+enum KeyPhase {
+    KEY_PHASE_FIRST,
+    KEY_PHASE_FIRST_LATER,
+    KEY_PHASE_FRAME,
+    KEY_PHASE_LATER,
+    KEY_PHASE_FLUSH,
+    KEY_PHASE_MODEL,
+};
+
 /* Declares key (or finds it) for owner: -EEXIST when another owner
- * declared it.  A NULL owner shares the key with anyone. */
-int collector_declare(Collector *c, const char *key, const void *owner, unsigned *id);
+ * declared it.  A NULL owner shares the key with anyone.  A key keeps the
+ * phase of its first declaration. */
+int collector_declare(Collector *c, const char *key, const void *owner, enum KeyPhase phase,
+                      unsigned *id);
 int collector_find(const Collector *c, const char *key, unsigned *id);
 int collector_put(Collector *c, unsigned id, unsigned frame, double value);
 int collector_get(const Collector *c, unsigned id, unsigned frame, double *value);
@@ -27,6 +52,8 @@ int collector_set_aggregate(Collector *c, const char *key, double value);
 
 unsigned collector_key_count(const Collector *c);
 const char *collector_key_name(const Collector *c, unsigned id);
+/* The id of the key listed at position (0 .. count - 1) of the outputs. */
+unsigned collector_output_key(const Collector *c, unsigned position);
 /* One past the highest frame written for any key. */
 unsigned collector_frame_span(const Collector *c);
 bool collector_frame_has_values(const Collector *c, unsigned frame);
@@ -53,6 +80,7 @@ struct FeatureSink {
     const QualeContext *ctx;     /* for logging */
     const void *owner;           /* the instance or model declaring keys */
     const char *name;            /* its metric's name, for messages */
+    bool writes_first;           /* METRIC_WRITES_FIRST: KEY_PHASE_FIRST, _FIRST_LATER */
     unsigned cpu_flags;          /* QUALE_CPU_* sets the metric may use */
 };
 

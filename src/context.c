@@ -469,6 +469,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
         .ctx = ctx,
         .owner = inst,
         .name = metric->name,
+        .writes_first = (metric->flags & METRIC_WRITES_FIRST) != 0,
         .cpu_flags = ctx->cpu_flags,
     };
     ctx->instances[ctx->instance_count++] = inst;
@@ -1109,7 +1110,8 @@ unsigned quale_feature_count(const QualeContext *ctx)
 
 const char *quale_feature_name(const QualeContext *ctx, unsigned i)
 {
-    return ctx ? collector_key_name(ctx->collector, i) : NULL;
+    return ctx ? collector_key_name(ctx->collector, collector_output_key(ctx->collector, i))
+               : NULL;
 }
 
 int quale_feature_value(const QualeContext *ctx, const char *key, unsigned frame,

@@ -79,6 +79,10 @@ enum MetricFlags {
     METRIC_EVERY_FRAME = 1u << 0,
     /* Reads only the luma plane: readers may skip chroma in the file. */
     METRIC_LUMA_ONLY = 1u << 1,
+    /* libvmaf runs it (a temporal extractor) on the calling thread before
+     * a frame's other extractors, so its tool lists the keys this metric
+     * writes at a frame before the others' (collector.h, KeyPhase). */
+    METRIC_WRITES_FIRST = 1u << 2,
 };
 
 typedef struct Metric {
@@ -123,10 +127,19 @@ const Metric *metric_find(const char *name);
 
 /* ---- writing results ---------------------------------------------------- */
 
-/* Declares an output key (e.g. "psnr_y") and returns its id in *id.  Keys
- * are listed in declaration order.  Declaring a key twice returns the same
- * id. */
+/* Declares an output key (e.g. "psnr_y") and returns its id in *id.
+ * Declaring a key twice returns the same id.  The outputs list keys as
+ * libvmaf's tool does, by when libvmaf first writes them (collector.h):
+ * feature_sink_declare() for keys written at their frame (declared in the
+ * order libvmaf writes them), _later() for keys libvmaf first writes while
+ * extracting a later frame, _at_flush() for keys it writes at the end of
+ * the stream. */
 int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id);
+int feature_sink_declare_later(FeatureSink *sink, const char *key, unsigned *id);
+int feature_sink_declare_at_flush(FeatureSink *sink, const char *key, unsigned *id);
+
+/* A model's score: listed after every feature. */
+int feature_sink_declare_model(FeatureSink *sink, const char *key, unsigned *id);
 
 /* Declares a key that keeps its name whatever the options (libvmaf leaves
  * a few keys without the option suffix, e.g. cambi_source). */

@@ -1705,7 +1705,7 @@ int model_declare_keys(Model *m, FeatureSink *sink, enum ModelKeyGroup group)
     const unsigned from = group == MODEL_KEYS_MAIN ? 0 : 1;
     const unsigned to = group == MODEL_KEYS_MAIN ? 1 : m->output_count;
     for (unsigned i = from; i < to; i++) {
-        const int err = feature_sink_declare(sink, m->outputs[i], &m->output_ids[i]);
+        const int err = feature_sink_declare_model(sink, m->outputs[i], &m->output_ids[i]);
         if (err) {
             feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: cannot declare "
                              "key %s", m->label, m->outputs[i]);

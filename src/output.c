@@ -81,9 +81,15 @@ static unsigned key_count(const Writer *w)
     return collector_key_count(w->collector);
 }
 
+/* The id of the k-th key in libvmaf's order (collector.h). */
+static unsigned key_id(const Writer *w, unsigned k)
+{
+    return collector_output_key(w->collector, k);
+}
+
 static const char *key_name(const Writer *w, unsigned k)
 {
-    return collector_key_name(w->collector, k);
+    return collector_key_name(w->collector, key_id(w, k));
 }
 
 /* ---- key names in each layout -------------------------------------------- */
@@ -223,7 +229,7 @@ static void write_json(const Writer *w, double fps)
         bool first_key = true;
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
-            if (collector_get(w->collector, k, i, &v)) continue;
+            if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
             fprintf(f, "%s        ", first_key ? "" : ",\n");
             put_json_string(f, key_name(w, k));
             fprintf(f, ": %s", json_number(w, v, num, sizeof(num)));
@@ -241,7 +247,7 @@ static void write_json(const Writer *w, double fps)
         bool first = true;
         for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
             double v;
-            if (collector_pool(w->collector, k, (enum QualePool)m, w->frame_count,
+            if (collector_pool(w->collector, key_id(w, k), (enum QualePool)m, w->frame_count,
                                w->subsample, &v))
                 continue;
             fprintf(f, "%s      \"%s\": %s", first ? "\n" : ",\n", pool_names[m],
@@ -281,7 +287,7 @@ static void write_xml(const Writer *w, double fps)
         fprintf(f, "    <frame frameNum=\"%u\" ", i);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
-            if (collector_get(w->collector, k, i, &v)) continue;
+            if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
             fprintf(f, "%s=\"%s\" ", key_name(w, k), format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "/>\n");
@@ -292,7 +298,7 @@ static void write_xml(const Writer *w, double fps)
         fprintf(f, "    <metric name=\"%s\" ", key_name(w, k));
         for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
             double v;
-            if (collector_pool(w->collector, k, (enum QualePool)m, w->frame_count,
+            if (collector_pool(w->collector, key_id(w, k), (enum QualePool)m, w->frame_count,
                                w->subsample, &v))
                 continue;
             fprintf(f, "%s=\"%s\" ", pool_names[m], format_number(w, v, num, sizeof(num)));
@@ -332,7 +338,7 @@ static void write_csv(const Writer *w)
              * field out; every key has a value at every listed frame of
              * its runs, so the files are the same). */
             double v;
-            if (collector_get(w->collector, k, i, &v)) fputc(',', f);
+            if (collector_get(w->collector, key_id(w, k), i, &v)) fputc(',', f);
             else fprintf(f, "%s,", format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "\n");
@@ -349,7 +355,7 @@ static void write_sub(const Writer *w)
         fprintf(f, "{%u}{%u}frame: %u|", i, i + 1, i);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
-            if (collector_get(w->collector, k, i, &v)) continue;
+            if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
             fprintf(f, "%s: %s|", key_name(w, k), format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "\n");

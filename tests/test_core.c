@@ -152,10 +152,10 @@ static void test_pooling(void)
     unsigned id, other;
     double v;
     CHECK(collector_open(&c) == 0);
-    CHECK(collector_declare(c, "k", NULL, &id) == 0);
-    CHECK(collector_declare(c, "other", NULL, &other) == 0);
+    CHECK(collector_declare(c, "k", NULL, KEY_PHASE_FRAME, &id) == 0);
+    CHECK(collector_declare(c, "other", NULL, KEY_PHASE_FRAME, &other) == 0);
     unsigned again;
-    CHECK(collector_declare(c, "k", NULL, &again) == 0 && again == id);
+    CHECK(collector_declare(c, "k", NULL, KEY_PHASE_FRAME, &again) == 0 && again == id);
     const double x[5] = { 1.0, 2.0, 4.0, 8.0, 0.5 };
     for (unsigned i = 0; i < 5; i++) CHECK(collector_put(c, id, i, x[i]) == 0);
 

@@ -446,11 +446,12 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     s->last_index = 0;
     s->last_score = 0.0;
 
-    for (unsigned k = 0; k < KEY_COUNT; k++) {
-        if (k == KEY_MOTION && !s->debug) continue;
-        if ((err = feature_sink_declare(sink, motion_keys[k], &s->key[k]))) return err;
-    }
-    return 0;
+    /* In libvmaf's order of first values: motion2 and motion at frame 0,
+     * motion3 (frame 0's) at frame 1. */
+    err = feature_sink_declare(sink, motion_keys[KEY_MOTION2], &s->key[KEY_MOTION2]);
+    if (!err && s->debug) err = feature_sink_declare(sink, motion_keys[KEY_MOTION], &s->key[KEY_MOTION]);
+    if (!err) err = feature_sink_declare_later(sink, motion_keys[KEY_MOTION3], &s->key[KEY_MOTION3]);
+    return err;
 }
 
 bool float_motion_scored(const FloatMotionState *s, unsigned index)
@@ -591,7 +592,7 @@ const Metric metric_float_motion = {
     .state_size = sizeof(FloatMotionState),
     /* libvmaf runs its temporal extractors on every frame, subsampled or
      * not; frame i writes frame i - 1's motion2 from ref[i - 2]. */
-    .flags = METRIC_EVERY_FRAME | METRIC_LUMA_ONLY,
+    .flags = METRIC_EVERY_FRAME | METRIC_LUMA_ONLY | METRIC_WRITES_FIRST,
     .history = 2,
     .planes = motion_planes,
     .init = motion_init,

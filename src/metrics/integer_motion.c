@@ -146,8 +146,9 @@ static int motion_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
 
     int err = feature_sink_declare(sink, motion_keys[0], &s->sad_key);
     if (!err && s->debug) err = feature_sink_declare(sink, motion_keys[1], &s->motion_key);
-    if (!err) err = feature_sink_declare(sink, motion_keys[2], &s->motion2_key);
-    if (!err) err = feature_sink_declare(sink, motion_keys[3], &s->motion3_key);
+    /* motion2 and motion3 come from the flush, as in libvmaf */
+    if (!err) err = feature_sink_declare_at_flush(sink, motion_keys[2], &s->motion2_key);
+    if (!err) err = feature_sink_declare_at_flush(sink, motion_keys[3], &s->motion3_key);
     return err;
 }
 

@@ -175,7 +175,7 @@ const Metric metric_psnr = {
     .state_size = sizeof(PsnrState),
     /* libvmaf runs psnr on every frame, subsampled or not: its aggregate
      * PSNR counts them all. */
-    .flags = METRIC_EVERY_FRAME,
+    .flags = METRIC_EVERY_FRAME | METRIC_WRITES_FIRST,
     .init = psnr_init,
     .extract = psnr_extract,
     .flush = psnr_flush,
