@@ -423,7 +423,9 @@ def test_early_end(t, ref, dist):
           "--frame_skip_dist", "3")
     # Raw yuv: a cut last frame, and an empty distorted beside a whole reference.
     raw = ["-w", "64", "-h", "48", "-p", "420", "-b", "8"]
-    fails("cut.yuv", body.replace(b"FRAME\n", b"")[:-7], r"frame 5 is truncated", *raw)
+    fails("cut.yuv", body.replace(b"FRAME\n", b"")[:-7],
+          r"cut.yuv: 27641 bytes are not a whole number of 64x48 4:2:0 8-bit frames of 4608 "
+          r"bytes \(5 frames and 4601 bytes over\)", *raw)
     fails("empty.yuv", b"", r"no frames to score", *raw)
 
     # One video shorter than the other: the common frames, and a warning

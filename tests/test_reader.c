@@ -300,6 +300,9 @@ static void read_all(QualeVideoReader *r, const QualeVideoFormat *f, unsigned fr
     quale_picture_unref(&pic);
 }
 
+static void expect_open_error(const void *data, size_t n, const QualeVideoFormat *raw,
+                              int want_rc, const char *expect);
+
 static QualeVideoReader *open_file(const char *path, const QualeVideoFormat *raw,
                                    const char *what)
 {
@@ -412,15 +415,11 @@ static void test_raw_formats(void)
         CHECK(quale_video_skip(r, 1) == 0, "and nothing more");
         quale_video_close(&r);
     }
-    path = temp_write(data, 242);
-    r = open_file(path, &f, "raw 242 bytes");
-    if (r) {
-        const int rc = quale_video_skip(r, 1);
-        CHECK(rc < 0, "242 bytes are a truncated 17x9 frame: %d", rc);
-        CHECK(strstr(quale_video_error(r), "frame 0 is truncated: 242 of 243 bytes") != NULL,
-              "message: %s", quale_video_error(r));
-        quale_video_close(&r);
-    }
+    /* 242 bytes are no whole number of frames: the format given is not
+     * the file's, and that is said before any frame is read. */
+    expect_open_error(data, 242, &f, -EBADMSG,
+                      "242 bytes are not a whole number of 17x9 4:2:0 8-bit frames of 243 bytes "
+                      "(0 frames and 242 bytes over)");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -582,51 +581,54 @@ static void test_end_and_truncation(void)
             quale_video_close(&r);
         }
     }
-    /* Raw: two frames and 1000 bytes of a third. */
+    /* Raw: two frames and 1000 bytes of a third.  A regular file like that
+     * is refused when opened (its size is no whole number of frames); one
+     * that shrinks while it is read (truncated under us) is caught at the
+     * frame it cuts, whether that frame is read, seeked past or skipped. */
     {
         Buf b = { 0 };
         make_yuv(&b, &f10, 3);
         const size_t fs = frame_size(&f10, 0);
-        const char *path = temp_write(b.p, 2 * fs + 1000);
-        buf_free(&b);
+        char open_expect[160];
+        snprintf(open_expect, sizeof(open_expect), "%zu bytes are not a whole number of 33x65 "
+                 "4:2:0 10-bit frames of %zu bytes (2 frames and 1000 bytes over)",
+                 2 * fs + 1000, fs);
+        expect_open_error(b.p, 2 * fs + 1000, &f10, -EBADMSG, open_expect);
         snprintf(expect, sizeof(expect), "frame 2 is truncated: 1000 of %zu bytes", fs);
-        QualeVideoReader *r = open_file(path, &f10, "raw truncated");
-        if (r) {
-            expect_read_error(r, &f10, 2, 0xf, path, expect, "raw truncated");
+        for (int how = 0; how < 3; how++) {
+            static const char *const whats[] = { "raw truncated", "raw truncated luma only",
+                                                 "raw truncated skip" };
+            const char *path = temp_write(b.p, 3 * fs);
+            QualeVideoReader *r = open_file(path, &f10, whats[how]);
+            if (!r) continue;
+            CHECK(truncate(path, (off_t)(2 * fs + 1000)) == 0, "truncate: %s", strerror(errno));
+            if (how == 0) {
+                expect_read_error(r, &f10, 2, 0xf, path, expect, whats[how]);
+            } else if (how == 1) {
+                /* Chroma skipped: the seek must not run past the end unnoticed. */
+                quale_video_set_planes(r, 1);
+                QualePicture pic;
+                quale_picture_alloc(&pic, &f10);
+                CHECK(quale_video_read(r, &pic) == 1, "luma only frame 0");
+                CHECK(quale_video_read(r, &pic) == 1, "luma only frame 1");
+                CHECK(quale_video_read(r, &pic) < 0, "luma only frame 2 must fail");
+                CHECK(strstr(quale_video_error(r), expect) != NULL, "luma only: '%s'",
+                      quale_video_error(r));
+                quale_picture_unref(&pic);
+            } else {
+                /* skip(): the whole frame is seeked over. */
+                const int rc = quale_video_skip(r, 5);
+                CHECK(rc < 0, "skip over a truncated frame returned %d", rc);
+                CHECK(strstr(quale_video_error(r), expect) != NULL, "skip: '%s'",
+                      quale_video_error(r));
+            }
             quale_video_close(&r);
         }
-        /* The same with chroma skipped: the skip by seek must not run past
-         * the end unnoticed. */
-        r = open_file(path, &f10, "raw truncated luma only");
-        if (r) {
-            quale_video_set_planes(r, 1);
-            QualePicture pic;
-            quale_picture_alloc(&pic, &f10);
-            CHECK(quale_video_read(r, &pic) == 1, "luma only frame 0");
-            CHECK(quale_video_read(r, &pic) == 1, "luma only frame 1");
-            CHECK(quale_video_read(r, &pic) < 0, "luma only frame 2 must fail");
-            CHECK(strstr(quale_video_error(r), expect) != NULL, "luma only: '%s'",
-                  quale_video_error(r));
-            quale_picture_unref(&pic);
-            quale_video_close(&r);
-        }
-        /* And with skip(): the whole frame is seeked over. */
-        r = open_file(path, &f10, "raw truncated skip");
-        if (r) {
-            const int rc = quale_video_skip(r, 5);
-            CHECK(rc < 0, "skip over a truncated frame returned %d", rc);
-            CHECK(strstr(quale_video_error(r), expect) != NULL, "skip: '%s'",
-                  quale_video_error(r));
-            quale_video_close(&r);
-        }
+        buf_free(&b);
         /* A file shorter than the luma plane of its first frame. */
-        path = temp_write("\x01\x02\x03", 3);
-        r = open_file(path, &f10, "raw 3 bytes");
-        if (r) {
-            snprintf(expect, sizeof(expect), "frame 0 is truncated: 3 of %zu bytes", fs);
-            expect_read_error(r, &f10, 0, 0xf, path, expect, "raw 3 bytes");
-            quale_video_close(&r);
-        }
+        snprintf(open_expect, sizeof(open_expect), "3 bytes are not a whole number of 33x65 "
+                 "4:2:0 10-bit frames of %zu bytes (0 frames and 3 bytes over)", fs);
+        expect_open_error("\x01\x02\x03", 3, &f10, -EBADMSG, open_expect);
     }
     /* y4m: truncated inside the payload, inside the marker, inside the
      * FRAME line, and right after the marker. */
@@ -733,7 +735,7 @@ static void test_bad_headers(void)
         const char *text;
         const char *expect;
     } cases[] = {
-        { "", "not a YUV4MPEG2 file" },
+        { "", "empty file" },
         { "P5 17 9 255\n", "not a YUV4MPEG2 file (no 'YUV4MPEG2 ' signature)" },
         { "YUV4MPEG", "not a YUV4MPEG2 file" },
         { "YUV4MPEG2X W17 H9\n", "not a YUV4MPEG2 file" },
@@ -1136,18 +1138,13 @@ static void test_skip(void)
     }
 
     /* A huge frame: 32768x32768 4:4:4 16-bit is 6 GiB; the size must not
-     * overflow, and a 1000-byte file is a truncated first frame. */
+     * overflow, and a 1000-byte file is no whole frame of it. */
     const QualeVideoFormat huge = { QUALE_CHROMA_444, 16, 32768, 32768 };
     unsigned char k[1000];
     memset(k, 1, sizeof(k));
-    const char *path = temp_write(k, sizeof(k));
-    QualeVideoReader *r = open_file(path, &huge, "huge");
-    if (r) {
-        CHECK(quale_video_skip(r, 1) < 0, "huge: skip must fail");
-        CHECK(strstr(quale_video_error(r), "frame 0 is truncated: 1000 of 6442450944 bytes"),
-              "huge: %s", quale_video_error(r));
-        quale_video_close(&r);
-    }
+    expect_open_error(k, sizeof(k), &huge, -EBADMSG,
+                      "1000 bytes are not a whole number of 32768x32768 4:4:4 16-bit frames of "
+                      "6442450944 bytes (0 frames and 1000 bytes over)");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1333,6 +1330,98 @@ static void test_stdin(void)
     buf_free(&b);
 }
 
+
+/* ---------------------------------------------------------------------- */
+/* What a file's first bytes say it is                                      */
+
+static void test_sniffing(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 17, 9 };
+    const QualeVideoFormat wrong = { QUALE_CHROMA_444, 10, 64, 48 };
+
+    /* A YUV4MPEG2 file opened as raw (a .y4m named .yuv) is read as
+     * YUV4MPEG2: its header's format, its frames. */
+    Buf b = { 0 };
+    make_y4m(&b, &f, "420jpeg", 3, 0);
+    const char *path = temp_write(b.p, b.n);
+    QualeVideoReader *r = open_file(path, &wrong, "y4m opened as raw");
+    if (r) {
+        QualeVideoFormat got;
+        quale_video_get_format(r, &got);
+        CHECK(quale_video_is_y4m(r) == 1, "y4m opened as raw: read as y4m");
+        CHECK(got.width == 17 && got.height == 9 && got.bitdepth == 8 &&
+              got.chroma == QUALE_CHROMA_420, "y4m opened as raw: the header's format");
+        read_all(r, &f, 3, "y4m opened as raw");
+        quale_video_close(&r);
+    }
+    /* The same through a pipe: the bytes read to tell are read again. */
+    pid_t child;
+    FILE *in = pipe_from_child(b.p, b.n, &child);
+    char err[512];
+    int rc = quale_video_open_stream(&r, in, "pipe", &wrong, err, sizeof(err));
+    CHECK(rc == 0 && r, "y4m pipe opened as raw: %s", err);
+    if (r) {
+        CHECK(quale_video_is_y4m(r) == 1, "y4m pipe opened as raw: read as y4m");
+        read_all(r, &f, 3, "y4m pipe opened as raw");
+        quale_video_close(&r);
+    }
+    end_child(in, child);
+    buf_free(&b);
+
+    /* Raw stays raw, even when its samples look like a transport
+     * stream's sync bytes everywhere. */
+    unsigned char sync[243 * 4];
+    memset(sync, 0x47, sizeof(sync));
+    path = temp_write(sync, sizeof(sync));
+    r = open_file(path, &f, "raw of 0x47");
+    if (r) {
+        CHECK(quale_video_is_y4m(r) == 0, "raw of 0x47: read as raw");
+        CHECK(quale_video_skip(r, 4) == 1 && quale_video_skip(r, 1) == 0,
+              "raw of 0x47: four frames");
+        quale_video_close(&r);
+    }
+    CHECK(quale_video_is_y4m(NULL) == 0, "is_y4m(NULL)");
+
+    /* Compressed files are refused with what they are, as raw or not. */
+    static const struct {
+        const char *what;
+        unsigned char head[16];
+        size_t head_len;
+    } containers[] = {
+        { "an MP4/MOV file", { 0, 0, 0, 0x20, 'f', 't', 'y', 'p', 'i', 's', 'o', 'm' }, 12 },
+        { "a Matroska/WebM file", { 0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81 }, 8 },
+        { "an IVF file", { 'D', 'K', 'I', 'F', 0, 0, 32, 0, 'A', 'V', '0', '1' }, 12 },
+        { "an AVI file", { 'R', 'I', 'F', 'F', 1, 2, 3, 4, 'A', 'V', 'I', ' ' }, 12 },
+        { "an MPEG transport stream", { 0x47, 0x40, 0x00, 0x10 }, 4 },
+    };
+    for (size_t i = 0; i < sizeof(containers) / sizeof(containers[0]); i++) {
+        unsigned char data[243 * 4];
+        for (size_t j = 0; j < sizeof(data); j++) data[j] = (unsigned char)(j * 7);
+        memcpy(data, containers[i].head, containers[i].head_len);
+        if (i == 4) {
+            for (size_t at = 188; at + 4 <= sizeof(data); at += 188)
+                memcpy(data + at, containers[i].head, 4);
+        }
+        char expect[128];
+        snprintf(expect, sizeof(expect), "%s (compressed video), not YUV4MPEG2 or raw yuv: "
+                 "decode it first", containers[i].what);
+        expect_open_error(data, sizeof(data), &f, -EPROTONOSUPPORT, expect);
+        expect_open_error(data, sizeof(data), NULL, -EPROTONOSUPPORT, expect);
+        in = pipe_from_child(data, sizeof(data), &child);
+        rc = quale_video_open_stream(&r, in, "pipe", &f, err, sizeof(err));
+        CHECK(rc == -EPROTONOSUPPORT && !r && strstr(err, expect), "pipe of %s: %d %s",
+              containers[i].what, rc, err);
+        end_child(in, child);
+    }
+
+    /* A pipe with nothing in it, where YUV4MPEG2 was expected. */
+    in = pipe_from_child("", 0, &child);
+    rc = quale_video_open_stream(&r, in, "pipe", NULL, err, sizeof(err));
+    CHECK(rc == -ENODATA && !r && strstr(err, "pipe: no data: the stream ended before its first "
+                                              "byte"), "empty pipe: %d %s", rc, err);
+    end_child(in, child);
+}
+
 int main(void)
 {
     atexit(remove_temp_files);
@@ -1348,6 +1437,7 @@ int main(void)
     test_skip();
     test_pipes();
     test_stdin();
+    test_sniffing();
     remove_temp_files();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

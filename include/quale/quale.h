@@ -101,12 +101,23 @@ typedef struct QualeVideoReader QualeVideoReader;
 /**
  * Opens a video.  With raw == NULL the file must be YUV4MPEG2 (.y4m); with
  * raw != NULL it is read as headerless planar yuv of that format (samples
- * above 8 bits little-endian, 2 bytes each).  path "-" reads stdin.
- * On failure *reader is NULL and error holds the reason.
+ * above 8 bits little-endian, 2 bytes each), unless its first bytes say it
+ * is YUV4MPEG2: then it is read as that, whatever raw says
+ * (quale_video_is_y4m() tells).  path "-" reads stdin.  On failure *reader
+ * is NULL and error holds the reason; among the errors:
+ *   -EPROTONOSUPPORT  a compressed file (MP4/MOV, Matroska/WebM, IVF, AVI,
+ *                     MPEG-TS), which must be decoded first;
+ *   -EBADMSG          a raw regular file whose size is not a whole number
+ *                     of frames of the format given (the wrong format);
+ *   -ENODATA          an empty file or stream where YUV4MPEG2 was expected;
+ *   -EPROTO           not YUV4MPEG2, or a damaged header.
  */
 QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
                                const QualeVideoFormat *raw,
                                char *error, size_t error_size);
+
+/** Whether the reader reads YUV4MPEG2 (else raw yuv). */
+QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
 
 /** Same, over a stream the caller keeps open (closed by the caller). */
 QUALE_API int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,

@@ -29,11 +29,15 @@ enum ReaderState {
     READER_FAILED /* the stream is damaged: reads return `failure` again */
 };
 
+/* Bytes read at open to tell a file's kind: enough for an MPEG-TS packet
+ * sync at 0, 188 and 376. */
+#define READER_SNIFF_BYTES 512
+
 struct QualeVideoReader {
     FILE *file;
     int own_file;         /* fclose() it in quale_video_close() */
     char *stdio_buffer;   /* our setvbuf() buffer, freed after fclose() */
-    char *name;           /* for messages: the path, "stdin" or the caller's */
+    char *name;           /* for messages: the path, "standard input" or the caller's */
 
     int is_y4m;
     QualeVideoFormat format;            /* of the pictures read (bit depth: see below) */
@@ -63,9 +67,18 @@ struct QualeVideoReader {
     unsigned char *scratch; /* where skipped bytes of a pipe are read to */
     size_t scratch_size;
 
+    /* The first bytes of a stream that cannot seek back, read to tell its
+     * kind (sniff()): they are read again from here before the stream. */
+    unsigned char prefix[READER_SNIFF_BYTES];
+    size_t prefix_len, prefix_pos;
+
     /* Room for a path of PATH_MAX (4096) bytes and the reason after it. */
     char error[4096 + 512];
 };
+
+/* fread() and getc() of the reader's stream, its sniffed prefix first. */
+size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n);
+int reader_getc(struct QualeVideoReader *r);
 
 /* Sets the message "<name>: <formatted text>" and returns err (negative). */
 int video_reader_fail(struct QualeVideoReader *r, int err, const char *fmt, ...)

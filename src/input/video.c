@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,83 @@ static void set_error(char *error, size_t error_size, const char *fmt, ...)
     va_end(ap);
 }
 
+size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n)
+{
+    size_t from_prefix = 0;
+    if (r->prefix_pos < r->prefix_len) {
+        from_prefix = QUALE_MIN(n, r->prefix_len - r->prefix_pos);
+        memcpy(dst, r->prefix + r->prefix_pos, from_prefix);
+        r->prefix_pos += from_prefix;
+        if (from_prefix == n) return n;
+    }
+    return from_prefix + fread((unsigned char *)dst + from_prefix, 1, n - from_prefix, r->file);
+}
+
+int reader_getc(struct QualeVideoReader *r)
+{
+    if (r->prefix_pos < r->prefix_len) return r->prefix[r->prefix_pos++];
+    return getc(r->file);
+}
+
+/* What a file's first bytes say it is. */
+typedef enum Kind {
+    KIND_UNKNOWN, /* raw yuv, or something else without a signature */
+    KIND_EMPTY,
+    KIND_Y4M,
+    KIND_MP4,
+    KIND_MATROSKA,
+    KIND_IVF,
+    KIND_AVI,
+    KIND_MPEG_TS,
+} Kind;
+
+static const char *const kind_names[] = {
+    [KIND_MP4] = "an MP4/MOV file",
+    [KIND_MATROSKA] = "a Matroska/WebM file",
+    [KIND_IVF] = "an IVF file",
+    [KIND_AVI] = "an AVI file",
+    [KIND_MPEG_TS] = "an MPEG transport stream",
+};
+
+static Kind sniff(const unsigned char *b, size_t n)
+{
+    if (n == 0) return KIND_EMPTY;
+    if (n >= 10 && !memcmp(b, "YUV4MPEG2", 9) && (b[9] == ' ' || b[9] == '\n')) return KIND_Y4M;
+    if (n >= 12 && !memcmp(b + 4, "ftyp", 4)) return KIND_MP4;
+    if (n >= 4 && b[0] == 0x1a && b[1] == 0x45 && b[2] == 0xdf && b[3] == 0xa3)
+        return KIND_MATROSKA;
+    if (n >= 32 && !memcmp(b, "DKIF", 4)) return KIND_IVF;
+    if (n >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "AVI ", 4)) return KIND_AVI;
+    /* 188-byte packets, each starting 0x47; a raw picture whose samples
+     * are all 71 would have that too, so the packet headers must not be
+     * all 0x47 as well. */
+    if (n >= 2 * 188 + 4 && b[0] == 0x47 && b[188] == 0x47 && b[376] == 0x47) {
+        for (size_t i = 1; i < 4; i++)
+            if (b[i] != 0x47) return KIND_MPEG_TS;
+    }
+    return KIND_UNKNOWN;
+}
+
+/* Reads the first bytes to tell the file's kind: a regular file is read
+ * from its start again, a stream keeps them in r->prefix. */
+static Kind sniff_start(struct QualeVideoReader *r, bool *regular_file)
+{
+    const int fd = fileno(r->file);
+    struct stat st;
+    const bool regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    *regular_file = regular;
+    const off_t start = regular ? ftello(r->file) : -1;
+    errno = 0;
+    r->prefix_len = fread(r->prefix, 1, sizeof(r->prefix), r->file);
+    r->prefix_pos = 0;
+    const Kind kind = sniff(r->prefix, r->prefix_len);
+    if (start >= 0 && fseeko(r->file, start, SEEK_SET) == 0) {
+        r->prefix_len = 0;
+        clearerr(r->file);
+    }
+    return kind;
+}
+
 /* Seeking is worth it (and safe) only on regular files: their size is
  * known, so skipping past a truncated end is caught instead of fseek()
  * quietly moving beyond it.  Pipes, terminals, devices and memory streams
@@ -117,7 +195,7 @@ static void probe_seekable(struct QualeVideoReader *r)
 {
     const int fd = fileno(r->file);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (r->prefix_len || fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
     const off_t pos = ftello(r->file);
     if (pos < 0) return;
     r->seekable = 1;
@@ -154,15 +232,44 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
     r->own_file = own_file;
     r->stdio_buffer = stdio_buffer;
     r->name = name_copy;
-    r->is_y4m = raw == NULL;
 
-    const int err = r->is_y4m ? y4m_open(r) : yuv_open(r, raw);
+    /* A YUV4MPEG2 file is read as one whatever was asked; a compressed
+     * one is refused with what it is, never read as raw samples. */
+    bool regular = false;
+    const Kind kind = sniff_start(r, &regular);
+    int err = 0;
+    if (kind >= KIND_MP4) {
+        err = video_reader_fail(r, -EPROTONOSUPPORT, "%s (compressed video), not YUV4MPEG2 or "
+                                "raw yuv: decode it first", kind_names[kind]);
+    } else if (kind == KIND_EMPTY && !raw) {
+        err = video_reader_fail(r, -ENODATA, "%s", regular ? "empty file" : "no data: the "
+                                "stream ended before its first byte (did the program writing "
+                                "it fail?)");
+    } else {
+        r->is_y4m = raw == NULL || kind == KIND_Y4M;
+        err = r->is_y4m ? y4m_open(r) : yuv_open(r, raw);
+    }
+    if (!err) probe_seekable(r);
+    /* A raw file is whole frames; anything else means the format given
+     * is not the file's. */
+    if (!err && !r->is_y4m && r->seekable && r->frame_bytes &&
+        (r->file_size - r->position) % r->frame_bytes) {
+        char format[64];
+        snprintf(format, sizeof(format), "%ux%u %s %u-bit", r->format.width, r->format.height,
+                 quale_chroma_name(r->format.chroma), r->file_bitdepth);
+        const uint64_t size = r->file_size - r->position;
+        err = video_reader_fail(r, -EBADMSG, "%llu bytes are not a whole number of %s frames "
+                                "of %llu bytes (%llu frames and %llu bytes over)",
+                                (unsigned long long)size, format,
+                                (unsigned long long)r->frame_bytes,
+                                (unsigned long long)(size / r->frame_bytes),
+                                (unsigned long long)(size % r->frame_bytes));
+    }
     if (err < 0) {
         set_error(error, error_size, "%s", r->error);
         reader_free(r);
         return err;
     }
-    probe_seekable(r);
     r->error[0] = '\0';
     if (error && error_size) error[0] = '\0';
     *reader = r;
@@ -183,7 +290,7 @@ int quale_video_open(QualeVideoReader **reader, const char *path,
     /* stdin is used as it is: replacing its buffer would leave stdio
      * pointing at memory we free on close. */
     if (!strcmp(path, "-"))
-        return open_common(reader, stdin, 0, NULL, "stdin", raw, error, error_size);
+        return open_common(reader, stdin, 0, NULL, "standard input", raw, error, error_size);
 
     FILE *file = fopen(path, "rb");
     if (!file) {
@@ -230,6 +337,11 @@ int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
     /* The stream and its buffering stay the caller's. */
     return open_common(reader, stream, 0, NULL, name ? name : "stream", raw,
                        error, error_size);
+}
+
+int quale_video_is_y4m(const QualeVideoReader *reader)
+{
+    return reader && reader->is_y4m;
 }
 
 void quale_video_get_format(const QualeVideoReader *reader, QualeVideoFormat *format)

@@ -135,7 +135,7 @@ int y4m_open(struct QualeVideoReader *r)
     char line[Y4M_MAX_LINE + 1];
 
     errno = 0;
-    size_t len = fread(line, 1, Y4M_SIGNATURE_LEN + 1, r->file);
+    size_t len = reader_read(r, line, Y4M_SIGNATURE_LEN + 1);
     if (len < Y4M_SIGNATURE_LEN + 1 && ferror(r->file))
         return read_error(r, "the YUV4MPEG2 header");
     if (len == 0)
@@ -156,7 +156,7 @@ int y4m_open(struct QualeVideoReader *r)
          * after the '\n', so we must not read past it.  It is one short
          * line per file, so getc()'s cost does not matter. */
         int c;
-        while ((c = getc(r->file)) != EOF && c != '\n') {
+        while ((c = reader_getc(r)) != EOF && c != '\n') {
             if (len >= Y4M_MAX_LINE)
                 return video_reader_fail(r, -EPROTO,
                                          "YUV4MPEG2 header is longer than %d bytes "
@@ -249,7 +249,7 @@ int y4m_read_frame_header(struct QualeVideoReader *r)
     /* One fread for "FRAME" and the byte after it; in the usual
      * "FRAME\n" that is the whole line. */
     errno = 0;
-    const size_t n = fread(head, 1, sizeof(head), r->file);
+    const size_t n = reader_read(r, head, sizeof(head));
     r->position += n;
     if (n < sizeof(head) && ferror(r->file)) {
         char where[64];
@@ -279,7 +279,7 @@ int y4m_read_frame_header(struct QualeVideoReader *r)
      * bound as the stream header. */
     size_t len = sizeof(head);
     int c;
-    while ((c = getc(r->file)) != EOF && c != '\n') {
+    while ((c = reader_getc(r)) != EOF && c != '\n') {
         if (++len > Y4M_MAX_LINE)
             return video_reader_fail(r, -EPROTO,
                                      "frame %llu: FRAME line is longer than %d bytes "

@@ -63,11 +63,11 @@ static int skip_bytes(struct QualeVideoReader *r, uint64_t n, uint64_t *done)
     *done = 0;
     if (r->seekable) {
         /* fseek() past the end "succeeds", so bound the skip by the file
-         * size; re-read the size first, the file may still be growing. */
-        if (r->file_size < r->position || r->file_size - r->position < n) {
-            struct stat st;
-            if (fstat(fileno(r->file), &st) == 0) r->file_size = (uint64_t)st.st_size;
-        }
+         * size, read again each time: the file may be growing, or cut
+         * short under us (one fstat() per skipped plane costs nothing
+         * beside the frame). */
+        struct stat st;
+        if (fstat(fileno(r->file), &st) == 0) r->file_size = (uint64_t)st.st_size;
         const uint64_t left = r->file_size > r->position ? r->file_size - r->position : 0;
         uint64_t todo = QUALE_MIN(n, left);
         while (todo) {
@@ -90,7 +90,7 @@ static int skip_bytes(struct QualeVideoReader *r, uint64_t n, uint64_t *done)
     while (*done < n) {
         const size_t want = (size_t)QUALE_MIN(n - *done, (uint64_t)r->scratch_size);
         errno = 0;
-        const size_t got = fread(r->scratch, 1, want, r->file);
+        const size_t got = reader_read(r, r->scratch, want);
         r->position += got;
         *done += got;
         if (got < want) return ferror(r->file) ? read_error(r) : 0;
@@ -192,7 +192,7 @@ int yuv_read_payload(struct QualeVideoReader *r, QualePicture *pic, int at_frame
         if (wanted) {
             errno = 0;
             /* set_layout made sure a plane's size fits size_t. */
-            const size_t n = fread(pic->data[p], 1, (size_t)bytes, r->file);
+            const size_t n = reader_read(r, pic->data[p], (size_t)bytes);
             r->position += n;
             got += n;
             if (n < bytes) {

@@ -13,7 +13,11 @@
  * depth (and counted), then the clean end (0) or, when bytes are left
  * over, -EPROTO with "frame N is truncated: R of S bytes".  The same runs
  * on a memory stream (skips read) and on a regular file (skips seek) must
- * agree.  Frames above 4 MiB are only skipped.
+ * agree, except that a regular file whose size is no whole number of frames
+ * is refused when opened (-EBADMSG), its size being known.  Bytes that
+ * start like YUV4MPEG2 are read as that, and a container's signature
+ * (MP4, Matroska, IVF, AVI, MPEG-TS) is refused: both as docs/input.md
+ * says.  Frames above 4 MiB are only skipped.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -135,6 +139,22 @@ static void run(Trace *t, QualeVideoReader *r, const char *name, const QualeVide
     if (read) FUZZ_CHECK(t->clamped == clamped);
 }
 
+typedef enum Kind { RAW, Y4M, COMPRESSED } Kind;
+
+/* docs/input.md's signatures, independently of src/input. */
+static Kind kind_of(const uint8_t *b, size_t n)
+{
+    if (n >= 10 && !memcmp(b, "YUV4MPEG2", 9) && (b[9] == ' ' || b[9] == '\n')) return Y4M;
+    if (n >= 12 && !memcmp(b + 4, "ftyp", 4)) return COMPRESSED;
+    if (n >= 4 && !memcmp(b, "\x1a\x45\xdf\xa3", 4)) return COMPRESSED;
+    if (n >= 32 && !memcmp(b, "DKIF", 4)) return COMPRESSED;
+    if (n >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "AVI ", 4)) return COMPRESSED;
+    if (n >= 380 && b[0] == 0x47 && b[188] == 0x47 && b[376] == 0x47 &&
+        (b[1] != 0x47 || b[2] != 0x47 || b[3] != 0x47))
+        return COMPRESSED;
+    return RAW;
+}
+
 int quale_fuzz_yuv(const uint8_t *data, size_t size)
 {
     if (size < FUZZ_HEADER) return 0;
@@ -164,24 +184,43 @@ int quale_fuzz_yuv(const uint8_t *data, size_t size)
     memset(&a, 0, sizeof(a));
     memset(&b, 0, sizeof(b));
 
+    const Kind kind = kind_of(file, len);
     FILE *s = fmemopen(len ? (void *)(uintptr_t)file : empty, len, "rb");
     if (!s) return 0;
     QualeVideoReader *r = NULL;
     a.open = quale_video_open_stream(&r, s, "fuzz", &f, error, sizeof(error));
-    FUZZ_CHECK(valid ? a.open == 0 : a.open == -EINVAL);
+    if (!valid) {
+        FUZZ_CHECK(a.open == -EINVAL);
+    } else if (kind == COMPRESSED) {
+        FUZZ_CHECK(a.open == -EPROTONOSUPPORT && strstr(error, "decode it first"));
+    } else if (kind == RAW) {
+        FUZZ_CHECK(a.open == 0);
+    }
     if (a.open) {
         FUZZ_CHECK(r == NULL && error[0] && fuzz_printable(error));
+    } else if (kind == Y4M) {
+        FUZZ_CHECK(quale_video_is_y4m(r) == 1);
     } else {
+        FUZZ_CHECK(quale_video_is_y4m(r) == 0);
         run(&a, r, "fuzz", &f, &l, read_mask, file, len);
     }
     quale_video_close(&r);
     fclose(s);
-    if (!valid) return 0;
+    /* YUV4MPEG2 is fuzz_y4m's. */
+    if (!valid || kind != RAW) return 0;
 
     char path[64];
     const int fd = fuzz_memfd(file, len, path, sizeof(path));
     if (fd < 0) return 0;
     b.open = quale_video_open(&r, path, &f, error, sizeof(error));
+    if (len % l.frame) {
+        char want[256];
+        snprintf(want, sizeof(want), "%s: %llu bytes are not a whole number of ", path,
+                 (unsigned long long)len);
+        FUZZ_CHECK(b.open == -EBADMSG && r == NULL && !strncmp(error, want, strlen(want)));
+        close(fd);
+        return 0;
+    }
     FUZZ_CHECK(b.open == 0);
     run(&b, r, path, &f, &l, read_mask, file, len);
     quale_video_close(&r);
