@@ -426,6 +426,11 @@ int context_request_metric(QualeContext *ctx, const char *name,
     if (!state) return -ENOMEM;
     options_set_defaults(metric->options, state);
     int err = parse_options(ctx, metric, state, options);
+    if (!err && metric->check_options) {
+        FeatureSink sink = { .ctx = ctx, .name = metric->name, .options = metric->options,
+                             .state = state };
+        err = metric->check_options(state, &sink);
+    }
     if (err) {
         options_free(metric->options, state);
         free(state);
@@ -1078,6 +1083,17 @@ int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
 unsigned quale_frame_count(const QualeContext *ctx)
 {
     return ctx ? ctx->frames_sent : 0;
+}
+
+unsigned quale_frames_done(const QualeContext *ctx)
+{
+    if (!ctx) return 0;
+    /* The lock is the context's own; reading under it changes nothing. */
+    pthread_mutex_t *lock = (pthread_mutex_t *)&ctx->flow_lock;
+    pthread_mutex_lock(lock);
+    const unsigned done = ctx->frames_sent - ctx->in_flight;
+    pthread_mutex_unlock(lock);
+    return done;
 }
 
 /* ---- results ------------------------------------------------------------ */

@@ -40,6 +40,12 @@ typedef struct GpuOps {
     /* Whether this build has a twin of the metric (for --list-features). */
     bool (*twin_built)(const Metric *metric);
 
+    /* Lists the devices (quale_list_devices()), and describes the one a
+     * backend opened. */
+    int (*list_devices)(QualeDeviceInfo *devices, unsigned max, unsigned *count, char *error,
+                        size_t error_size);
+    void (*describe)(const GpuBackend *gpu, QualeDeviceInfo *info);
+
     /* Opens the device (index -1: the first).  On failure error holds the
      * reason, in one line; the caller decides how loudly to say it. */
     int (*open)(QualeContext *ctx, int device, GpuBackend **gpu, char *error,

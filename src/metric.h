@@ -98,6 +98,12 @@ typedef struct Metric {
      * METRIC_LUMA_ONLY, else 7. */
     unsigned (*planes)(const void *state);
 
+    /* Optional: checks the options together, when the metric is requested
+     * (quale_use_metric()), for what each option's own range cannot say;
+     * -EINVAL with a message naming the option.  init() then needs to
+     * check only the format. */
+    int (*check_options)(const void *state, FeatureSink *sink);
+
     /* Checks the format and prepares the state; declares the keys it will
      * write with feature_sink_declare() and keeps their ids in the state.
      * A format the metric cannot score is an error with a message naming

@@ -202,13 +202,13 @@ def test_option_keys(t, tmp):
         keys = list(json.loads(p.stdout)["frames"][0]["metrics"])
         check(keys == ["cambi_ceot_pq_ws_33", "cambi_source", "cambi_full_reference"], f"cambi keys {keys}")
     p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature", "cambi=eotf=hlg")
-    check(p.returncode == 1 and "bt1886, pq" in p.stderr, f"a bad choice names the choices: {p.stderr}")
+    check(p.returncode == 2 and "bt1886, pq" in p.stderr, f"a bad choice names the choices: {p.stderr}")
     # An option's alias names keys only: libvmaf skips "cmxv=0.1" (and
     # scores with the default), quale refuses it and names the option.
     for spec in ("cambi=cmxv=0.1", "cambi=cambi_max_val=0.1:cmxv=0.2"):
         p = t.run("-r", big_ref, "-d", big_dist, "-q", "-n", "--feature", spec)
         no_crash(p, spec)
-        check(p.returncode == 1 and "cambi_max_val=" in p.stderr and "'cmxv'" in p.stderr,
+        check(p.returncode == 2 and "cambi_max_val=" in p.stderr and "'cmxv'" in p.stderr,
               f"{spec}: exit {p.returncode}, {p.stderr!r}")
 
 
@@ -267,8 +267,10 @@ def test_bad_input(t, ref, dist):
     missing = os.path.join(t.tmp, "missing.y4m")
     fails(["-r", missing, "-d", dist, "-n", "--feature", "psnr"], r"missing\.y4m", what="missing file")
     fails(["-r", ref, "-d", dist, "--bogus"], r"--bogus", code=2, what="unknown flag")
-    fails(["-r", ref, "-d", dist, "-n", "--feature", "nonesuch"], r"nonesuch", what="unknown metric")
-    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr=nope=1"], r"nope", what="unknown option")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "nonesuch"], r"nonesuch", code=2,
+          what="unknown metric")
+    fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr=nope=1"], r"nope", code=2,
+          what="unknown option")
     fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--backend", "cuda"],
           r"cuda.*not available|no CUDA|cuda", what="--backend cuda without it")
     other_ref, _ = t.make("other", "--width", "32", "--height", "48", "--frames", "2")
@@ -283,11 +285,12 @@ def test_bad_input(t, ref, dist):
     truncated = os.path.join(t.tmp, "truncated.yuv")
     with open(truncated, "wb") as f:
         f.write(bytes(64 * 48 * 3 // 2 * 2 + 100))
+    cut = r"9316 bytes are not a whole number of 64x48 4:2:0 8-bit frames of 4608 bytes"
     fails(["-r", truncated, "-d", truncated, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n",
-           "--feature", "psnr"], r"truncated", what="truncated last frame")
+           "--feature", "psnr"], cut, what="truncated last frame")
     os.environ["QUALE_READ_LANES"] = "2"
     fails(["-r", truncated, "-d", truncated, "-w", "64", "-h", "48", "-p", "420", "-b", "8", "-n",
-           "--feature", "psnr"], r"truncated", what="truncated last frame, two read lanes")
+           "--feature", "psnr"], cut, what="truncated last frame, two read lanes")
     os.environ.pop("QUALE_READ_LANES")
     garbage = os.path.join(t.tmp, "garbage.y4m")
     with open(garbage, "wb") as f:
@@ -540,7 +543,7 @@ def test_robustness_two(t, ref, dist):
                       "--json", "-o", "-") for _ in range(2)]
         p = runs[0]
         no_crash(p, f"{first} + {second}")
-        check(p.returncode == 1 and p.stdout == "" and f"'{key}'" in p.stderr and
+        check(p.returncode == 2 and p.stdout == "" and f"'{key}'" in p.stderr and
               f"'{second}'" in p.stderr, f"{first} + {second}: exit {p.returncode}, {p.stderr!r}")
         check(runs[0].stdout == runs[1].stdout and runs[0].stderr == runs[1].stderr and
               runs[0].returncode == runs[1].returncode, f"{first} + {second}: two runs differ")
@@ -551,14 +554,14 @@ def test_robustness_two(t, ref, dist):
           f"vif + vif=egl 1.5: {p.stderr!r}")
     # A model named like a metric's key.
     p = t.run(*base, "-m", "version=vmaf_v0.6.1:name=integer_adm2")
-    check(p.returncode == 1 and "'integer_adm2'" in p.stderr, f"model named integer_adm2: {p.stderr!r}")
+    check(p.returncode == 2 and "'integer_adm2'" in p.stderr, f"model named integer_adm2: {p.stderr!r}")
 
     # Model names that a layout cannot carry are refused; allowed ones
     # reach every layout intact.
     for name in ('a"b<c>&d', "new\nline", "comma,name", "two words"):
         p = t.run(*base, "-m", f"version=vmaf_v0.6.1:name={name}", "--json", "-o", "-")
         no_crash(p, f"name={name!r}")
-        check(p.returncode == 1 and "cannot name output keys" in p.stderr and p.stdout == "",
+        check(p.returncode == 2 and "cannot name output keys" in p.stderr and p.stdout == "",
               f"name={name!r}: exit {p.returncode}, {p.stderr!r}")
     for layout in ("--json", "--xml", "--csv", "--sub"):
         p = t.run(*base, "-m", "version=vmaf_v0.6.1:name=vmaf-4k.v2_x", layout, "-o", "-")
@@ -617,7 +620,7 @@ def test_robustness_two(t, ref, dist):
             json.dump({n: part for n in numbers}, f)
         p = t.run(*base, "-m", f"path={gap}", "--json", "-o", "-")
         if fails:
-            check(p.returncode == 1 and 'bootstrap model "3" is missing' in p.stderr,
+            check(p.returncode == 2 and 'bootstrap model "3" is missing' in p.stderr,
                   f"a collection with a gap: {p.stderr!r}")
         else:
             check(p.returncode == 0 and "vmaf_0003" in json.loads(p.stdout)["pooled_metrics"],
@@ -697,7 +700,8 @@ def test_score_bitdepth(t, ref_yuv, dist_yuv):
 
 def test_v1_bad_input(t):
     """VMAF v1 and SpEED on what they cannot score: a clear message naming
-    the feature (and option), exit 1 (2 for a bad flag), never a crash."""
+    the feature (and option), exit 1 for a video they cannot score, 2 for
+    options no video could take, never a crash."""
     mono_ref, mono_dist = t.make("v1mono", "--width", "352", "--height", "288", "--frames", "2",
                                  "--chroma", "400")
     tiny_ref, tiny_dist = t.make("v1tiny", "--width", "1", "--height", "1", "--frames", "2")
@@ -716,28 +720,29 @@ def test_v1_bad_input(t):
          "speed_temporal: the luma plane is 113x60 after speed_prescale"),
         ("speed_prescale out of range",
          [ok_ref, ok_dist, "-n", "--feature", "speed_chroma=speed_prescale=5"],
-         "option 'speed_prescale' must be in [0.1, 4]"),
+         "option 'speed_prescale' must be in [0.1, 4]", 2),
         ("an unknown prescale method",
          [ok_ref, ok_dist, "-n", "--feature", "speed_chroma=speed_prescale_method=area"],
-         "option 'speed_prescale_method' takes one of nearest, bilinear, bicubic, lanczos4"),
+         "option 'speed_prescale_method' takes one of nearest, bilinear, bicubic, lanczos4", 2),
         ("a kernel scale libvmaf does not have",
          [ok_ref, ok_dist, "-n", "--feature", "speed_temporal=speed_kernelscale=0.9"],
-         "speed_temporal: invalid speed_kernelscale 0.9"),
+         "speed_temporal: invalid speed_kernelscale 0.9", 2),
         ("a prescale too close to 1 that still resizes",
          [wide_ref, wide_dist, "-n", "--feature", "speed_temporal=speed_prescale=0.9992"],
          "speed_prescale 0.9992 resizes 640x360 to 639x360 but is too close to 1"),
         ("speed_temporal's prescale above 1",
          [ok_ref, ok_dist, "-n", "--feature", "speed_temporal=speed_prescale=2"],
-         "speed_prescale 2 above 1"),
+         "speed_prescale 2 above 1", 2),
         ("a v1 model's weighting mode out of range",
          [ok_ref, ok_dist, "-m", "version=vmaf_v1.0.16_3d0h:speed_chroma.speed_weight_var_mode=9"],
-         "option 'speed_weight_var_mode' must be in [0, 6]"),
+         "option 'speed_weight_var_mode' must be in [0, 6]", 2),
     ]
-    for what, (ref, dist, *args), message in cases:
+    for what, (ref, dist, *args), message, *code in cases:
         p = t.run("-r", ref, "-d", dist, "-q", *args, "--json", "-o", "-")
         no_crash(p, what)
-        check(p.returncode == 1 and message in p.stderr and p.stdout == "",
-              f"{what}: exit {p.returncode}, {p.stderr!r}")
+        want = code[0] if code else 1
+        check(p.returncode == want and message in p.stderr and p.stdout == "",
+              f"{what}: exit {p.returncode}, wanted {want}, {p.stderr!r}")
     # And what they can score: the smallest chroma plane SpEED takes.
     edge_ref, edge_dist = t.make("v1edge", "--width", "160", "--height", "160", "--frames", "3")
     p = t.run("-r", edge_ref, "-d", edge_dist, "-q", "-n", "--feature", "speed_chroma",
@@ -777,6 +782,192 @@ def test_in_place_writes(t, ref, dist):
         shutil.rmtree(shared, ignore_errors=True)
 
 
+def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
+    """Each row of what a new user ran into (the "first hour" issue): the
+    check before scoring, the device choice, the output format, the exit
+    codes, -h, standard input, a y4m named .yuv, messages on clean lines,
+    the progress line."""
+    psnr = ["-n", "--feature", "psnr"]
+
+    # --backend auto never takes a software renderer; --list-devices says
+    # what there is.
+    p = t.run("--list-devices", "--json")
+    check(p.returncode == 0, f"--list-devices --json: {p.stderr!r}")
+    listing = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(set(listing) == {"cuda", "vulkan"}, f"--list-devices --json backends: {sorted(listing)}")
+    vulkan = listing.get("vulkan", {}).get("devices", [])
+    text = t.run("--list-devices")
+    check(text.returncode == 0 and text.stdout.startswith("cuda:") and "\nvulkan:" in text.stdout,
+          f"--list-devices: {text.stdout!r}")
+    auto = t.run("-r", ref, "-d", dist, *psnr, "--backend", "auto", "--json", "-o", "-")
+    chosen = [line for line in auto.stderr.splitlines() if "info: using " in line]
+    hardware = [d for d in vulkan if d["type"] != "software"]
+    if vulkan and not hardware:
+        for d in vulkan:
+            check(d["name"] in text.stdout and "auto skips it" in text.stdout and
+                  isinstance(d["memory_bytes"], int) and d["index"] >= 0,
+                  f"--list-devices names {d['name']} as skipped by auto: {text.stdout!r}")
+        check(auto.returncode == 0 and len(chosen) == 1 and "using cpu:" in chosen[0] and
+              "software renderer" in chosen[0] and vulkan[0]["name"] in chosen[0],
+              f"--backend auto on a software renderer takes the CPU and says why: {auto.stderr!r}")
+        p = t.run("-r", ref, "-d", dist, *psnr, "--backend", "vulkan", "--json", "-o", "-")
+        check(p.returncode == 0 and f"using vulkan: {vulkan[0]['name']}" in p.stderr and
+              "--backend cpu is many times faster" in p.stderr,
+              f"--backend vulkan on a software renderer warns: {p.stderr!r}")
+        p = t.run("-r", ref, "-d", dist, *psnr, "--backend", "vulkan", "-q", "--json", "-o", "-")
+        check("software renderer" in p.stderr, f"the warning stays with -q: {p.stderr!r}")
+    elif not vulkan:
+        print("skip: no Vulkan device: the software-renderer rows are not checked", flush=True)
+    cpu = t.run("-r", ref, "-d", dist, *psnr, "--json", "-o", "-")
+    check(auto.returncode == 0 and json.loads(auto.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
+          "auto gives the CPU's numbers")
+
+    # A raw file of the wrong size is refused before a frame is scored.
+    wrong = ["-w", "640", "-h", "360", "-p", "420", "-b", "8"]
+    out = os.path.join(t.tmp, "never.json")
+    p = t.run("-r", ref_yuv, "-d", dist_yuv, *wrong, *psnr, "-o", out)
+    check(p.returncode == 1 and re.search(r"sample_ref\.yuv: 27648 bytes are not a whole number of "
+                                          r"640x360 4:2:0 8-bit frames of 345600 bytes", p.stderr)
+          and "hint: check -w/-h/-p/-b" in p.stderr and not os.path.exists(out),
+          f"a 64x48 yuv read as 640x360: exit {p.returncode}, {p.stderr!r}")
+
+    # An output directory that is not there: said first, with the user's path.
+    missing = os.path.join(t.tmp, "missing_dir", "out.xml")
+    p = t.run("-r", ref, "-d", dist, *psnr, "-o", missing)
+    check(p.returncode == 1 and p.stderr.count("\n") == 1 and
+          f"cannot write '{missing}': the directory '{os.path.dirname(missing)}' does not exist"
+          in p.stderr and ".partial" not in p.stderr,
+          f"-o into a missing directory: exit {p.returncode}, {p.stderr!r}")
+
+    # The output format: the flag, the extension, both, neither.
+    p = t.run("-r", ref, "-d", dist, *psnr, "--json")
+    check(p.returncode == 0 and len(json.loads(p.stdout)["frames"]) == 6 and
+          re.search(r"^psnr_y: [0-9.]+$", p.stderr, re.M),
+          f"--json without -o: JSON on stdout, the summary on stderr: {p.stderr!r}")
+    for ext, parse in ((".json", lambda x: json.loads(x)["frames"]),
+                       (".xml", lambda x: ET.fromstring(x).find("frames")),
+                       (".csv", lambda x: x.startswith("Frame,")),
+                       (".sub", lambda x: x.startswith("{0}{1}"))):
+        path = os.path.join(t.tmp, "scores" + ext)
+        p = t.run("-r", ref, "-d", dist, *psnr, "-q", "-o", path)
+        with open(path) as f:
+            body = f.read()
+        try:
+            ok = bool(parse(body))
+        except (ValueError, ET.ParseError):
+            ok = False
+        check(p.returncode == 0 and ok, f"-o scores{ext} without a flag: {body[:60]!r}")
+    path = os.path.join(t.tmp, "scores.txt")
+    p = t.run("-r", ref, "-d", dist, *psnr, "-q", "-o", path)
+    with open(path) as f:
+        check(p.returncode == 0 and f.read().startswith("<VMAF "), "-o scores.txt: XML, libvmaf's default")
+    # .srt is SubRip, which is not libvmaf's subtitle layout (MicroDVD):
+    # refused without --sub rather than written in the wrong layout.
+    p = t.run("-r", ref, "-d", dist, *psnr, "-q", "-o", os.path.join(t.tmp, "x.srt"))
+    check(p.returncode == 2 and "MicroDVD" in p.stderr, f"-o x.srt: {p.returncode} {p.stderr!r}")
+    p = t.run("-r", ref, "-d", dist, *psnr, "-q", "--sub", "-o", os.path.join(t.tmp, "x.srt"))
+    check(p.returncode == 0, f"--sub -o x.srt: {p.stderr!r}")
+    p = t.run("-r", ref, "-d", dist, *psnr, "-q", "--csv", "-o", os.path.join(t.tmp, "x.json"))
+    check(p.returncode == 2 and "ends in '.json', but --csv asks for another format" in p.stderr,
+          f"--csv -o x.json: {p.returncode} {p.stderr!r}")
+    p = t.run("-r", ref, "-d", dist, *psnr, "--json", "--csv")
+    check(p.returncode == 2 and "--json and --csv both choose the output format" in p.stderr,
+          f"--json --csv: {p.returncode} {p.stderr!r}")
+    p = t.run("-r", ref, "-d", dist, *psnr, "-q", "--json", "--json", "-o", "-")
+    check(p.returncode == 0, "the same format flag twice is fine")
+
+    # Usage errors exit 2, every one.
+    model_file = os.path.join(t.tmp, "file.json")
+    with open(model_file, "w") as f:
+        f.write("{}")
+    for args, message in ((["-m", "version=nonesuch"], "nonesuch"),
+                          (["-m", model_file], "file.json"),
+                          (["-n", "--feature", "ssim"], "unknown metric 'ssim'"),
+                          (["-n", "--feature", "psnr=enable_chroma=maybe"], "enable_chroma"),
+                          (["-m", "path=" + os.path.join(t.tmp, "absent.json")], "absent.json")):
+        p = t.run("-r", ref, "-d", dist, "-q", *args)
+        no_crash(p, str(args))
+        check(p.returncode == 2 and message in p.stderr and p.stdout == "",
+              f"{args}: exit {p.returncode}, wanted 2: {p.stderr!r}")
+
+    # -h alone: a hint to --help; -h without its value says so too.
+    p = t.run("-h")
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "quale --help" in p.stderr,
+          f"quale -h: {p.stderr!r}")
+    p = t.run("-r", ref, "-d", dist, "-h")
+    check(p.returncode == 2 and "--help" in p.stderr and "--height" in p.stderr, f"-h at the end: {p.stderr!r}")
+
+    # Standard input: named so, an empty pipe explained (ffmpeg without
+    # -strict -1 writes nothing for 10-bit y4m).
+    p = t.run("-r", ref, "-d", "-", *psnr, stdin="")
+    check(p.returncode == 1 and "distorted video: standard input: no data: the stream ended before "
+          "its first byte" in p.stderr and "-strict -1" in p.stderr,
+          f"empty standard input: {p.stderr!r}")
+    with open(dist, "rb") as f:
+        data = f.read()
+    head = data.index(b"FRAME")
+    frame_len = (len(data) - head) // 6
+    p = subprocess.run([t.quale, "-r", ref, "-d", "-", *psnr, "-q", "--json", "-o", "-"],
+                       input=data[:head + 3 * frame_len], capture_output=True)
+    err = p.stderr.decode()
+    check(p.returncode == 0 and "quale: warning: standard input ended after 3 frames" in err and
+          "'-'" not in err, f"a short standard input is named so: {err!r}")
+
+    # A y4m named .yuv, with raw flags: read as the y4m it is.
+    disguised = os.path.join(t.tmp, "disguised.yuv")
+    shutil.copy(dist, disguised)
+    raw = ["-w", "64", "-h", "48", "-p", "420", "-b", "8"]
+    p = t.run("-r", ref_yuv, "-d", disguised, *raw, *psnr, "--json", "-o", "-")
+    q = t.run("-r", ref_yuv, "-d", dist, *raw, *psnr, "--json", "-o", "-")
+    check(p.returncode == 0 and q.returncode == 0 and
+          json.loads(p.stdout)["frames"] == json.loads(q.stdout)["frames"] and
+          "disguised.yuv is YUV4MPEG2" in p.stderr and p.stderr.count("is YUV4MPEG2") == 1,
+          f"a y4m named .yuv: {p.stderr!r}")
+    mp4 = os.path.join(t.tmp, "movie.yuv")
+    with open(mp4, "wb") as f:
+        f.write(b"\0\0\0\x20ftypisom" + bytes(4596))
+    p = t.run("-r", ref_yuv, "-d", mp4, *raw, *psnr)
+    check(p.returncode == 1 and "an MP4/MOV file (compressed video)" in p.stderr and
+          f"ffmpeg -i {mp4} -strict -1 -f yuv4mpegpipe - | quale -d - ..." in p.stderr,
+          f"an mp4 named .yuv: {p.stderr!r}")
+
+    # Messages stand on their own lines: no blank line, with -q or not.
+    short = os.path.join(t.tmp, "short.y4m")
+    with open(short, "wb") as f:
+        f.write(data[:head + 2 * frame_len])
+    for quiet in (["-q"], []):
+        p = t.run("-r", ref, "-d", short, *psnr, *quiet, "--json", "-o", os.devnull)
+        check(p.returncode == 0 and p.stderr.startswith("quale: warning:") and "\n\n" not in p.stderr,
+              f"a warning {quiet}: {p.stderr!r}")
+
+    # The progress line on a terminal: frames scored out of the total,
+    # the time left, and the final count.
+    import pty
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([t.quale, "-r", ref, "-d", dist, *psnr, "-o", os.devnull],
+                            stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    proc.wait()
+    screen = shown.decode(errors="replace")
+    check(proc.returncode == 0 and re.search(r"\r[0-6]/6 frames  [0-9.]+ fps", screen) and
+          re.search(r"\r6 frames  [0-9.]+ fps\x1b\[K\r?\n", screen),
+          f"the progress line: frames scored of 6, then the final count: {screen!r}")
+    progress = subprocess.run([t.quale, "-r", ref, "-d", dist, *psnr, "-o", os.devnull],
+                              capture_output=True, text=True)
+    check("fps" not in progress.stderr, "no progress line when stderr is not a terminal")
+
+
+
 def test_gpu_failures(t, ref, dist):
     """Simulated device failures (the backends read QUALE_*_LIBRARY and
     QUALE_*_MEMORY_LIMIT): a clear message and exit 1, never a crash, and
@@ -795,7 +986,7 @@ def test_gpu_failures(t, ref, dist):
               f"--backend {gpu} without its library: exit {p.returncode}, {p.stderr!r}")
         p = run_env({"QUALE_CUDA_LIBRARY": "/nonexistent/lib.so",
                      "QUALE_VULKAN_LIBRARY": "/nonexistent/lib.so"}, "--backend", "auto")
-        notices = [line for line in p.stderr.splitlines() if "using the CPU" in line]
+        notices = [line for line in p.stderr.splitlines() if "using cpu: no GPU backend" in line]
         check(p.returncode == 0 and len(notices) == 1 and
               json.loads(p.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
               f"--backend auto without GPU libraries: exit {p.returncode}, notices {notices}")
@@ -808,8 +999,10 @@ def test_gpu_failures(t, ref, dist):
     no_crash(p, "vulkan out of memory")
     check(p.returncode == 1 and "memory" in p.stderr and p.stdout == "",
           f"--backend vulkan with 1000 bytes of device memory: exit {p.returncode}, {p.stderr!r}")
-    # With auto, a device that cannot hold the video hands it to the CPU.
-    p = run_env({"QUALE_VULKAN_MEMORY_LIMIT": "1000"}, "--backend", "auto")
+    # With auto, a device that cannot hold the video hands it to the CPU
+    # (auto takes lavapipe only when told to, for this test).
+    p = run_env({"QUALE_VULKAN_MEMORY_LIMIT": "1000", "QUALE_AUTO_TAKES_SOFTWARE": "1"},
+                "--backend", "auto")
     no_crash(p, "auto, vulkan out of memory")
     check(p.returncode == 0 and "using the CPU" in p.stderr and
           json.loads(p.stdout)["frames"] == json.loads(cpu.stdout)["frames"],
@@ -852,6 +1045,7 @@ def main():
         test_v1_bad_input(t)
         test_in_place_writes(t, ref, dist)
         test_gpu_failures(t, ref, dist)
+        test_first_hour(t, ref, dist, ref_yuv, dist_yuv)
         test_tiny_frames(t)
     print(f"{PASSED} passed, {FAILED} failed")
     return 1 if FAILED else 0

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -30,6 +31,7 @@ enum {
     ARG_GPU_DEVICE,
     ARG_LIST_MODELS,
     ARG_SCORE_BITDEPTH,
+    ARG_LIST_DEVICES,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +65,7 @@ static const struct option long_options[] = {
     { "help", no_argument, NULL, ARG_HELP },
     { "list-features", no_argument, NULL, ARG_LIST_FEATURES },
     { "list-models", no_argument, NULL, ARG_LIST_MODELS },
+    { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
     { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
     { "score-bitdepth", required_argument, NULL, ARG_SCORE_BITDEPTH },
     { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
@@ -103,7 +106,9 @@ void cli_print_usage(FILE *f)
         "\n"
         "Output:\n"
         "  -o, --output PATH         write results to PATH (- for stdout)\n"
-        "      --xml | --json | --csv | --sub   format of the results (XML default)\n"
+        "      --xml | --json | --csv | --sub   format of the results: without\n"
+        "                            one, -o's extension (.xml .json .csv\n"
+        "                            .sub), else XML; without -o, to stdout\n"
         "      --precision N         N digits after the point (libvmaf writes 6);\n"
         "                            default: full precision, %%.17g\n"
         "  -q, --quiet               no progress line\n"
@@ -111,8 +116,10 @@ void cli_print_usage(FILE *f)
         "Running:\n"
         "      --threads N           worker threads (default: all cores; at most\n"
         "                            twice the cores, or 8: more only take memory)\n"
-        "      --backend B           cpu, cuda, vulkan or auto (default cpu)\n"
-        "      --gpu_device N        GPU to use (also --vulkan_device)\n"
+        "      --backend B           cpu, cuda, vulkan or auto (default cpu; auto:\n"
+        "                            CUDA, else a hardware Vulkan device, else cpu)\n"
+        "      --gpu_device N        GPU to use (also --vulkan_device; see\n"
+        "                            --list-devices)\n"
         "      --cpumask MASK        CPU features to leave unused\n"
         "      --gpumask MASK        accepted for libvmaf compatibility\n"
         "\n"
@@ -120,6 +127,7 @@ void cli_print_usage(FILE *f)
         "      --list-features       the metrics, their keys, options and backends\n"
         "      --list-features --json   the same as JSON\n"
         "      --list-models [--json]   the built-in models\n"
+        "      --list-devices [--json]  the CUDA and Vulkan devices\n"
         "  -v, --version             print the version\n"
         "      --help                this text\n");
 }
@@ -210,6 +218,53 @@ static int apply_nflx_ctc(CliSettings *s, const char *version, char *error, size
     return err;
 }
 
+static const struct {
+    const char *flag;
+    enum QualeOutputFormat format;
+    const char *extensions[2];
+} output_formats[] = {
+    { "--xml", QUALE_OUTPUT_XML, { ".xml", NULL } },
+    { "--json", QUALE_OUTPUT_JSON, { ".json", NULL } },
+    { "--csv", QUALE_OUTPUT_CSV, { ".csv", NULL } },
+    { "--sub", QUALE_OUTPUT_SUB, { ".sub", NULL } },
+};
+
+/* The format flag of a format, and the format an -o path's extension
+ * names (-1: none). */
+static const char *format_flag_of(enum QualeOutputFormat f)
+{
+    for (unsigned i = 0; i < 4; i++)
+        if (output_formats[i].format == f) return output_formats[i].flag;
+    return "?";
+}
+
+static int format_of_extension(const char *path, const char **extension)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot) return -1;
+    for (unsigned i = 0; i < 4; i++) {
+        for (unsigned e = 0; e < 2 && output_formats[i].extensions[e]; e++) {
+            if (!strcasecmp(dot, output_formats[i].extensions[e])) {
+                *extension = dot;
+                return (int)output_formats[i].format;
+            }
+        }
+    }
+    return -1;
+}
+
+static int set_format_flag(CliSettings *s, enum QualeOutputFormat f, char *error, size_t size)
+{
+    const char *flag = format_flag_of(f);
+    if (s->format_flag && strcmp(s->format_flag, flag))
+        return fail(error, size, "%s and %s both choose the output format: give one", s->format_flag,
+                    flag);
+    s->format_flag = flag;
+    s->output_format = f;
+    return 0;
+}
+
 static int parse_backend(const char *text, enum QualeBackend *out)
 {
     static const enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA,
@@ -267,10 +322,13 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
             break;
         case 'm': err = add_entry(s->models, &s->model_count, optarg, "models", error, size); break;
         case 'o': s->output = optarg; break;
-        case ARG_XML: s->output_format = QUALE_OUTPUT_XML; break;
-        case ARG_JSON: s->output_format = QUALE_OUTPUT_JSON; s->list_json = true; break;
-        case ARG_CSV: s->output_format = QUALE_OUTPUT_CSV; break;
-        case ARG_SUB: s->output_format = QUALE_OUTPUT_SUB; break;
+        case ARG_XML: err = set_format_flag(s, QUALE_OUTPUT_XML, error, size); break;
+        case ARG_JSON:
+            err = set_format_flag(s, QUALE_OUTPUT_JSON, error, size);
+            s->list_json = true;
+            break;
+        case ARG_CSV: err = set_format_flag(s, QUALE_OUTPUT_CSV, error, size); break;
+        case ARG_SUB: err = set_format_flag(s, QUALE_OUTPUT_SUB, error, size); break;
         case ARG_FEATURE:
             err = add_entry(s->features, &s->feature_count, optarg, "features", error, size);
             break;
@@ -312,6 +370,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
             if (parse_backend(optarg, &s->backend))
                 return fail(error, size, "--backend takes cpu, cuda, vulkan or auto, not '%s'",
                             optarg);
+            s->backend_given = true;
             break;
         case ARG_PRECISION:
             if (!strcmp(optarg, "max") || !strcmp(optarg, "full")) {
@@ -330,12 +389,16 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
         case ARG_HELP: s->help = true; break;
         case ARG_LIST_FEATURES: s->list_features = true; break;
         case ARG_LIST_MODELS: s->list_models = true; break;
+        case ARG_LIST_DEVICES: s->list_devices = true; break;
         case ARG_GPU_DEVICE:
             if (parse_unsigned(optarg, 1024, &v))
                 return fail(error, size, "--gpu_device takes a device index, not '%s'", optarg);
             s->gpu_device = (int)v;
             break;
         case ':':
+            if (optopt == 'h')
+                return fail(error, size, "option '-h' (--height) needs a value; for help, "
+                                         "use --help");
             return fail(error, size, "option '%s' needs a value", argv[optind - 1]);
         case '?':
         default:
@@ -346,7 +409,26 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     }
     if (err) return err;
     if (optind < argc) return fail(error, size, "unexpected argument '%s'", argv[optind]);
-    if (s->help || s->version || s->list_features || s->list_models) return 0;
+    if (s->help || s->version || s->list_features || s->list_models || s->list_devices)
+        return 0;
+
+    /* The output format: the flag, else -o's extension; a flag without -o
+     * writes to standard output. */
+    const char *extension = NULL;
+    const int by_extension = s->output ? format_of_extension(s->output, &extension) : -1;
+    if (by_extension >= 0 && s->format_flag && by_extension != (int)s->output_format)
+        return fail(error, size, "-o '%s' ends in '%s', but %s asks for another format: give "
+                    "%s, or no format flag", s->output, extension, s->format_flag,
+                    format_flag_of((enum QualeOutputFormat)by_extension));
+    if (by_extension >= 0) s->output_format = (enum QualeOutputFormat)by_extension;
+    /* SubRip is not libvmaf's subtitle layout: writing MicroDVD under its
+     * name would mislead a player; with --sub the user has said so. */
+    const char *dot = s->output ? strrchr(s->output, '.') : NULL;
+    if (!s->format_flag && dot && !strcasecmp(dot, ".srt"))
+        return fail(error, size, "-o '%s': quale writes subtitles as MicroDVD (--sub, .sub), as "
+                    "libvmaf does, not SubRip (.srt); give --sub to write MicroDVD there",
+                    s->output);
+    if (!s->output && s->format_flag) s->output = "-";
 
     if (!s->reference) return fail(error, size, "the reference (-r/--reference) is required");
     if (!s->distorted) return fail(error, size, "the distorted video (-d/--distorted) is required");

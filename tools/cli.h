@@ -17,8 +17,9 @@ typedef struct CliSettings {
     const char *distorted;
     QualeVideoFormat raw;          /* from -w -h -p -b */
     bool raw_given;                /* any of -w -h -p -b was given */
-    const char *output;            /* -o; NULL: no file */
-    enum QualeOutputFormat output_format;
+    const char *output;            /* -o ("-": standard output); NULL: none */
+    enum QualeOutputFormat output_format; /* from the flag, else -o's extension */
+    const char *format_flag;       /* "--json", ... as given; NULL: none */
     const char *models[CLI_MAX_ENTRIES];
     unsigned model_count;
     const char *features[CLI_MAX_ENTRIES];
@@ -37,8 +38,10 @@ typedef struct CliSettings {
     bool help;
     bool list_features;
     bool list_models;
+    bool list_devices;
     bool list_json;
     enum QualeBackend backend;
+    bool backend_given;
     int gpu_device;
     int precision;                 /* -1: full */
     unsigned score_bitdepth;       /* 0: the files'; else both videos at that depth */
@@ -47,7 +50,11 @@ typedef struct CliSettings {
 /*
  * Parses argv.  Returns 0 on success, or a non-zero value with a message in
  * error (the tool prints it with the usage hint and exits with status 2).
- * The strings in settings point into argv.
+ * The strings in settings point into argv.  The output format is the flag's
+ * (--xml, --json, --csv, --sub), else -o's extension's (.xml, .json, .csv,
+ * .sub; .srt is refused: SubRip is not the subtitle layout), else XML; a flag that -o's extension contradicts, or two
+ * different flags, are refused.  A format flag without -o writes to
+ * standard output.
  */
 int cli_parse(int argc, char *const argv[], CliSettings *settings,
               char *error, size_t error_size);

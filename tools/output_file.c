@@ -237,6 +237,60 @@ static int write_replacing(const char *shown, const char *path, const struct sta
     return status;
 }
 
+int output_file_check(const char *path)
+{
+    if (!strcmp(path, "-")) return 0;
+    struct stat st;
+    if (!stat(path, &st)) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "quale: error: cannot write '%s': it is a directory\n", path);
+            return -1;
+        }
+        if (S_ISREG(st.st_mode) && access(path, W_OK)) {
+            fprintf(stderr, "quale: error: cannot write '%s': %s\n", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (errno != ENOENT) {
+        fprintf(stderr, "quale: error: cannot write '%s': %s\n", path, strerror(errno));
+        return -1;
+    }
+    /* A new file: its directory must be there and take it. */
+    char dir[PATH_MAX + 1];
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, sizeof(dir), ".");
+    } else if (slash == path) {
+        snprintf(dir, sizeof(dir), "/");
+    } else if ((size_t)(slash - path) < sizeof(dir)) {
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+    } else {
+        fprintf(stderr, "quale: error: cannot write '%s': %s\n", path, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    if (stat(dir, &st)) {
+        if (errno == ENOENT)
+            fprintf(stderr, "quale: error: cannot write '%s': the directory '%s' does not "
+                    "exist\n", path, dir);
+        else
+            fprintf(stderr, "quale: error: cannot write '%s': '%s': %s\n", path, dir,
+                    strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "quale: error: cannot write '%s': '%s' is not a directory\n", path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK)) {
+        fprintf(stderr, "quale: error: cannot write '%s': no new file can be made in '%s' (%s)\n",
+                path, dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int output_file_write(const char *path, OutputFormatFn format, void *cookie)
 {
     if (!strcmp(path, "-")) return format(cookie, stdout) ? -1 : 0;

@@ -31,4 +31,13 @@ typedef int (*OutputFormatFn)(void *cookie, FILE *f);
  */
 int output_file_write(const char *path, OutputFormatFn format, void *cookie);
 
+/*
+ * Whether path can be written, before a run spends its time: an existing
+ * file must be writable and not a directory, a new one's directory must
+ * exist and take new files.  Prints one line on stderr and returns -1 when
+ * not; 0 otherwise ("-" included).  The write can still fail later (a
+ * full disk); output_file_write() says so then.
+ */
+int output_file_check(const char *path);
+
 #endif /* QUALE_TOOLS_OUTPUT_FILE_H */

@@ -6,6 +6,8 @@
  * device failure), 2 a usage error.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,59 @@
 #include "quale/quale.h"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* stderr carries the progress line, the tool's messages and the library's
+ * log (from worker threads too).  A lock keeps each line whole, and a
+ * message first clears the progress line it would land on: no message
+ * starts mid-line, and none leaves a blank line behind. */
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool progress_showing;
+
+static void clear_progress_locked(void)
+{
+    if (!progress_showing) return;
+    fputs("\r\033[K", stderr);
+    progress_showing = false;
+}
+
+/* "quale: <level>: <text>" on a line of its own. */
+static void say(const char *level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void say(const char *level, const char *fmt, ...)
+{
+    char text[4096];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    pthread_mutex_lock(&stderr_lock);
+    clear_progress_locked();
+    fprintf(stderr, "quale: %s: %s\n", level, text);
+    fflush(stderr);
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+static void log_message(void *cookie, enum QualeLogLevel level, const char *message)
+{
+    (void)cookie;
+    static const char *const names[] = {
+        [QUALE_LOG_ERROR] = "error", [QUALE_LOG_WARNING] = "warning",
+        [QUALE_LOG_INFO] = "info", [QUALE_LOG_DEBUG] = "debug",
+    };
+    say((unsigned)level <= QUALE_LOG_DEBUG ? names[level] : "log", "%s", message);
+}
+
+/* A path as messages name it. */
+static const char *shown(const char *path)
+{
+    return strcmp(path, "-") ? path : "standard input";
+}
 
 static double now_seconds(void)
 {
@@ -178,6 +233,54 @@ static int list_models(bool json)
     return fflush(f) ? EXIT_RUN_FAILED : 0;
 }
 
+static int list_devices(bool json)
+{
+    FILE *f = stdout;
+    static const enum QualeBackend backends[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+    if (json) fprintf(f, "{");
+    for (unsigned b = 0; b < 2; b++) {
+        QualeDeviceInfo devices[16];
+        unsigned count = 0;
+        char error[512];
+        const int err = quale_list_devices(backends[b], devices, 16, &count, error, sizeof(error));
+        const char *name = quale_backend_name(backends[b]);
+        if (json) {
+            fprintf(f, "%s\n  \"%s\": {\"devices\": [", b ? "," : "", name);
+        } else {
+            fprintf(f, "%s%s:", b ? "\n" : "", name);
+            if (err) fprintf(f, " none (%s)\n", error);
+            else if (!count) fprintf(f, " no device\n");
+            else fprintf(f, "\n");
+        }
+        for (unsigned i = 0; !err && i < count && i < 16; i++) {
+            const QualeDeviceInfo *d = &devices[i];
+            if (json) {
+                fprintf(f, "%s\n    {\"index\": %u, \"name\": ", i ? "," : "", d->index);
+                print_json_string(f, d->name);
+                fprintf(f, ", \"type\": \"%s\", \"memory_bytes\": %llu, \"default\": %s}",
+                        quale_device_type_name(d->type), (unsigned long long)d->memory_bytes,
+                        d->preferred ? "true" : "false");
+            } else {
+                fprintf(f, "  %u: %s (%s", d->index, d->name, quale_device_type_name(d->type));
+                if (d->memory_bytes)
+                    fprintf(f, ", %.1f GiB", (double)d->memory_bytes / (1024. * 1024. * 1024.));
+                fprintf(f, ")%s%s\n", d->preferred ? ", the default" : "",
+                        d->type == QUALE_DEVICE_SOFTWARE ? "; --backend auto skips it" : "");
+            }
+        }
+        if (json) {
+            fprintf(f, "%s]", count && !err ? "\n  " : "");
+            if (err) {
+                fprintf(f, ", \"error\": ");
+                print_json_string(f, error);
+            }
+            fprintf(f, "}");
+        }
+    }
+    if (json) fprintf(f, "\n}\n");
+    return fflush(f) ? EXIT_RUN_FAILED : 0;
+}
+
 static bool has_y4m_extension(const char *path)
 {
     const size_t n = strlen(path);
@@ -185,20 +288,37 @@ static bool has_y4m_extension(const char *path)
 }
 
 /* .y4m files (by name) carry their own format; the others are raw yuv and
- * need -w -h -p -b.  So one input may be .y4m and the other .yuv. */
-static QualeVideoReader *open_input(const CliSettings *s, const char *path, const char *role)
+ * need -w -h -p -b, unless their first bytes say YUV4MPEG2 (the reader
+ * then reads them as that).  So one input may be .y4m and the other .yuv.
+ * The first lane of an input says what a user should know about it. */
+static QualeVideoReader *open_input(const CliSettings *s, const char *path, const char *role,
+                                    bool first_lane)
 {
     const bool y4m = has_y4m_extension(path) || !s->raw_given;
     char error[512];
     QualeVideoReader *reader = NULL;
     const int err = quale_video_open(&reader, path, y4m ? NULL : &s->raw, error, sizeof(error));
     if (err) {
-        fprintf(stderr, "quale: error: %s video: %s\n", role, error);
-        /* A file that is there but is not y4m is likely raw yuv. */
-        if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path))
-            fprintf(stderr, "quale: raw .yuv input needs -w, -h, -p and -b\n");
+        say("error", "%s video: %s", role, error);
+        const char *flag = strcmp(role, "reference") ? "-d" : "-r";
+        if (err == -EBADMSG) {
+            say("hint", "check -w/-h/-p/-b: they must be the raw video's width, height, "
+                "chroma and bit depth");
+        } else if (err == -EPROTONOSUPPORT) {
+            say("hint", "decode it on the way in: ffmpeg -i %s -strict -1 -f yuv4mpegpipe - "
+                "| quale %s - ...", path, flag);
+        } else if (err == -ENODATA && !strcmp(path, "-")) {
+            say("hint", "the program writing to quale failed or wrote nothing (ffmpeg writes "
+                "10-bit YUV4MPEG2 only with -strict -1)");
+        } else if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path)) {
+            /* A file that is there but is not y4m is likely raw yuv. */
+            say("hint", "raw .yuv input needs -w, -h, -p and -b");
+        }
         return NULL;
     }
+    if (first_lane && !y4m && quale_video_is_y4m(reader))
+        say("note", "%s is YUV4MPEG2: it is read with its own header's format; -w/-h/-p/-b "
+            "are for raw video", shown(path));
     return reader;
 }
 
@@ -227,12 +347,12 @@ static unsigned lanes_for(const char *path)
 
 static int open_lanes(const CliSettings *s, Input *in, const char *role)
 {
-    in->lanes[0] = open_input(s, in->path, role);
+    in->lanes[0] = open_input(s, in->path, role, true);
     if (!in->lanes[0]) return -1;
     in->lane_count = 1;
     const unsigned want = lanes_for(in->path);
     for (unsigned i = 1; i < want; i++) {
-        in->lanes[i] = open_input(s, in->path, role);
+        in->lanes[i] = open_input(s, in->path, role, false);
         if (!in->lanes[i]) return -1;
         in->lane_count++;
     }
@@ -240,13 +360,13 @@ static int open_lanes(const CliSettings *s, Input *in, const char *role)
         QualeVideoFormat f;
         quale_video_get_format(in->lanes[0], &f);
         if (f.bitdepth > s->score_bitdepth) {
-            fprintf(stderr, "quale: error: --score-bitdepth %u is below the %u bits of %s\n",
-                    s->score_bitdepth, f.bitdepth, in->path);
+            say("error", "--score-bitdepth %u is below the %u bits of %s", s->score_bitdepth,
+                f.bitdepth, shown(in->path));
             return -1;
         }
         for (unsigned i = 0; i < in->lane_count; i++) {
             if (quale_video_set_bitdepth(in->lanes[i], s->score_bitdepth)) {
-                fprintf(stderr, "quale: error: %s\n", quale_video_error(in->lanes[i]));
+                say("error", "%s", quale_video_error(in->lanes[i]));
                 return -1;
             }
         }
@@ -265,28 +385,64 @@ static bool check_formats(const CliSettings *s, const QualeVideoFormat *r, const
     if (r->width == d->width && r->height == d->height && r->chroma == d->chroma &&
         r->bitdepth == d->bitdepth)
         return true;
-    fprintf(stderr, "quale: error: the videos differ: %s is %ux%u %s %u-bit, %s is %ux%u %s %u-bit\n",
-            s->reference, r->width, r->height, quale_chroma_name(r->chroma), r->bitdepth,
-            s->distorted, d->width, d->height, quale_chroma_name(d->chroma), d->bitdepth);
+    say("error", "the videos differ: %s is %ux%u %s %u-bit, %s is %ux%u %s %u-bit",
+        shown(s->reference), r->width, r->height, quale_chroma_name(r->chroma), r->bitdepth,
+        shown(s->distorted), d->width, d->height, quale_chroma_name(d->chroma), d->bitdepth);
     return false;
 }
 
+/* The progress line: frames scored (not merely read), and when the frame
+ * count is known from the files' sizes, the total and the time left. */
 typedef struct Progress {
     bool enabled;
     double start, last;
+    int64_t total; /* -1: not known (a pipe) */
 } Progress;
 
-static void progress_update(Progress *p, unsigned frames, bool final)
+static void progress_update(Progress *p, const QualeContext *ctx, bool final)
 {
     if (!p->enabled) return;
     const double t = now_seconds();
     if (!final && t - p->last < 0.25) return;
     p->last = t;
+    const unsigned done = final ? quale_frame_count(ctx) : quale_frames_done(ctx);
     const double elapsed = t - p->start;
-    fprintf(stderr, "\r%u frame%s  %.1f fps\033[K", frames, frames == 1 ? "" : "s",
-            elapsed > 0 ? frames / elapsed : 0.);
-    if (final) fputc('\n', stderr);
+    const double fps = elapsed > 0 ? done / elapsed : 0.;
+    char line[160];
+    int n;
+    if (p->total > 0 && !final) {
+        n = snprintf(line, sizeof(line), "%u/%lld frames  %.1f fps", done, (long long)p->total, fps);
+        if (fps > 0 && (int64_t)done < p->total) {
+            const unsigned left = (unsigned)((double)(p->total - (int64_t)done) / fps + 0.5);
+            if (left >= 3600)
+                snprintf(line + n, sizeof(line) - (size_t)n, "  %u:%02u:%02u left", left / 3600,
+                         left / 60 % 60, left % 60);
+            else
+                snprintf(line + n, sizeof(line) - (size_t)n, "  %u:%02u left", left / 60, left % 60);
+        }
+    } else {
+        snprintf(line, sizeof(line), "%u frame%s  %.1f fps", done, done == 1 ? "" : "s", fps);
+    }
+    pthread_mutex_lock(&stderr_lock);
+    fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
+    progress_showing = !final;
     fflush(stderr);
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+/* The frames the run will score, when both files' sizes tell. */
+static int64_t frames_to_score(const CliSettings *s, Input inputs[2])
+{
+    const unsigned skips[2] = { s->frame_skip_ref, s->frame_skip_dist };
+    int64_t total = -1;
+    for (int i = 0; i < 2; i++) {
+        const int64_t n = quale_video_frames_in_file(inputs[i].lanes[0]);
+        if (n < 0) return -1;
+        const int64_t left = n > (int64_t)skips[i] ? n - (int64_t)skips[i] : 0;
+        total = total < 0 || left < total ? left : total;
+    }
+    if (s->frame_count && total > (int64_t)s->frame_count) total = s->frame_count;
+    return total;
 }
 
 /* Reads both videos and sends every frame pair; returns the frame count or
@@ -300,13 +456,12 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
         for (unsigned k = 0; k < inputs[i].lane_count; k++) {
             const int got = quale_video_skip(inputs[i].lanes[k], skips[i] + k);
             if (got < 0) {
-                fprintf(stderr, "quale: error: %s\n", quale_video_error(inputs[i].lanes[k]));
+                say("error", "%s", quale_video_error(inputs[i].lanes[k]));
                 return -1;
             }
             if (got == 0 && k == 0 && skips[i]) {
-                fprintf(stderr, "quale: error: %s has fewer than %u frames: --frame_skip_%s %u "
-                        "leaves none to score\n", inputs[i].path, skips[i], i ? "dist" : "ref",
-                        skips[i]);
+                say("error", "%s has fewer than %u frames: --frame_skip_%s %u leaves none to "
+                    "score", shown(inputs[i].path), skips[i], i ? "dist" : "ref", skips[i]);
                 return -1;
             }
         }
@@ -315,7 +470,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
     Prefetcher *prefetch[2] = { NULL, NULL };
     for (int i = 0; i < 2; i++) {
         if (prefetch_start(&prefetch[i], inputs[i].lanes, inputs[i].lane_count, ctx, format, 4)) {
-            fprintf(stderr, "quale: error: cannot start a reader thread\n");
+            say("error", "cannot start a reader thread");
             prefetch_stop(&prefetch[0]);
             return -1;
         }
@@ -332,7 +487,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
         }
         if (got[0] < 0 || got[1] < 0) {
             for (int i = 0; i < 2; i++)
-                if (got[i] < 0) fprintf(stderr, "\nquale: error: %s\n", prefetch_error(prefetch[i]));
+                if (got[i] < 0) say("error", "%s", prefetch_error(prefetch[i]));
             frames = -1;
             break;
         }
@@ -340,10 +495,10 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
             if (got[0] != got[1]) {
                 const int ended = got[0] == 0 ? 0 : 1;
                 const unsigned n = (unsigned)frames;
-                fprintf(stderr, "\nquale: warning: %s ended after %u frame%s, before %s; "
-                        "scoring the %u frame%s both have\n",
-                        inputs[ended].path, n + skips[ended], n + skips[ended] == 1 ? "" : "s",
-                        inputs[1 - ended].path, n, n == 1 ? "" : "s");
+                say("warning", "%s ended after %u frame%s, before %s; scoring the %u frame%s "
+                    "both have", shown(inputs[ended].path), n + skips[ended],
+                    n + skips[ended] == 1 ? "" : "s", shown(inputs[1 - ended].path), n,
+                    n == 1 ? "" : "s");
             }
             break;
         }
@@ -352,7 +507,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
             break;
         }
         frames++;
-        progress_update(progress, (unsigned)frames, false);
+        progress_update(progress, ctx, false);
     }
     prefetch_stop(&prefetch[0]);
     prefetch_stop(&prefetch[1]);
@@ -417,12 +572,34 @@ static int write_results(const CliSettings *s, const QualeContext *ctx, double f
     return output_file_write(s->output, format_results, &out) ? EXIT_RUN_FAILED : 0;
 }
 
+/* A model or metric the library refused: what was asked is wrong (a usage
+ * error: an unknown name, a bad option, a model file that is not there or
+ * not a model), unless the system failed. */
+static int configuration_status(int err)
+{
+    return err == -ENOMEM || err == -EIO ? EXIT_RUN_FAILED : EXIT_USAGE;
+}
+
+static void hint_gpu(const CliSettings *s)
+{
+    /* Said once, and only where it helps: an NVIDIA driver is loaded, the
+     * build has CUDA, and the user chose nothing. */
+    if (s->backend_given || s->quiet || !quale_backend_built(QUALE_BACKEND_CUDA) ||
+        access("/proc/driver/nvidia/gpus", F_OK))
+        return;
+    say("note", "this machine has an NVIDIA GPU: --backend cuda scores on it, with the same "
+        "numbers");
+}
+
 static int run(const CliSettings *s)
 {
     int status = EXIT_RUN_FAILED;
     Input inputs[2] = { { .path = s->reference }, { .path = s->distorted } };
     QualeContext *ctx = NULL;
+    int err;
 
+    /* What would fail at the end is checked before the first frame. */
+    if (s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
     if (open_lanes(s, &inputs[0], "reference") || open_lanes(s, &inputs[1], "distorted")) goto out;
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
@@ -437,41 +614,55 @@ static int run(const CliSettings *s)
     settings.backend = s->backend;
     settings.gpu_device = s->gpu_device;
     settings.log_level = s->quiet ? QUALE_LOG_WARNING : QUALE_LOG_INFO;
+    settings.log = log_message;
+    hint_gpu(s);
     if (quale_open(&ctx, &settings)) goto out;
 
     if (!s->no_prediction) {
-        if (s->model_count == 0 && quale_use_model(ctx, "version=vmaf_v0.6.1")) goto out;
-        for (unsigned i = 0; i < s->model_count; i++)
-            if (quale_use_model(ctx, s->models[i])) goto out;
+        if (s->model_count == 0 && (err = quale_use_model(ctx, "version=vmaf_v0.6.1"))) {
+            status = configuration_status(err);
+            goto out;
+        }
+        for (unsigned i = 0; i < s->model_count; i++) {
+            if ((err = quale_use_model(ctx, s->models[i]))) {
+                status = configuration_status(err);
+                goto out;
+            }
+        }
     }
-    for (unsigned i = 0; i < s->feature_count; i++)
-        if (quale_use_metric(ctx, s->features[i])) goto out;
+    for (unsigned i = 0; i < s->feature_count; i++) {
+        if ((err = quale_use_metric(ctx, s->features[i]))) {
+            status = configuration_status(err);
+            goto out;
+        }
+    }
 
     const unsigned planes = quale_planes_needed(ctx);
     for (int i = 0; i < 2; i++)
         for (unsigned k = 0; k < inputs[i].lane_count; k++) quale_video_set_planes(inputs[i].lanes[k], planes);
 
-    Progress progress = { .enabled = !s->quiet && isatty(fileno(stderr)) };
+    Progress progress = { .enabled = !s->quiet && isatty(fileno(stderr)),
+                          .total = frames_to_score(s, inputs) };
     const double start = now_seconds();
-    progress.start = progress.last = start;
+    progress.start = start;
+    progress.last = start - 1; /* the first frame shows at once */
     const int frames = score_frames(s, ctx, inputs, &ref_format, &progress);
     if (frames < 0) goto out;
     if (frames == 0) {
-        fprintf(stderr, "quale: error: no frames to score in %s and %s\n", s->reference,
-                s->distorted);
+        say("error", "no frames to score in %s and %s", shown(s->reference), shown(s->distorted));
         goto out;
     }
     if (quale_flush(ctx)) goto out;
     const double elapsed = now_seconds() - start;
-    progress_update(&progress, (unsigned)frames, true);
+    progress_update(&progress, ctx, true);
 
     for (int i = 0; i < 2; i++) {
         uint64_t clamped = 0;
         for (unsigned k = 0; k < inputs[i].lane_count; k++)
             clamped += quale_video_clamped_samples(inputs[i].lanes[k]);
         if (clamped)
-            fprintf(stderr, "quale: warning: %s: %llu samples exceeded %u bits and were clamped\n",
-                    inputs[i].path, (unsigned long long)clamped, ref_format.bitdepth);
+            say("warning", "%s: %llu samples exceeded %u bits and were clamped",
+                shown(inputs[i].path), (unsigned long long)clamped, ref_format.bitdepth);
     }
 
     const double fps = elapsed > 0 ? frames / elapsed : 0.;
@@ -481,7 +672,7 @@ static int run(const CliSettings *s)
         print_summary(s->output ? stderr : stdout, s, ctx);
     /* The summary is the results when there is no -o: it must arrive. */
     if (!s->output && (fflush(stdout) || ferror(stdout))) {
-        fprintf(stderr, "quale: error: writing the summary failed: %s\n", strerror(errno));
+        say("error", "writing the summary failed: %s", strerror(errno));
         status = EXIT_RUN_FAILED;
     }
 
@@ -496,6 +687,12 @@ int main(int argc, char *argv[])
 {
     CliSettings settings;
     char error[512];
+    /* -h is libvmaf's --height; alone, it is a newcomer asking for help. */
+    if (argc == 2 && !strcmp(argv[1], "-h")) {
+        fprintf(stderr, "quale: -h is the height of raw video (-h/--height); for the options, "
+                "run 'quale --help'\n");
+        return EXIT_USAGE;
+    }
     if (cli_parse(argc, argv, &settings, error, sizeof(error))) {
         fprintf(stderr, "quale: %s\nTry 'quale --help' for the options.\n", error);
         return EXIT_USAGE;
@@ -510,5 +707,6 @@ int main(int argc, char *argv[])
     }
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
+    if (settings.list_devices) return list_devices(settings.list_json);
     return run(&settings);
 }

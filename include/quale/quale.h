@@ -119,6 +119,11 @@ QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
 /** Whether the reader reads YUV4MPEG2 (else raw yuv). */
 QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
 
+/** The frames a regular file holds from its start, from its size at open:
+ *  exact for raw yuv, for YUV4MPEG2 as if every FRAME line were "FRAME\n"
+ *  (as nearly every writer has it); -1 for a pipe or stream. */
+QUALE_API int64_t quale_video_frames_in_file(const QualeVideoReader *reader);
+
 /** Same, over a stream the caller keeps open (closed by the caller). */
 QUALE_API int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
                                       const char *name,
@@ -184,7 +189,9 @@ enum QualeBackend {
     QUALE_BACKEND_CPU = 0,
     QUALE_BACKEND_CUDA,
     QUALE_BACKEND_VULKAN,
-    QUALE_BACKEND_AUTO, /* the first GPU backend that starts, else the CPU */
+    QUALE_BACKEND_AUTO, /* CUDA, else a hardware Vulkan device (never a
+                         * software one), else the CPU; the choice is
+                         * logged at QUALE_LOG_INFO with the device's name */
 };
 
 /* Instruction sets the CPU kernels may use.  QualeSettings.cpumask leaves
@@ -324,6 +331,10 @@ QUALE_API int quale_flush(QualeContext *ctx);
 /** The number of frames sent so far. */
 QUALE_API unsigned quale_frame_count(const QualeContext *ctx);
 
+/** Of the frames sent, those whose metrics have all finished (the others
+ *  are in flight); for a progress display.  Thread-safe. */
+QUALE_API unsigned quale_frames_done(const QualeContext *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* Results (after quale_flush)                                               */
 /* quale_feature_pooled() and quale_write_output() need a quale_flush() that
@@ -416,6 +427,42 @@ QUALE_API int quale_backend_built(enum QualeBackend backend);
 
 /** The backend's name: "cpu", "cuda", "vulkan", "auto". */
 QUALE_API const char *quale_backend_name(enum QualeBackend backend);
+
+/* Devices of a GPU backend                                                  */
+
+enum QualeDeviceType {
+    QUALE_DEVICE_DISCRETE,   /* a GPU of its own */
+    QUALE_DEVICE_INTEGRATED, /* a GPU sharing the CPU's memory */
+    QUALE_DEVICE_VIRTUAL,    /* a GPU of a virtual machine */
+    QUALE_DEVICE_SOFTWARE,   /* the CPU, through a software driver (lavapipe,
+                              * SwiftShader): slower than the CPU backend */
+    QUALE_DEVICE_OTHER,
+};
+
+typedef struct QualeDeviceInfo {
+    enum QualeBackend backend;
+    unsigned index;            /* QualeSettings.gpu_device, --gpu_device */
+    enum QualeDeviceType type;
+    char name[256];            /* the driver's name for it */
+    uint64_t memory_bytes;     /* device memory (Vulkan: its device-local
+                                * heaps); 0 when not known */
+    int preferred;             /* the one opened when no index is given */
+} QualeDeviceInfo;
+
+/**
+ * Lists the devices of a GPU backend: up to max into devices, and the
+ * number there are into *count (which may be more than max; 0 when the
+ * driver is there but has no device).  Returns 0, or a negative errno with
+ * the reason in error: -ENOSYS when the backend is not built, -ENODEV or
+ * -EIO when its driver cannot be loaded or started, -EINVAL for the CPU,
+ * AUTO or a NULL count.
+ */
+QUALE_API int quale_list_devices(enum QualeBackend backend, QualeDeviceInfo *devices,
+                                 unsigned max, unsigned *count, char *error,
+                                 size_t error_size);
+
+/** "discrete", "integrated", "virtual", "software" or "other". */
+QUALE_API const char *quale_device_type_name(enum QualeDeviceType type);
 
 #ifdef __cplusplus
 }

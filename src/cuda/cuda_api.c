@@ -22,6 +22,7 @@ static const struct {
     ENTRY(DeviceGet, "cuDeviceGet"),
     ENTRY(DeviceGetName, "cuDeviceGetName"),
     ENTRY(DeviceGetAttribute, "cuDeviceGetAttribute"),
+    ENTRY(DeviceTotalMem, "cuDeviceTotalMem_v2"),
     ENTRY(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
     ENTRY(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
     ENTRY(CtxSetCurrent, "cuCtxSetCurrent"),

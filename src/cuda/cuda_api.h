@@ -18,6 +18,7 @@ typedef struct CudaApi {
     CUresult (*DeviceGet)(CUdevice *device, int ordinal);
     CUresult (*DeviceGetName)(char *name, int length, CUdevice device);
     CUresult (*DeviceGetAttribute)(int *value, CUdevice_attribute attribute, CUdevice device);
+    CUresult (*DeviceTotalMem)(size_t *bytes, CUdevice device);
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice device);
     CUresult (*CtxSetCurrent)(CUcontext context);

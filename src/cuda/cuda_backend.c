@@ -401,6 +401,51 @@ static void backend_release(GpuBackend *gpu)
     free(gpu);
 }
 
+static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                             char *error, size_t error_size)
+{
+    CudaApi api;
+    *count = 0;
+    int err = load_driver(&api, error, error_size);
+    if (err) return err;
+    int n = 0;
+    CUresult r = api.DeviceGetCount(&n);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "counting CUDA devices failed: %s", cuda_error_text(&api, r));
+        return -EIO;
+    }
+    *count = (unsigned)n;
+    for (int i = 0; i < n && (unsigned)i < max; i++) {
+        QualeDeviceInfo *d = &devices[i];
+        memset(d, 0, sizeof(*d));
+        d->backend = QUALE_BACKEND_CUDA;
+        d->index = (unsigned)i;
+        d->preferred = i == 0;
+        CUdevice device;
+        if (api.DeviceGet(&device, i) != CUDA_SUCCESS) {
+            snprintf(d->name, sizeof(d->name), "CUDA device %d (not answering)", i);
+            d->type = QUALE_DEVICE_OTHER;
+            continue;
+        }
+        api.DeviceGetName(d->name, (int)sizeof(d->name), device);
+        int integrated = 0;
+        api.DeviceGetAttribute(&integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
+        d->type = integrated ? QUALE_DEVICE_INTEGRATED : QUALE_DEVICE_DISCRETE;
+        size_t bytes = 0;
+        if (api.DeviceTotalMem(&bytes, device) == CUDA_SUCCESS) d->memory_bytes = bytes;
+    }
+    return 0;
+}
+
+static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->backend = QUALE_BACKEND_CUDA;
+    info->index = (unsigned)gpu->dev.device;
+    info->type = QUALE_DEVICE_DISCRETE;
+    snprintf(info->name, sizeof(info->name), "%s", gpu->dev.name);
+}
+
 static bool cuda_twin_built(const Metric *metric)
 {
     for (unsigned i = 0; cuda_twins[i]; i++)
@@ -731,6 +776,8 @@ static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
 const GpuOps gpu_cuda_ops = {
     .kind = QUALE_BACKEND_CUDA,
     .twin_built = cuda_twin_built,
+    .list_devices = cuda_list_devices,
+    .describe = cuda_describe,
     .open = cuda_open,
     .close = cuda_close,
     .host_allocator = cuda_host_allocator,

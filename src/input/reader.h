@@ -58,6 +58,7 @@ struct QualeVideoReader {
     int seekable;
     uint64_t position;    /* offset of the next byte in the file */
     uint64_t file_size;   /* refreshed with fstat() when a frame runs past it */
+    uint64_t data_start;  /* offset of the first frame */
 
     uint64_t frame;       /* index of the next frame, from 0 */
     uint64_t clamped;     /* samples clamped to the bit depth's maximum */

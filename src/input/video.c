@@ -250,6 +250,7 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
         err = r->is_y4m ? y4m_open(r) : yuv_open(r, raw);
     }
     if (!err) probe_seekable(r);
+    r->data_start = r->position;
     /* A raw file is whole frames; anything else means the format given
      * is not the file's. */
     if (!err && !r->is_y4m && r->seekable && r->frame_bytes &&
@@ -342,6 +343,17 @@ int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
 int quale_video_is_y4m(const QualeVideoReader *reader)
 {
     return reader && reader->is_y4m;
+}
+
+int64_t quale_video_frames_in_file(const QualeVideoReader *reader)
+{
+    if (!reader || !reader->seekable || !reader->frame_bytes) return -1;
+    const uint64_t size = reader->file_size > reader->data_start
+                              ? reader->file_size - reader->data_start : 0;
+    /* y4m: each frame after a "FRAME\n", the line nearly every writer
+     * uses. */
+    const uint64_t per_frame = reader->frame_bytes + (reader->is_y4m ? 6 : 0);
+    return (int64_t)(size / per_frame);
 }
 
 void quale_video_get_format(const QualeVideoReader *reader, QualeVideoFormat *format)

@@ -479,19 +479,21 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
 
 /* ---- the metric -------------------------------------------------------------------- */
 
+static int vif_check_options(const void *state, FeatureSink *sink)
+{
+    const FloatVifState *s = state;
+    if (vif_kernelscale_valid((float)s->kernelscale)) return 0;
+    feature_sink_log(sink, QUALE_LOG_ERROR, "float_vif: invalid vif_kernelscale %g; libvmaf "
+                     "accepts " VIF_KERNELSCALES_TEXT, s->kernelscale);
+    return -EINVAL;
+}
+
 static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     FloatVifState *s = state;
     int err = picture_float_check(f, "float_vif", sink);
     if (err) return err;
-
-    const float ks = (float)s->kernelscale;
-    if (!vif_kernelscale_valid(ks)) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "float_vif: invalid vif_kernelscale %g; libvmaf accepts "
-                         VIF_KERNELSCALES_TEXT, s->kernelscale);
-        return -EINVAL;
-    }
+    if ((err = vif_check_options(state, sink))) return err;
 
     s->src_w = (int)f->width;
     s->src_h = (int)f->height;
@@ -517,7 +519,7 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         s->h[k] = s->h[k - 1] / 2;
     }
     for (int k = 0; k < VIF_SCALES; k++) {
-        s->taps[k] = vif_filter_taps(k, ks);
+        s->taps[k] = vif_filter_taps(k, (float)s->kernelscale);
         vif_gaussian_kernel(s->filter[k], s->taps[k], s->taps[k] / 5.0f);
     }
 
@@ -730,6 +732,7 @@ const Metric metric_float_vif = {
     .options = vif_options,
     .state_size = sizeof(FloatVifState),
     .flags = METRIC_LUMA_ONLY,
+    .check_options = vif_check_options,
     .init = vif_init,
     .scratch_alloc = vif_scratch_alloc,
     .scratch_free = vif_scratch_free,

@@ -667,6 +667,20 @@ static unsigned speed_chroma_planes(const void *state)
     return 6; /* U and V */
 }
 
+static int speed_kernelscale_check(const char *metric, double ks, FeatureSink *sink)
+{
+    if (vif_kernelscale_valid((float)ks)) return 0;
+    feature_sink_log(sink, QUALE_LOG_ERROR, "%s: invalid speed_kernelscale %g; libvmaf accepts "
+                     VIF_KERNELSCALES_TEXT, metric, ks);
+    return -EINVAL;
+}
+
+static int speed_chroma_check_options(const void *state, FeatureSink *sink)
+{
+    const SpeedChromaState *s = state;
+    return speed_kernelscale_check("speed_chroma", s->o.kernelscale, sink);
+}
+
 static int speed_chroma_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     SpeedChromaState *s = state;
@@ -771,6 +785,7 @@ const Metric metric_speed_chroma = {
     .options = speed_chroma_options,
     .state_size = sizeof(SpeedChromaState),
     .planes = speed_chroma_planes,
+    .check_options = speed_chroma_check_options,
     .init = speed_chroma_init,
     .scratch_alloc = speed_chroma_scratch_alloc,
     .scratch_free = speed_scratch_free,
@@ -790,11 +805,9 @@ static const MetricOption speed_temporal_options[] = {
     { 0 },
 };
 
-static int speed_temporal_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+static int speed_temporal_check_options(const void *state, FeatureSink *sink)
 {
-    SpeedTemporalState *s = state;
-    int err = picture_float_check(f, "speed_temporal", sink);
-    if (err) return err;
+    const SpeedTemporalState *s = state;
     /* libvmaf keeps speed_temporal's pictures in buffers of the picture's
      * size: a prescale above 1 writes past them there. */
     if (s->o.prescale > 1.0 && !almost_one(s->o.prescale)) {
@@ -803,6 +816,15 @@ static int speed_temporal_init(void *state, const QualeVideoFormat *f, FeatureSi
                          s->o.prescale);
         return -EINVAL;
     }
+    return speed_kernelscale_check("speed_temporal", s->o.kernelscale, sink);
+}
+
+static int speed_temporal_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
+{
+    SpeedTemporalState *s = state;
+    int err = picture_float_check(f, "speed_temporal", sink);
+    if (err) return err;
+    if ((err = speed_temporal_check_options(state, sink))) return err;
     /* libvmaf leaves speed_weight_var_mode at 0 here. */
     speed_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     err = speed_setup(&s->setup, "speed_temporal", "the luma plane", (int)f->width,
@@ -862,6 +884,7 @@ const Metric metric_speed_temporal = {
     .state_size = sizeof(SpeedTemporalState),
     .flags = METRIC_LUMA_ONLY | METRIC_WRITES_FIRST,
     .history = 1,
+    .check_options = speed_temporal_check_options,
     .init = speed_temporal_init,
     .scratch_alloc = speed_temporal_scratch_alloc,
     .scratch_free = speed_scratch_free,

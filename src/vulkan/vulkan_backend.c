@@ -577,7 +577,8 @@ static int create_instance(char *error, size_t error_size)
     return vulkan_api_load_instance(&instance_api, instance, error, error_size);
 }
 
-static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+/* The process's instance (made on first use), or the reason there is none. */
+static int shared_instance(VulkanApi *api, VkInstance *out, char *error, size_t error_size)
 {
     pthread_mutex_lock(&instance_lock);
     if (!instance_tried) {
@@ -586,36 +587,124 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     }
     const int status = instance_status;
     snprintf(error, error_size, "%s", instance_error);
+    *api = instance_api;
+    *out = instance;
     pthread_mutex_unlock(&instance_lock);
-    if (status) return status;
-    dev->api = instance_api;
-    dev->instance = instance;
-    int err;
+    return status;
+}
 
-    uint32_t count = 0;
-    VK_TRY(dev, dev->api.vkEnumeratePhysicalDevices(dev->instance, &count, NULL), "listing devices");
+#define MAX_PHYSICAL_DEVICES 16
+
+static int physical_devices(const VulkanApi *api, VkInstance inst,
+                            VkPhysicalDevice list[MAX_PHYSICAL_DEVICES], uint32_t *count,
+                            char *error, size_t error_size)
+{
+    *count = 0;
+    VkResult r = api->vkEnumeratePhysicalDevices(inst, count, NULL);
+    if (r == VK_SUCCESS) {
+        if (*count > MAX_PHYSICAL_DEVICES) *count = MAX_PHYSICAL_DEVICES;
+        r = api->vkEnumeratePhysicalDevices(inst, count, list);
+    }
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+        snprintf(error, error_size, "listing Vulkan devices failed: %s", vulkan_result_text(r));
+        *count = 0;
+        return -EIO;
+    }
+    return 0;
+}
+
+static enum QualeDeviceType device_type(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return QUALE_DEVICE_DISCRETE;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return QUALE_DEVICE_INTEGRATED;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return QUALE_DEVICE_VIRTUAL;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return QUALE_DEVICE_SOFTWARE;
+    default: return QUALE_DEVICE_OTHER;
+    }
+}
+
+/* Without an index: a discrete GPU, else an integrated one, else a virtual
+ * one, else anything else, the software renderers last; the first of
+ * each kind. */
+static unsigned preferred_device(const VulkanApi *api, const VkPhysicalDevice *list,
+                                 uint32_t count)
+{
+    static const unsigned rank[] = {
+        [QUALE_DEVICE_DISCRETE] = 0, [QUALE_DEVICE_INTEGRATED] = 1, [QUALE_DEVICE_VIRTUAL] = 2,
+        [QUALE_DEVICE_OTHER] = 3, [QUALE_DEVICE_SOFTWARE] = 4,
+    };
+    unsigned pick = 0, best = ~0u;
+    for (unsigned i = 0; i < count; i++) {
+        VkPhysicalDeviceProperties p;
+        api->vkGetPhysicalDeviceProperties(list[i], &p);
+        const unsigned r = rank[device_type(p.deviceType)];
+        if (r < best) {
+            best = r;
+            pick = i;
+        }
+    }
+    return pick;
+}
+
+static void describe_physical(const VulkanApi *api, VkPhysicalDevice physical, unsigned index,
+                              QualeDeviceInfo *info)
+{
+    VkPhysicalDeviceProperties p;
+    VkPhysicalDeviceMemoryProperties m;
+    api->vkGetPhysicalDeviceProperties(physical, &p);
+    api->vkGetPhysicalDeviceMemoryProperties(physical, &m);
+    memset(info, 0, sizeof(*info));
+    info->backend = QUALE_BACKEND_VULKAN;
+    info->index = index;
+    info->type = device_type(p.deviceType);
+    snprintf(info->name, sizeof(info->name), "%s", p.deviceName);
+    for (uint32_t h = 0; h < m.memoryHeapCount && h < VK_MAX_MEMORY_HEAPS; h++)
+        if (m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            info->memory_bytes += m.memoryHeaps[h].size;
+}
+
+static int vulkan_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                               char *error, size_t error_size)
+{
+    VulkanApi api;
+    VkInstance inst;
+    *count = 0;
+    int err = shared_instance(&api, &inst, error, error_size);
+    if (err) return err;
+    VkPhysicalDevice list[MAX_PHYSICAL_DEVICES];
+    uint32_t n;
+    err = physical_devices(&api, inst, list, &n, error, error_size);
+    if (err) return err;
+    const unsigned preferred = preferred_device(&api, list, n);
+    for (unsigned i = 0; i < n && i < max; i++) {
+        describe_physical(&api, list[i], i, &devices[i]);
+        devices[i].preferred = i == preferred;
+    }
+    *count = n;
+    return 0;
+}
+
+static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    int err = shared_instance(&dev->api, &dev->instance, error, error_size);
+    if (err) return err;
+
+    VkPhysicalDevice list[MAX_PHYSICAL_DEVICES];
+    uint32_t count;
+    err = physical_devices(&dev->api, dev->instance, list, &count, error, error_size);
+    if (err) return err;
     if (count == 0) {
         snprintf(error, error_size, "no Vulkan device is present");
         return -ENODEV;
     }
-    VkPhysicalDevice list[16];
-    if (count > 16) count = 16;
-    VK_TRY(dev, dev->api.vkEnumeratePhysicalDevices(dev->instance, &count, list), "listing devices");
     if (ordinal >= (int)count) {
         snprintf(error, error_size, "Vulkan device %d does not exist (there %s %u)", ordinal,
                  count == 1 ? "is" : "are", count);
         return -ENODEV;
     }
-    /* Without an index: the first discrete GPU, else the first device. */
-    unsigned pick = ordinal >= 0 ? (unsigned)ordinal : 0;
-    for (unsigned i = 0; ordinal < 0 && i < count; i++) {
-        VkPhysicalDeviceProperties p;
-        dev->api.vkGetPhysicalDeviceProperties(list[i], &p);
-        if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
-            pick = i;
-            break;
-        }
-    }
+    const unsigned pick = ordinal >= 0 ? (unsigned)ordinal : preferred_device(&dev->api, list, count);
+    dev->index = pick;
     dev->physical = list[pick];
     dev->api.vkGetPhysicalDeviceProperties(dev->physical, &dev->properties);
     dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
@@ -809,6 +898,11 @@ static void backend_release(GpuBackend *gpu)
     free(gpu->blocks);
     pthread_mutex_destroy(&gpu->host_lock);
     free(gpu);
+}
+
+static void vulkan_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
+{
+    describe_physical(&gpu->dev.api, gpu->dev.physical, gpu->dev.index, info);
 }
 
 static bool vulkan_twin_built(const Metric *metric)
@@ -1406,6 +1500,8 @@ static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fr
 const GpuOps gpu_vulkan_ops = {
     .kind = QUALE_BACKEND_VULKAN,
     .twin_built = vulkan_twin_built,
+    .list_devices = vulkan_list_devices,
+    .describe = vulkan_describe,
     .open = vulkan_open,
     .close = vulkan_close,
     .host_allocator = vulkan_host_allocator,

@@ -35,6 +35,7 @@ typedef struct VulkanDevice {
     VulkanApi api;
     VkInstance instance;
     VkPhysicalDevice physical;
+    unsigned index; /* of physical among the instance's devices */
     VkDevice device;
     VkQueue queue; /* compute_queues[0] */
     uint32_t queue_family;
