@@ -831,6 +831,22 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
           and "hint: check -w/-h/-p/-b" in p.stderr and not os.path.exists(out),
           f"a 64x48 yuv read as 640x360: exit {p.returncode}, {p.stderr!r}")
 
+    # A wrong format that the size cannot show (swapped -w/-h, 4:4:4 read
+    # as 4:2:0 where the frame counts come out whole, 10-bit read as 8-bit
+    # 4:4:4): the first frame shows it, and the run says so.
+    for args, why in ((["-w", "48", "-h", "64", "-p", "420", "-b", "8"], "48x64 4:2:0 8-bit"),):
+        p = t.run("-r", ref_yuv, "-d", dist_yuv, *args, *psnr, "-q")
+        check(p.returncode == 0 and f"sample_ref.yuv does not look like {why} video: the rows of "
+              "its luma plane do not line up" in p.stderr and "check -w/-h/-p/-b" in p.stderr,
+              f"{args}: {p.stderr!r}")
+    p = t.run("-r", ref_yuv, "-d", dist_yuv, "-w", "64", "-h", "48", "-p", "420", "-b", "8", *psnr, "-q")
+    check(p.returncode == 0 and p.stderr == "", f"the right format: no warning: {p.stderr!r}")
+    deep_ref, _ = t.make("deep", "--width", "64", "--height", "48", "--frames", "2", "--raw",
+                         "--bitdepth", "10")
+    p = t.run("-r", deep_ref, "-d", deep_ref, "-w", "64", "-h", "48", "-p", "444", "-b", "8", *psnr, "-q")
+    check(p.returncode == 0 and "every other byte is 0 to 15" in p.stderr and
+          p.stderr.count("does not look like") == 1, f"10-bit 4:2:0 read as 8-bit 4:4:4: {p.stderr!r}")
+
     # An output directory that is not there: said first, with the user's path.
     missing = os.path.join(t.tmp, "missing_dir", "out.xml")
     p = t.run("-r", ref, "-d", dist, *psnr, "-o", missing)

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "output_file.h"
 #include "prefetch.h"
+#include "raw_check.h"
 #include "quale/quale.h"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
@@ -605,6 +606,16 @@ static int run(const CliSettings *s)
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
     if (!check_formats(s, &ref_format, &dist_format)) goto out;
+    /* A wrong format that divides the file's size is not an error the
+     * reader can see; the first frame may show it. */
+    for (int i = 0; i < 2; i++) {
+        char why[256];
+        if (i == 1 && !strcmp(inputs[0].path, inputs[1].path)) break;
+        if (!quale_video_is_y4m(inputs[i].lanes[0]) && raw_check(inputs[i].path, &s->raw, why, sizeof(why)))
+            say("warning", "%s does not look like %ux%u %s %u-bit video: %s; check -w/-h/-p/-b, "
+                "the scores mean nothing if they are wrong", shown(inputs[i].path), s->raw.width,
+                s->raw.height, quale_chroma_name(s->raw.chroma), s->raw.bitdepth, why);
+    }
 
     QualeSettings settings;
     quale_settings_default(&settings);
