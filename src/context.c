@@ -1085,6 +1085,25 @@ unsigned quale_frame_count(const QualeContext *ctx)
     return ctx ? ctx->frames_sent : 0;
 }
 
+int context_import_score(QualeContext *ctx, const char *key, unsigned index, double value)
+{
+    if (!ctx || !key) return -EINVAL;
+    /* One owner for every imported key: imports may fill any frame of
+     * their keys, and no metric or model may write them too. */
+    static const char import_owner = 0;
+    FeatureSink sink = ctx->raw_sink;
+    sink.owner = &import_owner;
+    unsigned id;
+    int err = feature_sink_declare_plain(&sink, key, &id);
+    if (err == -EEXIST) {
+        context_log(ctx, QUALE_LOG_ERROR, "cannot import '%s': a metric or model writes it",
+                    key);
+        return -EINVAL;
+    }
+    if (!err) err = feature_sink_put(&sink, id, index, value);
+    return err;
+}
+
 unsigned quale_frames_done(const QualeContext *ctx)
 {
     if (!ctx) return 0;

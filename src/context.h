@@ -36,6 +36,10 @@ int metric_instance_key_name(const MetricInstance *instance,
 
 struct Collector;
 /* The context's results, for the writers. */
+/* Stores a score computed elsewhere under key at frame index (libvmaf's
+ * vmaf_import_feature_score()); a key a metric or model writes is refused. */
+int context_import_score(QualeContext *ctx, const char *key, unsigned index, double value);
+
 const struct Collector *context_collector(const QualeContext *ctx);
 unsigned context_subsample(const QualeContext *ctx);
 /* The format of the pictures, NULL before the first frame. */

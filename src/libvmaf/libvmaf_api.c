@@ -1,0 +1,931 @@
+/*
+ * libvmaf's C API over libquale: the second public face of the library,
+ * built as libvmaf.so.3 (src/libvmaf/meson.build) so that programs written
+ * for libvmaf 3.x run on quale unchanged.
+ *
+ * A VmafContext is a QualeContext plus what libvmaf's calls need around
+ * it: the pictures' reference counts (VmafRef), the frame index the
+ * caller counts, and the requests made so far.  Models and feature
+ * dictionaries are descriptions (a model spec in quale's syntax, option
+ * pairs) that become requests on the context when used.  Where libvmaf
+ * trusts its caller (NULL pointers, a closed context, frames out of
+ * order, pictures of another format), these calls return -EINVAL and log
+ * why.  docs/libvmaf.md lists what differs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "context.h"
+#include "libvmaf/libvmaf.h"
+#include "quale/quale.h"
+
+/* The libvmaf API version this face implements. */
+#define VMAF_API_VERSION "3.0.0"
+
+/* ---- log ---------------------------------------------------------------- */
+
+static void say(enum VmafLogLevel level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The log level of the last vmaf_init(), for the calls that have no
+ * context (libvmaf keeps one global level too). */
+static _Atomic int log_level = VMAF_LOG_LEVEL_INFO;
+
+static void say(enum VmafLogLevel level, const char *fmt, ...)
+{
+    if ((int)level > atomic_load(&log_level)) return;
+    static const char *const names[] = { "", "error", "warning", "info", "debug" };
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    fprintf(stderr, "libvmaf (quale): %s: %s\n", names[level], text);
+}
+
+static void log_from_quale(void *cookie, enum QualeLogLevel level, const char *message)
+{
+    (void)cookie;
+    static const enum VmafLogLevel map[] = {
+        [QUALE_LOG_ERROR] = VMAF_LOG_LEVEL_ERROR, [QUALE_LOG_WARNING] = VMAF_LOG_LEVEL_WARNING,
+        [QUALE_LOG_INFO] = VMAF_LOG_LEVEL_INFO, [QUALE_LOG_DEBUG] = VMAF_LOG_LEVEL_DEBUG,
+    };
+    say((unsigned)level <= QUALE_LOG_DEBUG ? map[level] : VMAF_LOG_LEVEL_DEBUG, "%s", message);
+}
+
+/* ---- growing strings ---------------------------------------------------- */
+
+typedef struct Text {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} Text;
+
+static void text_add(Text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void text_add(Text *t, const char *fmt, ...)
+{
+    if (t->failed) return;
+    for (;;) {
+        va_list args;
+        va_start(args, fmt);
+        const int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, args);
+        va_end(args);
+        if (n < 0) {
+            t->failed = true;
+            return;
+        }
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        const size_t cap = (t->len + (size_t)n + 1) * 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->failed = true;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+static char *text_take(Text *t)
+{
+    if (t->failed) {
+        free(t->s);
+        return NULL;
+    }
+    if (!t->s) return strdup("");
+    return t->s;
+}
+
+/* ---- feature dictionaries ----------------------------------------------- */
+
+struct VmafFeatureDictionary {
+    unsigned count;
+    char **key, **value;
+};
+
+int vmaf_feature_dictionary_set(VmafFeatureDictionary **dict, const char *key,
+                                const char *val)
+{
+    if (!dict || !key || !val || !*key) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_feature_dictionary_set: a dictionary, a key and a "
+            "value are needed");
+        return -EINVAL;
+    }
+    /* quale's option syntax separates options with ':' and names with
+     * '=': a key or value holding them would read as another option. */
+    if (strpbrk(key, ":=") || strchr(val, ':')) {
+        say(VMAF_LOG_LEVEL_ERROR, "feature option %s=%s: ':' and '=' cannot be part of an "
+            "option's name, nor ':' of its value", key, val);
+        return -EINVAL;
+    }
+    VmafFeatureDictionary *d = *dict;
+    if (!d && !(d = calloc(1, sizeof(*d)))) return -ENOMEM;
+    for (unsigned i = 0; i < d->count; i++) {
+        if (!strcmp(d->key[i], key)) {
+            char *v = strdup(val);
+            if (!v) return -ENOMEM;
+            free(d->value[i]);
+            d->value[i] = v;
+            *dict = d;
+            return 0;
+        }
+    }
+    char **keys = realloc(d->key, sizeof(*keys) * (d->count + 1));
+    if (keys) d->key = keys;
+    char **values = realloc(d->value, sizeof(*values) * (d->count + 1));
+    if (values) d->value = values;
+    char *k = strdup(key), *v = strdup(val);
+    if (!keys || !values || !k || !v) {
+        free(k);
+        free(v);
+        if (!*dict) vmaf_feature_dictionary_free(&d);
+        return -ENOMEM;
+    }
+    d->key[d->count] = k;
+    d->value[d->count] = v;
+    d->count++;
+    *dict = d;
+    return 0;
+}
+
+int vmaf_feature_dictionary_free(VmafFeatureDictionary **dict)
+{
+    if (!dict) return -EINVAL;
+    VmafFeatureDictionary *d = *dict;
+    if (!d) return 0;
+    for (unsigned i = 0; i < d->count; i++) {
+        free(d->key[i]);
+        free(d->value[i]);
+    }
+    free(d->key);
+    free(d->value);
+    free(d);
+    *dict = NULL;
+    return 0;
+}
+
+/* "k=v:k2=v2" into t, each key prefixed with prefix ("adm." or ""). */
+static void add_options(Text *t, const VmafFeatureDictionary *d, const char *prefix)
+{
+    for (unsigned i = 0; d && i < d->count; i++)
+        text_add(t, ":%s%s=%s", prefix, d->key[i], d->value[i]);
+}
+
+/* ---- models ------------------------------------------------------------- */
+
+struct VmafModel {
+    char *spec; /* quale's model spec: version= or path=, name=, flags, overloads */
+    char *name; /* the key of its scores */
+};
+
+struct VmafModelCollection {
+    VmafModel *model; /* the collection's own copy */
+};
+
+/* Whether a spec is one quale takes: tried on a context of its own, so
+ * that a bad version or file is refused when it is loaded, as in libvmaf. */
+static int check_model_spec(const char *spec)
+{
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.threads = 1;
+    settings.log = log_from_quale;
+    QualeContext *ctx = NULL;
+    int err = quale_open(&ctx, &settings);
+    if (!err) err = quale_use_model(ctx, spec);
+    quale_close(&ctx);
+    return err;
+}
+
+static int model_new(VmafModel **out, const VmafModelConfig *cfg, const char *how,
+                     const char *what)
+{
+    if (!out || !what || !*what) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_model_load: a model pointer and a %s are needed",
+            strcmp(how, "path") ? "version" : "path");
+        return -EINVAL;
+    }
+    *out = NULL;
+    const char *name = cfg && cfg->name ? cfg->name : "vmaf";
+    if (strchr(what, ':') || strchr(name, ':')) {
+        say(VMAF_LOG_LEVEL_ERROR, "model %s '%s' (name '%s'): ':' cannot be part of it", how,
+            what, name);
+        return -EINVAL;
+    }
+    Text spec = { 0 };
+    text_add(&spec, "%s=%s:name=%s", how, what, name);
+    if (cfg && (cfg->flags & VMAF_MODEL_FLAG_DISABLE_CLIP)) text_add(&spec, ":disable_clip");
+    /* DISABLE_TRANSFORM is quale's default: a transform applies only when
+     * asked for. */
+    if (cfg && (cfg->flags & VMAF_MODEL_FLAG_ENABLE_TRANSFORM) &&
+        !(cfg->flags & VMAF_MODEL_FLAG_DISABLE_TRANSFORM))
+        text_add(&spec, ":enable_transform");
+    VmafModel *m = calloc(1, sizeof(*m));
+    char *s = text_take(&spec);
+    char *n = strdup(name);
+    if (!m || !s || !n) {
+        free(m);
+        free(s);
+        free(n);
+        return -ENOMEM;
+    }
+    m->spec = s;
+    m->name = n;
+    const int err = check_model_spec(m->spec);
+    if (err) {
+        vmaf_model_destroy(m);
+        return err;
+    }
+    *out = m;
+    return 0;
+}
+
+int vmaf_model_load(VmafModel **model, VmafModelConfig *cfg, const char *version)
+{
+    return model_new(model, cfg, "version", version);
+}
+
+int vmaf_model_load_from_path(VmafModel **model, VmafModelConfig *cfg, const char *path)
+{
+    return model_new(model, cfg, "path", path);
+}
+
+int vmaf_model_feature_overload(VmafModel *model, const char *feature_name,
+                                VmafFeatureDictionary *opts_dict)
+{
+    if (!model || !feature_name || !*feature_name || strpbrk(feature_name, ":=.")) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_model_feature_overload: a model and a feature name are "
+            "needed");
+        vmaf_feature_dictionary_free(&opts_dict);
+        return -EINVAL;
+    }
+    Text spec = { 0 };
+    text_add(&spec, "%s", model->spec);
+    char prefix[128];
+    snprintf(prefix, sizeof(prefix), "%s.", feature_name);
+    add_options(&spec, opts_dict, prefix);
+    vmaf_feature_dictionary_free(&opts_dict);
+    char *s = text_take(&spec);
+    if (!s) return -ENOMEM;
+    const int err = check_model_spec(s);
+    if (err) {
+        free(s);
+        return err;
+    }
+    free(model->spec);
+    model->spec = s;
+    return 0;
+}
+
+void vmaf_model_destroy(VmafModel *model)
+{
+    if (!model) return;
+    free(model->spec);
+    free(model->name);
+    free(model);
+}
+
+static int collection_new(VmafModel **model, VmafModelCollection **collection,
+                          VmafModelConfig *cfg, const char *how, const char *what)
+{
+    if (!model || !collection) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_model_collection_load: model and collection pointers "
+            "are needed");
+        return -EINVAL;
+    }
+    *collection = NULL;
+    int err = model_new(model, cfg, how, what);
+    if (err) return err;
+    VmafModelCollection *c = calloc(1, sizeof(*c));
+    VmafModel *copy = calloc(1, sizeof(*copy));
+    if (c && copy) {
+        copy->spec = strdup((*model)->spec);
+        copy->name = strdup((*model)->name);
+    }
+    if (!c || !copy || !copy->spec || !copy->name) {
+        free(c);
+        vmaf_model_destroy(copy);
+        vmaf_model_destroy(*model);
+        *model = NULL;
+        return -ENOMEM;
+    }
+    c->model = copy;
+    *collection = c;
+    return 0;
+}
+
+int vmaf_model_collection_load(VmafModel **model, VmafModelCollection **model_collection,
+                               VmafModelConfig *cfg, const char *version)
+{
+    return collection_new(model, model_collection, cfg, "version", version);
+}
+
+int vmaf_model_collection_load_from_path(VmafModel **model,
+                                         VmafModelCollection **model_collection,
+                                         VmafModelConfig *cfg, const char *path)
+{
+    return collection_new(model, model_collection, cfg, "path", path);
+}
+
+int vmaf_model_collection_feature_overload(VmafModel *model,
+                                           VmafModelCollection **model_collection,
+                                           const char *feature_name,
+                                           VmafFeatureDictionary *opts_dict)
+{
+    if (!model || !model_collection || !*model_collection) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_model_collection_feature_overload: a model and a "
+            "collection are needed");
+        vmaf_feature_dictionary_free(&opts_dict);
+        return -EINVAL;
+    }
+    /* The model and the collection each get the options. */
+    VmafFeatureDictionary *copy = NULL;
+    for (unsigned i = 0; opts_dict && i < opts_dict->count; i++) {
+        const int err = vmaf_feature_dictionary_set(&copy, opts_dict->key[i], opts_dict->value[i]);
+        if (err) {
+            vmaf_feature_dictionary_free(&copy);
+            vmaf_feature_dictionary_free(&opts_dict);
+            return err;
+        }
+    }
+    int err = vmaf_model_feature_overload(model, feature_name, opts_dict);
+    if (err) {
+        vmaf_feature_dictionary_free(&copy);
+        return err;
+    }
+    return vmaf_model_feature_overload((*model_collection)->model, feature_name, copy);
+}
+
+void vmaf_model_collection_destroy(VmafModelCollection *model_collection)
+{
+    if (!model_collection) return;
+    vmaf_model_destroy(model_collection->model);
+    free(model_collection);
+}
+
+/* ---- pictures ----------------------------------------------------------- */
+
+/* The owners of a picture vmaf_picture_alloc() or a preallocated pool
+ * made: the memory is a quale picture. */
+struct VmafRef {
+    atomic_int count;
+    QualePicture pic;
+};
+
+static const struct {
+    enum VmafPixelFormat vmaf;
+    enum QualeChroma quale;
+} pixel_formats[] = {
+    { VMAF_PIX_FMT_YUV420P, QUALE_CHROMA_420 },
+    { VMAF_PIX_FMT_YUV422P, QUALE_CHROMA_422 },
+    { VMAF_PIX_FMT_YUV444P, QUALE_CHROMA_444 },
+    { VMAF_PIX_FMT_YUV400P, QUALE_CHROMA_400 },
+};
+
+static int format_of(enum VmafPixelFormat pix_fmt, unsigned bpc, unsigned w, unsigned h,
+                     QualeVideoFormat *f)
+{
+    for (unsigned i = 0; i < sizeof(pixel_formats) / sizeof(pixel_formats[0]); i++) {
+        if (pixel_formats[i].vmaf == pix_fmt) {
+            *f = (QualeVideoFormat){ .chroma = pixel_formats[i].quale, .bitdepth = bpc,
+                                     .width = w, .height = h };
+            char error[256];
+            if (quale_video_format_check(f, error, sizeof(error))) {
+                say(VMAF_LOG_LEVEL_ERROR, "picture of %ux%u, %u bits: %s", w, h, bpc, error);
+                return -EINVAL;
+            }
+            return 0;
+        }
+    }
+    say(VMAF_LOG_LEVEL_ERROR, "picture: unknown pixel format %d", (int)pix_fmt);
+    return -EINVAL;
+}
+
+/* Fills a VmafPicture that owns (a reference to) ref->pic. */
+static void describe_picture(VmafPicture *pic, struct VmafRef *ref, enum VmafPixelFormat pix_fmt)
+{
+    memset(pic, 0, sizeof(*pic));
+    pic->pix_fmt = pix_fmt;
+    pic->bpc = ref->pic.format.bitdepth;
+    for (unsigned p = 0; p < ref->pic.plane_count && p < 3; p++) {
+        pic->w[p] = ref->pic.plane_width[p];
+        pic->h[p] = ref->pic.plane_height[p];
+        pic->stride[p] = ref->pic.stride[p];
+        pic->data[p] = ref->pic.data[p];
+    }
+    pic->ref = ref;
+}
+
+int vmaf_picture_alloc(VmafPicture *pic, enum VmafPixelFormat pix_fmt, unsigned bpc,
+                       unsigned w, unsigned h)
+{
+    if (!pic) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_picture_alloc: no picture");
+        return -EINVAL;
+    }
+    memset(pic, 0, sizeof(*pic));
+    QualeVideoFormat f;
+    int err = format_of(pix_fmt, bpc, w, h, &f);
+    if (err) return err;
+    struct VmafRef *ref = calloc(1, sizeof(*ref));
+    if (!ref) return -ENOMEM;
+    err = quale_picture_alloc(&ref->pic, &f);
+    if (err) {
+        free(ref);
+        return err;
+    }
+    atomic_init(&ref->count, 1);
+    describe_picture(pic, ref, pix_fmt);
+    return 0;
+}
+
+static void ref_release(struct VmafRef *ref)
+{
+    if (atomic_fetch_sub(&ref->count, 1) != 1) return;
+    quale_picture_unref(&ref->pic);
+    free(ref);
+}
+
+int vmaf_picture_unref(VmafPicture *pic)
+{
+    if (!pic || !pic->ref) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_picture_unref: %s", pic ? "the picture holds no "
+            "reference (unreferenced already, or never allocated)" : "no picture");
+        return -EINVAL;
+    }
+    ref_release(pic->ref);
+    memset(pic, 0, sizeof(*pic));
+    return 0;
+}
+
+/* ---- contexts ------------------------------------------------------------ */
+
+/* Every context ever made stays listed; a closed one keeps its husk, so
+ * that a call on it (a second vmaf_close(), say) is refused instead of
+ * reading freed memory. */
+struct VmafContext {
+    struct VmafContext *next_made;
+    bool closed;
+
+    QualeContext *ctx;
+    VmafConfiguration cfg;
+    unsigned next_index;       /* the index vmaf_read_pictures() expects */
+    bool flushed;
+    double started, elapsed;   /* for the fps of the output files */
+
+    bool preallocated;
+    QualeVideoFormat pool_format;
+    enum VmafPixelFormat pool_pix_fmt;
+};
+
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct VmafContext *contexts;
+
+static bool alive(const VmafContext *vmaf, const char *caller)
+{
+    bool found = false;
+    pthread_mutex_lock(&contexts_lock);
+    for (const struct VmafContext *c = contexts; c; c = c->next_made)
+        if (c == vmaf) found = !c->closed;
+    pthread_mutex_unlock(&contexts_lock);
+    if (!found)
+        say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, vmaf ? "the context is closed (or was never "
+            "made by vmaf_init)" : "no context");
+    return found;
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
+{
+    if (!vmaf) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_init: no context pointer");
+        return -EINVAL;
+    }
+    *vmaf = NULL;
+    if (cfg.log_level > VMAF_LOG_LEVEL_DEBUG) cfg.log_level = VMAF_LOG_LEVEL_DEBUG;
+    atomic_store(&log_level, (int)cfg.log_level);
+    struct VmafContext *v = calloc(1, sizeof(*v));
+    if (!v) return -ENOMEM;
+    v->cfg = cfg;
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    /* libvmaf's 0 threads is the calling thread alone; quale's 0 is every
+     * core: one worker is the nearest. */
+    settings.threads = cfg.n_threads ? cfg.n_threads : 1;
+    settings.subsample = cfg.n_subsample;
+    settings.cpumask = (unsigned)cfg.cpumask;
+    settings.log_level = QUALE_LOG_DEBUG; /* filtered by say() */
+    settings.log = log_from_quale;
+    int err = quale_open(&v->ctx, &settings);
+    if (err) {
+        free(v);
+        return err;
+    }
+    pthread_mutex_lock(&contexts_lock);
+    v->next_made = contexts;
+    contexts = v;
+    pthread_mutex_unlock(&contexts_lock);
+    *vmaf = v;
+    return 0;
+}
+
+int vmaf_close(VmafContext *vmaf)
+{
+    if (!alive(vmaf, "vmaf_close")) return -EINVAL;
+    quale_close(&vmaf->ctx);
+    pthread_mutex_lock(&contexts_lock);
+    vmaf->closed = true;
+    pthread_mutex_unlock(&contexts_lock);
+    return 0;
+}
+
+static char version_text[80];
+
+static void make_version_text(void)
+{
+    snprintf(version_text, sizeof(version_text), "%s (quale %s)", VMAF_API_VERSION,
+             quale_version());
+}
+
+const char *vmaf_version(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_version_text);
+    return version_text;
+}
+
+static bool before_frames(VmafContext *vmaf, const char *caller)
+{
+    if (vmaf->next_index == 0 && !vmaf->flushed) return true;
+    say(VMAF_LOG_LEVEL_ERROR, "%s: after the first frame; features and models come first",
+        caller);
+    return false;
+}
+
+int vmaf_use_feature(VmafContext *vmaf, const char *feature_name,
+                     VmafFeatureDictionary *opts_dict)
+{
+    int err = -EINVAL;
+    if (!alive(vmaf, "vmaf_use_feature") || !before_frames(vmaf, "vmaf_use_feature")) goto out;
+    if (!feature_name || !*feature_name || strpbrk(feature_name, ":=")) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_use_feature: no feature name");
+        goto out;
+    }
+    Text spec = { 0 };
+    text_add(&spec, "%s", feature_name);
+    add_options(&spec, opts_dict, "");
+    char *s = text_take(&spec);
+    if (!s) {
+        err = -ENOMEM;
+        goto out;
+    }
+    /* quale's syntax: the first option after '=', the others after ':'. */
+    char *colon = strchr(s, ':');
+    if (colon) *colon = '=';
+    err = quale_use_metric(vmaf->ctx, s);
+    free(s);
+out:
+    vmaf_feature_dictionary_free(&opts_dict); /* libvmaf takes it, used or not */
+    return err;
+}
+
+int vmaf_use_features_from_model(VmafContext *vmaf, VmafModel *model)
+{
+    if (!alive(vmaf, "vmaf_use_features_from_model") ||
+        !before_frames(vmaf, "vmaf_use_features_from_model"))
+        return -EINVAL;
+    if (!model) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_use_features_from_model: no model");
+        return -EINVAL;
+    }
+    return quale_use_model(vmaf->ctx, model->spec);
+}
+
+int vmaf_use_features_from_model_collection(VmafContext *vmaf,
+                                            VmafModelCollection *model_collection)
+{
+    if (!model_collection) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_use_features_from_model_collection: no collection");
+        return -EINVAL;
+    }
+    return vmaf_use_features_from_model(vmaf, model_collection->model);
+}
+
+int vmaf_import_feature_score(VmafContext *vmaf, const char *feature_name, double value,
+                              unsigned index)
+{
+    if (!alive(vmaf, "vmaf_import_feature_score")) return -EINVAL;
+    if (!feature_name || !*feature_name) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_import_feature_score: no feature name");
+        return -EINVAL;
+    }
+    return context_import_score(vmaf->ctx, feature_name, index, value);
+}
+
+/* A quale picture for one of the caller's: a reference to ours, or a
+ * borrowed view of the caller's memory (which quale copies). */
+static int quale_view(VmafContext *vmaf, const VmafPicture *pic, const char *which,
+                      QualePicture *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (pic->ref) {
+        /* One of ours: quale's picture, counted once more. */
+        return quale_picture_ref(out, &pic->ref->pic);
+    }
+    QualeVideoFormat f;
+    int err = format_of(pic->pix_fmt, pic->bpc, pic->w[0], pic->h[0], &f);
+    if (err) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: the %s picture of frame %u is not a "
+            "picture", which, vmaf->next_index);
+        return err;
+    }
+    out->format = f;
+    out->plane_count = f.chroma == QUALE_CHROMA_400 ? 1 : 3;
+    for (unsigned p = 0; p < out->plane_count; p++) {
+        out->plane_width[p] = pic->w[p];
+        out->plane_height[p] = pic->h[p];
+        out->stride[p] = pic->stride[p];
+        out->data[p] = pic->data[p];
+    }
+    return 0;
+}
+
+static void release(VmafPicture *pic)
+{
+    if (pic->ref) ref_release(pic->ref);
+    memset(pic, 0, sizeof(*pic));
+}
+
+int vmaf_read_pictures(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist, unsigned index)
+{
+    int err = -EINVAL;
+    if (!alive(vmaf, "vmaf_read_pictures")) return -EINVAL;
+    if (!ref && !dist) {
+        if (vmaf->flushed) {
+            say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: flushed already");
+            return -EINVAL;
+        }
+        vmaf->flushed = true;
+        err = quale_flush(vmaf->ctx);
+        vmaf->elapsed = vmaf->next_index ? seconds() - vmaf->started : 0;
+        return err;
+    }
+    /* From here on the pictures are taken, whatever happens. */
+    if (!ref || !dist) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: a reference and a distorted picture, or "
+            "neither (the end of the stream)");
+        goto out;
+    }
+    if (vmaf->flushed) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: frame %u after the end of the stream",
+            index);
+        goto out;
+    }
+    if (index != vmaf->next_index) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: frame %u where frame %u comes next "
+            "(frames come in order from 0)", index, vmaf->next_index);
+        goto out;
+    }
+    QualePicture qref, qdist;
+    if ((err = quale_view(vmaf, ref, "reference", &qref))) goto out;
+    if ((err = quale_view(vmaf, dist, "distorted", &qdist))) {
+        quale_picture_unref(&qref);
+        goto out;
+    }
+    if (index == 0) vmaf->started = seconds();
+    err = quale_send_pictures(vmaf->ctx, &qref, &qdist);
+    if (!err) vmaf->next_index++;
+out:
+    if (ref) release(ref);
+    if (dist && dist != ref) release(dist);
+    return err;
+}
+
+/* ---- scores -------------------------------------------------------------- */
+
+static int score_at(VmafContext *vmaf, const char *key, double *score, unsigned index,
+                    const char *caller)
+{
+    if (!alive(vmaf, caller)) return -EINVAL;
+    if (!key || !score) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: a %s and a score pointer are needed", caller,
+            key ? "feature" : "model");
+        return -EINVAL;
+    }
+    return quale_feature_value(vmaf->ctx, key, index, score);
+}
+
+int vmaf_score_at_index(VmafContext *vmaf, VmafModel *model, double *score, unsigned index)
+{
+    return score_at(vmaf, model ? model->name : NULL, score, index, "vmaf_score_at_index");
+}
+
+int vmaf_feature_score_at_index(VmafContext *vmaf, const char *feature_name, double *score,
+                                unsigned index)
+{
+    return score_at(vmaf, feature_name, score, index, "vmaf_feature_score_at_index");
+}
+
+/* Pools key over frames low..high (those scored: with n_subsample the
+ * others are not there), as libvmaf pools. */
+static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod method,
+                double *score, unsigned low, unsigned high, const char *caller)
+{
+    if (!alive(vmaf, caller)) return -EINVAL;
+    if (!key || !score || low > high || method <= VMAF_POOL_METHOD_UNKNOWN ||
+        method >= VMAF_POOL_METHOD_NB) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, !key || !score ? "a key and a score pointer "
+            "are needed" : low > high ? "index_low is above index_high" : "unknown pooling "
+            "method");
+        return -EINVAL;
+    }
+    double min = 0, max = 0, sum = 0, inverse_sum = 0;
+    unsigned n = 0;
+    for (unsigned i = low; i <= high; i++) {
+        double v;
+        const int err = quale_feature_value(vmaf->ctx, key, i, &v);
+        if (err == -ENOENT) {
+            say(VMAF_LOG_LEVEL_ERROR, "%s: no scores named '%s'", caller, key);
+            return -EINVAL;
+        }
+        if (!err) {
+            min = n ? (v < min ? v : min) : v;
+            max = n ? (v > max ? v : max) : v;
+            sum += v;
+            inverse_sum += 1.0 / (v + 1.0);
+            n++;
+        }
+        if (i == high) break; /* high may be UINT_MAX */
+    }
+    if (!n) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: '%s' has no score in frames %u to %u", caller, key, low,
+            high);
+        return -EINVAL;
+    }
+    switch (method) {
+    case VMAF_POOL_METHOD_MIN: *score = min; break;
+    case VMAF_POOL_METHOD_MAX: *score = max; break;
+    case VMAF_POOL_METHOD_MEAN: *score = sum / n; break;
+    default: *score = n / inverse_sum - 1.0; break;
+    }
+    return 0;
+}
+
+int vmaf_score_pooled(VmafContext *vmaf, VmafModel *model, enum VmafPoolingMethod pool_method,
+                      double *score, unsigned index_low, unsigned index_high)
+{
+    return pool(vmaf, model ? model->name : NULL, pool_method, score, index_low, index_high,
+                "vmaf_score_pooled");
+}
+
+int vmaf_feature_score_pooled(VmafContext *vmaf, const char *feature_name,
+                              enum VmafPoolingMethod pool_method, double *score,
+                              unsigned index_low, unsigned index_high)
+{
+    return pool(vmaf, feature_name, pool_method, score, index_low, index_high,
+                "vmaf_feature_score_pooled");
+}
+
+/* A collection's keys: NAME_bagging, NAME_stddev, NAME_ci_p95_lo/hi. */
+static int collection_score(VmafContext *vmaf, const VmafModelCollection *c,
+                            enum VmafPoolingMethod method, VmafModelCollectionScore *score,
+                            unsigned low, unsigned high, bool pooled, const char *caller)
+{
+    if (!c || !score) {
+        if (alive(vmaf, caller))
+            say(VMAF_LOG_LEVEL_ERROR, "%s: a collection and a score pointer are needed", caller);
+        return -EINVAL;
+    }
+    static const char *const suffixes[4] = { "bagging", "stddev", "ci_p95_lo", "ci_p95_hi" };
+    double values[4];
+    for (unsigned k = 0; k < 4; k++) {
+        char key[512];
+        snprintf(key, sizeof(key), "%s_%s", c->model->name, suffixes[k]);
+        const int err = pooled ? pool(vmaf, key, method, &values[k], low, high, caller)
+                               : score_at(vmaf, key, &values[k], low, caller);
+        if (err) return err;
+    }
+    memset(score, 0, sizeof(*score));
+    score->type = VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP;
+    score->bootstrap.bagging_score = values[0];
+    score->bootstrap.stddev = values[1];
+    score->bootstrap.ci.p95.lo = values[2];
+    score->bootstrap.ci.p95.hi = values[3];
+    return 0;
+}
+
+int vmaf_score_at_index_model_collection(VmafContext *vmaf,
+                                         VmafModelCollection *model_collection,
+                                         VmafModelCollectionScore *score, unsigned index)
+{
+    return collection_score(vmaf, model_collection, VMAF_POOL_METHOD_MEAN, score, index, index,
+                            false, "vmaf_score_at_index_model_collection");
+}
+
+int vmaf_score_pooled_model_collection(VmafContext *vmaf,
+                                       VmafModelCollection *model_collection,
+                                       enum VmafPoolingMethod pool_method,
+                                       VmafModelCollectionScore *score, unsigned index_low,
+                                       unsigned index_high)
+{
+    return collection_score(vmaf, model_collection, pool_method, score, index_low, index_high,
+                            true, "vmaf_score_pooled_model_collection");
+}
+
+/* ---- preallocated pictures ------------------------------------------------ */
+
+int vmaf_preallocate_pictures(VmafContext *vmaf, VmafPictureConfiguration cfg)
+{
+    if (!alive(vmaf, "vmaf_preallocate_pictures")) return -EINVAL;
+    if (vmaf->preallocated) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_preallocate_pictures: called twice");
+        return -EINVAL;
+    }
+    QualeVideoFormat f;
+    const int err = format_of(cfg.pic_params.pix_fmt, cfg.pic_params.bpc, cfg.pic_params.w,
+                              cfg.pic_params.h, &f);
+    if (err) return err;
+    /* The context's pool recycles pictures as they come back: pic_cnt is
+     * how many libvmaf would make ahead, which quale does not need. */
+    vmaf->pool_format = f;
+    vmaf->pool_pix_fmt = cfg.pic_params.pix_fmt;
+    vmaf->preallocated = true;
+    return 0;
+}
+
+int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
+{
+    if (!alive(vmaf, "vmaf_fetch_preallocated_picture")) return -EINVAL;
+    if (!pic || !vmaf->preallocated) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_fetch_preallocated_picture: %s", pic ? "no "
+            "vmaf_preallocate_pictures() before" : "no picture");
+        return -EINVAL;
+    }
+    struct VmafRef *ref = calloc(1, sizeof(*ref));
+    if (!ref) return -ENOMEM;
+    const int err = quale_context_alloc_picture(vmaf->ctx, &ref->pic, &vmaf->pool_format);
+    if (err) {
+        free(ref);
+        return err;
+    }
+    atomic_init(&ref->count, 1);
+    describe_picture(pic, ref, vmaf->pool_pix_fmt);
+    return 0;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+int vmaf_write_output(VmafContext *vmaf, const char *output_path, enum VmafOutputFormat fmt)
+{
+    if (!alive(vmaf, "vmaf_write_output")) return -EINVAL;
+    static const enum QualeOutputFormat formats[] = {
+        [VMAF_OUTPUT_FORMAT_XML] = QUALE_OUTPUT_XML, [VMAF_OUTPUT_FORMAT_JSON] = QUALE_OUTPUT_JSON,
+        [VMAF_OUTPUT_FORMAT_CSV] = QUALE_OUTPUT_CSV, [VMAF_OUTPUT_FORMAT_SUB] = QUALE_OUTPUT_SUB,
+    };
+    if (!output_path || fmt <= VMAF_OUTPUT_FORMAT_NONE || fmt > VMAF_OUTPUT_FORMAT_SUB) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_write_output: %s", output_path ? "unknown output "
+            "format" : "no path");
+        return -EINVAL;
+    }
+    FILE *f = fopen(output_path, "w");
+    if (!f) {
+        const int e = errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", output_path, strerror(e));
+        return -e;
+    }
+    /* libvmaf 3.x's layouts print 6 decimals. */
+    const QualeOutputOptions options = {
+        .precision = 6,
+        .fps = vmaf->elapsed > 0 ? vmaf->next_index / vmaf->elapsed : 0,
+    };
+    int err = quale_write_output(vmaf->ctx, f, formats[fmt], &options);
+    if (fclose(f) && !err) {
+        say(VMAF_LOG_LEVEL_ERROR, "writing '%s' failed: %s", output_path, strerror(errno));
+        err = -EIO;
+    }
+    return err;
+}
