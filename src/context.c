@@ -344,7 +344,7 @@ typedef struct KeyWriter {
 
 static unsigned writer_key_count(const KeyWriter *w)
 {
-    if (w->model) return model_output_count(w->model);
+    if (w->model) return model_predicts(w->model) ? model_output_count(w->model) : 0;
     unsigned n = 0;
     while (w->metric->keys && w->metric->keys[n]) n++;
     return n;
@@ -1059,12 +1059,14 @@ int quale_flush(QualeContext *ctx)
      * collections.  Each model declares its keys as their one writer. */
     for (unsigned group = MODEL_KEYS_MAIN; group <= MODEL_KEYS_COLLECTION; group++) {
         for (unsigned i = 0; i < ctx->model_count && !err; i++) {
+            if (!model_predicts(ctx->models[i])) continue;
             FeatureSink sink = ctx->raw_sink;
             sink.owner = ctx->models[i];
             err = model_declare_keys(ctx->models[i], &sink, (enum ModelKeyGroup)group);
         }
     }
     for (unsigned i = 0; i < ctx->model_count && !err; i++) {
+        if (!model_predicts(ctx->models[i])) continue;
         err = model_predict(ctx->models[i], &ctx->raw_sink, ctx->frames_sent,
                             ctx->settings.subsample);
     }

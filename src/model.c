@@ -203,6 +203,7 @@ struct Model {
     char *label;
     char *name;
     bool collection;
+    bool no_prediction; /* its features only, as libvmaf's -n with -m */
 
     unsigned part_count;
     ModelPart *parts;
@@ -1010,6 +1011,7 @@ typedef struct Spec {
     char *name;
     bool disable_clip;
     bool enable_transform;
+    bool no_prediction;
     unsigned overload_count;
     ModelOverload overloads[MODEL_MAX_OPTIONS];
 } Spec;
@@ -1101,8 +1103,10 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
                 *slot = value;
                 value = NULL;
             }
-        } else if (!strcmp(key, "disable_clip") || !strcmp(key, "enable_transform")) {
-            bool *flag = key[0] == 'd' ? &s->disable_clip : &s->enable_transform;
+        } else if (!strcmp(key, "disable_clip") || !strcmp(key, "enable_transform") ||
+                   !strcmp(key, "no_prediction")) {
+            bool *flag = key[0] == 'd' ? &s->disable_clip
+                         : key[0] == 'e' ? &s->enable_transform : &s->no_prediction;
             if (!value || !strcmp(value, "true"))
                 *flag = true;
             else if (strcmp(value, "false"))
@@ -1117,7 +1121,8 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
                 err = set_error(error, error_size,
                                 "model \"%s\": bad option \"%s%s%s\" (expected "
                                 "version=, path=, name=, disable_clip, "
-                                "enable_transform or <metric>.<option>=<value>)",
+                                "enable_transform, no_prediction or "
+                                "<metric>.<option>=<value>)",
                                 text, key, value ? "=" : "", value ? value : "");
             } else if (s->overload_count == MODEL_MAX_OPTIONS) {
                 err = set_error(error, error_size, "model \"%s\": more than %d "
@@ -1673,6 +1678,7 @@ int model_open(Model **model, QualeContext *ctx, const char *spec_text)
         return err;
     }
     Model *m = *model;
+    m->no_prediction = spec.no_prediction;
 
     for (unsigned i = 0; i < spec.overload_count; i++)
         if (!spec.overloads[i].used)
@@ -1805,6 +1811,11 @@ int model_predict(Model *m, FeatureSink *sink, unsigned frame_count,
 done:
     free(inputs);
     return err;
+}
+
+bool model_predicts(const Model *m)
+{
+    return m && !m->no_prediction;
 }
 
 const char *model_name(const Model *m)

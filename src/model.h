@@ -57,6 +57,9 @@ enum ModelKeyGroup {
 int model_declare_keys(Model *model, FeatureSink *sink, enum ModelKeyGroup group);
 
 const char *model_name(const Model *model);   /* output key, default "vmaf" */
+/* False for a model requested with no_prediction: its features are
+ * computed, and it writes no key of its own. */
+bool model_predicts(const Model *model);
 const char *model_label(const Model *model);  /* version or path */
 int model_is_bootstrap(const Model *model);
 void model_close(Model **model);

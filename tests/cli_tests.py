@@ -892,6 +892,19 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
     p = t.run("-r", ref, "-d", dist, *psnr, "-q", "--json", "--json", "-o", "-")
     check(p.returncode == 0, "the same format flag twice is fine")
 
+    # -n with -m: the model's features, as libvmaf computes them, no model
+    # score (libvmaf's tool accepts it; quale used to refuse it).
+    p = t.run("-r", ref, "-d", dist, "-n", "-m", "version=vmaf_v0.6.1", "-q", "--json", "-o", "-")
+    full = t.run("-r", ref, "-d", dist, "-m", "version=vmaf_v0.6.1", "-q", "--json", "-o", "-")
+    if p.returncode == 0 and full.returncode == 0:
+        a, b = json.loads(p.stdout), json.loads(full.stdout)
+        keys = list(a["frames"][0]["metrics"])
+        check("vmaf" not in keys and "integer_vif_scale0" in keys and
+              all(fa["metrics"][k] == fb["metrics"][k] for fa, fb in zip(a["frames"], b["frames"])
+                  for k in keys), f"-n -m: the model's features only: {keys}")
+    else:
+        check(False, f"-n -m: exit {p.returncode}: {p.stderr!r}")
+
     # Usage errors exit 2, every one.
     model_file = os.path.join(t.tmp, "file.json")
     with open(model_file, "w") as f:

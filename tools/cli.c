@@ -439,9 +439,9 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     if (s->raw_given && !(s->raw.width && s->raw.height && s->raw.chroma && s->raw.bitdepth))
         return fail(error, size, "raw .yuv input needs all of -w/--width, -h/--height, "
                                  "-p/--pixel_format and -b/--bitdepth");
-    if (s->no_prediction && s->model_count)
-        return fail(error, size, "-n/--no_prediction and -m/--model exclude each other");
-    if (s->no_prediction && s->feature_count == 0)
-        return fail(error, size, "-n/--no_prediction needs at least one --feature");
+    /* -n with -m: the models' features, no prediction (as libvmaf). */
+    if (s->no_prediction && s->feature_count == 0 && s->model_count == 0)
+        return fail(error, size, "-n/--no_prediction needs at least one --feature or -m/--model "
+                                 "(whose features are then computed)");
     return 0;
 }

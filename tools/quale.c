@@ -517,7 +517,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
 
 static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx)
 {
-    const unsigned models = quale_model_count(ctx);
+    const unsigned models = s->no_prediction ? 0 : quale_model_count(ctx);
     for (unsigned i = 0; i < models; i++) {
         QualeModelInfo info;
         if (quale_model_info(ctx, i, &info)) continue;
@@ -541,7 +541,6 @@ static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx
     }
     if (models) return;
     /* Metrics only: the mean of every key. */
-    (void)s;
     for (unsigned k = 0; k < quale_feature_count(ctx); k++) {
         const char *name = quale_feature_name(ctx, k);
         double mean;
@@ -629,16 +628,18 @@ static int run(const CliSettings *s)
     hint_gpu(s);
     if (quale_open(&ctx, &settings)) goto out;
 
-    if (!s->no_prediction) {
-        if (s->model_count == 0 && (err = quale_use_model(ctx, "version=vmaf_v0.6.1"))) {
+    if (!s->no_prediction && s->model_count == 0 &&
+        (err = quale_use_model(ctx, "version=vmaf_v0.6.1"))) {
+        status = configuration_status(err);
+        goto out;
+    }
+    for (unsigned i = 0; i < s->model_count; i++) {
+        /* With -n, the model's features only. */
+        char spec[4096];
+        snprintf(spec, sizeof(spec), "%s%s", s->models[i], s->no_prediction ? ":no_prediction" : "");
+        if ((err = quale_use_model(ctx, spec))) {
             status = configuration_status(err);
             goto out;
-        }
-        for (unsigned i = 0; i < s->model_count; i++) {
-            if ((err = quale_use_model(ctx, s->models[i]))) {
-                status = configuration_status(err);
-                goto out;
-            }
         }
     }
     for (unsigned i = 0; i < s->feature_count; i++) {

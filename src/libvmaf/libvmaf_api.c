@@ -763,16 +763,21 @@ static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod metho
             "method");
         return -EINVAL;
     }
+    bool known = false;
+    for (unsigned k = 0; k < quale_feature_count(vmaf->ctx) && !known; k++)
+        known = !strcmp(quale_feature_name(vmaf->ctx, k), key);
+    if (!known) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: no scores named '%s'%s", caller, key,
+            vmaf->flushed ? "" : " (model scores come with the flush: vmaf_read_pictures(vmaf, "
+            "NULL, NULL, 0))");
+        return -EINVAL;
+    }
     double min = 0, max = 0, sum = 0, inverse_sum = 0;
     unsigned n = 0;
     for (unsigned i = low; i <= high; i++) {
         double v;
-        const int err = quale_feature_value(vmaf->ctx, key, i, &v);
-        if (err == -ENOENT) {
-            say(VMAF_LOG_LEVEL_ERROR, "%s: no scores named '%s'", caller, key);
-            return -EINVAL;
-        }
-        if (!err) {
+        /* -ENOENT here: a frame n_subsample left out. */
+        if (!quale_feature_value(vmaf->ctx, key, i, &v)) {
             min = n ? (v < min ? v : min) : v;
             max = n ? (v > max ? v : max) : v;
             sum += v;

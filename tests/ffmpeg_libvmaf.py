@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""FFmpeg's libvmaf filter on quale: FFmpeg 7.1 built against quale's
+libvmaf.so.3 (scripts/ffmpeg-client.sh), run on corpus pairs, its log
+files compared with libvmaf's golden scores at the precision they are
+printed with (6 decimals, libvmaf 3.x's layout).
+
+Cases: 8-bit and 10-bit 4:2:0 and 4:4:4; vmaf_v0.6.1 and a VMAF v1 model;
+feature=name=psnr; pool=harmonic_mean (FFmpeg's "VMAF score" line);
+n_subsample=2; n_threads 1 and 2.  Ends with "N passed, M failed".
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus as shared_corpus  # noqa: E402
+
+PIX_FMT = {("420", 8): "yuv420p", ("420", 10): "yuv420p10le", ("444", 8): "yuv444p",
+           ("422", 8): "yuv422p"}
+# What is printed with 6 decimals is within half a unit of the 6th
+# decimal of the full-precision golden value (and a hair for the binary
+# representation of the decimal text).
+PRINTED = 0.5e-6 + 1e-12
+
+# (pair, golden run, filter options, what it checks)
+CASES = [
+    ("dune_576x324_x264crf28", "vmaf",
+     "model='version=vmaf_v0.6.1':feature='name=psnr':n_threads=2", "8-bit 4:2:0, psnr"),
+    ("storm_720p10_x265crf28", "vmaf",
+     "model='version=vmaf_v0.6.1':feature='name=psnr':pool=harmonic_mean:n_threads=2",
+     "10-bit 4:2:0, harmonic mean"),
+    ("raindrops_444_x264crf30", "vmaf",
+     "model='version=vmaf_v0.6.1':n_threads=1", "8-bit 4:4:4, one thread"),
+    ("dune_576x324_x264crf42", "v1",
+     "model='version=vmaf_v1.0.16_3d0h':feature='name=speed_temporal':n_threads=2",
+     "VMAF v1"),
+    ("dune_576x324_x264crf28", "vmaf",
+     "model='version=vmaf_v0.6.1':n_subsample=2:n_threads=2", "n_subsample=2"),
+]
+
+PASSED = FAILED = 0
+
+
+def check(ok, what):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print(f"FAIL: {what}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="quale's meson build directory")
+    ap.add_argument("--source", required=True, help="quale's source directory")
+    ap.add_argument("--shared", default=shared_corpus.default_shared())
+    ap.add_argument("--cache", default=shared_corpus.default_cache())
+    args = ap.parse_args()
+
+    corpus = os.path.join(args.shared, "corpus")
+    if not os.path.isdir(corpus):
+        print(f"skip: no corpus at {corpus}")
+        return 77
+    built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"), args.build],
+                           capture_output=True, text=True)
+    if built.returncode:
+        print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
+        return 1
+    lines = built.stdout.strip().splitlines()
+    env = dict(os.environ, LD_LIBRARY_PATH=lines[-2].split("=", 1)[1])
+    ffmpeg = lines[-1]
+    version = subprocess.run([ffmpeg, "-version"], capture_output=True, text=True, env=env).stdout
+    print(version.splitlines()[0] if version else "ffmpeg -version failed", flush=True)
+
+    with open(os.path.join(corpus, "manifest.json")) as f:
+        manifest = {p["name"]: p for p in json.load(f)}
+    shared_corpus.ensure_decoded(args.shared, args.cache)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for case, (name, run, options, what) in enumerate(CASES):
+            pair = manifest[name]
+            with open(os.path.join(corpus, "golden", f"{name}.{run}.json")) as f:
+                golden = json.load(f)
+            pix_fmt = PIX_FMT[(pair["vmaf_pixel_format"], pair["bitdepth"])]
+            size = f"{pair['width']}x{pair['height']}"
+            log = os.path.join(tmp, f"{case}.{name}.{run}.json")
+            raw = ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", size]
+            cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info",
+                   *raw, "-i", os.path.join(args.cache, pair["dis_yuv"]),
+                   *raw, "-i", os.path.join(args.cache, pair["ref_yuv"]),
+                   "-lavfi", f"[0:v][1:v]libvmaf={options}:log_fmt=json:log_path={log}",
+                   "-f", "null", "-"]
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            check(p.returncode == 0, f"{what}: ffmpeg exit {p.returncode}: {p.stderr[-800:]}")
+            if p.returncode:
+                continue
+            with open(log) as f:
+                ours = json.load(f)
+            subsample = 2 if "n_subsample=2" in options else 1
+            want_frames = [fr for fr in golden["frames"] if fr["frameNum"] % subsample == 0]
+            check([fr["frameNum"] for fr in ours["frames"]] == [fr["frameNum"] for fr in want_frames],
+                  f"{what}: frames {[fr['frameNum'] for fr in ours['frames']]}")
+            worst = (0.0, None)
+            compared = 0
+            for fo, fg in zip(ours["frames"], want_frames):
+                for key, value in fo["metrics"].items():
+                    if key not in fg["metrics"]:
+                        continue
+                    d = abs(value - fg["metrics"][key])
+                    compared += 1
+                    if d > worst[0]:
+                        worst = (d, f"frame {fg['frameNum']} {key}")
+            check(compared >= len(want_frames) * 2 and "vmaf" in ours["frames"][0]["metrics"],
+                  f"{what}: {compared} values compared")
+            check(worst[0] <= PRINTED, f"{what}: worst |diff| {worst[0]:.3g} at {worst[1]}")
+            if subsample == 1:
+                for key, pools in ours["pooled_metrics"].items():
+                    for pool, value in pools.items():
+                        g = golden["pooled_metrics"].get(key, {}).get(pool)
+                        if g is not None:
+                            check(abs(value - g) <= PRINTED, f"{what}: pooled {key} {pool}: "
+                                  f"{value} vs {g}")
+            # FFmpeg's own line: the pooled model score by the pool asked for.
+            m = re.search(r"VMAF score: ([0-9.]+)", p.stderr)
+            pool = "harmonic_mean" if "harmonic_mean" in options else "mean"
+            values = [fr["metrics"]["vmaf"] for fr in want_frames]
+            if pool == "mean":
+                expected = sum(values) / len(values)
+            else:
+                expected = len(values) / sum(1.0 / (v + 1.0) for v in values) - 1.0
+            check(m is not None and abs(float(m.group(1)) - expected) <= PRINTED,
+                  f"{what}: 'VMAF score: {m.group(1) if m else None}', expected {expected:.6f}")
+            print(f"{what}: {name} ({run}), {len(ours['frames'])} frames, {compared} values, "
+                  f"worst |diff| {worst[0]:.2g}", flush=True)
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 1 if FAILED or not PASSED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
