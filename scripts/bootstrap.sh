@@ -2,8 +2,9 @@
 # Installs what building and testing quale needs, if it is missing, from
 # Debian's packages.  Safe to run again: it installs nothing that is there.
 #
-#   scripts/bootstrap.sh            build tools (meson, ninja, a C compiler, and
-#                                   glslc + the Vulkan headers for the Vulkan backend)
+#   scripts/bootstrap.sh            build tools (meson, ninja, a C compiler,
+#                                   glslc + the Vulkan headers for the Vulkan backend,
+#                                   FFmpeg's libraries for compressed input)
 #   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg, and
 #                                   Mesa's lavapipe, a Vulkan device on the CPU)
 # The CUDA backend is built when nvcc is there (it is not installed here:
@@ -22,6 +23,10 @@ have pkg-config || need+=(pkg-config)
 have c++ || need+=(g++)               # the public header's C++ test
 have glslc || need+=(glslc)
 [[ -f /usr/include/vulkan/vulkan.h ]] || need+=(libvulkan-dev)
+# Compressed input (mp4, mkv, ...) is decoded with FFmpeg's libraries.
+for lib in libavformat libavcodec libavutil libswscale; do
+    pkg-config --exists "$lib" 2>/dev/null || need+=("$lib-dev")
+done
 if ((want_tests)); then
     have python3 || need+=(python3)
     have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus

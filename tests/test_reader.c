@@ -1402,15 +1402,17 @@ static void test_sniffing(void)
             for (size_t at = 188; at + 4 <= sizeof(data); at += 188)
                 memcpy(data + at, containers[i].head, 4);
         }
+        /* With a decoder, FFmpeg finds no video in these few bytes (-EPROTO);
+         * without one, the file is refused as compressed (-EPROTONOSUPPORT).
+         * Either way the message says what the file is. */
         char expect[128];
-        snprintf(expect, sizeof(expect), "%s (compressed video), not YUV4MPEG2 or raw yuv: "
-                 "decode it first", containers[i].what);
-        expect_open_error(data, sizeof(data), &f, -EPROTONOSUPPORT, expect);
-        expect_open_error(data, sizeof(data), NULL, -EPROTONOSUPPORT, expect);
+        snprintf(expect, sizeof(expect), "%s (compressed video)", containers[i].what);
+        expect_open_error(data, sizeof(data), &f, 0, expect);
+        expect_open_error(data, sizeof(data), NULL, 0, expect);
         in = pipe_from_child(data, sizeof(data), &child);
         rc = quale_video_open_stream(&r, in, "pipe", &f, err, sizeof(err));
-        CHECK(rc == -EPROTONOSUPPORT && !r && strstr(err, expect), "pipe of %s: %d %s",
-              containers[i].what, rc, err);
+        CHECK((rc == -EPROTONOSUPPORT || rc == -EPROTO) && !r && strstr(err, expect),
+              "pipe of %s: %d %s", containers[i].what, rc, err);
         end_child(in, child);
     }
 

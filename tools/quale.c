@@ -311,7 +311,8 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
         } else if (err == -ENODATA && !strcmp(path, "-")) {
             say("hint", "the program writing to quale failed or wrote nothing (ffmpeg writes "
                 "10-bit YUV4MPEG2 only with -strict -1)");
-        } else if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path)) {
+        } else if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path) &&
+                   strstr(error, "not a YUV4MPEG2 file")) {
             /* A file that is there but is not y4m is likely raw yuv. */
             say("hint", "raw .yuv input needs -w, -h, -p and -b");
         }
@@ -320,6 +321,9 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
     if (first_lane && !y4m && quale_video_is_y4m(reader))
         say("note", "%s is YUV4MPEG2: it is read with its own header's format; -w/-h/-p/-b "
             "are for raw video", shown(path));
+    if (first_lane && s->raw_given && quale_video_codec(reader))
+        say("note", "%s is compressed video (%s), decoded; -w/-h/-p/-b are for raw video",
+            shown(path), quale_video_codec(reader));
     return reader;
 }
 
@@ -351,7 +355,8 @@ static int open_lanes(const CliSettings *s, Input *in, const char *role)
     in->lanes[0] = open_input(s, in->path, role, true);
     if (!in->lanes[0]) return -1;
     in->lane_count = 1;
-    const unsigned want = lanes_for(in->path);
+    /* A decoder's lanes would each decode the whole file. */
+    const unsigned want = quale_video_codec(in->lanes[0]) ? 1 : lanes_for(in->path);
     for (unsigned i = 1; i < want; i++) {
         in->lanes[i] = open_input(s, in->path, role, false);
         if (!in->lanes[i]) return -1;
@@ -610,7 +615,9 @@ static int run(const CliSettings *s)
     for (int i = 0; i < 2; i++) {
         char why[256];
         if (i == 1 && !strcmp(inputs[0].path, inputs[1].path)) break;
-        if (!quale_video_is_y4m(inputs[i].lanes[0]) && raw_check(inputs[i].path, &s->raw, why, sizeof(why)))
+        if (s->raw_given && !quale_video_is_y4m(inputs[i].lanes[0]) &&
+            !quale_video_codec(inputs[i].lanes[0]) &&
+            raw_check(inputs[i].path, &s->raw, why, sizeof(why)))
             say("warning", "%s does not look like %ux%u %s %u-bit video: %s; check -w/-h/-p/-b, "
                 "the scores mean nothing if they are wrong", shown(inputs[i].path), s->raw.width,
                 s->raw.height, quale_chroma_name(s->raw.chroma), s->raw.bitdepth, why);

@@ -106,7 +106,8 @@ typedef struct QualeVideoReader QualeVideoReader;
  * (quale_video_is_y4m() tells).  path "-" reads stdin.  On failure *reader
  * is NULL and error holds the reason; among the errors:
  *   -EPROTONOSUPPORT  a compressed file (MP4/MOV, Matroska/WebM, IVF, AVI,
- *                     MPEG-TS), which must be decoded first;
+ *                     MPEG-TS) in a build without FFmpeg's libraries (with
+ *                     them, it is decoded: quale_video_codec() says how);
  *   -EBADMSG          a raw regular file whose size is not a whole number
  *                     of frames of the format given (the wrong format);
  *   -ENODATA          an empty file or stream where YUV4MPEG2 was expected;
@@ -116,8 +117,12 @@ QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
                                const QualeVideoFormat *raw,
                                char *error, size_t error_size);
 
-/** Whether the reader reads YUV4MPEG2 (else raw yuv). */
+/** Whether the reader reads YUV4MPEG2 (else raw yuv or compressed video). */
 QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
+
+/** For compressed video, what decodes it ("h264 in mov,mp4,m4a,3gp,3g2,mj2",
+ *  FFmpeg's names); NULL for y4m and raw yuv. */
+QUALE_API const char *quale_video_codec(const QualeVideoReader *reader);
 
 /** The frames a regular file holds from its start, from its size at open:
  *  exact for raw yuv, for YUV4MPEG2 as if every FRAME line were "FRAME\n"

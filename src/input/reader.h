@@ -10,6 +10,7 @@
 #ifndef QUALE_SRC_INPUT_READER_H
 #define QUALE_SRC_INPUT_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -73,9 +74,21 @@ struct QualeVideoReader {
     unsigned char prefix[READER_SNIFF_BYTES];
     size_t prefix_len, prefix_pos;
 
+    /* Compressed video: FFmpeg's decoder (decode.c), NULL otherwise. */
+    struct Decoder *decoder;
+
     /* Room for a path of PATH_MAX (4096) bytes and the reason after it. */
     char error[4096 + 512];
 };
+
+/* decode.c: opens the decoder over the reader's stream (which can seek
+ * when seekable), reads a frame into pic (NULL: decoded and dropped) as
+ * next_frame() does, and closes it. */
+int decoder_open(struct QualeVideoReader *r, bool seekable);
+int decoder_read(struct QualeVideoReader *r, QualePicture *pic);
+void decoder_close(struct QualeVideoReader *r);
+const char *decoder_description(const struct QualeVideoReader *r);
+int64_t decoder_frames(const struct QualeVideoReader *r);
 
 /* fread() and getc() of the reader's stream, its sniffed prefix first. */
 size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n);

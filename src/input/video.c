@@ -203,9 +203,31 @@ static void probe_seekable(struct QualeVideoReader *r)
     r->file_size = (uint64_t)st.st_size;
 }
 
+/* Whether FFmpeg opens a regular file that has no signature sniff()
+ * knows (an elementary H.264 stream, say); when not, the file is read
+ * again from its start, as if nothing had been tried. */
+static bool try_decoder(struct QualeVideoReader *r)
+{
+    const off_t start = ftello(r->file);
+    if (start < 0) return false;
+    /* A still image (FFmpeg's *_pipe and image2 demuxers) is no video, and
+     * YUV4MPEG2 is quale's own to judge (FFmpeg's reader is lenient): both
+     * are left to the message for files quale does not read. */
+    const char *what = NULL;
+    if (decoder_open(r, true) == 0 && (what = decoder_description(r)) &&
+        !strstr(what, "pipe") && !strstr(what, "image2"))
+        return true;
+    decoder_close(r);
+    r->error[0] = '\0';
+    clearerr(r->file);
+    if (fseeko(r->file, start, SEEK_SET)) r->state = READER_FAILED;
+    return false;
+}
+
 static void reader_free(struct QualeVideoReader *r)
 {
     if (!r) return;
+    decoder_close(r);
     if (r->own_file && r->file) fclose(r->file);
     free(r->stdio_buffer); /* only after fclose(): stdio uses it until then */
     free(r->scratch);
@@ -234,13 +256,25 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
     r->name = name_copy;
 
     /* A YUV4MPEG2 file is read as one whatever was asked; a compressed
-     * one is refused with what it is, never read as raw samples. */
+     * one is decoded (or, without a decoder, refused with what it is),
+     * never read as raw samples. */
     bool regular = false;
     const Kind kind = sniff_start(r, &regular);
     int err = 0;
     if (kind >= KIND_MP4) {
-        err = video_reader_fail(r, -EPROTONOSUPPORT, "%s (compressed video), not YUV4MPEG2 or "
-                                "raw yuv: decode it first", kind_names[kind]);
+        err = decoder_open(r, regular);
+        if (err && err != -ENOMEM) {
+            /* Say what the file is, then why it is not decoded. */
+            char reason[sizeof(r->error)];
+            const size_t skip = strlen(r->name) + 2; /* "<name>: " */
+            snprintf(reason, sizeof(reason), "%s", strlen(r->error) > skip ? r->error + skip : "");
+            err = video_reader_fail(r, err, err == -EPROTONOSUPPORT
+                                    ? "%s (compressed video), but %s: decode it first"
+                                    : "%s (compressed video) that cannot be decoded: %s",
+                                    kind_names[kind], reason);
+        }
+    } else if (kind == KIND_UNKNOWN && !raw && regular && try_decoder(r)) {
+        err = 0; /* a container without a signature we know (FFmpeg's probe) */
     } else if (kind == KIND_EMPTY && !raw) {
         err = video_reader_fail(r, -ENODATA, "%s", regular ? "empty file" : "no data: the "
                                 "stream ended before its first byte (did the program writing "
@@ -249,7 +283,7 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
         r->is_y4m = raw == NULL || kind == KIND_Y4M;
         err = r->is_y4m ? y4m_open(r) : yuv_open(r, raw);
     }
-    if (!err) probe_seekable(r);
+    if (!err && !r->decoder) probe_seekable(r);
     r->data_start = r->position;
     /* A raw file is whole frames; anything else means the format given
      * is not the file's. */
@@ -345,8 +379,14 @@ int quale_video_is_y4m(const QualeVideoReader *reader)
     return reader && reader->is_y4m;
 }
 
+const char *quale_video_codec(const QualeVideoReader *reader)
+{
+    return reader ? decoder_description(reader) : NULL;
+}
+
 int64_t quale_video_frames_in_file(const QualeVideoReader *reader)
 {
+    if (reader && reader->decoder) return decoder_frames(reader);
     if (!reader || !reader->seekable || !reader->frame_bytes) return -1;
     const uint64_t size = reader->file_size > reader->data_start
                               ? reader->file_size - reader->data_start : 0;
@@ -420,8 +460,12 @@ static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
 static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = 1;
-    if (r->is_y4m) ret = y4m_read_frame_header(r);
-    if (ret > 0) ret = yuv_read_payload(r, pic, !r->is_y4m);
+    if (r->decoder) {
+        ret = decoder_read(r, pic);
+    } else {
+        if (r->is_y4m) ret = y4m_read_frame_header(r);
+        if (ret > 0) ret = yuv_read_payload(r, pic, !r->is_y4m);
+    }
     if (ret > 0) {
         r->frame++;
     } else if (ret == 0) {

@@ -1,0 +1,464 @@
+/*
+ * Compressed video through FFmpeg's libraries (libavformat, libavcodec,
+ * libswscale): the reader behind a file whose first bytes name a container
+ * (video.c's sniff()), or that FFmpeg recognises where YUV4MPEG2 was
+ * expected.  The bytes come through the reader's own stream (an AVIO
+ * context over reader_read()), so files, pipes and stdin all work; a
+ * regular file can seek (an MP4 whose index is at its end needs that).
+ *
+ * Frames are the decoder's output order (presentation order).  Planar YUV
+ * of 8 to 16 bits, little-endian, is copied as it is; any other layout
+ * (NV12, P010, packed or RGB) is converted by swscale to planar YUV of the
+ * same chroma subsampling and depth.  The libraries are loaded at the
+ * first compressed file (dlopen), so quale starts without them and runs
+ * where they are not installed; without FFmpeg's headers at build time
+ * (the meson feature "ffmpeg"), decoder_open() says there is no decoder.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "reader.h"
+
+#if QUALE_HAVE_FFMPEG
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+#include <dlfcn.h>
+#include <pthread.h>
+
+
+/* FFmpeg's libraries are loaded when the first compressed file is opened,
+ * not linked: they bring in a hundred more libraries, whose loading would
+ * slow every start of the tool by a tenth of a second.  The sonames are
+ * those of the headers quale was built with. */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+static struct {
+    AVFormatContext *(*avformat_alloc_context)(void);
+    int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
+    int (*avformat_find_stream_info)(AVFormatContext *, AVDictionary **);
+    int (*av_find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
+    void (*avformat_close_input)(AVFormatContext **);
+    int (*av_read_frame)(AVFormatContext *, AVPacket *);
+    AVIOContext *(*avio_alloc_context)(unsigned char *, int, int, void *, int (*)(void *, uint8_t *, int), int (*)(void *, uint8_t *, int), int64_t (*)(void *, int64_t, int));
+    void (*avio_context_free)(AVIOContext **);
+    AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
+    int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
+    int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
+    void (*avcodec_free_context)(AVCodecContext **);
+    int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
+    int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
+    AVPacket *(*av_packet_alloc)(void);
+    void (*av_packet_free)(AVPacket **);
+    void (*av_packet_unref)(AVPacket *);
+    void (*av_log_set_level)(int);
+    void *(*av_malloc)(size_t);
+    void (*av_free)(void *);
+    void (*av_freep)(void *);
+    int (*av_strerror)(int, char *, size_t);
+    AVFrame *(*av_frame_alloc)(void);
+    void (*av_frame_free)(AVFrame **);
+    void (*av_frame_unref)(AVFrame *);
+    int (*av_frame_get_buffer)(AVFrame *, int);
+    const AVPixFmtDescriptor *(*av_pix_fmt_desc_get)(enum AVPixelFormat);
+    struct SwsContext *(*sws_getCachedContext)(struct SwsContext *, int, int, enum AVPixelFormat, int, int, enum AVPixelFormat, int, SwsFilter *, SwsFilter *, const double *);
+    int (*sws_scale)(struct SwsContext *, const uint8_t *const[], const int[], int, int, uint8_t *const[], const int[]);
+    void (*sws_freeContext)(struct SwsContext *);
+} ff;
+
+static const struct {
+    const char *library;
+    const char *const *symbols;
+} ff_libraries[] = {
+    { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avio_alloc_context", "avio_context_free", NULL } },
+    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "av_packet_alloc", "av_packet_free", "av_packet_unref", NULL } },
+    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_get_buffer", "av_pix_fmt_desc_get", NULL } },
+    { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
+};
+
+static pthread_once_t ff_once = PTHREAD_ONCE_INIT;
+static char ff_error[256]; /* empty once loaded */
+
+/* Fills ff in the order of its fields, which is ff_libraries' order. */
+static void ff_load(void)
+{
+    void **slot = (void **)(void *)&ff;
+    for (size_t l = 0; l < sizeof(ff_libraries) / sizeof(ff_libraries[0]); l++) {
+        void *lib = dlopen(ff_libraries[l].library, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            snprintf(ff_error, sizeof(ff_error), "FFmpeg's %s could not be loaded (install "
+                     "Debian's package of it)", ff_libraries[l].library);
+            return;
+        }
+        for (const char *const *name = ff_libraries[l].symbols; *name; name++) {
+            *slot = dlsym(lib, *name);
+            if (!*slot++) {
+                snprintf(ff_error, sizeof(ff_error), "%s lacks %s", ff_libraries[l].library,
+                         *name);
+                return;
+            }
+        }
+    }
+}
+
+#define IO_BUFFER_SIZE (1 << 16)
+
+struct Decoder {
+    AVFormatContext *format;
+    AVIOContext *io;
+    AVCodecContext *codec;
+    int stream;
+    AVPacket *packet;
+    AVFrame *frame;
+    bool draining;
+    /* Conversion of a layout quale does not read to planar YUV. */
+    struct SwsContext *sws;
+    enum AVPixelFormat target;
+    AVFrame *converted;
+    char description[160]; /* "h264 in mov,mp4,m4a,3gp,3g2,mj2" */
+};
+
+static int io_read(void *opaque, uint8_t *buf, int size)
+{
+    struct QualeVideoReader *r = opaque;
+    const size_t n = reader_read(r, buf, (size_t)size);
+    if (n) return (int)n;
+    return ferror(r->file) ? AVERROR(EIO) : AVERROR_EOF;
+}
+
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    struct QualeVideoReader *r = opaque;
+    if (whence & AVSEEK_SIZE) {
+        struct stat st;
+        return fstat(fileno(r->file), &st) ? AVERROR(errno) : (int64_t)st.st_size;
+    }
+    whence &= ~AVSEEK_FORCE;
+    if (fseeko(r->file, (off_t)offset, whence)) return AVERROR(errno);
+    return (int64_t)ftello(r->file);
+}
+
+static const char *error_text(int err, char *buf, size_t size)
+{
+    ff.av_strerror(err, buf, size);
+    return buf;
+}
+
+/* The planar little-endian YUV layout of a descriptor's subsampling and
+ * depth (AV_PIX_FMT_NONE for none). */
+static enum AVPixelFormat planar_layout(const AVPixFmtDescriptor *d, enum QualeChroma *chroma)
+{
+    const unsigned depth = d->comp[0].depth;
+    if (d->nb_components < 3 || (d->flags & AV_PIX_FMT_FLAG_RGB)) {
+        if (d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB)) {
+            *chroma = QUALE_CHROMA_400;
+            return depth <= 8 ? AV_PIX_FMT_GRAY8 : depth <= 10 ? AV_PIX_FMT_GRAY10LE
+                   : depth <= 12 ? AV_PIX_FMT_GRAY12LE : AV_PIX_FMT_GRAY16LE;
+        }
+        /* RGB: as 4:4:4 YUV of its depth. */
+        *chroma = QUALE_CHROMA_444;
+        return depth <= 8 ? AV_PIX_FMT_YUV444P : depth <= 10 ? AV_PIX_FMT_YUV444P10LE
+               : depth <= 12 ? AV_PIX_FMT_YUV444P12LE : AV_PIX_FMT_YUV444P16LE;
+    }
+    static const struct {
+        int log2_w, log2_h;
+        enum QualeChroma chroma;
+        enum AVPixelFormat by_depth[4]; /* 8, 10, 12, 16 */
+    } layouts[] = {
+        { 1, 1, QUALE_CHROMA_420, { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10LE,
+                                    AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P16LE } },
+        { 1, 0, QUALE_CHROMA_422, { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P10LE,
+                                    AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P16LE } },
+        { 0, 0, QUALE_CHROMA_444, { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P10LE,
+                                    AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P16LE } },
+    };
+    for (unsigned i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+        if (layouts[i].log2_w != d->log2_chroma_w || layouts[i].log2_h != d->log2_chroma_h)
+            continue;
+        *chroma = layouts[i].chroma;
+        return layouts[i].by_depth[depth <= 8 ? 0 : depth <= 10 ? 1 : depth <= 12 ? 2 : 3];
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+/* Whether quale reads this layout as it is: planar YUV (or gray), one
+ * sample per element, little-endian, 8 to 16 bits. */
+static bool readable_as_is(const AVPixFmtDescriptor *d)
+{
+    if ((d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL |
+                     AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)))
+        return false;
+    if (!(d->flags & AV_PIX_FMT_FLAG_PLANAR) && d->nb_components > 1) return false;
+    if (d->nb_components != 1 && d->nb_components != 3) return false; /* no alpha */
+    const unsigned depth = d->comp[0].depth;
+    for (int c = 0; c < d->nb_components; c++) {
+        if (d->comp[c].depth != (int)depth || d->comp[c].shift || d->comp[c].offset ||
+            d->comp[c].plane != c || d->comp[c].step != (depth > 8 ? 2 : 1))
+            return false;
+    }
+    if (depth < 8 || depth > 16) return false;
+    if (d->nb_components == 3 && !((d->log2_chroma_w == 1 && d->log2_chroma_h <= 1) ||
+                                   (d->log2_chroma_w == 0 && d->log2_chroma_h == 0)))
+        return false;
+    return true;
+}
+
+void decoder_close(struct QualeVideoReader *r)
+{
+    struct Decoder *d = r->decoder;
+    if (!d) return;
+    ff.sws_freeContext(d->sws);
+    ff.av_frame_free(&d->converted);
+    ff.av_frame_free(&d->frame);
+    ff.av_packet_free(&d->packet);
+    ff.avcodec_free_context(&d->codec);
+    ff.avformat_close_input(&d->format);
+    if (d->io) ff.av_freep(&d->io->buffer);
+    ff.avio_context_free(&d->io);
+    free(d);
+    r->decoder = NULL;
+}
+
+int decoder_open(struct QualeVideoReader *r, bool seekable)
+{
+    pthread_once(&ff_once, ff_load);
+    if (ff_error[0])
+        return video_reader_fail(r, -EPROTONOSUPPORT, "%s", ff_error);
+    struct Decoder *d = calloc(1, sizeof(*d));
+    if (!d) return video_reader_fail(r, -ENOMEM, "out of memory");
+    r->decoder = d;
+    char text[128];
+    /* FFmpeg's own messages would repeat ours, less clearly. */
+    ff.av_log_set_level(AV_LOG_QUIET);
+    unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
+    d->io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, r, io_read, NULL,
+                                        seekable ? io_seek : NULL)
+                   : NULL;
+    if (!d->io) {
+        ff.av_free(buffer);
+        return video_reader_fail(r, -ENOMEM, "out of memory");
+    }
+    d->format = ff.avformat_alloc_context();
+    if (!d->format) return video_reader_fail(r, -ENOMEM, "out of memory");
+    d->format->pb = d->io;
+    int err = ff.avformat_open_input(&d->format, NULL, NULL, NULL);
+    if (err < 0)
+        return video_reader_fail(r, -EPROTO, "not a video FFmpeg can open (%s)",
+                                 error_text(err, text, sizeof(text)));
+    if ((err = ff.avformat_find_stream_info(d->format, NULL)) < 0)
+        return video_reader_fail(r, -EPROTO, "FFmpeg cannot read its streams (%s)",
+                                 error_text(err, text, sizeof(text)));
+    const AVCodec *codec = NULL;
+    d->stream = ff.av_find_best_stream(d->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (d->stream < 0)
+        return video_reader_fail(r, -EPROTO, "%s", d->stream == AVERROR_DECODER_NOT_FOUND
+                                 ? "its video's codec is not one this FFmpeg decodes"
+                                 : "it has no video stream");
+    const AVStream *st = d->format->streams[d->stream];
+    d->codec = ff.avcodec_alloc_context3(codec);
+    if (!d->codec) return video_reader_fail(r, -ENOMEM, "out of memory");
+    ff.avcodec_parameters_to_context(d->codec, st->codecpar);
+    d->codec->thread_count = 0; /* FFmpeg's choice: a thread per core */
+    if ((err = ff.avcodec_open2(d->codec, codec, NULL)) < 0)
+        return video_reader_fail(r, -EPROTO, "FFmpeg cannot open its %s decoder (%s)",
+                                 codec->name, error_text(err, text, sizeof(text)));
+    d->packet = ff.av_packet_alloc();
+    d->frame = ff.av_frame_alloc();
+    if (!d->packet || !d->frame) return video_reader_fail(r, -ENOMEM, "out of memory");
+    snprintf(d->description, sizeof(d->description), "%s in %s", codec->name,
+             d->format->iformat->name);
+
+    const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get(d->codec->pix_fmt);
+    if ((!desc || d->codec->width <= 0) && !seekable && strstr(d->format->iformat->name, "mp4"))
+        return video_reader_fail(r, -ESPIPE, "an MP4/MOV file whose index comes after its "
+                                 "frames cannot be read from a pipe: give its path, or write "
+                                 "it with -movflags +faststart (or as Matroska, or y4m)");
+    if (!desc || d->codec->width <= 0 || d->codec->height <= 0)
+        return video_reader_fail(r, -EPROTO, "its video (%s) has no picture size or format",
+                                 d->description);
+    enum QualeChroma chroma;
+    d->target = planar_layout(desc, &chroma);
+    if (d->target == AV_PIX_FMT_NONE)
+        return video_reader_fail(r, -ENOTSUP, "its pictures (%s, %s) have a chroma layout "
+                                 "quale does not score", d->description, desc->name);
+    const unsigned depth = readable_as_is(desc) ? (unsigned)desc->comp[0].depth
+                           : (unsigned)ff.av_pix_fmt_desc_get(d->target)->comp[0].depth;
+    r->format = (QualeVideoFormat){ .chroma = chroma, .bitdepth = depth,
+                                    .width = (unsigned)d->codec->width,
+                                    .height = (unsigned)d->codec->height };
+    char why[256];
+    if (quale_video_format_check(&r->format, why, sizeof(why)))
+        return video_reader_fail(r, -ENOTSUP, "its pictures (%s) cannot be scored: %s",
+                                 d->description, why);
+    r->file_bitdepth = depth;
+    r->shift = 0;
+    r->plane_count = chroma == QUALE_CHROMA_400 ? 1 : 3;
+    r->plane_mask = (1u << r->plane_count) - 1;
+    for (unsigned p = 0; p < r->plane_count; p++) {
+        const bool sub_w = p && chroma != QUALE_CHROMA_444;
+        const bool sub_h = p && chroma == QUALE_CHROMA_420;
+        r->plane_width[p] = sub_w ? (r->format.width + 1) / 2 : r->format.width;
+        r->plane_height[p] = sub_h ? (r->format.height + 1) / 2 : r->format.height;
+    }
+    r->frame_bytes = 1; /* not a stored size: frames_in_file() asks the container */
+    return 0;
+}
+
+const char *decoder_description(const struct QualeVideoReader *r)
+{
+    return r->decoder ? r->decoder->description : NULL;
+}
+
+int64_t decoder_frames(const struct QualeVideoReader *r)
+{
+    const struct Decoder *d = r->decoder;
+    const int64_t n = d ? d->format->streams[d->stream]->nb_frames : 0;
+    return n > 0 ? n : -1;
+}
+
+/* The next decoded frame into d->frame: 1, 0 at the end, or an error. */
+static int decode_next(struct QualeVideoReader *r)
+{
+    struct Decoder *d = r->decoder;
+    char text[128];
+    for (;;) {
+        int err = ff.avcodec_receive_frame(d->codec, d->frame);
+        if (err == 0) return 1;
+        if (err == AVERROR_EOF) return 0;
+        if (err != AVERROR(EAGAIN))
+            return video_reader_fail(r, -EPROTO, "frame %llu: decoding failed (%s)",
+                                     (unsigned long long)r->frame,
+                                     error_text(err, text, sizeof(text)));
+        if (d->draining) return 0;
+        err = ff.av_read_frame(d->format, d->packet);
+        if (err == AVERROR_EOF) {
+            d->draining = true;
+            ff.avcodec_send_packet(d->codec, NULL);
+            continue;
+        }
+        if (err < 0)
+            return video_reader_fail(r, err == AVERROR(EIO) ? -EIO : -EPROTO,
+                                     "frame %llu: reading the file failed (%s)",
+                                     (unsigned long long)r->frame,
+                                     error_text(err, text, sizeof(text)));
+        if (d->packet->stream_index == d->stream) err = ff.avcodec_send_packet(d->codec, d->packet);
+        ff.av_packet_unref(d->packet);
+        if (err < 0 && err != AVERROR(EAGAIN))
+            return video_reader_fail(r, -EPROTO, "frame %llu: the decoder refused a packet (%s)",
+                                     (unsigned long long)r->frame,
+                                     error_text(err, text, sizeof(text)));
+    }
+}
+
+/* d->frame's picture as planar YUV of the reader's layout. */
+static const AVFrame *planar_frame(struct QualeVideoReader *r)
+{
+    struct Decoder *d = r->decoder;
+    const AVFrame *f = d->frame;
+    if (f->width != (int)r->format.width || f->height != (int)r->format.height) {
+        video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
+                          "(a change of size inside the stream)", (unsigned long long)r->frame,
+                          f->width, f->height, r->format.width, r->format.height);
+        return NULL;
+    }
+    const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get((enum AVPixelFormat)f->format);
+    if (desc && readable_as_is(desc) && (unsigned)desc->comp[0].depth == r->file_bitdepth)
+        return f;
+    if (!d->converted) {
+        d->converted = ff.av_frame_alloc();
+        if (!d->converted) return NULL;
+        d->converted->format = d->target;
+        d->converted->width = f->width;
+        d->converted->height = f->height;
+        if (ff.av_frame_get_buffer(d->converted, 64) < 0) return NULL;
+    }
+    d->sws = ff.sws_getCachedContext(d->sws, f->width, f->height, (enum AVPixelFormat)f->format,
+                                  f->width, f->height, d->target,
+                                  SWS_POINT | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL,
+                                  NULL);
+    if (!d->sws ||
+        ff.sws_scale(d->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height,
+                  d->converted->data, d->converted->linesize) != f->height) {
+        video_reader_fail(r, -EPROTO, "frame %llu: converting %s to planar YUV failed",
+                          (unsigned long long)r->frame, desc ? desc->name : "its layout");
+        return NULL;
+    }
+    return d->converted;
+}
+
+int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
+{
+    int ret = decode_next(r);
+    if (ret <= 0) return ret;
+    if (pic) {
+        const AVFrame *f = planar_frame(r);
+        if (!f) {
+            ff.av_frame_unref(r->decoder->frame);
+            return r->error[0] ? -EPROTO : -ENOMEM;
+        }
+        const unsigned bytes = r->file_bitdepth > 8 ? 2 : 1;
+        for (unsigned p = 0; p < r->plane_count; p++) {
+            if (!(r->plane_mask >> p & 1)) continue;
+            const size_t row = (size_t)pic->plane_width[p] * bytes;
+            for (unsigned y = 0; y < pic->plane_height[p]; y++) {
+                uint8_t *dst = (uint8_t *)pic->data[p] + (size_t)y * (size_t)pic->stride[p];
+                memcpy(dst, f->data[p] + (size_t)y * (size_t)f->linesize[p], row);
+                if (r->shift) {
+                    /* --score-bitdepth: deeper samples, shifted left. */
+                    uint16_t *s = (uint16_t *)(void *)dst;
+                    if (bytes == 1) {
+                        for (unsigned x = pic->plane_width[p]; x-- > 0;)
+                            s[x] = (uint16_t)(dst[x] << r->shift);
+                    } else {
+                        for (unsigned x = 0; x < pic->plane_width[p]; x++)
+                            s[x] = (uint16_t)(s[x] << r->shift);
+                    }
+                }
+            }
+        }
+    }
+    ff.av_frame_unref(r->decoder->frame);
+    return 1;
+}
+
+#else /* !QUALE_HAVE_FFMPEG */
+
+int decoder_open(struct QualeVideoReader *r, bool seekable)
+{
+    (void)seekable;
+    return video_reader_fail(r, -EPROTONOSUPPORT, "this build of quale has no decoder "
+                             "(FFmpeg's headers were not found when it was built)");
+}
+
+void decoder_close(struct QualeVideoReader *r)
+{
+    (void)r;
+}
+
+const char *decoder_description(const struct QualeVideoReader *r)
+{
+    (void)r;
+    return NULL;
+}
+
+int64_t decoder_frames(const struct QualeVideoReader *r)
+{
+    (void)r;
+    return -1;
+}
+
+int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
+{
+    (void)pic;
+    return video_reader_fail(r, -EPROTONOSUPPORT, "no decoder in this build");
+}
+
+#endif

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Compressed input: quale reading the corpus bitstreams (mkv, mp4) through
+FFmpeg's libraries gives, key by key and frame by frame, the numbers of
+the same run on the raw frames that decode.sh writes with the ffmpeg tool
+(which golden_parity holds against libvmaf).  Also: a Matroska file
+through a pipe, an MP4 whose index is at its end through a pipe (refused,
+saying why), --score-bitdepth on decoded 10-bit video, and the note when
+raw flags are given for a compressed file.  Ends with "N passed, M
+failed"; exits 77 when quale was built without a decoder.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus as shared_corpus  # noqa: E402
+
+PASSED = FAILED = 0
+FEATURES = ["--feature", "psnr", "--feature", "float_ssim", "--feature", "cambi"]
+
+
+def check(ok, what):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print(f"FAIL: {what}", flush=True)
+
+
+def scores(quale, *args, stdin=None):
+    p = subprocess.run([quale, *args, "-q", "--threads", "2", "--json", "-o", "-"],
+                       capture_output=True, stdin=stdin if stdin is not None else subprocess.DEVNULL)
+    if p.returncode:
+        return None, p.stderr.decode(errors="replace")
+    d = json.loads(p.stdout)
+    return {"frames": d["frames"], "pooled": d["pooled_metrics"]}, p.stderr.decode()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quale", required=True)
+    ap.add_argument("--shared", default=shared_corpus.default_shared())
+    ap.add_argument("--cache", default=shared_corpus.default_cache())
+    args = ap.parse_args()
+    corpus = os.path.join(args.shared, "corpus")
+    if not os.path.isdir(corpus):
+        print(f"skip: no corpus at {corpus}")
+        return 77
+    with open(os.path.join(corpus, "manifest.json")) as f:
+        manifest = json.load(f)
+    probe = subprocess.run([args.quale, "-r", os.path.join(corpus, manifest[0]["ref"]),
+                            "-d", os.path.join(corpus, manifest[0]["ref"]), "-n", "--feature",
+                            "psnr", "--frame_cnt", "1", "-q"], capture_output=True, text=True)
+    if "has no decoder" in probe.stderr:
+        print("skip: this build of quale has no decoder (FFmpeg's libraries were not found)")
+        return 77
+    shared_corpus.ensure_decoded(args.shared, args.cache)
+
+    for pair in manifest:
+        raw = ["-w", str(pair["width"]), "-h", str(pair["height"]),
+               "-p", pair["vmaf_pixel_format"], "-b", str(pair["bitdepth"])]
+        want, err = scores(args.quale, "-r", os.path.join(args.cache, pair["ref_yuv"]),
+                           "-d", os.path.join(args.cache, pair["dis_yuv"]), *raw, *FEATURES)
+        check(want is not None, f"{pair['name']}: raw run: {err}")
+        got, err = scores(args.quale, "-r", os.path.join(corpus, pair["ref"]),
+                          "-d", os.path.join(corpus, pair["dis"]), *FEATURES)
+        check(got is not None, f"{pair['name']}: decoded run: {err}")
+        if want and got:
+            check(got == want, f"{pair['name']}: decoded and raw runs differ")
+            print(f"{pair['name']}: {pair['ref']} and {pair['dis']}: {len(got['frames'])} "
+                  f"frames, {len(got['frames'][0]['metrics'])} keys, identical", flush=True)
+
+    dune = next(p for p in manifest if p["name"] == "dune_576x324_noise")
+    ref = os.path.join(corpus, dune["ref"])
+    want, _ = scores(args.quale, "-r", ref, "-d", os.path.join(corpus, dune["dis"]))
+    with open(os.path.join(corpus, dune["dis"]), "rb") as f:
+        got, err = scores(args.quale, "-r", ref, "-d", "-", stdin=f)
+    check(want is not None and got == want, f"Matroska through a pipe: {err}")
+
+    mp4 = next(p for p in manifest if p["dis"].endswith(".mp4"))
+    with open(os.path.join(corpus, mp4["dis"]), "rb") as f:
+        data = f.read()
+    p = subprocess.run([args.quale, "-r", os.path.join(corpus, mp4["ref"]), "-d", "-", "-q"],
+                       input=data, capture_output=True)
+    at_end = data.find(b"moov") > data.find(b"mdat")
+    err = p.stderr.decode(errors="replace")
+    if at_end:
+        check(p.returncode == 1 and "-movflags +faststart" in err,
+              f"an MP4 with its index at the end, through a pipe: {err!r}")
+    else:
+        check(p.returncode == 0, f"an MP4 with its index first, through a pipe: {err!r}")
+    # The same bytes as standard input from the file itself: it can seek.
+    with open(os.path.join(corpus, mp4["dis"]), "rb") as f:
+        got, err = scores(args.quale, "-r", os.path.join(corpus, mp4["ref"]), "-d", "-", stdin=f)
+    want, _ = scores(args.quale, "-r", os.path.join(corpus, mp4["ref"]),
+                     "-d", os.path.join(corpus, mp4["dis"]))
+    check(want is not None and got == want, f"an MP4 as standard input from its file: {err}")
+
+    storm = next(p for p in manifest if p["name"] == "storm_720p10_x265crf28")
+    deep = ["--score-bitdepth", "12", "-m", "version=vmaf_v1.0.16_3d0h"]
+    raw = ["-w", "1280", "-h", "720", "-p", "420", "-b", "10"]
+    want, _ = scores(args.quale, "-r", os.path.join(args.cache, storm["ref_yuv"]),
+                     "-d", os.path.join(args.cache, storm["dis_yuv"]), *raw, *deep)
+    got, err = scores(args.quale, "-r", os.path.join(corpus, storm["ref"]),
+                      "-d", os.path.join(corpus, storm["dis"]), *deep)
+    check(want is not None and got == want, f"--score-bitdepth 12 on decoded 10-bit video: {err}")
+
+    p = subprocess.run([args.quale, "-r", os.path.join(corpus, storm["ref"]),
+                        "-d", os.path.join(corpus, storm["dis"]), *raw, "-n", "--feature", "psnr"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "is compressed video (hevc in mov,mp4" in p.stderr and
+          "-w/-h/-p/-b are for raw video" in p.stderr, f"raw flags for compressed input: {p.stderr!r}")
+
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 1 if FAILED or not PASSED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
