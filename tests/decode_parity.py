@@ -115,6 +115,52 @@ def main():
     check(p.returncode == 0 and "is compressed video (hevc in mov,mp4" in p.stderr and
           "-w/-h/-p/-b are for raw video" in p.stderr, f"raw flags for compressed input: {p.stderr!r}")
 
+    # Bad input: a clear message or warning, never a crash or a hang.
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        dune_ref = os.path.join(corpus, "dune_576x324_ref.mkv")
+        with open(os.path.join(corpus, "dune_576x324_x264crf28.mp4"), "rb") as f:
+            mp4_bytes = f.read()
+        with open(os.path.join(corpus, "dune_576x324_noise.mkv"), "rb") as f:
+            mkv_bytes = bytearray(f.read())
+        cases = []
+        path = os.path.join(tmp, "truncated.mp4")
+        with open(path, "wb") as f:
+            f.write(mp4_bytes[:30000])
+        cases.append(("a truncated mp4", path, 1, "an MP4/MOV file (compressed video) that "
+                      "cannot be decoded"))
+        path = os.path.join(tmp, "cut.mkv")
+        with open(path, "wb") as f:
+            f.write(mkv_bytes[:200000])
+        cases.append(("a cut mkv", path, 0, "cut.mkv ended after"))
+        corrupt = bytearray(mkv_bytes)
+        for i in range(len(corrupt) // 3, len(corrupt) // 3 + 2000):
+            corrupt[i] ^= 0x5A
+        path = os.path.join(tmp, "corrupt.mkv")
+        with open(path, "wb") as f:
+            f.write(corrupt)
+        cases.append(("a corrupt bitstream in the middle", path, 0, "damaged frame"))
+        path = os.path.join(tmp, "empty.mp4")
+        open(path, "wb").close()
+        cases.append(("a 0-byte file", path, 1, "empty file"))
+        cases.append(("a directory", tmp, 1, "Is a directory"))
+        audio = os.path.join(tmp, "audio.m4a")
+        made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                               "sine=frequency=440:duration=1", "-c:a", "aac", audio],
+                              capture_output=True)
+        if made.returncode == 0:
+            cases.append(("an audio-only file", audio, 1, "it has no video stream"))
+        else:
+            print("skip: no audio-only file (ffmpeg could not make one)", flush=True)
+        for what, path, code, message in cases:
+            try:
+                p = subprocess.run([args.quale, "-r", dune_ref, "-d", path, "-q"],
+                                   capture_output=True, text=True, timeout=120)
+                check(p.returncode == code and message in p.stderr,
+                      f"{what}: exit {p.returncode}, wanted {code}: {p.stderr!r}")
+            except subprocess.TimeoutExpired:
+                check(False, f"{what}: hung")
+
     print(f"{PASSED} passed, {FAILED} failed")
     return 1 if FAILED or not PASSED else 0
 

@@ -682,6 +682,14 @@ static int run(const CliSettings *s)
         if (clamped)
             say("warning", "%s: %llu samples exceeded %u bits and were clamped",
                 shown(inputs[i].path), (unsigned long long)clamped, ref_format.bitdepth);
+        uint64_t damaged = 0;
+        for (unsigned k = 0; k < inputs[i].lane_count; k++)
+            damaged += quale_video_damaged_frames(inputs[i].lanes[k]);
+        if (damaged)
+            say("warning", "%s: the decoder found %llu damaged frame%s (a corrupt bitstream, "
+                "decoded with concealment): %s of repaired pictures", shown(inputs[i].path),
+                (unsigned long long)damaged, damaged == 1 ? "" : "s",
+                damaged == 1 ? "its scores are those" : "their scores are those");
     }
 
     const double fps = elapsed > 0 ? frames / elapsed : 0.;

@@ -175,6 +175,10 @@ QUALE_API const char *quale_video_error(const QualeVideoReader *reader);
 /** The number of samples clamped so far because they exceeded the bit depth. */
 QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
 
+/** Compressed video: the frames so far that the decoder flagged as damaged
+ *  (decoded with concealment from a corrupt bitstream). */
+QUALE_API uint64_t quale_video_damaged_frames(const QualeVideoReader *reader);
+
 QUALE_API void quale_video_close(QualeVideoReader **reader);
 
 /* ------------------------------------------------------------------------ */

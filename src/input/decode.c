@@ -398,6 +398,11 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = decode_next(r);
     if (ret <= 0) return ret;
+    /* A damaged bitstream decodes with concealment: counted, so that the
+     * caller can say the scores are of repaired pictures. */
+    if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
+        r->decoder->frame->decode_error_flags)
+        r->damaged++;
     if (pic) {
         const AVFrame *f = planar_frame(r);
         if (!f) {

@@ -63,6 +63,7 @@ struct QualeVideoReader {
 
     uint64_t frame;       /* index of the next frame, from 0 */
     uint64_t clamped;     /* samples clamped to the bit depth's maximum */
+    uint64_t damaged;     /* decoded frames the decoder flagged as damaged */
     enum ReaderState state;
     int failure;          /* negative errno returned while READER_FAILED */
 

@@ -513,6 +513,11 @@ uint64_t quale_video_clamped_samples(const QualeVideoReader *reader)
     return reader ? reader->clamped : 0;
 }
 
+uint64_t quale_video_damaged_frames(const QualeVideoReader *reader)
+{
+    return reader ? reader->damaged : 0;
+}
+
 void quale_video_close(QualeVideoReader **reader)
 {
     if (!reader) return;
