@@ -847,6 +847,32 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
     check(p.returncode == 0 and "every other byte is 0 to 15" in p.stderr and
           p.stderr.count("does not look like") == 1, f"10-bit 4:2:0 read as 8-bit 4:4:4: {p.stderr!r}")
 
+    # --align auto: a distorted video missing its first 3 frames is found
+    # 3 frames late, and scored as --frame_skip_ref 3 scores it.
+    long_ref, long_dist = t.make("long", "--width", "96", "--height", "64", "--frames", "20",
+                                 "--raw")
+    late = os.path.join(t.tmp, "late.yuv")
+    with open(long_dist, "rb") as f:
+        data = f.read()
+    with open(late, "wb") as f:
+        f.write(data[3 * 96 * 64 * 3 // 2:])
+    fmt = ["-w", "96", "-h", "64", "-p", "420", "-b", "8"]
+    p = t.run("-r", long_ref, "-d", late, *fmt, *psnr, "--align", "auto", "--json", "-o", "-")
+    q = t.run("-r", long_ref, "-d", late, *fmt, *psnr, "--frame_skip_ref", "3", "-q", "--json",
+              "-o", "-")
+    check(p.returncode == 0 and q.returncode == 0 and
+          "the distorted video starts 3 frames later than the reference" in p.stderr and
+          "--frame_skip_ref 3" in p.stderr and
+          json.loads(p.stdout)["frames"] == json.loads(q.stdout)["frames"],
+          f"--align auto finds 3 frames: {p.stderr!r}")
+    p = t.run("-r", late, "-d", long_dist, *fmt, *psnr, "--align", "auto", "-q")
+    check(p.returncode == 0 and "the reference starts 3 frames later than the distorted video"
+          in p.stderr, f"--align auto the other way: {p.stderr!r}")
+    p = t.run("-r", long_ref, "-d", long_dist, *fmt, *psnr, "--align", "auto", "-q")
+    check(p.returncode == 0 and "the videos are aligned" in p.stderr, f"aligned: {p.stderr!r}")
+    p = t.run("-r", long_ref, "-d", "-", *fmt, *psnr, "--align", "auto")
+    check(p.returncode == 2 and "standard input" in p.stderr, f"--align auto -d -: {p.stderr!r}")
+
     # An output directory that is not there: said first, with the user's path.
     missing = os.path.join(t.tmp, "missing_dir", "out.xml")
     p = t.run("-r", ref, "-d", dist, *psnr, "-o", missing)

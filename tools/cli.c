@@ -32,6 +32,8 @@ enum {
     ARG_LIST_MODELS,
     ARG_SCORE_BITDEPTH,
     ARG_LIST_DEVICES,
+    ARG_ALIGN,
+    ARG_ALIGN_WINDOW,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +68,8 @@ static const struct option long_options[] = {
     { "list-features", no_argument, NULL, ARG_LIST_FEATURES },
     { "list-models", no_argument, NULL, ARG_LIST_MODELS },
     { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
+    { "align", required_argument, NULL, ARG_ALIGN },
+    { "align-window", required_argument, NULL, ARG_ALIGN_WINDOW },
     { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
     { "score-bitdepth", required_argument, NULL, ARG_SCORE_BITDEPTH },
     { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
@@ -90,6 +94,9 @@ void cli_print_usage(FILE *f)
         "      --frame_cnt N         score at most N frames\n"
         "      --frame_skip_ref N    skip the first N reference frames\n"
         "      --frame_skip_dist N   skip the first N distorted frames\n"
+        "      --align auto          find the frame offset between the videos (luma\n"
+        "                            PSNR of their first frames) and skip to it\n"
+        "      --align-window N      offsets tried each way (default 15)\n"
         "      --subsample N         score every Nth frame\n"
         "      --score-bitdepth N    score both videos at N bits (9 to 16), samples\n"
         "                            shifted left: VMAF v1 is meant to be measured\n"
@@ -285,6 +292,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     s->precision = -1;
     s->gpu_device = -1;
     s->backend = QUALE_BACKEND_CPU;
+    s->align_window = 15;
     error[0] = '\0';
 
     optind = 0; /* glibc: full re-initialisation, so tests can parse twice */
@@ -390,6 +398,16 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
         case ARG_LIST_FEATURES: s->list_features = true; break;
         case ARG_LIST_MODELS: s->list_models = true; break;
         case ARG_LIST_DEVICES: s->list_devices = true; break;
+        case ARG_ALIGN:
+            if (!strcmp(optarg, "auto")) s->align_auto = true;
+            else if (!strcmp(optarg, "none")) s->align_auto = false;
+            else return fail(error, size, "--align takes auto or none, not '%s'", optarg);
+            break;
+        case ARG_ALIGN_WINDOW:
+            if (parse_unsigned(optarg, 1000, &v) || v == 0)
+                return fail(error, size, "--align-window takes 1 to 1000 frames, not '%s'", optarg);
+            s->align_window = v;
+            break;
         case ARG_GPU_DEVICE:
             if (parse_unsigned(optarg, 1024, &v))
                 return fail(error, size, "--gpu_device takes a device index, not '%s'", optarg);
@@ -436,6 +454,9 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     if (!strcmp(s->reference, "-") && !strcmp(s->distorted, "-"))
         return fail(error, size, "only one of -r/--reference and -d/--distorted can be "
                                  "standard input ('-')");
+    if (s->align_auto && (!strcmp(s->reference, "-") || !strcmp(s->distorted, "-")))
+        return fail(error, size, "--align auto reads the first frames twice, which standard "
+                                 "input cannot give: give files");
     if (s->raw_given && !(s->raw.width && s->raw.height && s->raw.chroma && s->raw.bitdepth))
         return fail(error, size, "raw .yuv input needs all of -w/--width, -h/--height, "
                                  "-p/--pixel_format and -b/--bitdepth");

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "align.h"
 #include "cli.h"
 #include "output_file.h"
 #include "prefetch.h"
@@ -596,6 +597,37 @@ static void hint_gpu(const CliSettings *s)
         "numbers");
 }
 
+/* --align auto: the offset found becomes skips of the reference or the
+ * distorted frames, said in one line. */
+static int apply_alignment(CliSettings *s)
+{
+    const QualeVideoFormat *ref_raw = has_y4m_extension(s->reference) || !s->raw_given
+                                          ? NULL : &s->raw;
+    const QualeVideoFormat *dist_raw = has_y4m_extension(s->distorted) || !s->raw_given
+                                           ? NULL : &s->raw;
+    AlignResult a;
+    char error[512];
+    if (align_find(s->reference, s->distorted, ref_raw, dist_raw, s->frame_skip_ref,
+                   s->frame_skip_dist, s->align_window, &a, error, sizeof(error))) {
+        say("error", "--align auto: %s", error);
+        return -1;
+    }
+    if (a.offset > 0) s->frame_skip_dist += (unsigned)a.offset;
+    else s->frame_skip_ref += (unsigned)-a.offset;
+    if (a.offset == 0)
+        say("note", "--align auto: the videos are aligned (luma PSNR %.2f dB; offsets to %u "
+            "frames either way tried)", a.psnr, s->align_window);
+    else
+        say("note", "--align auto: the %s starts %d frame%s later than the %s (luma PSNR %.2f dB "
+            "there, %.2f dB unshifted): skipping %d %s frame%s (--frame_skip_%s %u)",
+            a.offset > 0 ? "reference" : "distorted video", abs(a.offset),
+            abs(a.offset) == 1 ? "" : "s", a.offset > 0 ? "distorted video" : "reference",
+            a.psnr, a.psnr_unshifted, abs(a.offset), a.offset > 0 ? "distorted" : "reference",
+            abs(a.offset) == 1 ? "" : "s", a.offset > 0 ? "dist" : "ref",
+            a.offset > 0 ? s->frame_skip_dist : s->frame_skip_ref);
+    return 0;
+}
+
 static int run(const CliSettings *s)
 {
     int status = EXIT_RUN_FAILED;
@@ -735,5 +767,6 @@ int main(int argc, char *argv[])
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
     if (settings.list_devices) return list_devices(settings.list_json);
+    if (settings.align_auto && apply_alignment(&settings)) return EXIT_RUN_FAILED;
     return run(&settings);
 }
