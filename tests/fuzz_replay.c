@@ -33,6 +33,7 @@ static const struct {
     { "cli", quale_fuzz_cli },
     { "pictures", quale_fuzz_pictures },
     { "output", quale_fuzz_output },
+    { "decode", quale_fuzz_decode },
 };
 
 #define TARGET_COUNT (sizeof(targets) / sizeof(targets[0]))

@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh TARGET [SECONDS] [DIR] [-- libFuzzer flags...]
 #
-# TARGET is y4m, yuv, model, cli, pictures or output; SECONDS defaults to 300; DIR is the
+# TARGET is y4m, yuv, model, cli, pictures, output or decode; SECONDS defaults to 300; DIR is the
 # build directory of build.sh (default build-fuzz/).  The inputs libFuzzer
 # finds go to DIR/corpus-TARGET/ (the committed seeds in
 # tests/fuzz/corpus/TARGET/ are read, never written), crashers to
