@@ -115,6 +115,33 @@ def main():
     check(p.returncode == 0 and "is compressed video (hevc in mov,mp4" in p.stderr and
           "-w/-h/-p/-b are for raw video" in p.stderr, f"raw flags for compressed input: {p.stderr!r}")
 
+    # A distorted video of half the size: scaled to the reference's with
+    # swscale, giving the frames `ffmpeg -vf scale=W:H:flags=NAME` gives
+    # (the raw path on those frames is the golden here).
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        half = os.path.join(tmp, "half.mkv")
+        made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i",
+                               os.path.join(corpus, "dune_576x324_x264crf28.mp4"), "-vf",
+                               "scale=288:162", "-c:v", "ffv1", half], capture_output=True)
+        check(made.returncode == 0, f"making a half-size clip: {made.stderr[-300:]!r}")
+        for scaler in ("bicubic", "lanczos"):
+            up = os.path.join(tmp, f"up_{scaler}.yuv")
+            made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", half, "-vf",
+                                   f"scale=576:324:flags={scaler}", "-f", "rawvideo",
+                                   "-pix_fmt", "yuv420p", up], capture_output=True)
+            ref = os.path.join(corpus, "dune_576x324_ref.mkv")
+            want, _ = scores(args.quale, "-r", ref, "-d", up, "-w", "576", "-h", "324",
+                             "-p", "420", "-b", "8", *FEATURES)
+            extra = [] if scaler == "bicubic" else ["--scaler", scaler]
+            p = subprocess.run([args.quale, "-r", ref, "-d", half, *FEATURES, *extra,
+                                "--threads", "2", "--json", "-o", "-"], capture_output=True,
+                               text=True)
+            got = json.loads(p.stdout)["frames"] if p.returncode == 0 else None
+            check(made.returncode == 0 and want is not None and got == want["frames"] and
+                  f"288x162: scaled to the reference's 576x324 ({scaler}" in p.stderr,
+                  f"half size scaled with {scaler}: {p.stderr[-300:]!r}")
+
     # Bad input: a clear message or warning, never a crash or a hang.
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:

@@ -34,6 +34,7 @@ enum {
     ARG_LIST_DEVICES,
     ARG_ALIGN,
     ARG_ALIGN_WINDOW,
+    ARG_SCALER,
 };
 
 static const struct option long_options[] = {
@@ -70,6 +71,7 @@ static const struct option long_options[] = {
     { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
     { "align", required_argument, NULL, ARG_ALIGN },
     { "align-window", required_argument, NULL, ARG_ALIGN_WINDOW },
+    { "scaler", required_argument, NULL, ARG_SCALER },
     { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
     { "score-bitdepth", required_argument, NULL, ARG_SCORE_BITDEPTH },
     { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
@@ -97,6 +99,9 @@ void cli_print_usage(FILE *f)
         "      --align auto          find the frame offset between the videos (luma\n"
         "                            PSNR of their first frames) and skip to it\n"
         "      --align-window N      offsets tried each way (default 15)\n"
+        "      --scaler S            a distorted video of another size is scaled to\n"
+        "                            the reference's: bicubic (default), bilinear,\n"
+        "                            lanczos, neighbor, area or spline\n"
         "      --subsample N         score every Nth frame\n"
         "      --score-bitdepth N    score both videos at N bits (9 to 16), samples\n"
         "                            shifted left: VMAF v1 is meant to be measured\n"
@@ -403,6 +408,17 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
             else if (!strcmp(optarg, "none")) s->align_auto = false;
             else return fail(error, size, "--align takes auto or none, not '%s'", optarg);
             break;
+        case ARG_SCALER: {
+            static const char *const names[] = { "bicubic", "bilinear", "lanczos", "neighbor",
+                                                 "area", "spline" };
+            s->scaler = NULL;
+            for (unsigned i = 0; i < 6; i++)
+                if (!strcmp(optarg, names[i])) s->scaler = names[i];
+            if (!s->scaler)
+                return fail(error, size, "--scaler takes bicubic, bilinear, lanczos, neighbor, "
+                            "area or spline, not '%s'", optarg);
+            break;
+        }
         case ARG_ALIGN_WINDOW:
             if (parse_unsigned(optarg, 1000, &v) || v == 0)
                 return fail(error, size, "--align-window takes 1 to 1000 frames, not '%s'", optarg);

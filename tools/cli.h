@@ -32,6 +32,7 @@ typedef struct CliSettings {
     unsigned frame_count;          /* 0: all */
     unsigned frame_skip_ref;
     unsigned frame_skip_dist;
+    const char *scaler;            /* --scaler: for a distorted video of another size */
     bool align_auto;               /* --align auto: find the offset, then skip */
     unsigned align_window;         /* frames tried each way (--align-window) */
     bool no_prediction;

@@ -641,6 +641,22 @@ static int run(const CliSettings *s)
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
+    /* A distorted video of another size is scaled to the reference's. */
+    if ((dist_format.width != ref_format.width || dist_format.height != ref_format.height) &&
+        dist_format.chroma == ref_format.chroma && dist_format.bitdepth == ref_format.bitdepth) {
+        const char *scaler = s->scaler ? s->scaler : "bicubic";
+        for (unsigned k = 0; k < inputs[1].lane_count; k++) {
+            if (quale_video_set_size(inputs[1].lanes[k], ref_format.width, ref_format.height,
+                                     scaler)) {
+                say("error", "%s", quale_video_error(inputs[1].lanes[k]));
+                goto out;
+            }
+        }
+        say("note", "%s is %ux%u: scaled to the reference's %ux%u (%s, FFmpeg's swscale)",
+            shown(s->distorted), dist_format.width, dist_format.height, ref_format.width,
+            ref_format.height, scaler);
+        quale_video_get_format(inputs[1].lanes[0], &dist_format);
+    }
     if (!check_formats(s, &ref_format, &dist_format)) goto out;
     /* A wrong format that divides the file's size is not an error the
      * reader can see; the first frame may show it. */

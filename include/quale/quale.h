@@ -117,6 +117,18 @@ QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
                                const QualeVideoFormat *raw,
                                char *error, size_t error_size);
 
+/**
+ * Scales every frame to width x height (the reference's size, say) with
+ * FFmpeg's swscale, as `ffmpeg -vf scale=W:H:flags=SCALER` does: scaler
+ * "bicubic" (NULL), "bilinear", "lanczos", "neighbor", "area" or "spline".
+ * The chroma format and the bit depth stay; a deeper picture
+ * (quale_video_set_bitdepth(), called first) is scaled at the file's depth
+ * and shifted after.  Before the first read.  -EPROTONOSUPPORT where
+ * FFmpeg's libraries are not there.
+ */
+QUALE_API int quale_video_set_size(QualeVideoReader *reader, unsigned width, unsigned height,
+                                   const char *scaler);
+
 /** Whether the reader reads YUV4MPEG2 (else raw yuv or compressed video). */
 QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
 

@@ -434,6 +434,103 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
     return 1;
 }
 
+
+/* ---- scaling (quale_video_set_size) ------------------------------------ */
+
+static const struct {
+    const char *name;
+    int flags;
+} scalers[] = {
+    { "bicubic", SWS_BICUBIC }, { "bilinear", SWS_BILINEAR }, { "lanczos", SWS_LANCZOS },
+    { "neighbor", SWS_POINT },  { "area", SWS_AREA },         { "spline", SWS_SPLINE },
+};
+
+struct Scaler {
+    struct SwsContext *sws;
+    enum AVPixelFormat pix_fmt;
+};
+
+/* The planar little-endian layout of a quale format (NONE: no such). */
+static enum AVPixelFormat layout_of(const QualeVideoFormat *f)
+{
+    static const enum AVPixelFormat by_chroma[4][6] = {
+        /* 8, 9, 10, 12, 14, 16 bits */
+        { AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9LE, AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY12LE,
+          AV_PIX_FMT_GRAY14LE, AV_PIX_FMT_GRAY16LE },
+        { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P10LE,
+          AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P14LE, AV_PIX_FMT_YUV420P16LE },
+        { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P9LE, AV_PIX_FMT_YUV422P10LE,
+          AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P14LE, AV_PIX_FMT_YUV422P16LE },
+        { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P9LE, AV_PIX_FMT_YUV444P10LE,
+          AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P14LE, AV_PIX_FMT_YUV444P16LE },
+    };
+    const int c = f->chroma == QUALE_CHROMA_400 ? 0 : f->chroma == QUALE_CHROMA_420 ? 1
+                  : f->chroma == QUALE_CHROMA_422 ? 2 : f->chroma == QUALE_CHROMA_444 ? 3 : -1;
+    const int d = f->bitdepth == 8 ? 0 : f->bitdepth == 9 ? 1 : f->bitdepth == 10 ? 2
+                  : f->bitdepth == 12 ? 3 : f->bitdepth == 14 ? 4 : f->bitdepth == 16 ? 5 : -1;
+    return c < 0 || d < 0 ? AV_PIX_FMT_NONE : by_chroma[c][d];
+}
+
+int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
+                const QualeVideoFormat *to, const char *name)
+{
+    pthread_once(&ff_once, ff_load);
+    if (ff_error[0])
+        return video_reader_fail(r, -EPROTONOSUPPORT, "cannot scale: %s", ff_error);
+    int flags = -1;
+    for (unsigned i = 0; i < sizeof(scalers) / sizeof(scalers[0]); i++)
+        if (!strcmp(name, scalers[i].name)) flags = scalers[i].flags;
+    if (flags < 0)
+        return video_reader_fail(r, -EINVAL, "unknown scaler '%s' (bicubic, bilinear, lanczos, "
+                                 "neighbor, area, spline)", name);
+    const enum AVPixelFormat fmt = layout_of(from);
+    if (fmt == AV_PIX_FMT_NONE)
+        return video_reader_fail(r, -ENOTSUP, "cannot scale %u-bit video (8, 9, 10, 12, 14 "
+                                 "and 16 bits can be)", from->bitdepth);
+    struct Scaler *sc = calloc(1, sizeof(*sc));
+    if (!sc) return video_reader_fail(r, -ENOMEM, "out of memory");
+    /* Exactly the flags FFmpeg's scale filter passes for flags=NAME, so that
+     * the frames equal `ffmpeg -vf scale=W:H:flags=NAME`'s. */
+    sc->sws = ff.sws_getCachedContext(NULL, (int)from->width, (int)from->height, fmt,
+                                      (int)to->width, (int)to->height, fmt, flags, NULL, NULL,
+                                      NULL);
+    sc->pix_fmt = fmt;
+    if (!sc->sws) {
+        free(sc);
+        return video_reader_fail(r, -EINVAL, "cannot scale %ux%u to %ux%u", from->width,
+                                 from->height, to->width, to->height);
+    }
+    r->scaler = sc;
+    return 0;
+}
+
+int scaler_run(struct QualeVideoReader *r, const QualePicture *from, QualePicture *to)
+{
+    const uint8_t *src[4] = { 0 };
+    uint8_t *dst[4] = { 0 };
+    int src_stride[4] = { 0 }, dst_stride[4] = { 0 };
+    for (unsigned p = 0; p < from->plane_count; p++) {
+        src[p] = from->data[p];
+        src_stride[p] = (int)from->stride[p];
+        dst[p] = to->data[p];
+        dst_stride[p] = (int)to->stride[p];
+    }
+    const int h = ff.sws_scale(r->scaler->sws, src, src_stride, 0, (int)from->format.height, dst,
+                               dst_stride);
+    if (h != (int)to->format.height)
+        return video_reader_fail(r, -EIO, "frame %llu: scaling failed",
+                                 (unsigned long long)r->frame);
+    return 0;
+}
+
+void scaler_close(struct QualeVideoReader *r)
+{
+    if (!r->scaler) return;
+    ff.sws_freeContext(r->scaler->sws);
+    free(r->scaler);
+    r->scaler = NULL;
+}
+
 #else /* !QUALE_HAVE_FFMPEG */
 
 int decoder_open(struct QualeVideoReader *r, bool seekable)
@@ -464,6 +561,28 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 {
     (void)pic;
     return video_reader_fail(r, -EPROTONOSUPPORT, "no decoder in this build");
+}
+
+int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
+                const QualeVideoFormat *to, const char *name)
+{
+    (void)from;
+    (void)to;
+    (void)name;
+    return video_reader_fail(r, -EPROTONOSUPPORT, "cannot scale: this build of quale has no "
+                             "FFmpeg (its headers were not found when it was built)");
+}
+
+int scaler_run(struct QualeVideoReader *r, const QualePicture *from, QualePicture *to)
+{
+    (void)from;
+    (void)to;
+    return video_reader_fail(r, -EPROTONOSUPPORT, "no scaler in this build");
+}
+
+void scaler_close(struct QualeVideoReader *r)
+{
+    (void)r;
 }
 
 #endif

@@ -78,6 +78,12 @@ struct QualeVideoReader {
     /* Compressed video: FFmpeg's decoder (decode.c), NULL otherwise. */
     struct Decoder *decoder;
 
+    /* quale_video_set_size(): frames are read as `format` into `native`,
+     * then scaled to `scaled_format` (and shifted by `shift` after). */
+    struct Scaler *scaler;
+    QualeVideoFormat scaled_format;
+    QualePicture native, scaled_tmp;
+
     /* Room for a path of PATH_MAX (4096) bytes and the reason after it. */
     char error[4096 + 512];
 };
@@ -89,6 +95,11 @@ int decoder_open(struct QualeVideoReader *r, bool seekable);
 int decoder_read(struct QualeVideoReader *r, QualePicture *pic);
 void decoder_close(struct QualeVideoReader *r);
 const char *decoder_description(const struct QualeVideoReader *r);
+/* decode.c too: swscale between two sizes of one layout. */
+int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
+                const QualeVideoFormat *to, const char *name);
+int scaler_run(struct QualeVideoReader *r, const QualePicture *from, QualePicture *to);
+void scaler_close(struct QualeVideoReader *r);
 int64_t decoder_frames(const struct QualeVideoReader *r);
 
 /* fread() and getc() of the reader's stream, its sniffed prefix first. */

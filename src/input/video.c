@@ -228,6 +228,9 @@ static void reader_free(struct QualeVideoReader *r)
 {
     if (!r) return;
     decoder_close(r);
+    scaler_close(r);
+    quale_picture_unref(&r->native);
+    quale_picture_unref(&r->scaled_tmp);
     if (r->own_file && r->file) fclose(r->file);
     free(r->stdio_buffer); /* only after fclose(): stdio uses it until then */
     free(r->scratch);
@@ -403,7 +406,38 @@ void quale_video_get_format(const QualeVideoReader *reader, QualeVideoFormat *fo
         memset(format, 0, sizeof(*format));
         return;
     }
-    *format = reader->format;
+    *format = reader->scaler ? reader->scaled_format : reader->format;
+}
+
+int quale_video_set_size(QualeVideoReader *reader, unsigned width, unsigned height,
+                         const char *scaler)
+{
+    if (!reader) return -EINVAL;
+    if (reader->frame || reader->state != READER_OK)
+        return video_reader_fail(reader, -EBUSY, "the size is set before the first read");
+    if (reader->scaler)
+        return video_reader_fail(reader, -EBUSY, "the size is set once");
+    /* Scaled at the file's depth; a deeper picture (set_bitdepth) is
+     * shifted after. */
+    QualeVideoFormat from = reader->format, to;
+    from.bitdepth = reader->file_bitdepth;
+    to = from;
+    to.width = width;
+    to.height = height;
+    char why[256];
+    if (quale_video_format_check(&to, why, sizeof(why)))
+        return video_reader_fail(reader, -EINVAL, "cannot scale to %ux%u: %s", width, height, why);
+    int err = scaler_open(reader, &from, &to, scaler ? scaler : "bicubic");
+    if (!err) err = quale_picture_alloc(&reader->native, &from);
+    if (!err && reader->shift) err = quale_picture_alloc(&reader->scaled_tmp, &to);
+    if (err) {
+        scaler_close(reader);
+        quale_picture_unref(&reader->native);
+        return err == -ENOMEM ? video_reader_fail(reader, err, "out of memory") : err;
+    }
+    reader->scaled_format = to;
+    reader->scaled_format.bitdepth = reader->format.bitdepth;
+    return 0;
 }
 
 int quale_video_set_bitdepth(QualeVideoReader *reader, unsigned bitdepth)
@@ -415,6 +449,8 @@ int quale_video_set_bitdepth(QualeVideoReader *reader, unsigned bitdepth)
                                  reader->file_bitdepth);
     if (reader->frame)
         return video_reader_fail(reader, -EBUSY, "the bit depth is set before the first read");
+    if (reader->scaler)
+        return video_reader_fail(reader, -EBUSY, "the bit depth is set before the size");
     reader->format.bitdepth = bitdepth;
     reader->shift = bitdepth - reader->file_bitdepth;
     return 0;
@@ -432,6 +468,21 @@ void quale_video_set_planes(QualeVideoReader *reader, unsigned plane_mask)
 static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
 {
     if (!pic) return video_reader_fail(r, -EINVAL, "no picture given");
+    if (r->scaler) {
+        /* Scaled frames: the picture must be one of the scaled format, as
+         * quale_picture_alloc() lays it out or compatibly. */
+        const QualeVideoFormat *f = &pic->format, *w = &r->scaled_format;
+        if (f->chroma != w->chroma || f->bitdepth != w->bitdepth || f->width != w->width ||
+            f->height != w->height || pic->plane_count != r->native.plane_count)
+            return video_reader_fail(r, -EINVAL, "picture is %ux%u %s %u-bit, the scaled video "
+                                     "is %ux%u %s %u-bit", f->width, f->height,
+                                     quale_chroma_name(f->chroma), f->bitdepth, w->width,
+                                     w->height, quale_chroma_name(w->chroma), w->bitdepth);
+        for (unsigned p = 0; p < pic->plane_count; p++)
+            if (!pic->data[p] || pic->stride[p] <= 0)
+                return video_reader_fail(r, -EINVAL, "picture plane %u has no data", p);
+        return 0;
+    }
     const QualeVideoFormat *f = &pic->format;
     if (f->chroma != r->format.chroma || f->bitdepth != r->format.bitdepth ||
         f->width != r->format.width || f->height != r->format.height ||
@@ -457,7 +508,23 @@ static int check_picture(struct QualeVideoReader *r, const QualePicture *pic)
 }
 
 /* Reads (pic != NULL) or skips one frame and records how it ended. */
-static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
+/* Shifts a picture's samples left into a deeper one of the same size. */
+static void shift_into(const QualePicture *from, QualePicture *to, unsigned shift)
+{
+    for (unsigned p = 0; p < from->plane_count; p++) {
+        for (unsigned y = 0; y < from->plane_height[p]; y++) {
+            const unsigned char *s = (const unsigned char *)from->data[p] +
+                                     (size_t)y * (size_t)from->stride[p];
+            uint16_t *d = (uint16_t *)(void *)((unsigned char *)to->data[p] +
+                                               (size_t)y * (size_t)to->stride[p]);
+            for (unsigned x = 0; x < from->plane_width[p]; x++)
+                d[x] = (uint16_t)((from->format.bitdepth > 8 ? ((const uint16_t *)(const void *)s)[x]
+                                                             : s[x]) << shift);
+        }
+    }
+}
+
+static int read_payload(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = 1;
     if (r->decoder) {
@@ -465,6 +532,33 @@ static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
     } else {
         if (r->is_y4m) ret = y4m_read_frame_header(r);
         if (ret > 0) ret = yuv_read_payload(r, pic, !r->is_y4m);
+    }
+    return ret;
+}
+
+static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
+{
+    int ret;
+    if (r->scaler) {
+        /* Read at the file's own size and depth (every plane: the scaler
+         * makes them all), scale, then shift. */
+        const unsigned shift = r->shift, mask = r->plane_mask;
+        r->shift = 0;
+        r->plane_mask = (1u << r->plane_count) - 1;
+        const unsigned depth = r->format.bitdepth;
+        r->format.bitdepth = r->file_bitdepth;
+        ret = read_payload(r, pic ? &r->native : NULL);
+        r->format.bitdepth = depth;
+        r->shift = shift;
+        r->plane_mask = mask;
+        if (ret > 0 && pic) {
+            QualePicture *out = shift ? &r->scaled_tmp : pic;
+            int err = scaler_run(r, &r->native, out);
+            if (!err && shift) shift_into(out, pic, shift);
+            if (err) ret = err;
+        }
+    } else {
+        ret = read_payload(r, pic);
     }
     if (ret > 0) {
         r->frame++;
