@@ -877,6 +877,24 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
     p = t.run("-r", long_ref, "-d", "-", *fmt, *psnr, "--align", "auto")
     check(p.returncode == 2 and "standard input" in p.stderr, f"--align auto -d -: {p.stderr!r}")
 
+    # Frame rates that differ (y4m F tags) are said: frames pair by order.
+    with open(ref, "rb") as f:
+        y4m = f.read()
+    head_end = y4m.index(b"\n")
+    header = y4m[:head_end]
+    rated = {}
+    for rate in (b"25:1", b"50:1"):
+        path = os.path.join(t.tmp, f"rate_{rate.decode().replace(':', '_')}.y4m")
+        tags = [tag for tag in header.split(b" ") if not tag.startswith(b"F")]
+        with open(path, "wb") as f:
+            f.write(b" ".join(tags + [b"F" + rate]) + y4m[head_end:])
+        rated[rate] = path
+    p = t.run("-r", rated[b"25:1"], "-d", rated[b"50:1"], *psnr, "-q")
+    check(p.returncode == 0 and "the frame rates differ: " in p.stderr and "25.000 fps" in p.stderr
+          and "50.000 fps" in p.stderr, f"frame rates 25 and 50: {p.stderr!r}")
+    p = t.run("-r", rated[b"25:1"], "-d", rated[b"25:1"], *psnr, "-q")
+    check(p.returncode == 0 and p.stderr == "", f"the same rate: no warning: {p.stderr!r}")
+
     # An output directory that is not there: said first, with the user's path.
     missing = os.path.join(t.tmp, "missing_dir", "out.xml")
     p = t.run("-r", ref, "-d", dist, *psnr, "-o", missing)

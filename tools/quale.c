@@ -641,6 +641,20 @@ static int run(const CliSettings *s)
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
+    /* Frames are paired by order: different rates, or a variable one, make
+     * pairs of different moments. */
+    unsigned rn, rd, dn, dd;
+    const int ref_rate = quale_video_frame_rate(inputs[0].lanes[0], &rn, &rd);
+    const int dist_rate = quale_video_frame_rate(inputs[1].lanes[0], &dn, &dd);
+    if (ref_rate >= 0 && dist_rate >= 0 && (uint64_t)rn * dd != (uint64_t)dn * rd)
+        say("warning", "the frame rates differ: %s is %.3f fps, %s %.3f fps; frames are paired "
+            "by their order, so pairs drift apart in time (convert one first, e.g. ffmpeg "
+            "-vf fps=...)", shown(s->reference), (double)rn / rd, shown(s->distorted),
+            (double)dn / dd);
+    for (int i = 0; i < 2; i++)
+        if ((i ? dist_rate : ref_rate) == 1)
+            say("warning", "%s has a variable frame rate: frames are paired by their order, "
+                "not their time", shown(inputs[i].path));
     /* A distorted video of another size is scaled to the reference's. */
     if ((dist_format.width != ref_format.width || dist_format.height != ref_format.height) &&
         dist_format.chroma == ref_format.chroma && dist_format.bitdepth == ref_format.bitdepth) {

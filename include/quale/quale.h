@@ -187,6 +187,12 @@ QUALE_API const char *quale_video_error(const QualeVideoReader *reader);
 /** The number of samples clamped so far because they exceeded the bit depth. */
 QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
 
+/** The frame rate num/den (y4m's F tag, a container's average rate): 0 when
+ *  it is constant, 1 when the container says it varies (VFR: num/den is the
+ *  average), -1 when not known (raw yuv; *num and *den are then 0). */
+QUALE_API int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num,
+                                     unsigned *den);
+
 /** Compressed video: the frames so far that the decoder flagged as damaged
  *  (decoded with concealment from a corrupt bitstream). */
 QUALE_API uint64_t quale_video_damaged_frames(const QualeVideoReader *reader);

@@ -275,6 +275,15 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
     if (!d->packet || !d->frame) return video_reader_fail(r, -ENOMEM, "out of memory");
     snprintf(d->description, sizeof(d->description), "%s in %s", codec->name,
              d->format->iformat->name);
+    /* The frame rate: the stream's average; where the container's base rate
+     * differs from it, the timing varies (VFR). */
+    const AVRational avg = st->avg_frame_rate, base = st->r_frame_rate;
+    if (avg.num > 0 && avg.den > 0) {
+        r->rate_num = (unsigned)avg.num;
+        r->rate_den = (unsigned)avg.den;
+        r->variable_rate = base.num > 0 && base.den > 0 &&
+                           (int64_t)avg.num * base.den != (int64_t)base.num * avg.den;
+    }
 
     const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get(d->codec->pix_fmt);
     if ((!desc || d->codec->width <= 0) && !seekable && strstr(d->format->iformat->name, "mp4"))

@@ -64,6 +64,8 @@ struct QualeVideoReader {
     uint64_t frame;       /* index of the next frame, from 0 */
     uint64_t clamped;     /* samples clamped to the bit depth's maximum */
     uint64_t damaged;     /* decoded frames the decoder flagged as damaged */
+    unsigned rate_num, rate_den; /* frame rate (y4m F tag, container); 0: unknown */
+    bool variable_rate;   /* the container says the rate varies */
     enum ReaderState state;
     int failure;          /* negative errno returned while READER_FAILED */
 

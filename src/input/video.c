@@ -607,6 +607,14 @@ uint64_t quale_video_clamped_samples(const QualeVideoReader *reader)
     return reader ? reader->clamped : 0;
 }
 
+int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num, unsigned *den)
+{
+    if (num) *num = reader ? reader->rate_num : 0;
+    if (den) *den = reader ? reader->rate_den : 0;
+    if (!reader || !reader->rate_num) return -1;
+    return reader->variable_rate ? 1 : 0;
+}
+
 uint64_t quale_video_damaged_frames(const QualeVideoReader *reader)
 {
     return reader ? reader->damaged : 0;

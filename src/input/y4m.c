@@ -11,6 +11,7 @@
  * without being checked: a writer's odd value there must not stop a run.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,6 +200,23 @@ int y4m_open(struct QualeVideoReader *r)
             chroma_tag = tag;
             chroma_len = tag_len;
             break;
+        case 'F': {
+            /* The frame rate, for the caller to compare (never an error:
+             * a damaged F tag does not change how samples are stored). */
+            unsigned long long num = 0, den = 0;
+            char tail;
+            char text[48];
+            if (tag_len - 1 < sizeof(text)) {
+                memcpy(text, tag + 1, tag_len - 1);
+                text[tag_len - 1] = '\0';
+                if (sscanf(text, "%llu:%llu%c", &num, &den, &tail) == 2 && num && den &&
+                    num <= UINT32_MAX && den <= UINT32_MAX) {
+                    r->rate_num = (unsigned)num;
+                    r->rate_den = (unsigned)den;
+                }
+            }
+            break;
+        }
         case 'X':
             if (tag_len >= 7 && !memcmp(tag, "XYSCSS=", 7)) {
                 xyscss = tag;
@@ -206,7 +224,7 @@ int y4m_open(struct QualeVideoReader *r)
             }
             break;
         default:
-            /* F, I, A and unknown tags: see the top of the file. */
+            /* I, A and unknown tags: see the top of the file. */
             break;
         }
         if (err) return err;
