@@ -260,14 +260,14 @@ void collector_aggregate(const Collector *c, unsigned i, const char **key,
     *value = c->aggregates[i].value;
 }
 
-int collector_pool(const Collector *c, unsigned id, enum QualePool method,
-                   unsigned frame_count, unsigned subsample, double *value)
+static int pool_frames(const Collector *c, unsigned id, enum QualePool method, unsigned first,
+                       unsigned end, unsigned subsample, double *value)
 {
-    if (id >= c->row_count || frame_count == 0) return -EINVAL;
+    if (id >= c->row_count || first >= end) return -EINVAL;
     const KeyRow *row = &c->rows[id];
     unsigned n = 0;
     double min = 0., max = 0., sum = 0., inverse_sum = 0.;
-    for (unsigned i = 0; i < frame_count; i++) {
+    for (unsigned i = first; i < end; i++) {
         if (subsample > 1 && i % subsample) continue;
         if (i >= c->frame_capacity || !row->written[i]) return -ENOENT;
         const double x = row->values[i];
@@ -277,6 +277,7 @@ int collector_pool(const Collector *c, unsigned id, enum QualePool method,
         if (n == 0 || x > max) max = x;
         n++;
     }
+    if (n == 0) return -ENOENT; /* a range of frames --subsample left out */
     switch (method) {
     case QUALE_POOL_MIN: *value = min; return 0;
     case QUALE_POOL_MAX: *value = max; return 0;
@@ -284,6 +285,21 @@ int collector_pool(const Collector *c, unsigned id, enum QualePool method,
     case QUALE_POOL_HARMONIC_MEAN: *value = n / inverse_sum - 1.0; return 0;
     }
     return -EINVAL;
+}
+
+int collector_pool(const Collector *c, unsigned id, enum QualePool method,
+                   unsigned frame_count, unsigned subsample, double *value)
+{
+    return pool_frames(c, id, method, 0, frame_count, subsample, value);
+}
+
+int collector_pool_range(const Collector *c, unsigned id, enum QualePool method,
+                         unsigned first, unsigned end, unsigned subsample, double *value)
+{
+    pthread_mutex_lock(lock_of(c));
+    const int err = pool_frames(c, id, method, first, end, subsample, value);
+    pthread_mutex_unlock(lock_of(c));
+    return err;
 }
 
 /* ---- the metric-facing view ------------------------------------------- */

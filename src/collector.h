@@ -71,6 +71,12 @@ void collector_aggregate(const Collector *c, unsigned i, const char **key,
 int collector_pool(const Collector *c, unsigned id, enum QualePool method,
                    unsigned frame_count, unsigned subsample, double *value);
 
+/* The same over frames [first, end), under the collector's lock, so that it
+ * may run while frames are still being written (libvmaf's pooling over an
+ * index range).  -EINVAL for an empty range. */
+int collector_pool_range(const Collector *c, unsigned id, enum QualePool method,
+                         unsigned first, unsigned end, unsigned subsample, double *value);
+
 /* A view of the collector through which one metric instance writes: keys it
  * declares get the instance's option suffix. */
 struct FeatureSink {

@@ -1161,6 +1161,16 @@ int quale_feature_value(const QualeContext *ctx, const char *key, unsigned frame
     return collector_get(ctx->collector, id, frame, value);
 }
 
+int context_pool_range(const QualeContext *ctx, const char *key, enum QualePool method,
+                       unsigned first, unsigned end, double *value)
+{
+    unsigned id;
+    const int err = collector_find(ctx->collector, key, &id);
+    if (err) return err;
+    return collector_pool_range(ctx->collector, id, method, first, end,
+                                ctx->settings.subsample, value);
+}
+
 int quale_feature_pooled(const QualeContext *ctx, const char *key,
                          enum QualePool method, double *value)
 {

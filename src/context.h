@@ -40,6 +40,12 @@ struct Collector;
  * vmaf_import_feature_score()); a key a metric or model writes is refused. */
 int context_import_score(QualeContext *ctx, const char *key, unsigned index, double value);
 
+/* libvmaf's pooling of key over frames [first, end), skipping those that
+ * subsample leaves out (collector_pool_range()); -ENOENT for an unknown key
+ * or a scored frame without it. */
+int context_pool_range(const QualeContext *ctx, const char *key, enum QualePool method,
+                       unsigned first, unsigned end, double *value);
+
 const struct Collector *context_collector(const QualeContext *ctx);
 unsigned context_subsample(const QualeContext *ctx);
 /* The format of the pictures, NULL before the first frame. */

@@ -168,6 +168,12 @@ static void test_pooling(void)
     /* --subsample 2 pools frames 0, 2 and 4. */
     CHECK(collector_pool(c, id, QUALE_POOL_MEAN, 5, 2, &v) == 0 && v == (1.0 + 4.0 + 0.5) / 3);
     CHECK(collector_pool(c, id, QUALE_POOL_MAX, 5, 2, &v) == 0 && v == 4.0);
+    /* A range of frames: 1 to 3, then with --subsample 2 (frame 2 only). */
+    CHECK(collector_pool_range(c, id, QUALE_POOL_MEAN, 1, 4, 0, &v) == 0 &&
+          v == (2.0 + 4.0 + 8.0) / 3);
+    CHECK(collector_pool_range(c, id, QUALE_POOL_MIN, 1, 4, 2, &v) == 0 && v == 4.0);
+    CHECK(collector_pool_range(c, id, QUALE_POOL_MEAN, 3, 3, 0, &v) == -EINVAL);
+    CHECK(collector_pool_range(c, id, QUALE_POOL_MEAN, 3, 4, 2, &v) == -ENOENT);
     /* A scored frame without the key: no pooled value. */
     CHECK(collector_pool(c, other, QUALE_POOL_MEAN, 5, 0, &v) == -ENOENT);
     CHECK(collector_get(c, id, 99, &v) == -ENOENT);

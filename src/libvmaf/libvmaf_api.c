@@ -13,6 +13,7 @@
  * why.  docs/libvmaf.md lists what differs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -751,7 +752,7 @@ int vmaf_feature_score_at_index(VmafContext *vmaf, const char *feature_name, dou
 }
 
 /* Pools key over frames low..high (those scored: with n_subsample the
- * others are not there), as libvmaf pools. */
+ * others are not there), with quale's own pooling. */
 static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod method,
                 double *score, unsigned low, unsigned high, const char *caller)
 {
@@ -772,30 +773,17 @@ static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod metho
             "NULL, NULL, 0))");
         return -EINVAL;
     }
-    double min = 0, max = 0, sum = 0, inverse_sum = 0;
-    unsigned n = 0;
-    for (unsigned i = low; i <= high; i++) {
-        double v;
-        /* -ENOENT here: a frame n_subsample left out. */
-        if (!quale_feature_value(vmaf->ctx, key, i, &v)) {
-            min = n ? (v < min ? v : min) : v;
-            max = n ? (v > max ? v : max) : v;
-            sum += v;
-            inverse_sum += 1.0 / (v + 1.0);
-            n++;
-        }
-        if (i == high) break; /* high may be UINT_MAX */
-    }
-    if (!n) {
-        say(VMAF_LOG_LEVEL_ERROR, "%s: '%s' has no score in frames %u to %u", caller, key, low,
-            high);
+    static const enum QualePool methods[] = {
+        [VMAF_POOL_METHOD_MIN] = QUALE_POOL_MIN, [VMAF_POOL_METHOD_MAX] = QUALE_POOL_MAX,
+        [VMAF_POOL_METHOD_MEAN] = QUALE_POOL_MEAN,
+        [VMAF_POOL_METHOD_HARMONIC_MEAN] = QUALE_POOL_HARMONIC_MEAN,
+    };
+    /* high may be UINT_MAX: frames past the last are not there either. */
+    const unsigned end = high == UINT_MAX ? UINT_MAX : high + 1;
+    if (context_pool_range(vmaf->ctx, key, methods[method], low, end, score)) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: '%s' has no score at some frame of %u to %u", caller,
+            key, low, high);
         return -EINVAL;
-    }
-    switch (method) {
-    case VMAF_POOL_METHOD_MIN: *score = min; break;
-    case VMAF_POOL_METHOD_MAX: *score = max; break;
-    case VMAF_POOL_METHOD_MEAN: *score = sum / n; break;
-    default: *score = n / inverse_sum - 1.0; break;
     }
     return 0;
 }
