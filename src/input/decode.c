@@ -152,41 +152,50 @@ static const char *error_text(int err, char *buf, size_t size)
     return buf;
 }
 
+/* The planar little-endian layout of a quale format (NONE: no such). */
+static enum AVPixelFormat layout_of(const QualeVideoFormat *f)
+{
+    static const enum AVPixelFormat by_chroma[4][6] = {
+        /* 8, 9, 10, 12, 14, 16 bits */
+        { AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9LE, AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY12LE,
+          AV_PIX_FMT_GRAY14LE, AV_PIX_FMT_GRAY16LE },
+        { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P10LE,
+          AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P14LE, AV_PIX_FMT_YUV420P16LE },
+        { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P9LE, AV_PIX_FMT_YUV422P10LE,
+          AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P14LE, AV_PIX_FMT_YUV422P16LE },
+        { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P9LE, AV_PIX_FMT_YUV444P10LE,
+          AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P14LE, AV_PIX_FMT_YUV444P16LE },
+    };
+    const int c = f->chroma == QUALE_CHROMA_400 ? 0 : f->chroma == QUALE_CHROMA_420 ? 1
+                  : f->chroma == QUALE_CHROMA_422 ? 2 : f->chroma == QUALE_CHROMA_444 ? 3 : -1;
+    const int d = f->bitdepth == 8 ? 0 : f->bitdepth == 9 ? 1 : f->bitdepth == 10 ? 2
+                  : f->bitdepth == 12 ? 3 : f->bitdepth == 14 ? 4 : f->bitdepth == 16 ? 5 : -1;
+    return c < 0 || d < 0 ? AV_PIX_FMT_NONE : by_chroma[c][d];
+}
+
 /* The planar little-endian YUV layout of a descriptor's subsampling and
- * depth (AV_PIX_FMT_NONE for none). */
+ * depth (rounded up to 8, 10, 12 or 16 bits; RGB as 4:4:4), and its chroma
+ * format; AV_PIX_FMT_NONE for a subsampling quale does not score. */
 static enum AVPixelFormat planar_layout(const AVPixFmtDescriptor *d, enum QualeChroma *chroma)
 {
-    const unsigned depth = d->comp[0].depth;
-    if (d->nb_components < 3 || (d->flags & AV_PIX_FMT_FLAG_RGB)) {
-        if (d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB)) {
-            *chroma = QUALE_CHROMA_400;
-            return depth <= 8 ? AV_PIX_FMT_GRAY8 : depth <= 10 ? AV_PIX_FMT_GRAY10LE
-                   : depth <= 12 ? AV_PIX_FMT_GRAY12LE : AV_PIX_FMT_GRAY16LE;
-        }
-        /* RGB: as 4:4:4 YUV of its depth. */
+    const unsigned depth = (unsigned)d->comp[0].depth;
+    const bool rgb = d->flags & AV_PIX_FMT_FLAG_RGB;
+    if (d->nb_components <= 2 && !rgb) {
+        *chroma = QUALE_CHROMA_400;
+    } else if (d->nb_components < 3 || rgb || (d->log2_chroma_w == 0 && d->log2_chroma_h == 0)) {
         *chroma = QUALE_CHROMA_444;
-        return depth <= 8 ? AV_PIX_FMT_YUV444P : depth <= 10 ? AV_PIX_FMT_YUV444P10LE
-               : depth <= 12 ? AV_PIX_FMT_YUV444P12LE : AV_PIX_FMT_YUV444P16LE;
+    } else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 1) {
+        *chroma = QUALE_CHROMA_420;
+    } else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) {
+        *chroma = QUALE_CHROMA_422;
+    } else {
+        return AV_PIX_FMT_NONE;
     }
-    static const struct {
-        int log2_w, log2_h;
-        enum QualeChroma chroma;
-        enum AVPixelFormat by_depth[4]; /* 8, 10, 12, 16 */
-    } layouts[] = {
-        { 1, 1, QUALE_CHROMA_420, { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10LE,
-                                    AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P16LE } },
-        { 1, 0, QUALE_CHROMA_422, { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P10LE,
-                                    AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P16LE } },
-        { 0, 0, QUALE_CHROMA_444, { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P10LE,
-                                    AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P16LE } },
+    const QualeVideoFormat f = {
+        .chroma = *chroma,
+        .bitdepth = depth <= 8 ? 8 : depth <= 10 ? 10 : depth <= 12 ? 12 : 16,
     };
-    for (unsigned i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
-        if (layouts[i].log2_w != d->log2_chroma_w || layouts[i].log2_h != d->log2_chroma_h)
-            continue;
-        *chroma = layouts[i].chroma;
-        return layouts[i].by_depth[depth <= 8 ? 0 : depth <= 10 ? 1 : depth <= 12 ? 2 : 3];
-    }
-    return AV_PIX_FMT_NONE;
+    return layout_of(&f);
 }
 
 /* Whether quale reads this layout as it is: planar YUV (or gray), one
@@ -307,18 +316,9 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
     if (quale_video_format_check(&r->format, why, sizeof(why)))
         return video_reader_fail(r, -ENOTSUP, "its pictures (%s) cannot be scored: %s",
                                  d->description, why);
-    r->file_bitdepth = depth;
-    r->shift = 0;
-    r->plane_count = chroma == QUALE_CHROMA_400 ? 1 : 3;
-    r->plane_mask = (1u << r->plane_count) - 1;
-    for (unsigned p = 0; p < r->plane_count; p++) {
-        const bool sub_w = p && chroma != QUALE_CHROMA_444;
-        const bool sub_h = p && chroma == QUALE_CHROMA_420;
-        r->plane_width[p] = sub_w ? (r->format.width + 1) / 2 : r->format.width;
-        r->plane_height[p] = sub_h ? (r->format.height + 1) / 2 : r->format.height;
-    }
-    r->frame_bytes = 1; /* not a stored size: frames_in_file() asks the container */
-    return 0;
+    /* The planes of the pictures it fills, as for raw yuv. */
+    const QualeVideoFormat format = r->format;
+    return video_reader_set_layout(r, &format, 0);
 }
 
 const char *decoder_description(const struct QualeVideoReader *r)
@@ -458,27 +458,6 @@ struct Scaler {
     struct SwsContext *sws;
     enum AVPixelFormat pix_fmt;
 };
-
-/* The planar little-endian layout of a quale format (NONE: no such). */
-static enum AVPixelFormat layout_of(const QualeVideoFormat *f)
-{
-    static const enum AVPixelFormat by_chroma[4][6] = {
-        /* 8, 9, 10, 12, 14, 16 bits */
-        { AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9LE, AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY12LE,
-          AV_PIX_FMT_GRAY14LE, AV_PIX_FMT_GRAY16LE },
-        { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P10LE,
-          AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P14LE, AV_PIX_FMT_YUV420P16LE },
-        { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P9LE, AV_PIX_FMT_YUV422P10LE,
-          AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P14LE, AV_PIX_FMT_YUV422P16LE },
-        { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P9LE, AV_PIX_FMT_YUV444P10LE,
-          AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P14LE, AV_PIX_FMT_YUV444P16LE },
-    };
-    const int c = f->chroma == QUALE_CHROMA_400 ? 0 : f->chroma == QUALE_CHROMA_420 ? 1
-                  : f->chroma == QUALE_CHROMA_422 ? 2 : f->chroma == QUALE_CHROMA_444 ? 3 : -1;
-    const int d = f->bitdepth == 8 ? 0 : f->bitdepth == 9 ? 1 : f->bitdepth == 10 ? 2
-                  : f->bitdepth == 12 ? 3 : f->bitdepth == 14 ? 4 : f->bitdepth == 16 ? 5 : -1;
-    return c < 0 || d < 0 ? AV_PIX_FMT_NONE : by_chroma[c][d];
-}
 
 int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
                 const QualeVideoFormat *to, const char *name)
