@@ -13,22 +13,14 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import corpus as shared_corpus  # noqa: E402
+from tally import check, finish  # noqa: E402
 
-PASSED = FAILED = 0
 FEATURES = ["--feature", "psnr", "--feature", "float_ssim", "--feature", "cambi"]
-
-
-def check(ok, what):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-    else:
-        FAILED += 1
-        print(f"FAIL: {what}", flush=True)
 
 
 def scores(quale, *args, stdin=None):
@@ -118,7 +110,6 @@ def main():
     # A distorted video of half the size: scaled to the reference's with
     # swscale, giving the frames `ffmpeg -vf scale=W:H:flags=NAME` gives
     # (the raw path on those frames is the golden here).
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         half = os.path.join(tmp, "half.mkv")
         made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i",
@@ -143,7 +134,6 @@ def main():
                   f"half size scaled with {scaler}: {p.stderr[-300:]!r}")
 
     # Bad input: a clear message or warning, never a crash or a hang.
-    import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         dune_ref = os.path.join(corpus, "dune_576x324_ref.mkv")
         with open(os.path.join(corpus, "dune_576x324_x264crf28.mp4"), "rb") as f:
@@ -188,8 +178,7 @@ def main():
             except subprocess.TimeoutExpired:
                 check(False, f"{what}: hung")
 
-    print(f"{PASSED} passed, {FAILED} failed")
-    return 1 if FAILED or not PASSED else 0
+    return finish()
 
 
 if __name__ == "__main__":

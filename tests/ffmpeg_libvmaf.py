@@ -19,6 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import corpus as shared_corpus  # noqa: E402
+from tally import check, finish  # noqa: E402
 
 PIX_FMT = {("420", 8): "yuv420p", ("420", 10): "yuv420p10le", ("444", 8): "yuv444p",
            ("422", 8): "yuv422p"}
@@ -42,17 +43,6 @@ CASES = [
     ("dune_576x324_x264crf28", "vmaf",
      "model='version=vmaf_v0.6.1':n_subsample=2:n_threads=2", "n_subsample=2"),
 ]
-
-PASSED = FAILED = 0
-
-
-def check(ok, what):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-    else:
-        FAILED += 1
-        print(f"FAIL: {what}", flush=True)
 
 
 def main():
@@ -138,8 +128,7 @@ def main():
                   f"{what}: 'VMAF score: {m.group(1) if m else None}', expected {expected:.6f}")
             print(f"{what}: {name} ({run}), {len(ours['frames'])} frames, {compared} values, "
                   f"worst |diff| {worst[0]:.2g}", flush=True)
-    print(f"{PASSED} passed, {FAILED} failed")
-    return 1 if FAILED or not PASSED else 0
+    return finish()
 
 
 if __name__ == "__main__":

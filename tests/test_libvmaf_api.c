@@ -45,6 +45,23 @@ static int to_vmaf(const QualePicture *q, VmafPicture *v)
     return 0;
 }
 
+/* Frames 0 .. frames-1 of the synthetic pair through vmaf_read_pictures(),
+ * which must take each picture's reference; then the flush. */
+static void read_synthetic(VmafContext *vmaf, unsigned frames)
+{
+    for (unsigned i = 0; i < frames; i++) {
+        QualePicture r, d;
+        make_pair(i, &r, &d);
+        VmafPicture vr, vd;
+        CHECK(to_vmaf(&r, &vr) == 0 && to_vmaf(&d, &vd) == 0);
+        quale_picture_unref(&r);
+        quale_picture_unref(&d);
+        CHECK(vmaf_read_pictures(vmaf, &vr, &vd, i) == 0);
+        CHECK(vr.ref == NULL && vd.ref == NULL);
+    }
+    CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+}
+
 static const char *const keys[] = {
     "vmaf", "psnr_y", "psnr_cb", "psnr_cr", "integer_vif_scale0", "integer_adm2",
     "integer_motion2",
@@ -78,17 +95,7 @@ static void scores_agree(void)
     VmafFeatureDictionary *opts = NULL;
     CHECK(vmaf_feature_dictionary_set(&opts, "enable_chroma", "true") == 0);
     CHECK(vmaf_use_feature(vmaf, "psnr", opts) == 0); /* takes opts */
-    for (unsigned i = 0; i < FRAMES; i++) {
-        QualePicture r, d;
-        make_pair(i, &r, &d);
-        VmafPicture vr, vd;
-        CHECK(to_vmaf(&r, &vr) == 0 && to_vmaf(&d, &vd) == 0);
-        quale_picture_unref(&r);
-        quale_picture_unref(&d);
-        CHECK(vmaf_read_pictures(vmaf, &vr, &vd, i) == 0);
-        CHECK(vr.ref == NULL && vd.ref == NULL); /* the references were taken */
-    }
-    CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+    read_synthetic(vmaf, FRAMES);
 
     for (unsigned k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
         for (unsigned i = 0; i < FRAMES; i++) {
@@ -224,16 +231,7 @@ static void collections(void)
     VmafModelConfig mc = { .name = "vmaf" };
     CHECK(vmaf_model_collection_load(&model, &collection, &mc, "vmaf_b_v0.6.3") == 0);
     CHECK(vmaf_use_features_from_model_collection(vmaf, collection) == 0);
-    for (unsigned i = 0; i < 3; i++) {
-        QualePicture r, d;
-        make_pair(i, &r, &d);
-        VmafPicture vr, vd;
-        CHECK(to_vmaf(&r, &vr) == 0 && to_vmaf(&d, &vd) == 0);
-        quale_picture_unref(&r);
-        quale_picture_unref(&d);
-        CHECK(vmaf_read_pictures(vmaf, &vr, &vd, i) == 0);
-    }
-    CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+    read_synthetic(vmaf, 3);
     VmafModelCollectionScore score = { 0 };
     CHECK(vmaf_score_pooled_model_collection(vmaf, collection, VMAF_POOL_METHOD_MEAN, &score,
                                              0, 2) == 0);

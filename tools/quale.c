@@ -290,16 +290,22 @@ static bool has_y4m_extension(const char *path)
 }
 
 /* .y4m files (by name) carry their own format; the others are raw yuv and
- * need -w -h -p -b, unless their first bytes say YUV4MPEG2 (the reader
- * then reads them as that).  So one input may be .y4m and the other .yuv.
- * The first lane of an input says what a user should know about it. */
+ * need -w -h -p -b, unless their first bytes say YUV4MPEG2 or name a
+ * container (the reader then reads them as that).  So one input may be
+ * .y4m and the other .yuv.  NULL: no raw format for path. */
+static const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path)
+{
+    return has_y4m_extension(path) || !s->raw_given ? NULL : &s->raw;
+}
+
+/* The first lane of an input says what a user should know about it. */
 static QualeVideoReader *open_input(const CliSettings *s, const char *path, const char *role,
                                     bool first_lane)
 {
-    const bool y4m = has_y4m_extension(path) || !s->raw_given;
+    const QualeVideoFormat *raw = raw_format_for(s, path);
     char error[512];
     QualeVideoReader *reader = NULL;
-    const int err = quale_video_open(&reader, path, y4m ? NULL : &s->raw, error, sizeof(error));
+    const int err = quale_video_open(&reader, path, raw, error, sizeof(error));
     if (err) {
         say("error", "%s video: %s", role, error);
         const char *flag = strcmp(role, "reference") ? "-d" : "-r";
@@ -319,7 +325,7 @@ static QualeVideoReader *open_input(const CliSettings *s, const char *path, cons
         }
         return NULL;
     }
-    if (first_lane && !y4m && quale_video_is_y4m(reader))
+    if (first_lane && raw && quale_video_is_y4m(reader))
         say("note", "%s is YUV4MPEG2: it is read with its own header's format; -w/-h/-p/-b "
             "are for raw video", shown(path));
     if (first_lane && s->raw_given && quale_video_codec(reader))
@@ -601,13 +607,10 @@ static void hint_gpu(const CliSettings *s)
  * distorted frames, said in one line. */
 static int apply_alignment(CliSettings *s)
 {
-    const QualeVideoFormat *ref_raw = has_y4m_extension(s->reference) || !s->raw_given
-                                          ? NULL : &s->raw;
-    const QualeVideoFormat *dist_raw = has_y4m_extension(s->distorted) || !s->raw_given
-                                           ? NULL : &s->raw;
     AlignResult a;
     char error[512];
-    if (align_find(s->reference, s->distorted, ref_raw, dist_raw, s->frame_skip_ref,
+    if (align_find(s->reference, s->distorted, raw_format_for(s, s->reference),
+                   raw_format_for(s, s->distorted), s->frame_skip_ref,
                    s->frame_skip_dist, s->align_window, &a, error, sizeof(error))) {
         say("error", "--align auto: %s", error);
         return -1;
