@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds FFmpeg 7.1, from Debian trixie's source package, against quale's
-# libvmaf face (libvmaf.so.3), as a test client: the libvmaf filter, the
-# raw and y4m demuxers and the null muxer, nothing else.
+# libvmaf face (libvmaf.so.3), as a test client: the libvmaf and
+# libvmaf_cuda filters (with hwupload_cuda to put frames on the GPU), the
+# raw and y4m demuxers and the null muxer, nothing else.  The CUDA parts
+# need NVIDIA's codec headers (nv-codec-headers, header-only, also from
+# trixie: bookworm's 11.1.5.2 is older than FFmpeg 7.1 takes); FFmpeg loads
+# the driver at run time, so the binary runs without a GPU too.
 #
 #   scripts/ffmpeg-client.sh BUILD_DIR
 #
@@ -39,36 +43,56 @@ pcdir=$(dirname "$(find "$stage" -name libvmaf.pc | head -1)")
 libdir=$(dirname "$(find "$stage" -name 'libvmaf.so.3' | head -1)")
 export PKG_CONFIG_LIBDIR=$pcdir PKG_CONFIG_SYSROOT_DIR=$stage
 
-# The source: trixie's ffmpeg source package, through a private apt setup
-# (the machine's own sources are left alone).
+# The sources: trixie's ffmpeg and nv-codec-headers source packages,
+# through a private apt setup (the machine's own sources are left alone).
+# Only the upstream tarballs are used.
 apt=$root/apt
-if ! ls "$root"/src/ffmpeg_7.1*.orig.tar.xz >/dev/null 2>&1; then
+opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
+fetched=false
+fetch_source() { # PACKAGE TARBALL_PREFIX
+    ls "$root"/src/"$2"*.orig.tar.xz >/dev/null 2>&1 && return 0
     mkdir -p "$apt/lists/partial" "$root/src"
     echo "deb-src http://deb.debian.org/debian trixie main" >"$apt/sources.list"
-    opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-          -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
-    apt-get "${opts[@]}" update -qq
-    (cd "$root/src" && apt-get "${opts[@]}" source --download-only -qq ffmpeg 2>/dev/null)
-fi
+    $fetched || apt-get "${opts[@]}" update -qq
+    fetched=true
+    # A mirror may lack the Debian packaging of the moment: the upstream
+    # tarball is what counts, checked below.
+    (cd "$root/src" && apt-get "${opts[@]}" source --download-only -qq "$1" 2>/dev/null) || true
+    ls "$root"/src/"$2"*.orig.tar.xz >/dev/null 2>&1 ||
+        { echo "could not fetch the $1 source package from trixie" >&2; exit 1; }
+}
+fetch_source ffmpeg ffmpeg_7.1
+fetch_source nv-codec-headers nv-codec-headers_
+nvtar=$(ls "$root"/src/nv-codec-headers_*.orig.tar.xz | sort -V | tail -1)
+rm -rf "$root/nv-codec-headers" && mkdir -p "$root/nv-codec-headers"
+tar -xJf "$nvtar" -C "$root/nv-codec-headers" --strip-components=1
+make -C "$root/nv-codec-headers" PREFIX=/usr DESTDIR="$stage" install >/dev/null
+export PKG_CONFIG_LIBDIR=$pcdir:$stage/usr/lib/pkgconfig
 tarball=$(ls "$root"/src/ffmpeg_7.1*.orig.tar.xz | sort -V | tail -1)
 version=$(basename "$tarball" | sed 's/^ffmpeg_\(.*\)\.orig\.tar\.xz$/\1/')
 tree=$root/$version
-if [[ ! -x $tree/ffmpeg ]]; then
+config=(--disable-everything --disable-autodetect --disable-doc
+        --disable-network --disable-x86asm --disable-ffplay --disable-ffprobe
+        --disable-debug --enable-libvmaf --enable-ffnvcodec --enable-cuda
+        --enable-protocol=file,pipe
+        --enable-demuxer=rawvideo,yuv4mpegpipe
+        --enable-decoder=rawvideo,wrapped_avframe
+        --enable-encoder=wrapped_avframe,rawvideo
+        --enable-muxer=null
+        --enable-filter=libvmaf,libvmaf_cuda,hwupload_cuda,scale,format,null,buffer,buffersink
+        --enable-swscale)
+# A build made with other options is made again.
+if [[ ! -x $tree/ffmpeg || $(cat "$tree/quale-config" 2>/dev/null) != "${config[*]}" ]]; then
     rm -rf "$tree" && mkdir -p "$tree"
     tar -xJf "$tarball" -C "$tree" --strip-components=1
-    (cd "$tree" && ./configure --disable-everything --disable-autodetect --disable-doc \
-        --disable-network --disable-x86asm --disable-ffplay --disable-ffprobe \
-        --disable-debug --enable-libvmaf \
-        --enable-protocol=file,pipe \
-        --enable-demuxer=rawvideo,yuv4mpegpipe \
-        --enable-decoder=rawvideo,wrapped_avframe \
-        --enable-encoder=wrapped_avframe,rawvideo \
-        --enable-muxer=null \
-        --enable-filter=libvmaf,scale,format,null,buffer,buffersink \
-        --enable-swscale >"$tree/configure.log" 2>&1) ||
+    (cd "$tree" && ./configure "${config[@]}" >"$tree/configure.log" 2>&1) ||
         { tail -20 "$tree/configure.log" >&2; exit 1; }
+    grep -q '^CONFIG_LIBVMAF_CUDA_FILTER=yes' "$tree/ffbuild/config.mak" ||
+        { echo "FFmpeg's configure left the libvmaf_cuda filter out" >&2; exit 1; }
     make -C "$tree" -j"$(nproc)" ffmpeg >"$tree/make.log" 2>&1 ||
         { tail -20 "$tree/make.log" >&2; exit 1; }
+    echo "${config[*]}" >"$tree/quale-config"
 fi
 # ffmpeg finds quale's libvmaf.so.3 through this (printed for the test).
 echo "LD_LIBRARY_PATH=$libdir"

@@ -135,8 +135,8 @@ int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
                 }
                 /* Closed before a picture pool took the host allocator's
                  * reference: drop that one too. */
-                const HostAllocator *host = o->host_allocator(*gpu);
-                const HostAllocator kept = host ? *host : (HostAllocator){ 0 };
+                const PictureAllocator *host = o->host_allocator(*gpu);
+                const PictureAllocator kept = host ? *host : (PictureAllocator){ 0 };
                 o->close(*gpu);
                 if (kept.release) kept.release(kept.opaque);
                 *gpu = NULL;

@@ -57,6 +57,7 @@ struct QualeContext {
     Collector *collector;
     FeatureSink raw_sink; /* keys stored exactly as named (models) */
     PicturePool *pictures; /* recycled frame memory */
+    PicturePool *device_pictures; /* device memory for the caller to fill (CUDA) */
 
     MetricInstance **instances;
     unsigned instance_count;
@@ -128,6 +129,13 @@ static unsigned online_cores(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
+/* How many recycled pictures a pool keeps: every frame in flight, its
+ * history, and the pair being read. */
+static unsigned pool_keep(const QualeContext *ctx)
+{
+    return 4 * ctx->max_in_flight + 8;
+}
+
 int quale_open(QualeContext **out, const QualeSettings *settings)
 {
     if (!out) return -EINVAL;
@@ -166,7 +174,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
      * the pair being read. */
     err = picture_pool_open(&ctx->pictures,
                             ctx->gpu ? ctx->gpu_ops->host_allocator(ctx->gpu) : NULL,
-                            4 * ctx->max_in_flight + 8);
+                            pool_keep(ctx));
     if (err) goto fail;
     ctx->free_slots = malloc(sizeof(*ctx->free_slots) * ctx->max_in_flight);
     if (!ctx->free_slots) {
@@ -229,6 +237,7 @@ void quale_close(QualeContext **pctx)
         quale_picture_unref(&ctx->prev_dist[h]);
     }
     picture_pool_close(&ctx->pictures);
+    picture_pool_close(&ctx->device_pictures);
     if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
     free(ctx->free_slots);
     if (ctx->collector) {
@@ -902,6 +911,56 @@ static int adopt_picture(QualeContext *ctx, QualePicture *out, const QualePictur
     return 0;
 }
 
+/* A device picture for a run that reads it on the host: replaced by a copy
+ * in the context's pool. */
+static int host_copy(QualeContext *ctx, QualePicture *pic)
+{
+    if (!picture_on_device(pic)) return 0;
+    QualePicture host;
+    int err = picture_pool_get(ctx->pictures, &host, &pic->format);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u: out of memory for a host copy of a device "
+                    "picture", ctx->frames_sent);
+        return err;
+    }
+    char error[256] = "";
+    if ((err = ctx->gpu_ops->download(ctx->gpu, &host, pic, error, sizeof(error)))) {
+        context_log(ctx, QUALE_LOG_ERROR, "frame %u: %s", ctx->frames_sent, error);
+        quale_picture_unref(&host);
+        return err;
+    }
+    quale_picture_unref(pic);
+    *pic = host;
+    return 0;
+}
+
+/* Device pictures go to the GPU backend as they are when every metric runs
+ * there; otherwise the CPU's metrics need the samples on the host (as
+ * libvmaf downloads them for its CPU features). */
+static int take_device_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
+{
+    const QualePicture *pics[2] = { ref, dist };
+    for (int i = 0; i < 2; i++) {
+        if (picture_on_device(pics[i]) && !picture_from_pool(pics[i], ctx->device_pictures)) {
+            context_log(ctx, QUALE_LOG_ERROR, "frame %u: the %s picture is in the device memory of "
+                        "another context (device pictures come from "
+                        "quale_context_alloc_device_picture() of the context they are sent to)",
+                        ctx->frames_sent, i ? "distorted" : "reference");
+            return -EINVAL;
+        }
+        if (picture_on_device(pics[i]) && !picture_is_standard(pics[i])) {
+            context_log(ctx, QUALE_LOG_ERROR, "frame %u: the %s picture is in device memory but "
+                        "its planes are no longer where they were allocated", ctx->frames_sent,
+                        i ? "distorted" : "reference");
+            return -EINVAL;
+        }
+    }
+    if (ctx->gpu_used && ctx->cpu_instance_count == 0) return 0;
+    int err = host_copy(ctx, ref);
+    if (!err) err = host_copy(ctx, dist);
+    return err;
+}
+
 int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
 {
     if (!ctx) return -EINVAL;
@@ -930,6 +989,9 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
             goto drop;
         }
     }
+    if ((picture_on_device(ref) || picture_on_device(dist)) &&
+        (err = take_device_pictures(ctx, ref, dist)))
+        goto drop;
 
     FrameJob *job = calloc(1, sizeof(*job));
     if (!job) {
@@ -1080,6 +1142,71 @@ int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
 {
     if (!ctx || !pic) return -EINVAL;
     return picture_pool_get(ctx->pictures, pic, format);
+}
+
+int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
+{
+    if (!ctx) return -EINVAL;
+    if (ctx->frames_sent || ctx->format_known || ctx->device_pictures) {
+        context_log(ctx, QUALE_LOG_ERROR, "quale_use_cuda_context: %s",
+                    ctx->device_pictures ? "device pictures were allocated in the context before"
+                                         : "called after the first picture");
+        return -EINVAL;
+    }
+    const GpuOps *ops = gpu_ops(QUALE_BACKEND_CUDA);
+    if (ops->unavailable) {
+        context_log(ctx, QUALE_LOG_ERROR, "the cuda backend is not available: %s", ops->unavailable);
+        return -ENOSYS;
+    }
+    GpuBackend *gpu = NULL;
+    char error[512] = "";
+    int err = ops->adopt(ctx, cu_context, &gpu, error, sizeof(error));
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "the cuda backend cannot start%s: %s",
+                    cu_context ? " in the given CUDA context" : "", error);
+        return err;
+    }
+    PicturePool *pictures = NULL;
+    const PictureAllocator *host = ops->host_allocator(gpu);
+    if ((err = picture_pool_open(&pictures, host, pool_keep(ctx)))) {
+        /* No pool took the host allocator's reference: drop it too. */
+        const PictureAllocator kept = *host;
+        ops->close(gpu);
+        kept.release(kept.opaque);
+        return err;
+    }
+    /* Pictures handed out before keep their pool (and its backend) until
+     * they come back. */
+    picture_pool_close(&ctx->pictures);
+    if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
+    ctx->pictures = pictures;
+    ctx->gpu = gpu;
+    ctx->gpu_ops = ops;
+    ctx->backend = QUALE_BACKEND_CUDA;
+    ctx->settings.backend = QUALE_BACKEND_CUDA;
+    context_log(ctx, QUALE_LOG_INFO, "using cuda%s", cu_context ? " in the caller's CUDA context" : "");
+    return 0;
+}
+
+int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
+                                       const QualeVideoFormat *format)
+{
+    if (!ctx || !pic) return -EINVAL;
+    memset(pic, 0, sizeof(*pic));
+    if (!ctx->gpu || !ctx->gpu_ops->device_allocator) {
+        context_log(ctx, QUALE_LOG_ERROR, "device pictures need the cuda backend (this context "
+                    "runs on %s)", quale_backend_name(ctx->backend));
+        return -EINVAL;
+    }
+    if (!ctx->device_pictures) {
+        const PictureAllocator *device = ctx->gpu_ops->device_allocator(ctx->gpu);
+        const int err = picture_pool_open(&ctx->device_pictures, device, pool_keep(ctx));
+        if (err) {
+            device->release(device->opaque);
+            return err;
+        }
+    }
+    return picture_pool_get(ctx->device_pictures, pic, format);
 }
 
 unsigned quale_frame_count(const QualeContext *ctx)

@@ -53,7 +53,20 @@ typedef struct GpuOps {
     void (*close)(GpuBackend *gpu);
 
     /* Host memory the device reads directly; NULL for plain memory. */
-    const HostAllocator *(*host_allocator)(const GpuBackend *gpu);
+    const PictureAllocator *(*host_allocator)(const GpuBackend *gpu);
+
+    /* Pictures in device memory (CUDA only; NULL elsewhere).  adopt()
+     * opens the backend in a context of the caller's (a CUcontext; NULL
+     * is the default device's primary context, as open() with -1).
+     * device_allocator() gives memory for pictures the caller fills on the
+     * device; each call takes a reference to the backend that the
+     * allocator's release() gives back.  download() copies a device
+     * picture into a host picture of the same format and layout. */
+    int (*adopt)(QualeContext *ctx, void *native_context, GpuBackend **gpu, char *error,
+                 size_t error_size);
+    const PictureAllocator *(*device_allocator)(GpuBackend *gpu);
+    int (*download)(GpuBackend *gpu, QualePicture *host, const QualePicture *device, char *error,
+                    size_t error_size);
 
     /* Whether a twin exists for this metric with the options in state. */
     bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);

@@ -23,6 +23,8 @@ typedef struct Writer {
     int precision;
     unsigned frame_count;
     unsigned subsample;
+    const QualeOutputNote *notes; /* how the inputs were read */
+    unsigned note_count;
 } Writer;
 
 static const char *const pool_names[] = {
@@ -208,6 +210,22 @@ static int check_keys(const Writer *w, enum QualeOutputFormat format)
     return 0;
 }
 
+/* An XML attribute value, escaped. */
+static void put_xml_value(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
+
 static void write_json(const Writer *w, double fps)
 {
     FILE *f = w->f;
@@ -216,6 +234,16 @@ static void write_json(const Writer *w, double fps)
     fprintf(f, "  \"version\": \"%s\",\n", quale_version());
     if (isfinite(fps)) fprintf(f, "  \"fps\": %.2f,\n", fps);
     else fprintf(f, "  \"fps\": null,\n");
+    if (w->note_count) {
+        fprintf(f, "  \"input\": {");
+        for (unsigned i = 0; i < w->note_count; i++) {
+            fprintf(f, "%s\n    ", i ? "," : "");
+            put_json_string(f, w->notes[i].name);
+            fprintf(f, ": ");
+            put_json_string(f, w->notes[i].value);
+        }
+        fprintf(f, "\n  },\n");
+    }
 
     fprintf(f, "  \"frames\": [");
     bool first_frame = true;
@@ -280,6 +308,14 @@ static void write_xml(const Writer *w, double fps)
     fprintf(f, "  <params qualityWidth=\"%u\" qualityHeight=\"%u\" />\n",
             fmt ? fmt->width : 0, fmt ? fmt->height : 0);
     fprintf(f, "  <fyi fps=\"%.2f\" />\n", fps);
+    if (w->note_count) {
+        fprintf(f, "  <input");
+        for (unsigned i = 0; i < w->note_count; i++) {
+            fprintf(f, " %s=", w->notes[i].name);
+            put_xml_value(f, w->notes[i].value);
+        }
+        fprintf(f, " />\n");
+    }
     fprintf(f, "  <frames>\n");
     const unsigned span = collector_frame_span(w->collector);
     for (unsigned i = 0; i < span; i++) {
@@ -375,6 +411,8 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
         .precision = options ? options->precision : -1,
         .frame_count = quale_frame_count(ctx),
         .subsample = context_subsample(ctx),
+        .notes = options ? options->notes : NULL,
+        .note_count = options && options->notes ? options->note_count : 0,
     };
     const double fps = options ? options->fps : 0.;
     if (w.precision > 17) {
@@ -384,6 +422,16 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
     if (format < QUALE_OUTPUT_XML || format > QUALE_OUTPUT_SUB) {
         context_log(ctx, QUALE_LOG_ERROR, "unknown output format %d", (int)format);
         return -EINVAL;
+    }
+    for (unsigned i = 0; i < w.note_count; i++) {
+        const QualeOutputNote *n = &w.notes[i];
+        if (!n->name || !n->value || !is_xml_name(n->name) || !is_utf8(n->value)) {
+            context_log(ctx, QUALE_LOG_ERROR, "output note %u: %s", i,
+                        !n->name || !n->value ? "no name or no value"
+                        : !is_xml_name(n->name) ? "its name is not an XML name"
+                                                : "its value is not UTF-8");
+            return -EINVAL;
+        }
     }
     const int err = check_keys(&w, format);
     if (err) return err;

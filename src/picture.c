@@ -19,11 +19,12 @@ struct QualePictureBuffer {
     size_t size;
     PicturePool *pool; /* NULL: plain aligned allocation */
     struct QualePictureBuffer *next_free;
+    bool device; /* device memory: the host never reads it */
 };
 
 struct PicturePool {
     pthread_mutex_t lock;
-    HostAllocator allocator;
+    PictureAllocator allocator;
     struct QualePictureBuffer *free_list;
     unsigned free_count, keep;
     unsigned users; /* the owner (until closed) + buffers handed out */
@@ -307,7 +308,7 @@ static void free_buffer_memory(PicturePool *pool, struct QualePictureBuffer *b)
     free(b);
 }
 
-int picture_pool_open(PicturePool **out, const HostAllocator *allocator, unsigned keep)
+int picture_pool_open(PicturePool **out, const PictureAllocator *allocator, unsigned keep)
 {
     PicturePool *pool = calloc(1, sizeof(*pool));
     if (!pool) return -ENOMEM;
@@ -406,9 +407,15 @@ int picture_pool_get(PicturePool *pool, QualePicture *pic, const QualeVideoForma
         }
         buffer->size = total;
         buffer->pool = pool;
+        buffer->device = pool->allocator.device_memory;
     }
     attach(pic, buffer, offset);
     return 0;
+}
+
+bool picture_on_device(const QualePicture *pic)
+{
+    return pic && pic->buffer && pic->buffer->device;
 }
 
 bool picture_from_pool(const QualePicture *pic, const PicturePool *pool)

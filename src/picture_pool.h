@@ -14,19 +14,22 @@
 #include "quale/quale.h"
 
 /* Where the pool's memory comes from; NULL functions mean aligned malloc. */
-typedef struct HostAllocator {
+typedef struct PictureAllocator {
     void *(*alloc)(void *opaque, size_t size);
     void (*free)(void *opaque, void *memory);
     /* Called once the pool is gone and nothing it allocated is left: lets a
      * device outlive its context for as long as pictures still use it. */
     void (*release)(void *opaque);
     void *opaque;
-} HostAllocator;
+    /* The memory is the device's (a CUdeviceptr in a pointer): the host
+     * must not touch the samples (picture_on_device()). */
+    bool device_memory;
+} PictureAllocator;
 
 typedef struct PicturePool PicturePool;
 
 /* keep: how many free buffers the pool holds on to. */
-int picture_pool_open(PicturePool **pool, const HostAllocator *allocator, unsigned keep);
+int picture_pool_open(PicturePool **pool, const PictureAllocator *allocator, unsigned keep);
 
 /* Drops the owner's reference: the pool goes once its pictures are back. */
 void picture_pool_close(PicturePool **pool);
@@ -34,6 +37,10 @@ void picture_pool_close(PicturePool **pool);
 /* Allocates a picture from the pool (the format may change between calls;
  * buffers of another size are freed). */
 int picture_pool_get(PicturePool *pool, QualePicture *pic, const QualeVideoFormat *format);
+
+/* Whether a picture's planes are device memory (from a pool whose
+ * allocator says so): only the GPU backend reads them. */
+bool picture_on_device(const QualePicture *pic);
 
 /* Whether a picture's memory came from this pool. */
 bool picture_from_pool(const QualePicture *pic, const PicturePool *pool);

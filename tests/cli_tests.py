@@ -274,13 +274,21 @@ def test_bad_input(t, ref, dist):
     fails(["-r", ref, "-d", dist, "-n", "--feature", "psnr", "--backend", "cuda"],
           r"cuda.*not available|no CUDA|cuda", what="--backend cuda without it")
     # Another size is scaled to the reference's (where FFmpeg's libraries
-    # are); another bit depth is refused.
+    # are); another bit depth is shifted up to the deeper one (the scores
+    # are those of the distorted video shifted by hand: sample << 2).
     other_ref, _ = t.make("other", "--width", "32", "--height", "48", "--frames", "2")
     p = t.run("-r", other_ref, "-d", dist, "-n", "--feature", "psnr")
-    check((p.returncode == 0 and "scaled to the reference's 32x48 (bicubic" in p.stderr) or
+    check((p.returncode == 0 and "converted to the reference's 32x48 4:2:0 (bicubic" in p.stderr) or
           (p.returncode == 1 and "cannot scale" in p.stderr), f"mismatched sizes: {p.stderr!r}")
     hbd_ref, _ = t.make("hbd", "--width", "64", "--height", "48", "--frames", "2", "--bitdepth", "10")
-    fails(["-r", hbd_ref, "-d", dist, "-n", "--feature", "psnr"], r"10-bit", what="mismatched depths")
+    p = t.run("-r", hbd_ref, "-d", dist, "-n", "--feature", "psnr", "--json", "-o", "-", "-q")
+    q = t.run("-r", hbd_ref, "-d", dist, "-n", "--feature", "psnr", "--score-bitdepth", "10",
+              "--json", "-o", "-", "-q")
+    check(p.returncode == 0 and q.returncode == 0 and
+          json.loads(p.stdout)["frames"] == json.loads(q.stdout)["frames"] and
+          json.loads(p.stdout)["input"] == {"distorted_bitdepth": "8, shifted left by 2 to 10"} and
+          "is 8-bit: scored at the 10 bits of" in p.stderr,
+          f"mismatched depths: {p.stderr!r}")
 
     empty = os.path.join(t.tmp, "empty.yuv")
     open(empty, "wb").close()
@@ -869,6 +877,11 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
           "--frame_skip_ref 3" in p.stderr and
           json.loads(p.stdout)["frames"] == json.loads(q.stdout)["frames"],
           f"--align auto finds 3 frames: {p.stderr!r}")
+    # The offset found goes into the output (--frame_skip_ref by hand adds
+    # nothing: that run is libvmaf's layout).
+    found = json.loads(p.stdout).get("input", {}).get("alignment", "") if p.returncode == 0 else ""
+    check(found.startswith("auto: offset -3 frames (frame_skip_ref 3, frame_skip_dist 0), luma PSNR")
+          and "input" not in json.loads(q.stdout), f"--align auto's note in the output: {found!r}")
     p = t.run("-r", late, "-d", long_dist, *fmt, *psnr, "--align", "auto", "-q")
     check(p.returncode == 0 and "the reference starts 3 frames later than the distorted video"
           in p.stderr, f"--align auto the other way: {p.stderr!r}")

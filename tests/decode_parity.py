@@ -66,6 +66,17 @@ def main():
             print(f"{pair['name']}: {pair['ref']} and {pair['dis']}: {len(got['frames'])} "
                   f"frames, {len(got['frames'][0]['metrics'])} keys, identical", flush=True)
 
+    # Raw inputs read as they are: the output is libvmaf's layout, no notes.
+    first = manifest[0]
+    p = subprocess.run([args.quale, "-r", os.path.join(args.cache, first["ref_yuv"]),
+                        "-d", os.path.join(args.cache, first["dis_yuv"]), "-w", str(first["width"]),
+                        "-h", str(first["height"]), "-p", first["vmaf_pixel_format"], "-b",
+                        str(first["bitdepth"]), "-n", "--feature", "psnr", "--frame_cnt", "2",
+                        "--json", "-o", "-", "-q"], capture_output=True, text=True)
+    check(p.returncode == 0 and list(json.loads(p.stdout)) ==
+          ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"],
+          f"raw inputs: the output's top-level keys: {p.stdout[:200]!r}")
+
     dune = next(p for p in manifest if p["name"] == "dune_576x324_noise")
     ref = os.path.join(corpus, dune["ref"])
     want, _ = scores(args.quale, "-r", ref, "-d", os.path.join(corpus, dune["dis"]))
@@ -128,10 +139,74 @@ def main():
             p = subprocess.run([args.quale, "-r", ref, "-d", half, *FEATURES, *extra,
                                 "--threads", "2", "--json", "-o", "-"], capture_output=True,
                                text=True)
-            got = json.loads(p.stdout)["frames"] if p.returncode == 0 else None
+            out = json.loads(p.stdout) if p.returncode == 0 else {}
+            got = out.get("frames")
             check(made.returncode == 0 and want is not None and got == want["frames"] and
-                  f"288x162: scaled to the reference's 576x324 ({scaler}" in p.stderr,
+                  f"288x162 4:2:0: converted to the reference's 576x324 4:2:0 ({scaler}" in p.stderr,
                   f"half size scaled with {scaler}: {p.stderr[-300:]!r}")
+            # The output says how the inputs were read, so that the score can
+            # be reproduced.
+            check(out.get("input") == {
+                "reference_decoder": "h264 in matroska,webm, decoded in software (FFmpeg)",
+                "distorted_decoder": "ffv1 in matroska,webm, decoded in software (FFmpeg)",
+                "distorted_scaled": f"288x162 4:2:0 to 576x324 4:2:0, {scaler} (swscale)"},
+                f"half size, {scaler}: the output's input notes: {out.get('input')!r}")
+        p = subprocess.run([args.quale, "-r", os.path.join(corpus, "dune_576x324_ref.mkv"),
+                            "-d", half, "-n", "--feature", "psnr", "--frame_cnt", "2", "--xml",
+                            "-o", "-", "-q"], capture_output=True, text=True)
+        check(p.returncode == 0 and '  <input reference_decoder="h264 in matroska,webm, decoded in software (FFmpeg)" '
+              'distorted_decoder="ffv1 in matroska,webm, decoded in software (FFmpeg)" '
+              'distorted_scaled="288x162 4:2:0 to '
+              '576x324 4:2:0, bicubic (swscale)" />' in p.stdout, f"XML input notes: {p.stdout[:600]!r}")
+
+        # Another chroma format: converted to the reference's by the same one
+        # swscale context `ffmpeg -vf scale=flags=bicubic,format=...` makes.
+        rain = next(q for q in manifest if q["name"] == "raindrops_444_x264crf30")
+        d420 = os.path.join(tmp, "d420.mkv")
+        up444 = os.path.join(tmp, "up444.yuv")
+        made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", os.path.join(corpus, rain["dis"]),
+                               "-pix_fmt", "yuv420p", "-c:v", "ffv1", d420], capture_output=True)
+        made2 = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", d420, "-vf",
+                                "scale=flags=bicubic,format=yuv444p", "-f", "rawvideo", up444],
+                               capture_output=True)
+        rain_raw = ["-w", str(rain["width"]), "-h", str(rain["height"]), "-p", "444", "-b", "8"]
+        want, _ = scores(args.quale, "-r", os.path.join(args.cache, rain["ref_yuv"]), "-d", up444,
+                         *rain_raw, *FEATURES)
+        p = subprocess.run([args.quale, "-r", os.path.join(corpus, rain["ref"]), "-d", d420,
+                            *FEATURES, "--threads", "2", "--json", "-o", "-"], capture_output=True,
+                           text=True)
+        out = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(made.returncode == 0 and made2.returncode == 0 and want is not None and
+              out.get("frames") == want["frames"] and "4:2:0: converted to the reference's" in p.stderr
+              and out.get("input", {}).get("distorted_scaled", "").startswith(
+                  f"{rain['width']}x{rain['height']} 4:2:0 to {rain['width']}x{rain['height']} 4:4:4"),
+              f"4:2:0 distorted of a 4:4:4 reference: {p.stderr[-400:]!r} {out.get('input')!r}")
+
+        # Another bit depth: the shallower video is shifted up to the deeper
+        # one's depth, as `ffmpeg -pix_fmt yuv420p10le` converts 8-bit video.
+        raw10 = ["-w", "1280", "-h", "720", "-p", "420", "-b", "10"]
+        storm8 = os.path.join(tmp, "storm8.mkv")
+        storm8up = os.path.join(tmp, "storm8up.yuv")
+        made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", os.path.join(corpus, storm["dis"]),
+                               "-pix_fmt", "yuv420p", "-c:v", "ffv1", storm8], capture_output=True)
+        made2 = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", storm8, "-pix_fmt",
+                                "yuv420p10le", "-f", "rawvideo", storm8up], capture_output=True)
+        check(made.returncode == 0 and made2.returncode == 0, "making an 8-bit copy of a 10-bit clip")
+        for label, ref_file, dist_file, want_args, note in (
+                ("an 8-bit distorted of a 10-bit reference", os.path.join(corpus, storm["ref"]),
+                 storm8, ("-r", os.path.join(args.cache, storm["ref_yuv"]), "-d", storm8up),
+                 ("distorted_bitdepth", "8, shifted left by 2 to 10")),
+                ("an 8-bit reference of a 10-bit distorted", storm8, os.path.join(corpus, storm["ref"]),
+                 ("-r", storm8up, "-d", os.path.join(args.cache, storm["ref_yuv"])),
+                 ("reference_bitdepth", "8, shifted left by 2 to 10"))):
+            want, _ = scores(args.quale, *want_args, *raw10, *FEATURES)
+            p = subprocess.run([args.quale, "-r", ref_file, "-d", dist_file, *FEATURES, "--threads",
+                                "2", "--json", "-o", "-"], capture_output=True, text=True)
+            out = json.loads(p.stdout) if p.returncode == 0 else {}
+            check(want is not None and out.get("frames") == want["frames"] and
+                  out.get("input", {}).get(note[0]) == note[1] and
+                  "is 8-bit: scored at the 10 bits of" in p.stderr,
+                  f"{label}: {p.stderr[-400:]!r} {out.get('input')!r}")
 
     # Bad input: a clear message or warning, never a crash or a hang.
     with tempfile.TemporaryDirectory() as tmp:

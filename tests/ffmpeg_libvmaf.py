@@ -7,7 +7,14 @@ printed with (6 decimals, libvmaf 3.x's layout).
 Cases: 8-bit and 10-bit 4:2:0 and 4:4:4; vmaf_v0.6.1 and a VMAF v1 model;
 feature=name=psnr; pool=harmonic_mean (FFmpeg's "VMAF score" line);
 n_subsample=2; n_threads 1 and 2.  Ends with "N passed, M failed".
+
+With --cuda: FFmpeg's libvmaf_cuda filter instead, the frames put on the
+GPU by hwupload_cuda and copied by the filter into quale's device pictures
+(libvmaf_cuda.h), scored by the CUDA twins; exit 77 (skipped) without an
+NVIDIA GPU.  The filter copies the luma only (its copy loop stops after
+the first plane), so its cases are luma models.
 """
+import ctypes
 import argparse
 import json
 import os
@@ -44,6 +51,24 @@ CASES = [
      "model='version=vmaf_v0.6.1':n_subsample=2:n_threads=2", "n_subsample=2"),
 ]
 
+# libvmaf_cuda: yuv420p is the 8-bit format it takes.
+CUDA_CASES = [
+    ("dune_576x324_x264crf28", "vmaf", "model='version=vmaf_v0.6.1':n_threads=2",
+     "libvmaf_cuda, 8-bit 4:2:0"),
+    ("dune_576x324_x264crf42", "vmaf", "model='version=vmaf_v0.6.1':n_subsample=2:n_threads=2",
+     "libvmaf_cuda, n_subsample=2"),
+]
+
+
+def cuda_device_present():
+    """Whether the NVIDIA driver loads and sees a device."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,29 +76,42 @@ def main():
     ap.add_argument("--source", required=True, help="quale's source directory")
     ap.add_argument("--shared", default=shared_corpus.default_shared())
     ap.add_argument("--cache", default=shared_corpus.default_cache())
+    ap.add_argument("--cuda", action="store_true", help="the libvmaf_cuda filter's cases")
+    ap.add_argument("--client", nargs=2, metavar=("FFMPEG", "LIBDIR"),
+                    help="an FFmpeg client built before, and where its libvmaf.so.3 is")
     args = ap.parse_args()
 
     corpus = os.path.join(args.shared, "corpus")
     if not os.path.isdir(corpus):
         print(f"skip: no corpus at {corpus}")
         return 77
-    built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"), args.build],
-                           capture_output=True, text=True)
-    if built.returncode:
-        print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
-        return 1
-    lines = built.stdout.strip().splitlines()
-    env = dict(os.environ, LD_LIBRARY_PATH=lines[-2].split("=", 1)[1])
-    ffmpeg = lines[-1]
+    if args.cuda and not cuda_device_present():
+        print("skip: no NVIDIA GPU here: the libvmaf_cuda cases did not run")
+        return 77
+    if args.client:
+        ffmpeg, libdir = args.client
+    else:
+        built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"), args.build],
+                               capture_output=True, text=True)
+        if built.returncode:
+            print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
+            return 1
+        lines = built.stdout.strip().splitlines()
+        ffmpeg, libdir = lines[-1], lines[-2].split("=", 1)[1]
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     version = subprocess.run([ffmpeg, "-version"], capture_output=True, text=True, env=env).stdout
     print(version.splitlines()[0] if version else "ffmpeg -version failed", flush=True)
 
     with open(os.path.join(corpus, "manifest.json")) as f:
         manifest = {p["name"]: p for p in json.load(f)}
-    shared_corpus.ensure_decoded(args.shared, args.cache)
+    cases = CUDA_CASES if args.cuda else CASES
+    # Decoded already (a device machine has no FFmpeg to decode with).
+    if not all(os.path.exists(os.path.join(args.cache, manifest[c[0]][k]))
+               for c in cases for k in ("ref_yuv", "dis_yuv")):
+        shared_corpus.ensure_decoded(args.shared, args.cache)
 
     with tempfile.TemporaryDirectory() as tmp:
-        for case, (name, run, options, what) in enumerate(CASES):
+        for case, (name, run, options, what) in enumerate(cases):
             pair = manifest[name]
             with open(os.path.join(corpus, "golden", f"{name}.{run}.json")) as f:
                 golden = json.load(f)
@@ -81,11 +119,16 @@ def main():
             size = f"{pair['width']}x{pair['height']}"
             log = os.path.join(tmp, f"{case}.{name}.{run}.json")
             raw = ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", size]
-            cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info",
+            graph = f"[0:v][1:v]libvmaf={options}:log_fmt=json:log_path={log}"
+            device = []
+            if args.cuda:
+                graph = (f"[0:v]hwupload_cuda[d];[1:v]hwupload_cuda[r];"
+                         f"[d][r]libvmaf_cuda={options}:log_fmt=json:log_path={log}")
+                device = ["-init_hw_device", "cuda=gpu", "-filter_hw_device", "gpu"]
+            cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info", *device,
                    *raw, "-i", os.path.join(args.cache, pair["dis_yuv"]),
                    *raw, "-i", os.path.join(args.cache, pair["ref_yuv"]),
-                   "-lavfi", f"[0:v][1:v]libvmaf={options}:log_fmt=json:log_path={log}",
-                   "-f", "null", "-"]
+                   "-lavfi", graph, "-f", "null", "-"]
             p = subprocess.run(cmd, capture_output=True, text=True, env=env)
             check(p.returncode == 0, f"{what}: ffmpeg exit {p.returncode}: {p.stderr[-800:]}")
             if p.returncode:

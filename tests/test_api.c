@@ -354,8 +354,35 @@ static void test_results_before_flush(void)
     CHECK(quale_flush(ctx) == 0);
     CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_JSON, NULL) == 0);
     fflush(stream);
-    CHECK(size > 0 && strstr(text, "\"psnr_y\"") != NULL);
+    CHECK(size > 0 && strstr(text, "\"psnr_y\"") != NULL && !strstr(text, "\"input\""));
     CHECK(quale_feature_pooled(ctx, "psnr_y", QUALE_POOL_MEAN, &v) == 0);
+    fclose(stream);
+    free(text);
+
+    /* Notes on the inputs: an "input" object in JSON, an <input> element in
+     * XML, escaped; a name that is not an XML name is refused before
+     * anything is written. */
+    const QualeOutputNote notes[] = { { "distorted_scaled", "a \"b\" <c> & d" }, { "x", "1" } };
+    QualeOutputOptions options = { .precision = 6, .notes = notes, .note_count = 2 };
+    stream = open_memstream(&text, &size);
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_JSON, &options) == 0);
+    fflush(stream);
+    CHECK(strstr(text, "\"input\": {\n    \"distorted_scaled\": \"a \\\"b\\\" <c> & d\",\n    \"x\": \"1\"\n  },") != NULL);
+    fclose(stream);
+    free(text);
+    stream = open_memstream(&text, &size);
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_XML, &options) == 0);
+    fflush(stream);
+    CHECK(strstr(text, "<input distorted_scaled=\"a &quot;b&quot; &lt;c&gt; &amp; d\" x=\"1\" />") != NULL);
+    fclose(stream);
+    free(text);
+    const QualeOutputNote bad[] = { { "1st", "x" } };
+    options.notes = bad;
+    options.note_count = 1;
+    stream = open_memstream(&text, &size);
+    CHECK(quale_write_output(ctx, stream, QUALE_OUTPUT_JSON, &options) == -EINVAL);
+    fflush(stream);
+    CHECK(size == 0);
     fclose(stream);
     free(text);
     quale_close(&ctx);

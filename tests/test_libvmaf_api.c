@@ -3,7 +3,8 @@
  * against quale's own API on the same pictures: the same numbers, key by
  * key and frame by frame; then misused: NULLs, pictures that are not the
  * run's, frames out of order, reads after the flush, a double close, a
- * double unref.  Each misuse must return an error, never crash
+ * double unref, the CUDA calls out of order or without a device.  Each
+ * misuse must return an error, never crash
  * (scripts/sanitize.sh runs this under ASan and UBSan).
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "libvmaf.h"
+#include "libvmaf_cuda.h"
 #include "quale/quale.h"
 #include "synth.h"
 #include "test.h"
@@ -221,6 +223,62 @@ static void misuse(void)
     CHECK(vmaf_version() && !strncmp(vmaf_version(), "3.", 2));
 }
 
+/* libvmaf_cuda.h's calls out of order, and quale's device pictures where
+ * there is no CUDA backend; on a machine without an NVIDIA GPU the state
+ * itself is refused.  (tests/test_libvmaf_cuda.c scores on the device.) */
+static void cuda_misuse(void)
+{
+    VmafConfiguration cfg = { .log_level = VMAF_LOG_LEVEL_NONE };
+    VmafContext *vmaf = NULL;
+    CHECK(vmaf_init(&vmaf, cfg) == 0);
+    const VmafCudaConfiguration no_context = { .cu_ctx = NULL };
+    CHECK(vmaf_cuda_state_init(NULL, no_context) == -EINVAL);
+    CHECK(vmaf_cuda_import_state(vmaf, NULL) == -EINVAL);
+    CHECK(vmaf_cuda_import_state(NULL, NULL) == -EINVAL);
+    const VmafCudaPictureConfiguration pictures = {
+        .pic_params = { 64, 48, 8, VMAF_PIX_FMT_YUV420P },
+        .pic_prealloc_method = VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE,
+    };
+    CHECK(vmaf_cuda_preallocate_pictures(vmaf, pictures) == -EINVAL); /* no state */
+    VmafPicture pic;
+    CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, &pic) == -EINVAL); /* nothing preallocated */
+    CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, NULL) == -EINVAL);
+    VmafCudaState *state = NULL;
+    const int err = vmaf_cuda_state_init(&state, no_context);
+    if (err) {
+        /* No driver or no device here: refused, with nothing made. */
+        CHECK(err < 0 && state == NULL);
+    } else {
+        CHECK(state != NULL);
+        CHECK(vmaf_cuda_import_state(vmaf, state) == 0);
+        CHECK(vmaf_cuda_import_state(vmaf, state) == -EINVAL); /* twice */
+        VmafCudaPictureConfiguration bad = pictures;
+        bad.pic_prealloc_method = (enum VmafCudaPicturePreallocationMethod)9;
+        CHECK(vmaf_cuda_preallocate_pictures(vmaf, bad) == -EINVAL);
+        CHECK(vmaf_cuda_preallocate_pictures(vmaf, pictures) == 0);
+        CHECK(vmaf_cuda_preallocate_pictures(vmaf, pictures) == -EINVAL); /* twice */
+    }
+    CHECK(vmaf_close(vmaf) == 0);
+
+    /* quale's side: device pictures need the CUDA backend, and the backend
+     * cannot change once pictures flow. */
+    QualeSettings s;
+    quale_settings_default(&s);
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    QualePicture dp;
+    CHECK(quale_context_alloc_device_picture(ctx, &dp, &format) == -EINVAL && dp.buffer == NULL);
+    CHECK(quale_context_alloc_device_picture(NULL, &dp, &format) == -EINVAL);
+    CHECK(quale_use_cuda_context(NULL, NULL) == -EINVAL);
+    CHECK(quale_use_metric(ctx, "psnr") == 0);
+    QualePicture r, d;
+    make_pair(0, &r, &d);
+    CHECK(quale_send_pictures(ctx, &r, &d) == 0);
+    CHECK(quale_use_cuda_context(ctx, NULL) == -EINVAL); /* after the first picture */
+    CHECK(quale_flush(ctx) == 0);
+    quale_close(&ctx);
+}
+
 static void collections(void)
 {
     VmafConfiguration cfg = { .log_level = VMAF_LOG_LEVEL_WARNING, .n_threads = 1 };
@@ -248,6 +306,7 @@ int main(void)
 {
     scores_agree();
     misuse();
+    cuda_misuse();
     collections();
     return test_summary();
 }

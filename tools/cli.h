@@ -35,6 +35,7 @@ typedef struct CliSettings {
     const char *scaler;            /* --scaler: for a distorted video of another size */
     bool align_auto;               /* --align auto: find the offset, then skip */
     unsigned align_window;         /* frames tried each way (--align-window) */
+    char align_note[160];          /* what --align auto found, for the output */
     bool no_prediction;
     bool quiet;
     bool version;

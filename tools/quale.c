@@ -566,6 +566,27 @@ typedef struct ResultsOutput {
     QualeOutputOptions options;
 } ResultsOutput;
 
+/* What was done to the inputs, for the output file (QualeOutputNote). */
+typedef struct InputNotes {
+    QualeOutputNote note[8];
+    char text[8][192];
+    unsigned count;
+} InputNotes;
+
+static void note_add(InputNotes *n, const char *name, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note_add(InputNotes *n, const char *name, const char *format, ...)
+{
+    if (n->count == sizeof(n->note) / sizeof(n->note[0])) return;
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(n->text[n->count], sizeof(n->text[0]), format, ap);
+    va_end(ap);
+    n->note[n->count] = (QualeOutputNote){ name, n->text[n->count] };
+    n->count++;
+}
+
 static int format_results(void *cookie, FILE *f)
 {
     const ResultsOutput *out = cookie;
@@ -574,12 +595,14 @@ static int format_results(void *cookie, FILE *f)
 
 /* Writes the results (output_file.h: whole or not at all, an existing
  * file keeping its mode, owner and links). */
-static int write_results(const CliSettings *s, const QualeContext *ctx, double fps)
+static int write_results(const CliSettings *s, const QualeContext *ctx, double fps,
+                         const InputNotes *notes)
 {
     ResultsOutput out = {
         .ctx = ctx,
         .format = s->output_format,
-        .options = { .precision = s->precision, .fps = fps },
+        .options = { .precision = s->precision, .fps = fps, .notes = notes->note,
+                     .note_count = notes->count },
     };
     return output_file_write(s->output, format_results, &out) ? EXIT_RUN_FAILED : 0;
 }
@@ -617,6 +640,9 @@ static int apply_alignment(CliSettings *s)
     }
     if (a.offset > 0) s->frame_skip_dist += (unsigned)a.offset;
     else s->frame_skip_ref += (unsigned)-a.offset;
+    snprintf(s->align_note, sizeof(s->align_note), "auto: offset %+d frames (frame_skip_ref %u, "
+             "frame_skip_dist %u), luma PSNR %.2f dB (%.2f dB unshifted), window %u", a.offset,
+             s->frame_skip_ref, s->frame_skip_dist, a.psnr, a.psnr_unshifted, s->align_window);
     if (a.offset == 0)
         say("note", "--align auto: the videos are aligned (luma PSNR %.2f dB; offsets to %u "
             "frames either way tried)", a.psnr, s->align_window);
@@ -636,6 +662,7 @@ static int run(const CliSettings *s)
     int status = EXIT_RUN_FAILED;
     Input inputs[2] = { { .path = s->reference }, { .path = s->distorted } };
     QualeContext *ctx = NULL;
+    InputNotes notes = { .count = 0 };
     int err;
 
     /* What would fail at the end is checked before the first frame. */
@@ -644,6 +671,13 @@ static int run(const CliSettings *s)
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
+    for (int i = 0; i < 2; i++)
+        if (quale_video_codec(inputs[i].lanes[0]))
+            note_add(&notes, i ? "distorted_decoder" : "reference_decoder",
+                     "%s, decoded in software (FFmpeg)", quale_video_codec(inputs[i].lanes[0]));
+    if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
+    if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
+
     /* Frames are paired by order: different rates, or a variable one, make
      * pairs of different moments. */
     unsigned rn, rd, dn, dd;
@@ -658,20 +692,44 @@ static int run(const CliSettings *s)
         if ((i ? dist_rate : ref_rate) == 1)
             say("warning", "%s has a variable frame rate: frames are paired by their order, "
                 "not their time", shown(inputs[i].path));
-    /* A distorted video of another size is scaled to the reference's. */
-    if ((dist_format.width != ref_format.width || dist_format.height != ref_format.height) &&
-        dist_format.chroma == ref_format.chroma && dist_format.bitdepth == ref_format.bitdepth) {
+    /* Different bit depths: the shallower video's samples are shifted up
+     * to the deeper one's depth, losing nothing (what FFmpeg's conversion
+     * to a deeper pixel format gives: sample << n). */
+    if (dist_format.bitdepth != ref_format.bitdepth) {
+        const int up = dist_format.bitdepth < ref_format.bitdepth ? 1 : 0;
+        const unsigned from = up ? dist_format.bitdepth : ref_format.bitdepth;
+        const unsigned depth = up ? ref_format.bitdepth : dist_format.bitdepth;
+        for (unsigned k = 0; k < inputs[up].lane_count; k++) {
+            if (quale_video_set_bitdepth(inputs[up].lanes[k], depth)) {
+                say("error", "%s", quale_video_error(inputs[up].lanes[k]));
+                goto out;
+            }
+        }
+        say("note", "%s is %u-bit: scored at the %u bits of %s (samples shifted left by %u)",
+            shown(inputs[up].path), from, depth, shown(inputs[!up].path), depth - from);
+        note_add(&notes, up ? "distorted_bitdepth" : "reference_bitdepth",
+                 "%u, shifted left by %u to %u", from, depth - from, depth);
+        quale_video_get_format(inputs[up].lanes[0], up ? &dist_format : &ref_format);
+    }
+    /* A distorted video of another size or chroma format is converted to
+     * the reference's. */
+    if (dist_format.width != ref_format.width || dist_format.height != ref_format.height ||
+        dist_format.chroma != ref_format.chroma) {
         const char *scaler = s->scaler ? s->scaler : "bicubic";
         for (unsigned k = 0; k < inputs[1].lane_count; k++) {
-            if (quale_video_set_size(inputs[1].lanes[k], ref_format.width, ref_format.height,
-                                     scaler)) {
+            if (quale_video_convert(inputs[1].lanes[k], ref_format.width, ref_format.height,
+                                    ref_format.chroma, scaler)) {
                 say("error", "%s", quale_video_error(inputs[1].lanes[k]));
                 goto out;
             }
         }
-        say("note", "%s is %ux%u: scaled to the reference's %ux%u (%s, FFmpeg's swscale)",
-            shown(s->distorted), dist_format.width, dist_format.height, ref_format.width,
-            ref_format.height, scaler);
+        say("note", "%s is %ux%u %s: converted to the reference's %ux%u %s (%s, FFmpeg's "
+            "swscale)", shown(s->distorted), dist_format.width, dist_format.height,
+            quale_chroma_name(dist_format.chroma), ref_format.width, ref_format.height,
+            quale_chroma_name(ref_format.chroma), scaler);
+        note_add(&notes, "distorted_scaled", "%ux%u %s to %ux%u %s, %s (swscale)",
+                 dist_format.width, dist_format.height, quale_chroma_name(dist_format.chroma),
+                 ref_format.width, ref_format.height, quale_chroma_name(ref_format.chroma), scaler);
         quale_video_get_format(inputs[1].lanes[0], &dist_format);
     }
     if (!check_formats(s, &ref_format, &dist_format)) goto out;
@@ -759,7 +817,7 @@ static int run(const CliSettings *s)
 
     const double fps = elapsed > 0 ? frames / elapsed : 0.;
     status = 0;
-    if (s->output) status = write_results(s, ctx, fps);
+    if (s->output) status = write_results(s, ctx, fps, &notes);
     if (!s->output || !s->quiet)
         print_summary(s->output ? stderr : stdout, s, ctx);
     /* The summary is the results when there is no -o: it must arrive. */

@@ -129,6 +129,14 @@ QUALE_API int quale_video_open(QualeVideoReader **reader, const char *path,
 QUALE_API int quale_video_set_size(QualeVideoReader *reader, unsigned width, unsigned height,
                                    const char *scaler);
 
+/**
+ * As quale_video_set_size(), converting the chroma format too (between
+ * 4:2:0, 4:2:2 and 4:4:4): one swscale context, as `ffmpeg -vf
+ * scale=W:H:flags=SCALER,format=F` makes.  -ENOTSUP to or from 4:0:0.
+ */
+QUALE_API int quale_video_convert(QualeVideoReader *reader, unsigned width, unsigned height,
+                                  enum QualeChroma chroma, const char *scaler);
+
 /** Whether the reader reads YUV4MPEG2 (else raw yuv or compressed video). */
 QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
 
@@ -323,6 +331,29 @@ QUALE_API int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
                                           const QualeVideoFormat *format);
 
 /**
+ * Runs the context's metrics on the CUDA backend inside a CUDA context of
+ * the caller's (cu_context is a CUcontext; NULL takes the default device's
+ * primary context, as QUALE_BACKEND_CUDA does), so that pictures the
+ * caller keeps in device memory of that context can be scored where they
+ * are.  Call it before the first picture; the CUDA context must outlive
+ * this context and every picture allocated from it.  Replaces the backend
+ * the context was opened with.  -ENOSYS when this build has no CUDA.
+ */
+QUALE_API int quale_use_cuda_context(QualeContext *ctx, void *cu_context);
+
+/**
+ * Allocates a picture in device memory (CUDA backend only): data[p] are
+ * CUdeviceptr values of the context's CUDA context, laid out as
+ * quale_context_alloc_picture() lays out host pictures, cleared to zero.
+ * The caller fills the planes on the device (copies on the context's
+ * default stream are waited for) and sends it with quale_send_pictures();
+ * the host never reads it, unless some requested metric runs on the CPU,
+ * which then gets a copy.  Recycled when released.
+ */
+QUALE_API int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
+                                                 const QualeVideoFormat *format);
+
+/**
  * Hands one frame pair to the context.  Frames are numbered 0, 1, ... in
  * the order they are sent.  The first pair fixes the format; both must
  * have the same format.  Work runs on the worker threads; the call blocks
@@ -397,10 +428,24 @@ enum QualeOutputFormat {
     QUALE_OUTPUT_SUB,
 };
 
+/* One fact about how the inputs were read ("distorted_scaled": "1280x720
+ * to 1920x1080, bicubic"), so that a score can be reproduced. */
+typedef struct QualeOutputNote {
+    const char *name;  /* an XML name: a letter or '_', then letters,
+                        * digits, '_', '-', '.' */
+    const char *value; /* UTF-8 text */
+} QualeOutputNote;
+
 typedef struct QualeOutputOptions {
     int precision;   /* < 0: full precision (%.17g); else digits after the
                       * point, with libvmaf's rule for tiny values */
     double fps;      /* wall-clock frames per second for the header */
+    /* Written as an "input" object after "fps" in JSON and an <input>
+     * element after <fyi> in XML (CSV and the subtitle layout have no
+     * place for them).  With none, the files are libvmaf's layout
+     * exactly. */
+    const QualeOutputNote *notes;
+    unsigned note_count;
 } QualeOutputOptions;
 
 /** Writes the results in libvmaf's layout.  Fails with -EIO (and a message)

@@ -22,6 +22,7 @@ typedef struct CudaApi {
     CUresult (*DevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
     CUresult (*DevicePrimaryCtxRelease)(CUdevice device);
     CUresult (*CtxSetCurrent)(CUcontext context);
+    CUresult (*CtxGetDevice)(CUdevice *device);
     CUresult (*ModuleLoadData)(CUmodule *module, const void *image);
     CUresult (*ModuleUnload)(CUmodule module);
     CUresult (*ModuleGetFunction)(CUfunction *function, CUmodule module, const char *name);
@@ -33,6 +34,9 @@ typedef struct CudaApi {
     CUresult (*MemFreeHost)(void *pointer);
     CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
+    CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+    CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+    CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char value, size_t bytes);
     CUresult (*MemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream);
     CUresult (*StreamCreate)(CUstream *stream, unsigned flags);
     CUresult (*StreamDestroy)(CUstream stream);

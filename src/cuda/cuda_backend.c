@@ -43,6 +43,7 @@ typedef struct CudaSlot {
     CUevent forked, joined[CUDA_MAX_BRANCHES];
     CUdeviceptr ref_chroma, dist;  /* device planes of the frame */
     void *staging;                 /* pinned copy of unpinned pictures */
+    CUevent caller_done;           /* the caller's copies into device pictures */
 } CudaSlot;
 
 typedef struct ActiveTwin {
@@ -55,8 +56,9 @@ typedef struct ActiveTwin {
 struct GpuBackend {
     QualeContext *ctx;
     CudaDevice dev;
-    atomic_uint refs; /* the context, and the picture pool's allocator */
-    HostAllocator host;
+    atomic_uint refs; /* the context, and the picture pools' allocators */
+    PictureAllocator host;
+    PictureAllocator device; /* pictures the caller fills on the device */
     pthread_mutex_t pinned_lock;
     void **pinned; /* host blocks we allocated, to tell pinned pictures apart */
     size_t pinned_count, pinned_capacity;
@@ -325,6 +327,28 @@ static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_s
     return 0;
 }
 
+/* The backend in a context of the caller's: its device is the context's. */
+static int adopt_device(CudaDevice *dev, CUcontext context, char *error, size_t error_size)
+{
+    int err = load_driver(&dev->api, error, error_size);
+    if (err) return err;
+    CU_TRY(dev, dev->api.CtxSetCurrent(context), "making the caller's CUDA context current");
+    CU_TRY(dev, dev->api.CtxGetDevice(&dev->device), "finding the device of the caller's context");
+    dev->context = context;
+    dev->external = true;
+    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
+    int major = 0;
+    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
+    if (major < 7) {
+        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
+                 dev->name, major);
+        return -ENODEV;
+    }
+    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                dev->device);
+    return 0;
+}
+
 static void stop(GpuBackend *gpu)
 {
     CudaDevice *dev = &gpu->dev;
@@ -366,6 +390,7 @@ static void stop(GpuBackend *gpu)
         cuda_free(dev, s->dist, gpu->frame_bytes);
         if (s->staging) dev->api.MemFreeHost(s->staging);
         if (s->done) dev->api.EventDestroy(s->done);
+        if (s->caller_done) dev->api.EventDestroy(s->caller_done);
         if (s->forked) dev->api.EventDestroy(s->forked);
         for (unsigned b = 1; b < CUDA_MAX_BRANCHES; b++) {
             if (s->joined[b]) dev->api.EventDestroy(s->joined[b]);
@@ -395,7 +420,7 @@ static void backend_release(GpuBackend *gpu)
 {
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every pinned picture is back. */
-    if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+    if (gpu->dev.context && !gpu->dev.external) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
     free(gpu->pinned);
     pthread_mutex_destroy(&gpu->pinned_lock);
     free(gpu);
@@ -460,8 +485,13 @@ static const CudaTwin *find_twin(const Metric *metric, const void *state)
     return NULL;
 }
 
-static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
-                     size_t error_size)
+static void *device_picture_alloc(void *opaque, size_t size);
+static void device_picture_free(void *opaque, void *memory);
+
+/* Opens the device (external: a context of the caller's; else ordinal's
+ * primary context). */
+static int open_backend(QualeContext *ctx, int ordinal, CUcontext external, GpuBackend **out,
+                        char *error, size_t error_size)
 {
     *out = NULL;
     GpuBackend *gpu = calloc(1, sizeof(*gpu));
@@ -469,18 +499,34 @@ static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *erro
     gpu->ctx = ctx;
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->pinned_lock, NULL);
-    int err = open_device(&gpu->dev, device, error, error_size);
+    int err = external ? adopt_device(&gpu->dev, external, error, error_size)
+                       : open_device(&gpu->dev, ordinal, error, error_size);
     if (err) {
-        if (gpu->dev.context) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+        if (gpu->dev.context && !gpu->dev.external)
+            gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
         pthread_mutex_destroy(&gpu->pinned_lock);
         free(gpu);
         return err;
     }
-    gpu->host = (HostAllocator){ pinned_alloc, pinned_free, pinned_release, gpu };
-    context_log(ctx, QUALE_LOG_DEBUG, "CUDA device: %s, %d multiprocessors", gpu->dev.name,
-                gpu->dev.multiprocessors);
+    gpu->host = (PictureAllocator){ pinned_alloc, pinned_free, pinned_release, gpu, false };
+    gpu->device = (PictureAllocator){ device_picture_alloc, device_picture_free, pinned_release,
+                                      gpu, true };
+    context_log(ctx, QUALE_LOG_DEBUG, "CUDA device: %s, %d multiprocessors%s", gpu->dev.name,
+                gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
     *out = gpu;
     return 0;
+}
+
+static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                     size_t error_size)
+{
+    return open_backend(ctx, device, NULL, out, error, error_size);
+}
+
+static int cuda_adopt(QualeContext *ctx, void *native_context, GpuBackend **out, char *error,
+                      size_t error_size)
+{
+    return open_backend(ctx, -1, (CUcontext)native_context, out, error, error_size);
 }
 
 static void cuda_close(GpuBackend *gpu)
@@ -490,9 +536,64 @@ static void cuda_close(GpuBackend *gpu)
     backend_release(gpu);
 }
 
-static const HostAllocator *cuda_host_allocator(const GpuBackend *gpu)
+static const PictureAllocator *cuda_host_allocator(const GpuBackend *gpu)
 {
     return &gpu->host;
+}
+
+/* ---- pictures in device memory ---------------------------------------- */
+
+/* Device memory for a picture, cleared: a caller that fills only some
+ * planes (FFmpeg's libvmaf_cuda copies the luma alone) leaves the others
+ * zero rather than whatever the memory held. */
+static void *device_picture_alloc(void *opaque, size_t size)
+{
+    GpuBackend *gpu = opaque;
+    CUdeviceptr p = 0;
+    const CudaApi *api = &gpu->dev.api;
+    if (api->CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
+    /* The caller's pictures, not the backend's working memory: outside
+     * what QUALE_CUDA_MEMORY_LIMIT counts. */
+    const CUresult r = api->MemAlloc(&p, size ? size : 1);
+    if (r != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "allocating a device picture of %zu bytes failed: %s",
+                    size, cuda_error_text(api, r));
+        return NULL;
+    }
+    if (api->MemsetD8(p, 0, size) != CUDA_SUCCESS) {
+        api->MemFree(p);
+        return NULL;
+    }
+    return (void *)(uintptr_t)p;
+}
+
+static void device_picture_free(void *opaque, void *memory)
+{
+    GpuBackend *gpu = opaque;
+    gpu->dev.api.CtxSetCurrent(gpu->dev.context);
+    gpu->dev.api.MemFree((CUdeviceptr)(uintptr_t)memory);
+}
+
+static const PictureAllocator *cuda_device_allocator(GpuBackend *gpu)
+{
+    atomic_fetch_add(&gpu->refs, 1);
+    return &gpu->device;
+}
+
+static int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *device,
+                         char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
+    /* Both are laid out as quale_picture_alloc() lays out their format:
+     * one copy from the first plane's start to the last one's end.  On the
+     * context's default stream, after the caller's copies into it. */
+    const unsigned last = device->plane_count - 1;
+    const size_t bytes = (size_t)((const uint8_t *)device->data[last] - (const uint8_t *)device->data[0]) +
+                         (size_t)device->stride[last] * device->plane_height[last];
+    CU_TRY(dev, dev->api.MemcpyDtoH(host->data[0], (CUdeviceptr)(uintptr_t)device->data[0], bytes),
+           "copying a device picture to the host");
+    return 0;
 }
 
 static bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
@@ -639,6 +740,28 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
     const size_t chroma_bytes = gpu->plane_bytes[1] + gpu->plane_bytes[2];
     const bool chroma = (gpu->planes & 6) != 0;
     for (int i = 0; i < 2; i++) {
+        const CUdeviceptr luma = i == 0 ? ref_luma : dist_luma;
+        if (picture_on_device(pics[i])) {
+            /* The caller filled it on the device, with copies on the
+             * context's default stream that the slot's (non-blocking)
+             * stream does not wait for by itself. */
+            if (!s->caller_done)
+                CU_TRY(dev, dev->api.EventCreate(&s->caller_done, CU_EVENT_DISABLE_TIMING),
+                       "creating an event");
+            CU_TRY(dev, dev->api.EventRecord(s->caller_done, NULL), "marking the caller's copies");
+            CU_TRY(dev, dev->api.StreamWaitEvent(s->stream, s->caller_done, 0),
+                   "waiting for the caller's copies");
+            const CUdeviceptr src = (CUdeviceptr)(uintptr_t)pics[i]->data[0];
+            CU_TRY(dev, dev->api.MemcpyDtoDAsync(luma, src, gpu->plane_bytes[0], s->stream),
+                   "copying luma on the device");
+            if (chroma) {
+                const CUdeviceptr dst = i == 0 ? s->ref_chroma : s->dist + gpu->plane_offset[1];
+                CU_TRY(dev, dev->api.MemcpyDtoDAsync(dst, src + gpu->plane_offset[1], chroma_bytes,
+                                                     s->stream),
+                       "copying chroma on the device");
+            }
+            continue;
+        }
         const uint8_t *host = pics[i]->data[0];
         if (!is_pinned(gpu, pics[i])) {
             /* A picture from elsewhere: one host copy into pinned staging,
@@ -654,7 +777,6 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
             memcpy(staging, host, chroma ? gpu->frame_bytes : gpu->plane_bytes[0]);
             host = staging;
         }
-        const CUdeviceptr luma = i == 0 ? ref_luma : dist_luma;
         CU_TRY(dev, dev->api.MemcpyHtoDAsync(luma, host, gpu->plane_bytes[0], s->stream),
                "uploading luma");
         if (chroma) {
@@ -781,6 +903,9 @@ const GpuOps gpu_cuda_ops = {
     .open = cuda_open,
     .close = cuda_close,
     .host_allocator = cuda_host_allocator,
+    .adopt = cuda_adopt,
+    .device_allocator = cuda_device_allocator,
+    .download = cuda_download,
     .has_twin = cuda_has_twin,
     .start = cuda_start,
     .submit = cuda_submit,

@@ -25,6 +25,7 @@ typedef struct CudaDevice {
     CudaApi api;
     CUdevice device;
     CUcontext context;
+    bool external; /* the caller's context, not the device's primary one */
     int multiprocessors;
     char name[128];
 } CudaDevice;

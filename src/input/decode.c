@@ -471,16 +471,17 @@ int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
     if (flags < 0)
         return video_reader_fail(r, -EINVAL, "unknown scaler '%s' (bicubic, bilinear, lanczos, "
                                  "neighbor, area, spline)", name);
-    const enum AVPixelFormat fmt = layout_of(from);
-    if (fmt == AV_PIX_FMT_NONE)
+    const enum AVPixelFormat fmt = layout_of(from), out = layout_of(to);
+    if (fmt == AV_PIX_FMT_NONE || out == AV_PIX_FMT_NONE)
         return video_reader_fail(r, -ENOTSUP, "cannot scale %u-bit video (8, 9, 10, 12, 14 "
                                  "and 16 bits can be)", from->bitdepth);
     struct Scaler *sc = calloc(1, sizeof(*sc));
     if (!sc) return video_reader_fail(r, -ENOMEM, "out of memory");
     /* Exactly the flags FFmpeg's scale filter passes for flags=NAME, so that
-     * the frames equal `ffmpeg -vf scale=W:H:flags=NAME`'s. */
+     * the frames equal `ffmpeg -vf scale=W:H:flags=NAME[,format=F]`'s (one
+     * swscale context does both, as in FFmpeg's filter graph). */
     sc->sws = ff.sws_getCachedContext(NULL, (int)from->width, (int)from->height, fmt,
-                                      (int)to->width, (int)to->height, fmt, flags, NULL, NULL,
+                                      (int)to->width, (int)to->height, out, flags, NULL, NULL,
                                       NULL);
     sc->pix_fmt = fmt;
     if (!sc->sws) {

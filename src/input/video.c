@@ -328,6 +328,13 @@ int quale_video_set_size(QualeVideoReader *reader, unsigned width, unsigned heig
                          const char *scaler)
 {
     if (!reader) return -EINVAL;
+    return quale_video_convert(reader, width, height, reader->format.chroma, scaler);
+}
+
+int quale_video_convert(QualeVideoReader *reader, unsigned width, unsigned height,
+                        enum QualeChroma chroma, const char *scaler)
+{
+    if (!reader) return -EINVAL;
     if (reader->frame || reader->state != READER_OK)
         return video_reader_fail(reader, -EBUSY, "the size is set before the first read");
     if (reader->scaler)
@@ -339,9 +346,15 @@ int quale_video_set_size(QualeVideoReader *reader, unsigned width, unsigned heig
     to = from;
     to.width = width;
     to.height = height;
+    to.chroma = chroma;
     char why[256];
     if (quale_video_format_check(&to, why, sizeof(why)))
-        return video_reader_fail(reader, -EINVAL, "cannot scale to %ux%u: %s", width, height, why);
+        return video_reader_fail(reader, -EINVAL, "cannot scale to %ux%u %s: %s", width, height,
+                                 quale_chroma_name(chroma), why);
+    if ((chroma == QUALE_CHROMA_400) != (from.chroma == QUALE_CHROMA_400))
+        return video_reader_fail(reader, -ENOTSUP, "cannot convert %s video to %s (only between "
+                                 "4:2:0, 4:2:2 and 4:4:4)", quale_chroma_name(from.chroma),
+                                 quale_chroma_name(chroma));
     int err = scaler_open(reader, &from, &to, scaler ? scaler : "bicubic");
     if (!err) err = quale_picture_alloc(&reader->native, &from);
     if (!err && reader->shift) err = quale_picture_alloc(&reader->scaled_tmp, &to);

@@ -25,6 +25,7 @@
 
 #include "context.h"
 #include "libvmaf/libvmaf.h"
+#include "libvmaf/libvmaf_cuda.h"
 #include "quale/quale.h"
 
 /* The libvmaf API version this face implements. */
@@ -493,8 +494,10 @@ struct VmafContext {
     double started, elapsed;   /* for the fps of the output files */
 
     bool preallocated;
+    bool pool_on_device; /* vmaf_cuda_preallocate_pictures(), DEVICE */
     QualeVideoFormat pool_format;
     enum VmafPixelFormat pool_pix_fmt;
+    VmafCudaState *cuda_state; /* imported: freed with the context */
 };
 
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -558,6 +561,8 @@ int vmaf_close(VmafContext *vmaf)
 {
     if (!alive(vmaf, "vmaf_close")) return -EINVAL;
     quale_close(&vmaf->ctx);
+    free(vmaf->cuda_state);
+    vmaf->cuda_state = NULL;
     pthread_mutex_lock(&contexts_lock);
     vmaf->closed = true;
     pthread_mutex_unlock(&contexts_lock);
@@ -851,36 +856,38 @@ int vmaf_score_pooled_model_collection(VmafContext *vmaf,
 
 /* ---- preallocated pictures ------------------------------------------------ */
 
-int vmaf_preallocate_pictures(VmafContext *vmaf, VmafPictureConfiguration cfg)
+/* Where fetched pictures come from: the context's recycled host pictures,
+ * or (on_device) its device pictures. */
+static int set_pool(VmafContext *vmaf, const char *caller, enum VmafPixelFormat pix_fmt,
+                    unsigned bpc, unsigned w, unsigned h, bool on_device)
 {
-    if (!alive(vmaf, "vmaf_preallocate_pictures")) return -EINVAL;
     if (vmaf->preallocated) {
-        say(VMAF_LOG_LEVEL_ERROR, "vmaf_preallocate_pictures: called twice");
+        say(VMAF_LOG_LEVEL_ERROR, "%s: pictures were preallocated already", caller);
         return -EINVAL;
     }
     QualeVideoFormat f;
-    const int err = format_of(cfg.pic_params.pix_fmt, cfg.pic_params.bpc, cfg.pic_params.w,
-                              cfg.pic_params.h, &f);
+    const int err = format_of(pix_fmt, bpc, w, h, &f);
     if (err) return err;
     /* The context's pool recycles pictures as they come back: pic_cnt is
      * how many libvmaf would make ahead, which quale does not need. */
     vmaf->pool_format = f;
-    vmaf->pool_pix_fmt = cfg.pic_params.pix_fmt;
+    vmaf->pool_pix_fmt = pix_fmt;
+    vmaf->pool_on_device = on_device;
     vmaf->preallocated = true;
     return 0;
 }
 
-int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
+static int fetch(VmafContext *vmaf, VmafPicture *pic, const char *caller)
 {
-    if (!alive(vmaf, "vmaf_fetch_preallocated_picture")) return -EINVAL;
     if (!pic || !vmaf->preallocated) {
-        say(VMAF_LOG_LEVEL_ERROR, "vmaf_fetch_preallocated_picture: %s", pic ? "no "
-            "vmaf_preallocate_pictures() before" : "no picture");
+        say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, pic ? "no preallocation before" : "no picture");
         return -EINVAL;
     }
     struct VmafRef *ref = calloc(1, sizeof(*ref));
     if (!ref) return -ENOMEM;
-    const int err = quale_context_alloc_picture(vmaf->ctx, &ref->pic, &vmaf->pool_format);
+    const int err = vmaf->pool_on_device
+                        ? quale_context_alloc_device_picture(vmaf->ctx, &ref->pic, &vmaf->pool_format)
+                        : quale_context_alloc_picture(vmaf->ctx, &ref->pic, &vmaf->pool_format);
     if (err) {
         free(ref);
         return err;
@@ -888,6 +895,101 @@ int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
     atomic_init(&ref->count, 1);
     describe_picture(pic, ref, vmaf->pool_pix_fmt);
     return 0;
+}
+
+int vmaf_preallocate_pictures(VmafContext *vmaf, VmafPictureConfiguration cfg)
+{
+    if (!alive(vmaf, "vmaf_preallocate_pictures")) return -EINVAL;
+    return set_pool(vmaf, "vmaf_preallocate_pictures", cfg.pic_params.pix_fmt, cfg.pic_params.bpc,
+                    cfg.pic_params.w, cfg.pic_params.h, false);
+}
+
+int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
+{
+    if (!alive(vmaf, "vmaf_fetch_preallocated_picture")) return -EINVAL;
+    return fetch(vmaf, pic, "vmaf_fetch_preallocated_picture");
+}
+
+/* ---- CUDA ------------------------------------------------------------------ */
+
+struct VmafCudaState {
+    void *cu_ctx; /* the caller's CUcontext, or NULL for the primary one */
+};
+
+int vmaf_cuda_state_init(VmafCudaState **cu_state, VmafCudaConfiguration cfg)
+{
+    if (!cu_state) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_state_init: no state pointer");
+        return -EINVAL;
+    }
+    *cu_state = NULL;
+    if (!quale_backend_built(QUALE_BACKEND_CUDA)) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_state_init: this build of quale has no CUDA backend");
+        return -ENOSYS;
+    }
+    /* The driver must load and see a device; the context itself is checked
+     * when a VmafContext takes the state. */
+    unsigned count = 0;
+    char error[512] = "";
+    const int err = quale_list_devices(QUALE_BACKEND_CUDA, NULL, 0, &count, error, sizeof(error));
+    if (err || count == 0) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_state_init: %s", err ? error : "no CUDA device");
+        return err ? err : -ENODEV;
+    }
+    VmafCudaState *state = calloc(1, sizeof(*state));
+    if (!state) return -ENOMEM;
+    state->cu_ctx = cfg.cu_ctx;
+    *cu_state = state;
+    return 0;
+}
+
+int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state)
+{
+    if (!alive(vmaf, "vmaf_cuda_import_state") || !before_frames(vmaf, "vmaf_cuda_import_state"))
+        return -EINVAL;
+    if (!cu_state || vmaf->cuda_state) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_import_state: %s",
+            cu_state ? "the context has a CUDA state already" : "no state");
+        return -EINVAL;
+    }
+    if (vmaf->preallocated) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_import_state: after the pictures were preallocated "
+            "(import the state first)");
+        return -EINVAL;
+    }
+    const int err = quale_use_cuda_context(vmaf->ctx, cu_state->cu_ctx);
+    if (!err) vmaf->cuda_state = cu_state;
+    return err;
+}
+
+int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfiguration cfg)
+{
+    static const char caller[] = "vmaf_cuda_preallocate_pictures";
+    if (!alive(vmaf, caller)) return -EINVAL;
+    if (!vmaf->cuda_state) {
+        say(VMAF_LOG_LEVEL_ERROR, "%s: no CUDA state (vmaf_cuda_import_state() first)", caller);
+        return -EINVAL;
+    }
+    switch (cfg.pic_prealloc_method) {
+    case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_NONE:
+        return 0;
+    case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE:
+    case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST:
+    case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST_PINNED:
+        /* Host pictures of a CUDA context are pinned memory already. */
+        return set_pool(vmaf, caller, cfg.pic_params.pix_fmt, cfg.pic_params.bpc, cfg.pic_params.w,
+                        cfg.pic_params.h,
+                        cfg.pic_prealloc_method == VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE);
+    }
+    say(VMAF_LOG_LEVEL_ERROR, "%s: unknown preallocation method %d", caller,
+        (int)cfg.pic_prealloc_method);
+    return -EINVAL;
+}
+
+int vmaf_cuda_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
+{
+    if (!alive(vmaf, "vmaf_cuda_fetch_preallocated_picture")) return -EINVAL;
+    return fetch(vmaf, pic, "vmaf_cuda_fetch_preallocated_picture");
 }
 
 /* ---- output -------------------------------------------------------------- */

@@ -82,7 +82,7 @@ struct GpuBackend {
     QualeContext *ctx;
     VulkanDevice dev;
     atomic_uint refs; /* the context, and the picture pool's allocator */
-    HostAllocator host;
+    PictureAllocator host;
     pthread_mutex_t host_lock;
     HostBlock *blocks;
     size_t block_count, block_capacity;
@@ -956,7 +956,7 @@ static int vulkan_open(QualeContext *ctx, int device, GpuBackend **out, char *er
         free(gpu);
         return err;
     }
-    gpu->host = (HostAllocator){ host_alloc, host_free, host_release, gpu };
+    gpu->host = (PictureAllocator){ host_alloc, host_free, host_release, gpu, false };
     context_log(ctx, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
     *out = gpu;
     return 0;
@@ -969,7 +969,7 @@ static void vulkan_close(GpuBackend *gpu)
     backend_release(gpu);
 }
 
-static const HostAllocator *vulkan_host_allocator(const GpuBackend *gpu)
+static const PictureAllocator *vulkan_host_allocator(const GpuBackend *gpu)
 {
     return &gpu->host;
 }
