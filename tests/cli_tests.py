@@ -289,6 +289,10 @@ def test_bad_input(t, ref, dist):
           json.loads(p.stdout)["input"] == {"distorted_bitdepth": "8, shifted left by 2 to 10"} and
           "is 8-bit: scored at the 10 bits of" in p.stderr,
           f"mismatched depths: {p.stderr!r}")
+    gray_ref, _ = t.make("gray", "--width", "64", "--height", "48", "--frames", "2", "--chroma", "400")
+    fails(["-r", gray_ref, "-d", dist, "-n", "--feature", "psnr"],
+          r"is 4:0:0, .* is 4:2:0; quale converts between 4:2:0, 4:2:2 and 4:4:4 only",
+          what="4:0:0 against 4:2:0")
 
     empty = os.path.join(t.tmp, "empty.yuv")
     open(empty, "wb").close()

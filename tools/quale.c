@@ -692,6 +692,12 @@ static int run(const CliSettings *s)
         if ((i ? dist_rate : ref_rate) == 1)
             say("warning", "%s has a variable frame rate: frames are paired by their order, "
                 "not their time", shown(inputs[i].path));
+    if ((ref_format.chroma == QUALE_CHROMA_400) != (dist_format.chroma == QUALE_CHROMA_400)) {
+        say("error", "the videos differ: %s is %s, %s is %s; quale converts between 4:2:0, "
+            "4:2:2 and 4:4:4 only", shown(s->reference), quale_chroma_name(ref_format.chroma),
+            shown(s->distorted), quale_chroma_name(dist_format.chroma));
+        goto out;
+    }
     /* Different bit depths: the shallower video's samples are shifted up
      * to the deeper one's depth, losing nothing (what FFmpeg's conversion
      * to a deeper pixel format gives: sample << n). */

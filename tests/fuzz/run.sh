@@ -29,7 +29,10 @@ case $target in
     cli) flags+=(-dict="$src/tests/fuzz/cli.dict" -max_len=1024) ;;
     pictures) flags+=(-max_len=512) ;;
     output) flags+=(-dict="$src/tests/fuzz/output.dict" -max_len=2048) ;;
-    *) echo "run.sh: unknown target '$target' (y4m, yuv, model, cli, pictures, output)" >&2; exit 1 ;;
+    # Whole small files: the seeds are 3-frame clips of a few KiB.
+    decode) flags+=(-max_len=65536) ;;
+    *) echo "run.sh: unknown target '$target' (y4m, yuv, model, cli, pictures, output, decode)" >&2
+       exit 1 ;;
 esac
 mkdir -p "$out/corpus-$target" "$out/artifacts-$target"
 # Leaks are checked at exit by LeakSanitizer; the targets allocate nothing
