@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "vulkan/spirv_reflect.h"
 #include "vulkan/vulkan_twin.h"
 
 extern const unsigned char vulkan_test_fp64[];
@@ -269,6 +270,21 @@ int main(void)
         err = vulkan_buffer_create(dev, (VkDeviceSize)CAPACITY * sizeof(double), usage, true,
                                    &r.outputs, "the results", error, sizeof(error));
     const VkBuffer buffers[2] = { r.inputs.buffer, r.outputs.buffer };
+    /* A C struct that is not the shader's block is refused when the
+     * pipeline is made: one field more, one field less. */
+    uint32_t block = 0;
+    CHECK(spirv_push_constant_size((const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
+                                   &block) == 0 && block == sizeof(Push));
+    CHECK(spirv_push_constant_size((const uint32_t *)vulkan_test_fp64, 12, &block) == -1);
+    for (int extra = -4; extra <= 8 && !err; extra += 12) {
+        VulkanPipeline wrong;
+        char why[512] = "";
+        CHECK(vulkan_pipeline_create(dev, (const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
+                                     buffers, 2, (uint32_t)((int)sizeof(Push) + extra), &wrong,
+                                     "the test shader", why, sizeof(why)) == -EINVAL &&
+              strstr(why, "push constants are 8 bytes in the shader") != NULL);
+        vulkan_pipeline_destroy(dev, &wrong);
+    }
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
                                      buffers, 2, sizeof(Push), &r.pipeline, "the test shader",

@@ -46,6 +46,7 @@
 #include "common.h"
 #include "context.h"
 #include "gpu.h"
+#include "spirv_reflect.h"
 #include "vulkan_twin.h"
 
 typedef struct VulkanSlot {
@@ -259,6 +260,19 @@ int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo 
     const unsigned bindings = info->bindings, sets = info->sets ? info->sets : 1;
     memset(p, 0, sizeof(*p));
     p->push_size = info->push_size;
+    /* The C struct that fills the push constants and the shader's block
+     * must be one layout: a field added to one and not the other would
+     * shift every field after it.  The struct's size is the block's end
+     * rounded up to the struct's alignment (8 at most: a struct with a
+     * double ends in padding the block does not have). */
+    uint32_t shader_push = 0;
+    const int reflected = spirv_push_constant_size(info->spirv, info->spirv_size, &shader_push);
+    if (reflected == 0 && (shader_push > info->push_size || info->push_size - shader_push >= 8)) {
+        snprintf(error, error_size, "%s: its push constants are %u bytes in the shader and %u in "
+                 "the C struct that fills them: the two layouts differ", what, shader_push,
+                 info->push_size);
+        return -EINVAL;
+    }
     VkDescriptorSetLayoutBinding binding[8];
     VkSpecializationMapEntry entries[16];
     if (bindings > 8 || sets > VULKAN_MAX_SETS || info->constant_count > 16) {
