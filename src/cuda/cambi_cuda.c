@@ -441,12 +441,6 @@ static bool cambi_cuda_supports(const void *state)
     return !s->heatmaps_path;
 }
 
-static unsigned cambi_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void cambi_cuda_close(void *twin)
 {
     CambiTwin *t = twin;
@@ -637,7 +631,6 @@ static int cambi_cuda_collect(void *twin, unsigned slot, const MetricFrame *fram
 const CudaTwin cuda_twin_cambi = {
     .metric = &metric_cambi,
     .module_image = cuda_module_cambi,
-    .planes = cambi_cuda_planes,
     .supports = cambi_cuda_supports,
     .init = cambi_cuda_init,
     .enqueue = cambi_cuda_enqueue,

@@ -185,12 +185,6 @@ typedef struct CiedeTwin {
     double *host;         /* pinned, same layout */
 } CiedeTwin;
 
-static bool ciede_cuda_supports(const void *state)
-{
-    (void)state; /* every format the C reference accepts */
-    return true;
-}
-
 static unsigned ciede_cuda_planes(const void *state)
 {
     (void)state;
@@ -352,7 +346,6 @@ const CudaTwin cuda_twin_ciede = {
     .metric = &metric_ciede,
     .module_image = cuda_module_ciede,
     .planes = ciede_cuda_planes,
-    .supports = ciede_cuda_supports,
     .init = ciede_cuda_init,
     .enqueue = ciede_cuda_enqueue,
     .collect = ciede_cuda_collect,

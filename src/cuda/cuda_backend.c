@@ -481,7 +481,9 @@ static bool cuda_twin_built(const Metric *metric)
 static const CudaTwin *find_twin(const Metric *metric, const void *state)
 {
     for (unsigned i = 0; cuda_twins[i]; i++)
-        if (cuda_twins[i]->metric == metric && cuda_twins[i]->supports(state)) return cuda_twins[i];
+        if (cuda_twins[i]->metric == metric &&
+            (!cuda_twins[i]->supports || cuda_twins[i]->supports(state)))
+            return cuda_twins[i];
     return NULL;
 }
 
@@ -703,7 +705,7 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
         a->twin = twin;
         a->sink = requests[i].sink;
-        gpu->planes |= twin->planes(requests[i].state);
+        gpu->planes |= twin->planes ? twin->planes(requests[i].state) : 1u;
         if (twin->history > gpu->history) gpu->history = twin->history;
         if (twin->dist_history) gpu->dist_history = true;
         const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);

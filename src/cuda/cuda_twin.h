@@ -48,10 +48,12 @@ typedef struct CudaTwin {
     unsigned history;                  /* previous reference lumas it reads */
     bool dist_history;                 /* and the previous distorted lumas */
 
-    /* The planes it reads under these options: bit p for plane p. */
+    /* The planes it reads under these options: bit p for plane p (NULL:
+     * the luma alone). */
     unsigned (*planes)(const void *metric_state);
 
-    /* Whether the twin covers the metric with these options. */
+    /* Whether the twin covers the metric with these options (NULL: every
+     * option the metric has). */
     bool (*supports)(const void *metric_state);
 
     /* Loads functions from the module and allocates per-slot buffers (device

@@ -305,12 +305,6 @@ bool float_adm_cuda_supports(const void *state)
     return usable && s->p_norm == 3.0;
 }
 
-static unsigned float_adm_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_adm_cuda_close(void *twin)
 {
     FloatAdmTwin *t = twin;
@@ -412,7 +406,6 @@ static int float_adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *
 const CudaTwin cuda_twin_float_adm = {
     .metric = &metric_float_adm,
     .module_image = cuda_module_float_adm,
-    .planes = float_adm_cuda_planes,
     .supports = float_adm_cuda_supports,
     .init = float_adm_cuda_init,
     .enqueue = float_adm_cuda_enqueue,

@@ -97,18 +97,6 @@ typedef struct FloatAnsnrTwin {
     size_t bytes;
 } FloatAnsnrTwin;
 
-static bool float_ansnr_cuda_supports(const void *state)
-{
-    (void)state; /* no options; every format the C reference takes */
-    return true;
-}
-
-static unsigned float_ansnr_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_ansnr_cuda_close(void *twin)
 {
     FloatAnsnrTwin *t = twin;
@@ -176,8 +164,6 @@ static int float_ansnr_cuda_collect(void *twin, unsigned slot, const MetricFrame
 const CudaTwin cuda_twin_float_ansnr = {
     .metric = &metric_float_ansnr,
     .module_image = cuda_module_float_ansnr,
-    .planes = float_ansnr_cuda_planes,
-    .supports = float_ansnr_cuda_supports,
     .init = float_ansnr_cuda_init,
     .enqueue = float_ansnr_cuda_enqueue,
     .collect = float_ansnr_cuda_collect,

@@ -108,18 +108,6 @@ typedef struct FloatMomentTwin {
     size_t bytes;
 } FloatMomentTwin;
 
-static bool float_moment_cuda_supports(const void *state)
-{
-    (void)state; /* no options; every format the C reference takes */
-    return true;
-}
-
-static unsigned float_moment_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_moment_cuda_close(void *twin)
 {
     FloatMomentTwin *t = twin;
@@ -187,8 +175,6 @@ static int float_moment_cuda_collect(void *twin, unsigned slot, const MetricFram
 const CudaTwin cuda_twin_float_moment = {
     .metric = &metric_float_moment,
     .module_image = cuda_module_float_moment,
-    .planes = float_moment_cuda_planes,
-    .supports = float_moment_cuda_supports,
     .init = float_moment_cuda_init,
     .enqueue = float_moment_cuda_enqueue,
     .collect = float_moment_cuda_collect,

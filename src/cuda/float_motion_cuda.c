@@ -175,12 +175,6 @@ bool float_motion_cuda_supports(const void *state)
     return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);
 }
 
-static unsigned float_motion_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_motion_cuda_close(void *twin)
 {
     FloatMotionTwin *t = twin;
@@ -259,7 +253,6 @@ const CudaTwin cuda_twin_float_motion = {
     .metric = &metric_float_motion,
     .module_image = cuda_module_float_motion,
     .history = 2,
-    .planes = float_motion_cuda_planes,
     .supports = float_motion_cuda_supports,
     .init = float_motion_cuda_init,
     .enqueue = float_motion_cuda_enqueue,

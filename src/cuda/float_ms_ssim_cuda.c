@@ -268,18 +268,6 @@ typedef struct FmsTwin {
     double *host;       /* pinned, slots x tiles x SSIM_SUMS */
 } FmsTwin;
 
-static bool fms_cuda_supports(const void *state)
-{
-    (void)state; /* every option: tests/test_float_ssim_cuda_host.cpp */
-    return true;
-}
-
-static unsigned fms_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void fms_cuda_close(void *twin)
 {
     FmsTwin *t = twin;
@@ -361,8 +349,6 @@ static int fms_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
 const CudaTwin cuda_twin_float_ms_ssim = {
     .metric = &metric_float_ms_ssim,
     .module_image = cuda_module_float_ms_ssim,
-    .planes = fms_cuda_planes,
-    .supports = fms_cuda_supports,
     .init = fms_cuda_init,
     .enqueue = fms_cuda_enqueue,
     .collect = fms_cuda_collect,

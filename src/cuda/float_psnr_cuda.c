@@ -104,18 +104,6 @@ typedef struct FloatPsnrTwin {
     size_t bytes;
 } FloatPsnrTwin;
 
-static bool float_psnr_cuda_supports(const void *state)
-{
-    (void)state; /* no options; every format the C reference takes */
-    return true;
-}
-
-static unsigned float_psnr_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_psnr_cuda_close(void *twin)
 {
     FloatPsnrTwin *t = twin;
@@ -182,8 +170,6 @@ static int float_psnr_cuda_collect(void *twin, unsigned slot, const MetricFrame 
 const CudaTwin cuda_twin_float_psnr = {
     .metric = &metric_float_psnr,
     .module_image = cuda_module_float_psnr,
-    .planes = float_psnr_cuda_planes,
-    .supports = float_psnr_cuda_supports,
     .init = float_psnr_cuda_init,
     .enqueue = float_psnr_cuda_enqueue,
     .collect = float_psnr_cuda_collect,

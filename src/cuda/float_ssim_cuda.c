@@ -247,18 +247,6 @@ typedef struct FssimTwin {
     double *host;       /* pinned, slots x tiles x SSIM_SUMS */
 } FssimTwin;
 
-static bool fssim_cuda_supports(const void *state)
-{
-    (void)state; /* every option: tests/test_float_ssim_cuda_host.cpp */
-    return true;
-}
-
-static unsigned fssim_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void fssim_cuda_close(void *twin)
 {
     FssimTwin *t = twin;
@@ -339,8 +327,6 @@ static int fssim_cuda_collect(void *twin, unsigned slot, const MetricFrame *fram
 const CudaTwin cuda_twin_float_ssim = {
     .metric = &metric_float_ssim,
     .module_image = cuda_module_float_ssim,
-    .planes = fssim_cuda_planes,
-    .supports = fssim_cuda_supports,
     .init = fssim_cuda_init,
     .enqueue = fssim_cuda_enqueue,
     .collect = fssim_cuda_collect,

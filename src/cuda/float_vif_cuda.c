@@ -291,12 +291,6 @@ bool float_vif_cuda_supports(const void *state)
     return true;
 }
 
-static unsigned float_vif_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_vif_cuda_close(void *twin)
 {
     FloatVifTwin *t = twin;
@@ -373,7 +367,6 @@ static int float_vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *
 const CudaTwin cuda_twin_float_vif = {
     .metric = &metric_float_vif,
     .module_image = cuda_module_float_vif,
-    .planes = float_vif_cuda_planes,
     .supports = float_vif_cuda_supports,
     .init = float_vif_cuda_init,
     .enqueue = float_vif_cuda_enqueue,

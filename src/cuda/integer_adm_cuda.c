@@ -271,18 +271,6 @@ typedef struct AdmTwin {
     uint64_t *host;     /* pinned, slots x ADM_SUMS */
 } AdmTwin;
 
-static bool adm_cuda_supports(const void *state)
-{
-    (void)state; /* every option family: tests/test_integer_adm_cuda_host.cpp */
-    return true;
-}
-
-static unsigned adm_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void adm_cuda_close(void *twin)
 {
     AdmTwin *t = twin;
@@ -367,8 +355,6 @@ static int adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
 const CudaTwin cuda_twin_integer_adm = {
     .metric = &metric_integer_adm,
     .module_image = cuda_module_integer_adm,
-    .planes = adm_cuda_planes,
-    .supports = adm_cuda_supports,
     .init = adm_cuda_init,
     .enqueue = adm_cuda_enqueue,
     .collect = adm_cuda_collect,

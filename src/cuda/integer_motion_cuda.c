@@ -23,18 +23,6 @@ typedef struct MotionTwin {
     size_t bytes;
 } MotionTwin;
 
-static bool motion_cuda_supports(const void *state)
-{
-    (void)state;
-    return true;
-}
-
-static unsigned motion_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void motion_cuda_close(void *twin)
 {
     MotionTwin *t = twin;
@@ -116,8 +104,6 @@ const CudaTwin cuda_twin_integer_motion = {
     .metric = &metric_integer_motion,
     .module_image = cuda_module_integer_motion,
     .history = 2,
-    .planes = motion_cuda_planes,
-    .supports = motion_cuda_supports,
     .init = motion_cuda_init,
     .enqueue = motion_cuda_enqueue,
     .collect = motion_cuda_collect,

@@ -267,18 +267,6 @@ typedef struct VifTwin {
     uint64_t *host;                    /* pinned, slots x SUM_COUNT */
 } VifTwin;
 
-static bool vif_cuda_supports(const void *state)
-{
-    (void)state; /* every option: tests/test_integer_vif_cuda_host.cpp */
-    return true;
-}
-
-static unsigned vif_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void vif_cuda_close(void *twin)
 {
     VifTwin *t = twin;
@@ -383,8 +371,6 @@ static int vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
 const CudaTwin cuda_twin_integer_vif = {
     .metric = &metric_integer_vif,
     .module_image = cuda_module_integer_vif,
-    .planes = vif_cuda_planes,
-    .supports = vif_cuda_supports,
     .init = vif_cuda_init,
     .enqueue = vif_cuda_enqueue,
     .collect = vif_cuda_collect,

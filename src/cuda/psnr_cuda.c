@@ -29,12 +29,6 @@ typedef struct PsnrTwin {
     unsigned slots;
 } PsnrTwin;
 
-static bool psnr_cuda_supports(const void *state)
-{
-    (void)state;
-    return true;
-}
-
 static unsigned psnr_cuda_planes(const void *state)
 {
     const PsnrState *s = state;
@@ -116,7 +110,6 @@ const CudaTwin cuda_twin_psnr = {
     .metric = &metric_psnr,
     .module_image = cuda_module_psnr,
     .planes = psnr_cuda_planes,
-    .supports = psnr_cuda_supports,
     .init = psnr_cuda_init,
     .enqueue = psnr_cuda_enqueue,
     .collect = psnr_cuda_collect,

@@ -192,12 +192,6 @@ typedef struct HvsTwin {
     float *host;        /* pinned, slots x 4 */
 } HvsTwin;
 
-static bool hvs_cuda_supports(const void *state)
-{
-    (void)state; /* every format the C reference accepts */
-    return true;
-}
-
 static unsigned hvs_cuda_planes(const void *state)
 {
     (void)state;
@@ -308,7 +302,6 @@ const CudaTwin cuda_twin_psnr_hvs = {
     .metric = &metric_psnr_hvs,
     .module_image = cuda_module_psnr_hvs,
     .planes = hvs_cuda_planes,
-    .supports = hvs_cuda_supports,
     .init = hvs_cuda_init,
     .enqueue = hvs_cuda_enqueue,
     .collect = hvs_cuda_collect,

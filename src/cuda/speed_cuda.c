@@ -197,12 +197,6 @@ static unsigned speed_chroma_cuda_planes(const void *state)
     return 6;
 }
 
-static unsigned speed_temporal_cuda_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void speed_cuda_close(void *twin)
 {
     SpeedTwin *t = twin;
@@ -363,7 +357,6 @@ const CudaTwin cuda_twin_speed_temporal = {
     .module_image = cuda_module_speed,
     .history = 1,
     .dist_history = true,
-    .planes = speed_temporal_cuda_planes,
     .supports = speed_temporal_cuda_supports,
     .init = speed_temporal_cuda_init,
     .enqueue = speed_cuda_enqueue,

@@ -207,12 +207,6 @@ static bool cambi_vulkan_supports(const VulkanDevice *dev, const void *state)
     return !s->full_ref || picture_words(s, &s->ref) * 4 <= range;
 }
 
-static unsigned cambi_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void cambi_vulkan_close(void *twin)
 {
     CambiTwin *t = twin;
@@ -633,7 +627,6 @@ static int cambi_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fr
 const VulkanTwin vulkan_twin_cambi = {
     .metric = &metric_cambi,
     .concurrent = true, /* planes per lane, partials per slot */
-    .planes = cambi_vulkan_planes,
     .supports = cambi_vulkan_supports,
     .init = cambi_vulkan_init,
     .record_round = cambi_vulkan_record_round,

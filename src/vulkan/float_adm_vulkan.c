@@ -121,12 +121,6 @@ static bool float_adm_vulkan_supports(const VulkanDevice *dev, const void *state
     return dev->features.shaderFloat64 && usable && s->p_norm == 3.0;
 }
 
-static unsigned float_adm_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_adm_vulkan_close(void *twin)
 {
     FloatAdmTwin *t = twin;
@@ -367,7 +361,6 @@ static int float_adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame
 
 const VulkanTwin vulkan_twin_float_adm = {
     .metric = &metric_float_adm,
-    .planes = float_adm_vulkan_planes,
     .supports = float_adm_vulkan_supports,
     .init = float_adm_vulkan_init,
     .record = float_adm_vulkan_record,

@@ -101,12 +101,6 @@ static bool float_vif_vulkan_supports(const VulkanDevice *dev, const void *state
     return true;
 }
 
-static unsigned float_vif_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void float_vif_vulkan_close(void *twin)
 {
     FloatVifTwin *t = twin;
@@ -296,7 +290,6 @@ static int float_vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame
 
 const VulkanTwin vulkan_twin_float_vif = {
     .metric = &metric_float_vif,
-    .planes = float_vif_vulkan_planes,
     .supports = float_vif_vulkan_supports,
     .init = float_vif_vulkan_init,
     .record = float_vif_vulkan_record,

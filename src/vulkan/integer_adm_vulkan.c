@@ -92,18 +92,6 @@ typedef struct AdmTwin {
     VulkanBuffer partials; /* host-visible: slots x per_slot x ADM_LEVEL_SUMS x uint64 */
 } AdmTwin;
 
-static bool adm_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state; /* every option */
-    return true;
-}
-
-static unsigned adm_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void adm_vulkan_close(void *twin)
 {
     AdmTwin *t = twin;
@@ -369,8 +357,6 @@ static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 const VulkanTwin vulkan_twin_integer_adm = {
     .metric = &metric_integer_adm,
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .planes = adm_vulkan_planes,
-    .supports = adm_vulkan_supports,
     .init = adm_vulkan_init,
     .record_round = adm_vulkan_record_round,
     .collect = adm_vulkan_collect,

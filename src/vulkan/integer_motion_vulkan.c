@@ -30,18 +30,6 @@ typedef struct MotionTwin {
     VulkanPipeline pipeline;
 } MotionTwin;
 
-static bool motion_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state;
-    return true;
-}
-
-static unsigned motion_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void motion_vulkan_close(void *twin)
 {
     MotionTwin *t = twin;
@@ -133,8 +121,6 @@ const VulkanTwin vulkan_twin_integer_motion = {
     .metric = &metric_integer_motion,
     .concurrent = true, /* its only buffers are per slot */
     .history = 2,
-    .planes = motion_vulkan_planes,
-    .supports = motion_vulkan_supports,
     .init = motion_vulkan_init,
     .record_round = motion_vulkan_record_round,
     .collect = motion_vulkan_collect,

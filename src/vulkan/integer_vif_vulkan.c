@@ -83,18 +83,6 @@ typedef struct VifTwin {
     VulkanPipeline stats[VIF_SCALES], decimate[VIF_SCALES]; /* decimate[s]: to scale s */
 } VifTwin;
 
-static bool vif_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state; /* every option: debug, vif_enhn_gain_limit, vif_skip_scale0 */
-    return true;
-}
-
-static unsigned vif_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void vif_vulkan_close(void *twin)
 {
     VifTwin *t = twin;
@@ -333,8 +321,6 @@ static int vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 const VulkanTwin vulkan_twin_integer_vif = {
     .metric = &metric_integer_vif,
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .planes = vif_vulkan_planes,
-    .supports = vif_vulkan_supports,
     .init = vif_vulkan_init,
     .record_round = vif_vulkan_record_round,
     .collect = vif_vulkan_collect,

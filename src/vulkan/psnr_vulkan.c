@@ -27,12 +27,6 @@ typedef struct PsnrTwin {
     unsigned bytes_per_sample;
 } PsnrTwin;
 
-static bool psnr_vulkan_supports(const VulkanDevice *dev, const void *state)
-{
-    (void)state;
-    return true;
-}
-
 static unsigned psnr_vulkan_planes(const void *state)
 {
     const PsnrState *s = state;
@@ -116,7 +110,6 @@ const VulkanTwin vulkan_twin_psnr = {
     .metric = &metric_psnr,
     .concurrent = true, /* its only buffers are per slot */
     .planes = psnr_vulkan_planes,
-    .supports = psnr_vulkan_supports,
     .init = psnr_vulkan_init,
     .record = psnr_vulkan_record,
     .collect = psnr_vulkan_collect,

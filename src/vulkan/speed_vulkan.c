@@ -125,12 +125,6 @@ static unsigned speed_chroma_vulkan_planes(const void *state)
     return 6;
 }
 
-static unsigned speed_temporal_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 1;
-}
-
 static void speed_vulkan_close(void *twin)
 {
     SpeedTwin *t = twin;
@@ -377,7 +371,6 @@ const VulkanTwin vulkan_twin_speed_temporal = {
     .history = 1,
     .dist_history = true,
     .concurrent = true,
-    .planes = speed_temporal_vulkan_planes,
     .supports = speed_temporal_vulkan_supports,
     .init = speed_temporal_vulkan_init,
     .record_round = speed_vulkan_record_round,

@@ -949,7 +949,8 @@ static bool vulkan_twin_built(const Metric *metric)
 static const VulkanTwin *find_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
 {
     for (unsigned i = 0; vulkan_twins[i]; i++)
-        if (vulkan_twins[i]->metric == metric && vulkan_twins[i]->supports(&gpu->dev, state))
+        if (vulkan_twins[i]->metric == metric &&
+            (!vulkan_twins[i]->supports || vulkan_twins[i]->supports(&gpu->dev, state)))
             return vulkan_twins[i];
     return NULL;
 }
@@ -1174,7 +1175,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
 
     for (unsigned i = 0; i < count; i++) {
         const VulkanTwin *twin = find_twin(gpu, requests[i].metric, requests[i].state);
-        gpu->planes |= twin->planes(requests[i].state);
+        gpu->planes |= twin->planes ? twin->planes(requests[i].state) : 1u;
         if (twin->history > gpu->history) gpu->history = twin->history;
         gpu->dist_history = gpu->dist_history || twin->dist_history;
     }

@@ -154,9 +154,12 @@ typedef struct VulkanTwin {
      * A twin without it keeps the run on one lane (frames one after the
      * other on one queue, as its record() may assume). */
     bool concurrent;
+    /* The planes it reads under these options: bit p for plane p (NULL:
+     * the luma alone). */
     unsigned (*planes)(const void *metric_state);
     /* Whether it computes the metric under these options on this device
-     * (a twin that needs shaderFloat64 checks dev->features). */
+     * (a twin that needs shaderFloat64 checks dev->features; NULL: every
+     * option, on every device). */
     bool (*supports)(const VulkanDevice *dev, const void *metric_state);
     /* ring and frames are the buffers shaders bind to read planes. */
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
