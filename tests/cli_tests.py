@@ -22,17 +22,9 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-PASSED = 0
-FAILED = 0
-
-
-def check(cond, what):
-    global PASSED, FAILED
-    if cond:
-        PASSED += 1
-    else:
-        FAILED += 1
-        print(f"FAIL: {what}", flush=True)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tally import check, finish  # noqa: E402
 
 
 class Tool:
@@ -1144,8 +1136,7 @@ def main():
         test_gpu_failures(t, ref, dist)
         test_first_hour(t, ref, dist, ref_yuv, dist_yuv)
         test_tiny_frames(t)
-    print(f"{PASSED} passed, {FAILED} failed")
-    return 1 if FAILED else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -296,6 +296,23 @@ static int load_driver(CudaApi *api, char *error, size_t error_size)
     return status;
 }
 
+/* The name, the multiprocessors, and whether quale runs on it (compute
+ * capability 7.0 or newer), of dev->device. */
+static int describe_device(CudaDevice *dev, char *error, size_t error_size)
+{
+    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
+    int major = 0;
+    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
+    if (major < 7) {
+        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
+                 dev->name, major);
+        return -ENODEV;
+    }
+    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                dev->device);
+    return 0;
+}
+
 static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_size)
 {
     int err = load_driver(&dev->api, error, error_size);
@@ -312,16 +329,7 @@ static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_s
         return -ENODEV;
     }
     CU_TRY(dev, dev->api.DeviceGet(&dev->device, ordinal < 0 ? 0 : ordinal), "opening the device");
-    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
-    int major = 0;
-    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
-    if (major < 7) {
-        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
-                 dev->name, major);
-        return -ENODEV;
-    }
-    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                dev->device);
+    if ((err = describe_device(dev, error, error_size))) return err;
     CU_TRY(dev, dev->api.DevicePrimaryCtxRetain(&dev->context, dev->device), "creating a context");
     CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the context current");
     return 0;
@@ -336,17 +344,7 @@ static int adopt_device(CudaDevice *dev, CUcontext context, char *error, size_t 
     CU_TRY(dev, dev->api.CtxGetDevice(&dev->device), "finding the device of the caller's context");
     dev->context = context;
     dev->external = true;
-    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
-    int major = 0;
-    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
-    if (major < 7) {
-        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
-                 dev->name, major);
-        return -ENODEV;
-    }
-    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                dev->device);
-    return 0;
+    return describe_device(dev, error, error_size);
 }
 
 static void stop(GpuBackend *gpu)
