@@ -316,14 +316,20 @@ static void vif_mirror_plane(int16_t *p, unsigned w, unsigned half)
  * same total, and its decimated rows go straight to the frame's pictures
  * (the scratch of the thread that runs extract()).  So neither the band
  * size nor the thread count can change a digit.
+ *
+ * A band also makes the rows of the next scale that are centred on its
+ * own even rows: their low-pass filter reads rows the statistics have
+ * just read, still in cache, where a pass of its own would read the
+ * whole scale again from memory.
  */
 enum { VIF_BAND_ROWS = 32, VIF_MAX_BANDS = 64 };
 
 typedef struct VifBands {
     const VifState *s;
-    VifSource src, dst; /* dst: the decimated pictures, in extract()'s scratch */
+    VifSource src, dst; /* dst: the next scale, in extract()'s scratch */
     bool wide;
     unsigned scale;
+    bool stats, decimate; /* what the bands make: sums, the next scale */
     unsigned rows, band_rows, count;
     VifSums sums[VIF_MAX_BANDS];
 } VifBands;
@@ -352,38 +358,74 @@ static VifShift vif_shift(const VifState *s, unsigned scale)
     return sh;
 }
 
-/* The statistics of rows [y0, y1) of a scale, added to *sums. */
-static void vif_stats_rows(const VifState *s, const VifScratch *t, const VifSource *src,
-                           bool wide, unsigned scale, unsigned y0, unsigned y1, VifSums *sums)
+/* The statistics of row y of a scale, added to *sums. */
+static void vif_stats_row(const VifBands *b, const VifScratch *t, unsigned y, VifSums *sums)
 {
-    const unsigned fw = VIF_FILTER_WIDTH(scale);
-    const VifShift sh = vif_shift(s, scale);
+    const VifState *s = b->s;
+    const unsigned fw = VIF_FILTER_WIDTH(b->scale);
+    const VifShift sh = vif_shift(s, b->scale);
     const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
-    for (unsigned y = y0; y < y1; y++) {
-        vif_rows(src, y, fw, ref, dis);
-        s->dsp.vertical_stats[wide](ref, dis, fw, src->w, &sh, t->planes);
-        for (unsigned p = 0; p < VIF_PLANES; p++) vif_mirror_plane(t->planes[p], src->w, fw / 2);
-        s->dsp.horizontal_stats((const int16_t *const *)t->planes, src->w, fw, s->log2_table,
-                                s->enhn_gain_limit, sums);
-    }
+    vif_rows(&b->src, y, fw, ref, dis);
+    s->dsp.vertical_stats[b->wide](ref, dis, fw, b->src.w, &sh, t->planes);
+    for (unsigned p = 0; p < VIF_PLANES; p++) vif_mirror_plane(t->planes[p], b->src.w, fw / 2);
+    s->dsp.horizontal_stats((const int16_t *const *)t->planes, b->src.w, fw, s->log2_table,
+                            s->enhn_gain_limit, sums);
 }
 
-static void vif_stats_band(void *arg, unsigned band, void *scratch)
+/* Row y of the next scale: rows about 2y of this one low-passed with the
+ * next scale's filter, every other column kept. */
+static void vif_decimate_row(const VifBands *b, const VifScratch *t, unsigned y)
+{
+    const VifState *s = b->s;
+    const unsigned next = b->scale + 1, fw = VIF_FILTER_WIDTH(next);
+    /* From the picture, the samples' precision; after, 16 bits. */
+    const unsigned shift = next == 1 ? s->bitdepth : 16;
+    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
+    vif_rows(&b->src, 2 * y, fw, ref, dis);
+    s->dsp.vertical_lowpass[b->wide](ref, dis, fw, b->src.w, shift, t->low_ref, t->low_dis);
+    vif_mirror_plane(t->low_ref, b->src.w, fw / 2);
+    vif_mirror_plane(t->low_dis, b->src.w, fw / 2);
+    uint16_t *ref_out = (uint16_t *)((uint8_t *)b->dst.ref + y * b->dst.ref_stride);
+    uint16_t *dis_out = (uint16_t *)((uint8_t *)b->dst.dis + y * b->dst.dis_stride);
+    s->dsp.horizontal_lowpass(t->low_ref, t->low_dis, b->dst.w, fw, ref_out, dis_out);
+}
+
+static void vif_band(void *arg, unsigned band, void *scratch)
 {
     VifBands *b = arg;
     const unsigned y0 = band * b->band_rows;
     const unsigned y1 = y0 + b->band_rows < b->rows ? y0 + b->band_rows : b->rows;
     b->sums[band] = (VifSums){ 0 };
-    vif_stats_rows(b->s, scratch, &b->src, b->wide, b->scale, y0, y1, &b->sums[band]);
+    for (unsigned y = y0; y < y1; y++) {
+        if (b->stats) vif_stats_row(b, scratch, y, &b->sums[band]);
+        if (b->decimate && y % 2 == 0 && y / 2 < b->dst.h) vif_decimate_row(b, scratch, y / 2);
+    }
 }
 
-/* The sums of one scale, its bands run through metric_run_tasks(). */
-static int vif_scale_stats(const VifState *s, const VifScratch *t, const MetricFrame *frame,
-                           const VifSource *src, bool wide, unsigned scale, VifSums *sums)
+/*
+ * One scale: its sums (unless `stats` is false) and, below scale 3, the
+ * next scale in slot `scale & 1` of t (the extract()'s scratch: scales 1
+ * and 3 in slot 0, scale 2 in slot 1), into *next.
+ */
+static int vif_scale(const VifState *s, const VifScratch *t, const MetricFrame *frame,
+                     const VifSource *src, bool wide, unsigned scale, bool stats, VifSums *sums,
+                     VifSource *next)
 {
-    VifBands b = { .s = s, .src = *src, .wide = wide, .scale = scale };
+    VifBands b = {
+        .s = s, .src = *src, .wide = wide, .scale = scale,
+        .stats = stats, .decimate = scale + 1 < VIF_SCALES,
+    };
+    if (b.decimate) {
+        const unsigned slot = scale & 1;
+        b.dst = (VifSource){
+            .ref = t->scaled_ref[slot], .dis = t->scaled_dis[slot],
+            .ref_stride = t->scaled_stride[slot], .dis_stride = t->scaled_stride[slot],
+            .w = src->w / 2, .h = src->h / 2,
+        };
+        *next = b.dst;
+    }
     vif_bands_plan(&b, src->h);
-    const int err = metric_run_tasks(frame, (void *)t, b.count, vif_stats_band, &b);
+    const int err = metric_run_tasks(frame, (void *)t, b.count, vif_band, &b);
     *sums = (VifSums){ 0 };
     for (unsigned i = 0; i < b.count; i++) {
         sums->num_log += b.sums[i].num_log;
@@ -392,49 +434,6 @@ static int vif_scale_stats(const VifState *s, const VifScratch *t, const MetricF
         sums->den_non_log += b.sums[i].den_non_log;
     }
     return err;
-}
-
-
-/* Rows [y0, y1) of the next scale: src low-passed with the filter of
- * b->scale, every other row and column, into b->dst, through the line
- * buffers of the running thread's scratch. */
-static void vif_decimate_band(void *arg, unsigned band, void *scratch)
-{
-    const VifBands *b = arg;
-    const VifScratch *t = scratch;
-    const VifState *s = b->s;
-    const unsigned fw = VIF_FILTER_WIDTH(b->scale);
-    /* From the picture, the samples' precision; after, 16 bits. */
-    const unsigned shift = b->scale == 1 ? s->bitdepth : 16;
-    const unsigned y0 = band * b->band_rows;
-    const unsigned y1 = y0 + b->band_rows < b->rows ? y0 + b->band_rows : b->rows;
-    const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
-    for (unsigned y = y0; y < y1; y++) {
-        vif_rows(&b->src, 2 * y, fw, ref, dis);
-        s->dsp.vertical_lowpass[b->wide](ref, dis, fw, b->src.w, shift, t->low_ref, t->low_dis);
-        vif_mirror_plane(t->low_ref, b->src.w, fw / 2);
-        vif_mirror_plane(t->low_dis, b->src.w, fw / 2);
-        uint16_t *ref_out = (uint16_t *)((uint8_t *)b->dst.ref + y * b->dst.ref_stride);
-        uint16_t *dis_out = (uint16_t *)((uint8_t *)b->dst.dis + y * b->dst.dis_stride);
-        s->dsp.horizontal_lowpass(t->low_ref, t->low_dis, b->dst.w, fw, ref_out, dis_out);
-    }
-}
-
-/* Low-pass filters src with the filter of `scale` (1..3) and keeps every
- * other row and column into slot `slot` of t (the extract()'s scratch);
- * *dst receives the new scale's pictures. */
-static int vif_decimate(const VifState *s, const VifScratch *t, const MetricFrame *frame,
-                        const VifSource *src, bool wide, unsigned scale, unsigned slot,
-                        VifSource *dst)
-{
-    *dst = (VifSource){
-        .ref = t->scaled_ref[slot], .dis = t->scaled_dis[slot],
-        .ref_stride = t->scaled_stride[slot], .dis_stride = t->scaled_stride[slot],
-        .w = src->w / 2, .h = src->h / 2,
-    };
-    VifBands b = { .s = s, .src = *src, .dst = *dst, .wide = wide, .scale = scale };
-    vif_bands_plan(&b, dst->h);
-    return metric_run_tasks(frame, (void *)t, b.count, vif_decimate_band, &b);
 }
 
 /* ---- the descriptor ------------------------------------------------------- */
@@ -540,17 +539,12 @@ int vif_frame_sums(const VifState *s, void *scratch, const MetricFrame *frame,
     bool wide = s->bitdepth > 8;
 
     int err = 0;
-    for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
-        sums[scale] = (VifSums){ 0 };
-        if (scale > 0 && !err) {
-            /* Scales 1 and 3 in slot 0, scale 2 in slot 1. */
-            VifSource next;
-            err = vif_decimate(s, t, frame, &src, wide, scale, (scale - 1) & 1, &next);
-            src = next;
-            wide = true;
-        }
-        if (!err && (scale > 0 || !s->skip_scale0))
-            err = vif_scale_stats(s, t, frame, &src, wide, scale, &sums[scale]);
+    for (unsigned scale = 0; scale < VIF_SCALES && !err; scale++) {
+        VifSource next = src;
+        err = vif_scale(s, t, frame, &src, wide, scale, scale > 0 || !s->skip_scale0,
+                        &sums[scale], &next);
+        src = next;
+        wide = true;
     }
     return err;
 }

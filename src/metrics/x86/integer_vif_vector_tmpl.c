@@ -113,6 +113,16 @@ static inline unsigned vif_horizontal_pairs(unsigned fw, int offset[VIF_MAX_PAIR
     return m;
 }
 
+/* The pairs of a filter of fw taps (not 3) for the output one column to the
+ * right of the horizontal_pairs() ones, over the same samples: the samples
+ * at offset[m] and offset[m] + 1 are its taps 2m - 1 and 2m. */
+static inline void vif_horizontal_pairs_odd(unsigned fw, unsigned pairs,
+                                            int32_t coef[VIF_MAX_PAIRS])
+{
+    const uint16_t *c = vif_filter(fw);
+    for (unsigned m = 0; m < pairs; m++) coef[m] = vif_coef_pair(m ? c[2 * m - 1] : 0, c[2 * m]);
+}
+
 /* Columns per step of the vertical passes, outputs per step of the
  * horizontal ones. */
 #define STEP VI_LANES16
@@ -348,6 +358,22 @@ INLINE vi horizontal_sum(const int16_t *p, unsigned pairs, const int offset[], c
     return s;
 }
 
+/* horizontal_sum() at p and at p + 1 from one load per pair: the odd
+ * outputs take the same samples with the taps shifted by one (odd). */
+INLINE void horizontal_sum_both(const int16_t *p, unsigned pairs, const int offset[],
+                                const vi even[], const vi odd[], vi *at_even, vi *at_odd)
+{
+    vi v = vi_loadu(p + offset[0]);
+    vi e = vi_madd16(v, even[0]), o = vi_madd16(v, odd[0]);
+    for (unsigned m = 1; m < pairs; m++) {
+        v = vi_loadu(p + offset[m]);
+        e = madd_add(e, v, even[m]);
+        o = madd_add(o, v, odd[m]);
+    }
+    *at_even = e;
+    *at_odd = o;
+}
+
 /* ((uint64_t)a * b + 2^31) >> 32 in each 32-bit lane. */
 INLINE vi mul_high_round(vi a, vi b)
 {
@@ -445,10 +471,19 @@ INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigne
                                 VifSums *sums)
 {
     int offset[VIF_MAX_PAIRS];
-    int32_t coef32[VIF_MAX_PAIRS];
+    int32_t coef32[VIF_MAX_PAIRS], odd32[VIF_MAX_PAIRS];
     const unsigned pairs = vif_horizontal_pairs(fw, offset, coef32);
-    vi coef[VIF_MAX_PAIRS];
-    for (unsigned m = 0; m < pairs; m++) coef[m] = vi_set1_32(coef32[m]);
+    /* The odd outputs from the even ones' loads: half the loads, for
+     * twice the registers of coefficients and sums, which 16 registers
+     * do not hold.  The 3-tap filter's split centre has no odd
+     * counterpart. */
+    const bool shared_loads = VI_REGISTERS >= 32 && fw != 3;
+    if (shared_loads) vif_horizontal_pairs_odd(fw, pairs, odd32);
+    vi coef[VIF_MAX_PAIRS], odd[VIF_MAX_PAIRS];
+    for (unsigned m = 0; m < pairs; m++) {
+        coef[m] = vi_set1_32(coef32[m]);
+        odd[m] = vi_set1_32(shared_loads ? odd32[m] : 0);
+    }
     const vd limit = vd_set1(gain_limit);
     const vi offset31 = vi_set1_32(INT32_MIN);
     /* a square's low half, less 2^31, then rounded: + 2^31 + 2^15 */
@@ -457,13 +492,19 @@ INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigne
 
     StatSums acc = { vi_zero(), vi_zero(), vi_zero(), vi_zero() };
     for (unsigned x = 0; x < n; x += STEP) {
+        vi both[2][VIF_PLANES];
+        if (shared_loads)
+            for (unsigned p = 0; p < VIF_PLANES; p++)
+                horizontal_sum_both(planes[p] + x, pairs, offset, coef, odd, &both[0][p],
+                                    &both[1][p]);
         for (unsigned parity = 0; parity < 2; parity++) {
             const ptrdiff_t at = (ptrdiff_t)x + parity;
             /* lanes at or past n are computed from the padding and dropped */
             const vm32 valid = vm32_gt(vi_set1_32((int)(n - at)), lane_column);
-            vi v[VIF_PLANES];
-            for (unsigned p = 0; p < VIF_PLANES; p++)
-                v[p] = horizontal_sum(planes[p] + at, pairs, offset, coef);
+            vi *const v = both[parity];
+            if (!shared_loads)
+                for (unsigned p = 0; p < VIF_PLANES; p++)
+                    v[p] = horizontal_sum(planes[p] + at, pairs, offset, coef);
             const vi mu1 = vi_add32(v[VIF_PLANE_MU1], offset31);
             const vi mu2 = vi_add32(v[VIF_PLANE_MU2], offset31);
             /* (2^16 H + L + 2^15) >> 16 = H + ((L + 2^15) >> 16) */
