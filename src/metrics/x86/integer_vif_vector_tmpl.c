@@ -491,29 +491,43 @@ INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigne
     const vi lane_column = vi_even_columns();
 
     StatSums acc = { vi_zero(), vi_zero(), vi_zero(), vi_zero() };
-    for (unsigned x = 0; x < n; x += STEP) {
-        vi both[2][VIF_PLANES];
-        if (shared_loads)
-            for (unsigned p = 0; p < VIF_PLANES; p++)
-                horizontal_sum_both(planes[p] + x, pairs, offset, coef, odd, &both[0][p],
-                                    &both[1][p]);
-        for (unsigned parity = 0; parity < 2; parity++) {
-            const ptrdiff_t at = (ptrdiff_t)x + parity;
-            /* lanes at or past n are computed from the padding and dropped */
-            const vm32 valid = vm32_gt(vi_set1_32((int)(n - at)), lane_column);
-            vi *const v = both[parity];
-            if (!shared_loads)
+    /* The filtered values of a block of steps, then their statistics: two
+     * short loops, so that the statistics of several steps (their gathers
+     * wait long) are in flight at once. */
+    enum { BLOCK_STEPS = 8 };
+    vi filtered[BLOCK_STEPS][2][5];
+    for (unsigned x0 = 0; x0 < n; x0 += BLOCK_STEPS * STEP) {
+        const unsigned steps = QUALE_MIN(BLOCK_STEPS, (n - x0 + STEP - 1) / STEP);
+        for (unsigned i = 0; i < steps; i++) {
+            const unsigned x = x0 + i * STEP;
+            vi both[2][VIF_PLANES];
+            if (shared_loads)
                 for (unsigned p = 0; p < VIF_PLANES; p++)
-                    v[p] = horizontal_sum(planes[p] + at, pairs, offset, coef);
-            const vi mu1 = vi_add32(v[VIF_PLANE_MU1], offset31);
-            const vi mu2 = vi_add32(v[VIF_PLANE_MU2], offset31);
-            /* (2^16 H + L + 2^15) >> 16 = H + ((L + 2^15) >> 16) */
-            vi sq[3];
-            for (unsigned q = 0; q < 3; q++)
-                sq[q] = vi_add32(vi_add32(v[VIF_PLANE_XX_HI + 2 * q], offset31),
-                                 vi_srli32(vi_add32(v[VIF_PLANE_XX_LO + 2 * q], low_round), 16));
-            stat(mu1, mu2, sq[0], sq[1], sq[2], valid, log2_table, limit, &acc);
+                    horizontal_sum_both(planes[p] + x, pairs, offset, coef, odd, &both[0][p],
+                                        &both[1][p]);
+            for (unsigned parity = 0; parity < 2; parity++) {
+                vi *const v = both[parity];
+                if (!shared_loads)
+                    for (unsigned p = 0; p < VIF_PLANES; p++)
+                        v[p] = horizontal_sum(planes[p] + x + parity, pairs, offset, coef);
+                vi *const f = filtered[i][parity];
+                f[0] = vi_add32(v[VIF_PLANE_MU1], offset31);
+                f[1] = vi_add32(v[VIF_PLANE_MU2], offset31);
+                /* (2^16 H + L + 2^15) >> 16 = H + ((L + 2^15) >> 16) */
+                for (unsigned q = 0; q < 3; q++)
+                    f[2 + q] = vi_add32(
+                        vi_add32(v[VIF_PLANE_XX_HI + 2 * q], offset31),
+                        vi_srli32(vi_add32(v[VIF_PLANE_XX_LO + 2 * q], low_round), 16));
+            }
         }
+        for (unsigned i = 0; i < steps; i++)
+            for (unsigned parity = 0; parity < 2; parity++) {
+                const ptrdiff_t at = (ptrdiff_t)(x0 + i * STEP) + parity;
+                /* lanes at or past n are computed from the padding and dropped */
+                const vm32 valid = vm32_gt(vi_set1_32((int)(n - at)), lane_column);
+                const vi *const f = filtered[i][parity];
+                stat(f[0], f[1], f[2], f[3], f[4], valid, log2_table, limit, &acc);
+            }
     }
 
     sums->num_log += vi_sum_i32(acc.num_log);
