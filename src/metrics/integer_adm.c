@@ -973,6 +973,12 @@ static void level_band(void *arg, unsigned band, void *scratch)
                     pic->data[0] + mirror(2 * k + 1, h) * pic->stride[0],
                     pic->data[0] + mirror(2 * k + 2, h) * pic->stride[0],
                 };
+                /* the two rows the next output row reads first */
+                for (int row_ahead = 3; row_ahead <= 4; row_ahead++) {
+                    const uint8_t *ahead = pic->data[0] + mirror(2 * k + row_ahead, h) * pic->stride[0];
+                    const size_t bytes = (size_t)pic->plane_width[0] << (s->bitdepth > 8);
+                    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(ahead + i);
+                }
                 (s->bitdepth == 8 ? dsp->dwt_row0_8 : dsp->dwt_row0_16)(
                     rows, s->bitdepth, w, details, out, b->lo, b->hi);
             } else {
