@@ -587,6 +587,79 @@ static void bench_decouple(AdmDecoupleRowFn fn, const BenchLevel *b, const int32
     }
 }
 
+/* The divisor of level 0's ratio, or the 15 leading bits of level 1..3's,
+ * at i of `count`: every value the kernels divide by, in order. */
+static int32_t sweep_divisor(bool level0, int64_t i)
+{
+    if (level0) return (int32_t)(i - 32768); /* -32768 .. 32768 */
+    /* |o| from 1 to 65535 as they are, then 32768 .. 65535 shifted
+     * left by 1 to 16 (their rounding to 15 bits hits every divisor),
+     * each of both signs; INT32_MIN last */
+    const int64_t direct = 2 * 65535, shifted = 2 * 32768 * 16;
+    if (i < direct) return (int32_t)((i / 2 + 1) * (i % 2 ? -1 : 1));
+    if (i < direct + shifted) {
+        const int64_t k = i - direct;
+        const int64_t v = (32768 + k / 2 % 32768) << (1 + k / 65536);
+        return (int32_t)(k % 2 ? -v : v);
+    }
+    return INT32_MIN;
+}
+
+/* Every divisor of the reciprocal (the kernels compute what the C code
+ * reads from its table) in each of the three bands, against distorted
+ * values of the same sign and a random fraction of the magnitude, so
+ * that the ratios land inside (0, 32768) and not on the clamps. */
+static void check_decouple_divisors(bool level0)
+{
+    const size_t field = level0 ? offsetof(AdmDsp, decouple_row0)
+                                : offsetof(AdmDsp, decouple_row123);
+    const AdmDecoupleRowFn c_fn = kernel_of(&dsps[0], field);
+    static int32_t div_lookup[ADM_DIV_LOOKUP_SIZE];
+    adm_div_lookup_init(div_lookup);
+    const double cos_1deg = cos(1.0 * 3.14159265358979323846 / 180.0);
+    const float cos_1deg_sq = (float)(cos_1deg * cos_1deg);
+    const int64_t count = level0 ? 65537 : 2 * 65535 + 2 * 32768 * 16 + 1;
+    enum { W = 4096 };
+
+    for (unsigned l = 0; l < level_count; l++) {
+        if (!level_runs(l, field, level0 ? "adm_decouple_row0 divisors"
+                                         : "adm_decouple_row123 divisors"))
+            continue;
+        const AdmDecoupleRowFn fn = kernel_of(&dsps[l], field);
+        Rows ref, dis, rst, add, rst_c, add_c;
+        rows_alloc(&ref, W);
+        rows_alloc(&dis, W);
+        rows_alloc(&rst, W);
+        rows_alloc(&add, W);
+        rows_alloc(&rst_c, W);
+        rows_alloc(&add_c, W);
+        for (int64_t first = 0; first < count; first += W) {
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < W; j++) {
+                    /* each band a third of a row further along */
+                    const int64_t i = (first + j + k * (W / 3)) % count;
+                    const int32_t o = sweep_divisor(level0, i);
+                    const int64_t t = (int64_t)o * checkasm_rand_below(32768) / 32768;
+                    ref.p[k][j] = o;
+                    dis.p[k][j] = (int32_t)t;
+                }
+            c_fn(div_lookup, cos_1deg_sq, 1.0, in3(&ref), in3(&dis), rst_c.p, add_c.p, 0, W);
+            fn(div_lookup, cos_1deg_sq, 1.0, in3(&ref), in3(&dis), rst.p, add.p, 0, W);
+            if (!rows3_equal(&rst, &rst_c, "restored") || !rows3_equal(&add, &add_c, "additive")) {
+                checkasm_fail("divisors from %lld", (long long)sweep_divisor(level0, first));
+                break;
+            }
+        }
+        rows_free(&ref);
+        rows_free(&dis);
+        rows_free(&rst);
+        rows_free(&add);
+        rows_free(&rst_c);
+        rows_free(&add_c);
+        checkasm_end();
+    }
+}
+
 static void check_decouple(bool level0)
 {
     const size_t field = level0 ? offsetof(AdmDsp, decouple_row0)
@@ -907,6 +980,8 @@ void checkasm_check_integer_adm(void)
     check_dwt_row123();
     check_decouple(true);
     check_decouple(false);
+    check_decouple_divisors(true);
+    check_decouple_divisors(false);
     check_den(true);
     check_den(false);
     check_masking(true);

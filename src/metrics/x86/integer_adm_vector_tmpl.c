@@ -317,11 +317,25 @@ INLINE vi gain_limit(vi v, vi t, vi o, vm32 cond, vd gain)
     return vi_select32(cond, vi_from_halves(r[0], r[1]), v);
 }
 
-/* Level 0: t / o from the reciprocal table, clamped to [0, 32768]
- * (|o|, |t| <= 32768, so the product fits 46 bits and the result 31). */
+/* The reciprocal table's entries (adm_div_lookup_init) for divisors d,
+ * 0 < |d| <= 32768: trunc(2^30 / d), computed.  The double quotient is
+ * within 2^-23 of the true one, which is an integer or at least 2^-15
+ * from one, so truncating it gives the integer quotient; two divisions of
+ * 8 lanes cost half of a gather of 16 from the 256 KiB table.  Lanes of
+ * d = 0 get INT32_MIN; the callers replace them. */
+INLINE vi reciprocal_q30(vi d)
+{
+    const vd dividend = vd_set1(1073741824.0);
+    return vi_from_halves(vd_to_i32(vd_div(dividend, vd_from_i32(vi_get_half(d, 0)))),
+                          vd_to_i32(vd_div(dividend, vd_from_i32(vi_get_half(d, 1)))));
+}
+
+/* Level 0: t / o from the reciprocal, clamped to [0, 32768] (|o|, |t| <=
+ * 32768, so the product fits 46 bits and the result 31). */
 INLINE vi ratio_level0(const int32_t *div_lookup, vi o, vi t)
 {
-    const vi div = vi_gather32(div_lookup, vi_add32(o, vi_set1_32(32768)), 4);
+    (void)div_lookup;
+    const vi div = reciprocal_q30(o);
     const vi add = vi_set1_64(16384);
     const vi even = vi_srli64(vi_add64(vi_mul_i32(div, t), add), 15);
     const vi odd = vi_srli64(vi_add64(vi_mul_i32(vi_odd_to_even(div), vi_odd_to_even(t)), add), 15);
@@ -392,7 +406,8 @@ INLINE vi ratio_level123(const int32_t *div_lookup, vi o, vi t)
     const vi rounded = vi_and(
         vi_srlv32(vi_add32(mag, vi_sllv32(one, vi_sub32(shift, one))), shift), vi_set1_32(0xFFFF));
     const vi index = vi_select32(big, rounded, mag);
-    const vi div = vi_gather32(div_lookup, vi_add32(index, vi_set1_32(32768)), 4);
+    (void)div_lookup;
+    const vi div = reciprocal_q30(index);
     /* libvmaf's int (1 << (14 + shift)): negative at shift 17 */
     const vi round = vi_sllv32(one, vi_add32(shift, vi_set1_32(14)));
     const vi total = vi_add32(shift, vi_set1_32(15));
