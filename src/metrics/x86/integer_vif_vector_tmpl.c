@@ -413,8 +413,8 @@ typedef struct StatSums {
 /* The doubles of one part of the statistic (vd_from_u32_part: half the
  * lanes, sigma2 >= 0): the keys of the logs of the den term, and of the
  * two of the num term. */
-INLINE void stat_part(vi sigma1, vi sigma2, vi sigma12, int part, vd gain_limit, bool with_num,
-                      vi *den, vi *numer, vi *numer1)
+INLINE void statistic_part(vi sigma1, vi sigma2, vi sigma12, int part, vd gain_limit,
+                           bool with_num, vi *den, vi *numer, vi *numer1)
 {
     const vd s1 = vd_from_u32_part(sigma1, part);
     *den = log_key(vd_add(s1, vd_set1(131072.0)));
@@ -434,8 +434,8 @@ INLINE void stat_part(vi sigma1, vi sigma2, vi sigma12, int part, vd gain_limit,
 
 /* The statistic of a register of samples (vif_pixel_rounded), where valid
  * is set. */
-INLINE void stat(vi mu1, vi mu2, vi xx, vi yy, vi xy, vm32 valid, const uint16_t *table,
-                 vd gain_limit, StatSums *acc)
+INLINE void statistic(vi mu1, vi mu2, vi xx, vi yy, vi xy, vm32 valid, const uint16_t *table,
+                      vd gain_limit, StatSums *acc)
 {
     const vi zero = vi_zero();
     const vi sigma1 = vi_sub32(xx, mul_high_round(mu1, mu1));
@@ -455,7 +455,7 @@ INLINE void stat(vi mu1, vi mu2, vi xx, vi yy, vi xy, vm32 valid, const uint16_t
     const bool with_num = !vm32_none(is_num);
     vi den[2], numer[2], numer1[2];
     for (int part = 0; part < 2; part++)
-        stat_part(sigma1, sigma2, sigma12, part, gain_limit, with_num, &den[part], &numer[part],
+        statistic_part(sigma1, sigma2, sigma12, part, gain_limit, with_num, &den[part], &numer[part],
                   &numer1[part]);
     const vi den_log = vi_sub32(log_from_key(table, vi_join_parts(den[0], den[1])),
                                 vi_set1_32(DEN_LOG_EXCESS));
@@ -526,7 +526,7 @@ INLINE void horizontal_stats_fw(const int16_t *const planes[VIF_PLANES], unsigne
                 /* lanes at or past n are computed from the padding and dropped */
                 const vm32 valid = vm32_gt(vi_set1_32((int)(n - at)), lane_column);
                 const vi *const f = filtered[i][parity];
-                stat(f[0], f[1], f[2], f[3], f[4], valid, log2_table, limit, &acc);
+                statistic(f[0], f[1], f[2], f[3], f[4], valid, log2_table, limit, &acc);
             }
     }
 
