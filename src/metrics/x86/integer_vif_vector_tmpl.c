@@ -455,8 +455,8 @@ INLINE void statistic(vi mu1, vi mu2, vi xx, vi yy, vi xy, vm32 valid, const uin
     const bool with_num = !vm32_none(is_num);
     vi den[2], numer[2], numer1[2];
     for (int part = 0; part < 2; part++)
-        statistic_part(sigma1, sigma2, sigma12, part, gain_limit, with_num, &den[part], &numer[part],
-                  &numer1[part]);
+        statistic_part(sigma1, sigma2, sigma12, part, gain_limit, with_num, &den[part],
+                       &numer[part], &numer1[part]);
     const vi den_log = vi_sub32(log_from_key(table, vi_join_parts(den[0], den[1])),
                                 vi_set1_32(DEN_LOG_EXCESS));
     acc->den_log = vi_add32_where(acc->den_log, is_log, den_log);
