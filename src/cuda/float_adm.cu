@@ -39,7 +39,7 @@
  * the end only map CUDA's indices onto them and put the barriers between
  * the phases.  Floats where the reference has floats, doubles where it has
  * doubles; the fatbin is built with --fmad=false.
- * tests/test_float_vam_cuda_host.cpp runs the same functions on the CPU.
+ * tests/test_float_vif_adm_motion_cuda_host.cpp runs the same functions on the CPU.
  */
 #include <stddef.h>
 #include <stdint.h>

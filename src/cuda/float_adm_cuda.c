@@ -28,7 +28,7 @@
  *
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * shared memory, arguments) are functions without side effects, so that
- * tests/test_float_vam_cuda_host.cpp drives the kernels' element code on
+ * tests/test_float_vif_adm_motion_cuda_host.cpp drives the kernels' element code on
  * the CPU through exactly what enqueue() launches, and collect()'s work is
  * float_adm_cuda_write(), which the test calls too.
  */
@@ -301,7 +301,7 @@ bool float_adm_cuda_supports(const void *state)
     size_t count;
     bool usable;
     float_adm_reciprocal_table(&shift, &count, &usable);
-    /* every other option: tests/test_float_vam_cuda_host.cpp */
+    /* every other option: tests/test_float_vif_adm_motion_cuda_host.cpp */
     return usable && s->p_norm == 3.0;
 }
 

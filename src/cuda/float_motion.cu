@@ -28,7 +28,7 @@
  * indices onto it and puts the barriers between the phases.  The blur's
  * taps are summed from 0.0f in the reference's order, vertical pass first;
  * the fatbin is built with --fmad=false.
- * tests/test_float_vam_cuda_host.cpp runs the same functions on the CPU.
+ * tests/test_float_vif_adm_motion_cuda_host.cpp runs the same functions on the CPU.
  */
 #include <math.h>
 #include <stddef.h>

@@ -15,7 +15,7 @@
  * declines it and the metric stays on the CPU.
  *
  * The launch of a frame (kernel, grid, shared memory, arguments) is a
- * function without side effects, so that tests/test_float_vam_cuda_host.cpp
+ * function without side effects, so that tests/test_float_vif_adm_motion_cuda_host.cpp
  * drives the kernel's element code on the CPU through exactly what
  * enqueue() launches, and collect()'s work is float_motion_cuda_write(),
  * which the test calls too.
@@ -169,7 +169,7 @@ bool float_motion_cuda_supports(const void *state);
 
 bool float_motion_cuda_supports(const void *state)
 {
-    /* every other option: tests/test_float_vam_cuda_host.cpp */
+    /* every other option: tests/test_float_vif_adm_motion_cuda_host.cpp */
     const FloatMotionState *s = state;
     /* motion_add_uv (the chroma planes' scores) runs on the CPU */
     return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);

@@ -37,7 +37,7 @@
  * between the phases.  Floats where the reference has floats, doubles
  * where it has doubles, each filter's taps summed from 0.0f in the
  * reference's order; the fatbin is built with --fmad=false.
- * tests/test_float_vam_cuda_host.cpp runs the same functions on the CPU.
+ * tests/test_float_vif_adm_motion_cuda_host.cpp runs the same functions on the CPU.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -14,7 +14,7 @@
  *
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * shared memory, arguments) are functions without side effects, so that
- * tests/test_float_vam_cuda_host.cpp drives the kernels' element code on
+ * tests/test_float_vif_adm_motion_cuda_host.cpp drives the kernels' element code on
  * the CPU through exactly what enqueue() launches, and collect()'s work is
  * float_vif_cuda_write(), which the test calls too.
  */
@@ -277,7 +277,7 @@ bool float_vif_cuda_supports(const void *state);
 
 bool float_vif_cuda_supports(const void *state)
 {
-    /* every option: tests/test_float_vam_cuda_host.cpp; the kernels take
+    /* every option: tests/test_float_vif_adm_motion_cuda_host.cpp; the kernels take
      * filters of up to FVIF_MAX_TAPS taps (libvmaf's kernel scales make at
      * most 65) */
     const FloatVifState *s = state;

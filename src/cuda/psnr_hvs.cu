@@ -147,46 +147,24 @@ HVS_FN void hvs_store_quad(float *p, const HvsQuad &q)
 
 /* ---- the exact float sum ----------------------------------------------------- */
 
-HVS_FN uint32_t hvs_float_bits(float f)
-{
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    uint32_t b;
-    memcpy(&b, &f, sizeof(b));
-    return b;
-#endif
-}
-
-HVS_FN float hvs_bits_float(uint32_t b)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(b);
-#else
-    float f;
-    memcpy(&f, &b, sizeof(f));
-    return f;
-#endif
-}
-
 /* The binade of a sum s >= +0: its biased exponent, 1 for subnormals (they
  * step by 2^-149 as binade 1 does); 255 for inf and NaN. */
 HVS_FN int hvs_binade(float s)
 {
-    const int e = (int)(hvs_float_bits(s) >> 23);
+    const int e = (int)(bitcast_float_bits(s) >> 23);
     return e ? e : 1;
 }
 
 /* s = S 2^(E - 150): S < 2^24 (2^23 <= S for E > 1). */
 HVS_FN uint32_t hvs_units(float s, int e)
 {
-    return hvs_float_bits(s) - ((uint32_t)(e - 1) << 23);
+    return bitcast_float_bits(s) - ((uint32_t)(e - 1) << 23);
 }
 
 /* The float S 2^(E - 150), S < 2^24. */
 HVS_FN float hvs_from_units(int e, uint32_t units)
 {
-    return hvs_bits_float(((uint32_t)(e - 1) << 23) + units);
+    return bitcast_bits_float(((uint32_t)(e - 1) << 23) + units);
 }
 
 /* What adding t >= 0 does to S in binade e (1 .. 254), for S even and

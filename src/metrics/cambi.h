@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_device.h"
+
 #if defined(__CUDACC__)
-#define CAMBI_INLINE static inline __host__ __device__
 #define CAMBI_UNROLL _Pragma("unroll")
 #else
-#define CAMBI_INLINE static inline
 #define CAMBI_UNROLL
 #endif
 
@@ -55,7 +55,7 @@ typedef struct CambiNonZero {
     float smallest, largest;
 } CambiNonZero;
 
-CAMBI_INLINE void cambi_nonzero_add(CambiNonZero *nz, float c)
+HOST_DEVICE_INLINE void cambi_nonzero_add(CambiNonZero *nz, float c)
 {
     if (c > 0.0f) {
         nz->sum += c;
@@ -66,7 +66,7 @@ CAMBI_INLINE void cambi_nonzero_add(CambiNonZero *nz, float c)
 }
 
 /* A sample at 10 bits: shifted up from fewer, rounded down from more. */
-CAMBI_INLINE uint16_t cambi_to_10bit(unsigned v, unsigned bitdepth)
+HOST_DEVICE_INLINE uint16_t cambi_to_10bit(unsigned v, unsigned bitdepth)
 {
     if (bitdepth < 10) return (uint16_t)(v << (10 - bitdepth));
     const unsigned shift = bitdepth - 10;
@@ -76,7 +76,7 @@ CAMBI_INLINE uint16_t cambi_to_10bit(unsigned v, unsigned bitdepth)
 
 /* The value two of three share, else the smallest; in selects, which
  * vectorise. */
-CAMBI_INLINE uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
+HOST_DEVICE_INLINE uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
 {
     const uint16_t ab = a < b ? a : b;
     const uint16_t smallest = ab < c ? ab : c;
@@ -92,7 +92,7 @@ CAMBI_INLINE uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
  * runs to a constant bound so that a device unrolls it and reads the
  * weights and thresholds at constant places.
  */
-CAMBI_INLINE float cambi_c_value(const CambiContrast *k, const float *reciprocal,
+HOST_DEVICE_INLINE float cambi_c_value(const CambiContrast *k, const float *reciprocal,
                                  const uint16_t *col, size_t stride, int v)
 {
     const int weights[CAMBI_MAX_DIFFS] = { CAMBI_CONTRAST_WEIGHTS };

@@ -25,15 +25,7 @@
 #include "bitcast.h"
 #include "ciede_constants.h"
 
-/* Plain static functions, unused where a file includes this header for its
- * other parts. */
-#if defined(__CUDACC__)
-#define CIEDE_INLINE static inline __host__ __device__
-#elif defined(__GNUC__)
-#define CIEDE_INLINE static inline __attribute__((unused))
-#else
-#define CIEDE_INLINE static inline
-#endif
+#include "host_device.h"
 
 /* M_PI's value, spelled out: C17 does not define M_PI. */
 #define CIEDE_PI 3.14159265358979323846
@@ -55,7 +47,7 @@
  * the Cb plane, and nothing that can be read (false: zero padding) past
  * the Cr plane.
  */
-CIEDE_INLINE bool ciede_vmaf_chroma_source(unsigned plane, unsigned row, unsigned ch,
+HOST_DEVICE_INLINE bool ciede_vmaf_chroma_source(unsigned plane, unsigned row, unsigned ch,
                                            unsigned *src_plane, unsigned *src_row)
 {
     if (row < ch) {
@@ -90,7 +82,7 @@ typedef struct CiedeConvert {
 /* The scalar instantiation of ciede_tmpl.h: ciede_exp(), ciede_colour(),
  * ciede_difference(), ... on double and float. */
 #define CT(name) ciede_##name
-#define CT_FN CIEDE_INLINE
+#define CT_FN HOST_DEVICE_INLINE
 #define VD double
 #define VF float
 #define VU64 uint64_t
@@ -126,7 +118,7 @@ typedef struct CiedeConvert {
 #undef CT_SPLAT
 
 /* The colour of samples (y, u, v). */
-CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, double v)
+HOST_DEVICE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, double v)
 {
     CiedeLab lab;
     ciede_colour(s, y, u, v, &lab.l, &lab.a, &lab.b);
@@ -137,26 +129,26 @@ CIEDE_INLINE CiedeLab ciede_lab(const CiedeConvert *s, double y, double u, doubl
  * Cb and B no Cr, so the CUDA twin tabulates them over (y, v) and (y, u)),
  * and L*a*b* from linear RGB; ciede_lab() is ciede_lab_linear() of the
  * three, to the bit. */
-CIEDE_INLINE double ciede_linear_r(const CiedeConvert *s, double y, double v)
+HOST_DEVICE_INLINE double ciede_linear_r(const CiedeConvert *s, double y, double v)
 {
     return ciede_linearize((y - s->y_offset) * s->y_scale +
                            1.28033 * ((v - s->c_offset) * s->c_scale));
 }
 
-CIEDE_INLINE double ciede_linear_g(const CiedeConvert *s, double y, double u, double v)
+HOST_DEVICE_INLINE double ciede_linear_g(const CiedeConvert *s, double y, double u, double v)
 {
     return ciede_linearize((y - s->y_offset) * s->y_scale -
                            0.21482 * ((u - s->c_offset) * s->c_scale) -
                            0.38059 * ((v - s->c_offset) * s->c_scale));
 }
 
-CIEDE_INLINE double ciede_linear_b(const CiedeConvert *s, double y, double u)
+HOST_DEVICE_INLINE double ciede_linear_b(const CiedeConvert *s, double y, double u)
 {
     return ciede_linearize((y - s->y_offset) * s->y_scale +
                            2.12798 * ((u - s->c_offset) * s->c_scale));
 }
 
-CIEDE_INLINE CiedeLab ciede_lab_linear(double r, double g, double b)
+HOST_DEVICE_INLINE CiedeLab ciede_lab_linear(double r, double g, double b)
 {
     CiedeLab lab;
     ciede_colour_linear(r, g, b, &lab.l, &lab.a, &lab.b);
@@ -164,7 +156,7 @@ CIEDE_INLINE CiedeLab ciede_lab_linear(double r, double g, double b)
 }
 
 /* deltaE00 from colour 1 (reference) to colour 2 (distorted). */
-CIEDE_INLINE float ciede2000(CiedeLab c1, CiedeLab c2)
+HOST_DEVICE_INLINE float ciede2000(CiedeLab c1, CiedeLab c2)
 {
     return ciede_difference(c1.l, c1.a, c1.b, c2.l, c2.a, c2.b);
 }

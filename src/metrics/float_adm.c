@@ -71,6 +71,7 @@
 
 #include "common.h"
 #include "metric.h"
+#include "adm_csf.h"
 #include "float_adm.h"
 #include "picture_float.h"
 
@@ -186,108 +187,20 @@ static const MetricOption adm_options[] = {
 
 /* ---- contrast sensitivity ---------------------------------------------------- */
 
-/* Watson et al., "Visibility of Wavelet Quantization Noise", IEEE TIP 1997:
- * formula (9) with the Y parameters of table IV and the 7-9 biorthogonal
- * basis amplitudes of table V; theta 1 = h/v, 2 = diagonal. */
-static const float watson_a = 0.495f, watson_k = 0.466f, watson_f0 = 0.401f;
-static const float watson_g[4] = { 1.501f, 1.0f, 0.534f, 1.0f };
-static const float watson_amplitude[ADM_SCALES][4] = {
-    { 0.62171f, 0.67234f, 0.72709f, 0.67234f },
-    { 0.34537f, 0.41317f, 0.49428f, 0.41317f },
-    { 0.18004f, 0.22727f, 0.28688f, 0.22727f },
-    { 0.091401f, 0.11792f, 0.15214f, 0.11792f },
-};
-
-static float watson_quant_step(int lambda, int theta, double view_dist, int display_height)
-{
-    const float r = view_dist * display_height * M_PI / 180.0;
-    const float temp = log10(pow(2.0, lambda + 1) * watson_f0 * watson_g[theta] / r);
-    return 2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amplitude[lambda][theta];
-}
-
-/* The DLM paper's CSF (Li, Zhang, Ma, Ngan, IEEE TMM 2011) at the nominal
- * frequency of each level, diagonals at 45 degrees. */
-static float dlm_csf(int lambda, double view_dist, int display_height, int theta)
-{
-    const float r = view_dist * display_height * M_PI / 180.0;
-    float freq = r / pow(2, lambda + 1);
-    if (theta == 45) freq /= 0.7;
-    return (0.31 + 0.69 * freq) * exp(-0.29 * freq);
-}
-
-/* Barten's CSF as simplified in HDR-VDP 2.2.1 (Mantiuk et al. 2011). */
-static const float barten_lum_anchor[6] = { 0.002f, 0.02f, 0.2f, 2.f, 20.f, 150.f };
-static const float barten_param[6][5] = {
-    { 0.0160737f, 0.991265f, 3.74038f, 0.50722f, 4.46044f },
-    { 0.383873f, 0.800889f, 3.54104f, 0.682505f, 4.94958f },
-    { 0.929301f, 0.476505f, 4.37453f, 0.750315f, 5.28678f },
-    { 1.29776f, 0.405782f, 4.40602f, 0.935314f, 5.61425f },
-    { 1.49222f, 0.334278f, 3.79542f, 1.07327f, 6.4635f },
-    { 1.46213f, 0.394533f, 2.7755f, 1.16577f, 7.45665f },
-};
-static const float barten_sa[4] = { 30.162f, 4.0627f, 1.6596f, 0.2712f };
-static const float barten_mtf_a[4] = { 0.424838596301290f, 0.572435103936480f,
-                                       0.000167576239164937f, 0.00255872352306433f };
-static const float barten_mtf_b[4] = { 0.028f, 0.37f, 37.f, 360.f };
-
-static float barten_lerp(float x0, float y0, float x1, float y1, float x)
-{
-    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
-}
-
-static float barten_rod_cone(float lum)
-{
-    return barten_sa[0] * pow(pow(barten_sa[1] / lum, barten_sa[2]) + 1, -barten_sa[3]);
-}
-
-static float barten_mtf(float freq)
-{
-    float mtf = 0.0f;
-    for (int i = 0; i < 4; i++) mtf = mtf + barten_mtf_a[i] * exp(-barten_mtf_b[i] * freq);
-    return mtf;
-}
-
-static float barten_csf(int lambda, double view_dist, int display_height, double lum,
-                        double scale)
-{
-    const float r = view_dist * display_height * M_PI / 180.0;
-    const float freq = r / pow(2, lambda + 1);
-    const double l = lum > barten_lum_anchor[5] ? barten_lum_anchor[5]
-                   : lum < barten_lum_anchor[0] ? barten_lum_anchor[0] : lum;
-    int lo = 0, hi = 0;
-    for (int i = 0; i < 5; i++) {
-        if (l >= barten_lum_anchor[i] && l <= barten_lum_anchor[i + 1]) {
-            lo = i;
-            hi = i + 1;
-            break;
-        }
-    }
-    const float x0 = log10(barten_lum_anchor[lo]), x1 = log10(barten_lum_anchor[hi]);
-    const float x = log10(l);
-    float p[4];
-    for (int k = 0; k < 4; k++)
-        p[k] = barten_lerp(x0, barten_param[lo][k + 1], x1, barten_param[hi][k + 1], x);
-
-    const float a = 1.0f + pow(p[0] * freq, p[1]);
-    const float b = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
-    const float csf = p[3] / pow(a * b, 0.5);
-    return csf * barten_mtf(freq) * barten_rod_cone((float)lum) * scale;
-}
-
 /* The CSF weight of a scale: h and v (diag false) or d. */
 static float csf_weight(const FloatAdmState *s, int scale, bool diag)
 {
     float f;
     switch (s->csf_mode) {
     case ADM_CSF_BARTEN:
-        f = barten_csf(scale, s->norm_view_dist, s->ref_display_height, ADM_LUMINANCE_LEVEL,
+        f = adm_csf_barten(scale, s->norm_view_dist, s->ref_display_height, ADM_LUMINANCE_LEVEL,
                        diag ? s->csf_diag_scale : s->csf_scale);
         break;
     case ADM_CSF_ADM:
-        f = dlm_csf(scale, s->norm_view_dist, s->ref_display_height, diag ? 45 : 0);
+        f = adm_csf_dlm(scale, s->norm_view_dist, s->ref_display_height, diag ? 45 : 0);
         break;
     default:
-        f = 1.0f / watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
+        f = 1.0f / adm_csf_watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
                                      s->ref_display_height);
         break;
     }
@@ -342,9 +255,9 @@ static struct {
 
 static bool rcp_matches(uint32_t x)
 {
-    const float d = float_adm_float(x);
-    return float_adm_bits(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
-           float_adm_bits(float_adm_reciprocal(d));
+    const float d = bitcast_bits_float(x);
+    return bitcast_float_bits(float_adm_reciprocal_from_table(rcp.table, rcp.shift, d)) ==
+           bitcast_float_bits(float_adm_reciprocal(d));
 }
 
 static void rcp_build(void)
@@ -356,9 +269,9 @@ static void rcp_build(void)
     /* The finest table the host needs: where the result on [1, 2) changes,
      * the mantissa's lower bits below the change do not matter. */
     unsigned shift = 23;
-    uint32_t prev = float_adm_bits(float_adm_reciprocal(1.0f));
+    uint32_t prev = bitcast_float_bits(float_adm_reciprocal(1.0f));
     for (uint32_t m = 1; m < (1u << 23); m++) {
-        const uint32_t r = float_adm_bits(float_adm_reciprocal(float_adm_float(0x3F800000u | m)));
+        const uint32_t r = bitcast_float_bits(float_adm_reciprocal(bitcast_bits_float(0x3F800000u | m)));
         if (r != prev) {
             const unsigned tz = (unsigned)__builtin_ctz(m);
             if (tz < shift) shift = tz;
@@ -370,8 +283,8 @@ static void rcp_build(void)
     rcp.table = malloc(rcp.count * sizeof(uint32_t));
     if (!rcp.table) return;
     for (size_t k = 0; k < rcp.count; k++)
-        rcp.table[k] = float_adm_bits(
-            float_adm_reciprocal(float_adm_float(0x3F800000u | (uint32_t)(k << shift))));
+        rcp.table[k] = bitcast_float_bits(
+            float_adm_reciprocal(bitcast_bits_float(0x3F800000u | (uint32_t)(k << shift))));
 
     /* Every exponent, both signs: edge mantissas and a spread of others.
      * The divisors are band values plus 1e-30: the exponents of zeros and

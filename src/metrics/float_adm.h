@@ -19,11 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__CUDACC__)
-#define FLOAT_ADM_INLINE static inline __host__ __device__
-#else
-#define FLOAT_ADM_INLINE static inline
-#endif
+#include "bitcast.h"
+#include "host_device.h"
 
 #define FLOAT_ADM_SCALES 4
 #define FLOAT_ADM_MIN_SIZE 17
@@ -53,7 +50,7 @@ enum {
 };
 
 /* The DWT's source index: -1 -> 1, n -> n - 1, n + 1 -> n - 2. */
-FLOAT_ADM_INLINE int float_adm_dwt_mirror(int i, int n)
+HOST_DEVICE_INLINE int float_adm_dwt_mirror(int i, int n)
 {
     return i < 0 ? -i : i >= n ? 2 * n - i - 1 : i;
 }
@@ -63,7 +60,7 @@ typedef struct FloatAdmRect {
     int left, top, right, bottom;
 } FloatAdmRect;
 
-FLOAT_ADM_INLINE FloatAdmRect float_adm_rect(int w, int h)
+HOST_DEVICE_INLINE FloatAdmRect float_adm_rect(int w, int h)
 {
     FloatAdmRect r;
     r.left = (int)(w * FLOAT_ADM_BORDER_FACTOR - 0.5);
@@ -82,7 +79,7 @@ FLOAT_ADM_INLINE FloatAdmRect float_adm_rect(int w, int h)
  * vectors of o and t point within one degree; cr = csf * r and
  * ca = csf * (t - r) per orientation h, v, d.
  */
-FLOAT_ADM_INLINE void float_adm_decouple(const float o[3], const float t[3], const float q[3],
+HOST_DEVICE_INLINE void float_adm_decouple(const float o[3], const float t[3], const float q[3],
                                          float cos_1deg_sq, double gain_limit,
                                          const float csf[3], float cr[3], float ca[3])
 {
@@ -113,7 +110,7 @@ FLOAT_ADM_INLINE void float_adm_decouple(const float o[3], const float t[3], con
 }
 
 /* |x| / 30 as libvmaf makes it: its double constant times the float. */
-FLOAT_ADM_INLINE float float_adm_by_30(float x)
+HOST_DEVICE_INLINE float float_adm_by_30(float x)
 {
     return (float)(FLOAT_ADM_ONE_BY_30 * fabsf(x));
 }
@@ -121,7 +118,7 @@ FLOAT_ADM_INLINE float float_adm_by_30(float x)
 /* libvmaf's ADM_CM_THRESH_S_* sum of one orientation: the 3x3 window of
  * |x| / 30 (flt, row by row, left to right) with |x| / 15 of the centre's
  * CSF value in the middle, in its order. */
-FLOAT_ADM_INLINE float float_adm_cm_sum(float up_l, float up, float up_r, float mid_l,
+HOST_DEVICE_INLINE float float_adm_cm_sum(float up_l, float up, float up_r, float mid_l,
                                         float centre, float mid_r, float down_l, float down,
                                         float down_r)
 {
@@ -138,27 +135,6 @@ FLOAT_ADM_INLINE float float_adm_cm_sum(float up_l, float up, float up_r, float 
     return sum;
 }
 
-FLOAT_ADM_INLINE uint32_t float_adm_bits(float x)
-{
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(x);
-#else
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof(bits));
-    return bits;
-#endif
-}
-
-FLOAT_ADM_INLINE float float_adm_float(uint32_t bits)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(bits);
-#else
-    float x;
-    memcpy(&x, &bits, sizeof(x));
-    return x;
-#endif
-}
 
 /*
  * An approximate reciprocal (float_adm_reciprocal(), the CPU's rcpss) from
@@ -170,17 +146,17 @@ FLOAT_ADM_INLINE float float_adm_float(uint32_t bits)
  * Intel's rcpss does.  A twin checks this against the host's reciprocal
  * before it trusts it (src/cuda/float_adm_cuda.c).
  */
-FLOAT_ADM_INLINE float float_adm_reciprocal_from_table(const uint32_t *table, unsigned shift,
+HOST_DEVICE_INLINE float float_adm_reciprocal_from_table(const uint32_t *table, unsigned shift,
                                                        float d)
 {
-    const uint32_t u = float_adm_bits(d), sign = u & 0x80000000u;
+    const uint32_t u = bitcast_float_bits(d), sign = u & 0x80000000u;
     const uint32_t e = (u >> 23) & 0xFFu, m = u & 0x007FFFFFu;
-    if (e == 0) return float_adm_float(sign | 0x7F800000u);
-    if (e == 255) return float_adm_float(m ? u | 0x00400000u : sign);
+    if (e == 0) return bitcast_bits_float(sign | 0x7F800000u);
+    if (e == 255) return bitcast_bits_float(m ? u | 0x00400000u : sign);
     const uint32_t t = table[m >> shift];
     const int re = (int)((t >> 23) & 0xFFu) + 127 - (int)e;
-    if (re <= 0) return float_adm_float(sign);
-    return float_adm_float(sign | ((uint32_t)re << 23) | (t & 0x007FFFFFu));
+    if (re <= 0) return bitcast_bits_float(sign);
+    return bitcast_bits_float(sign | ((uint32_t)re << 23) | (t & 0x007FFFFFu));
 }
 
 #if !defined(__CUDACC__)

@@ -12,11 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define FLOAT_MOTION_INLINE static inline __host__ __device__
-#else
-#define FLOAT_MOTION_INLINE static inline
-#endif
+#include "host_device.h"
 
 #define FLOAT_MOTION_MAX_TAPS 5
 
@@ -27,7 +23,7 @@
 
 /* libvmaf's reflection at the edges (convolution_edge_s): -k -> k,
  * n - 1 + k -> n - 1 - k; valid while the radius is below n. */
-FLOAT_MOTION_INLINE int float_motion_mirror(int i, int n)
+HOST_DEVICE_INLINE int float_motion_mirror(int i, int n)
 {
     return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
 }

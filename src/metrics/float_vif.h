@@ -19,11 +19,8 @@
 
 #include "vif_tools.h"
 
-#if defined(__CUDACC__)
-#define FLOAT_VIF_INLINE static inline __host__ __device__
-#else
-#define FLOAT_VIF_INLINE static inline
-#endif
+#include "bitcast.h"
+#include "host_device.h"
 
 #define FLOAT_VIF_SCALES 4
 #define FLOAT_VIF_MAX_TAPS 128       /* libvmaf's filter buffer */
@@ -37,43 +34,22 @@
         1.442694803896991f, 0.0f
 
 /* libvmaf's reflection at the edges: -k -> k, n - 1 + k -> n - 1 - k. */
-FLOAT_VIF_INLINE int float_vif_mirror(int i, int n)
+HOST_DEVICE_INLINE int float_vif_mirror(int i, int n)
 {
     return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
 }
 
-FLOAT_VIF_INLINE uint32_t float_vif_bits(float x)
-{
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(x);
-#else
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof(bits));
-    return bits;
-#endif
-}
-
-FLOAT_VIF_INLINE float float_vif_float(uint32_t bits)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(bits);
-#else
-    float x;
-    memcpy(&x, &bits, sizeof(x));
-    return x;
-#endif
-}
 
 /* libvmaf's log2 approximation: the exponent plus the polynomial of the
  * mantissa in [1, 2). */
-FLOAT_VIF_INLINE float float_vif_log2(float x)
+HOST_DEVICE_INLINE float float_vif_log2(float x)
 {
     if (x == 0) return -INFINITY;
     if (x < 0) return NAN;
     const float poly_c[9] = { FLOAT_VIF_LOG2_POLY };
-    const uint32_t bits = float_vif_bits(x);
+    const uint32_t bits = bitcast_float_bits(x);
     const uint32_t exponent = (bits & 0x7F800000u) >> 23;
-    const float mantissa = float_vif_float((bits & 0x007FFFFFu) | 0x3F800000u);
+    const float mantissa = bitcast_bits_float((bits & 0x007FFFFFu) | 0x3F800000u);
     const float log_base = (float)((int32_t)exponent - 127);
     const float t = mantissa - 1.0f;
     float poly = 0;
@@ -85,7 +61,7 @@ FLOAT_VIF_INLINE float float_vif_log2(float x)
  * quantities: the numerator and the denominator that the row sums.
  * sigma_max_inv = vif_sigma_nsq^2 / 255^2 (float), gain_limit the float
  * of vif_enhn_gain_limit. */
-FLOAT_VIF_INLINE void float_vif_statistic(float mu1, float mu2, float xx_f, float yy_f,
+HOST_DEVICE_INLINE void float_vif_statistic(float mu1, float mu2, float xx_f, float yy_f,
                                           float xy_f, double sigma_nsq, float gain_limit,
                                           float sigma_max_inv, float *num, float *den)
 {

@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adm_csf.h"
 #include "common.h"
 #include "integer_adm.h"
 #include "metric.h"
@@ -216,87 +217,6 @@ AdmRect adm_rect_with_taps(int w, int h)
 
 /* ---- contrast sensitivity ---------------------------------------------------- */
 
-/* Watson et al., "Visibility of Wavelet Quantization Noise", IEEE TIP 1997:
- * formula (9) with the Y parameters of table IV and the 7-9 biorthogonal
- * basis amplitudes of table V (levels 0..3, orientations 1 = h/v, 2 = d). */
-static const float watson_a = 0.495, watson_k = 0.466, watson_f0 = 0.401;
-static const float watson_g[3] = { 1.501, 1.0, 0.534 };
-static const float watson_amplitude[ADM_SCALES][3] = {
-    { 0.62171, 0.67234, 0.72709 },
-    { 0.34537, 0.41317, 0.49428 },
-    { 0.18004, 0.22727, 0.28688 },
-    { 0.091401, 0.11792, 0.15214 },
-};
-
-static float watson_quant_step(int lambda, int theta, double view_dist, int display_height)
-{
-    const float r = view_dist * display_height * M_PI / 180.0;
-    const float temp = log10(pow(2.0, lambda + 1) * watson_f0 * watson_g[theta] / r);
-    return 2.0 * watson_a * pow(10.0, watson_k * temp * temp) / watson_amplitude[lambda][theta];
-}
-
-/* Barten's CSF as simplified in HDR-VDP 2.2.1 (Mantiuk et al. 2011), at the
- * nominal frequency of each DWT level. */
-static const float barten_lum_anchor[6] = { 0.002, 0.02, 0.2, 2., 20., 150. };
-static const float barten_param[6][5] = {
-    { 0.0160737, 0.991265, 3.74038, 0.50722, 4.46044 },
-    { 0.383873, 0.800889, 3.54104, 0.682505, 4.94958 },
-    { 0.929301, 0.476505, 4.37453, 0.750315, 5.28678 },
-    { 1.29776, 0.405782, 4.40602, 0.935314, 5.61425 },
-    { 1.49222, 0.334278, 3.79542, 1.07327, 6.4635 },
-    { 1.46213, 0.394533, 2.7755, 1.16577, 7.45665 },
-};
-static const float barten_sa[4] = { 30.162, 4.0627, 1.6596, 0.2712 };
-static const float barten_mtf_a[4] = { 0.424838596301290, 0.572435103936480,
-                                       0.000167576239164937, 0.00255872352306433 };
-static const float barten_mtf_b[4] = { 0.028, 0.37, 37., 360. };
-
-static float lerp_f(float x0, float y0, float x1, float y1, float x)
-{
-    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
-}
-
-static float barten_rod_cone(float lum)
-{
-    return barten_sa[0] * pow(pow(barten_sa[1] / lum, barten_sa[2]) + 1, -barten_sa[3]);
-}
-
-static float barten_mtf(float freq)
-{
-    float mtf = 0.0f;
-    for (int i = 0; i < 4; i++)
-        mtf = mtf + barten_mtf_a[i] * exp(-barten_mtf_b[i] * freq);
-    return mtf;
-}
-
-static float barten_csf(int lambda, double view_dist, int display_height, double lum,
-                        double scale)
-{
-    const float r = view_dist * display_height * M_PI / 180.0;
-    const float freq = r / pow(2, lambda + 1);
-    const double l = lum > barten_lum_anchor[5] ? barten_lum_anchor[5]
-                   : lum < barten_lum_anchor[0] ? barten_lum_anchor[0] : lum;
-    int lo = 0, hi = 0;
-    for (int i = 0; i < 5; i++) {
-        if (l >= barten_lum_anchor[i] && l <= barten_lum_anchor[i + 1]) {
-            lo = i;
-            hi = i + 1;
-            break;
-        }
-    }
-    const float x0 = log10(barten_lum_anchor[lo]);
-    const float x1 = log10(barten_lum_anchor[hi]);
-    const float x = log10(l);
-    float p[4];
-    for (int k = 0; k < 4; k++)
-        p[k] = lerp_f(x0, barten_param[lo][k + 1], x1, barten_param[hi][k + 1], x);
-
-    const float a = 1.0f + pow(p[0] * freq, p[1]);
-    const float b = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
-    const float csf = p[3] / pow(a * b, 0.5);
-    return csf * barten_mtf(freq) * barten_rod_cone(lum) * scale;
-}
-
 /* Barten/Watson blends, tabulated per display: [0] h and v, [1] d, per
  * level.  The _MAE set comes with the models of libvmaf 1.0.17 and later. */
 typedef float BlendTable[2][ADM_SCALES];
@@ -366,7 +286,7 @@ static float csf_weight(const AdmState *s, int scale, bool diag)
 {
     switch (s->csf_mode) {
     case ADM_CSF_BARTEN:
-        return barten_csf(scale, s->norm_view_dist, s->ref_display_height, 100.0,
+        return adm_csf_barten(scale, s->norm_view_dist, s->ref_display_height, 100.0,
                           diag ? s->csf_diag_scale : s->csf_scale);
     case ADM_CSF_BARTEN_WATSON_BLEND:
     case ADM_CSF_BARTEN_WATSON_BLEND_MAE: {
@@ -375,7 +295,7 @@ static float csf_weight(const AdmState *s, int scale, bool diag)
         return (*t)[diag][scale];
     }
     default:
-        return 1.0f / watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
+        return 1.0f / adm_csf_watson_quant_step(scale, diag ? 2 : 1, s->norm_view_dist,
                                         s->ref_display_height);
     }
 }

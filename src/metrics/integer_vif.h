@@ -19,11 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define VIF_INLINE static inline __host__ __device__
-#else
-#define VIF_INLINE static inline
-#endif
+#include "host_device.h"
 
 #define VIF_SCALES 4
 #define VIF_MAX_TAPS 17
@@ -52,7 +48,7 @@ typedef struct VifSums {
     int64_t num_non_log, den_non_log;
 } VifSums;
 
-VIF_INLINE int vif_clz32(uint32_t v)
+HOST_DEVICE_INLINE int vif_clz32(uint32_t v)
 {
 #if defined(__CUDA_ARCH__)
     return __clz((int)v);
@@ -61,7 +57,7 @@ VIF_INLINE int vif_clz32(uint32_t v)
 #endif
 }
 
-VIF_INLINE int vif_clz64(uint64_t v)
+HOST_DEVICE_INLINE int vif_clz64(uint64_t v)
 {
 #if defined(__CUDA_ARCH__)
     return __clzll((long long)v);
@@ -72,13 +68,13 @@ VIF_INLINE int vif_clz64(uint64_t v)
 
 /* log2(v) * 2048 from the table, for v >= 2^17: the top 16 bits of v
  * index the table, each bit dropped adds an octave. */
-VIF_INLINE int32_t vif_log2_32(const uint16_t *table, uint32_t v)
+HOST_DEVICE_INLINE int32_t vif_log2_32(const uint16_t *table, uint32_t v)
 {
     const int k = 16 - vif_clz32(v);
     return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
 }
 
-VIF_INLINE int32_t vif_log2_64(const uint16_t *table, uint64_t v)
+HOST_DEVICE_INLINE int32_t vif_log2_64(const uint16_t *table, uint64_t v)
 {
     const int k = 48 - vif_clz64(v);
     return table[(v >> k) - VIF_LOG2_BASE] + 2048 * k;
@@ -87,7 +83,7 @@ VIF_INLINE int32_t vif_log2_64(const uint16_t *table, uint64_t v)
 /* (int32_t)v as x86's cvttsd2si computes it, which libvmaf's conversion
  * compiles to: INT32_MIN when v is out of range (undefined in C, and
  * saturating on GPUs, hence the explicit test). */
-VIF_INLINE int32_t vif_double_to_int32(double v)
+HOST_DEVICE_INLINE int32_t vif_double_to_int32(double v)
 {
     return (v > -2147483649.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
 }
@@ -106,7 +102,7 @@ VIF_INLINE int32_t vif_double_to_int32(double v)
  * anywhere, -ffp-contract=off on the host and --fmad=false on the device),
  * each converted back to an integer before it is summed.
  */
-VIF_INLINE void vif_pixel_rounded(uint32_t mu1, uint32_t mu2, uint32_t xx, uint32_t yy,
+HOST_DEVICE_INLINE void vif_pixel_rounded(uint32_t mu1, uint32_t mu2, uint32_t xx, uint32_t yy,
                                   uint32_t xy, const uint16_t *table, double gain_limit,
                                   VifSums *sums)
 {
@@ -148,7 +144,7 @@ VIF_INLINE void vif_pixel_rounded(uint32_t mu1, uint32_t mu2, uint32_t xx, uint3
  * means (32 bits), xx, yy, xy the filtered squares and product (64 bits),
  * which keep 32 bits, rounded, as libvmaf's.
  */
-VIF_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t yy_sum,
+HOST_DEVICE_INLINE void vif_pixel(uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t yy_sum,
                           uint64_t xy_sum, const uint16_t *table, double gain_limit,
                           VifSums *sums)
 {

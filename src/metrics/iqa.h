@@ -25,11 +25,7 @@
  * host's: the streaming SSIM and the decimation of the C reference, and
  * the step from the sums of the terms to the means.
  */
-#if defined(__CUDACC__)
-#define IQA_INLINE static inline __host__ __device__
-#else
-#define IQA_INLINE static inline
-#endif
+#include "host_device.h"
 
 /* The Gaussian window: 11 taps, separable, applied where it fits whole. */
 #define IQA_GAUSSIAN_TAPS 11
@@ -51,7 +47,7 @@
 
 /* libvmaf's size after decimation by factor: n / factor, plus one when n
  * is odd (whatever the factor). */
-IQA_INLINE int iqa_decimated_size(int n, int factor)
+HOST_DEVICE_INLINE int iqa_decimated_size(int n, int factor)
 {
     return n / factor + (n & 1);
 }
@@ -59,7 +55,7 @@ IQA_INLINE int iqa_decimated_size(int n, int factor)
 /* The mirror of libvmaf's KBND_SYMMETRIC: -1 reads 0, n reads n - 1.
  * Valid for -n <= i < 2n.  A padded row (iqa_pad_row) holds the same
  * samples at -pad .. n - 1 + pad. */
-IQA_INLINE int iqa_mirror(int i, int n)
+HOST_DEVICE_INLINE int iqa_mirror(int i, int n)
 {
     return i < 0 ? -1 - i : i >= n ? 2 * n - 1 - i : i;
 }
@@ -87,7 +83,7 @@ typedef struct IqaSsimTerms {
  *       sigma1 sigma2 = 0 counts as 0, libvmaf's flat-region fix).
  * Every operation rounds once (no contraction: the build turns it off).
  */
-IQA_INLINE IqaSsimTerms iqa_ssim_terms(float mu1, float mu2, float rr, float cc, float rc)
+HOST_DEVICE_INLINE IqaSsimTerms iqa_ssim_terms(float mu1, float mu2, float rr, float cc, float rc)
 {
     const float C1 = IQA_SSIM_C1;
     const float C2 = IQA_SSIM_C2;
