@@ -91,6 +91,9 @@ int main(void)
             const char *target = existing ? path : fresh;
             const pid_t pid = fork();
             if (pid == 0) {
+                /* the signal's default action, whatever this test inherited
+                 * (a run under nohup ignores SIGHUP) */
+                signal(signals[i], SIG_DFL);
                 output_file_write(target, format_then_signal, (void *)&signals[i]);
                 _exit(0); /* not reached: the signal ends the child */
             }
