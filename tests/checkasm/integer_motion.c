@@ -15,9 +15,17 @@
 static const unsigned widths[] = { 3, 4, 7, 15, 16, 17, 31, 32, 33, 63, 100, 257, 1920 };
 static const unsigned heights[] = { 3, 5, 8 };
 
-enum Fill { FILL_RANDOM, FILL_ZERO, FILL_MAX, FILL_OPPOSITE, FILL_WORDS, FILLS };
+/* FILL_WORDS14 and FILL_LATE_WORD are for the SIMD kernels' two ways
+ * with 16-bit samples: through differences while every sample is below
+ * 2^14 (whatever the depth), the pictures' own filtered sums otherwise,
+ * from the start again when the first larger sample comes late. */
+enum Fill {
+    FILL_RANDOM, FILL_ZERO, FILL_MAX, FILL_OPPOSITE, FILL_WORDS, FILL_WORDS14, FILL_LATE_WORD,
+    FILLS
+};
 static const char *const fill_names[FILLS] = {
     "random", "zero", "max", "max against zero", "words above the depth",
+    "14-bit words above the depth", "one full word in the last row",
 };
 
 /* A picture with a stride a little wider than its rows. */
@@ -47,8 +55,10 @@ static void picture_make(Picture *p, unsigned w, unsigned h, unsigned bits, enum
         checkasm_fill_samples(p->data, count, bits, second ? CHECKASM_FILL_ZERO : CHECKASM_FILL_MAX);
         break;
     case FILL_WORDS: checkasm_fill_samples(p->data, count, 16, CHECKASM_FILL_RANDOM); break;
+    case FILL_WORDS14: checkasm_fill_samples(p->data, count, 14, CHECKASM_FILL_RANDOM); break;
     default: checkasm_fill_samples(p->data, count, bits, CHECKASM_FILL_RANDOM); break;
     }
+    if (fill == FILL_LATE_WORD && !second) ((uint16_t *)p->data)[count - 6] = 0xFFFF;
     memcpy(p->copy, p->data, p->bytes);
 }
 
@@ -67,7 +77,8 @@ static void check_level(const CheckasmLevel *level, const MotionDsp *c, const Mo
         if (!checkasm_begin(wide ? "motion_sad_16" : "motion_sad_8", level)) continue;
         for (unsigned d = 0; d < (wide ? 4u : 1u); d++)
             for (unsigned fill = 0; fill < FILLS; fill++) {
-                if (fill == FILL_WORDS && !wide) continue;
+                if ((fill == FILL_WORDS || fill == FILL_WORDS14 || fill == FILL_LATE_WORD) && !wide)
+                    continue;
                 for (unsigned wi = 0; wi < sizeof(widths) / sizeof(*widths); wi++)
                     for (unsigned hi = 0; hi < sizeof(heights) / sizeof(*heights); hi++) {
                         const unsigned w = widths[wi], h = heights[hi], bits = depths[wide][d];

@@ -42,7 +42,7 @@
 
 /* The row buffer (MOTION_ROW_BUFFER_BYTES(w)): the vertical pass's row as
  * its high and low bytes, vh and vl (padded), and a ring of 5 rows of
- * differences of 8-bit pictures, row r in slot r % 5, so that each row is
+ * differences of the pictures, row r in slot r % 5, so that each row is
  * widened and subtracted once rather than once per tap. */
 typedef struct MotionRows {
     int16_t *vh, *vl, *ring;
@@ -67,24 +67,27 @@ static inline void motion_rows(const void *data, ptrdiff_t stride, unsigned y, u
         rows[k] = (const uint8_t *)data + (ptrdiff_t)motion_mirror((int)y - 2 + k, h) * stride;
 }
 
-/* The rows of differences under the 5 taps at row y of 8-bit pictures a,
- * b (those of motion_rows()), each made once by difference(a, b, w, d). */
-static inline void motion_difference_rows(MotionRows *m, const uint8_t *const a[5],
+/* The rows of differences under the 5 taps at row y of pictures a, b
+ * (those of motion_rows()), each made once by difference(a, b, w, d);
+ * true if one of them met a sample of 2^14 or more. */
+static inline bool motion_difference_rows(MotionRows *m, const uint8_t *const a[5],
                                           const uint8_t *const b[5], unsigned y, unsigned h,
                                           unsigned w,
-                                          void (*difference)(const uint8_t *, const uint8_t *,
+                                          bool (*difference)(const uint8_t *, const uint8_t *,
                                                              unsigned, int16_t *),
                                           const int16_t *d[5])
 {
+    bool exceeds = false;
     for (int k = 0; k < 5; k++) {
         const int r = (int)motion_mirror((int)y - 2 + k, h);
         int16_t *slot = m->ring + (size_t)(r % 5) * w;
         if (m->ring_row[r % 5] != r) {
-            difference(a[k], b[k], w, slot);
+            exceeds |= difference(a[k], b[k], w, slot);
             m->ring_row[r % 5] = r;
         }
         d[k] = slot;
     }
+    return exceeds;
 }
 
 /* Mirrors a filtered row into its padding as the C code does (w >= 3). */
@@ -104,8 +107,9 @@ INLINE vi coef_pair(int first, int second)
     return vi_set1_32((int32_t)((uint32_t)first | (uint32_t)second << 16));
 }
 
-/* The difference a - b of a row, in 16 bits (8-bit samples). */
-static void MOTION_ISA(difference_row)(const uint8_t *a, const uint8_t *b, unsigned w,
+/* The difference a - b of a row, in 16 bits (8-bit samples); false: no
+ * sample reaches 2^14 (difference_row_16). */
+static bool MOTION_ISA(difference_row)(const uint8_t *a, const uint8_t *b, unsigned w,
                                        int16_t *d)
 {
     for (unsigned x0 = 0; x0 < w; x0 += STEP) {
@@ -113,10 +117,27 @@ static void MOTION_ISA(difference_row)(const uint8_t *a, const uint8_t *b, unsig
         vi_store_columns(d, c, vi_sub16(vi_load_columns(a, c, false),
                                         vi_load_columns(b, c, false)));
     }
+    return false;
+}
+
+/* The same of 16-bit samples; true where a sample reaches 2^14, whose
+ * differences (or the sums of two) need more than 16 bits. */
+static bool MOTION_ISA(difference_row_16)(const uint8_t *a, const uint8_t *b, unsigned w,
+                                          int16_t *d)
+{
+    vi any = vi_zero();
+    for (unsigned x0 = 0; x0 < w; x0 += STEP) {
+        const VecColumns c = vec_columns(x0, w);
+        const vi va = vi_load_columns(a, c, true), vb = vi_load_columns(b, c, true);
+        any = vi_or(any, vi_or(va, vb));
+        vi_store_columns(d, c, vi_sub16(va, vb));
+    }
+    return !vi_all_zero(vi_and(any, vi_set1_16(-16384))); /* bits 14 and 15 */
 }
 
 /* v of a step of columns, in the unpacked low and high halves, from the
- * rows of differences d (8-bit samples: the pair sums fit 16 bits too). */
+ * rows of differences d of samples of up to 14 bits: the pair sums fit 16
+ * bits, and the filtered sums (|sum| < 65536 * 2^14) 32. */
 INLINE void vertical_8(const int16_t *const d_rows[5], VecColumns c, vi round, __m128i shift,
                        vi *low, vi *high)
 {
@@ -191,13 +212,15 @@ static uint32_t MOTION_ISA(horizontal_row)(const int16_t *vh, const int16_t *vl,
     return vi_sum_u32(acc);
 }
 
-INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
-                    ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
-                    void *row_buffer, bool wide)
+/* The SAD through rows of differences (differences true: 8-bit samples,
+ * or 16-bit ones below 2^14, whose differences and the sums of two fit 16
+ * bits and whose filtered sums fit 32) or through each picture's own
+ * filtered sums; false (and *exceeds) where a 16-bit sample reaches 2^14
+ * on the way through differences. */
+INLINE uint64_t sad_pass(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                         ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                         void *row_buffer, bool wide, bool differences, bool *exceeds)
 {
-    if (!VI_MASKED_COLUMNS && w < STEP)
-        return (wide ? motion_sad_c_16 : motion_sad_c_8)(a_data, a_stride, b_data, b_stride, w, h,
-                                                         bitdepth, row_buffer);
     MotionRows rows = motion_row_buffers(row_buffer, w);
     int16_t *const vh = rows.vh, *const vl = rows.vl;
     const vi round = vi_set1_32(1 << (bitdepth - 1));
@@ -211,19 +234,25 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
         const int16_t *d[5];
         motion_rows(a_data, a_stride, y, h, a);
         motion_rows(b_data, b_stride, y, h, b);
-        if (!wide) motion_difference_rows(&rows, a, b, y, h, w, MOTION_ISA(difference_row), d);
+        if (differences &&
+            motion_difference_rows(&rows, a, b, y, h, w,
+                                   wide ? MOTION_ISA(difference_row_16) : MOTION_ISA(difference_row),
+                                   d)) {
+            *exceeds = true;
+            return 0;
+        }
         vi nonzero = vi_zero();
         for (unsigned x0 = 0; x0 < w; x0 += STEP) {
             const VecColumns c = vec_columns(x0, w);
             vi low, high;
-            if (wide) {
+            if (differences) {
+                vertical_8(d, c, round, shift, &low, &high);
+            } else {
                 vi al, ah, bl, bh;
                 filtered_16(a, c, &al, &ah);
                 filtered_16(b, c, &bl, &bh);
                 low = difference_16(al, bl, round, low_bits, shift);
                 high = difference_16(ah, bh, round, low_bits, shift);
-            } else {
-                vertical_8(d, c, round, shift, &low, &high);
             }
             nonzero = vi_or(nonzero, vi_or(low, high));
             vi_store_columns(vh, c, vi_packs32(vi_srai32(low, 8), vi_srai32(high, 8)));
@@ -236,6 +265,26 @@ INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
         total += MOTION_ISA(horizontal_row)(vh, vl, w);
     }
     return total;
+}
+
+INLINE uint64_t sad(const void *a_data, ptrdiff_t a_stride, const void *b_data,
+                    ptrdiff_t b_stride, unsigned w, unsigned h, unsigned bitdepth,
+                    void *row_buffer, bool wide)
+{
+    if (!VI_MASKED_COLUMNS && w < STEP)
+        return (wide ? motion_sad_c_16 : motion_sad_c_8)(a_data, a_stride, b_data, b_stride, w, h,
+                                                         bitdepth, row_buffer);
+    /* 16-bit samples through differences where the video keeps to its
+     * depth (up to 14 bits): each picture row read once, not five times;
+     * a sample past 2^14 (words above the depth) starts over the other way. */
+    bool exceeds = false;
+    if (!wide || bitdepth <= 14) {
+        const uint64_t total = sad_pass(a_data, a_stride, b_data, b_stride, w, h, bitdepth,
+                                        row_buffer, wide, true, &exceeds);
+        if (!exceeds) return total;
+    }
+    return sad_pass(a_data, a_stride, b_data, b_stride, w, h, bitdepth, row_buffer, wide, false,
+                    &exceeds);
 }
 
 static uint64_t MOTION_ISA(sad_8)(const void *a_data, ptrdiff_t a_stride, const void *b_data,
