@@ -18,12 +18,14 @@ int picture_float_check(const QualeVideoFormat *f, const char *metric, FeatureSi
     }
 }
 
-PICTURE_FLOAT_INLINE void convert_row(const void *row, unsigned w, float scaler, float offset,
-                                      float *dst, bool hbd)
+/* libvmaf: (float)d + offset at 8 bits, (float)d / scaler + offset above.
+ * The scaler is a power of two (picture_float_scaler()), so the quotient
+ * is the product by its reciprocal, exactly, for a fraction of the time. */
+PICTURE_FLOAT_INLINE void convert_row(const void *row, unsigned w, float inverse_scaler,
+                                      float offset, float *dst, bool hbd)
 {
-    /* libvmaf: (float)d + offset at 8 bits, (float)d / scaler + offset above */
     for (unsigned x = 0; x < w; x++)
-        dst[x] = hbd ? (float)picture_sample(row, x, hbd) / scaler + offset
+        dst[x] = hbd ? (float)picture_sample(row, x, hbd) * inverse_scaler + offset
                      : (float)picture_sample(row, x, hbd) + offset;
 }
 
@@ -33,7 +35,8 @@ void picture_float_row(const QualePicture *pic, unsigned plane, unsigned y, floa
     const unsigned w = pic->plane_width[plane];
     const void *row = picture_row(pic, plane, y);
     if (pic->format.bitdepth > 8)
-        convert_row(row, w, picture_float_scaler(pic->format.bitdepth), offset, dst, true);
+        convert_row(row, w, 1.0f / picture_float_scaler(pic->format.bitdepth), offset, dst,
+                    true);
     else
         convert_row(row, w, 1.0f, offset, dst, false);
 }
