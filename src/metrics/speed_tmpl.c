@@ -14,18 +14,33 @@
 
 #include "speed.h"
 
+/* Columns [j0, j0 + BLOCK) of output row o, their sums in registers over
+ * the whole sum (BLOCK a constant). */
+#define SPEED_MATRIX_BLOCK_SUMS(BLOCK)                                            \
+    do {                                                                          \
+        float sum[BLOCK] = { 0 };                                                 \
+        for (int k = 0; k < m; k++) {                                             \
+            const float *restrict b = B + (size_t)k * c + j0;                     \
+            for (int t = 0; t < BLOCK; t++) sum[t] += a[k] * b[t];                \
+        }                                                                         \
+        for (int t = 0; t < BLOCK; t++) o[j0 + t] = sum[t];                       \
+    } while (0)
+
 /* out (r x c) = A (r x m) B (m x c), libvmaf's matrix_mul(): each entry a
- * float sum over m in order from 0 (the loop over an output row's entries
- * is the vector one). */
+ * float sum over m in order from 0; a block of 16, then of 8 entries of an
+ * output row at a time is the vector loop, the rest one by one. */
 void SPEED_FN(matrix_mul)(float *out, const float *A, const float *B, int r, int m, int c)
 {
     for (int i = 0; i < r; i++) {
         float *restrict o = out + (size_t)i * c;
-        for (int j = 0; j < c; j++) o[j] = 0;
-        for (int k = 0; k < m; k++) {
-            const float a = A[(size_t)i * m + k];
-            const float *restrict b = B + (size_t)k * c;
-            for (int j = 0; j < c; j++) o[j] += a * b[j];
+        const float *a = A + (size_t)i * m;
+        int j0 = 0;
+        for (; j0 + 16 <= c; j0 += 16) SPEED_MATRIX_BLOCK_SUMS(16);
+        for (; j0 + 8 <= c; j0 += 8) SPEED_MATRIX_BLOCK_SUMS(8);
+        for (int j = j0; j < c; j++) {
+            float sum = 0;
+            for (int k = 0; k < m; k++) sum += a[k] * B[(size_t)k * c + j];
+            o[j] = sum;
         }
     }
 }
