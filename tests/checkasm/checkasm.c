@@ -1,7 +1,10 @@
-/* checkasm's driver: levels, random inputs, guarded buffers, reporting. */
+/* checkasm's driver: levels, random inputs, guarded buffers, reporting,
+ * and recovery from a kernel that crashes. */
 #include "checkasm.h"
 
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +18,12 @@ typedef struct CheckasmTest {
     void (*run)(void);
 } CheckasmTest;
 
+static void check_crash_recovery(void);
+
 static const CheckasmTest tests[] = {
+    /* only when named: checkasm's own recovery (tests/checkasm_crash.py);
+     * first, so that the tests after it show the run going on */
+    { "crash_recovery", check_crash_recovery },
     { "cambi", checkasm_check_cambi },
     { "float_ansnr", checkasm_check_float_ansnr },
     { "integer_adm", checkasm_check_integer_adm },
@@ -44,6 +52,9 @@ static struct {
     char c_name[64];
     double c_ns;
     unsigned checked, failed;
+    /* where a crashing kernel's signal returns to: its test's start */
+    sigjmp_buf crashed;
+    volatile sig_atomic_t in_test;
 } g;
 
 const char *const checkasm_fill_names[CHECKASM_FILL_COUNT] = { "random", "zero", "max" };
@@ -197,6 +208,67 @@ double checkasm_median5(double v[5])
     return v[2];
 }
 
+/* A kernel that faults (a wild access, an instruction this CPU lacks, an
+ * integer division by zero) ends its test, not the run: the handler jumps
+ * back to the test's start, which reports the kernel begun last as
+ * crashed, and the other tests still run (as dav1d's checkasm does). */
+static void on_crash(int signo)
+{
+    if (!g.in_test) {
+        signal(signo, SIG_DFL);
+        raise(signo);
+        return;
+    }
+    siglongjmp(g.crashed, signo);
+}
+
+static void catch_crashes(void)
+{
+    /* an alternate stack, so that even a stack overflow is reported */
+    static unsigned char alt[1 << 16];
+    const stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    const int signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+    for (size_t i = 0; i < sizeof(signals) / sizeof(*signals); i++)
+        sigaction(signals[i], &sa, NULL);
+}
+
+/* Runs a test; false if one of its kernels crashed (then reported). */
+static bool run_test(const CheckasmTest *t)
+{
+    g.name[0] = '\0';
+    g.level = NULL;
+    const int signo = sigsetjmp(g.crashed, 1);
+    if (signo == 0) {
+        g.in_test = 1;
+        t->run();
+        g.in_test = 0;
+        return true;
+    }
+    g.in_test = 0;
+    g.checked++;
+    g.failed++;
+    printf("  %-32s %-7s CRASHED (%s)\n", g.name[0] ? g.name : t->name,
+           g.level ? g.level->name : "-", strsignal(signo));
+    return false;
+}
+
+/* The recovery's own check: a "kernel", begun like any other, that gets
+ * the signal of a wild access (raised: the sanitizers would stop a real
+ * one before the signal). */
+static void check_crash_recovery(void)
+{
+    if (!g.filter || strcmp(g.filter, "crash_recovery")) return;
+    if (!checkasm_begin("crash_recovery", &g.levels[0])) return;
+    raise(SIGSEGV);
+    checkasm_end();
+}
+
 static void add_level(const char *name, unsigned flags)
 {
     g.levels[g.level_count++] = (CheckasmLevel){ name, flags };
@@ -229,9 +301,11 @@ int main(int argc, char **argv)
     printf("checkasm: seed %" PRIu64 ", levels:", seed);
     for (unsigned i = 0; i < g.level_count; i++) printf(" %s", g.levels[i].name);
     putchar('\n');
+    catch_crashes();
     for (const CheckasmTest *t = tests; t->name; t++) {
         printf("%s\n", t->name);
-        t->run();
+        fflush(stdout);
+        run_test(t);
     }
     printf("checkasm: %u kernel checks, %u failed\n", g.checked, g.failed);
     if (g.checked == 0 && !g.filter) {

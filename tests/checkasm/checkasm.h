@@ -7,7 +7,9 @@
  * level replaces, calls both on the same inputs: random ones and edge fills
  * (all zero, all maximum), at 8 bits and at high bit depth.  Integer kernels
  * must give identical outputs, every kernel must leave its inputs untouched
- * and write nothing past its outputs.  With --bench it also times both.
+ * and write nothing past its outputs.  A kernel that crashes (a fault, an
+ * instruction the CPU lacks) is reported as such and ends its own test
+ * only.  With --bench it also times both.
  *
  * usage: checkasm [--test NAME] [--seed N] [--bench] [--verbose]
  */
