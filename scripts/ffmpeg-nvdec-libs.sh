@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds FFmpeg's shared libraries of Debian bookworm's version (5.1: the
+# sonames quale's decoder loads), from bookworm's source package, with
+# only what decoding on the GPU needs: the H.264, HEVC, AV1 and VP9
+# decoders with their NVDEC hwaccels, the MP4/MOV, Matroska/WebM, IVF and
+# raw H.264/HEVC demuxers, and swscale.  For machines that have the NVIDIA
+# driver but no packages (the GPU machines quale is measured on): their
+# files travel there and LD_LIBRARY_PATH points at them.  Debian's own
+# libavcodec59 has the same hwaccels, with a hundred more libraries.
+#
+#   scripts/ffmpeg-nvdec-libs.sh OUT_DIR
+#
+# Leaves the libraries in OUT_DIR/lib (reused while the configuration is
+# the same) and prints that directory.  What it installs from Debian: a C
+# compiler, make, pkg-config, nasm, xz-utils and NVIDIA's codec headers
+# (libffmpeg-nvenc-dev).
+set -euo pipefail
+out=$(mkdir -p "${1:?usage: scripts/ffmpeg-nvdec-libs.sh OUT_DIR}" && cd "$1" && pwd)
+
+need=()
+command -v cc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v nasm >/dev/null || need+=(nasm)
+command -v xz >/dev/null || need+=(xz-utils)
+pkg-config --exists ffnvcodec 2>/dev/null || need+=(libffmpeg-nvenc-dev)
+if ((${#need[@]})); then
+    sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# bookworm's ffmpeg source package, through a private apt setup (the
+# machine's own sources are left alone); only the upstream tarball is used.
+apt=$out/apt
+opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
+if ! ls "$out"/src/ffmpeg_5.1*.orig.tar.xz >/dev/null 2>&1; then
+    mkdir -p "$apt/lists/partial" "$out/src"
+    printf '%s\n' "deb-src http://deb.debian.org/debian bookworm main" \
+        "deb-src http://deb.debian.org/debian-security bookworm-security main" >"$apt/sources.list"
+    apt-get "${opts[@]}" update -qq
+    (cd "$out/src" && apt-get "${opts[@]}" source --download-only -qq ffmpeg 2>/dev/null) || true
+    ls "$out"/src/ffmpeg_5.1*.orig.tar.xz >/dev/null 2>&1 ||
+        { echo "could not fetch bookworm's ffmpeg source package" >&2; exit 1; }
+fi
+tarball=$(ls "$out"/src/ffmpeg_5.1*.orig.tar.xz | sort -V | tail -1)
+tree=$out/build
+config=(--disable-everything --disable-autodetect --disable-programs --disable-doc
+        --disable-network --disable-debug --disable-static --enable-shared
+        --disable-avdevice --disable-avfilter --disable-swresample --disable-postproc
+        --enable-ffnvcodec --enable-nvdec --enable-cuda
+        --enable-decoder=h264,hevc,av1,vp9
+        --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec,vp9_nvdec
+        --enable-parser=h264,hevc,av1,vp9
+        --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split
+        --enable-demuxer=mov,matroska,ivf,h264,hevc
+        --enable-swscale
+        "--prefix=$out")
+if [[ ! -e $out/lib/libavcodec.so.59 || $(cat "$out/quale-config" 2>/dev/null) != "${config[*]}" ]]; then
+    rm -rf "$tree" "$out/lib" && mkdir -p "$tree"
+    tar -xJf "$tarball" -C "$tree" --strip-components=1
+    (cd "$tree" && ./configure "${config[@]}" >"$tree/configure.log" 2>&1) ||
+        { tail -20 "$tree/configure.log" >&2; exit 1; }
+    grep -q '^CONFIG_H264_NVDEC_HWACCEL=yes' "$tree/ffbuild/config.mak" ||
+        { echo "FFmpeg's configure left NVDEC out" >&2; exit 1; }
+    make -C "$tree" -j"$(nproc)" >"$tree/make.log" 2>&1 || { tail -20 "$tree/make.log" >&2; exit 1; }
+    make -C "$tree" install >>"$tree/make.log" 2>&1
+    echo "${config[*]}" >"$out/quale-config"
+fi
+echo "$out/lib"
