@@ -1188,6 +1188,26 @@ int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
     return 0;
 }
 
+int context_decode_context(QualeContext *ctx, void **native, char *error, size_t error_size)
+{
+    if (!ctx->gpu || !ctx->gpu_ops->native_context) {
+        snprintf(error, error_size, "decoding on the GPU needs the CUDA backend");
+        return -ENOTSUP;
+    }
+    *native = ctx->gpu_ops->native_context(ctx->gpu);
+    return 0;
+}
+
+int context_import_frame(QualeContext *ctx, const GpuFrameImport *src, QualePicture *dst,
+                         char *error, size_t error_size)
+{
+    if (!ctx->gpu || !ctx->gpu_ops->import_frame) {
+        snprintf(error, error_size, "decoding on the GPU needs the CUDA backend");
+        return -ENOTSUP;
+    }
+    return ctx->gpu_ops->import_frame(ctx->gpu, src, dst, error, error_size);
+}
+
 int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
                                        const QualeVideoFormat *format)
 {
