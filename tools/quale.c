@@ -793,14 +793,14 @@ static int run(const CliSettings *s)
         if (!quale_video_codec(inputs[i].lanes[0])) continue;
         /* QUALE_DECODE_ON_CPU=1 keeps them on the CPU, for comparisons */
         const char *cpu_only = getenv("QUALE_DECODE_ON_CPU");
-        const int on_gpu = s->backend == QUALE_BACKEND_CUDA && !(cpu_only && *cpu_only == '1')
-                               ? quale_video_decode_on_gpu(inputs[i].lanes[0], ctx) : 0;
+        const bool try_gpu = s->backend == QUALE_BACKEND_CUDA && !(cpu_only && *cpu_only == '1');
+        const int on_gpu = try_gpu ? quale_video_decode_on_gpu(inputs[i].lanes[0], ctx) : 0;
         if (on_gpu < 0) {
             say("error", "%s", quale_video_error(inputs[i].lanes[0]));
             goto out;
         }
         inputs[i].on_gpu = on_gpu == 1;
-        if (s->backend == QUALE_BACKEND_CUDA && !on_gpu)
+        if (try_gpu && !on_gpu)
             say("note", "%s decodes on the CPU: %s", shown(inputs[i].path),
                 quale_video_error(inputs[i].lanes[0]));
         note_add(&notes, i ? "distorted_decoder" : "reference_decoder", "%s, decoded %s",
@@ -858,9 +858,11 @@ static int run(const CliSettings *s)
     }
 
 out:
-    quale_close(&ctx);
+    /* The readers first: a decoder on the GPU holds memory of the
+     * context's CUDA context, which closing the context may end. */
     close_lanes(&inputs[0]);
     close_lanes(&inputs[1]);
+    quale_close(&ctx);
     return status;
 }
 

@@ -362,7 +362,9 @@ QUALE_API int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture
  * video's format.  Returns 1 when the video decodes on the GPU, 0 when it
  * stays on the CPU (quale_video_error() says why: not compressed, not the
  * CUDA backend, a codec or format NVDEC lacks, a scaled or deepened
- * video, no NVDEC in the driver), or a negative errno.
+ * video, no NVDEC in the driver), or a negative errno.  The decoder then
+ * holds memory of the context's CUDA context: close the reader before the
+ * context.
  */
 QUALE_API int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx);
 
