@@ -2,7 +2,8 @@
 # Builds FFmpeg's shared libraries of Debian bookworm's version (5.1: the
 # sonames quale's decoder loads), from bookworm's source package, with
 # only what decoding on the GPU needs: the H.264, HEVC, AV1 and VP9
-# decoders with their NVDEC hwaccels, the MP4/MOV, Matroska/WebM, IVF and
+# decoders with their NVDEC hwaccels (and FFV1, the lossless codec of
+# references), the MP4/MOV, Matroska/WebM, IVF and
 # raw H.264/HEVC demuxers, and swscale.  For machines that have the NVIDIA
 # driver but no packages (the GPU machines quale is measured on): their
 # files travel there and LD_LIBRARY_PATH points at them.  Debian's own
@@ -52,7 +53,7 @@ config=(--disable-everything --disable-autodetect --disable-programs --disable-d
         --disable-network --disable-debug --disable-static --enable-shared
         --disable-avdevice --disable-avfilter --disable-swresample --disable-postproc
         --enable-ffnvcodec --enable-nvdec --enable-cuda
-        --enable-decoder=h264,hevc,av1,vp9
+        --enable-decoder=h264,hevc,av1,vp9,ffv1
         --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec,vp9_nvdec
         --enable-parser=h264,hevc,av1,vp9
         --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb,vp9_superframe_split

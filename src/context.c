@@ -1188,6 +1188,26 @@ int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
     return 0;
 }
 
+int context_decode_context(QualeContext *ctx, void **native, char *error, size_t error_size)
+{
+    if (!ctx->gpu || !ctx->gpu_ops->native_context) {
+        snprintf(error, error_size, "decoding on the GPU needs the CUDA backend");
+        return -ENOTSUP;
+    }
+    *native = ctx->gpu_ops->native_context(ctx->gpu);
+    return 0;
+}
+
+int context_import_frame(QualeContext *ctx, const GpuFrameImport *src, QualePicture *dst,
+                         char *error, size_t error_size)
+{
+    if (!ctx->gpu || !ctx->gpu_ops->import_frame) {
+        snprintf(error, error_size, "decoding on the GPU needs the CUDA backend");
+        return -ENOTSUP;
+    }
+    return ctx->gpu_ops->import_frame(ctx->gpu, src, dst, error, error_size);
+}
+
 int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
                                        const QualeVideoFormat *format)
 {
@@ -1198,14 +1218,17 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
                     "runs on %s)", quale_backend_name(ctx->backend));
         return -EINVAL;
     }
+    /* Readers on several threads (one per video) may ask first at once:
+     * one pool for all of them. */
+    pthread_mutex_lock(&ctx->flow_lock);
+    int err = 0;
     if (!ctx->device_pictures) {
         const PictureAllocator *device = ctx->gpu_ops->device_allocator(ctx->gpu);
-        const int err = picture_pool_open(&ctx->device_pictures, device, pool_keep(ctx));
-        if (err) {
-            device->release(device->opaque);
-            return err;
-        }
+        err = picture_pool_open(&ctx->device_pictures, device, pool_keep(ctx));
+        if (err) device->release(device->opaque);
     }
+    pthread_mutex_unlock(&ctx->flow_lock);
+    if (err) return err;
     return picture_pool_get(ctx->device_pictures, pic, format);
 }
 

@@ -31,6 +31,15 @@ typedef struct GpuTwinRequest {
     FeatureSink *sink;
 } GpuTwinRequest;
 
+/* A decoded semi-planar frame in device memory: the luma plane, then the
+ * chroma samples in (Cb, Cr) pairs, each of `bytes` bytes with the sample
+ * in its top bits (shift: how far to move it down). */
+typedef struct GpuFrameImport {
+    const void *planes[2];
+    int pitch[2]; /* bytes */
+    unsigned bytes, shift;
+} GpuFrameImport;
+
 typedef struct GpuOps {
     enum QualeBackend kind;
     /* Why the backend is missing from this build; NULL when it is built
@@ -67,6 +76,16 @@ typedef struct GpuOps {
     const PictureAllocator *(*device_allocator)(GpuBackend *gpu);
     int (*download)(GpuBackend *gpu, QualePicture *host, const QualePicture *device, char *error,
                     size_t error_size);
+
+    /* Frames a decoder leaves in device memory of the backend's context
+     * (CUDA only; NULL elsewhere).  native_context() is that context (a
+     * CUcontext), which a decoder (FFmpeg's NVDEC) is given to work in.
+     * import_frame() writes a semi-planar frame (NV12, P010, P016) into a
+     * device picture of the frame's size, on the context's default stream,
+     * and returns once it is written. */
+    void *(*native_context)(const GpuBackend *gpu);
+    int (*import_frame)(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
+                        char *error, size_t error_size);
 
     /* Whether a twin exists for this metric with the options in state. */
     bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);

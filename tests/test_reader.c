@@ -1424,6 +1424,40 @@ static void test_sniffing(void)
     end_child(in, child);
 }
 
+/* Decoding on the GPU (quale_video_decode_on_gpu()) is refused with a
+ * reason where it cannot be: a raw video, a context without the CUDA
+ * backend; arguments missing.  (The GPU path itself runs on a GPU machine:
+ * docs/benchmarks.md, "NVDEC".) */
+static void test_decode_on_gpu_refusals(void)
+{
+    const QualeVideoFormat f = { .chroma = QUALE_CHROMA_420, .bitdepth = 8, .width = 16,
+                                 .height = 16 };
+    Buf b = { 0 };
+    make_y4m(&b, &f, "420", 2, 0);
+    const char *path = temp_write(b.p, b.n);
+    free(b.p);
+    QualeVideoReader *r = open_file(path, NULL, "y4m for the GPU refusals");
+    if (!r) return;
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.backend = QUALE_BACKEND_CPU;
+    QualeContext *ctx = NULL;
+    int rc = quale_open(&ctx, &settings);
+    CHECK(rc == 0 && ctx, "quale_open: %d", rc);
+    if (ctx) {
+        rc = quale_video_decode_on_gpu(r, ctx);
+        CHECK(rc == 0, "a raw video on the GPU: %d", rc);
+        CHECK(strstr(quale_video_error(r), "not a compressed video") != NULL,
+              "the reason for a raw video: %s", quale_video_error(r));
+        CHECK(quale_video_decode_on_gpu(NULL, ctx) == -EINVAL, "no reader");
+        CHECK(quale_video_decode_on_gpu(r, NULL) == -EINVAL, "no context");
+        /* the reader still reads on the CPU */
+        read_all(r, &f, 2, "y4m after the refusal");
+        quale_close(&ctx);
+    }
+    quale_video_close(&r);
+}
+
 int main(void)
 {
     atexit(remove_temp_files);
@@ -1440,6 +1474,7 @@ int main(void)
     test_pipes();
     test_stdin();
     test_sniffing();
+    test_decode_on_gpu_refusals();
     remove_temp_files();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -25,6 +25,7 @@ typedef struct Lane {
 struct Prefetcher {
     QualeContext *ctx;
     QualeVideoFormat format;
+    bool on_device; /* device pictures: the readers decode on the GPU */
     pthread_mutex_t lock;
     pthread_cond_t changed;
     Lane lanes[PREFETCH_MAX_LANES];
@@ -51,7 +52,9 @@ static void *lane_main(void *arg)
         Entry e = { 0 };
         e.status = first || skip == 0 ? 1 : quale_video_skip(lane->reader, skip);
         first = false;
-        if (e.status == 1) e.status = quale_context_alloc_picture(p->ctx, &e.pic, &p->format);
+        if (e.status == 1)
+            e.status = p->on_device ? quale_context_alloc_device_picture(p->ctx, &e.pic, &p->format)
+                                    : quale_context_alloc_picture(p->ctx, &e.pic, &p->format);
         if (e.status == 0) {
             e.status = quale_video_read(lane->reader, &e.pic);
             if (e.status != 1) quale_picture_unref(&e.pic);
@@ -69,13 +72,15 @@ static void *lane_main(void *arg)
 }
 
 int prefetch_start(Prefetcher **out, QualeVideoReader *const *readers, unsigned lanes,
-                   QualeContext *ctx, const QualeVideoFormat *format, unsigned depth)
+                   QualeContext *ctx, const QualeVideoFormat *format, unsigned depth,
+                   bool on_device)
 {
     if (lanes == 0 || lanes > PREFETCH_MAX_LANES) return -EINVAL;
     Prefetcher *p = calloc(1, sizeof(*p));
     if (!p) return -ENOMEM;
     p->ctx = ctx;
     p->format = *format;
+    p->on_device = on_device;
     p->lane_count = lanes;
     p->depth = depth < 1 ? 1 : depth > MAX_DEPTH ? MAX_DEPTH : depth;
     p->failed_lane = -1;

@@ -10,6 +10,8 @@
 #ifndef QUALE_TOOLS_PREFETCH_H
 #define QUALE_TOOLS_PREFETCH_H
 
+#include <stdbool.h>
+
 #include "quale/quale.h"
 
 #define PREFETCH_MAX_LANES 4
@@ -18,9 +20,11 @@ typedef struct Prefetcher Prefetcher;
 
 /* Starts one thread per reader (owned by the caller, who must not touch
  * them until prefetch_stop; each positioned at the first frame to score),
- * reading into pictures from ctx's pool, up to `depth` pictures ahead each. */
+ * reading into pictures from ctx's pool (its device pool when the readers
+ * decode on the GPU: on_device), up to `depth` pictures ahead each. */
 int prefetch_start(Prefetcher **p, QualeVideoReader *const *readers, unsigned lanes,
-                   QualeContext *ctx, const QualeVideoFormat *format, unsigned depth);
+                   QualeContext *ctx, const QualeVideoFormat *format, unsigned depth,
+                   bool on_device);
 
 /* The next picture: 1 with *pic filled, 0 at the end, < 0 on an error
  * (prefetch_error() says what). */

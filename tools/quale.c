@@ -339,6 +339,7 @@ typedef struct Input {
     const char *path;
     QualeVideoReader *lanes[PREFETCH_MAX_LANES];
     unsigned lane_count;
+    bool on_gpu; /* decoded on the GPU into device pictures */
 } Input;
 
 /* Extra readers of a regular file share its reading (see prefetch.h); a
@@ -489,7 +490,7 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
     Prefetcher *prefetch[2] = { NULL, NULL };
     for (int i = 0; i < 2; i++) {
         if (prefetch_start(&prefetch[i], inputs[i].lanes, inputs[i].lane_count, ctx, format,
-                           depth)) {
+                           depth, inputs[i].on_gpu)) {
             say("error", "cannot start a reader thread");
             prefetch_stop(&prefetch[0]);
             return -1;
@@ -678,12 +679,6 @@ static int run(const CliSettings *s)
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
-    for (int i = 0; i < 2; i++)
-        if (quale_video_codec(inputs[i].lanes[0]))
-            note_add(&notes, i ? "distorted_decoder" : "reference_decoder",
-                     "%s, decoded in software (FFmpeg)", quale_video_codec(inputs[i].lanes[0]));
-    if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
-    if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
 
     /* Frames are paired by order: different rates, or a variable one, make
      * pairs of different moments. */
@@ -792,6 +787,29 @@ static int run(const CliSettings *s)
         }
     }
 
+    /* On the CUDA backend, compressed videos decode on the GPU where NVDEC
+     * can: their frames then never visit the host. */
+    for (int i = 0; i < 2; i++) {
+        if (!quale_video_codec(inputs[i].lanes[0])) continue;
+        /* QUALE_DECODE_ON_CPU=1 keeps them on the CPU, for comparisons */
+        const char *cpu_only = getenv("QUALE_DECODE_ON_CPU");
+        const bool try_gpu = s->backend == QUALE_BACKEND_CUDA && !(cpu_only && *cpu_only == '1');
+        const int on_gpu = try_gpu ? quale_video_decode_on_gpu(inputs[i].lanes[0], ctx) : 0;
+        if (on_gpu < 0) {
+            say("error", "%s", quale_video_error(inputs[i].lanes[0]));
+            goto out;
+        }
+        inputs[i].on_gpu = on_gpu == 1;
+        if (try_gpu && !on_gpu)
+            say("note", "%s decodes on the CPU: %s", shown(inputs[i].path),
+                quale_video_error(inputs[i].lanes[0]));
+        note_add(&notes, i ? "distorted_decoder" : "reference_decoder", "%s, decoded %s",
+                 quale_video_codec(inputs[i].lanes[0]),
+                 on_gpu ? "on the GPU (NVDEC)" : "in software (FFmpeg)");
+    }
+    if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
+    if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
+
     const unsigned planes = quale_planes_needed(ctx);
     for (int i = 0; i < 2; i++)
         for (unsigned k = 0; k < inputs[i].lane_count; k++) quale_video_set_planes(inputs[i].lanes[k], planes);
@@ -840,9 +858,11 @@ static int run(const CliSettings *s)
     }
 
 out:
-    quale_close(&ctx);
+    /* The readers first: a decoder on the GPU holds memory of the
+     * context's CUDA context, which closing the context may end. */
     close_lanes(&inputs[0]);
     close_lanes(&inputs[1]);
+    quale_close(&ctx);
     return status;
 }
 

@@ -354,6 +354,21 @@ QUALE_API int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture
                                                  const QualeVideoFormat *format);
 
 /**
+ * Decodes a compressed video on ctx's GPU: with the CUDA backend, by NVDEC
+ * through FFmpeg's CUDA hwaccel in the backend's own CUDA context, so that
+ * frames go from the decoder to the metrics without leaving the device.
+ * Call it before the first quale_video_read(); from then on every picture
+ * read must come from quale_context_alloc_device_picture(ctx) in the
+ * video's format.  Returns 1 when the video decodes on the GPU, 0 when it
+ * stays on the CPU (quale_video_error() says why: not compressed, not the
+ * CUDA backend, a codec or format NVDEC lacks, a scaled or deepened
+ * video, no NVDEC in the driver), or a negative errno.  The decoder then
+ * holds memory of the context's CUDA context: close the reader before the
+ * context.
+ */
+QUALE_API int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx);
+
+/**
  * Hands one frame pair to the context.  Frames are numbered 0, 1, ... in
  * the order they are sent.  The first pair fixes the format; both must
  * have the same format.  Work runs on the worker threads; the call blocks

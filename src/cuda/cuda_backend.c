@@ -77,6 +77,11 @@ struct GpuBackend {
     ActiveTwin *twins;
     unsigned twin_count;
 
+    /* picture_import.cu, loaded at the first decoded frame */
+    pthread_mutex_t import_lock;
+    CUmodule import_module;
+    CUfunction import_luma, import_chroma;
+
     /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
      * between events around the upload and each twin; the means are logged
      * when the run stops.  For finding where the GPU time goes. */
@@ -418,9 +423,12 @@ static void backend_release(GpuBackend *gpu)
 {
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every pinned picture is back. */
+    if (gpu->import_module && gpu->dev.api.CtxSetCurrent(gpu->dev.context) == CUDA_SUCCESS)
+        gpu->dev.api.ModuleUnload(gpu->import_module);
     if (gpu->dev.context && !gpu->dev.external) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
     free(gpu->pinned);
     pthread_mutex_destroy(&gpu->pinned_lock);
+    pthread_mutex_destroy(&gpu->import_lock);
     free(gpu);
 }
 
@@ -499,6 +507,7 @@ static int open_backend(QualeContext *ctx, int ordinal, CUcontext external, GpuB
     gpu->ctx = ctx;
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->pinned_lock, NULL);
+    pthread_mutex_init(&gpu->import_lock, NULL);
     int err = external ? adopt_device(&gpu->dev, external, error, error_size)
                        : open_device(&gpu->dev, ordinal, error, error_size);
     if (err) {
@@ -593,6 +602,65 @@ static int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture
                          (size_t)device->stride[last] * device->plane_height[last];
     CU_TRY(dev, dev->api.MemcpyDtoH(host->data[0], (CUdeviceptr)(uintptr_t)device->data[0], bytes),
            "copying a device picture to the host");
+    return 0;
+}
+
+extern const unsigned char cuda_module_picture_import[];
+
+static void *cuda_native_context(const GpuBackend *gpu)
+{
+    return gpu->dev.context;
+}
+
+static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
+                             char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
+    pthread_mutex_lock(&gpu->import_lock);
+    int err = 0;
+    if (!gpu->import_module) {
+        const CUresult r = dev->api.ModuleLoadData(&gpu->import_module, cuda_module_picture_import);
+        if (r != CUDA_SUCCESS) {
+            gpu->import_module = NULL;
+            snprintf(error, error_size, "loading the picture import kernels failed: %s",
+                     cuda_error_text(&dev->api, r));
+            err = -EIO;
+        }
+        if (!err) err = cuda_function(dev, gpu->import_module, "import_luma", &gpu->import_luma,
+                                      error, error_size);
+        if (!err) err = cuda_function(dev, gpu->import_module, "import_chroma",
+                                      &gpu->import_chroma, error, error_size);
+    }
+    pthread_mutex_unlock(&gpu->import_lock);
+    if (err) return err;
+
+    enum { THREADS = 256 };
+    CUdeviceptr luma = (CUdeviceptr)(uintptr_t)src->planes[0];
+    CUdeviceptr out = (CUdeviceptr)(uintptr_t)dst->data[0];
+    int src_pitch = src->pitch[0], dst_pitch = (int)dst->stride[0];
+    int w = (int)dst->plane_width[0], h = (int)dst->plane_height[0];
+    int bytes = (int)src->bytes, shift = (int)src->shift;
+    void *luma_args[] = { &luma, &src_pitch, &out, &dst_pitch, &w, &h, &bytes, &shift };
+    /* the context's default stream: after the decoder's copies into the
+     * frame, before the backend's uploads of the picture */
+    err = cuda_launch(dev, gpu->import_luma, "import_luma", (unsigned)(w + THREADS - 1) / THREADS,
+                      (unsigned)h, THREADS, 0, NULL, luma_args, error, error_size);
+    if (!err && dst->plane_count == 3) {
+        CUdeviceptr chroma = (CUdeviceptr)(uintptr_t)src->planes[1];
+        CUdeviceptr cb = (CUdeviceptr)(uintptr_t)dst->data[1];
+        CUdeviceptr cr = (CUdeviceptr)(uintptr_t)dst->data[2];
+        int chroma_pitch = src->pitch[1], out_pitch = (int)dst->stride[1];
+        int cw = (int)dst->plane_width[1], ch = (int)dst->plane_height[1];
+        void *chroma_args[] = { &chroma, &chroma_pitch, &cb, &cr, &out_pitch, &cw, &ch, &bytes,
+                                &shift };
+        err = cuda_launch(dev, gpu->import_chroma, "import_chroma",
+                          (unsigned)(cw + THREADS - 1) / THREADS, (unsigned)ch, THREADS, 0, NULL,
+                          chroma_args, error, error_size);
+    }
+    if (err) return err;
+    /* the decoder reuses the frame's memory once it is given back */
+    CU_TRY(dev, dev->api.StreamSynchronize(NULL), "waiting for the picture import");
     return 0;
 }
 
@@ -906,6 +974,8 @@ const GpuOps gpu_cuda_ops = {
     .adopt = cuda_adopt,
     .device_allocator = cuda_device_allocator,
     .download = cuda_download,
+    .native_context = cuda_native_context,
+    .import_frame = cuda_import_frame,
     .has_twin = cuda_has_twin,
     .start = cuda_start,
     .submit = cuda_submit,

@@ -21,12 +21,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "context.h"
 #include "reader.h"
 
 #if QUALE_HAVE_FFMPEG
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -59,6 +61,7 @@ static struct {
     AVPacket *(*av_packet_alloc)(void);
     void (*av_packet_free)(AVPacket **);
     void (*av_packet_unref)(AVPacket *);
+    const AVCodecHWConfig *(*avcodec_get_hw_config)(const AVCodec *, int);
     void (*av_log_set_level)(int);
     void *(*av_malloc)(size_t);
     void (*av_free)(void *);
@@ -69,6 +72,10 @@ static struct {
     void (*av_frame_unref)(AVFrame *);
     int (*av_frame_get_buffer)(AVFrame *, int);
     const AVPixFmtDescriptor *(*av_pix_fmt_desc_get)(enum AVPixelFormat);
+    AVBufferRef *(*av_hwdevice_ctx_alloc)(enum AVHWDeviceType);
+    int (*av_hwdevice_ctx_init)(AVBufferRef *);
+    AVBufferRef *(*av_buffer_ref)(const AVBufferRef *);
+    void (*av_buffer_unref)(AVBufferRef **);
     struct SwsContext *(*sws_getCachedContext)(struct SwsContext *, int, int, enum AVPixelFormat, int, int, enum AVPixelFormat, int, SwsFilter *, SwsFilter *, const double *);
     int (*sws_scale)(struct SwsContext *, const uint8_t *const[], const int[], int, int, uint8_t *const[], const int[]);
     void (*sws_freeContext)(struct SwsContext *);
@@ -79,8 +86,8 @@ static const struct {
     const char *const *symbols;
 } ff_libraries[] = {
     { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avio_alloc_context", "avio_context_free", NULL } },
-    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "av_packet_alloc", "av_packet_free", "av_packet_unref", NULL } },
-    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_get_buffer", "av_pix_fmt_desc_get", NULL } },
+    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
+    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
     { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
 };
 
@@ -124,6 +131,11 @@ struct Decoder {
     enum AVPixelFormat target;
     AVFrame *converted;
     char description[160]; /* "h264 in mov,mp4,m4a,3gp,3g2,mj2" */
+    /* Decoding on the GPU (decoder_use_gpu()): frames stay in device
+     * memory and go into the context's device pictures. */
+    AVBufferRef *hw_device;
+    QualeContext *gpu;
+    unsigned gpu_bytes, gpu_shift;
 };
 
 static int io_read(void *opaque, uint8_t *buf, int size)
@@ -229,6 +241,7 @@ void decoder_close(struct QualeVideoReader *r)
     ff.av_frame_free(&d->frame);
     ff.av_packet_free(&d->packet);
     ff.avcodec_free_context(&d->codec);
+    ff.av_buffer_unref(&d->hw_device);
     ff.avformat_close_input(&d->format);
     if (d->io) ff.av_freep(&d->io->buffer);
     ff.avio_context_free(&d->io);
@@ -326,6 +339,87 @@ const char *decoder_description(const struct QualeVideoReader *r)
     return r->decoder ? r->decoder->description : NULL;
 }
 
+static enum AVPixelFormat pick_cuda(AVCodecContext *c, const enum AVPixelFormat *formats)
+{
+    (void)c;
+    for (const enum AVPixelFormat *f = formats; *f != AV_PIX_FMT_NONE; f++)
+        if (*f == AV_PIX_FMT_CUDA) return *f;
+    /* NVDEC refused the stream: the software format, which the reader
+     * then reports (gpu_frame()) */
+    return formats[0];
+}
+
+/* Says why the reader stays on the CPU: 0, the reason in r->error. */
+#define STAY_ON_CPU(...) (video_reader_fail(r, 0, __VA_ARGS__), 0)
+
+int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
+{
+    struct Decoder *d = r->decoder;
+    if (d->gpu) return 1;
+    if (r->frame || d->draining)
+        return video_reader_fail(r, -EINVAL, "decoding on the GPU is chosen before the first "
+                                 "frame is read");
+    char why[256];
+    void *cu_context = NULL;
+    if (context_decode_context(ctx, &cu_context, why, sizeof(why))) return STAY_ON_CPU("%s", why);
+    if (r->scaler || r->shift)
+        return STAY_ON_CPU("its pictures are scaled or converted on the CPU");
+    if (r->format.chroma != QUALE_CHROMA_420 || r->format.bitdepth > 12)
+        return STAY_ON_CPU("NVDEC's frames are 4:2:0 of 8 to 12 bits here, not %s %u-bit",
+                           r->format.chroma == QUALE_CHROMA_422 ? "4:2:2"
+                           : r->format.chroma == QUALE_CHROMA_444 ? "4:4:4" : "4:0:0",
+                           r->format.bitdepth);
+    const AVCodec *codec = d->codec->codec;
+    /* H.264's Baseline, Main, Extended and High profiles: not High 10,
+     * 4:2:2, or the lossless High 4:4:4 Predictive */
+    const int profile = d->format->streams[d->stream]->codecpar->profile & 0xff;
+    if (codec->id == AV_CODEC_ID_H264 && profile != 66 && profile != 77 && profile != 88 &&
+        profile != 100)
+        return STAY_ON_CPU("NVDEC lacks this H.264 profile (%d)", profile);
+    bool has_nvdec = false;
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *config = ff.avcodec_get_hw_config(codec, i);
+        if (!config) break;
+        if (config->device_type == AV_HWDEVICE_TYPE_CUDA &&
+            (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            has_nvdec = true;
+    }
+    if (!has_nvdec) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
+
+    /* FFmpeg's CUDA device in the backend's own CUDA context.  The context
+     * is the first member of hwcontext_cuda.h's AVCUDADeviceContext (a
+     * CUcontext; the stream after it stays NULL, the default stream), set
+     * here without that header, which needs CUDA's. */
+    d->hw_device = ff.av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+    if (!d->hw_device) return STAY_ON_CPU("this FFmpeg has no CUDA device support");
+    *(void **)((AVHWDeviceContext *)(void *)d->hw_device->data)->hwctx = cu_context;
+    int err = ff.av_hwdevice_ctx_init(d->hw_device);
+    char text[128];
+    if (err < 0) {
+        ff.av_buffer_unref(&d->hw_device);
+        return STAY_ON_CPU("FFmpeg cannot use the CUDA context (%s)",
+                           error_text(err, text, sizeof(text)));
+    }
+    AVCodecContext *c = ff.avcodec_alloc_context3(codec);
+    if (!c) return video_reader_fail(r, -ENOMEM, "out of memory");
+    ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);
+    c->hw_device_ctx = ff.av_buffer_ref(d->hw_device);
+    c->get_format = pick_cuda;
+    if (!c->hw_device_ctx || (err = ff.avcodec_open2(c, codec, NULL)) < 0) {
+        ff.avcodec_free_context(&c);
+        ff.av_buffer_unref(&d->hw_device);
+        return STAY_ON_CPU("FFmpeg cannot open its %s decoder with NVDEC", codec->name);
+    }
+    ff.avcodec_free_context(&d->codec);
+    d->codec = c;
+    d->gpu = ctx;
+    /* NV12, or P010 / P016 with the samples in the top bits */
+    d->gpu_bytes = r->format.bitdepth > 8 ? 2 : 1;
+    d->gpu_shift = r->format.bitdepth > 8 ? 16 - r->format.bitdepth : 0;
+    r->error[0] = '\0';
+    return 1;
+}
+
 int64_t decoder_frames(const struct QualeVideoReader *r)
 {
     const struct Decoder *d = r->decoder;
@@ -403,10 +497,48 @@ static const AVFrame *planar_frame(struct QualeVideoReader *r)
     return d->converted;
 }
 
+/* A frame decoded on the GPU into the device picture pic. */
+static int gpu_frame(struct QualeVideoReader *r, QualePicture *pic)
+{
+    struct Decoder *d = r->decoder;
+    const AVFrame *f = d->frame;
+    if (f->format != AV_PIX_FMT_CUDA)
+        return video_reader_fail(r, -EPROTO, "frame %llu: NVDEC could not decode this stream "
+                                 "(FFmpeg fell back to its software decoder); score it with "
+                                 "--backend cpu", (unsigned long long)r->frame);
+    if (f->width != (int)r->format.width || f->height != (int)r->format.height)
+        return video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
+                                 "(a change of size inside the stream)",
+                                 (unsigned long long)r->frame, f->width, f->height,
+                                 r->format.width, r->format.height);
+    if (!pic) return 0;
+    if (pic->format.width != r->format.width || pic->format.height != r->format.height ||
+        pic->format.bitdepth != r->format.bitdepth || pic->format.chroma != r->format.chroma)
+        return video_reader_fail(r, -EINVAL, "a picture of another format than the video's");
+    const GpuFrameImport in = {
+        .planes = { f->data[0], f->data[1] },
+        .pitch = { f->linesize[0], f->linesize[1] },
+        .bytes = d->gpu_bytes,
+        .shift = d->gpu_shift,
+    };
+    char why[512];
+    const int err = context_import_frame(d->gpu, &in, pic, why, sizeof(why));
+    if (err) return video_reader_fail(r, err, "frame %llu: %s", (unsigned long long)r->frame, why);
+    return 0;
+}
+
 int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = decode_next(r);
     if (ret <= 0) return ret;
+    if (r->decoder->gpu) {
+        if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
+            r->decoder->frame->decode_error_flags)
+            r->damaged++;
+        ret = gpu_frame(r, pic);
+        ff.av_frame_unref(r->decoder->frame);
+        return ret < 0 ? ret : 1;
+    }
     /* A damaged bitstream decodes with concealment: counted, so that the
      * caller can say the scores are of repaired pictures. */
     if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
@@ -538,6 +670,13 @@ const char *decoder_description(const struct QualeVideoReader *r)
 {
     (void)r;
     return NULL;
+}
+
+int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
+{
+    (void)ctx;
+    video_reader_fail(r, 0, "this build of quale has no decoder");
+    return 0;
 }
 
 int64_t decoder_frames(const struct QualeVideoReader *r)

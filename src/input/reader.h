@@ -97,6 +97,11 @@ int decoder_open(struct QualeVideoReader *r, bool seekable);
 int decoder_read(struct QualeVideoReader *r, QualePicture *pic);
 void decoder_close(struct QualeVideoReader *r);
 const char *decoder_description(const struct QualeVideoReader *r);
+/* Decoding on ctx's GPU from the first frame on (NVDEC through FFmpeg's
+ * CUDA hwaccel): 1, or 0 with the reason in r->error when the video stays
+ * on the CPU, or a negative errno.  Then decoder_read() takes device
+ * pictures of ctx. */
+int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx);
 /* decode.c too: swscale between two sizes of one layout. */
 int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
                 const QualeVideoFormat *to, const char *name);

@@ -297,6 +297,16 @@ int quale_video_is_y4m(const QualeVideoReader *reader)
     return reader && reader->is_y4m;
 }
 
+int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx)
+{
+    if (!reader || !ctx) return -EINVAL;
+    if (!reader->decoder) {
+        video_reader_fail(reader, 0, "not a compressed video (only those decode on the GPU)");
+        return 0;
+    }
+    return decoder_use_gpu(reader, ctx);
+}
+
 const char *quale_video_codec(const QualeVideoReader *reader)
 {
     return reader ? decoder_description(reader) : NULL;
