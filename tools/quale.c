@@ -679,6 +679,16 @@ static int run(const CliSettings *s)
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
     quale_video_get_format(inputs[1].lanes[0], &dist_format);
+    /* the decoders' notes say "in software" until a video goes to the GPU */
+    unsigned decoder_note[2] = { 0, 0 };
+    for (int i = 0; i < 2; i++)
+        if (quale_video_codec(inputs[i].lanes[0])) {
+            decoder_note[i] = notes.count;
+            note_add(&notes, i ? "distorted_decoder" : "reference_decoder",
+                     "%s, decoded in software (FFmpeg)", quale_video_codec(inputs[i].lanes[0]));
+        }
+    if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
+    if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
 
     /* Frames are paired by order: different rates, or a variable one, make
      * pairs of different moments. */
@@ -805,12 +815,10 @@ static int run(const CliSettings *s)
         if (try_gpu && !on_gpu)
             say("note", "%s decodes on the CPU: %s", shown(inputs[i].path),
                 quale_video_error(inputs[i].lanes[0]));
-        note_add(&notes, i ? "distorted_decoder" : "reference_decoder", "%s, decoded %s",
-                 quale_video_codec(inputs[i].lanes[0]),
-                 on_gpu ? "on the GPU (NVDEC)" : "in software (FFmpeg)");
+        if (on_gpu)
+            snprintf(notes.text[decoder_note[i]], sizeof(notes.text[0]),
+                     "%s, decoded on the GPU (NVDEC)", quale_video_codec(inputs[i].lanes[0]));
     }
-    if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
-    if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
 
     const unsigned planes = quale_planes_needed(ctx);
     for (int i = 0; i < 2; i++)
