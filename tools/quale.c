@@ -800,12 +800,11 @@ static int run(const CliSettings *s)
     /* On the CUDA backend (asked for, or the one --backend auto took),
      * compressed videos decode on the GPU where NVDEC can: their frames
      * then never visit the host. */
+    /* QUALE_DECODE_ON_CPU=1 keeps them on the CPU, for comparisons */
+    const char *cpu_only = getenv("QUALE_DECODE_ON_CPU");
+    const bool try_gpu = quale_backend(ctx) == QUALE_BACKEND_CUDA && !(cpu_only && *cpu_only == '1');
     for (int i = 0; i < 2; i++) {
         if (!quale_video_codec(inputs[i].lanes[0])) continue;
-        /* QUALE_DECODE_ON_CPU=1 keeps them on the CPU, for comparisons */
-        const char *cpu_only = getenv("QUALE_DECODE_ON_CPU");
-        const bool try_gpu = quale_backend(ctx) == QUALE_BACKEND_CUDA &&
-                             !(cpu_only && *cpu_only == '1');
         const int on_gpu = try_gpu ? quale_video_decode_on_gpu(inputs[i].lanes[0], ctx) : 0;
         if (on_gpu < 0) {
             say("error", "%s", quale_video_error(inputs[i].lanes[0]));

@@ -461,17 +461,22 @@ static int decode_next(struct QualeVideoReader *r)
     }
 }
 
+/* 0, or -EPROTO when d->frame's size is not the one the video began with. */
+static int check_frame_size(struct QualeVideoReader *r)
+{
+    const AVFrame *f = r->decoder->frame;
+    if (f->width == (int)r->format.width && f->height == (int)r->format.height) return 0;
+    return video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
+                             "(a change of size inside the stream)", (unsigned long long)r->frame,
+                             f->width, f->height, r->format.width, r->format.height);
+}
+
 /* d->frame's picture as planar YUV of the reader's layout. */
 static const AVFrame *planar_frame(struct QualeVideoReader *r)
 {
     struct Decoder *d = r->decoder;
     const AVFrame *f = d->frame;
-    if (f->width != (int)r->format.width || f->height != (int)r->format.height) {
-        video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
-                          "(a change of size inside the stream)", (unsigned long long)r->frame,
-                          f->width, f->height, r->format.width, r->format.height);
-        return NULL;
-    }
+    if (check_frame_size(r)) return NULL;
     const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get((enum AVPixelFormat)f->format);
     if (desc && readable_as_is(desc) && (unsigned)desc->comp[0].depth == r->file_bitdepth)
         return f;
@@ -506,12 +511,8 @@ static int gpu_frame(struct QualeVideoReader *r, QualePicture *pic)
         return video_reader_fail(r, -EPROTO, "frame %llu: NVDEC could not decode this stream "
                                  "(FFmpeg fell back to its software decoder); score it with "
                                  "--backend cpu", (unsigned long long)r->frame);
-    if (f->width != (int)r->format.width || f->height != (int)r->format.height)
-        return video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
-                                 "(a change of size inside the stream)",
-                                 (unsigned long long)r->frame, f->width, f->height,
-                                 r->format.width, r->format.height);
-    if (!pic) return 0;
+    const int err = check_frame_size(r);
+    if (err || !pic) return err;
     if (pic->format.width != r->format.width || pic->format.height != r->format.height ||
         pic->format.bitdepth != r->format.bitdepth || pic->format.chroma != r->format.chroma)
         return video_reader_fail(r, -EINVAL, "a picture of another format than the video's");
@@ -522,8 +523,9 @@ static int gpu_frame(struct QualeVideoReader *r, QualePicture *pic)
         .shift = d->gpu_shift,
     };
     char why[512];
-    const int err = context_import_frame(d->gpu, &in, pic, why, sizeof(why));
-    if (err) return video_reader_fail(r, err, "frame %llu: %s", (unsigned long long)r->frame, why);
+    const int imported = context_import_frame(d->gpu, &in, pic, why, sizeof(why));
+    if (imported)
+        return video_reader_fail(r, imported, "frame %llu: %s", (unsigned long long)r->frame, why);
     return 0;
 }
 
@@ -531,19 +533,16 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = decode_next(r);
     if (ret <= 0) return ret;
-    if (r->decoder->gpu) {
-        if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
-            r->decoder->frame->decode_error_flags)
-            r->damaged++;
-        ret = gpu_frame(r, pic);
-        ff.av_frame_unref(r->decoder->frame);
-        return ret < 0 ? ret : 1;
-    }
     /* A damaged bitstream decodes with concealment: counted, so that the
      * caller can say the scores are of repaired pictures. */
     if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
         r->decoder->frame->decode_error_flags)
         r->damaged++;
+    if (r->decoder->gpu) {
+        ret = gpu_frame(r, pic);
+        ff.av_frame_unref(r->decoder->frame);
+        return ret < 0 ? ret : 1;
+    }
     if (pic) {
         const AVFrame *f = planar_frame(r);
         if (!f) {
