@@ -7,7 +7,14 @@
 # trixie: bookworm's 11.1.5.2 is older than FFmpeg 7.1 takes); FFmpeg loads
 # the driver at run time, so the binary runs without a GPU too.
 #
-#   scripts/ffmpeg-client.sh BUILD_DIR
+#   scripts/ffmpeg-client.sh [--nvdec] BUILD_DIR
+#
+# --nvdec builds a second client for GPU machines: FFmpeg's NVDEC
+# hwaccels for H.264 and HEVC with their CPU decoders, the mp4 and
+# Matroska demuxers and scale_cuda (its kernels compiled by clang, FFmpeg's
+# cuda-llvm) to turn NVDEC's NV12 into the planar frames libvmaf_cuda
+# takes; with nasm, FFmpeg's assembly for the CPU decoders.  It lives in
+# BUILD_DIR/ffmpeg-client/<version>-nvdec/ and needs clang and nasm too.
 #
 # BUILD_DIR is quale's meson build directory (built).  Prints the path of
 # the ffmpeg binary on its last line.  The FFmpeg build is kept in
@@ -18,7 +25,9 @@
 # make, pkg-config, xz-utils (the source comes through apt-get source,
 # with a private apt configuration that adds trixie's deb-src).
 set -euo pipefail
-build=$(cd "${1:?usage: scripts/ffmpeg-client.sh BUILD_DIR}" && pwd)
+nvdec=false
+if [[ ${1:-} == --nvdec ]]; then nvdec=true; shift; fi
+build=$(cd "${1:?usage: scripts/ffmpeg-client.sh [--nvdec] BUILD_DIR}" && pwd)
 root=$build/ffmpeg-client
 mkdir -p "$root"
 
@@ -27,6 +36,10 @@ command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v xz >/dev/null || need+=(xz-utils)
+if $nvdec; then
+    command -v clang >/dev/null || need+=(clang)
+    command -v nasm >/dev/null || need+=(nasm)
+fi
 if ((${#need[@]})); then
     sudo=()
     [[ $(id -u) -eq 0 ]] || sudo=(sudo)
@@ -82,6 +95,16 @@ config=(--disable-everything --disable-autodetect --disable-doc
         --enable-muxer=null
         --enable-filter=libvmaf,libvmaf_cuda,hwupload_cuda,scale,format,null,buffer,buffersink
         --enable-swscale)
+if $nvdec; then
+    version+=-nvdec
+    tree=$root/$version
+    config=("${config[@]/--disable-x86asm/--enable-pthreads}"
+            --enable-nvdec --enable-cuda-llvm
+            --enable-demuxer=mov,matroska
+            --enable-decoder=h264,hevc --enable-parser=h264,hevc
+            --enable-hwaccel=h264_nvdec,hevc_nvdec
+            --enable-filter=scale_cuda,hwdownload,setpts)
+fi
 # A build made with other options is made again.
 if [[ ! -x $tree/ffmpeg || $(cat "$tree/quale-config" 2>/dev/null) != "${config[*]}" ]]; then
     rm -rf "$tree" && mkdir -p "$tree"
@@ -90,6 +113,12 @@ if [[ ! -x $tree/ffmpeg || $(cat "$tree/quale-config" 2>/dev/null) != "${config[
         { tail -20 "$tree/configure.log" >&2; exit 1; }
     grep -q '^CONFIG_LIBVMAF_CUDA_FILTER=yes' "$tree/ffbuild/config.mak" ||
         { echo "FFmpeg's configure left the libvmaf_cuda filter out" >&2; exit 1; }
+    if $nvdec; then
+        for want in H264_NVDEC_HWACCEL HEVC_NVDEC_HWACCEL SCALE_CUDA_FILTER; do
+            grep -q "^CONFIG_$want=yes" "$tree/ffbuild/config.mak" ||
+                { echo "FFmpeg's configure left $want out" >&2; exit 1; }
+        done
+    fi
     make -C "$tree" -j"$(nproc)" ffmpeg >"$tree/make.log" 2>&1 ||
         { tail -20 "$tree/make.log" >&2; exit 1; }
     echo "${config[*]}" >"$tree/quale-config"

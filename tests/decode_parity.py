@@ -5,7 +5,8 @@ the same run on the raw frames that decode.sh writes with the ffmpeg tool
 (which golden_parity holds against libvmaf).  Also: a Matroska file
 through a pipe, an MP4 whose index is at its end through a pipe (refused,
 saying why), --score-bitdepth on decoded 10-bit video, and the note when
-raw flags are given for a compressed file.  Ends with "N passed, M
+raw flags are given for a compressed file, and decoding in several
+sessions over a file's chunks (open GOPs).  Ends with "N passed, M
 failed"; exits 77 when quale was built without a decoder.
 """
 import argparse
@@ -117,6 +118,60 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode == 0 and "is compressed video (hevc in mov,mp4" in p.stderr and
           "-w/-h/-p/-b are for raw video" in p.stderr, f"raw flags for compressed input: {p.stderr!r}")
+
+    # Decoding in several sessions over a file's chunks (what NVDEC does by
+    # default; on the CPU through QUALE_DECODE_SESSIONS): the frames of one
+    # session, in its order.  Open GOPs whose leading pictures refer to the
+    # chunk before (x264 open-gop with a B-pyramid, x265's CRA with RASL
+    # pictures), in MP4 and Matroska, 240 different frames (five of the
+    # corpus's 48-frame clips, one after the other) in five chunks.
+    with tempfile.TemporaryDirectory() as tmp:
+        whole = os.path.join(tmp, "five.yuv")
+        with open(whole, "wb") as out:
+            for name in ("dune_576x324_ref.yuv", "dune_576x324_noise.yuv",
+                         "dune_576x324_scale2x.yuv", "dune_576x324_x264crf28.yuv",
+                         "dune_576x324_x264crf42.yuv"):
+                with open(os.path.join(args.cache, name), "rb") as f:
+                    out.write(f.read())
+        raw = ["-w", "576", "-h", "324", "-p", "420", "-b", "8"]
+        encodes = {
+            "h264_open_gop.mp4": ["-c:v", "libx264", "-preset", "fast", "-crf", "30", "-x264-params",
+                                  "keyint=24:min-keyint=24:open-gop=1:bframes=3:b-pyramid=normal:"
+                                  "scenecut=0"],
+            "hevc_cra.mp4": ["-c:v", "libx265", "-preset", "fast", "-crf", "30", "-x265-params",
+                             "keyint=24:min-keyint=24:open-gop=1:bframes=4:scenecut=0:log-level=error"],
+        }
+        made_files = []
+        for name, codec in encodes.items():
+            path = os.path.join(tmp, name)
+            made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt",
+                                   "yuv420p", "-s", "576x324", "-r", "24", "-i", whole, *codec, path],
+                                  capture_output=True)
+            check(made.returncode == 0, f"encoding {name}: {made.stderr[-300:]!r}")
+            made_files.append(path)
+        mkv = os.path.join(tmp, "hevc_cra.mkv")
+        made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", made_files[-1], "-c", "copy", mkv],
+                              capture_output=True)
+        check(made.returncode == 0, f"remuxing to Matroska: {made.stderr[-300:]!r}")
+        made_files.append(mkv)
+        for path in made_files:
+            runs = {}
+            for sessions in (1, 2, 3, 8):
+                p = subprocess.run([args.quale, "-r", whole, *raw, "-d", path, "-n", "--feature",
+                                    "psnr", "-q", "--json", "-o", "-"], capture_output=True,
+                                   env=dict(os.environ, QUALE_DECODE_SESSIONS=str(sessions)))
+                runs[sessions] = json.loads(p.stdout)["frames"] if p.returncode == 0 else None
+                check(p.returncode == 0, f"{os.path.basename(path)} in {sessions} sessions: "
+                      f"{p.stderr[-300:]!r}")
+            one = runs[1]
+            check(one is not None and len(one) == 240 and
+                  len({f["metrics"]["psnr_y"] for f in one}) > 200,
+                  f"{os.path.basename(path)}: 240 different frames in one session")
+            for sessions, frames in runs.items():
+                check(frames == one, f"{os.path.basename(path)}: {sessions} sessions give "
+                      f"the frames of one")
+            print(f"{os.path.basename(path)}: 240 frames in 1, 2, 3 and 8 sessions, identical",
+                  flush=True)
 
     # A distorted video of half the size: scaled to the reference's with
     # swscale, giving the frames `ffmpeg -vf scale=W:H:flags=NAME` gives

@@ -13,6 +13,13 @@ GPU by hwupload_cuda and copied by the filter into quale's device pictures
 (libvmaf_cuda.h), scored by the CUDA twins; exit 77 (skipped) without an
 NVIDIA GPU.  The filter copies the luma only (its copy loop stops after
 the first plane), so its cases are luma models.
+
+With --nvdec (and --client: the client of `ffmpeg-client.sh --nvdec`):
+libvmaf_cuda on frames that never leave the GPU, the distorted bitstream
+(H.264, HEVC) decoded by NVDEC (-hwaccel cuda -hwaccel_output_format
+cuda) and made planar by scale_cuda, the lossless reference decoded by
+FFmpeg on the CPU and uploaded.  --libdir LIBDIR replaces the client's
+libvmaf.so.3 (another libvmaf to hold to the same golden scores).
 """
 import ctypes
 import argparse
@@ -59,6 +66,16 @@ CUDA_CASES = [
      "libvmaf_cuda, n_subsample=2"),
 ]
 
+# libvmaf_cuda on NVDEC's frames: the distorted file as it is.
+NVDEC_CASES = [
+    ("dune_576x324_x264crf28", "vmaf", "model='version=vmaf_v0.6.1':n_threads=2",
+     "NVDEC H.264 + libvmaf_cuda"),
+    ("elephants_1080p_x264crf34", "vmaf", "model='version=vmaf_v0.6.1':n_threads=2",
+     "NVDEC H.264 1080p + libvmaf_cuda"),
+    ("elephants_1080p_x265crf30", "vmaf", "model='version=vmaf_v0.6.1':n_subsample=2",
+     "NVDEC HEVC 1080p + libvmaf_cuda, n_subsample=2"),
+]
+
 
 def cuda_device_present():
     """Whether the NVIDIA driver loads and sees a device."""
@@ -77,9 +94,12 @@ def main():
     ap.add_argument("--shared", default=shared_corpus.default_shared())
     ap.add_argument("--cache", default=shared_corpus.default_cache())
     ap.add_argument("--cuda", action="store_true", help="the libvmaf_cuda filter's cases")
+    ap.add_argument("--nvdec", action="store_true",
+                    help="libvmaf_cuda on NVDEC's frames (needs --client of an --nvdec build)")
     ap.add_argument("--client", nargs=2, metavar=("FFMPEG", "LIBDIR"),
                     help="an FFmpeg client built before, and where its libvmaf.so.3 is")
     args = ap.parse_args()
+    args.cuda |= args.nvdec
 
     corpus = os.path.join(args.shared, "corpus")
     if not os.path.isdir(corpus):
@@ -91,7 +111,8 @@ def main():
     if args.client:
         ffmpeg, libdir = args.client
     else:
-        built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"), args.build],
+        built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"),
+                                *(["--nvdec"] if args.nvdec else []), args.build],
                                capture_output=True, text=True)
         if built.returncode:
             print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
@@ -104,9 +125,9 @@ def main():
 
     with open(os.path.join(corpus, "manifest.json")) as f:
         manifest = {p["name"]: p for p in json.load(f)}
-    cases = CUDA_CASES if args.cuda else CASES
+    cases = NVDEC_CASES if args.nvdec else CUDA_CASES if args.cuda else CASES
     # Decoded already (a device machine has no FFmpeg to decode with).
-    if not all(os.path.exists(os.path.join(args.cache, manifest[c[0]][k]))
+    if not args.nvdec and not all(os.path.exists(os.path.join(args.cache, manifest[c[0]][k]))
                for c in cases for k in ("ref_yuv", "dis_yuv")):
         shared_corpus.ensure_decoded(args.shared, args.cache)
 
@@ -125,9 +146,19 @@ def main():
                 graph = (f"[0:v]hwupload_cuda[d];[1:v]hwupload_cuda[r];"
                          f"[d][r]libvmaf_cuda={options}:log_fmt=json:log_path={log}")
                 device = ["-init_hw_device", "cuda=gpu", "-filter_hw_device", "gpu"]
-            cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info", *device,
-                   *raw, "-i", os.path.join(args.cache, pair["dis_yuv"]),
-                   *raw, "-i", os.path.join(args.cache, pair["ref_yuv"]),
+            inputs = [*raw, "-i", os.path.join(args.cache, pair["dis_yuv"]),
+                      *raw, "-i", os.path.join(args.cache, pair["ref_yuv"])]
+            if args.nvdec:
+                # Frames paired by their index: the two containers' time
+                # bases differ (an MP4's 1/24 s against Matroska's 1 ms),
+                # and FFmpeg pairs by time.
+                graph = (f"[0:v]setpts=N/(24*TB),scale_cuda=format=yuv420p[d];"
+                         f"[1:v]setpts=N/(24*TB),format=yuv420p,hwupload_cuda[r];"
+                         f"[d][r]libvmaf_cuda={options}:log_fmt=json:log_path={log}")
+                inputs = ["-hwaccel", "cuda", "-hwaccel_device", "gpu", "-hwaccel_output_format",
+                          "cuda", "-i", os.path.join(corpus, pair["dis"]),
+                          "-i", os.path.join(corpus, pair["ref"])]
+            cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info", *device, *inputs,
                    "-lavfi", graph, "-f", "null", "-"]
             p = subprocess.run(cmd, capture_output=True, text=True, env=env)
             check(p.returncode == 0, f"{what}: ffmpeg exit {p.returncode}: {p.stderr[-800:]}")

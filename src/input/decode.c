@@ -13,8 +13,12 @@
  * first compressed file (dlopen), so quale starts without them and runs
  * where they are not installed; without FFmpeg's headers at build time
  * (the meson feature "ffmpeg"), decoder_open() says there is no decoder.
+ * On the GPU (decoder_use_gpu()), a regular file decodes in several NVDEC
+ * sessions at once ("several NVDEC sessions over one file" below).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +37,10 @@
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <unistd.h>
 
 
 /* FFmpeg's libraries are loaded when the first compressed file is opened,
@@ -58,6 +65,7 @@ static struct {
     void (*avcodec_free_context)(AVCodecContext **);
     int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
     int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
+    void (*avcodec_flush_buffers)(AVCodecContext *);
     AVPacket *(*av_packet_alloc)(void);
     void (*av_packet_free)(AVPacket **);
     void (*av_packet_unref)(AVPacket *);
@@ -70,6 +78,8 @@ static struct {
     AVFrame *(*av_frame_alloc)(void);
     void (*av_frame_free)(AVFrame **);
     void (*av_frame_unref)(AVFrame *);
+    void (*av_frame_move_ref)(AVFrame *, AVFrame *);
+    int (*av_frame_make_writable)(AVFrame *);
     int (*av_frame_get_buffer)(AVFrame *, int);
     const AVPixFmtDescriptor *(*av_pix_fmt_desc_get)(enum AVPixelFormat);
     AVBufferRef *(*av_hwdevice_ctx_alloc)(enum AVHWDeviceType);
@@ -86,8 +96,8 @@ static const struct {
     const char *const *symbols;
 } ff_libraries[] = {
     { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avio_alloc_context", "avio_context_free", NULL } },
-    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
-    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
+    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "avcodec_flush_buffers", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
+    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_make_writable", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
     { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
 };
 
@@ -126,6 +136,7 @@ struct Decoder {
     AVPacket *packet;
     AVFrame *frame;
     bool draining;
+    bool seekable; /* a regular file */
     /* Conversion of a layout quale does not read to planar YUV. */
     struct SwsContext *sws;
     enum AVPixelFormat target;
@@ -136,7 +147,14 @@ struct Decoder {
     AVBufferRef *hw_device;
     QualeContext *gpu;
     unsigned gpu_bytes, gpu_shift;
+    /* Several NVDEC sessions over the file at once (parallel_start()). */
+    struct Parallel *parallel;
+    bool parallel_checked;
 };
+
+static void parallel_stop(struct Decoder *d);
+static int parallel_start(struct QualeVideoReader *r);
+static int parallel_read(struct QualeVideoReader *r, QualePicture *pic);
 
 static int io_read(void *opaque, uint8_t *buf, int size)
 {
@@ -236,6 +254,7 @@ void decoder_close(struct QualeVideoReader *r)
 {
     struct Decoder *d = r->decoder;
     if (!d) return;
+    parallel_stop(d);
     ff.sws_freeContext(d->sws);
     ff.av_frame_free(&d->converted);
     ff.av_frame_free(&d->frame);
@@ -257,6 +276,7 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
     struct Decoder *d = calloc(1, sizeof(*d));
     if (!d) return video_reader_fail(r, -ENOMEM, "out of memory");
     r->decoder = d;
+    d->seekable = seekable;
     char text[128];
     /* FFmpeg's own messages would repeat ours, less clearly. */
     ff.av_log_set_level(AV_LOG_QUIET);
@@ -416,6 +436,8 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     /* NV12, or P010 / P016 with the samples in the top bits */
     d->gpu_bytes = r->format.bitdepth > 8 ? 2 : 1;
     d->gpu_shift = r->format.bitdepth > 8 ? 16 - r->format.bitdepth : 0;
+    d->parallel_checked = true;
+    if ((err = parallel_start(r)) < 0) return err;
     r->error[0] = '\0';
     return 1;
 }
@@ -461,22 +483,20 @@ static int decode_next(struct QualeVideoReader *r)
     }
 }
 
-/* 0, or -EPROTO when d->frame's size is not the one the video began with. */
-static int check_frame_size(struct QualeVideoReader *r)
+/* 0, or -EPROTO when f's size is not the one the video began with. */
+static int check_frame_size(struct QualeVideoReader *r, const AVFrame *f)
 {
-    const AVFrame *f = r->decoder->frame;
     if (f->width == (int)r->format.width && f->height == (int)r->format.height) return 0;
     return video_reader_fail(r, -EPROTO, "frame %llu is %dx%d where the video began at %ux%u "
                              "(a change of size inside the stream)", (unsigned long long)r->frame,
                              f->width, f->height, r->format.width, r->format.height);
 }
 
-/* d->frame's picture as planar YUV of the reader's layout. */
-static const AVFrame *planar_frame(struct QualeVideoReader *r)
+/* f's picture as planar YUV of the reader's layout. */
+static const AVFrame *planar_frame(struct QualeVideoReader *r, const AVFrame *f)
 {
     struct Decoder *d = r->decoder;
-    const AVFrame *f = d->frame;
-    if (check_frame_size(r)) return NULL;
+    if (check_frame_size(r, f)) return NULL;
     const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get((enum AVPixelFormat)f->format);
     if (desc && readable_as_is(desc) && (unsigned)desc->comp[0].depth == r->file_bitdepth)
         return f;
@@ -503,15 +523,14 @@ static const AVFrame *planar_frame(struct QualeVideoReader *r)
 }
 
 /* A frame decoded on the GPU into the device picture pic. */
-static int gpu_frame(struct QualeVideoReader *r, QualePicture *pic)
+static int gpu_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture *pic)
 {
     struct Decoder *d = r->decoder;
-    const AVFrame *f = d->frame;
     if (f->format != AV_PIX_FMT_CUDA)
         return video_reader_fail(r, -EPROTO, "frame %llu: NVDEC could not decode this stream "
                                  "(FFmpeg fell back to its software decoder); score it with "
                                  "--backend cpu", (unsigned long long)r->frame);
-    const int err = check_frame_size(r);
+    const int err = check_frame_size(r, f);
     if (err || !pic) return err;
     if (pic->format.width != r->format.width || pic->format.height != r->format.height ||
         pic->format.bitdepth != r->format.bitdepth || pic->format.chroma != r->format.chroma)
@@ -529,49 +548,505 @@ static int gpu_frame(struct QualeVideoReader *r, QualePicture *pic)
     return 0;
 }
 
-int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
+/* A damaged bitstream decodes with concealment: counted, so that the
+ * caller can say the scores are of repaired pictures. */
+static void count_damage(struct QualeVideoReader *r, const AVFrame *f)
 {
-    int ret = decode_next(r);
-    if (ret <= 0) return ret;
-    /* A damaged bitstream decodes with concealment: counted, so that the
-     * caller can say the scores are of repaired pictures. */
-    if ((r->decoder->frame->flags & AV_FRAME_FLAG_CORRUPT) ||
-        r->decoder->frame->decode_error_flags)
-        r->damaged++;
-    if (r->decoder->gpu) {
-        ret = gpu_frame(r, pic);
-        ff.av_frame_unref(r->decoder->frame);
-        return ret < 0 ? ret : 1;
-    }
-    if (pic) {
-        const AVFrame *f = planar_frame(r);
-        if (!f) {
-            ff.av_frame_unref(r->decoder->frame);
-            return r->error[0] ? -EPROTO : -ENOMEM;
-        }
-        const unsigned bytes = r->file_bitdepth > 8 ? 2 : 1;
-        for (unsigned p = 0; p < r->plane_count; p++) {
-            if (!(r->plane_mask >> p & 1)) continue;
-            const size_t row = (size_t)pic->plane_width[p] * bytes;
-            for (unsigned y = 0; y < pic->plane_height[p]; y++) {
-                uint8_t *dst = (uint8_t *)pic->data[p] + (size_t)y * (size_t)pic->stride[p];
-                memcpy(dst, f->data[p] + (size_t)y * (size_t)f->linesize[p], row);
-                if (r->shift) {
-                    /* --score-bitdepth: deeper samples, shifted left. */
-                    uint16_t *s = (uint16_t *)(void *)dst;
-                    if (bytes == 1) {
-                        for (unsigned x = pic->plane_width[p]; x-- > 0;)
-                            s[x] = (uint16_t)(dst[x] << r->shift);
-                    } else {
-                        for (unsigned x = 0; x < pic->plane_width[p]; x++)
-                            s[x] = (uint16_t)(s[x] << r->shift);
-                    }
+    if ((f->flags & AV_FRAME_FLAG_CORRUPT) || f->decode_error_flags) r->damaged++;
+}
+
+/* The decoded frame f into pic (NULL: dropped), on the host or the GPU. */
+static int deliver_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture *pic)
+{
+    count_damage(r, f);
+    if (r->decoder->gpu) return gpu_frame(r, f, pic);
+    if (!pic) return 0;
+    const AVFrame *planar = planar_frame(r, f);
+    if (!planar) return r->error[0] ? -EPROTO : -ENOMEM;
+    const unsigned bytes = r->file_bitdepth > 8 ? 2 : 1;
+    for (unsigned p = 0; p < r->plane_count; p++) {
+        if (!(r->plane_mask >> p & 1)) continue;
+        const size_t row = (size_t)pic->plane_width[p] * bytes;
+        for (unsigned y = 0; y < pic->plane_height[p]; y++) {
+            uint8_t *dst = (uint8_t *)pic->data[p] + (size_t)y * (size_t)pic->stride[p];
+            memcpy(dst, planar->data[p] + (size_t)y * (size_t)planar->linesize[p], row);
+            if (r->shift) {
+                /* --score-bitdepth: deeper samples, shifted left. */
+                uint16_t *s = (uint16_t *)(void *)dst;
+                if (bytes == 1) {
+                    for (unsigned x = pic->plane_width[p]; x-- > 0;)
+                        s[x] = (uint16_t)(dst[x] << r->shift);
+                } else {
+                    for (unsigned x = 0; x < pic->plane_width[p]; x++)
+                        s[x] = (uint16_t)(s[x] << r->shift);
                 }
             }
         }
     }
-    ff.av_frame_unref(r->decoder->frame);
-    return 1;
+    return 0;
+}
+
+int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
+{
+    struct Decoder *d = r->decoder;
+    if (!d->parallel_checked) {
+        /* Decoding on the CPU in several sessions (QUALE_DECODE_SESSIONS);
+         * on the GPU, decoder_use_gpu() decided. */
+        d->parallel_checked = true;
+        const int err = parallel_start(r);
+        if (err < 0) return err;
+    }
+    if (d->parallel) return parallel_read(r, pic);
+    int ret = decode_next(r);
+    if (ret <= 0) return ret;
+    ret = deliver_frame(r, d->frame, pic);
+    ff.av_frame_unref(d->frame);
+    return ret < 0 ? ret : 1;
+}
+
+
+/* ---- several NVDEC sessions over one file ------------------------------ */
+
+/*
+ * One NVDEC session, through FFmpeg, decodes about 450 1080p H.264 frames a
+ * second (it maps and copies every frame), a fraction of what the decoding
+ * engines of one GPU do together (an H100 has seven).  A regular MP4 or
+ * Matroska file is therefore cut into chunks at its keyframes and decoded
+ * by several sessions at once, each in a thread of its own with its own
+ * demuxer over the same file (pread), chunk j by session j mod N.  The
+ * reader hands the frames out chunk after chunk: the order is the file's.
+ *
+ * Which frames a chunk owns is decided by presentation time: chunk j owns
+ * the frames whose pts lies in [P(j), P(j+1)), P(j) being the pts of its
+ * first (key) packet.  A session decodes chunk j's packets and goes on into
+ * the next chunk's until a frame at or past P(j+1) comes out.  The leading
+ * pictures of an open GOP (HEVC's RASL after a CRA, H.264's open-GOP
+ * B-frames) are shown before their keyframe but sent after it and refer to
+ * the chunk before: they belong to chunk j, which decodes them with their
+ * references, exactly as one session over the whole file does.  The session
+ * that starts at P(j+1) drops whatever comes out before P(j+1).
+ */
+
+#define SESSION_MAX 8
+#define SESSION_DEFAULT 4
+/* A chunk begins at the first keyframe this many packets after the start
+ * of the one before: the few frames a session decodes past its chunk's end
+ * stay a small part of its work. */
+#define CHUNK_MIN_PACKETS 48
+/* Decoded frames waiting for the reader, all sessions of an input
+ * together: the sessions ahead of the reader fill their queues while it
+ * takes the chunk before. */
+#define QUEUE_BYTES ((size_t)3 << 30)
+
+enum EntryKind { ENTRY_FRAME, ENTRY_CHUNK_END, ENTRY_STREAM_END, ENTRY_ERROR };
+
+struct Entry {
+    enum EntryKind kind;
+    AVFrame *frame;
+};
+
+struct Session {
+    struct Parallel *p;
+    unsigned index;
+    pthread_t thread;
+    bool running;
+    AVFormatContext *format;
+    AVIOContext *io;
+    int64_t position; /* of the next byte read */
+    AVCodecContext *codec;
+    AVPacket *packet;
+    AVFrame *frame;
+    /* The chunk decoded now, the pts that begin it and the next one
+     * (INT64_MIN / INT64_MAX while unknown), and whether a frame at or past
+     * the next one came out. */
+    int64_t chunk, lower, upper;
+    bool chunk_done;
+    /* Frames and marks for the reader, in order. */
+    struct Entry *queue;
+    unsigned capacity, head, count;
+    int failure;
+    char error[384];
+};
+
+struct Parallel {
+    int fd;
+    int stream;
+    unsigned sessions;
+    const AVCodecParameters *parameters;
+    const AVCodec *codec;
+    AVBufferRef *hw_device;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    atomic_bool stop; /* read without the lock while a session skips packets */
+    int64_t reading;  /* the chunk the reader takes frames from */
+    int finished;     /* 1: the reader saw the end; < 0: an error */
+    struct Session session[SESSION_MAX];
+};
+
+static int session_io_read(void *opaque, uint8_t *buf, int size)
+{
+    struct Session *s = opaque;
+    ssize_t n;
+    do n = pread(s->p->fd, buf, (size_t)size, (off_t)s->position);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return AVERROR(errno);
+    if (n == 0) return AVERROR_EOF;
+    s->position += n;
+    return (int)n;
+}
+
+static int64_t session_io_seek(void *opaque, int64_t offset, int whence)
+{
+    struct Session *s = opaque;
+    struct stat st;
+    if ((whence & AVSEEK_SIZE) || (whence & ~AVSEEK_FORCE) == SEEK_END) {
+        if (fstat(s->p->fd, &st)) return AVERROR(errno);
+        if (whence & AVSEEK_SIZE) return (int64_t)st.st_size;
+        offset += (int64_t)st.st_size;
+    } else if ((whence & ~AVSEEK_FORCE) == SEEK_CUR) {
+        offset += s->position;
+    } else if ((whence & ~AVSEEK_FORCE) != SEEK_SET) {
+        return AVERROR(EINVAL);
+    }
+    if (offset < 0) return AVERROR(EINVAL);
+    s->position = offset;
+    return offset;
+}
+
+/* Puts an entry in the session's queue, waiting for room: false when the
+ * reader stops the sessions. */
+static bool session_push(struct Session *s, enum EntryKind kind, AVFrame *frame)
+{
+    struct Parallel *p = s->p;
+    pthread_mutex_lock(&p->lock);
+    while (s->count == s->capacity && !p->stop) pthread_cond_wait(&p->changed, &p->lock);
+    const bool stop = p->stop;
+    if (!stop) {
+        s->queue[(s->head + s->count) % s->capacity] = (struct Entry){ kind, frame };
+        s->count++;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return !stop;
+}
+
+static int session_fail(struct Session *s, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int session_fail(struct Session *s, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->error, sizeof(s->error), fmt, ap);
+    va_end(ap);
+    s->failure = err;
+    return err;
+}
+
+/* The frames the decoder has ready: those of the chunk queued, the ones
+ * before it dropped, and the first one past it ends the chunk.  0, 1 when
+ * the reader stopped the sessions, or an error. */
+static int session_collect(struct Session *s)
+{
+    char text[128];
+    while (!s->chunk_done) {
+        int err = ff.avcodec_receive_frame(s->codec, s->frame);
+        if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return 0;
+        if (err < 0)
+            return session_fail(s, -EPROTO, "decoding failed (%s)",
+                                error_text(err, text, sizeof(text)));
+        const int64_t pts = s->frame->pts;
+        if (s->p->hw_device && s->frame->format != AV_PIX_FMT_CUDA) {
+            ff.av_frame_unref(s->frame);
+            return session_fail(s, -EPROTO, "NVDEC could not decode this stream (FFmpeg fell "
+                                "back to its software decoder); score it with --backend cpu");
+        }
+        if (pts == AV_NOPTS_VALUE) {
+            ff.av_frame_unref(s->frame);
+            return session_fail(s, -EPROTO, "a frame without a presentation time: decode it "
+                                "in one session (QUALE_DECODE_SESSIONS=1)");
+        }
+        if (pts >= s->upper) {
+            s->chunk_done = true;
+        } else if (pts >= s->lower) {
+            /* FFmpeg 5's NVDEC hands out its decoder's own surfaces, mapped,
+             * of which it has a few (FFmpeg 6 and later copy them out
+             * already): a frame kept in the queue is a copy. */
+            AVFrame *keep = ff.av_frame_alloc();
+            err = !keep ? AVERROR(ENOMEM)
+                  : s->p->hw_device ? ff.av_frame_make_writable(s->frame) : 0;
+            if (err < 0) {
+                ff.av_frame_free(&keep);
+                ff.av_frame_unref(s->frame);
+                return session_fail(s, -ENOMEM, "a decoded frame could not be kept (%s)",
+                                    error_text(err, text, sizeof(text)));
+            }
+            ff.av_frame_move_ref(keep, s->frame);
+            if (!session_push(s, ENTRY_FRAME, keep)) {
+                ff.av_frame_free(&keep);
+                return 1;
+            }
+        }
+        ff.av_frame_unref(s->frame);
+    }
+    return 0;
+}
+
+/* Sends a packet (NULL: the end) and takes what comes out. */
+static int session_send(struct Session *s, const AVPacket *packet)
+{
+    char text[128];
+    for (;;) {
+        const int err = ff.avcodec_send_packet(s->codec, packet);
+        if (err == AVERROR(EAGAIN)) {
+            const int taken = session_collect(s);
+            if (taken || s->chunk_done) return taken;
+            continue;
+        }
+        if (err < 0 && err != AVERROR_EOF)
+            return session_fail(s, -EPROTO, "the decoder refused a packet (%s)",
+                                error_text(err, text, sizeof(text)));
+        return session_collect(s);
+    }
+}
+
+/* The chunk this session decodes has ended: its mark for the reader, and
+ * the decoder made ready for its next chunk. */
+static bool session_next_chunk(struct Session *s)
+{
+    if (!session_push(s, ENTRY_CHUNK_END, NULL)) return false;
+    ff.avcodec_flush_buffers(s->codec);
+    s->chunk += s->p->sessions;
+    s->lower = INT64_MIN;
+    s->upper = INT64_MAX;
+    s->chunk_done = false;
+    return true;
+}
+
+/* Reads the whole file's packets, decoding those of this session's chunks
+ * (and the tails after them).  0, 1 when stopped, or an error. */
+static int session_run(struct Session *s)
+{
+    struct Parallel *p = s->p;
+    char text[128];
+    int64_t packets = 0, chunk = -1, chunk_first = 0;
+    int err;
+    for (;;) {
+        err = ff.av_read_frame(s->format, s->packet);
+        if (err == AVERROR_EOF) break;
+        if (err < 0)
+            return session_fail(s, err == AVERROR(EIO) ? -EIO : -EPROTO, "reading the file "
+                                "failed (%s)", error_text(err, text, sizeof(text)));
+        if (s->packet->stream_index != p->stream || atomic_load(&p->stop)) {
+            ff.av_packet_unref(s->packet);
+            if (atomic_load(&p->stop)) return 1;
+            continue;
+        }
+        const bool key = s->packet->flags & AV_PKT_FLAG_KEY;
+        if (chunk < 0 || (key && packets - chunk_first >= CHUNK_MIN_PACKETS)) {
+            chunk++;
+            chunk_first = packets;
+            if (s->packet->pts == AV_NOPTS_VALUE) {
+                ff.av_packet_unref(s->packet);
+                return session_fail(s, -EPROTO, "a keyframe without a presentation time: "
+                                    "decode it in one session (QUALE_DECODE_SESSIONS=1)");
+            }
+            if (chunk == s->chunk && chunk > 0) s->lower = s->packet->pts;
+            if (chunk == s->chunk + 1) s->upper = s->packet->pts;
+        }
+        packets++;
+        if (chunk >= s->chunk + p->sessions) {
+            /* The tail of a chunk has run into this session's next one:
+             * its frames never passed the next chunk's start. */
+            ff.av_packet_unref(s->packet);
+            return session_fail(s, -EPROTO, "frames out of presentation order: decode it in "
+                                "one session (QUALE_DECODE_SESSIONS=1)");
+        }
+        if (chunk >= s->chunk) {
+            err = session_send(s, s->packet);
+            ff.av_packet_unref(s->packet);
+            if (err) return err;
+            if (s->chunk_done && !session_next_chunk(s)) return 1;
+        } else {
+            ff.av_packet_unref(s->packet);
+        }
+    }
+    if (chunk >= s->chunk) {
+        /* The last chunk this session decodes: what the decoder holds. */
+        if ((err = session_send(s, NULL))) return err;
+        if (!session_next_chunk(s)) return 1;
+    }
+    return 0;
+}
+
+static void *session_main(void *arg)
+{
+    struct Session *s = arg;
+    const int err = session_run(s);
+    if (err < 0)
+        session_push(s, ENTRY_ERROR, NULL);
+    else if (err == 0)
+        session_push(s, ENTRY_STREAM_END, NULL);
+    return NULL;
+}
+
+static void session_close(struct Session *s)
+{
+    for (unsigned i = 0; i < s->count; i++)
+        ff.av_frame_free(&s->queue[(s->head + i) % s->capacity].frame);
+    free(s->queue);
+    ff.av_frame_free(&s->frame);
+    ff.av_packet_free(&s->packet);
+    ff.avcodec_free_context(&s->codec);
+    ff.avformat_close_input(&s->format);
+    if (s->io) ff.av_freep(&s->io->buffer);
+    ff.avio_context_free(&s->io);
+}
+
+/* A session's demuxer and decoder: 0, or < 0. */
+static int session_open(struct Session *s, unsigned capacity)
+{
+    struct Parallel *p = s->p;
+    s->lower = INT64_MIN;
+    s->upper = INT64_MAX;
+    s->chunk = s->index;
+    s->capacity = capacity;
+    s->queue = calloc(capacity, sizeof(*s->queue));
+    unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
+    s->io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, s, session_io_read, NULL,
+                                           session_io_seek)
+                   : NULL;
+    if (!s->io) ff.av_free(buffer);
+    s->format = ff.avformat_alloc_context();
+    s->packet = ff.av_packet_alloc();
+    s->frame = ff.av_frame_alloc();
+    s->codec = ff.avcodec_alloc_context3(p->codec);
+    if (!s->queue || !s->io || !s->format || !s->packet || !s->frame || !s->codec) return -ENOMEM;
+    s->format->pb = s->io;
+    /* The streams are the main demuxer's: the same file, read the same way. */
+    if (ff.avformat_open_input(&s->format, NULL, NULL, NULL) < 0 ||
+        (unsigned)p->stream >= s->format->nb_streams)
+        return -EPROTO;
+    if (ff.avcodec_parameters_to_context(s->codec, p->parameters) < 0) return -ENOMEM;
+    if (p->hw_device) {
+        s->codec->hw_device_ctx = ff.av_buffer_ref(p->hw_device);
+        if (!s->codec->hw_device_ctx) return -ENOMEM;
+        s->codec->get_format = pick_cuda;
+    } else {
+        s->codec->thread_count = 0;
+    }
+    if (ff.avcodec_open2(s->codec, p->codec, NULL) < 0) return -EPROTO;
+    return 0;
+}
+
+static void parallel_stop(struct Decoder *d)
+{
+    struct Parallel *p = d->parallel;
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = true;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->sessions; i++) {
+        if (p->session[i].running) pthread_join(p->session[i].thread, NULL);
+        session_close(&p->session[i]);
+    }
+    pthread_cond_destroy(&p->changed);
+    pthread_mutex_destroy(&p->lock);
+    if (p->fd >= 0) close(p->fd);
+    free(p);
+    d->parallel = NULL;
+}
+
+/* How many sessions: QUALE_DECODE_SESSIONS (1 to 8), else 4 on the GPU
+ * and one on the CPU (FFmpeg's software decoders use every core already;
+ * several sessions there serve to test the chunks without a GPU). */
+static unsigned session_count(bool gpu)
+{
+    const char *env = getenv("QUALE_DECODE_SESSIONS");
+    if (!env || !*env) return gpu ? SESSION_DEFAULT : 1;
+    char *end;
+    const long n = strtol(env, &end, 10);
+    return *end || n < 1 ? 1 : n > SESSION_MAX ? SESSION_MAX : (unsigned)n;
+}
+
+/* Starts the sessions when the video is a regular MP4 or Matroska file
+ * (whose packets carry presentation times): 0 also when it stays with one
+ * session, < 0 only for a lack of memory. */
+static int parallel_start(struct QualeVideoReader *r)
+{
+    struct Decoder *d = r->decoder;
+    const unsigned sessions = session_count(d->hw_device != NULL);
+    struct stat st;
+    const char *container = d->format->iformat->name;
+    if (sessions < 2 || !d->seekable || fstat(fileno(r->file), &st) || !S_ISREG(st.st_mode) ||
+        (!strstr(container, "mp4") && !strstr(container, "matroska")))
+        return 0;
+    struct Parallel *p = calloc(1, sizeof(*p));
+    if (!p) return video_reader_fail(r, -ENOMEM, "out of memory");
+    p->fd = fcntl(fileno(r->file), F_DUPFD_CLOEXEC, 0);
+    p->stream = d->stream;
+    p->sessions = sessions;
+    p->parameters = d->format->streams[d->stream]->codecpar;
+    p->codec = d->codec->codec;
+    p->hw_device = d->hw_device;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->changed, NULL);
+    d->parallel = p;
+    const uint64_t frame_bytes = r->frame_bytes ? r->frame_bytes : 1;
+    uint64_t frames = QUEUE_BYTES / sessions / frame_bytes;
+    frames = frames < 8 ? 8 : frames > 1024 ? 1024 : frames;
+    int err = p->fd < 0 ? -errno : 0;
+    for (unsigned i = 0; i < sessions && !err; i++) {
+        p->session[i].p = p;
+        p->session[i].index = i;
+        err = session_open(&p->session[i], (unsigned)frames + 2);
+    }
+    for (unsigned i = 0; i < sessions && !err; i++) {
+        if (pthread_create(&p->session[i].thread, NULL, session_main, &p->session[i]))
+            err = -EAGAIN;
+        else
+            p->session[i].running = true;
+    }
+    if (err) {
+        /* One session, as before: the decoder opened in decoder_use_gpu(). */
+        parallel_stop(d);
+        return err == -ENOMEM ? video_reader_fail(r, -ENOMEM, "out of memory") : 0;
+    }
+    return 0;
+}
+
+static int parallel_read(struct QualeVideoReader *r, QualePicture *pic)
+{
+    struct Parallel *p = r->decoder->parallel;
+    if (p->finished) return p->finished > 0 ? 0 : p->finished;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        struct Session *s = &p->session[p->reading % p->sessions];
+        while (!s->count) pthread_cond_wait(&p->changed, &p->lock);
+        const struct Entry e = s->queue[s->head];
+        s->head = (s->head + 1) % s->capacity;
+        s->count--;
+        pthread_cond_broadcast(&p->changed);
+        if (e.kind == ENTRY_CHUNK_END) {
+            p->reading++;
+            continue;
+        }
+        pthread_mutex_unlock(&p->lock);
+        if (e.kind == ENTRY_STREAM_END) {
+            p->finished = 1;
+            return 0;
+        }
+        if (e.kind == ENTRY_ERROR) {
+            p->finished = video_reader_fail(r, s->failure, "frame %llu: %s",
+                                            (unsigned long long)r->frame, s->error);
+            return p->finished;
+        }
+        AVFrame *f = e.frame;
+        const int err = deliver_frame(r, f, pic);
+        ff.av_frame_free(&f);
+        if (err < 0) p->finished = err;
+        return err < 0 ? err : 1;
+    }
 }
 
 
