@@ -119,9 +119,8 @@ def main():
     check(p.returncode == 0 and "is compressed video (hevc in mov,mp4" in p.stderr and
           "-w/-h/-p/-b are for raw video" in p.stderr, f"raw flags for compressed input: {p.stderr!r}")
 
-    # Decoding in several sessions over a file's chunks (what NVDEC does by
-    # default; on the CPU through QUALE_DECODE_SESSIONS): the frames of one
-    # session, in its order.  Open GOPs whose leading pictures refer to the
+    # Decoding in several sessions over a file's chunks
+    # (QUALE_DECODE_SESSIONS): the frames of one session, in its order.  Open GOPs whose leading pictures refer to the
     # chunk before (x264 open-gop with a B-pyramid, x265's CRA with RASL
     # pictures), in MP4 and Matroska, 240 different frames (five of the
     # corpus's 48-frame clips, one after the other) in five chunks.

@@ -364,10 +364,7 @@ QUALE_API int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture
  * CUDA backend, a codec or format NVDEC lacks, a scaled or deepened
  * video, no NVDEC in the driver), or a negative errno.  The decoder then
  * holds memory of the context's CUDA context: close the reader before the
- * context.  A regular MP4 or Matroska file is decoded by several NVDEC
- * sessions at once, each on its own chunks of the file (4; the environment
- * variable QUALE_DECODE_SESSIONS sets 1 to 8); the frames come out in the
- * file's order, the same frames one session gives.
+ * context.
  */
 QUALE_API int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx);
 

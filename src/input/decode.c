@@ -13,8 +13,8 @@
  * first compressed file (dlopen), so quale starts without them and runs
  * where they are not installed; without FFmpeg's headers at build time
  * (the meson feature "ffmpeg"), decoder_open() says there is no decoder.
- * On the GPU (decoder_use_gpu()), a regular file decodes in several NVDEC
- * sessions at once ("several NVDEC sessions over one file" below).
+ * QUALE_DECODE_SESSIONS=N decodes a regular file on the CPU in N sessions
+ * at once ("several decoding sessions over one file" below).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -79,7 +79,6 @@ static struct {
     void (*av_frame_free)(AVFrame **);
     void (*av_frame_unref)(AVFrame *);
     void (*av_frame_move_ref)(AVFrame *, AVFrame *);
-    int (*av_frame_make_writable)(AVFrame *);
     int (*av_frame_get_buffer)(AVFrame *, int);
     const AVPixFmtDescriptor *(*av_pix_fmt_desc_get)(enum AVPixelFormat);
     AVBufferRef *(*av_hwdevice_ctx_alloc)(enum AVHWDeviceType);
@@ -97,7 +96,7 @@ static const struct {
 } ff_libraries[] = {
     { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avio_alloc_context", "avio_context_free", NULL } },
     { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "avcodec_flush_buffers", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
-    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_make_writable", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
+    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
     { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
 };
 
@@ -436,8 +435,6 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     /* NV12, or P010 / P016 with the samples in the top bits */
     d->gpu_bytes = r->format.bitdepth > 8 ? 2 : 1;
     d->gpu_shift = r->format.bitdepth > 8 ? 16 - r->format.bitdepth : 0;
-    d->parallel_checked = true;
-    if ((err = parallel_start(r)) < 0) return err;
     r->error[0] = '\0';
     return 1;
 }
@@ -590,8 +587,8 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 {
     struct Decoder *d = r->decoder;
     if (!d->parallel_checked) {
-        /* Decoding on the CPU in several sessions (QUALE_DECODE_SESSIONS);
-         * on the GPU, decoder_use_gpu() decided. */
+        /* Decoding in several sessions (QUALE_DECODE_SESSIONS), on the
+         * CPU only. */
         d->parallel_checked = true;
         const int err = parallel_start(r);
         if (err < 0) return err;
@@ -605,16 +602,17 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 }
 
 
-/* ---- several NVDEC sessions over one file ------------------------------ */
+/* ---- several decoding sessions over one file ----------------------------- */
 
 /*
- * One NVDEC session, through FFmpeg, decodes about 450 1080p H.264 frames a
- * second (it maps and copies every frame), a fraction of what the decoding
- * engines of one GPU do together (an H100 has seven).  A regular MP4 or
- * Matroska file is therefore cut into chunks at its keyframes and decoded
- * by several sessions at once, each in a thread of its own with its own
- * demuxer over the same file (pread), chunk j by session j mod N.  The
- * reader hands the frames out chunk after chunk: the order is the file's.
+ * QUALE_DECODE_SESSIONS=N (2 to 8): a regular MP4 or Matroska file is cut
+ * into chunks at its keyframes and decoded by N sessions at once, each in
+ * a thread of its own with its own demuxer over the same file (pread),
+ * chunk j by session j mod N.  The reader hands the frames out chunk after
+ * chunk: the order is the file's.  FFmpeg's software decoders use every
+ * core already, so this is off by default; it gains where a decoder's
+ * frame threads leave cores idle (docs/input.md, with the measurements,
+ * and why it stays off on the GPU).
  *
  * Which frames a chunk owns is decided by presentation time: chunk j owns
  * the frames whose pts lies in [P(j), P(j+1)), P(j) being the pts of its
@@ -628,7 +626,6 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
  */
 
 #define SESSION_MAX 8
-#define SESSION_DEFAULT 4
 /* A chunk begins at the first keyframe this many packets after the start
  * of the one before: the few frames a session decodes past its chunk's end
  * stay a small part of its work. */
@@ -636,7 +633,7 @@ int decoder_read(struct QualeVideoReader *r, QualePicture *pic)
 /* Decoded frames waiting for the reader, all sessions of an input
  * together: the sessions ahead of the reader fill their queues while it
  * takes the chunk before. */
-#define QUEUE_BYTES ((size_t)3 << 30)
+#define QUEUE_BYTES ((size_t)1 << 30)
 
 enum EntryKind { ENTRY_FRAME, ENTRY_CHUNK_END, ENTRY_STREAM_END, ENTRY_ERROR };
 
@@ -674,7 +671,6 @@ struct Parallel {
     unsigned sessions;
     const AVCodecParameters *parameters;
     const AVCodec *codec;
-    AVBufferRef *hw_device;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     atomic_bool stop; /* read without the lock while a session skips packets */
@@ -755,11 +751,6 @@ static int session_collect(struct Session *s)
             return session_fail(s, -EPROTO, "decoding failed (%s)",
                                 error_text(err, text, sizeof(text)));
         const int64_t pts = s->frame->pts;
-        if (s->p->hw_device && s->frame->format != AV_PIX_FMT_CUDA) {
-            ff.av_frame_unref(s->frame);
-            return session_fail(s, -EPROTO, "NVDEC could not decode this stream (FFmpeg fell "
-                                "back to its software decoder); score it with --backend cpu");
-        }
         if (pts == AV_NOPTS_VALUE) {
             ff.av_frame_unref(s->frame);
             return session_fail(s, -EPROTO, "a frame without a presentation time: decode it "
@@ -768,17 +759,10 @@ static int session_collect(struct Session *s)
         if (pts >= s->upper) {
             s->chunk_done = true;
         } else if (pts >= s->lower) {
-            /* FFmpeg 5's NVDEC hands out its decoder's own surfaces, mapped,
-             * of which it has a few (FFmpeg 6 and later copy them out
-             * already): a frame kept in the queue is a copy. */
             AVFrame *keep = ff.av_frame_alloc();
-            err = !keep ? AVERROR(ENOMEM)
-                  : s->p->hw_device ? ff.av_frame_make_writable(s->frame) : 0;
-            if (err < 0) {
-                ff.av_frame_free(&keep);
+            if (!keep) {
                 ff.av_frame_unref(s->frame);
-                return session_fail(s, -ENOMEM, "a decoded frame could not be kept (%s)",
-                                    error_text(err, text, sizeof(text)));
+                return session_fail(s, -ENOMEM, "out of memory");
             }
             ff.av_frame_move_ref(keep, s->frame);
             if (!session_push(s, ENTRY_FRAME, keep)) {
@@ -927,13 +911,7 @@ static int session_open(struct Session *s, unsigned capacity)
         (unsigned)p->stream >= s->format->nb_streams)
         return -EPROTO;
     if (ff.avcodec_parameters_to_context(s->codec, p->parameters) < 0) return -ENOMEM;
-    if (p->hw_device) {
-        s->codec->hw_device_ctx = ff.av_buffer_ref(p->hw_device);
-        if (!s->codec->hw_device_ctx) return -ENOMEM;
-        s->codec->get_format = pick_cuda;
-    } else {
-        s->codec->thread_count = 0;
-    }
+    s->codec->thread_count = 0; /* FFmpeg's choice, as for one session */
     if (ff.avcodec_open2(s->codec, p->codec, NULL) < 0) return -EPROTO;
     return 0;
 }
@@ -957,25 +935,28 @@ static void parallel_stop(struct Decoder *d)
     d->parallel = NULL;
 }
 
-/* How many sessions: QUALE_DECODE_SESSIONS (1 to 8), else 4 on the GPU
- * and one on the CPU (FFmpeg's software decoders use every core already;
- * several sessions there serve to test the chunks without a GPU). */
-static unsigned session_count(bool gpu)
+/* How many sessions: QUALE_DECODE_SESSIONS (1 to 8), else one. */
+static unsigned session_count(void)
 {
     const char *env = getenv("QUALE_DECODE_SESSIONS");
-    if (!env || !*env) return gpu ? SESSION_DEFAULT : 1;
+    if (!env || !*env) return 1;
     char *end;
     const long n = strtol(env, &end, 10);
     return *end || n < 1 ? 1 : n > SESSION_MAX ? SESSION_MAX : (unsigned)n;
 }
 
-/* Starts the sessions when the video is a regular MP4 or Matroska file
- * (whose packets carry presentation times): 0 also when it stays with one
- * session, < 0 only for a lack of memory. */
+/* Starts the sessions when asked for and the video is a regular MP4 or
+ * Matroska file (whose packets carry presentation times), decoded on the
+ * CPU: 0 also when it stays with one session, < 0 only for a lack of
+ * memory.  On the GPU it stays with one: several NVDEC sessions in one
+ * CUDA context decoded no faster, and FFmpeg 5's NVDEC frames, kept in a
+ * queue, need a copy whose ordering against the decoder's reuse of its
+ * surfaces did not hold (docs/input.md). */
 static int parallel_start(struct QualeVideoReader *r)
 {
     struct Decoder *d = r->decoder;
-    const unsigned sessions = session_count(d->hw_device != NULL);
+    if (d->gpu) return 0;
+    const unsigned sessions = session_count();
     struct stat st;
     const char *container = d->format->iformat->name;
     if (sessions < 2 || !d->seekable || fstat(fileno(r->file), &st) || !S_ISREG(st.st_mode) ||
@@ -988,7 +969,6 @@ static int parallel_start(struct QualeVideoReader *r)
     p->sessions = sessions;
     p->parameters = d->format->streams[d->stream]->codecpar;
     p->codec = d->codec->codec;
-    p->hw_device = d->hw_device;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->changed, NULL);
     d->parallel = p;
@@ -1008,7 +988,7 @@ static int parallel_start(struct QualeVideoReader *r)
             p->session[i].running = true;
     }
     if (err) {
-        /* One session, as before: the decoder opened in decoder_use_gpu(). */
+        /* One session, as before: the decoder opened in decoder_open(). */
         parallel_stop(d);
         return err == -ENOMEM ? video_reader_fail(r, -ENOMEM, "out of memory") : 0;
     }
