@@ -36,6 +36,23 @@ typedef struct Push {
     uint32_t count, mode;
 } Push;
 
+/* C structs that are not the shader's block: a member more, one less, one
+ * of another width (which moves it too), and a block of the right size
+ * whose members are cut differently. */
+typedef struct PushMore {
+    uint32_t count, mode, extra;
+} PushMore;
+typedef struct PushLess {
+    uint32_t count;
+} PushLess;
+typedef struct PushWide {
+    uint32_t count;
+    uint64_t mode;
+} PushWide;
+typedef struct PushOne {
+    uint64_t both;
+} PushOne;
+
 static uint64_t rng_state = 0x6a09e667f3bcc909ull;
 
 static uint64_t rng64(void)
@@ -271,23 +288,41 @@ int main(void)
                                    &r.outputs, "the results", error, sizeof(error));
     const VkBuffer buffers[2] = { r.inputs.buffer, r.outputs.buffer };
     /* A C struct that is not the shader's block is refused when the
-     * pipeline is made: one field more, one field less. */
+     * pipeline is made, saying where the two part. */
     uint32_t block = 0;
     CHECK(spirv_push_constant_size((const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
                                    &block) == 0 && block == sizeof(Push));
     CHECK(spirv_push_constant_size((const uint32_t *)vulkan_test_fp64, 12, &block) == -1);
-    for (int extra = -4; extra <= 8 && !err; extra += 12) {
+    SpirvMember members[4];
+    unsigned member_count = 0;
+    CHECK(spirv_push_constant_members((const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
+                                      members, 4, &member_count) == 0 && member_count == 2 &&
+          members[0].offset == 0 && members[0].size == 4 && members[1].offset == 4 &&
+          members[1].size == 4 && !members[0].is_struct);
+    const struct {
+        const VulkanPushLayout *layout;
+        const char *says;
+    } wrong_layouts[] = {
+        { VULKAN_PUSH(PushMore, count, mode, extra), "2 members in the shader and 3 in the C" },
+        { VULKAN_PUSH(PushLess, count), "2 members in the shader and 1 in the C" },
+        { VULKAN_PUSH(PushWide, count, mode),
+          "member 1 is 4 bytes at byte 4 in the shader and 8 bytes at byte 8 in the C" },
+        { VULKAN_PUSH(PushOne, both), "2 members in the shader and 1 in the C" },
+        { NULL, "push constants in the shader but none in the C code" },
+    };
+    for (size_t i = 0; i < sizeof(wrong_layouts) / sizeof(wrong_layouts[0]) && !err; i++) {
         VulkanPipeline wrong;
         char why[512] = "";
         CHECK(vulkan_pipeline_create(dev, (const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
-                                     buffers, 2, (uint32_t)((int)sizeof(Push) + extra), &wrong,
+                                     buffers, 2, wrong_layouts[i].layout, &wrong,
                                      "the test shader", why, sizeof(why)) == -EINVAL &&
-              strstr(why, "push constants are 8 bytes in the shader") != NULL);
+              strstr(why, wrong_layouts[i].says) != NULL);
         vulkan_pipeline_destroy(dev, &wrong);
     }
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_test_fp64, vulkan_test_fp64_size,
-                                     buffers, 2, sizeof(Push), &r.pipeline, "the test shader",
+                                     buffers, 2, VULKAN_PUSH(Push, count, mode), &r.pipeline,
+                                     "the test shader",
                                      error, sizeof(error));
     const VkCommandPoolCreateInfo pool_info = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,

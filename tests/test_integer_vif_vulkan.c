@@ -86,7 +86,8 @@ static int run_cases(Runner *r, const unsigned char *spirv, size_t spirv_size, u
     VulkanDevice *dev = &r->dev;
     VulkanPipeline pipeline;
     const VkBuffer buffers[3] = { r->table.buffer, r->inputs.buffer, r->outputs.buffer };
-    if (vulkan_pipeline_create(dev, (const uint32_t *)spirv, spirv_size, buffers, 3, sizeof(Push),
+    if (vulkan_pipeline_create(dev, (const uint32_t *)spirv, spirv_size, buffers, 3,
+                               VULKAN_PUSH(Push, count, mode, gain_lo, gain_hi),
                                &pipeline, "the test shader", error, sizeof(error))) {
         fprintf(stderr, "test_integer_vif_vulkan: %s\n", error);
         return -1;

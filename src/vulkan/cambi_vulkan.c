@@ -408,15 +408,15 @@ static int cambi_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
         const unsigned char *spirv;
         size_t size;
         unsigned constants;
-        uint32_t push;
+        const VulkanPushLayout *push;
         const char *what;
     } shaders[] = {
         { &t->preprocess, vulkan_shader_cambi_preprocess, vulkan_shader_cambi_preprocess_size, 0,
-          sizeof(PreprocessPush), "the cambi preprocessing shader" },
+          VULKAN_PUSH(PreprocessPush, src_offset, src_stride, from_ring, picture, mode_filter, out_plane), "the cambi preprocessing shader" },
         { &t->scale, vulkan_shader_cambi_scale, vulkan_shader_cambi_scale_size, 0,
-          sizeof(ScalePush), "the cambi scale shader" },
+          VULKAN_PUSH(ScalePush, picture, scale, in_plane, in_w), "the cambi scale shader" },
         { &t->c_values, vulkan_shader_cambi_c_values, vulkan_shader_cambi_c_values_size, 2,
-          sizeof(CValuesPush), "the cambi c-value shader" },
+          VULKAN_PUSH(CValuesPush, picture, partial_base), "the cambi c-value shader" },
     };
     for (unsigned i = 0; i < QUALE_ARRAY_SIZE(shaders) && !err; i++) {
         const VulkanPipelineInfo info = {
@@ -427,7 +427,7 @@ static int cambi_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
             .buffers = buffers,
             .bindings = BINDINGS,
             .sets = lanes * t->pictures,
-            .push_size = shaders[i].push,
+            .push = shaders[i].push,
             .what = shaders[i].what,
         };
         err = vulkan_pipeline_create_ex(dev, &info, shaders[i].pipeline, error, error_size);

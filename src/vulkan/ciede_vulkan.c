@@ -101,7 +101,7 @@ static int ciede_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
     if (!err) {
         const VkBuffer buffers[BINDINGS] = { ring, frames, t->columns.buffer, t->partials.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_ciede, vulkan_shader_ciede_size,
-                                     buffers, BINDINGS, sizeof(CiedePush), &t->pipeline,
+                                     buffers, BINDINGS, VULKAN_PUSH(CiedePush, y_offset, y_scale, c_offset, c_scale, ref_offset, dist_offset, stride, width, height, chroma_height, row_shift, rows, bytes_per_sample, out_offset, powf_25_7), &t->pipeline,
                                      "the CIEDE2000 shader", error, error_size);
     }
     if (err) {

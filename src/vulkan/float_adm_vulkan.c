@@ -226,19 +226,19 @@ static int pipelines_init(FloatAdmTwin *t, int l, VkBuffer ring, VkBuffer frames
                                       v->bands.buffer };
     int err = vulkan_pipeline_create(t->dev, (const uint32_t *)vulkan_shader_float_adm_dwt,
                                      vulkan_shader_float_adm_dwt_size, dwt_buffers, 4,
-                                     sizeof(DwtPush), &v->dwt, "the float ADM DWT shader", error,
+                                     VULKAN_PUSH(DwtPush, dwt_lo, dwt_hi, ref_offset, dis_offset, stride, width, height, bytes_per_sample, inv_scaler, details, plane_words, out_width, out_height), &v->dwt, "the float ADM DWT shader", error,
                                      error_size);
     const VkBuffer decouple_buffers[3] = { v->bands.buffer, v->masks.buffer, t->table.buffer };
     if (!err)
         err = vulkan_pipeline_create(t->dev, (const uint32_t *)vulkan_shader_float_adm_decouple,
                                      vulkan_shader_float_adm_decouple_size, decouple_buffers, 3,
-                                     sizeof(DecouplePush), &v->decouple,
+                                     VULKAN_PUSH(DecouplePush, gain_limit, one_by_30, csf, cos_1deg_sq, eps, use_table, rcp_shift, col_lo, row_lo, col_hi, row_hi, width, plane_words), &v->decouple,
                                      "the float ADM decoupling shader", error, error_size);
     const VkBuffer rows_buffers[3] = { v->bands.buffer, v->masks.buffer, t->rows.buffer };
     if (!err)
         err = vulkan_pipeline_create(t->dev, (const uint32_t *)vulkan_shader_float_adm_rows,
                                      vulkan_shader_float_adm_rows_size, rows_buffers, 3,
-                                     sizeof(RowsPush), &v->rows, "the float ADM row-sum shader",
+                                     VULKAN_PUSH(RowsPush, csf, one_by_15, left, top, right, bottom, width, height, plane_words, bypass_cm, out_offset), &v->rows, "the float ADM row-sum shader",
                                      error, error_size);
     return err;
 }

@@ -60,7 +60,7 @@ static int float_ansnr_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuf
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_ansnr,
                                      vulkan_shader_float_ansnr_size, buffers, 3,
-                                     sizeof(FloatAnsnrPush), &t->pipeline,
+                                     VULKAN_PUSH(FloatAnsnrPush, ref_offset, dist_offset, stride, width, height, bytes_per_sample, inv_scaler, out_offset, dis_weight), &t->pipeline,
                                      "float_ansnr's shader", error, error_size);
     if (err) {
         float_ansnr_vulkan_close(t);

@@ -78,7 +78,7 @@ static int float_motion_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBu
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_motion,
                                      vulkan_shader_float_motion_size, buffers, 2,
-                                     sizeof(FloatMotionPush), &t->pipeline,
+                                     VULKAN_PUSH(FloatMotionPush, pic_offset, stride, width, height, taps, pictures, bytes_per_sample, inv_scaler, filter, out_offset), &t->pipeline,
                                      "float motion's shader", error, error_size);
     if (err) {
         float_motion_vulkan_close(t);

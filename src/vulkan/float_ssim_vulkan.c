@@ -80,14 +80,14 @@ int ssim_vulkan_init(SsimVulkan *v, const VulkanDevice *dev, VkBuffer ring, VkBu
     if (!err) {
         const VkBuffer buffers[4] = { ring, frames, v->planes.buffer, v->partials.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_ssim,
-                                     vulkan_shader_float_ssim_size, buffers, 4, sizeof(SsimPush),
+                                     vulkan_shader_float_ssim_size, buffers, 4, VULKAN_PUSH(SsimPush, ref_offset, dist_offset, stride, width, height, bytes_per_sample, inv_scaler, rows_per_group, out_offset, c1, c2, c3, g),
                                      &v->ssim, "the SSIM shader", error, error_size);
     }
     if (!err && plane_floats) {
         const VkBuffer buffers[3] = { ring, frames, v->planes.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_ssim_decimate,
                                      vulkan_shader_float_ssim_decimate_size, buffers, 3,
-                                     sizeof(DecimatePush), &v->decimate,
+                                     VULKAN_PUSH(DecimatePush, ref_offset, dist_offset, stride, width, height, bytes_per_sample, inv_scaler, dst_ref, dst_dist, dst_width, dst_height, taps, factor, weight), &v->decimate,
                                      "the SSIM decimation shader", error, error_size);
     }
     if (err) ssim_vulkan_close(v);

@@ -179,14 +179,14 @@ static int float_vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffe
         const VkBuffer buffers[5] = { ring, frames, t->scaled.buffer, t->table.buffer,
                                       t->rows.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_vif,
-                                     vulkan_shader_float_vif_size, buffers, 5, sizeof(RowsPush),
+                                     vulkan_shader_float_vif_size, buffers, 5, VULKAN_PUSH(RowsPush, sigma_nsq, src, width, height, filter_first, taps, gain_limit, sigma_max_inv, out_offset),
                                      &t->stats, "the float VIF shader", error, error_size);
     }
     if (!err) {
         const VkBuffer buffers[4] = { ring, frames, t->scaled.buffer, t->table.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_vif_decimate,
                                      vulkan_shader_float_vif_decimate_size, buffers, 4,
-                                     sizeof(DecimatePush), &t->decimate,
+                                     VULKAN_PUSH(DecimatePush, src, width, height, filter_first, taps, out_ref, out_dis, out_stride, out_width, out_height), &t->decimate,
                                      "the float VIF decimation shader", error, error_size);
     }
     if (err) {

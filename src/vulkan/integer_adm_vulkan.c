@@ -237,7 +237,7 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
         .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
         .spirv_size = vulkan_shader_integer_adm_dwt_size,
         .buffers = dwt_buffers, .bindings = 4, .sets = sets,
-        .push_size = sizeof(DwtPush), .what = "the ADM DWT shader",
+        .push = VULKAN_PUSH(DwtPush, ref_offset, dis_offset, stride, width, height, bytes_per_sample, bitdepth, scale, plane_words, out_stride, out_width, out_height), .what = "the ADM DWT shader",
     };
     if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->dwt, error, error_size);
     /* The same bits either way; the device's doubles are faster. */
@@ -248,14 +248,14 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
         .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
                              : vulkan_shader_integer_adm_decouple_size,
         .buffers = decouple_buffers, .bindings = 1, .sets = sets,
-        .push_size = sizeof(DecouplePush), .what = "the ADM decoupling shader",
+        .push = VULKAN_PUSH(DecouplePush, left, top, right, bottom, stride, plane_words, level0, skip_aim, csf, cos_lo, cos_hi, cos_e, gain_lo, gain_hi, gain_e), .what = "the ADM decoupling shader",
     };
     if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->decouple, error, error_size);
     info = (VulkanPipelineInfo){
         .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
         .spirv_size = vulkan_shader_integer_adm_rows_size,
         .buffers = sum_buffers, .bindings = 2, .sets = sets,
-        .push_size = sizeof(RowsPush), .what = "the ADM row-sum shader",
+        .push = VULKAN_PUSH(RowsPush, flags, top, left, right, width, height, stride, plane_words, csf, out_offset, m_sq_add, m_cub_add, m_row_add, m_sq, m_sub, m_cub, m_row_shift, d_sq_add, d_cub_add, d_row_add, d_shifts), .what = "the ADM row-sum shader",
     };
     if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->sums, error, error_size);
     if (err) {

@@ -59,7 +59,7 @@ static int motion_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer f
         .spirv_size = vulkan_shader_integer_motion_size,
         .constants = &bytes_per_sample, .constant_count = 1,
         .buffers = buffers, .bindings = 2, .sets = 1,
-        .push_size = sizeof(MotionPush), .what = "the motion shader",
+        .push = VULKAN_PUSH(MotionPush, prev_offset, cur_offset, stride, width, height, bitdepth, out_offset), .what = "the motion shader",
     };
     if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->pipeline, error, error_size);
     if (err) {

@@ -194,7 +194,7 @@ static int vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
             .constants = constants,
             .constant_count = filter_constants(s, s == 0 ? frame_bytes : 0, constants),
             .buffers = buffers, .bindings = 5, .sets = lanes,
-            .push_size = sizeof(VifPush), .what = "the VIF shader",
+            .push = VULKAN_PUSH(VifPush, ref_offset, dis_offset, stride, width, height, mu_round, mu_shift, sq_round, sq_shift, rows_per_group, out_offset, gain_lo, gain_hi), .what = "the VIF shader",
         };
         err = vulkan_pipeline_create_ex(dev, &info, &t->stats[s], error, error_size);
         if (err || s == 0) continue;
@@ -209,7 +209,7 @@ static int vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
             .constants = constants,
             .constant_count = filter_constants(s, s == 1 ? frame_bytes : 0, constants),
             .buffers = buffers, .bindings = 3, .sets = lanes,
-            .push_size = sizeof(DecimatePush), .what = "the VIF decimation shader",
+            .push = VULKAN_PUSH(DecimatePush, ref_offset, dis_offset, stride, width, height, shift, out_ref, out_dis, out_stride, out_width, out_height), .what = "the VIF decimation shader",
         };
         err = vulkan_pipeline_create_ex(dev, &info, &t->decimate[s], error, error_size);
     }

@@ -38,7 +38,7 @@ int luma_sums_new(const LumaSumsShader *shader, const VulkanDevice *dev, VkBuffe
     const VkBuffer buffers[3] = { ring, frames, t->partials.buffer };
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)shader->spirv, shader->spirv_size,
-                                     buffers, 3, sizeof(LumaSumsPush), &t->pipeline, shader->what,
+                                     buffers, 3, VULKAN_PUSH(LumaSumsPush, ref_offset, dist_offset, stride, width, height, rows_per_group, bytes_per_sample, float_squares, inv_scaler, scaler_sq, out_offset), &t->pipeline, shader->what,
                                      error, error_size);
     if (err) {
         luma_sums_close(t);

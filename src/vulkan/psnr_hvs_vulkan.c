@@ -159,7 +159,7 @@ static int hvs_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
                                          t->prefix.buffer, t->cand.buffer, t->sums.buffer };
     for (unsigned i = 0; i < PASSES && !err; i++)
         err = vulkan_pipeline_create(dev, (const uint32_t *)shaders[i].code, *shaders[i].size, buffers,
-                                     BINDINGS, sizeof(HvsPush), &t->pipelines[i], shaders[i].what,
+                                     BINDINGS, VULKAN_PUSH(HvsPush, ref_offset, dist_offset, stride, cols, blocks, base, total, bytes_per_sample, sums_offset), &t->pipelines[i], shaders[i].what,
                                      error, error_size);
     if (err) {
         hvs_vulkan_close(t);

@@ -58,7 +58,7 @@ static int psnr_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fra
     const VkBuffer buffers[3] = { ring, frames, t->partials.buffer };
     if (!err)
         err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_psnr, vulkan_shader_psnr_size,
-                                     buffers, 3, sizeof(PsnrPush), &t->pipeline, "the PSNR shader",
+                                     buffers, 3, VULKAN_PUSH(PsnrPush, ref_offset, dist_offset, stride, width, height, rows_per_group, bytes_per_sample, out_offset), &t->pipeline, "the PSNR shader",
                                      error, error_size);
     if (err) {
         psnr_vulkan_close(t);

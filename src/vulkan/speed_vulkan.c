@@ -237,7 +237,7 @@ static int speed_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
         const VkBuffer buffers[5] = { ring, frames, t->constants.buffer, t->work.buffer,
                                       t->results.buffer };
         err = vulkan_pipeline_create(dev, (const uint32_t *)shaders[i].spirv, *shaders[i].size,
-                                     buffers, i == STEP_STATS ? 5 : 4, sizeof(SpeedPush),
+                                     buffers, i == STEP_STATS ? 5 : 4, VULKAN_PUSH(SpeedPush, src, sub, stride, flags, work_base, result_base),
                                      &t->steps[i], shaders[i].what, error, error_size);
     }
     if (err) {

@@ -1,8 +1,8 @@
 /*
- * The size of a SPIR-V module's push-constant block, read from the module
- * itself, so that a pipeline whose C struct and GLSL block disagree is
- * refused when it is made instead of reading shifted fields (a silently
- * wrong score).  Only what push-constant blocks use is understood:
+ * The layout of a SPIR-V module's push-constant block (its size, its
+ * members' offsets and sizes), read from the module itself, so that a
+ * pipeline whose C struct and GLSL block disagree is refused when it is
+ * made instead of reading shifted fields (a silently wrong score).  Only what push-constant blocks use is understood:
  * integer and float scalars, vectors, arrays with an ArrayStride, and
  * structs with member Offsets.
  */
@@ -92,21 +92,55 @@ static int64_t type_size(const Module *m, uint32_t id, unsigned depth)
     return -1;
 }
 
-int spirv_push_constant_size(const uint32_t *words, size_t bytes, uint32_t *size)
+/* The struct type of the module's push-constant block: 0, 1 (none), -1. */
+static int push_block(const Module *m, uint32_t *type)
 {
-    const Module m = { words, bytes / 4 };
-    if (m.count < 5 || words[0] != 0x07230203u) return -1;
-    for (size_t i = 5; i < m.count;) {
-        const uint32_t n = words[i] >> 16;
-        if (n == 0 || i + n > m.count) return -1;
-        if ((words[i] & 0xffff) == OP_VARIABLE && n >= 4 && words[i + 3] == STORAGE_PUSH_CONSTANT) {
-            const uint32_t *pointer = find(&m, OP_TYPE_POINTER, 1, words[i + 1]);
-            const int64_t s = pointer ? type_size(&m, pointer[3], 0) : -1;
-            if (s < 0 || s > UINT32_MAX) return -1;
-            *size = (uint32_t)s;
+    if (m->count < 5 || m->words[0] != 0x07230203u) return -1;
+    for (size_t i = 5; i < m->count;) {
+        const uint32_t n = m->words[i] >> 16;
+        if (n == 0 || i + n > m->count) return -1;
+        if ((m->words[i] & 0xffff) == OP_VARIABLE && n >= 4 &&
+            m->words[i + 3] == STORAGE_PUSH_CONSTANT) {
+            const uint32_t *pointer = find(m, OP_TYPE_POINTER, 1, m->words[i + 1]);
+            if (!pointer) return -1;
+            *type = pointer[3];
             return 0;
         }
         i += n;
     }
     return 1;
+}
+
+int spirv_push_constant_size(const uint32_t *words, size_t bytes, uint32_t *size)
+{
+    const Module m = { words, bytes / 4 };
+    uint32_t type;
+    const int found = push_block(&m, &type);
+    if (found) return found;
+    const int64_t s = type_size(&m, type, 0);
+    if (s < 0 || s > UINT32_MAX) return -1;
+    *size = (uint32_t)s;
+    return 0;
+}
+
+int spirv_push_constant_members(const uint32_t *words, size_t bytes, SpirvMember *members,
+                                unsigned max, unsigned *count)
+{
+    const Module m = { words, bytes / 4 };
+    uint32_t type;
+    const int found = push_block(&m, &type);
+    if (found) return found;
+    const uint32_t *w = find(&m, OP_TYPE_STRUCT, 1, type);
+    if (!w) return -1;
+    const unsigned n = (w[0] >> 16) - 2;
+    for (unsigned k = 0; k < n; k++) {
+        const int64_t offset = decoration(&m, type, (int)k, DECORATION_OFFSET);
+        const int64_t size = type_size(&m, w[2 + k], 1);
+        if (offset < 0 || size < 0 || offset > UINT32_MAX || size > UINT32_MAX) return -1;
+        if (k < max)
+            members[k] = (SpirvMember){ (uint32_t)offset, (uint32_t)size,
+                                        find(&m, OP_TYPE_STRUCT, 1, w[2 + k]) != NULL };
+    }
+    *count = n;
+    return 0;
 }

@@ -243,14 +243,63 @@ void vulkan_buffer_destroy(const VulkanDevice *dev, VulkanBuffer *b)
 }
 
 int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_t spirv_size,
-                           const VkBuffer *buffers, unsigned bindings, uint32_t push_size,
-                           VulkanPipeline *p, const char *what, char *error, size_t error_size)
+                           const VkBuffer *buffers, unsigned bindings,
+                           const VulkanPushLayout *push, VulkanPipeline *p, const char *what,
+                           char *error, size_t error_size)
 {
     const VulkanPipelineInfo info = {
         .spirv = spirv, .spirv_size = spirv_size, .buffers = buffers, .bindings = bindings,
-        .sets = 1, .push_size = push_size, .what = what,
+        .sets = 1, .push = push, .what = what,
     };
     return vulkan_pipeline_create_ex(dev, &info, p, error, error_size);
+}
+
+/* The C struct that fills the push constants and the shader's block must
+ * be one layout, member by member: 0, or -EINVAL saying where they part.
+ * Only a struct member, and the struct itself, may be longer in C, by the
+ * padding that ends it (under 8 bytes): the block's size ends at its last
+ * member. */
+static int check_push_layout(const VulkanPipelineInfo *info, char *error, size_t error_size)
+{
+    const VulkanPushLayout *push = info->push;
+    const char *what = info->what;
+    SpirvMember shader[VULKAN_PUSH_MAX_MEMBERS];
+    unsigned count = 0;
+    const int reflected = spirv_push_constant_members(info->spirv, info->spirv_size, shader,
+                                                      VULKAN_PUSH_MAX_MEMBERS, &count);
+    if (reflected < 0) return 0; /* a type the reader does not know: Vulkan checks the size */
+    unsigned c_count = 0;
+    while (push && c_count < VULKAN_PUSH_MAX_MEMBERS && push->member[c_count].size) c_count++;
+    if (reflected == 1 || !push) {
+        if (reflected == 1 && !push) return 0;
+        snprintf(error, error_size, "%s: push constants %s", what,
+                 push ? "in the C code but none in the shader" : "in the shader but none in the C code");
+        return -EINVAL;
+    }
+    if (count != c_count) {
+        snprintf(error, error_size, "%s: its push constants have %u members in the shader and %u "
+                 "in the C struct that fills them", what, count, c_count);
+        return -EINVAL;
+    }
+    uint32_t end = 0;
+    for (unsigned k = 0; k < count; k++) {
+        const VulkanPushMember c = push->member[k];
+        const uint32_t padding = shader[k].is_struct ? 8 : 1;
+        if (shader[k].offset != c.offset || shader[k].size > c.size ||
+            c.size - shader[k].size >= padding) {
+            snprintf(error, error_size, "%s: push constant member %u is %u bytes at byte %u in "
+                     "the shader and %u bytes at byte %u in the C struct", what, k,
+                     shader[k].size, shader[k].offset, c.size, c.offset);
+            return -EINVAL;
+        }
+        if (shader[k].offset + shader[k].size > end) end = shader[k].offset + shader[k].size;
+    }
+    if (end > push->size || push->size - end >= 8) {
+        snprintf(error, error_size, "%s: its push constants are %u bytes in the shader and %u in "
+                 "the C struct that fills them", what, end, push->size);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo *info,
@@ -259,20 +308,8 @@ int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo 
     const char *what = info->what;
     const unsigned bindings = info->bindings, sets = info->sets ? info->sets : 1;
     memset(p, 0, sizeof(*p));
-    p->push_size = info->push_size;
-    /* The C struct that fills the push constants and the shader's block
-     * must be one layout: a field added to one and not the other would
-     * shift every field after it.  The struct's size is the block's end
-     * rounded up to the struct's alignment (8 at most: a struct with a
-     * double ends in padding the block does not have). */
-    uint32_t shader_push = 0;
-    const int reflected = spirv_push_constant_size(info->spirv, info->spirv_size, &shader_push);
-    if (reflected == 0 && (shader_push > info->push_size || info->push_size - shader_push >= 8)) {
-        snprintf(error, error_size, "%s: its push constants are %u bytes in the shader and %u in "
-                 "the C struct that fills them: the two layouts differ", what, shader_push,
-                 info->push_size);
-        return -EINVAL;
-    }
+    p->push_size = info->push ? info->push->size : 0;
+    if (check_push_layout(info, error, error_size)) return -EINVAL;
     VkDescriptorSetLayoutBinding binding[8];
     VkSpecializationMapEntry entries[16];
     if (bindings > 8 || sets > VULKAN_MAX_SETS || info->constant_count > 16) {
@@ -296,13 +333,13 @@ int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo 
            what);
     const VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = info->push_size,
+        .size = p->push_size,
     };
     const VkPipelineLayoutCreateInfo layout_info = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
         .pSetLayouts = &p->set_layout,
-        .pushConstantRangeCount = info->push_size ? 1 : 0,
+        .pushConstantRangeCount = p->push_size ? 1 : 0,
         .pPushConstantRanges = &range,
     };
     VK_TRY(dev, dev->api.vkCreatePipelineLayout(dev->device, &layout_info, NULL, &p->layout), what);

@@ -84,10 +84,63 @@ int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, siz
                                   VulkanBuffer *buffer, const char *what, char *error,
                                   size_t error_size);
 
+/* The layout of the C struct that fills a shader's push constants: its
+ * size and, in order, each member's offset and size, which
+ * vulkan_pipeline_create() holds against the shader's block member by
+ * member (a member added, dropped or retyped on one side only would shift
+ * every field after it).  VULKAN_PUSH(Type, member, member, ...) names
+ * every member of Type, in order. */
+#define VULKAN_PUSH_MAX_MEMBERS 32
+typedef struct VulkanPushMember {
+    uint16_t offset, size; /* size 0: the end of the list */
+} VulkanPushMember;
+typedef struct VulkanPushLayout {
+    uint32_t size;
+    VulkanPushMember member[VULKAN_PUSH_MAX_MEMBERS + 1];
+} VulkanPushLayout;
+
+#define VULKAN_PUSH(T, ...) \
+    (&(const VulkanPushLayout){ sizeof(T), { VULKAN_PUSH_EACH_(T, __VA_ARGS__) } })
+#define VULKAN_PUSH_MEMBER_(T, m) { (uint16_t)offsetof(T, m), (uint16_t)sizeof(((T *)0)->m) }
+#define VULKAN_PUSH_EACH_(T, ...) VULKAN_PUSH_PICK_(__VA_ARGS__, VULKAN_PUSH_32_, VULKAN_PUSH_31_, VULKAN_PUSH_30_, VULKAN_PUSH_29_, VULKAN_PUSH_28_, VULKAN_PUSH_27_, VULKAN_PUSH_26_, VULKAN_PUSH_25_, VULKAN_PUSH_24_, VULKAN_PUSH_23_, VULKAN_PUSH_22_, VULKAN_PUSH_21_, VULKAN_PUSH_20_, VULKAN_PUSH_19_, VULKAN_PUSH_18_, VULKAN_PUSH_17_, VULKAN_PUSH_16_, VULKAN_PUSH_15_, VULKAN_PUSH_14_, VULKAN_PUSH_13_, VULKAN_PUSH_12_, VULKAN_PUSH_11_, VULKAN_PUSH_10_, VULKAN_PUSH_9_, VULKAN_PUSH_8_, VULKAN_PUSH_7_, VULKAN_PUSH_6_, VULKAN_PUSH_5_, VULKAN_PUSH_4_, VULKAN_PUSH_3_, VULKAN_PUSH_2_, VULKAN_PUSH_1_)(T, __VA_ARGS__)
+#define VULKAN_PUSH_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, NAME, ...) NAME
+#define VULKAN_PUSH_1_(T, a) VULKAN_PUSH_MEMBER_(T, a)
+#define VULKAN_PUSH_2_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_1_(T, __VA_ARGS__)
+#define VULKAN_PUSH_3_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_2_(T, __VA_ARGS__)
+#define VULKAN_PUSH_4_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_3_(T, __VA_ARGS__)
+#define VULKAN_PUSH_5_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_4_(T, __VA_ARGS__)
+#define VULKAN_PUSH_6_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_5_(T, __VA_ARGS__)
+#define VULKAN_PUSH_7_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_6_(T, __VA_ARGS__)
+#define VULKAN_PUSH_8_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_7_(T, __VA_ARGS__)
+#define VULKAN_PUSH_9_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_8_(T, __VA_ARGS__)
+#define VULKAN_PUSH_10_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_9_(T, __VA_ARGS__)
+#define VULKAN_PUSH_11_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_10_(T, __VA_ARGS__)
+#define VULKAN_PUSH_12_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_11_(T, __VA_ARGS__)
+#define VULKAN_PUSH_13_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_12_(T, __VA_ARGS__)
+#define VULKAN_PUSH_14_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_13_(T, __VA_ARGS__)
+#define VULKAN_PUSH_15_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_14_(T, __VA_ARGS__)
+#define VULKAN_PUSH_16_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_15_(T, __VA_ARGS__)
+#define VULKAN_PUSH_17_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_16_(T, __VA_ARGS__)
+#define VULKAN_PUSH_18_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_17_(T, __VA_ARGS__)
+#define VULKAN_PUSH_19_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_18_(T, __VA_ARGS__)
+#define VULKAN_PUSH_20_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_19_(T, __VA_ARGS__)
+#define VULKAN_PUSH_21_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_20_(T, __VA_ARGS__)
+#define VULKAN_PUSH_22_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_21_(T, __VA_ARGS__)
+#define VULKAN_PUSH_23_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_22_(T, __VA_ARGS__)
+#define VULKAN_PUSH_24_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_23_(T, __VA_ARGS__)
+#define VULKAN_PUSH_25_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_24_(T, __VA_ARGS__)
+#define VULKAN_PUSH_26_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_25_(T, __VA_ARGS__)
+#define VULKAN_PUSH_27_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_26_(T, __VA_ARGS__)
+#define VULKAN_PUSH_28_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_27_(T, __VA_ARGS__)
+#define VULKAN_PUSH_29_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_28_(T, __VA_ARGS__)
+#define VULKAN_PUSH_30_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_29_(T, __VA_ARGS__)
+#define VULKAN_PUSH_31_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_30_(T, __VA_ARGS__)
+#define VULKAN_PUSH_32_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_31_(T, __VA_ARGS__)
+
 /* A compute pipeline over `bindings` storage buffers (binding 0 ..) and
- * push constants of push_size bytes, with one descriptor set bound to the
- * given buffers (or, from vulkan_pipeline_create_ex, several: one per
- * lane, say). */
+ * push constants laid out as `push` says (NULL: none), with one descriptor
+ * set bound to the given buffers (or, from vulkan_pipeline_create_ex,
+ * several: one per lane, say). */
 typedef struct VulkanPipeline {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
@@ -99,9 +152,9 @@ typedef struct VulkanPipeline {
 } VulkanPipeline;
 
 int vulkan_pipeline_create(const VulkanDevice *dev, const uint32_t *spirv, size_t spirv_size,
-                           const VkBuffer *buffers, unsigned bindings, uint32_t push_size,
-                           VulkanPipeline *pipeline, const char *what, char *error,
-                           size_t error_size);
+                           const VkBuffer *buffers, unsigned bindings,
+                           const VulkanPushLayout *push, VulkanPipeline *pipeline,
+                           const char *what, char *error, size_t error_size);
 
 /* The same with specialisation constants (constant_id i takes the 32-bit
  * constants[i]) and `sets` descriptor sets: set k is bound to
@@ -113,7 +166,7 @@ typedef struct VulkanPipelineInfo {
     unsigned constant_count;
     const VkBuffer *buffers;
     unsigned bindings, sets;
-    uint32_t push_size;
+    const VulkanPushLayout *push;
     const char *what;
 } VulkanPipelineInfo;
 
