@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_ansnr_args.h"
 #include "float_chain.h"
 #include "../metrics/float_ansnr.h"
 
@@ -47,26 +48,8 @@
 #define FANSNR_UNROLL
 #endif
 
-/* Threads per block (THREADS of float_ansnr_cuda.c): at least 64, the sig
- * sum in thread 0, the noise sum in thread 32. */
-#define FANSNR_THREADS 128
 /* Columns per pass: their source samples and squares in shared memory. */
 #define FANSNR_CHUNK 512
-
-/* The kernel's arguments; mirrored by struct FloatAnsnrArgs in
- * float_ansnr_cuda.c (pointers there are CUdeviceptr). */
-struct FloatAnsnrArgs {
-    const uint8_t *ref, *dist;  /* luma planes */
-    unsigned long long stride;  /* bytes between their rows */
-    float *row_sums;            /* [0, h): each row's sig; [h, 2h): its noise */
-    int w, h;
-    float inv_scaler;           /* 2^-(bitdepth - 8) */
-    unsigned pad;
-};
-
-static_assert(sizeof(FloatAnsnrArgs) == 48 && offsetof(FloatAnsnrArgs, w) == 32 &&
-                  offsetof(FloatAnsnrArgs, inv_scaler) == 40,
-              "FloatAnsnrArgs: keep float_ansnr_cuda.c in step");
 
 /* ---- element functions ---------------------------------------------------- */
 

@@ -22,27 +22,14 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_ansnr_args.h"
 #include "metrics/float_ansnr.h"
 
 extern const unsigned char cuda_module_float_ansnr[];
 
-/* struct FloatAnsnrArgs of float_ansnr.cu. */
-typedef struct FloatAnsnrArgs {
-    CUdeviceptr ref, dist;
-    unsigned long long stride;
-    CUdeviceptr row_sums;
-    int w, h;
-    float inv_scaler;
-    unsigned pad;
-} FloatAnsnrArgs;
 
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FloatAnsnrArgs) == 48 && offsetof(FloatAnsnrArgs, w) == 32 &&
-                   offsetof(FloatAnsnrArgs, inv_scaler) == 40,
-               "FloatAnsnrArgs: keep float_ansnr.cu in step");
-
-/* THREADS is FANSNR_THREADS of float_ansnr.cu (the kernels' launch bounds). */
-enum { THREADS = 128 };
+/* the kernels' launch bounds */
+enum { THREADS = FANSNR_THREADS };
 
 /* Not static: the host test calls them (it declares them itself). */
 const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref, uint64_t dist,

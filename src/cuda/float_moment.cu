@@ -25,31 +25,12 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_moment_args.h"
 #ifdef __CUDACC__
 #include "reduce.cuh"
 #endif
 
 #define FMOMENT_FN __host__ __device__ __forceinline__
-
-/* Threads per block (THREADS of float_moment_cuda.c). */
-#define FMOMENT_THREADS 256
-
-/* The kernel's arguments; mirrored by struct FloatMomentArgs in
- * float_moment_cuda.c (pointers there are CUdeviceptr). */
-struct FloatMomentArgs {
-    const uint8_t *pic[2];         /* reference and distorted luma */
-    unsigned long long stride;     /* bytes between their rows */
-    unsigned long long *partials;  /* [picture][first, second][block] */
-    unsigned w, h;
-    unsigned rows;                 /* rows per block */
-    unsigned float_squares;        /* 0: exact d^2; 1: libvmaf's float squares */
-    float scaler;                  /* 2^(bitdepth - 8) */
-    unsigned pad;
-};
-
-static_assert(sizeof(FloatMomentArgs) == 56 && offsetof(FloatMomentArgs, w) == 32 &&
-                  offsetof(FloatMomentArgs, scaler) == 48,
-              "FloatMomentArgs: keep float_moment_cuda.c in step");
 
 struct FloatMomentPartial {
     unsigned long long first, second;

@@ -19,30 +19,15 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_moment_args.h"
 #include "metrics/float_moment.h"
 
 extern const unsigned char cuda_module_float_moment[];
 
-/* struct FloatMomentArgs of float_moment.cu. */
-typedef struct FloatMomentArgs {
-    CUdeviceptr pic[2];
-    unsigned long long stride;
-    CUdeviceptr partials;
-    unsigned w, h;
-    unsigned rows;
-    unsigned float_squares;
-    float scaler;
-    unsigned pad;
-} FloatMomentArgs;
 
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FloatMomentArgs) == 56 && offsetof(FloatMomentArgs, w) == 32 &&
-                   offsetof(FloatMomentArgs, scaler) == 48,
-               "FloatMomentArgs: keep float_moment.cu in step");
-
-/* THREADS is FMOMENT_THREADS of float_moment.cu (the kernels' launch
- * bounds); PARTIALS per block column: 2 pictures x (first, second). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 4, PARTIALS = 4 };
+/* THREADS: the kernels' launch bounds; PARTIALS per block column: 2
+ * pictures x (first, second). */
+enum { THREADS = FMOMENT_THREADS, ROWS_PER_BLOCK = 4, PARTIALS = 4 };
 
 /* Not static: the host test calls them (it declares them itself). */
 unsigned float_moment_cuda_blocks(unsigned height);

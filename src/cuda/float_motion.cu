@@ -36,7 +36,7 @@
 
 #include "cuda_host_compat.h"
 #include "float_chain.h"
-#include "../metrics/float_motion.h"
+#include "float_motion_args.h"
 
 #define FMOT_FN __host__ __device__ __forceinline__
 #ifdef __CUDACC__
@@ -45,34 +45,7 @@
 #define FMOT_UNROLL
 #endif
 
-/* Threads per block (THREADS of float_motion_cuda.c). */
-#define FMOT_THREADS 256
-/* Rows of a block (ROWS_PER_BLOCK of float_motion_cuda.c): their vertical
- * passes are made together (fmot_vertical_rows). */
-#define FMOT_ROWS 4
-
 enum { FMOT_PREV, FMOT_CUR, FMOT_PREV2 };
-
-/* Everything the kernel reads.  Mirrored by struct FmotArgs in
- * float_motion_cuda.c (pointers there are CUdeviceptr); both check the
- * size and offsets. */
-struct FmotArgs {
-    const uint8_t *pic[3];          /* lumas of frames i - 1, i, i - 2 */
-    unsigned long long stride;      /* bytes between their rows */
-    float *rows;                    /* per row: SAD(prev, cur), SAD(prev, prev2) */
-    float filter[FLOAT_MOTION_MAX_TAPS];
-    float inv_scaler;               /* 2^-(bitdepth - 8): samples above 8 bits */
-    int w, h;
-    int taps;
-    int pictures;                   /* 2, or 3 with prev2 */
-    int rows_per_block;             /* rows of a block */
-    int segment;                    /* columns of a segment */
-};
-
-static_assert(sizeof(FmotArgs) == 88, "FmotArgs: keep float_motion_cuda.c in step");
-static_assert(offsetof(FmotArgs, rows) == 32 && offsetof(FmotArgs, filter) == 40 &&
-                  offsetof(FmotArgs, w) == 64 && offsetof(FmotArgs, segment) == 84,
-              "FmotArgs: keep float_motion_cuda.c in step");
 
 /* Sample (x, y) of picture p on the 8-bit scale less 128, as
  * picture_float_row() makes it (the division by 2^(bitdepth - 8) is exact,

@@ -26,36 +26,14 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_motion_args.h"
 #include "metrics/float_motion.h"
 
 extern const unsigned char cuda_module_float_motion[];
 
-/* ---- the kernel's arguments (struct FmotArgs of float_motion.cu) ---------- */
-
-typedef struct FmotArgs {
-    CUdeviceptr pic[3];
-    unsigned long long stride;
-    CUdeviceptr rows;
-    float filter[FLOAT_MOTION_MAX_TAPS];
-    float inv_scaler;
-    int w, h;
-    int taps;
-    int pictures;
-    int rows_per_block;
-    int segment;
-} FmotArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FmotArgs) == 88, "FmotArgs: keep float_motion.cu in step");
-_Static_assert(offsetof(FmotArgs, rows) == 32 && offsetof(FmotArgs, filter) == 40 &&
-                   offsetof(FmotArgs, w) == 64 && offsetof(FmotArgs, segment) == 84,
-               "FmotArgs: keep float_motion.cu in step");
-
-/* THREADS is FMOT_THREADS of float_motion.cu (the kernel's launch bounds). */
-/* ROWS_PER_BLOCK is FMOT_ROWS of float_motion.cu.  A block of 4 rows and a
- * segment of MAX_SEGMENT columns take 4 (3 (S + 4) + 2 S + 2) floats of
- * shared memory: 40 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 4, MAX_SEGMENT = 508 };
+/* A block of FMOT_ROWS (4) rows and a segment of MAX_SEGMENT columns take
+ * 4 (3 (S + 4) + 2 S + 2) floats of shared memory: 40 KiB. */
+enum { THREADS = FMOT_THREADS, ROWS_PER_BLOCK = FMOT_ROWS, MAX_SEGMENT = 508 };
 
 /* ---- the plan ------------------------------------------------------------- */
 

@@ -23,31 +23,12 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_psnr_args.h"
 #ifdef __CUDACC__
 #include "reduce.cuh"
 #endif
 
 #define FPSNR_FN __host__ __device__ __forceinline__
-
-/* Threads per block (THREADS of float_psnr_cuda.c). */
-#define FPSNR_THREADS 256
-
-/* The kernel's arguments; mirrored by struct FloatPsnrArgs in
- * float_psnr_cuda.c (pointers there are CUdeviceptr). */
-struct FloatPsnrArgs {
-    const uint8_t *ref, *dist;     /* luma planes */
-    unsigned long long stride;     /* bytes between their rows */
-    unsigned long long *partials;  /* one per block */
-    unsigned w, h;
-    unsigned rows;                 /* rows per block */
-    unsigned float_squares;        /* 0: exact e^2; 1: libvmaf's float squares */
-    float scaler;                  /* 2^(bitdepth - 8) */
-    unsigned pad;
-};
-
-static_assert(sizeof(FloatPsnrArgs) == 56 && offsetof(FloatPsnrArgs, w) == 32 &&
-                  offsetof(FloatPsnrArgs, scaler) == 48,
-              "FloatPsnrArgs: keep float_psnr_cuda.c in step");
 
 /* The square of one difference, in units of 2^-2(bitdepth - 8). */
 FPSNR_FN unsigned long long fpsnr_square(unsigned a, unsigned b, bool float_squares, float scaler)

@@ -19,29 +19,14 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_psnr_args.h"
 #include "metrics/float_psnr.h"
 
 extern const unsigned char cuda_module_float_psnr[];
 
-/* struct FloatPsnrArgs of float_psnr.cu. */
-typedef struct FloatPsnrArgs {
-    CUdeviceptr ref, dist;
-    unsigned long long stride;
-    CUdeviceptr partials;
-    unsigned w, h;
-    unsigned rows;
-    unsigned float_squares;
-    float scaler;
-    unsigned pad;
-} FloatPsnrArgs;
 
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FloatPsnrArgs) == 56 && offsetof(FloatPsnrArgs, w) == 32 &&
-                   offsetof(FloatPsnrArgs, scaler) == 48,
-               "FloatPsnrArgs: keep float_psnr.cu in step");
-
-/* THREADS is FPSNR_THREADS of float_psnr.cu (the kernels' launch bounds). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 4 };
+/* the kernels' launch bounds */
+enum { THREADS = FPSNR_THREADS, ROWS_PER_BLOCK = 4 };
 
 /* Not static: the host test calls them (it declares them itself). */
 unsigned float_psnr_cuda_blocks(unsigned height);
