@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "ciede_args.h"
 #include "../metrics/ciede.h"
 
 #ifdef __CUDACC__
@@ -51,41 +52,6 @@
 #endif
 
 #define CIEDE_FN __host__ __device__ __forceinline__
-
-/* Threads per block (THREADS of ciede_cuda.c, the kernels' launch bounds). */
-#define CIEDE_THREADS 128
-
-/* Everything the kernel reads.  Mirrored by struct CiedeArgs in
- * ciede_cuda.c (pointers there are CUdeviceptr); both check the size and
- * offsets. */
-struct CiedeArgs {
-    const uint8_t *ref[3], *dist[3];
-    unsigned long long stride[3]; /* bytes between rows, per plane */
-    const uint32_t *chroma_col;   /* per luma column: chroma column */
-    const uint8_t *chroma_row;    /* per luma column: rows ahead, or CIEDE_ROW_ZERO */
-    double *partials;             /* one per block */
-    CiedeConvert convert;
-    unsigned width, height;       /* the luma grid */
-    unsigned chroma_height;       /* rows of a chroma plane */
-    unsigned row_shift;           /* chroma row of luma row y: y >> row_shift */
-    unsigned rows;                /* rows per block */
-    unsigned pad;
-    /* R over (y << bits | v), then B over (y << bits | u); NULL: computed */
-    const double *linear;
-    unsigned linear_bits;
-    unsigned pad2;
-    /* L*a*b* (and a pad) of (y << 2 bits | u << bits | v); NULL: none */
-    const float *colours;
-    unsigned colour_bits;
-    unsigned pad3;
-};
-
-static_assert(sizeof(CiedeArgs) == 184, "CiedeArgs: keep ciede_cuda.c in step");
-static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
-                  offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                  offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152 &&
-                  offsetof(CiedeArgs, colours) == 168,
-              "CiedeArgs: keep ciede_cuda.c in step");
 
 /* Entry i of the colour table: four floats, L*, a*, b* and a pad. */
 CIEDE_FN CiedeLab ciede_colour_at(const float *colours, size_t i)

@@ -20,42 +20,13 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "ciede_args.h"
 #include "metrics/ciede.h"
 
 extern const unsigned char cuda_module_ciede[];
 
-/* ---- the kernel's arguments (struct CiedeArgs of ciede.cu) --------------- */
-
-typedef struct CiedeArgs {
-    CUdeviceptr ref[3], dist[3];
-    unsigned long long stride[3];
-    CUdeviceptr chroma_col;
-    CUdeviceptr chroma_row;
-    CUdeviceptr partials;
-    CiedeConvert convert;
-    unsigned width, height;
-    unsigned chroma_height;
-    unsigned row_shift;
-    unsigned rows;
-    unsigned pad;
-    CUdeviceptr linear;
-    unsigned linear_bits;
-    unsigned pad2;
-    CUdeviceptr colours;
-    unsigned colour_bits;
-    unsigned pad3;
-} CiedeArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(CiedeArgs) == 184, "CiedeArgs: keep ciede.cu in step");
-_Static_assert(offsetof(CiedeArgs, chroma_col) == 72 && offsetof(CiedeArgs, partials) == 88 &&
-                   offsetof(CiedeArgs, convert) == 96 && offsetof(CiedeArgs, width) == 128 &&
-                   offsetof(CiedeArgs, rows) == 144 && offsetof(CiedeArgs, linear) == 152 &&
-                   offsetof(CiedeArgs, colours) == 168,
-               "CiedeArgs: keep ciede.cu in step");
-
-/* THREADS is CIEDE_THREADS of ciede.cu (the kernel's launch bounds). */
-enum { THREADS = 128, ROWS = 8 };
+/* THREADS: the kernel's launch bounds */
+enum { THREADS = CIEDE_THREADS, ROWS = 8 };
 
 /* Every colour is tabulated up to MAX_COLOUR_BITS (2^24 float4s, 256 MiB,
  * at 8 bits); above, R and B up to MAX_TABLE_BITS (2 x 8 MiB of doubles at

@@ -63,17 +63,11 @@
 #include <string.h>
 
 #include "cuda_host_compat.h"
+#include "psnr_hvs_args.h"
 #include "../metrics/psnr_hvs.h"
 
 #define HVS_FN __host__ __device__ __forceinline__
 
-/* Threads per block of each kernel (THREADS and WALK_THREADS of
- * psnr_hvs_cuda.c). */
-#define HVS_THREADS 128
-#define HVS_WALK_THREADS 1024
-
-/* Candidate binades per block position. */
-#define HVS_CANDIDATES 3
 /* S + d at or above 2^24 leaves the binade; increments saturate at 2^30,
  * so that sums of two stay below 2^31. */
 #define HVS_LIMIT (1u << 24)
@@ -88,36 +82,6 @@
 struct HvsPair {
     uint32_t d[2];
 };
-
-/* A block position's pairs for binades e .. e + HVS_CANDIDATES - 1. */
-struct HvsCand {
-    int32_t e;
-    uint32_t d[HVS_CANDIDATES][2];
-};
-
-/* Everything the kernels read.  Mirrored by struct HvsArgs in
- * psnr_hvs_cuda.c (pointers there are CUdeviceptr); both check the size
- * and offsets. */
-struct HvsArgs {
-    const uint8_t *ref[3], *dist[3];
-    unsigned long long stride[3]; /* bytes between rows, per plane */
-    const float *tables;          /* csf[3][64], then mask[3][64] */
-    float *terms;                 /* total x 64 */
-    double *prefix;               /* total: block sums, then their prefix */
-    HvsCand *cand;                /* total */
-    float *sums;                  /* 3: each plane's float sum */
-    unsigned cols[3];             /* block positions per row of plane p */
-    unsigned blocks[3];           /* block positions of plane p */
-    unsigned base[3];             /* index of plane p's first block position */
-    unsigned total;
-};
-
-static_assert(sizeof(HvsCand) == 28, "HvsCand: keep psnr_hvs_cuda.c in step");
-static_assert(sizeof(HvsArgs) == 152, "HvsArgs: keep psnr_hvs_cuda.c in step");
-static_assert(offsetof(HvsArgs, tables) == 72 && offsetof(HvsArgs, sums) == 104 &&
-                  offsetof(HvsArgs, cols) == 112 && offsetof(HvsArgs, base) == 136 &&
-                  offsetof(HvsArgs, total) == 148,
-              "HvsArgs: keep psnr_hvs_cuda.c in step");
 
 /* Four terms: a block position's 64 terms (256-byte aligned) move as 16
  * of these, one 16-byte access each on the device. */

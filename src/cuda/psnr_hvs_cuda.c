@@ -20,36 +20,14 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "psnr_hvs_args.h"
 #include "metrics/psnr_hvs.h"
 
 extern const unsigned char cuda_module_psnr_hvs[];
 
-/* ---- the kernels' arguments (struct HvsArgs of psnr_hvs.cu) -------------- */
-
-typedef struct HvsArgs {
-    CUdeviceptr ref[3], dist[3];
-    unsigned long long stride[3];
-    CUdeviceptr tables;
-    CUdeviceptr terms;
-    CUdeviceptr prefix;
-    CUdeviceptr cand;
-    CUdeviceptr sums;
-    unsigned cols[3];
-    unsigned blocks[3];
-    unsigned base[3];
-    unsigned total;
-} HvsArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(HvsArgs) == 152, "HvsArgs: keep psnr_hvs.cu in step");
-_Static_assert(offsetof(HvsArgs, tables) == 72 && offsetof(HvsArgs, sums) == 104 &&
-                   offsetof(HvsArgs, cols) == 112 && offsetof(HvsArgs, base) == 136 &&
-                   offsetof(HvsArgs, total) == 148,
-               "HvsArgs: keep psnr_hvs.cu in step");
-
-/* THREADS and WALK_THREADS are HVS_THREADS and HVS_WALK_THREADS of
- * psnr_hvs.cu (the kernels' launch bounds); CAND_BYTES is sizeof(HvsCand). */
-enum { THREADS = 128, WALK_THREADS = 1024, CAND_BYTES = 28, ALIGN = 256, STEPS = 4 };
+/* THREADS and WALK_THREADS: the kernels' launch bounds. */
+enum { THREADS = HVS_THREADS, WALK_THREADS = HVS_WALK_THREADS, CAND_BYTES = sizeof(HvsCand),
+       ALIGN = 256, STEPS = 4 };
 enum { TABLE_FLOATS = 2 * 3 * 64 };
 
 /* ---- the plan ------------------------------------------------------------- */
