@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "integer_vif_args.h"
 #include "../metrics/integer_vif.h"
 
 #define VIF_FN __host__ __device__ __forceinline__
@@ -44,42 +45,6 @@
 #else
 #define VIF_UNROLL
 #endif
-
-/* Threads per block of every kernel (THREADS of integer_vif_cuda.c: hstats
- * is compiled for at most this many). */
-#define VIF_THREADS 128
-
-/* Everything the kernels of one step read.  Mirrored by struct VifArgs in
- * integer_vif_cuda.c (pointers there are CUdeviceptr); both check the size
- * and offsets.
- *   vstats, hstats: ref, dis, src_stride, w, h are the scale's;
- *   vlow, hlow:     ref, dis, src_stride, w, h are those of the scale
- *                   decimated from, dst_* (w / 2 x h / 2) the new scale's.
- * Every plane but the pictures of scale 0 is dense (its pitch its width). */
-struct VifArgs {
-    const uint8_t *ref, *dis;       /* the pictures read */
-    unsigned long long src_stride;  /* bytes between their rows */
-    uint16_t *mu1, *mu2;            /* vertical pass of the statistics, w x h */
-    uint32_t *xx, *yy, *xy;
-    uint16_t *low_ref, *low_dis;    /* vertical low-pass, w x h / 2 */
-    uint16_t *dst_ref, *dst_dis;    /* decimated pictures, w / 2 x h / 2 */
-    unsigned long long *sums;       /* the scale's num_log, den_log, num_non_log, den_non_log */
-    const uint16_t *log2_table;     /* VIF_LOG2_TABLE_SIZE entries */
-    double gain_limit;              /* vif_enhn_gain_limit */
-    unsigned long long sq_round;    /* vertical statistics: squares' rounding */
-    unsigned w, h;
-    unsigned mu_round, mu_shift;    /* vertical statistics: means' rounding */
-    unsigned sq_shift;
-    unsigned low_shift;             /* vertical low-pass: (sum + 2^(shift-1)) >> shift */
-    unsigned rows;                  /* rows per block of hstats */
-    unsigned pad;
-};
-
-static_assert(sizeof(VifArgs) == 160, "VifArgs: keep integer_vif_cuda.c in step");
-static_assert(offsetof(VifArgs, sums) == 96 && offsetof(VifArgs, gain_limit) == 112 &&
-                  offsetof(VifArgs, sq_round) == 120 && offsetof(VifArgs, w) == 128 &&
-                  offsetof(VifArgs, low_shift) == 148 && offsetof(VifArgs, rows) == 152,
-              "VifArgs: keep integer_vif_cuda.c in step");
 
 /* ---- filters, mirrors ---------------------------------------------------- */
 

@@ -25,40 +25,13 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "integer_vif_args.h"
 #include "metrics/integer_vif.h"
 
 extern const unsigned char cuda_module_integer_vif[];
 
-/* ---- the kernels' arguments (struct VifArgs of integer_vif.cu) ----------- */
-
-typedef struct VifArgs {
-    CUdeviceptr ref, dis;
-    unsigned long long src_stride;
-    CUdeviceptr mu1, mu2;
-    CUdeviceptr xx, yy, xy;
-    CUdeviceptr low_ref, low_dis;
-    CUdeviceptr dst_ref, dst_dis;
-    CUdeviceptr sums;
-    CUdeviceptr log2_table;
-    double gain_limit;
-    unsigned long long sq_round;
-    unsigned w, h;
-    unsigned mu_round, mu_shift;
-    unsigned sq_shift;
-    unsigned low_shift;
-    unsigned rows;
-    unsigned pad;
-} VifArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(VifArgs) == 160, "VifArgs: keep integer_vif.cu in step");
-_Static_assert(offsetof(VifArgs, sums) == 96 && offsetof(VifArgs, gain_limit) == 112 &&
-                   offsetof(VifArgs, sq_round) == 120 && offsetof(VifArgs, w) == 128 &&
-                   offsetof(VifArgs, low_shift) == 148 && offsetof(VifArgs, rows) == 152,
-               "VifArgs: keep integer_vif.cu in step");
-
-/* THREADS is VIF_THREADS of integer_vif.cu (the kernels' launch bounds). */
-enum { THREADS = 128, HSTATS_ROWS = 8, ALIGN = 256 };
+/* THREADS: the kernels' launch bounds */
+enum { THREADS = VIF_THREADS, HSTATS_ROWS = 8, ALIGN = 256 };
 
 /* Per scale: decimation (vlow, hlow; not at scale 0) and statistics
  * (vstats, hstats). */
