@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "speed_args.h"
 #include "../metrics/speed.h"
 #include "../metrics/vif_tools.h"
 
@@ -51,31 +52,6 @@
     do {             \
     } while (0)
 #endif
-
-/* Threads per block of speed_stats and speed_cov (STATS_THREADS and
- * COV_THREADS of speed_cuda.c). */
-#define SPEED_STATS_THREADS 256
-#define SPEED_COV_THREADS 32
-/* The operating picture's samples per block of speed_blur and
- * speed_local_mean, and the converted samples per block of speed_convert
- * and speed_prescale. */
-#define SPEED_ROW_THREADS 64
-
-/* The arguments of every kernel of a frame; mirrored by struct SpeedArgs
- * in speed_cuda.c (pointers there are CUdeviceptr). */
-struct SpeedArgs {
-    const SpeedSetup *setup;
-    const uint8_t *src[4];        /* picture z's plane; speed_temporal: the previous luma */
-    const uint8_t *sub[4];        /* speed_temporal: the current luma, subtracted; else 0 */
-    unsigned long long stride[4]; /* bytes between the rows of src[z] and sub[z] */
-    float *work;                  /* picture z's work area: work + z * work_floats */
-    unsigned long long work_floats;
-    float *results;               /* picture z's results: results + z * result_floats */
-    unsigned long long result_floats;
-    double log2_2pie;             /* the host's log2(2 pi e), as the C reference adds it */
-    int hbd;                      /* samples of 16 bits */
-    float scaler;                 /* their divisor: 2^(bitdepth - 8) */
-};
 
 /* ---- elements ------------------------------------------------------------------ */
 

@@ -25,34 +25,15 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "speed_args.h"
 #include "metrics/speed.h"
 #include "metrics/vif_tools.h"
 
 extern const unsigned char cuda_module_speed[];
 extern const Metric metric_speed_chroma, metric_speed_temporal;
 
-/* struct SpeedArgs of speed.cu. */
-typedef struct SpeedArgs {
-    CUdeviceptr setup;
-    CUdeviceptr src[4];
-    CUdeviceptr sub[4];
-    unsigned long long stride[4];
-    CUdeviceptr work;
-    unsigned long long work_floats;
-    CUdeviceptr results;
-    unsigned long long result_floats;
-    double log2_2pie;
-    int hbd;
-    float scaler;
-} SpeedArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(SpeedArgs) == 152 && offsetof(SpeedArgs, work) == 104 &&
-                   offsetof(SpeedArgs, log2_2pie) == 136 && offsetof(SpeedArgs, scaler) == 148,
-               "SpeedArgs: keep speed.cu in step");
-
-/* speed.cu's SPEED_ROW_THREADS, SPEED_COV_THREADS, SPEED_STATS_THREADS. */
-enum { ROW_THREADS = 64, COV_THREADS = 32, STATS_THREADS = 256 };
+enum { ROW_THREADS = SPEED_ROW_THREADS, COV_THREADS = SPEED_COV_THREADS,
+       STATS_THREADS = SPEED_STATS_THREADS };
 
 enum SpeedStep {
     STEP_CONVERT,
