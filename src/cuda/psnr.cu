@@ -5,13 +5,8 @@
  */
 #include <stdint.h>
 
+#include "psnr_args.h"
 #include "reduce.cuh"
-
-struct PsnrPlanes {
-    const uint8_t *ref[3], *dist[3];
-    unsigned long long stride[3];
-    unsigned width[3], height[3];
-};
 
 template <typename T>
 __device__ void sse_rows(const PsnrPlanes &planes, unsigned rows_per_block,

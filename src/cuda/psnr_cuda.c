@@ -5,16 +5,10 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "psnr_args.h"
 #include "metrics/psnr.h"
 
 extern const unsigned char cuda_module_psnr[];
-
-/* Mirrors struct PsnrPlanes of psnr.cu. */
-typedef struct PsnrPlanes {
-    CUdeviceptr ref[3], dist[3];
-    unsigned long long stride[3];
-    unsigned width[3], height[3];
-} PsnrPlanes;
 
 enum { ROWS_PER_BLOCK = 8, THREADS = 256 };
 
