@@ -18,21 +18,7 @@
 #define FSSIM_TILES_ONLY
 #include "float_ssim.cu"
 #include "../metrics/float_ms_ssim.h"
-
-/* Mirrored by struct MsDecimateArgs in float_ms_ssim_cuda.c. */
-struct MsDecimateArgs {
-    const uint8_t *ref, *dist;      /* scale i: the frame's luma, or float planes */
-    unsigned long long stride;      /* bytes between their rows */
-    float *dst_ref, *dst_dist;      /* scale i + 1: dst_w x dst_h, dense */
-    unsigned w, h;                  /* scale i */
-    unsigned dst_w, dst_h;
-    float inv_scaler;               /* luma above 8 bits: 2^-(bitdepth - 8) */
-    unsigned pad;
-};
-
-static_assert(sizeof(MsDecimateArgs) == 64 && offsetof(MsDecimateArgs, w) == 40 &&
-                  offsetof(MsDecimateArgs, inv_scaler) == 56,
-              "MsDecimateArgs: keep float_ms_ssim_cuda.c in step");
+#include "float_ms_ssim_args.h"
 
 template <int KIND>
 FSSIM_FN void fms_decimate_at(const MsDecimateArgs &a, unsigned x, unsigned y)

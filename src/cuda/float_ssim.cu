@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_ssim_args.h"
 #include "../metrics/iqa.h"
 
 #define FSSIM_FN __host__ __device__ __forceinline__
@@ -48,26 +49,10 @@
 #define FSSIM_UNROLL
 #endif
 
-/* The tiles of iqa_ssim_tiles: SSIM_THREADS threads per block (its launch
- * bound), SSIM_TILE_W x SSIM_TILE_H positions per tile. */
-#define SSIM_TILE_W 32
-#define SSIM_TILE_H 32
-#define SSIM_THREADS 256
+/* A tile's input: its positions and the filter's margin. */
 #define SSIM_MARGIN (IQA_GAUSSIAN_TAPS - 1)
 #define SSIM_IN_W (SSIM_TILE_W + SSIM_MARGIN)
 #define SSIM_IN_H (SSIM_TILE_H + SSIM_MARGIN)
-#define SSIM_MAX_SCALES 5
-#define SSIM_SUMS 4 /* l c s, l, c, s */
-
-/* Threads per block of the decimations. */
-#define FSSIM_DECIMATE_THREADS 128
-
-/* What a picture's samples are. */
-enum SsimSourceKind {
-    SSIM_SOURCE_FLOAT = 0, /* a float plane */
-    SSIM_SOURCE_8 = 1,     /* 8-bit luma */
-    SSIM_SOURCE_16 = 2,    /* luma above 8 bits, 16-bit samples */
-};
 
 /* A sample (x, y) of a picture as the C reference's floats: luma as
  * picture_float_row() converts it with offset 0 ((float)d at 8 bits,
@@ -86,25 +71,6 @@ FSSIM_FN float fssim_sample(const uint8_t *base, unsigned long long stride, int 
 }
 
 /* ---- float_ssim's downscale --------------------------------------------- */
-
-/* Mirrored by struct FssimDecimateArgs in float_ssim_cuda.c (pointers are
- * CUdeviceptr there); both check the size and offsets. */
-struct FssimDecimateArgs {
-    const uint8_t *ref, *dist;      /* the frame's luma */
-    unsigned long long stride;      /* bytes between its rows */
-    float *dst_ref, *dst_dist;      /* dst_w x dst_h, dense */
-    unsigned w, h;                  /* the luma's size */
-    unsigned dst_w, dst_h;
-    unsigned factor;                /* the scale, 2 .. IQA_MAX_TAPS */
-    float weight;                   /* every tap of the box: 1 / factor^2 */
-    float inv_scaler;               /* 2^-(bitdepth - 8) */
-    unsigned pad;
-};
-
-static_assert(sizeof(FssimDecimateArgs) == 72, "FssimDecimateArgs: keep float_ssim_cuda.c in step");
-static_assert(offsetof(FssimDecimateArgs, w) == 40 && offsetof(FssimDecimateArgs, factor) == 56 &&
-                  offsetof(FssimDecimateArgs, inv_scaler) == 64,
-              "FssimDecimateArgs: keep float_ssim_cuda.c in step");
 
 /* Sample (x, y) of the shrunk pictures: iqa_decimate_row() of the rows
  * float_ssim.c's shrink_row() mirrors and pads. */
@@ -139,32 +105,6 @@ FSSIM_FN void fssim_decimate_thread(const FssimDecimateArgs &a, unsigned block_x
 }
 
 /* ---- SSIM over tiles ------------------------------------------------------ */
-
-/* One picture pair of the launch.  Mirrored by struct SsimScale in
- * float_ssim_cuda.c and float_ms_ssim_cuda.c. */
-struct SsimScale {
-    const uint8_t *ref, *dist;
-    unsigned long long stride;      /* bytes between rows */
-    unsigned w, h;                  /* the pictures; positions (w - 10) x (h - 10) */
-    unsigned kind;                  /* SsimSourceKind */
-    float inv_scaler;               /* SSIM_SOURCE_16: 2^-(bitdepth - 8) */
-    unsigned tiles_x;               /* tiles across its positions */
-    unsigned first_tile;            /* the block of its first tile */
-};
-
-struct SsimArgs {
-    SsimScale scale[SSIM_MAX_SCALES];
-    double *partials;               /* SSIM_SUMS per block */
-    unsigned scales;                /* pairs used, 1 .. SSIM_MAX_SCALES */
-    unsigned pad;
-};
-
-static_assert(sizeof(SsimScale) == 48 && offsetof(SsimScale, w) == 24 &&
-                  offsetof(SsimScale, inv_scaler) == 36 && offsetof(SsimScale, first_tile) == 44,
-              "SsimScale: keep float_ssim_cuda.c and float_ms_ssim_cuda.c in step");
-static_assert(sizeof(SsimArgs) == 256 && offsetof(SsimArgs, partials) == 240 &&
-                  offsetof(SsimArgs, scales) == 248,
-              "SsimArgs: keep float_ssim_cuda.c and float_ms_ssim_cuda.c in step");
 
 /* A block's shared memory (40992 bytes).  The thread sums reuse the
  * horizontal results once every thread has read them. */

@@ -20,67 +20,18 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_ssim_args.h"
 #include "metrics/float_ssim.h"
 #include "metrics/iqa.h"
 
 extern const unsigned char cuda_module_float_ssim[];
 
-/* ---- the kernels' arguments (float_ssim.cu) ------------------------------ */
-
-typedef struct FssimDecimateArgs {
-    CUdeviceptr ref, dist;
-    unsigned long long stride;
-    CUdeviceptr dst_ref, dst_dist;
-    unsigned w, h;
-    unsigned dst_w, dst_h;
-    unsigned factor;
-    float weight;
-    float inv_scaler;
-    unsigned pad;
-} FssimDecimateArgs;
-
-/* Also float_ms_ssim_cuda.c's. */
-typedef struct SsimScale {
-    CUdeviceptr ref, dist;
-    unsigned long long stride;
-    unsigned w, h;
-    unsigned kind;
-    float inv_scaler;
-    unsigned tiles_x;
-    unsigned first_tile;
-} SsimScale;
-
-enum { SSIM_MAX_SCALES = 5, SSIM_SUMS = 4 };
-
-typedef struct SsimArgs {
-    SsimScale scale[SSIM_MAX_SCALES];
-    CUdeviceptr partials;
-    unsigned scales;
-    unsigned pad;
-} SsimArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FssimDecimateArgs) == 72, "FssimDecimateArgs: keep float_ssim.cu in step");
-_Static_assert(offsetof(FssimDecimateArgs, w) == 40 && offsetof(FssimDecimateArgs, factor) == 56 &&
-                   offsetof(FssimDecimateArgs, inv_scaler) == 64,
-               "FssimDecimateArgs: keep float_ssim.cu in step");
-_Static_assert(sizeof(SsimScale) == 48 && offsetof(SsimScale, w) == 24 &&
-                   offsetof(SsimScale, inv_scaler) == 36 && offsetof(SsimScale, first_tile) == 44,
-               "SsimScale: keep float_ssim.cu in step");
-_Static_assert(sizeof(SsimArgs) == 256 && offsetof(SsimArgs, partials) == 240 &&
-                   offsetof(SsimArgs, scales) == 248,
-               "SsimArgs: keep float_ssim.cu in step");
-
-/* SSIM_THREADS, SSIM_TILE_W, SSIM_TILE_H, FSSIM_DECIMATE_THREADS and the
- * source kinds of float_ssim.cu. */
+/* The kernels' threads per block, and the source kinds. */
 enum {
-    SSIM_THREADS = 256,
-    SSIM_TILE_W = 32,
-    SSIM_TILE_H = 32,
-    DECIMATE_THREADS = 128,
-    SOURCE_FLOAT = 0,
-    SOURCE_8 = 1,
-    SOURCE_16 = 2,
+    DECIMATE_THREADS = FSSIM_DECIMATE_THREADS,
+    SOURCE_FLOAT = SSIM_SOURCE_FLOAT,
+    SOURCE_8 = SSIM_SOURCE_8,
+    SOURCE_16 = SSIM_SOURCE_16,
     ALIGN = 256,
 };
 
