@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_vif_args.h"
 #include "float_chain.h"
 #include "../metrics/float_vif.h"
 
@@ -52,48 +53,6 @@
 #else
 #define FVIF_UNROLL
 #endif
-
-/* Threads per block of every kernel (THREADS of float_vif_cuda.c). */
-#define FVIF_THREADS 256
-/* Rows of a rows block (ROWS_PER_BLOCK of float_vif_cuda.c): a filter of
- * known length makes their vertical passes together (fvif_vertical5_rows). */
-#define FVIF_ROWS 4
-/* The longest filter the kernels take (65 taps at vif_kernelscale 360/97). */
-#define FVIF_MAX_TAPS 68
-
-/* Everything the kernels of one step read.  Mirrored by struct FvifArgs in
- * float_vif_cuda.c (pointers there are CUdeviceptr); both check the size
- * and offsets.
- *   rows:        ref, dis, stride, w, h are the scale's pictures;
- *   vdec:        ref, dis, stride, w, h those of the scale decimated from,
- *                out_* its vertical pass at the even rows (w x h / 2);
- *   hdec:        ref, dis the vertical pass (w x h / 2, dense), out_* the
- *                new scale (w / 2 x h / 2, dense).
- * At scale 0 (prescaled set) x and y of the scale read the frame's sample
- * (int)(x * ratio_x), (int)(y * ratio_y). */
-struct FvifArgs {
-    const uint8_t *ref, *dis;       /* the pictures read */
-    unsigned long long stride;      /* bytes between their rows */
-    float *out_ref, *out_dis;       /* vdec, hdec: what they make */
-    float *rows;                    /* rows: per row of the scale, num and den */
-    double sigma_nsq;               /* vif_sigma_nsq */
-    float filter[FVIF_MAX_TAPS];    /* the step's filter (taps of them) */
-    float gain_limit;               /* (float)vif_enhn_gain_limit */
-    float sigma_max_inv;            /* vif_sigma_nsq^2 / 255^2 */
-    float ratio_x, ratio_y;         /* vif_prescale's nearest sample */
-    float inv_scaler;               /* 2^-(bitdepth - 8): samples above 8 bits */
-    int w, h;
-    int taps;
-    int prescaled;
-    int rows_per_block;             /* rows: rows of a block */
-    int segment;                    /* rows: columns of a segment */
-};
-
-static_assert(sizeof(FvifArgs) == 376, "FvifArgs: keep float_vif_cuda.c in step");
-static_assert(offsetof(FvifArgs, sigma_nsq) == 48 && offsetof(FvifArgs, filter) == 56 &&
-                  offsetof(FvifArgs, gain_limit) == 328 && offsetof(FvifArgs, w) == 348 &&
-                  offsetof(FvifArgs, segment) == 368,
-              "FvifArgs: keep float_vif_cuda.c in step");
 
 /* ---- samples ------------------------------------------------------------- */
 

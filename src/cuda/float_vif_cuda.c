@@ -24,45 +24,16 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_vif_args.h"
 #include "metrics/float_vif.h"
 
 extern const unsigned char cuda_module_float_vif[];
 
-/* ---- the kernels' arguments (struct FvifArgs of float_vif.cu) ------------- */
-
-enum { FVIF_MAX_TAPS = 68 };
-
-typedef struct FvifArgs {
-    CUdeviceptr ref, dis;
-    unsigned long long stride;
-    CUdeviceptr out_ref, out_dis;
-    CUdeviceptr rows;
-    double sigma_nsq;
-    float filter[FVIF_MAX_TAPS];
-    float gain_limit;
-    float sigma_max_inv;
-    float ratio_x, ratio_y;
-    float inv_scaler;
-    int w, h;
-    int taps;
-    int prescaled;
-    int rows_per_block;
-    int segment;
-} FvifArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FvifArgs) == 376, "FvifArgs: keep float_vif.cu in step");
-_Static_assert(offsetof(FvifArgs, sigma_nsq) == 48 && offsetof(FvifArgs, filter) == 56 &&
-                   offsetof(FvifArgs, gain_limit) == 328 && offsetof(FvifArgs, w) == 348 &&
-                   offsetof(FvifArgs, segment) == 368,
-               "FvifArgs: keep float_vif.cu in step");
-
-/* THREADS is FVIF_THREADS of float_vif.cu (the kernels' launch bounds),
- * ROWS_PER_BLOCK its FVIF_ROWS.  A rows block of 4 rows and a segment of
- * MAX_SEGMENT columns take 4 (5 (S + 2r) + 2 S + 2) floats of shared
- * memory (34 KiB with 17 taps); with 17 taps a segment and its margins are
- * one column per thread (240 + 16). */
-enum { THREADS = 256, ROWS_PER_BLOCK = 4, MAX_SEGMENT = 240, ALIGN = 256 };
+/* A rows block of FVIF_ROWS (4) rows and a segment of MAX_SEGMENT columns
+ * take 4 (5 (S + 2r) + 2 S + 2) floats of shared memory (34 KiB with 17
+ * taps); with 17 taps a segment and its margins are one column per thread
+ * (240 + 16). */
+enum { THREADS = FVIF_THREADS, ROWS_PER_BLOCK = FVIF_ROWS, MAX_SEGMENT = 240, ALIGN = 256 };
 
 /* Per scale: rows (not at a skipped scale 0), then, below scale 3, vdec
  * and hdec towards the next. */
