@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "float_adm_args.h"
 #include "float_chain.h"
 #include "../metrics/float_adm.h"
 
@@ -55,43 +56,9 @@
 #define FADM_UNROLL
 #endif
 
-/* Threads per block of every kernel (THREADS of float_adm_cuda.c). */
-#define FADM_THREADS 256
-
 enum { FADM_A, FADM_H, FADM_V, FADM_D };
 /* The nine sums of a row: FLOAT_ADM_SUM_* of float_adm.h. */
 #define FADM_SUMS 9
-
-/* Everything the kernels of one level read.  Mirrored by struct FadmArgs in
- * float_adm_cuda.c (pointers there are CUdeviceptr); both check the size
- * and offsets.  Bands and planes are dense, w2 x h2. */
-struct FadmArgs {
-    const uint8_t *src[2];          /* the level's input: lumas (level 0) or bands a */
-    unsigned long long src_stride;  /* bytes between their rows */
-    float *band[2][4];              /* this level's a, h, v, d of both pictures */
-    float *csf[6];                  /* csf * restored h, v, d; csf * additive h, v, d */
-    float *rows;                    /* per band row: FADM_SUMS sums */
-    const uint32_t *rcp_table;      /* NULL: divide exactly */
-    double gain_limit;              /* adm_enhn_gain_limit */
-    float csf_w[3];                 /* the level's CSF weights h, v, d */
-    float cos_1deg_sq;
-    float inv_scaler;               /* 2^-(bitdepth - 8): samples above 8 bits */
-    unsigned rcp_shift;
-    int w, h;                       /* the level's input */
-    int w2, h2;                     /* its bands */
-    int left, top, right, bottom;   /* the scored region */
-    int col_lo, col_hi, row_lo, row_hi; /* the decoupled region */
-    int bypass_cm;
-    int details;                    /* 0: only band a (a skipped scale 0) */
-    int rows_per_block;             /* rows: rows of a block */
-    int segment;                    /* rows: columns of a segment */
-};
-
-static_assert(sizeof(FadmArgs) == 248, "FadmArgs: keep float_adm_cuda.c in step");
-static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit) == 152 &&
-                  offsetof(FadmArgs, rcp_shift) == 180 && offsetof(FadmArgs, w) == 184 &&
-                  offsetof(FadmArgs, col_lo) == 216 && offsetof(FadmArgs, segment) == 244,
-              "FadmArgs: keep float_adm_cuda.c in step");
 
 /* ---- samples, division ---------------------------------------------------- */
 

@@ -38,46 +38,15 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "float_adm_args.h"
 #include "metrics/bitcast.h"
 #include "metrics/float_adm.h"
 
 extern const unsigned char cuda_module_float_adm[];
 
-/* ---- the kernels' arguments (struct FadmArgs of float_adm.cu) ------------- */
-
-typedef struct FadmArgs {
-    CUdeviceptr src[2];
-    unsigned long long src_stride;
-    CUdeviceptr band[2][4];
-    CUdeviceptr csf[6];
-    CUdeviceptr rows;
-    CUdeviceptr rcp_table;
-    double gain_limit;
-    float csf_w[3];
-    float cos_1deg_sq;
-    float inv_scaler;
-    unsigned rcp_shift;
-    int w, h;
-    int w2, h2;
-    int left, top, right, bottom;
-    int col_lo, col_hi, row_lo, row_hi;
-    int bypass_cm;
-    int details;
-    int rows_per_block;
-    int segment;
-} FadmArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(FadmArgs) == 248, "FadmArgs: keep float_adm.cu in step");
-_Static_assert(offsetof(FadmArgs, rows) == 136 && offsetof(FadmArgs, gain_limit) == 152 &&
-                   offsetof(FadmArgs, rcp_shift) == 180 && offsetof(FadmArgs, w) == 184 &&
-                   offsetof(FadmArgs, col_lo) == 216 && offsetof(FadmArgs, segment) == 244,
-               "FadmArgs: keep float_adm.cu in step");
-
-/* THREADS is FADM_THREADS of float_adm.cu (the kernels' launch bounds). */
 /* A rows segment of MAX_SEGMENT columns takes 9 (S + 1) floats of shared
  * memory: 45 KiB. */
-enum { THREADS = 256, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256 };
+enum { THREADS = FADM_THREADS, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256 };
 enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
 
 /* ---- the plan ------------------------------------------------------------- */
