@@ -37,45 +37,9 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "integer_adm_args.h"
 
 #define ADM_FN __host__ __device__ __forceinline__
-
-struct AdmRegion {
-    int left, top, right, bottom;
-};
-
-/* Everything the kernels of one level read.  Mirrored by struct AdmArgs in
- * integer_adm_cuda.c (pointers there are CUdeviceptr); both check the size
- * and offsets. */
-struct AdmArgs {
-    const uint8_t *pic[2];            /* luma of the reference and the distorted picture */
-    unsigned long long pic_stride;    /* bytes */
-    const int32_t *prev[2];           /* band a of the previous level (levels 1..3) */
-    int32_t *band[2][4];              /* this level's a, h, v, d of both pictures */
-    int32_t *mask[4];                 /* around, centre of the DLM; around, centre of AIM */
-    unsigned long long *acc;          /* this level's 9 sums */
-    long long stride;                 /* of every band plane, in samples */
-    double gain;                      /* adm_enhn_gain_limit */
-    unsigned long long den_sq_add, den_cub_add, den_row_add;
-    long long m_sq_add[3], m_cub_add[3], m_row_add;
-    int pic_w, pic_h, bitdepth;
-    int in_w, in_h;                   /* the DWT's input (band a of the previous level) */
-    int w, h;                         /* this level's bands */
-    int scale;
-    int details;                      /* level 0: also make h, v, d */
-    int aim;                          /* compute the AIM planes and sums */
-    AdmRegion scored, taps;
-    float cos_1deg_sq;
-    unsigned csf_q0[3], csf_q32[3];
-    unsigned den_sq, den_cub, den_row_shift;
-    unsigned m_sq[3], m_cub[3], m_sub[3], m_row_shift;
-};
-
-static_assert(sizeof(AdmArgs) == 392, "AdmArgs: keep integer_adm_cuda.c in step");
-static_assert(offsetof(AdmArgs, acc) == 136 && offsetof(AdmArgs, m_row_add) == 232 &&
-                  offsetof(AdmArgs, pic_w) == 240 && offsetof(AdmArgs, scored) == 280 &&
-                  offsetof(AdmArgs, cos_1deg_sq) == 312 && offsetof(AdmArgs, m_row_shift) == 388,
-              "AdmArgs: keep integer_adm_cuda.c in step");
 
 /* ---- small exact helpers ---------------------------------------------- */
 

@@ -26,47 +26,10 @@
 #include <string.h>
 
 #include "cuda_twin.h"
+#include "integer_adm_args.h"
 #include "metrics/integer_adm.h"
 
 extern const unsigned char cuda_module_integer_adm[];
-
-/* ---- the kernels' arguments (struct AdmArgs of integer_adm.cu) ----------- */
-
-typedef struct AdmRegion {
-    int left, top, right, bottom;
-} AdmRegion;
-
-typedef struct AdmArgs {
-    CUdeviceptr pic[2];
-    unsigned long long pic_stride;
-    CUdeviceptr prev[2];
-    CUdeviceptr band[2][4];
-    CUdeviceptr mask[4];
-    CUdeviceptr acc;
-    long long stride;
-    double gain;
-    unsigned long long den_sq_add, den_cub_add, den_row_add;
-    long long m_sq_add[3], m_cub_add[3], m_row_add;
-    int pic_w, pic_h, bitdepth;
-    int in_w, in_h;
-    int w, h;
-    int scale;
-    int details;
-    int aim;
-    AdmRegion scored, taps;
-    float cos_1deg_sq;
-    unsigned csf_q0[3], csf_q32[3];
-    unsigned den_sq, den_cub, den_row_shift;
-    unsigned m_sq[3], m_cub[3], m_sub[3], m_row_shift;
-} AdmArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(AdmArgs) == 392, "AdmArgs: keep integer_adm.cu in step");
-_Static_assert(offsetof(AdmArgs, acc) == 136 && offsetof(AdmArgs, m_row_add) == 232 &&
-                   offsetof(AdmArgs, pic_w) == 240 && offsetof(AdmArgs, scored) == 280 &&
-                   offsetof(AdmArgs, cos_1deg_sq) == 312 &&
-                   offsetof(AdmArgs, m_row_shift) == 388,
-               "AdmArgs: keep integer_adm.cu in step");
 
 /* ---- the plan ------------------------------------------------------------- */
 
