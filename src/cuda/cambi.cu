@@ -84,6 +84,7 @@
 #include <stdint.h>
 
 #include "cuda_host_compat.h"
+#include "cambi_args.h"
 #include "../metrics/cambi.h"
 
 #define CAMBI_FN __host__ __device__ __forceinline__
@@ -93,10 +94,6 @@
 #define CAMBI_KERNEL_UNROLL
 #endif
 
-/* Threads per block of the element kernels. */
-#define CAMBI_THREADS 128
-/* Rows per thread of cambi_flat_vsum. */
-#define CAMBI_VSUM_ROWS 32
 /* The spatial mask's square is 7 x 7: 3 rows and columns on each side. */
 #define CAMBI_MASK_RADIUS 3
 /* The code of a sample that no histogram counts. */
@@ -105,79 +102,6 @@
  * window / 2 <= 32 on each side; one bit each in CAMBI_SPAN_WORDS words. */
 #define CAMBI_SPAN 128
 #define CAMBI_SPAN_WORDS (CAMBI_SPAN / 32)
-
-/* The c-value statistics of one scale on the device.  Mirrored by
- * CambiScaleStats in cambi_cuda.c. */
-struct CambiScaleStats {
-    double sum;        /* of the non-zero c-values, exact when pooled from it */
-    unsigned count;    /* non-zero c-values */
-    unsigned smallest; /* bits of the smallest non-zero one (+inf: none) */
-    unsigned largest;  /* bits of the largest (0: none) */
-    unsigned pad;
-};
-
-static_assert(sizeof(CambiScaleStats) == 24, "CambiScaleStats: keep cambi_cuda.c in step");
-
-/* Everything the element kernels read.  Mirrored by struct CambiPrepArgs
- * in cambi_cuda.c (pointers are CUdeviceptr there); both check the size
- * and offsets. */
-struct CambiPrepArgs {
-    const uint8_t *src;             /* the luma (load) */
-    unsigned long long src_stride;  /* bytes between its rows */
-    const uint32_t *src_x, *src_y;  /* source column / row of each sample; null: the same */
-    uint16_t *image;                /* w x h: the preprocessed picture */
-    uint8_t *vsum;                  /* w x h: flat samples in the 7 rows around each */
-    uint8_t *mask;                  /* w x h: the spatial mask */
-    const uint16_t *scale_in;       /* what scale s is decimated from, in_w wide */
-    uint16_t *scale_out;            /* sw x sh: the filtered scale */
-    uint16_t *codes;                /* sw x sh: band rows, or CAMBI_INVALID */
-    CambiScaleStats *stats;         /* the picture's, CAMBI_SCALES (load clears them) */
-    unsigned w, h;                  /* the scored size */
-    unsigned bitdepth;
-    unsigned anti_dither;
-    unsigned mask_index;
-    unsigned in_w;
-    unsigned step;                  /* scale_in sample (x, y) of the scale: (x, y) * step */
-    unsigned mask_shift;            /* its mask sample: (x, y) << mask_shift */
-    unsigned sw, sh;
-    int band_base, band_size;
-};
-
-static_assert(sizeof(CambiPrepArgs) == 136, "CambiPrepArgs: keep cambi_cuda.c in step");
-static_assert(offsetof(CambiPrepArgs, stats) == 80 && offsetof(CambiPrepArgs, w) == 88 &&
-                  offsetof(CambiPrepArgs, in_w) == 108 && offsetof(CambiPrepArgs, sw) == 120 &&
-                  offsetof(CambiPrepArgs, band_size) == 132,
-              "CambiPrepArgs: keep cambi_cuda.c in step");
-
-/* One scale of the c-value launch: blocks first_block .. first_block +
- * strips * chunks - 1, strip-major within a chunk. */
-struct CambiScaleJob {
-    const uint16_t *codes;          /* sw x sh */
-    float *c_values;                /* sw x sh */
-    CambiScaleStats *stats;
-    unsigned sw, sh;
-    unsigned strips, chunks;
-    unsigned first_block;
-    unsigned pad;
-};
-
-/* Mirrored by struct CambiCArgs in cambi_cuda.c. */
-struct CambiCArgs {
-    CambiScaleJob scale[CAMBI_SCALES];
-    const float *reciprocal;        /* cambi_tables.h's table */
-    CambiContrast contrast;
-    unsigned window;                /* odd, at most CAMBI_MAX_WINDOW */
-    unsigned chunk_rows;
-    unsigned bins_bytes;            /* shared memory of the counters */
-    unsigned pad;
-};
-
-static_assert(sizeof(CambiScaleJob) == 48, "CambiScaleJob: keep cambi_cuda.c in step");
-static_assert(sizeof(CambiContrast) == 144, "CambiContrast: keep cambi_cuda.c in step");
-static_assert(sizeof(CambiCArgs) == 408, "CambiCArgs: keep cambi_cuda.c in step");
-static_assert(offsetof(CambiCArgs, reciprocal) == 240 && offsetof(CambiCArgs, contrast) == 248 &&
-                  offsetof(CambiCArgs, window) == 392 && offsetof(CambiCArgs, bins_bytes) == 400,
-              "CambiCArgs: keep cambi_cuda.c in step");
 
 /* ---- preprocessing -------------------------------------------------------- */
 

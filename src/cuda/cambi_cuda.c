@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cambi_args.h"
 #include "cambi_cuda.h"
 #include "common.h"
 #include "cuda_twin.h"
@@ -49,71 +50,11 @@
 
 extern const unsigned char cuda_module_cambi[];
 
-/* ---- the kernels' arguments (the structs of cambi.cu) ----------------------- */
-
-typedef struct CambiScaleStats {
-    double sum;
-    unsigned count;
-    unsigned smallest, largest; /* float bits */
-    unsigned pad;
-} CambiScaleStats;
-
-typedef struct CambiPrepArgs {
-    CUdeviceptr src;
-    unsigned long long src_stride;
-    CUdeviceptr src_x, src_y;
-    CUdeviceptr image, vsum, mask;
-    CUdeviceptr scale_in, scale_out, codes;
-    CUdeviceptr stats;
-    unsigned w, h;
-    unsigned bitdepth;
-    unsigned anti_dither;
-    unsigned mask_index;
-    unsigned in_w;
-    unsigned step;
-    unsigned mask_shift;
-    unsigned sw, sh;
-    int band_base, band_size;
-} CambiPrepArgs;
-
-typedef struct CambiScaleJob {
-    CUdeviceptr codes, c_values, stats;
-    unsigned sw, sh;
-    unsigned strips, chunks;
-    unsigned first_block;
-    unsigned pad;
-} CambiScaleJob;
-
-typedef struct CambiCArgs {
-    CambiScaleJob scale[CAMBI_SCALES];
-    CUdeviceptr reciprocal;
-    CambiContrast contrast;
-    unsigned window;
-    unsigned chunk_rows;
-    unsigned bins_bytes;
-    unsigned pad;
-} CambiCArgs;
-
-_Static_assert(sizeof(CUdeviceptr) == 8, "device pointers are 64-bit");
-_Static_assert(sizeof(CambiScaleStats) == 24, "CambiScaleStats: keep cambi.cu in step");
-_Static_assert(sizeof(CambiPrepArgs) == 136, "CambiPrepArgs: keep cambi.cu in step");
-_Static_assert(offsetof(CambiPrepArgs, stats) == 80 && offsetof(CambiPrepArgs, w) == 88 &&
-                   offsetof(CambiPrepArgs, in_w) == 108 && offsetof(CambiPrepArgs, sw) == 120 &&
-                   offsetof(CambiPrepArgs, band_size) == 132,
-               "CambiPrepArgs: keep cambi.cu in step");
-_Static_assert(sizeof(CambiScaleJob) == 48, "CambiScaleJob: keep cambi.cu in step");
-_Static_assert(sizeof(CambiContrast) == 144, "CambiContrast: keep cambi.cu in step");
-_Static_assert(sizeof(CambiCArgs) == 408, "CambiCArgs: keep cambi.cu in step");
-_Static_assert(offsetof(CambiCArgs, reciprocal) == 240 && offsetof(CambiCArgs, contrast) == 248 &&
-                   offsetof(CambiCArgs, window) == 392 && offsetof(CambiCArgs, bins_bytes) == 400,
-               "CambiCArgs: keep cambi.cu in step");
-
-/* THREADS is CAMBI_THREADS of cambi.cu (the element kernels' launch
- * bounds), VSUM_ROWS its CAMBI_VSUM_ROWS; STEP_ROWS_BYTES the size of its
- * CambiStepRows. */
+/* THREADS: the element kernels' launch bounds; STEP_ROWS_BYTES the size of
+ * cambi.cu's CambiStepRows. */
 enum {
-    THREADS = 128,
-    VSUM_ROWS = 32,
+    THREADS = CAMBI_THREADS,
+    VSUM_ROWS = CAMBI_VSUM_ROWS,
     ALIGN = 256,
     STEP_ROWS_BYTES = 2 * 2 * 128 * 2 + 2 * 2 * 4 * 4,
     STEPS_PER_PICTURE = 3 + CAMBI_SCALES + 1,
