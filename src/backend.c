@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "context.h"
+#include "log.h"
 
 const char *quale_backend_name(enum QualeBackend backend)
 {
@@ -70,18 +70,18 @@ int quale_list_devices(enum QualeBackend backend, QualeDeviceInfo *devices, unsi
 }
 
 /* "using cuda: NVIDIA H100 80GB HBM3", and what a software device means. */
-static void log_device(QualeContext *ctx, const GpuOps *ops, const GpuBackend *gpu)
+static void log_device(const LogSink *log, const GpuOps *ops, const GpuBackend *gpu)
 {
     QualeDeviceInfo info;
     ops->describe(gpu, &info);
     if (info.type == QUALE_DEVICE_SOFTWARE)
-        context_log(ctx, QUALE_LOG_WARNING, "using %s: %s, a software renderer on the CPU: "
+        log_sink_print(log, QUALE_LOG_WARNING, "using %s: %s, a software renderer on the CPU: "
                     "--backend cpu is many times faster", quale_backend_name(ops->kind), info.name);
     else
-        context_log(ctx, QUALE_LOG_INFO, "using %s: %s", quale_backend_name(ops->kind), info.name);
+        log_sink_print(log, QUALE_LOG_INFO, "using %s: %s", quale_backend_name(ops->kind), info.name);
 }
 
-int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
+int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend requested, int device,
                  enum QualeBackend *selected, const GpuOps **ops, GpuBackend **gpu)
 {
     *ops = NULL;
@@ -95,19 +95,19 @@ int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
     case QUALE_BACKEND_VULKAN: {
         const GpuOps *o = gpu_ops(requested);
         if (o->unavailable) {
-            context_log(ctx, QUALE_LOG_ERROR, "the %s backend is not available: %s",
+            log_sink_print(log, QUALE_LOG_ERROR, "the %s backend is not available: %s",
                         quale_backend_name(requested), o->unavailable);
             return -ENOSYS;
         }
         int err = o->open(ctx, device, gpu, error, sizeof(error));
         if (err) {
-            context_log(ctx, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
+            log_sink_print(log, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
                         quale_backend_name(requested), error);
             return err;
         }
         *ops = o;
         *selected = requested;
-        log_device(ctx, o, *gpu);
+        log_device(log, o, *gpu);
         return 0;
     }
     case QUALE_BACKEND_AUTO: {
@@ -130,7 +130,7 @@ int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
                 if (info.type != QUALE_DEVICE_SOFTWARE || (take && !strcmp(take, "1"))) {
                     *ops = o;
                     *selected = order[i];
-                    log_device(ctx, o, *gpu);
+                    log_device(log, o, *gpu);
                     return 0;
                 }
                 /* Closed before a picture pool took the host allocator's
@@ -146,10 +146,10 @@ int backend_open(QualeContext *ctx, enum QualeBackend requested, int device,
                 len += (size_t)snprintf(reasons + len, sizeof(reasons) - len, "%s%s: %s",
                                         len ? "; " : "", quale_backend_name(order[i]), error);
         }
-        context_log(ctx, QUALE_LOG_INFO, "using cpu: no GPU backend started (%s)", reasons);
+        log_sink_print(log, QUALE_LOG_INFO, "using cpu: no GPU backend started (%s)", reasons);
         return 0;
     }
     }
-    context_log(ctx, QUALE_LOG_ERROR, "unknown backend %d", (int)requested);
+    log_sink_print(log, QUALE_LOG_ERROR, "unknown backend %d", (int)requested);
     return -EINVAL;
 }

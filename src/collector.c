@@ -7,7 +7,7 @@
 
 #include "collector.h"
 #include "common.h"
-#include "context.h"
+#include "log.h"
 
 typedef struct KeyRow {
     char *name;
@@ -381,6 +381,6 @@ void feature_sink_log(const FeatureSink *sink, enum QualeLogLevel level,
 {
     va_list args;
     va_start(args, fmt);
-    context_vlog(sink->ctx, level, fmt, args);
+    log_sink_vprint(sink->log, level, fmt, args);
     va_end(args);
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "log.h"
 #include "metric.h"
 #include "quale/quale.h"
 
@@ -83,7 +84,7 @@ struct FeatureSink {
     Collector *collector;
     const MetricOption *options; /* NULL: keys are stored as given */
     const void *state;
-    const QualeContext *ctx;     /* for logging */
+    const LogSink *log;          /* where its messages go */
     const void *owner;           /* the instance or model declaring keys */
     const char *name;            /* its metric's name, for messages */
     bool writes_first;           /* METRIC_WRITES_FIRST: KEY_PHASE_FIRST, _FIRST_LATER */

@@ -47,6 +47,7 @@ typedef struct FrameJob {
 
 struct QualeContext {
     QualeSettings settings;
+    LogSink log; /* the settings' callback and level */
     unsigned cpu_flags; /* detected, less settings.cpumask */
     unsigned worker_count;
     enum QualeBackend backend;
@@ -89,12 +90,7 @@ struct QualeContext {
 void context_vlog(const QualeContext *ctx, enum QualeLogLevel level,
                   const char *fmt, va_list args)
 {
-    if (!ctx) {
-        log_vprint(NULL, NULL, QUALE_LOG_DEBUG, level, fmt, args);
-        return;
-    }
-    log_vprint(ctx->settings.log, ctx->settings.log_cookie,
-               ctx->settings.log_level, level, fmt, args);
+    log_sink_vprint(ctx ? &ctx->log : NULL, level, fmt, args);
 }
 
 void context_log(const QualeContext *ctx, enum QualeLogLevel level,
@@ -144,6 +140,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     if (!ctx) return -ENOMEM;
     if (settings) ctx->settings = *settings;
     else quale_settings_default(&ctx->settings);
+    ctx->log = (LogSink){ ctx->settings.log, ctx->settings.log_cookie, ctx->settings.log_level };
 
     int err = 0;
     const unsigned cores = online_cores();
@@ -157,7 +154,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
                     QUALE_THREADS_PER_CORE, cores, QUALE_MIN_THREAD_CAP);
         ctx->settings.threads = max_threads;
     }
-    err = backend_open(ctx, ctx->settings.backend, ctx->settings.gpu_device, &ctx->backend,
+    err = backend_open(ctx, &ctx->log, ctx->settings.backend, ctx->settings.gpu_device, &ctx->backend,
                        &ctx->gpu_ops, &ctx->gpu);
     if (err) goto fail;
 
@@ -183,7 +180,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     }
     for (unsigned i = 0; i < ctx->max_in_flight; i++) ctx->free_slots[i] = ctx->max_in_flight - 1 - i;
     ctx->free_slot_count = ctx->max_in_flight;
-    ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .ctx = ctx };
+    ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .log = &ctx->log };
     pthread_mutex_init(&ctx->flow_lock, NULL);
     pthread_cond_init(&ctx->slot_free, NULL);
     atomic_init(&ctx->error, 0);
@@ -436,7 +433,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
     options_set_defaults(metric->options, state);
     int err = parse_options(ctx, metric, state, options);
     if (!err && metric->check_options) {
-        FeatureSink sink = { .ctx = ctx, .name = metric->name, .options = metric->options,
+        FeatureSink sink = { .log = &ctx->log, .name = metric->name, .options = metric->options,
                              .state = state };
         err = metric->check_options(state, &sink);
     }
@@ -480,7 +477,7 @@ int context_request_metric(QualeContext *ctx, const char *name,
         .collector = ctx->collector,
         .options = metric->options,
         .state = state,
-        .ctx = ctx,
+        .log = &ctx->log,
         .owner = inst,
         .name = metric->name,
         .writes_first = (metric->flags & METRIC_WRITES_FIRST) != 0,
@@ -490,6 +487,13 @@ int context_request_metric(QualeContext *ctx, const char *name,
     if (metric->history > ctx->history) ctx->history = metric->history;
     if (out) *out = inst;
     return 0;
+}
+
+/* context_request_metric() for a model (ModelHost). */
+static int model_request_metric(void *ctx, const char *name, const char *options,
+                                MetricInstance **instance)
+{
+    return context_request_metric(ctx, name, options, instance);
 }
 
 int quale_use_metric(QualeContext *ctx, const char *spec)
@@ -518,7 +522,9 @@ int quale_use_model(QualeContext *ctx, const char *spec)
     if (!list) return -ENOMEM;
     ctx->models = list;
     Model *model = NULL;
-    int err = model_open(&model, ctx, spec);
+    const ModelHost host = { ctx, &ctx->log, model_request_metric, metric_instance_key,
+                             metric_instance_key_name };
+    int err = model_open(&model, &host, spec);
     if (err) return err;
     for (unsigned i = 0; i < ctx->model_count; i++) {
         if (!strcmp(model_name(ctx->models[i]), model_name(model))) {

@@ -13,6 +13,24 @@ static const char *level_name(enum QualeLogLevel level)
     return "log";
 }
 
+void log_sink_vprint(const LogSink *sink, enum QualeLogLevel level, const char *fmt,
+                     va_list args)
+{
+    if (!sink) {
+        log_vprint(NULL, NULL, QUALE_LOG_DEBUG, level, fmt, args);
+        return;
+    }
+    log_vprint(sink->callback, sink->cookie, sink->max_level, level, fmt, args);
+}
+
+void log_sink_print(const LogSink *sink, enum QualeLogLevel level, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    log_sink_vprint(sink, level, fmt, args);
+    va_end(args);
+}
+
 void log_vprint(QualeLogCallback callback, void *cookie,
                 enum QualeLogLevel max_level, enum QualeLogLevel level,
                 const char *fmt, va_list args)

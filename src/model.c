@@ -201,6 +201,7 @@ typedef struct Pool {
 
 struct Model {
     char *label;
+    ModelHost host; /* model_open()'s; zero for model_load() */
     char *name;
     bool collection;
     bool no_prediction; /* its features only, as libvmaf's -n with -m */
@@ -1663,7 +1664,7 @@ int model_load(Model **model, const char *spec_text, char *error, size_t error_s
     return err;
 }
 
-int model_open(Model **model, QualeContext *ctx, const char *spec_text)
+int model_open(Model **model, const ModelHost *host, const char *spec_text)
 {
     char error[512] = "";
     if (!model) return -EINVAL;
@@ -1673,16 +1674,17 @@ int model_open(Model **model, QualeContext *ctx, const char *spec_text)
     int err = parse_spec(spec_text, &spec, error, sizeof(error));
     if (!err) err = load(model, &spec, error, sizeof(error));
     if (err) {
-        context_log(ctx, QUALE_LOG_ERROR, "%s", error[0] ? error : "cannot load model");
+        log_sink_print(host->log, QUALE_LOG_ERROR, "%s", error[0] ? error : "cannot load model");
         spec_free(&spec);
         return err;
     }
     Model *m = *model;
     m->no_prediction = spec.no_prediction;
+    m->host = *host;
 
     for (unsigned i = 0; i < spec.overload_count; i++)
         if (!spec.overloads[i].used)
-            context_log(ctx, QUALE_LOG_WARNING, "model %s: no feature of the "
+            log_sink_print(host->log, QUALE_LOG_WARNING, "model %s: no feature of the "
                         "model comes from metric \"%s\"; %s.%s=%s has no effect",
                         m->label, spec.overloads[i].metric, spec.overloads[i].metric,
                         spec.overloads[i].option, spec.overloads[i].value);
@@ -1690,9 +1692,9 @@ int model_open(Model **model, QualeContext *ctx, const char *spec_text)
 
     for (unsigned i = 0; i < m->input_count; i++) {
         ModelInput *in = &m->inputs[i];
-        err = context_request_metric(ctx, in->metric, in->options, &in->instance);
+        err = host->request_metric(host->context, in->metric, in->options, &in->instance);
         if (err) {
-            context_log(ctx, QUALE_LOG_ERROR, "model %s: cannot use metric \"%s\"%s%s%s "
+            log_sink_print(host->log, QUALE_LOG_ERROR, "model %s: cannot use metric \"%s\"%s%s%s "
                         "for feature %s", m->label, in->metric,
                         in->options[0] ? " with options \"" : "", in->options,
                         in->options[0] ? "\"" : "", in->feature);
@@ -1728,12 +1730,12 @@ static int resolve_inputs(Model *m, FeatureSink *sink)
     if (m->resolved) return 0;
     for (unsigned i = 0; i < m->input_count; i++) {
         ModelInput *in = &m->inputs[i];
-        if (!in->instance) {
+        if (!in->instance || !m->host.instance_key) {
             feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: loaded without a "
                              "context, it has no metrics to read", m->label);
             return -EINVAL;
         }
-        const int err = metric_instance_key(in->instance, in->key, &in->id);
+        const int err = m->host.instance_key(in->instance, in->key, &in->id);
         if (err) {
             feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: metric \"%s\" has "
                              "no key \"%s\" (for feature %s)", m->label, in->metric,
@@ -1765,7 +1767,8 @@ int model_predict(Model *m, FeatureSink *sink, unsigned frame_count,
             err = feature_sink_get(sink, in->id, f, &inputs[i]);
             if (err) {
                 char key[256];
-                if (metric_instance_key_name(in->instance, in->key, key, sizeof(key)))
+                if (!m->host.instance_key_name ||
+                    m->host.instance_key_name(in->instance, in->key, key, sizeof(key)))
                     snprintf(key, sizeof(key), "%s", in->key);
                 feature_sink_log(sink, QUALE_LOG_ERROR, "model %s: no value of "
                                  "%s at frame %u", m->label, key, f);

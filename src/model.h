@@ -14,11 +14,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "context.h"
+#include "log.h"
 #include "metric.h"
 #include "quale/quale.h"
 
 typedef struct Model Model;
+typedef struct MetricInstance MetricInstance; /* the context's */
+
+/* What a model asks of the context it is opened in: the metrics its
+ * features come from, their keys' ids and names once they are known, and
+ * where its messages go.  The context fills it (context.c); the model
+ * knows no more of the context than this. */
+typedef struct ModelHost {
+    void *context;
+    const LogSink *log;
+    int (*request_metric)(void *context, const char *name, const char *options,
+                          MetricInstance **instance);
+    int (*instance_key)(const MetricInstance *instance, const char *base_key, unsigned *id);
+    int (*instance_key_name)(const MetricInstance *instance, const char *base_key, char *out,
+                             size_t out_size);
+} ModelHost;
 
 /* ---- the interface context.c uses --------------------------------------- */
 
@@ -27,11 +42,11 @@ typedef struct Model Model;
  * "path=/x/model.json", "name=foo", "disable_clip", "enable_transform" and
  * feature overloads "<metric>.<option>=<value>" (e.g.
  * "adm.adm_enhn_gain_limit=1.2").  NULL or "" means "version=vmaf_v0.6.1".
- * Loads the model and requests the metrics it needs from ctx.  Errors are
- * logged through ctx (naming the file or version and the problem) and
- * returned as a negative errno; *model is then NULL.
+ * Loads the model and requests the metrics it needs from the host.  Errors
+ * are logged through the host (naming the file or version and the
+ * problem) and returned as a negative errno; *model is then NULL.
  */
-int model_open(Model **model, QualeContext *ctx, const char *spec);
+int model_open(Model **model, const ModelHost *host, const char *spec);
 
 /*
  * After every frame is done and every metric flushed: computes the model's
