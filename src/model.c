@@ -157,7 +157,7 @@ static const FeatureSource *find_feature_source(const char *feature)
     return NULL;
 }
 
-bool model_feature_known(const char *feature)
+static bool model_feature_known(const char *feature)
 {
     return find_feature_source(feature) != NULL;
 }
@@ -581,8 +581,8 @@ static int load(Model **out, Spec *spec, char *error, size_t error_size)
          * keeps the document until it is freed. */
         m->doc = doc;
         err = model_file_descriptions(source, spec->path, text, length, &m->pool,
-                                      json_document_root(doc), &descs, &count, &collection,
-                                      error, error_size);
+                                      json_document_root(doc), model_feature_known, &descs,
+                                      &count, &collection, error, error_size);
         if (!err)
             err = build_model(m, descs, count, collection, spec, source, error,
                               error_size);

@@ -15,7 +15,7 @@
 
 #include "common.h"
 #include "json.h"
-#include "model_private.h"
+#include "model_file.h"
 
 void *model_pool_alloc(ModelPool *pool, size_t count, size_t size)
 {
@@ -59,6 +59,7 @@ typedef struct Loader {
     const char *text;
     size_t length;
     ModelPool *pool;
+    bool (*feature_known)(const char *feature);
     char *error;
     size_t error_size;
 } Loader;
@@ -620,7 +621,7 @@ static int load_model_dict(const Loader *L, const JsonValue *md, const char *whe
         if (v->type != JSON_STRING)
             return FAIL(v, "%s.feature_names[%zu]: expected a string, found %s",
                         where, i, json_type_name(v->type));
-        if (!model_feature_known(v->u.string.chars) ||
+        if (!L->feature_known(v->u.string.chars) ||
             strlen(v->u.string.chars) != v->u.string.length)
             return FAIL(v, "%s.feature_names[%zu]: unknown feature \"%.80s\" "
                         "(no metric provides it)", where, i, v->u.string.chars);
@@ -798,9 +799,10 @@ static int load_document(const Loader *L, const JsonValue *root, ModelDesc **des
 
 int model_file_descriptions(const char *source, const char *path, const char *text,
                             size_t length, ModelPool *pool, const JsonValue *root,
-                            ModelDesc **descs, unsigned *count, bool *collection,
-                            char *error, size_t error_size)
+                            bool (*feature_known)(const char *feature), ModelDesc **descs,
+                            unsigned *count, bool *collection, char *error,
+                            size_t error_size)
 {
-    const Loader L = { source, path, text, length, pool, error, error_size };
+    const Loader L = { source, path, text, length, pool, feature_known, error, error_size };
     return load_document(&L, root, descs, count, collection);
 }

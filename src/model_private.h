@@ -1,7 +1,6 @@
 /*
- * What the parts of the model code share (model.c: the spec, building and
- * the interface; model_file.c: libvmaf's model files; model_predict.c: the
- * prediction): the model's layout and a few helpers.  Not for the rest of
+ * The layout of a model, shared by model.c (the spec, building and the
+ * interface) and model_predict.c (the prediction).  Not for the rest of
  * the library, which sees model.h.
  */
 #ifndef QUALE_SRC_MODEL_PRIVATE_H
@@ -12,17 +11,8 @@
 
 #include "json.h"
 #include "model.h"
+#include "model_file.h"
 
-/* libvmaf's limits (MAX_FEATURE_COUNT, MAX_KNOT_COUNT), and ours for the
- * rest: generous for real models, small enough to keep the stack arrays of
- * the predictor small and hostile files cheap. */
-#define MODEL_MAX_FEATURES 64
-#define MODEL_MAX_KNOTS 10
-#define MODEL_MAX_PARTS 257         /* main model + 256 bootstrap models */
-#define MODEL_MAX_OPTIONS 32        /* per feature */
-#define MODEL_MAX_SV ((unsigned)1 << 20)
-#define MODEL_MAX_FILE_SIZE ((size_t)64 << 20)
-#define MODEL_DEFAULT_VERSION "vmaf_v0.6.1"
 
 typedef struct ModelInput {
     const char *feature; /* the first model feature that names it */
@@ -49,11 +39,6 @@ typedef struct ModelOverload {
     bool used;
 } ModelOverload;
 
-/* Memory of a model loaded from a file: freed all at once. */
-typedef struct ModelPool {
-    void **blocks;
-    size_t count, capacity;
-} ModelPool;
 
 struct Model {
     char *label;
@@ -79,34 +64,5 @@ struct Model {
     ModelPool pool;          /* descriptions loaded from a file */
     JsonDocument *doc;  /* the file's strings they point to */
 };
-
-/* Whether some metric provides the model feature (model.c's table). */
-bool model_feature_known(const char *feature);
-
-/* ---- helpers (model_file.c) ---------------------------------------------- */
-
-void *model_pool_alloc(ModelPool *pool, size_t count, size_t size);
-void model_pool_free(ModelPool *pool);
-char *model_dup_string(const char *s);
-/* Formats the message into error (control characters replaced: messages
- * quote the file and the spec) and returns -EINVAL. */
-int model_set_error(char *error, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-int model_out_of_memory(char *error, size_t size);
-/* A number's text as libvmaf normalises option values ("1.20" -> "1.2"). */
-void model_normalise_number(const char *text, char *out, size_t size);
-bool model_is_numeric(const char *text);
-
-/* The model descriptions of a parsed libvmaf model file (source and path
- * name it in messages; text is the file's, for line:column): one model, or
- * a bootstrap collection.  They live in pool and point into the
- * document's strings. */
-int model_file_descriptions(const char *source, const char *path, const char *text,
-                            size_t length, ModelPool *pool, const JsonValue *root,
-                            ModelDesc **descs, unsigned *count, bool *collection,
-                            char *error, size_t error_size);
 
 #endif /* QUALE_SRC_MODEL_PRIVATE_H */
