@@ -57,6 +57,10 @@ while (($# >= 2)); do
     ref=$1 dist=$2
     shift 2
     n=$(frames_of "$ref" "$dist")
+    if [[ ! $n =~ ^[0-9]+$ ]]; then
+        echo "== $(basename "$dist"): quale could not score the pair, so its frames are not known"
+        continue
+    fi
     echo "== $(basename "$dist") against $(basename "$ref"): $n frames, vmaf_v0.6.1"
     for rep in 1 2 3; do
         echo "  run $rep: libvmaf_cuda on quale:  $(filter_run "$quale_lib" "$ref" "$dist" "$n")"
