@@ -76,7 +76,8 @@ static void log_device(const LogSink *log, const GpuOps *ops, const GpuBackend *
     ops->describe(gpu, &info);
     if (info.type == QUALE_DEVICE_SOFTWARE)
         log_sink_print(log, QUALE_LOG_WARNING, "using %s: %s, a software renderer on the CPU: "
-                    "--backend cpu is many times faster", quale_backend_name(ops->kind), info.name);
+                       "--backend cpu is many times faster", quale_backend_name(ops->kind),
+                       info.name);
     else
         log_sink_print(log, QUALE_LOG_INFO, "using %s: %s", quale_backend_name(ops->kind), info.name);
 }
@@ -96,13 +97,13 @@ int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend reques
         const GpuOps *o = gpu_ops(requested);
         if (o->unavailable) {
             log_sink_print(log, QUALE_LOG_ERROR, "the %s backend is not available: %s",
-                        quale_backend_name(requested), o->unavailable);
+                           quale_backend_name(requested), o->unavailable);
             return -ENOSYS;
         }
         int err = o->open(ctx, device, gpu, error, sizeof(error));
         if (err) {
             log_sink_print(log, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
-                        quale_backend_name(requested), error);
+                           quale_backend_name(requested), error);
             return err;
         }
         *ops = o;

@@ -154,8 +154,8 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
                     QUALE_THREADS_PER_CORE, cores, QUALE_MIN_THREAD_CAP);
         ctx->settings.threads = max_threads;
     }
-    err = backend_open(ctx, &ctx->log, ctx->settings.backend, ctx->settings.gpu_device, &ctx->backend,
-                       &ctx->gpu_ops, &ctx->gpu);
+    err = backend_open(ctx, &ctx->log, ctx->settings.backend, ctx->settings.gpu_device,
+                       &ctx->backend, &ctx->gpu_ops, &ctx->gpu);
     if (err) goto fail;
 
     ctx->cpu_flags = cpu_flags_detect() & ~ctx->settings.cpumask;

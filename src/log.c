@@ -16,11 +16,16 @@ static const char *level_name(enum QualeLogLevel level)
 void log_sink_vprint(const LogSink *sink, enum QualeLogLevel level, const char *fmt,
                      va_list args)
 {
-    if (!sink) {
-        log_vprint(NULL, NULL, QUALE_LOG_DEBUG, level, fmt, args);
+    static const LogSink every_level = { NULL, NULL, QUALE_LOG_DEBUG };
+    if (!sink) sink = &every_level;
+    if (level > sink->max_level) return;
+    char message[1024];
+    vsnprintf(message, sizeof(message), fmt, args);
+    if (sink->callback) {
+        sink->callback(sink->cookie, level, message);
         return;
     }
-    log_vprint(sink->callback, sink->cookie, sink->max_level, level, fmt, args);
+    fprintf(stderr, "quale: %s: %s\n", level_name(level), message);
 }
 
 void log_sink_print(const LogSink *sink, enum QualeLogLevel level, const char *fmt, ...)
@@ -29,18 +34,4 @@ void log_sink_print(const LogSink *sink, enum QualeLogLevel level, const char *f
     va_start(args, fmt);
     log_sink_vprint(sink, level, fmt, args);
     va_end(args);
-}
-
-void log_vprint(QualeLogCallback callback, void *cookie,
-                enum QualeLogLevel max_level, enum QualeLogLevel level,
-                const char *fmt, va_list args)
-{
-    if (level > max_level) return;
-    char message[1024];
-    vsnprintf(message, sizeof(message), fmt, args);
-    if (callback) {
-        callback(cookie, level, message);
-        return;
-    }
-    fprintf(stderr, "quale: %s: %s\n", level_name(level), message);
 }

@@ -6,15 +6,11 @@
 
 #include "quale/quale.h"
 
-/* Formats and delivers a message unless level is above max_level.
- * callback NULL: "quale: error: ..." on stderr. */
-void log_vprint(QualeLogCallback callback, void *cookie,
-                enum QualeLogLevel max_level, enum QualeLogLevel level,
-                const char *fmt, va_list args);
-
 /* Where a part of the library logs: the context's callback and level,
  * handed down so that the parts below the context (the backends, the
- * collector) log without knowing the context.  NULL: stderr, every level. */
+ * collector) log without knowing the context.  A message above max_level
+ * is dropped; callback NULL: "quale: error: ..." on stderr.  A NULL sink:
+ * stderr, every level. */
 typedef struct LogSink {
     QualeLogCallback callback;
     void *cookie;

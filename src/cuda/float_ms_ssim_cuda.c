@@ -29,14 +29,7 @@ extern const unsigned char cuda_module_float_ms_ssim[];
 
 _Static_assert(MS_SSIM_SCALES <= SSIM_MAX_SCALES, "one SSIM launch covers every scale");
 
-/* The kernels' threads per block, and the source kinds. */
-enum {
-    DECIMATE_THREADS = FSSIM_DECIMATE_THREADS,
-    SOURCE_FLOAT = SSIM_SOURCE_FLOAT,
-    SOURCE_8 = SSIM_SOURCE_8,
-    SOURCE_16 = SSIM_SOURCE_16,
-    ALIGN = 256,
-};
+enum { ALIGN = 256 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -158,9 +151,9 @@ const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t 
         a.dst_w = (unsigned)s->w[i + 1];
         a.dst_h = (unsigned)s->h[i + 1];
         a.inv_scaler = inv_scaler;
-        launch[0] = cuda_blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[0] = cuda_blocks_for(a.dst_w, FSSIM_DECIMATE_THREADS);
         launch[1] = cuda_grid_rows(a.dst_h);
-        launch[2] = DECIMATE_THREADS;
+        launch[2] = FSSIM_DECIMATE_THREADS;
         memcpy(args, &a, sizeof(a));
         return i > 0 ? "fms_decimate_f" : wide ? "fms_decimate_16" : "fms_decimate_8";
     }
@@ -172,12 +165,12 @@ const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t 
             sc->ref = ref;
             sc->dist = dist;
             sc->stride = stride;
-            sc->kind = wide ? SOURCE_16 : SOURCE_8;
+            sc->kind = wide ? SSIM_SOURCE_16 : SSIM_SOURCE_8;
         } else {
             sc->ref = slot + p->ref_plane[k];
             sc->dist = slot + p->dist_plane[k];
             sc->stride = (unsigned long long)s->w[k] * sizeof(float);
-            sc->kind = SOURCE_FLOAT;
+            sc->kind = SSIM_SOURCE_FLOAT;
         }
         sc->w = (unsigned)s->w[k];
         sc->h = (unsigned)s->h[k];

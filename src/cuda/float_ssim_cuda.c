@@ -26,14 +26,7 @@
 
 extern const unsigned char cuda_module_float_ssim[];
 
-/* The kernels' threads per block, and the source kinds. */
-enum {
-    DECIMATE_THREADS = FSSIM_DECIMATE_THREADS,
-    SOURCE_FLOAT = SSIM_SOURCE_FLOAT,
-    SOURCE_8 = SSIM_SOURCE_8,
-    SOURCE_16 = SSIM_SOURCE_16,
-    ALIGN = 256,
-};
+enum { ALIGN = 256 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -136,9 +129,9 @@ const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint6
         a.factor = (unsigned)s->scale;
         a.weight = s->box[0]; /* every tap of the box is 1 / scale^2 */
         a.inv_scaler = inv_scaler;
-        launch[0] = cuda_blocks_for(a.dst_w, DECIMATE_THREADS);
+        launch[0] = cuda_blocks_for(a.dst_w, FSSIM_DECIMATE_THREADS);
         launch[1] = cuda_grid_rows(a.dst_h);
-        launch[2] = DECIMATE_THREADS;
+        launch[2] = FSSIM_DECIMATE_THREADS;
         memcpy(args, &a, sizeof(a));
         return wide ? "fssim_decimate_16" : "fssim_decimate_8";
     }
@@ -149,12 +142,12 @@ const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint6
         sc->ref = slot + p->ref_plane;
         sc->dist = slot + p->dist_plane;
         sc->stride = (unsigned long long)s->scaled_w * sizeof(float);
-        sc->kind = SOURCE_FLOAT;
+        sc->kind = SSIM_SOURCE_FLOAT;
     } else {
         sc->ref = ref;
         sc->dist = dist;
         sc->stride = stride;
-        sc->kind = wide ? SOURCE_16 : SOURCE_8;
+        sc->kind = wide ? SSIM_SOURCE_16 : SSIM_SOURCE_8;
     }
     sc->w = (unsigned)s->scaled_w;
     sc->h = (unsigned)s->scaled_h;

@@ -38,7 +38,6 @@
 #include <libswscale/swscale.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -146,7 +145,8 @@ struct Decoder {
     AVBufferRef *hw_device;
     QualeContext *gpu;
     unsigned gpu_bytes, gpu_shift;
-    /* Several NVDEC sessions over the file at once (parallel_start()). */
+    /* Several decoding sessions over the file at once (parallel_start(),
+     * tried at the first read). */
     struct Parallel *parallel;
     bool parallel_checked;
 };
@@ -726,8 +726,9 @@ static bool session_push(struct Session *s, enum EntryKind kind, AVFrame *frame)
     return !stop;
 }
 
-static int session_fail(struct Session *s, int err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static int session_fail(struct Session *s, int err, const char *fmt, ...)
 {
     va_list ap;
@@ -820,9 +821,12 @@ static int session_run(struct Session *s)
         if (err < 0)
             return session_fail(s, err == AVERROR(EIO) ? -EIO : -EPROTO, "reading the file "
                                 "failed (%s)", error_text(err, text, sizeof(text)));
-        if (s->packet->stream_index != p->stream || atomic_load(&p->stop)) {
+        if (atomic_load(&p->stop)) {
             ff.av_packet_unref(s->packet);
-            if (atomic_load(&p->stop)) return 1;
+            return 1;
+        }
+        if (s->packet->stream_index != p->stream) {
+            ff.av_packet_unref(s->packet);
             continue;
         }
         const bool key = s->packet->flags & AV_PKT_FLAG_KEY;

@@ -2,9 +2,9 @@
  * The layout of a SPIR-V module's push-constant block (its size, its
  * members' offsets and sizes), read from the module itself, so that a
  * pipeline whose C struct and GLSL block disagree is refused when it is
- * made instead of reading shifted fields (a silently wrong score).  Only what push-constant blocks use is understood:
- * integer and float scalars, vectors, arrays with an ArrayStride, and
- * structs with member Offsets.
+ * made instead of reading shifted fields (a silently wrong score).  Only
+ * what push-constant blocks use is understood: integer and float scalars,
+ * vectors, arrays with an ArrayStride, and structs with member Offsets.
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -270,10 +270,11 @@ static int check_push_layout(const VulkanPipelineInfo *info, char *error, size_t
     if (reflected < 0) return 0; /* a type the reader does not know: Vulkan checks the size */
     unsigned c_count = 0;
     while (push && c_count < VULKAN_PUSH_MAX_MEMBERS && push->member[c_count].size) c_count++;
+    if (reflected == 1 && !push) return 0;
     if (reflected == 1 || !push) {
-        if (reflected == 1 && !push) return 0;
         snprintf(error, error_size, "%s: push constants %s", what,
-                 push ? "in the C code but none in the shader" : "in the shader but none in the C code");
+                 push ? "in the C code but none in the shader"
+                      : "in the shader but none in the C code");
         return -EINVAL;
     }
     if (count != c_count) {

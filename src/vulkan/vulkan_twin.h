@@ -102,8 +102,22 @@ typedef struct VulkanPushLayout {
 #define VULKAN_PUSH(T, ...) \
     (&(const VulkanPushLayout){ sizeof(T), { VULKAN_PUSH_EACH_(T, __VA_ARGS__) } })
 #define VULKAN_PUSH_MEMBER_(T, m) { (uint16_t)offsetof(T, m), (uint16_t)sizeof(((T *)0)->m) }
-#define VULKAN_PUSH_EACH_(T, ...) VULKAN_PUSH_PICK_(__VA_ARGS__, VULKAN_PUSH_32_, VULKAN_PUSH_31_, VULKAN_PUSH_30_, VULKAN_PUSH_29_, VULKAN_PUSH_28_, VULKAN_PUSH_27_, VULKAN_PUSH_26_, VULKAN_PUSH_25_, VULKAN_PUSH_24_, VULKAN_PUSH_23_, VULKAN_PUSH_22_, VULKAN_PUSH_21_, VULKAN_PUSH_20_, VULKAN_PUSH_19_, VULKAN_PUSH_18_, VULKAN_PUSH_17_, VULKAN_PUSH_16_, VULKAN_PUSH_15_, VULKAN_PUSH_14_, VULKAN_PUSH_13_, VULKAN_PUSH_12_, VULKAN_PUSH_11_, VULKAN_PUSH_10_, VULKAN_PUSH_9_, VULKAN_PUSH_8_, VULKAN_PUSH_7_, VULKAN_PUSH_6_, VULKAN_PUSH_5_, VULKAN_PUSH_4_, VULKAN_PUSH_3_, VULKAN_PUSH_2_, VULKAN_PUSH_1_)(T, __VA_ARGS__)
-#define VULKAN_PUSH_PICK_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, NAME, ...) NAME
+#define VULKAN_PUSH_EACH_(T, ...) \
+    VULKAN_PUSH_PICK_(__VA_ARGS__, \
+                      VULKAN_PUSH_32_, VULKAN_PUSH_31_, VULKAN_PUSH_30_, VULKAN_PUSH_29_, \
+                      VULKAN_PUSH_28_, VULKAN_PUSH_27_, VULKAN_PUSH_26_, VULKAN_PUSH_25_, \
+                      VULKAN_PUSH_24_, VULKAN_PUSH_23_, VULKAN_PUSH_22_, VULKAN_PUSH_21_, \
+                      VULKAN_PUSH_20_, VULKAN_PUSH_19_, VULKAN_PUSH_18_, VULKAN_PUSH_17_, \
+                      VULKAN_PUSH_16_, VULKAN_PUSH_15_, VULKAN_PUSH_14_, VULKAN_PUSH_13_, \
+                      VULKAN_PUSH_12_, VULKAN_PUSH_11_, VULKAN_PUSH_10_, VULKAN_PUSH_9_, \
+                      VULKAN_PUSH_8_, VULKAN_PUSH_7_, VULKAN_PUSH_6_, VULKAN_PUSH_5_, \
+                      VULKAN_PUSH_4_, VULKAN_PUSH_3_, VULKAN_PUSH_2_, VULKAN_PUSH_1_)(T, __VA_ARGS__)
+#define VULKAN_PUSH_PICK_( \
+    _1, _2, _3, _4, _5, _6, _7, _8, \
+    _9, _10, _11, _12, _13, _14, _15, _16, \
+    _17, _18, _19, _20, _21, _22, _23, _24, \
+    _25, _26, _27, _28, _29, _30, _31, _32, \
+    NAME, ...) NAME
 #define VULKAN_PUSH_1_(T, a) VULKAN_PUSH_MEMBER_(T, a)
 #define VULKAN_PUSH_2_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_1_(T, __VA_ARGS__)
 #define VULKAN_PUSH_3_(T, a, ...) VULKAN_PUSH_MEMBER_(T, a), VULKAN_PUSH_2_(T, __VA_ARGS__)
