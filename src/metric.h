@@ -85,9 +85,25 @@ enum MetricFlags {
     METRIC_WRITES_FIRST = 1u << 2,
 };
 
+/*
+ * A feature a model file may name, and the key the metric writes it under.
+ * libvmaf finds a model feature's extractor by searching every extractor's
+ * provided_features and reads the value under the feature's output name
+ * (alias.c's alias when it has one, else the name itself) plus the option
+ * suffix; our metrics carry libvmaf's extractor names and write libvmaf's
+ * output names as their base keys, so the name and the key say it all.
+ */
+typedef struct MetricModelFeature {
+    const char *feature; /* as in a model's feature_names */
+    const char *key;     /* the base key it is read from */
+} MetricModelFeature;
+
 typedef struct Metric {
     const char *name;                /* "psnr"; what --feature takes */
     const char *const *keys;         /* NULL-terminated, every key it writes */
+    /* The model features it provides, terminated by a NULL feature (NULL:
+     * none): models find their metrics here. */
+    const MetricModelFeature *model_features;
     const MetricOption *options;     /* terminated by an entry with name NULL */
     size_t state_size;
     unsigned flags;

@@ -21,141 +21,38 @@
 
 #include "common.h"
 #include "json.h"
+#include "metric.h"
 #include "model_private.h"
 
 
 /* ------------------------------------------------------------------------ */
 /* Which metric provides each feature a model can name                      */
 
-/*
- * libvmaf finds a model feature's extractor by searching every extractor's
- * provided_features (feature_extractor.c) and reads the value under the
- * feature's output name: the alias of alias.c when there is one, else the
- * name itself, plus the option suffix.  Our metrics carry libvmaf's
- * extractor names and write libvmaf's output names as their base keys, so
- * one row per provided feature says everything: the name in model files,
- * the metric, and the key.
- */
+/* A model feature's source: the metric that provides it and its key. */
 typedef struct FeatureSource {
-    const char *feature; /* as in a model's feature_names */
-    const char *metric;
-    const char *key;     /* the metric's base key */
+    const char *metric; /* its name */
+    const char *key;    /* the metric's base key */
 } FeatureSource;
 
-static const FeatureSource feature_sources[] = {
-    /* vif (integer_vif.c) */
-    { "VMAF_integer_feature_vif_scale0_score", "vif", "integer_vif_scale0" },
-    { "VMAF_integer_feature_vif_scale1_score", "vif", "integer_vif_scale1" },
-    { "VMAF_integer_feature_vif_scale2_score", "vif", "integer_vif_scale2" },
-    { "VMAF_integer_feature_vif_scale3_score", "vif", "integer_vif_scale3" },
-    { "integer_vif", "vif", "integer_vif" },
-    { "integer_vif_num", "vif", "integer_vif_num" },
-    { "integer_vif_den", "vif", "integer_vif_den" },
-    { "integer_vif_num_scale0", "vif", "integer_vif_num_scale0" },
-    { "integer_vif_den_scale0", "vif", "integer_vif_den_scale0" },
-    { "integer_vif_num_scale1", "vif", "integer_vif_num_scale1" },
-    { "integer_vif_den_scale1", "vif", "integer_vif_den_scale1" },
-    { "integer_vif_num_scale2", "vif", "integer_vif_num_scale2" },
-    { "integer_vif_den_scale2", "vif", "integer_vif_den_scale2" },
-    { "integer_vif_num_scale3", "vif", "integer_vif_num_scale3" },
-    { "integer_vif_den_scale3", "vif", "integer_vif_den_scale3" },
-    /* adm (integer_adm.c) */
-    { "VMAF_integer_feature_adm2_score", "adm", "integer_adm2" },
-    { "VMAF_integer_feature_aim_score", "adm", "integer_aim" },
-    { "VMAF_integer_feature_adm3_score", "adm", "integer_adm3" },
-    { "integer_adm_scale0", "adm", "integer_adm_scale0" },
-    { "integer_adm_scale1", "adm", "integer_adm_scale1" },
-    { "integer_adm_scale2", "adm", "integer_adm_scale2" },
-    { "integer_adm_scale3", "adm", "integer_adm_scale3" },
-    { "integer_adm", "adm", "integer_adm" },
-    { "integer_adm_num", "adm", "integer_adm_num" },
-    { "integer_adm_den", "adm", "integer_adm_den" },
-    { "integer_adm_num_scale0", "adm", "integer_adm_num_scale0" },
-    { "integer_adm_den_scale0", "adm", "integer_adm_den_scale0" },
-    { "integer_adm_num_scale1", "adm", "integer_adm_num_scale1" },
-    { "integer_adm_den_scale1", "adm", "integer_adm_den_scale1" },
-    { "integer_adm_num_scale2", "adm", "integer_adm_num_scale2" },
-    { "integer_adm_den_scale2", "adm", "integer_adm_den_scale2" },
-    { "integer_adm_num_scale3", "adm", "integer_adm_num_scale3" },
-    { "integer_adm_den_scale3", "adm", "integer_adm_den_scale3" },
-    /* motion (integer_motion.c) */
-    { "VMAF_integer_feature_motion_sad_score", "motion",
-      "VMAF_integer_feature_motion_sad_score" },
-    { "VMAF_integer_feature_motion_score", "motion", "integer_motion" },
-    { "VMAF_integer_feature_motion2_score", "motion", "integer_motion2" },
-    { "VMAF_integer_feature_motion3_score", "motion", "integer_motion3" },
-    /* float_vif (float_vif.c) */
-    { "VMAF_feature_vif_scale0_score", "float_vif", "vif_scale0" },
-    { "VMAF_feature_vif_scale1_score", "float_vif", "vif_scale1" },
-    { "VMAF_feature_vif_scale2_score", "float_vif", "vif_scale2" },
-    { "VMAF_feature_vif_scale3_score", "float_vif", "vif_scale3" },
-    { "vif", "float_vif", "vif" },
-    { "vif_num", "float_vif", "vif_num" },
-    { "vif_den", "float_vif", "vif_den" },
-    { "vif_num_scale0", "float_vif", "vif_num_scale0" },
-    { "vif_den_scale0", "float_vif", "vif_den_scale0" },
-    { "vif_num_scale1", "float_vif", "vif_num_scale1" },
-    { "vif_den_scale1", "float_vif", "vif_den_scale1" },
-    { "vif_num_scale2", "float_vif", "vif_num_scale2" },
-    { "vif_den_scale2", "float_vif", "vif_den_scale2" },
-    { "vif_num_scale3", "float_vif", "vif_num_scale3" },
-    { "vif_den_scale3", "float_vif", "vif_den_scale3" },
-    /* float_adm (float_adm.c) */
-    { "VMAF_feature_adm2_score", "float_adm", "adm2" },
-    { "VMAF_feature_aim_score", "float_adm", "aim" },
-    { "VMAF_feature_adm3_score", "float_adm", "adm3" },
-    { "VMAF_feature_adm_scale0_score", "float_adm", "adm_scale0" },
-    { "VMAF_feature_adm_scale1_score", "float_adm", "adm_scale1" },
-    { "VMAF_feature_adm_scale2_score", "float_adm", "adm_scale2" },
-    { "VMAF_feature_adm_scale3_score", "float_adm", "adm_scale3" },
-    { "adm_num", "float_adm", "adm_num" },
-    { "adm_den", "float_adm", "adm_den" },
-    { "adm_scale0", "float_adm", "adm_scale0" },
-    { "adm_num_scale0", "float_adm", "adm_num_scale0" },
-    { "adm_den_scale0", "float_adm", "adm_den_scale0" },
-    { "adm_num_scale1", "float_adm", "adm_num_scale1" },
-    { "adm_den_scale1", "float_adm", "adm_den_scale1" },
-    { "adm_num_scale2", "float_adm", "adm_num_scale2" },
-    { "adm_den_scale2", "float_adm", "adm_den_scale2" },
-    { "adm_num_scale3", "float_adm", "adm_num_scale3" },
-    { "adm_den_scale3", "float_adm", "adm_den_scale3" },
-    /* float_motion (float_motion.c) */
-    { "VMAF_feature_motion_score", "float_motion", "motion" },
-    { "VMAF_feature_motion2_score", "float_motion", "motion2" },
-    { "VMAF_feature_motion3_score", "float_motion", "motion3" },
-    /* the others provide their output names directly */
-    { "psnr_y", "psnr", "psnr_y" },
-    { "psnr_cb", "psnr", "psnr_cb" },
-    { "psnr_cr", "psnr", "psnr_cr" },
-    { "float_psnr", "float_psnr", "float_psnr" },
-    { "float_ansnr", "float_ansnr", "float_ansnr" },
-    { "float_moment", "float_moment", "float_moment" },
-    { "float_ssim", "float_ssim", "float_ssim" },
-    { "float_ms_ssim", "float_ms_ssim", "float_ms_ssim" },
-    { "ciede2000", "ciede", "ciede2000" },
-    { "psnr_hvs_y", "psnr_hvs", "psnr_hvs_y" },
-    { "psnr_hvs_cb", "psnr_hvs", "psnr_hvs_cb" },
-    { "psnr_hvs_cr", "psnr_hvs", "psnr_hvs_cr" },
-    { "psnr_hvs", "psnr_hvs", "psnr_hvs" },
-    { "Cambi_feature_cambi_score", "cambi", "cambi" },
-    /* speed_chroma and speed_temporal (speed.c) */
-    { "Speed_chroma_feature_speed_chroma_u_score", "speed_chroma", "speed_chroma_u" },
-    { "Speed_chroma_feature_speed_chroma_v_score", "speed_chroma", "speed_chroma_v" },
-    { "Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma", "speed_chroma_uv" },
-    { "Speed_temporal_feature_speed_temporal_score", "speed_temporal", "speed_temporal" },
-};
-
-static const FeatureSource *find_feature_source(const char *feature)
+/* Each metric lists the model features it provides (metric.h). */
+static bool find_feature_source(const char *feature, FeatureSource *source)
 {
-    for (size_t i = 0; i < QUALE_ARRAY_SIZE(feature_sources); i++)
-        if (!strcmp(feature_sources[i].feature, feature))
-            return &feature_sources[i];
-    return NULL;
+    for (unsigned i = 0; i < quale_metric_total; i++) {
+        const MetricModelFeature *f = quale_metrics[i]->model_features;
+        for (; f && f->feature; f++) {
+            if (strcmp(f->feature, feature)) continue;
+            source->metric = quale_metrics[i]->name;
+            source->key = f->key;
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool model_feature_known(const char *feature)
 {
-    return find_feature_source(feature) != NULL;
+    FeatureSource source;
+    return find_feature_source(feature, &source);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -471,8 +368,9 @@ static int build_model(Model *m, const ModelDesc *descs, unsigned count,
         if (!part->input) return -ENOMEM;
         for (unsigned i = 0; i < d->feature_count; i++) {
             const ModelFeatureDesc *f = &d->features[i];
-            const FeatureSource *src = find_feature_source(f->name);
-            if (!src)
+            FeatureSource found;
+            const FeatureSource *src = &found;
+            if (!find_feature_source(f->name, &found))
                 return model_set_error(error, error_size, "%s: unknown feature \"%s\" "
                                  "(no metric provides it)", source, f->name);
             char *options = NULL;
@@ -840,16 +738,15 @@ int model_builtin_describe(const char *version, QualeBuiltinModelInfo *info)
     /* The metrics of its features, each once, in the model's order. */
     size_t len = 0;
     for (unsigned f = 0; f < d->feature_count; f++) {
-        const FeatureSource *src = find_feature_source(d->features[f].name);
-        if (!src) continue;
+        FeatureSource src, other;
+        if (!find_feature_source(d->features[f].name, &src)) continue;
         bool seen = false;
-        for (unsigned g = 0; g < f && !seen; g++) {
-            const FeatureSource *other = find_feature_source(d->features[g].name);
-            seen = other && !strcmp(other->metric, src->metric);
-        }
+        for (unsigned g = 0; g < f && !seen; g++)
+            seen = find_feature_source(d->features[g].name, &other) &&
+                   !strcmp(other.metric, src.metric);
         if (seen || len >= sizeof(info->features)) continue;
         len += (size_t)snprintf(info->features + len, sizeof(info->features) - len, "%s%s",
-                                len ? ", " : "", src->metric);
+                                len ? ", " : "", src.metric);
     }
     return 0;
 }

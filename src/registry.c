@@ -1,49 +1,18 @@
-/* The registry of metrics: one const array, in --list-features order. */
+/* The registry of metrics: one const array, in --list-features order
+ * (the list in src/meson.build). */
 #include <errno.h>
 #include <string.h>
 
 #include "common.h"
 #include "gpu.h"
 #include "metric.h"
+#include "metric_list.h"
 
-extern const Metric metric_psnr;
-extern const Metric metric_integer_vif;
-extern const Metric metric_integer_motion;
-extern const Metric metric_integer_adm;
-extern const Metric metric_psnr_hvs;
-extern const Metric metric_ciede;
-extern const Metric metric_cambi;
-extern const Metric metric_float_ssim;
-extern const Metric metric_float_ms_ssim;
-extern const Metric metric_float_psnr;
-extern const Metric metric_float_moment;
-extern const Metric metric_float_ansnr;
-extern const Metric metric_float_motion;
-extern const Metric metric_float_vif;
-extern const Metric metric_float_adm;
-extern const Metric metric_speed_chroma;
-extern const Metric metric_speed_temporal;
+#define DECLARE_METRIC(name) extern const Metric metric_##name;
+QUALE_METRICS(DECLARE_METRIC)
 
-const Metric *const quale_metrics[] = {
-    &metric_psnr,
-    &metric_integer_vif,
-    &metric_integer_motion,
-    &metric_integer_adm,
-    &metric_psnr_hvs,
-    &metric_ciede,
-    &metric_cambi,
-    &metric_float_ssim,
-    &metric_float_ms_ssim,
-    &metric_float_psnr,
-    &metric_float_moment,
-    &metric_float_ansnr,
-    &metric_float_motion,
-    &metric_float_vif,
-    &metric_float_adm,
-    &metric_speed_chroma,
-    &metric_speed_temporal,
-    NULL,
-};
+#define LIST_METRIC(name) &metric_##name,
+const Metric *const quale_metrics[] = { QUALE_METRICS(LIST_METRIC) NULL };
 
 const unsigned quale_metric_total = QUALE_ARRAY_SIZE(quale_metrics) - 1;
 

@@ -16,6 +16,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -816,6 +817,32 @@ static void compare_descriptions(const char *models_dir)
     }
 }
 
+/* Each metric's model features: a feature is provided by one metric only,
+ * and is read from a key that metric writes. */
+static void test_model_features(void)
+{
+    unsigned total = 0;
+    for (unsigned i = 0; i < quale_metric_total; i++) {
+        const Metric *m = quale_metrics[i];
+        for (const MetricModelFeature *f = m->model_features; f && f->feature; f++) {
+            total++;
+            bool written = false;
+            for (const char *const *k = m->keys; *k && !written; k++)
+                written = !strcmp(*k, f->key);
+            check(written, "model feature %s: %s writes no key %s", f->feature, m->name,
+                  f->key);
+            for (unsigned j = 0; j < quale_metric_total; j++) {
+                const MetricModelFeature *g = quale_metrics[j]->model_features;
+                for (; g && g->feature; g++)
+                    check(g == f || strcmp(g->feature, f->feature),
+                          "model feature %s: provided by %s and %s", f->feature, m->name,
+                          quale_metrics[j]->name);
+            }
+        }
+    }
+    check(total > 0, "model features: none listed");
+}
+
 static void test_builtin_list(void)
 {
     const char *const *v = model_builtin_versions();
@@ -1056,6 +1083,7 @@ int main(void)
 
     test_json();
     test_malformed();
+    test_model_features();
     test_builtin_list();
     test_locale();
 

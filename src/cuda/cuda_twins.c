@@ -1,27 +1,9 @@
-/* Every CUDA twin of this build. */
+/* Every CUDA twin of this build (the list in src/meson.build). */
 #include "cuda_twin.h"
+#include "metric_list.h"
 
-extern const CudaTwin cuda_twin_psnr;
-extern const CudaTwin cuda_twin_integer_motion;
-extern const CudaTwin cuda_twin_integer_adm;
-extern const CudaTwin cuda_twin_integer_vif;
-extern const CudaTwin cuda_twin_float_psnr, cuda_twin_float_moment, cuda_twin_float_ansnr;
-extern const CudaTwin cuda_twin_float_ssim, cuda_twin_float_ms_ssim;
-extern const CudaTwin cuda_twin_psnr_hvs, cuda_twin_ciede;
-extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm, cuda_twin_float_motion;
-extern const CudaTwin cuda_twin_cambi;
-extern const CudaTwin cuda_twin_speed_chroma, cuda_twin_speed_temporal;
+#define DECLARE_TWIN(name) extern const CudaTwin cuda_twin_##name;
+QUALE_CUDA_TWINS(DECLARE_TWIN)
 
-const CudaTwin *const cuda_twins[] = {
-    &cuda_twin_psnr,
-    &cuda_twin_integer_motion,
-    &cuda_twin_integer_adm,
-    &cuda_twin_integer_vif,
-    &cuda_twin_float_psnr, &cuda_twin_float_moment, &cuda_twin_float_ansnr,
-    &cuda_twin_float_ssim, &cuda_twin_float_ms_ssim,
-    &cuda_twin_psnr_hvs, &cuda_twin_ciede,
-    &cuda_twin_float_vif, &cuda_twin_float_adm, &cuda_twin_float_motion,
-    &cuda_twin_cambi,
-    &cuda_twin_speed_chroma, &cuda_twin_speed_temporal,
-    NULL,
-};
+#define LIST_TWIN(name) &cuda_twin_##name,
+const CudaTwin *const cuda_twins[] = { QUALE_CUDA_TWINS(LIST_TWIN) NULL };

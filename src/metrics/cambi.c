@@ -1151,9 +1151,15 @@ static void cambi_close(void *state)
     cambi_close_heatmaps(state);
 }
 
+static const MetricModelFeature cambi_model_features[] = {
+    { "Cambi_feature_cambi_score", "cambi" },
+    { NULL, NULL },
+};
+
 const Metric metric_cambi = {
     .name = "cambi",
     .keys = cambi_keys,
+    .model_features = cambi_model_features,
     .options = cambi_options,
     .state_size = sizeof(CambiState),
     .flags = METRIC_LUMA_ONLY,

@@ -464,9 +464,15 @@ static int ciede_extract(const void *state, void *scratch, const MetricFrame *fr
     return ciede_write(s, sink, frame->index, ciede_frame_sum(s, scratch, frame->ref, frame->dist));
 }
 
+static const MetricModelFeature ciede_model_features[] = {
+    { "ciede2000", "ciede2000" },
+    { NULL, NULL },
+};
+
 const Metric metric_ciede = {
     .name = "ciede",
     .keys = ciede_keys,
+    .model_features = ciede_model_features,
     .state_size = sizeof(CiedeState),
     .init = ciede_init,
     .scratch_alloc = ciede_scratch_alloc,

@@ -1050,9 +1050,32 @@ int float_adm_write_rows(const FloatAdmState *s, FeatureSink *sink, unsigned f,
     return float_adm_write(s, sink, f, levels);
 }
 
+static const MetricModelFeature float_adm_model_features[] = {
+    { "VMAF_feature_adm2_score", "adm2" },
+    { "VMAF_feature_aim_score", "aim" },
+    { "VMAF_feature_adm3_score", "adm3" },
+    { "VMAF_feature_adm_scale0_score", "adm_scale0" },
+    { "VMAF_feature_adm_scale1_score", "adm_scale1" },
+    { "VMAF_feature_adm_scale2_score", "adm_scale2" },
+    { "VMAF_feature_adm_scale3_score", "adm_scale3" },
+    { "adm_num", "adm_num" },
+    { "adm_den", "adm_den" },
+    { "adm_scale0", "adm_scale0" },
+    { "adm_num_scale0", "adm_num_scale0" },
+    { "adm_den_scale0", "adm_den_scale0" },
+    { "adm_num_scale1", "adm_num_scale1" },
+    { "adm_den_scale1", "adm_den_scale1" },
+    { "adm_num_scale2", "adm_num_scale2" },
+    { "adm_den_scale2", "adm_den_scale2" },
+    { "adm_num_scale3", "adm_num_scale3" },
+    { "adm_den_scale3", "adm_den_scale3" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_adm = {
     .name = "float_adm",
     .keys = adm_keys,
+    .model_features = float_adm_model_features,
     .options = adm_options,
     .state_size = sizeof(FloatAdmState),
     .flags = METRIC_LUMA_ONLY,

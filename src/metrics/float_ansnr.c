@@ -232,9 +232,16 @@ static int ansnr_extract(const void *state, void *scratch, const MetricFrame *fr
     return float_ansnr_write(s, sink, frame->index, sig, noise);
 }
 
+static const MetricModelFeature float_ansnr_model_features[] = {
+    { "float_ansnr", "float_ansnr" },
+    { "float_anpsnr", "float_anpsnr" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_ansnr = {
     .name = "float_ansnr",
     .keys = ansnr_keys,
+    .model_features = float_ansnr_model_features,
     .options = ansnr_options,
     .state_size = sizeof(FloatAnsnrState),
     .flags = METRIC_LUMA_ONLY,

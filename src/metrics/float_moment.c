@@ -113,9 +113,18 @@ static int moment_extract(const void *state, void *scratch, const MetricFrame *f
     return float_moment_write(s, sink, frame, luma_sums(s, frame->ref), luma_sums(s, frame->dist));
 }
 
+static const MetricModelFeature float_moment_model_features[] = {
+    { "float_moment_ref1st", "float_moment_ref1st" },
+    { "float_moment_dis1st", "float_moment_dis1st" },
+    { "float_moment_ref2nd", "float_moment_ref2nd" },
+    { "float_moment_dis2nd", "float_moment_dis2nd" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_moment = {
     .name = "float_moment",
     .keys = moment_keys,
+    .model_features = float_moment_model_features,
     .options = moment_options,
     .state_size = sizeof(FloatMomentState),
     .flags = METRIC_LUMA_ONLY,

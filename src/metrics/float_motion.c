@@ -585,9 +585,17 @@ static unsigned motion_planes(const void *state)
     return s->add_uv ? 7u : 1u;
 }
 
+static const MetricModelFeature float_motion_model_features[] = {
+    { "VMAF_feature_motion_score", "motion" },
+    { "VMAF_feature_motion2_score", "motion2" },
+    { "VMAF_feature_motion3_score", "motion3" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_motion = {
     .name = "float_motion",
     .keys = motion_keys,
+    .model_features = float_motion_model_features,
     .options = motion_options,
     .state_size = sizeof(FloatMotionState),
     /* libvmaf runs its temporal extractors on every frame, subsampled or

@@ -251,9 +251,15 @@ static int ms_ssim_extract(const void *state, void *scratch, const MetricFrame *
     return float_ms_ssim_write(s, sink, frame->index, m);
 }
 
+static const MetricModelFeature float_ms_ssim_model_features[] = {
+    { "float_ms_ssim", "float_ms_ssim" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_ms_ssim = {
     .name = "float_ms_ssim",
     .keys = ms_ssim_keys,
+    .model_features = float_ms_ssim_model_features,
     .options = ms_ssim_options,
     .state_size = sizeof(FloatMsSsimState),
     .flags = METRIC_LUMA_ONLY,

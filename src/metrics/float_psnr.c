@@ -108,9 +108,15 @@ static int float_psnr_extract(const void *state, void *scratch, const MetricFram
     return float_psnr_write(s, sink, frame, noise);
 }
 
+static const MetricModelFeature float_psnr_model_features[] = {
+    { "float_psnr", "float_psnr" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_psnr = {
     .name = "float_psnr",
     .keys = float_psnr_keys,
+    .model_features = float_psnr_model_features,
     .options = float_psnr_options,
     .state_size = sizeof(FloatPsnrState),
     .flags = METRIC_LUMA_ONLY,

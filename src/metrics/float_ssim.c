@@ -216,9 +216,15 @@ static int ssim_extract(const void *state, void *scratch, const MetricFrame *fra
     return float_ssim_write(s, sink, frame->index, &m);
 }
 
+static const MetricModelFeature float_ssim_model_features[] = {
+    { "float_ssim", "float_ssim" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_ssim = {
     .name = "float_ssim",
     .keys = ssim_keys,
+    .model_features = float_ssim_model_features,
     .options = ssim_options,
     .state_size = sizeof(FloatSsimState),
     .flags = METRIC_LUMA_ONLY,

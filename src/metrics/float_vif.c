@@ -726,9 +726,29 @@ int float_vif_write_rows(const FloatVifState *s, FeatureSink *sink, unsigned f,
     return float_vif_write(s, sink, f, scores);
 }
 
+static const MetricModelFeature float_vif_model_features[] = {
+    { "VMAF_feature_vif_scale0_score", "vif_scale0" },
+    { "VMAF_feature_vif_scale1_score", "vif_scale1" },
+    { "VMAF_feature_vif_scale2_score", "vif_scale2" },
+    { "VMAF_feature_vif_scale3_score", "vif_scale3" },
+    { "vif", "vif" },
+    { "vif_num", "vif_num" },
+    { "vif_den", "vif_den" },
+    { "vif_num_scale0", "vif_num_scale0" },
+    { "vif_den_scale0", "vif_den_scale0" },
+    { "vif_num_scale1", "vif_num_scale1" },
+    { "vif_den_scale1", "vif_den_scale1" },
+    { "vif_num_scale2", "vif_num_scale2" },
+    { "vif_den_scale2", "vif_den_scale2" },
+    { "vif_num_scale3", "vif_num_scale3" },
+    { "vif_den_scale3", "vif_den_scale3" },
+    { NULL, NULL },
+};
+
 const Metric metric_float_vif = {
     .name = "float_vif",
     .keys = vif_keys,
+    .model_features = float_vif_model_features,
     .options = vif_options,
     .state_size = sizeof(FloatVifState),
     .flags = METRIC_LUMA_ONLY,

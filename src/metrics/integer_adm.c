@@ -1266,9 +1266,32 @@ int adm_reference_sums(const AdmState *s, const QualePicture *ref, const QualePi
     return adm_reference_sums_banded(s, ref, dist, 0, sums);
 }
 
+static const MetricModelFeature integer_adm_model_features[] = {
+    { "VMAF_integer_feature_adm2_score", "integer_adm2" },
+    { "VMAF_integer_feature_aim_score", "integer_aim" },
+    { "VMAF_integer_feature_adm3_score", "integer_adm3" },
+    { "integer_adm_scale0", "integer_adm_scale0" },
+    { "integer_adm_scale1", "integer_adm_scale1" },
+    { "integer_adm_scale2", "integer_adm_scale2" },
+    { "integer_adm_scale3", "integer_adm_scale3" },
+    { "integer_adm", "integer_adm" },
+    { "integer_adm_num", "integer_adm_num" },
+    { "integer_adm_den", "integer_adm_den" },
+    { "integer_adm_num_scale0", "integer_adm_num_scale0" },
+    { "integer_adm_den_scale0", "integer_adm_den_scale0" },
+    { "integer_adm_num_scale1", "integer_adm_num_scale1" },
+    { "integer_adm_den_scale1", "integer_adm_den_scale1" },
+    { "integer_adm_num_scale2", "integer_adm_num_scale2" },
+    { "integer_adm_den_scale2", "integer_adm_den_scale2" },
+    { "integer_adm_num_scale3", "integer_adm_num_scale3" },
+    { "integer_adm_den_scale3", "integer_adm_den_scale3" },
+    { NULL, NULL },
+};
+
 const Metric metric_integer_adm = {
     .name = "adm",
     .keys = adm_keys,
+    .model_features = integer_adm_model_features,
     .options = adm_options,
     .state_size = sizeof(AdmState),
     .flags = METRIC_LUMA_ONLY,

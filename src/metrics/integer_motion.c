@@ -271,9 +271,18 @@ static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
     return 0;
 }
 
+static const MetricModelFeature integer_motion_model_features[] = {
+    { "VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_sad_score" },
+    { "VMAF_integer_feature_motion_score", "integer_motion" },
+    { "VMAF_integer_feature_motion2_score", "integer_motion2" },
+    { "VMAF_integer_feature_motion3_score", "integer_motion3" },
+    { NULL, NULL },
+};
+
 const Metric metric_integer_motion = {
     .name = "motion",
     .keys = motion_keys,
+    .model_features = integer_motion_model_features,
     .options = motion_options,
     .state_size = sizeof(MotionState),
     /* libvmaf runs its PREV_REF extractors on every frame, subsampled or

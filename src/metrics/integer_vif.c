@@ -620,9 +620,29 @@ int vif_write(const VifState *s, FeatureSink *sink, unsigned index,
     return 0;
 }
 
+static const MetricModelFeature integer_vif_model_features[] = {
+    { "VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0" },
+    { "VMAF_integer_feature_vif_scale1_score", "integer_vif_scale1" },
+    { "VMAF_integer_feature_vif_scale2_score", "integer_vif_scale2" },
+    { "VMAF_integer_feature_vif_scale3_score", "integer_vif_scale3" },
+    { "integer_vif", "integer_vif" },
+    { "integer_vif_num", "integer_vif_num" },
+    { "integer_vif_den", "integer_vif_den" },
+    { "integer_vif_num_scale0", "integer_vif_num_scale0" },
+    { "integer_vif_den_scale0", "integer_vif_den_scale0" },
+    { "integer_vif_num_scale1", "integer_vif_num_scale1" },
+    { "integer_vif_den_scale1", "integer_vif_den_scale1" },
+    { "integer_vif_num_scale2", "integer_vif_num_scale2" },
+    { "integer_vif_den_scale2", "integer_vif_den_scale2" },
+    { "integer_vif_num_scale3", "integer_vif_num_scale3" },
+    { "integer_vif_den_scale3", "integer_vif_den_scale3" },
+    { NULL, NULL },
+};
+
 const Metric metric_integer_vif = {
     .name = "vif",
     .keys = vif_keys,
+    .model_features = integer_vif_model_features,
     .options = vif_options,
     .state_size = sizeof(VifState),
     .flags = METRIC_LUMA_ONLY,

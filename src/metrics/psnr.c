@@ -168,9 +168,17 @@ static int psnr_flush(void *state, FeatureSink *sink, unsigned frame_count)
     return 0;
 }
 
+static const MetricModelFeature psnr_model_features[] = {
+    { "psnr_y", "psnr_y" },
+    { "psnr_cb", "psnr_cb" },
+    { "psnr_cr", "psnr_cr" },
+    { NULL, NULL },
+};
+
 const Metric metric_psnr = {
     .name = "psnr",
     .keys = psnr_keys,
+    .model_features = psnr_model_features,
     .options = psnr_options,
     .state_size = sizeof(PsnrState),
     /* libvmaf runs psnr on every frame, subsampled or not: its aggregate

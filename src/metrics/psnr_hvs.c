@@ -387,9 +387,18 @@ static int psnr_hvs_extract(const void *state, void *scratch, const MetricFrame 
     return psnr_hvs_write(s, sink, frame->index, sum, count);
 }
 
+static const MetricModelFeature psnr_hvs_model_features[] = {
+    { "psnr_hvs_y", "psnr_hvs_y" },
+    { "psnr_hvs_cb", "psnr_hvs_cb" },
+    { "psnr_hvs_cr", "psnr_hvs_cr" },
+    { "psnr_hvs", "psnr_hvs" },
+    { NULL, NULL },
+};
+
 const Metric metric_psnr_hvs = {
     .name = "psnr_hvs",
     .keys = psnr_hvs_keys,
+    .model_features = psnr_hvs_model_features,
     .state_size = sizeof(PsnrHvsState),
     .init = psnr_hvs_init,
     .scratch_alloc = psnr_hvs_scratch_alloc,

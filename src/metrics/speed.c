@@ -779,9 +779,17 @@ static int speed_chroma_extract(const void *state, void *scratch, const MetricFr
     return speed_chroma_write(s, sink, frame->index, score, singular);
 }
 
+static const MetricModelFeature speed_chroma_model_features[] = {
+    { "Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u" },
+    { "Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v" },
+    { "Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv" },
+    { NULL, NULL },
+};
+
 const Metric metric_speed_chroma = {
     .name = "speed_chroma",
     .keys = chroma_keys,
+    .model_features = speed_chroma_model_features,
     .options = speed_chroma_options,
     .state_size = sizeof(SpeedChromaState),
     .planes = speed_chroma_planes,
@@ -877,9 +885,15 @@ static int speed_temporal_extract(const void *state, void *scratch, const Metric
     return feature_sink_put(sink, s->key, frame->index, (double)score);
 }
 
+static const MetricModelFeature speed_temporal_model_features[] = {
+    { "Speed_temporal_feature_speed_temporal_score", "speed_temporal" },
+    { NULL, NULL },
+};
+
 const Metric metric_speed_temporal = {
     .name = "speed_temporal",
     .keys = temporal_keys,
+    .model_features = speed_temporal_model_features,
     .options = speed_temporal_options,
     .state_size = sizeof(SpeedTemporalState),
     .flags = METRIC_LUMA_ONLY | METRIC_WRITES_FIRST,

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cpu.h"
+#include "metric_list.h"
 
 typedef struct CheckasmTest {
     const char *name;
@@ -24,15 +25,9 @@ static const CheckasmTest tests[] = {
     /* only when named: checkasm's own recovery (tests/checkasm_crash.py);
      * first, so that the tests after it show the run going on */
     { "crash_recovery", check_crash_recovery },
-    { "cambi", checkasm_check_cambi },
-    { "float_ansnr", checkasm_check_float_ansnr },
-    { "integer_adm", checkasm_check_integer_adm },
-    { "integer_vif", checkasm_check_integer_vif },
-    { "integer_motion", checkasm_check_integer_motion },
-    { "ciede", checkasm_check_ciede },
-    { "iqa", checkasm_check_iqa },
-    { "psnr_hvs", checkasm_check_psnr_hvs },
-    { "speed", checkasm_check_speed },
+    /* every file stem with SIMD kernels, from the metric list */
+#define LIST_CHECK(stem) { #stem, checkasm_check_##stem },
+    QUALE_CHECKASM(LIST_CHECK)
     { NULL, NULL },
 };
 

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metric_list.h"
+
 /* The instruction set levels a dsp table is filled for: C first. */
 typedef struct CheckasmLevel {
     const char *name;  /* "c", "avx2", "avx512" */
@@ -100,16 +102,11 @@ void checkasm_bench_record(double ns_per_call);
 
 double checkasm_median5(double v[5]);
 
-/* ---- the tests: one per metric ---- */
-/* (each metric's file adds its function here and to checkasm.c's table) */
-void checkasm_check_cambi(void);
-void checkasm_check_float_ansnr(void);
-void checkasm_check_integer_adm(void);
-void checkasm_check_integer_vif(void);
-void checkasm_check_integer_motion(void);
-void checkasm_check_ciede(void);
-void checkasm_check_iqa(void);
-void checkasm_check_psnr_hvs(void);
-void checkasm_check_speed(void);
+/* ---- the tests: one per file stem with SIMD kernels ---- */
+/* checkasm_check_<stem>() in tests/checkasm/<stem>.c, for every stem the
+ * metric list (src/meson.build) gives SIMD kernels */
+#define DECLARE_CHECK(stem) void checkasm_check_##stem(void);
+QUALE_CHECKASM(DECLARE_CHECK)
+#undef DECLARE_CHECK
 
 #endif /* QUALE_TESTS_CHECKASM_H */
