@@ -548,9 +548,7 @@ unsigned quale_planes_needed(const QualeContext *ctx)
 {
     unsigned mask = 0;
     for (unsigned i = 0; ctx && i < ctx->instance_count; i++) {
-        const Metric *m = ctx->instances[i]->metric;
-        if (m->planes) mask |= m->planes(ctx->instances[i]->state);
-        else mask |= (m->flags & METRIC_LUMA_ONLY) ? 1u : 7u;
+        mask |= metric_planes(ctx->instances[i]->metric, ctx->instances[i]->state);
     }
     return mask ? mask : 7u;
 }

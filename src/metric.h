@@ -147,6 +147,10 @@ extern const unsigned quale_metric_total;
 
 const Metric *metric_find(const char *name);
 
+/* The planes a metric reads under these options (its planes(), else from
+ * METRIC_LUMA_ONLY): bit p for plane p.  Readers and GPU backends ask this. */
+unsigned metric_planes(const Metric *m, const void *state);
+
 /* ---- writing results ---------------------------------------------------- */
 
 /* Declares an output key (e.g. "psnr_y") and returns its id in *id.

@@ -23,6 +23,12 @@ const Metric *metric_find(const char *name)
     return NULL;
 }
 
+unsigned metric_planes(const Metric *m, const void *state)
+{
+    if (m->planes) return m->planes(state);
+    return (m->flags & METRIC_LUMA_ONLY) ? 1u : 7u;
+}
+
 unsigned quale_metric_count(void)
 {
     return quale_metric_total;

@@ -54,29 +54,12 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull
 #include "cuda_host_test.h"
+#include "cuda_fake_driver.h"
 
-/* ---- the twins' host code (src/cuda/float_*_cuda.c) ----------------------- */
+/* ---- the twins (src/cuda/float_*_cuda.c) ----------------------------------- */
 
 extern "C" {
-unsigned float_psnr_cuda_blocks(unsigned height);
-const char *float_psnr_cuda_launch(const FloatPsnrState *s, const QualeVideoFormat *format,
-                                   uint64_t ref, uint64_t dist, uint64_t stride,
-                                   uint64_t partials, unsigned launch[3], void *args);
-int float_psnr_cuda_finish(const FloatPsnrState *s, const uint64_t *partials, unsigned blocks,
-                           const MetricFrame *frame, FeatureSink *sink);
-
-unsigned float_moment_cuda_blocks(unsigned height);
-const char *float_moment_cuda_launch(const FloatMomentState *s, const QualeVideoFormat *format,
-                                     uint64_t ref, uint64_t dist, uint64_t stride,
-                                     uint64_t partials, unsigned launch[3], void *args);
-int float_moment_cuda_finish(const FloatMomentState *s, const uint64_t *partials,
-                             unsigned blocks, const MetricFrame *frame, FeatureSink *sink);
-
-const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref, uint64_t dist,
-                                    uint64_t stride, uint64_t row_sums, unsigned launch[3],
-                                    void *args);
-int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
-                            const MetricFrame *frame, FeatureSink *sink);
+extern const CudaTwin cuda_twin_float_psnr, cuda_twin_float_moment, cuda_twin_float_ansnr;
 }
 
 /* ---- random pictures ------------------------------------------------------- */
@@ -209,167 +192,142 @@ static void *make_state(const Metric &m, const QualeVideoFormat *format, Feature
 
 /* ---- the twins on the CPU ---------------------------------------------------- */
 
-static const size_t GUARD = 256;
+/* Blocks and threads run backwards on odd frames. */
+static bool backwards;
 
-/* Device memory of `bytes`, random, with a guard zone after it. */
-struct DeviceBuffer {
-    std::vector<uint8_t> bytes;
-    size_t size;
-    explicit DeviceBuffer(size_t n) : bytes(n + GUARD), size(n)
-    {
-        for (uint8_t &b : bytes) b = (uint8_t)rng();
-        guard.assign(bytes.begin() + (ptrdiff_t)n, bytes.end());
-    }
-    uint64_t address() { return (uint64_t)(uintptr_t)bytes.data(); }
-    bool intact() const { return memcmp(guard.data(), bytes.data() + size, GUARD) == 0; }
-    std::vector<uint8_t> guard;
-};
-
-static unsigned order(unsigned i, unsigned n, bool backwards)
+static unsigned order(unsigned i, unsigned n, bool back)
 {
-    return backwards ? n - 1 - i : i;
+    return back ? n - 1 - i : i;
 }
 
-static bool launch_ok(const char *name, const char *expected, const unsigned launch[3],
-                      unsigned threads, unsigned grid_x, unsigned grid_y)
+/* A launch the kernel's bounds allow, or a failed check naming it. */
+static bool launch_ok(const char *name, const FakeLaunch *l, unsigned threads)
 {
-    const bool ok = name && !strcmp(name, expected) && launch[0] == grid_x &&
-                    launch[1] == grid_y && launch[2] == threads && launch[2] % 32 == 0 &&
-                    launch[0] >= 1 && launch[1] >= 1 && launch[1] <= 65535;
+    const bool ok = l->block == threads && l->block % 32 == 0 && l->grid[0] >= 1 &&
+                    l->grid[1] >= 1 && l->grid[1] <= 65535 && l->grid[2] == 1;
     if (!ok)
-        fprintf(stderr, "  launch %s (expected %s): %u x %u x %u\n", name ? name : "(none)",
-                expected, launch[0], launch[1], launch[2]);
+        fprintf(stderr, "  launch %s: %u x %u x %u, %u threads\n", name, l->grid[0], l->grid[1],
+                l->grid[2], l->block);
+    CHECK(ok);
     return ok;
 }
 
-/* float_psnr: its launch, emulated, then its collect() step. */
-static bool twin_psnr(const FloatPsnrState *s, const QualePicture *ref, const QualePicture *dist,
-                      const MetricFrame *frame, FeatureSink *sink, bool backwards)
+/* float_psnr.cu, block by block and thread by thread. */
+template <typename T>
+static void fake_float_psnr(const FakeLaunch *l)
 {
-    const QualeVideoFormat &f = ref->format;
-    const unsigned blocks = float_psnr_cuda_blocks(f.height);
-    DeviceBuffer memory(blocks * sizeof(uint64_t));
-    unsigned launch[3];
-    FloatPsnrArgs a;
-    const char *name = float_psnr_cuda_launch(s, &f, (uint64_t)(uintptr_t)ref->data[0],
-                                              (uint64_t)(uintptr_t)dist->data[0],
-                                              (uint64_t)ref->stride[0], memory.address(), launch,
-                                              &a);
-    const char *expected = f.bitdepth > 8 ? "float_psnr_16bit" : "float_psnr_8bit";
-    if (!launch_ok(name, expected, launch, FPSNR_THREADS, blocks, 1)) return false;
-    for (unsigned i = 0; i < launch[0]; i++) {
-        const unsigned b = order(i, launch[0], backwards);
+    if (!launch_ok("float_psnr", l, FPSNR_THREADS)) return;
+    const FloatPsnrArgs &a = *(const FloatPsnrArgs *)l->args;
+    for (unsigned i = 0; i < l->grid[0]; i++) {
+        const unsigned b = order(i, l->grid[0], backwards);
         unsigned long long sum = 0; /* block_sum() */
-        for (unsigned j = 0; j < launch[2]; j++) {
-            const unsigned t = order(j, launch[2], backwards);
-            sum += f.bitdepth > 8 ? fpsnr_thread<uint16_t>(a, b, t, launch[2])
-                                  : fpsnr_thread<uint8_t>(a, b, t, launch[2]);
-        }
+        for (unsigned j = 0; j < l->block; j++)
+            sum += fpsnr_thread<T>(a, b, order(j, l->block, backwards), l->block);
         a.partials[b] = sum;
     }
-    if (!memory.intact()) {
-        fprintf(stderr, "  float_psnr wrote past its partials\n");
-        return false;
-    }
-    std::vector<uint64_t> partials(blocks);
-    memcpy(partials.data(), memory.bytes.data(), partials.size() * sizeof(uint64_t));
-    return float_psnr_cuda_finish(s, partials.data(), blocks, frame, sink) == 0;
 }
 
-static bool twin_moment(const FloatMomentState *s, const QualePicture *ref,
-                        const QualePicture *dist, const MetricFrame *frame, FeatureSink *sink,
-                        bool backwards)
+/* float_moment.cu */
+template <typename T>
+static void fake_float_moment(const FakeLaunch *l)
 {
-    const QualeVideoFormat &f = ref->format;
-    const unsigned blocks = float_moment_cuda_blocks(f.height);
-    DeviceBuffer memory(4 * blocks * sizeof(uint64_t));
-    unsigned launch[3];
-    FloatMomentArgs a;
-    const char *name = float_moment_cuda_launch(s, &f, (uint64_t)(uintptr_t)ref->data[0],
-                                                (uint64_t)(uintptr_t)dist->data[0],
-                                                (uint64_t)ref->stride[0], memory.address(),
-                                                launch, &a);
-    const char *expected = f.bitdepth > 8 ? "float_moment_16bit" : "float_moment_8bit";
-    if (!launch_ok(name, expected, launch, FMOMENT_THREADS, blocks, 2)) return false;
-    for (unsigned iy = 0; iy < launch[1]; iy++) {
-        const unsigned by = order(iy, launch[1], backwards);
-        for (unsigned ix = 0; ix < launch[0]; ix++) {
-            const unsigned bx = order(ix, launch[0], backwards);
+    if (!launch_ok("float_moment", l, FMOMENT_THREADS)) return;
+    const FloatMomentArgs &a = *(const FloatMomentArgs *)l->args;
+    for (unsigned iy = 0; iy < l->grid[1]; iy++) {
+        const unsigned by = order(iy, l->grid[1], backwards);
+        for (unsigned ix = 0; ix < l->grid[0]; ix++) {
+            const unsigned bx = order(ix, l->grid[0], backwards);
             unsigned long long first = 0, second = 0;
-            for (unsigned j = 0; j < launch[2]; j++) {
-                const unsigned t = order(j, launch[2], backwards);
+            for (unsigned j = 0; j < l->block; j++) {
                 const FloatMomentPartial p =
-                    f.bitdepth > 8 ? fmoment_thread<uint16_t>(a, bx, by, t, launch[2])
-                                   : fmoment_thread<uint8_t>(a, bx, by, t, launch[2]);
+                    fmoment_thread<T>(a, bx, by, order(j, l->block, backwards), l->block);
                 first += p.first;
                 second += p.second;
             }
-            a.partials[fmoment_partial_index(by, 0, bx, launch[0])] = first;
-            a.partials[fmoment_partial_index(by, 1, bx, launch[0])] = second;
+            a.partials[fmoment_partial_index(by, 0, bx, l->grid[0])] = first;
+            a.partials[fmoment_partial_index(by, 1, bx, l->grid[0])] = second;
         }
     }
-    if (!memory.intact()) {
-        fprintf(stderr, "  float_moment wrote past its partials\n");
-        return false;
-    }
-    std::vector<uint64_t> partials(4 * blocks);
-    memcpy(partials.data(), memory.bytes.data(), partials.size() * sizeof(uint64_t));
-    return float_moment_cuda_finish(s, partials.data(), blocks, frame, sink) == 0;
 }
 
+/* float_ansnr.cu: a block per row, its passes (stage, fill, sums) phase by
+ * phase as the kernel's barriers order them, in a "shared" block that
+ * starts as garbage. */
 template <typename T>
-static void ansnr_block(const FloatAnsnrArgs &a, unsigned y, unsigned threads, bool backwards)
+static void fake_float_ansnr(const FakeLaunch *l)
 {
-    /* __shared__: garbage until a pass writes it */
+    if (!launch_ok("float_ansnr", l, FANSNR_THREADS)) return;
+    CHECK(l->block >= 64); /* the noise sum is thread 32's */
+    const FloatAnsnrArgs &a = *(const FloatAnsnrArgs *)l->args;
     static FansnrShared sh;
-    float *raw = &sh.ref[0][0];
-    for (size_t i = 0; i < sizeof(sh) / sizeof(float); i++) raw[i] = (float)rng() * 1e30f;
-    const FansnrRows rows = fansnr_rows(a, (int)y);
-    float sig_row = 0.0f, noise_row = 0.0f; /* threads 0 and 32 */
-    for (int x0 = 0; x0 < a.w; x0 += FANSNR_CHUNK) {
-        for (unsigned j = 0; j < threads; j++)
-            fansnr_stage_thread<T>(a, rows, x0, order(j, threads, backwards), threads, sh);
-        /* __syncthreads() */
-        for (unsigned j = 0; j < threads; j++)
-            fansnr_fill_thread(a, x0, order(j, threads, backwards), threads, sh);
-        /* __syncthreads() */
-        const int n = fansnr_chunk(a.w, x0);
-        sig_row = float_chain_sum(sig_row, sh.sig, n);
-        noise_row = float_chain_sum(noise_row, sh.noise, n);
+    for (unsigned i = 0; i < l->grid[0]; i++) {
+        const unsigned y = order(i, l->grid[0], backwards);
+        float *raw = &sh.ref[0][0];
+        for (size_t k = 0; k < sizeof(sh) / sizeof(float); k++) raw[k] = (float)rng() * 1e30f;
+        const FansnrRows rows = fansnr_rows(a, (int)y);
+        float sig_row = 0.0f, noise_row = 0.0f; /* threads 0 and 32 */
+        for (int x0 = 0; x0 < a.w; x0 += FANSNR_CHUNK) {
+            for (unsigned j = 0; j < l->block; j++)
+                fansnr_stage_thread<T>(a, rows, x0, order(j, l->block, backwards), l->block, sh);
+            /* __syncthreads() */
+            for (unsigned j = 0; j < l->block; j++)
+                fansnr_fill_thread(a, x0, order(j, l->block, backwards), l->block, sh);
+            /* __syncthreads() */
+            const int n = fansnr_chunk(a.w, x0);
+            sig_row = float_chain_sum(sig_row, sh.sig, n);
+            noise_row = float_chain_sum(noise_row, sh.noise, n);
+        }
+        a.row_sums[y] = sig_row;
+        a.row_sums[a.h + y] = noise_row;
     }
-    a.row_sums[y] = sig_row;
-    a.row_sums[a.h + y] = noise_row;
 }
 
-static bool twin_ansnr(const FloatAnsnrState *s, const QualePicture *ref,
-                       const QualePicture *dist, const MetricFrame *frame, FeatureSink *sink,
-                       bool backwards)
+static void register_fake_kernels()
 {
-    const QualeVideoFormat &f = ref->format;
-    DeviceBuffer memory(2 * (size_t)f.height * sizeof(float));
-    unsigned launch[3];
-    FloatAnsnrArgs a;
-    const char *name = float_ansnr_cuda_launch(&f, (uint64_t)(uintptr_t)ref->data[0],
-                                               (uint64_t)(uintptr_t)dist->data[0],
-                                               (uint64_t)ref->stride[0], memory.address(),
-                                               launch, &a);
-    const char *expected = f.bitdepth > 8 ? "float_ansnr_16bit" : "float_ansnr_8bit";
-    if (!launch_ok(name, expected, launch, FANSNR_THREADS, f.height, 1)) return false;
-    if (launch[2] < 64) return false; /* the noise sum is thread 32's */
-    for (unsigned i = 0; i < launch[0]; i++) {
-        const unsigned y = order(i, launch[0], backwards);
-        if (f.bitdepth > 8)
-            ansnr_block<uint16_t>(a, y, launch[2], backwards);
-        else
-            ansnr_block<uint8_t>(a, y, launch[2], backwards);
+    fake_kernel("float_psnr_8bit", fake_float_psnr<uint8_t>);
+    fake_kernel("float_psnr_16bit", fake_float_psnr<uint16_t>);
+    fake_kernel("float_moment_8bit", fake_float_moment<uint8_t>);
+    fake_kernel("float_moment_16bit", fake_float_moment<uint16_t>);
+    fake_kernel("float_ansnr_8bit", fake_float_ansnr<uint8_t>);
+    fake_kernel("float_ansnr_16bit", fake_float_ansnr<uint16_t>);
+}
+
+/* A twin's run on the fake driver, as the backend makes it: init for the
+ * format with two slots, each frame enqueued on slot index % 2 and
+ * collected; everything freed, nothing written past what it allocated. */
+static bool twin_run(const CudaTwin &twin, const void *state, std::vector<QualePicture> &refs,
+                     std::vector<QualePicture> &dists, FeatureSink *sink)
+{
+    CudaDevice dev;
+    fake_device(&dev);
+    fake_reset();
+    char error[256] = "";
+    void *run = NULL;
+    int err = cuda_twin_init(&twin, &dev, NULL, state, &refs[0].format, 2, &run, error,
+                             sizeof(error));
+    for (unsigned f = 0; f < refs.size() && !err; f++) {
+        CudaFrame frame = {};
+        frame.index = f;
+        for (unsigned p = 0; p < refs[f].plane_count; p++) {
+            frame.ref[p] = (CUdeviceptr)(uintptr_t)refs[f].data[p];
+            frame.dist[p] = (CUdeviceptr)(uintptr_t)dists[f].data[p];
+            frame.stride[p] = refs[f].stride[p];
+            frame.width[p] = refs[f].plane_width[p];
+            frame.height[p] = refs[f].plane_height[p];
+        }
+        backwards = f % 2 == 1;
+        err = cuda_twin_enqueue(&twin, run, f % 2, &frame, NULL, error, sizeof(error));
+        MetricFrame mf;
+        memset(&mf, 0, sizeof(mf));
+        mf.index = f;
+        mf.ref = &refs[f];
+        mf.dist = &dists[f];
+        if (!err) err = cuda_twin_collect(&twin, run, f % 2, &mf, sink);
     }
-    if (!memory.intact()) {
-        fprintf(stderr, "  float_ansnr wrote past its row sums\n");
-        return false;
-    }
-    std::vector<float> row_sums(2 * (size_t)f.height);
-    memcpy(row_sums.data(), memory.bytes.data(), row_sums.size() * sizeof(float));
-    return float_ansnr_cuda_finish(s, row_sums.data(), frame, sink) == 0;
+    if (run) cuda_twin_close(&twin, run);
+    if (err) fprintf(stderr, "  %s: %s\n", twin.metric->name, error[0] ? error : "failed");
+    if (fake.guard_broken) fprintf(stderr, "  %s wrote past its memory\n", twin.metric->name);
+    return !err && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
 }
 
 /* ---- cases ---------------------------------------------------------------- */
@@ -475,17 +433,12 @@ static void run_case(const Case &c, unsigned index)
         sink && ansnr ? (FloatAnsnrState *)make_state(metric_float_ansnr, &format, sink) : NULL;
     CHECK(psnr && moment && (an || !ansnr));
 
+    if (psnr && moment && (an || !ansnr)) {
+        CHECK(twin_run(cuda_twin_float_psnr, psnr, refs, dists, sink));
+        CHECK(twin_run(cuda_twin_float_moment, moment, refs, dists, sink));
+        if (an) CHECK(twin_run(cuda_twin_float_ansnr, an, refs, dists, sink));
+    }
     for (unsigned f = 0; f < c.frames && psnr && moment && (an || !ansnr); f++) {
-        MetricFrame frame;
-        memset(&frame, 0, sizeof(frame));
-        frame.index = f;
-        frame.ref = &refs[f];
-        frame.dist = &dists[f];
-        const bool backwards = f % 2 == 1;
-        CHECK(twin_psnr(psnr, &refs[f], &dists[f], &frame, sink, backwards));
-        CHECK(twin_moment(moment, &refs[f], &dists[f], &frame, sink, backwards));
-        if (an) CHECK(twin_ansnr(an, &refs[f], &dists[f], &frame, sink, backwards));
-
         compare(label, cpu, sink, 0, psnr->key, f);
         for (unsigned k = 0; k < FLOAT_MOMENT_KEYS; k++)
             compare(label, cpu, sink, 1 + k, moment->key[k], f);
@@ -547,20 +500,16 @@ static void test_depth_refusal()
             CHECK(state != NULL);
             if (state) {
                 messages.clear();
-                int err = 0;
-                if (m == &metric_float_psnr) {
-                    const uint64_t partials[1] = { 0 };
-                    err = float_psnr_cuda_finish((const FloatPsnrState *)state, partials, 1,
-                                                 &frame, sink);
-                } else if (m == &metric_float_moment) {
-                    const uint64_t partials[4] = { 0, 0, 0, 0 };
-                    err = float_moment_cuda_finish((const FloatMomentState *)state, partials, 1,
-                                                   &frame, sink);
-                } else {
-                    std::vector<float> rows(2 * 6, 0.0f);
-                    err = float_ansnr_cuda_finish((const FloatAnsnrState *)state, rows.data(),
-                                                  &frame, sink);
-                }
+                const CudaTwin *twin = m == &metric_float_psnr     ? &cuda_twin_float_psnr
+                                       : m == &metric_float_moment ? &cuda_twin_float_moment
+                                                                   : &cuda_twin_float_ansnr;
+                CudaPlan plan = {};
+                plan.state = state;
+                plan.format = accepted;
+                char error[256];
+                CHECK(twin->plan(state, &accepted, &plan, error, sizeof(error)) == 0);
+                std::vector<uint8_t> readback(plan.readback_bytes, 0);
+                const int err = twin->collect(&plan, readback.data(), &frame, sink);
                 CHECK(err == -EINVAL);
                 const bool same = !cpu_messages.empty() && messages.size() == 1 &&
                                   messages[0] == cpu_messages[0];
@@ -579,7 +528,7 @@ static void test_depth_refusal()
 }
 
 /* float_ansnr below 3x3: the CPU refuses with float_ansnr_check_size()'s
- * message; the twin's init() calls the same function. */
+ * message; the twin's plan() calls the same function. */
 static void test_size_refusal()
 {
     static const unsigned sizes[][2] = { { 2, 3 }, { 3, 2 }, { 1, 1 }, { 2, 1080 } };
@@ -626,6 +575,7 @@ int main(int argc, char **argv)
 {
     /* --quick: leave out the 1080p cases */
     const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    register_fake_kernels();
     test_weights();
     test_depth_refusal();
     test_size_refusal();

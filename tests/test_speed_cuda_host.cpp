@@ -4,7 +4,7 @@
  *
  * speed.cu is included as C++ (cuda_host_compat.h turns the CUDA
  * qualifiers off; its __global__ kernels are left out); every launch of a
- * frame is taken from speed_cuda.c (speed_cuda_step(): which kernels, and
+ * frame is taken from speed_cuda.c (speed_cuda_step_kernel(): which kernels, and
  * their grids) and emulated block by block and thread by thread through
  * the very element functions the kernels call (speed_stats on one thread,
  * its barriers then ordering nothing), over work memory that starts as
@@ -51,15 +51,15 @@ extern const Metric metric_speed_chroma, metric_speed_temporal;
 size_t speed_cuda_work_floats(const SpeedGeometry *g);
 size_t speed_cuda_result_floats(const SpeedGeometry *g);
 bool speed_cuda_step_runs(const SpeedGeometry *g, unsigned step);
-const char *speed_cuda_step(const SpeedGeometry *g, unsigned step, unsigned pictures,
-                            unsigned launch[4]);
+const char *speed_cuda_step_kernel(const SpeedGeometry *g, unsigned step, unsigned pictures,
+                                   unsigned launch[4]);
 void speed_cuda_pictures(const SpeedGeometry *g, const float *results, unsigned pictures,
                          SpeedStats *stats);
 }
 
 /* ---- the device, emulated ---------------------------------------------------- */
 
-/* Runs every launch of a frame (speed_cuda_step()) over the args' work and
+/* Runs every launch of a frame (speed_cuda_step_kernel()) over the args' work and
  * results, which the caller filled with garbage. */
 static void run_frame(const SpeedArgs *a, unsigned pictures)
 {
@@ -67,7 +67,7 @@ static void run_frame(const SpeedArgs *a, unsigned pictures)
     for (unsigned step = 0; step < 7; step++) {
         if (!speed_cuda_step_runs(g, step)) continue;
         unsigned launch[4];
-        const std::string name = speed_cuda_step(g, step, pictures, launch);
+        const std::string name = speed_cuda_step_kernel(g, step, pictures, launch);
         for (unsigned z = 0; z < launch[2]; z++) {
             for (unsigned by = 0; by < launch[1]; by++) {
                 for (unsigned bx = 0; bx < launch[0]; bx++) {

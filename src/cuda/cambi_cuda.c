@@ -575,6 +575,6 @@ const CudaTwin cuda_twin_cambi = {
     .supports = cambi_cuda_supports,
     .init = cambi_cuda_init,
     .enqueue = cambi_cuda_enqueue,
-    .collect = cambi_cuda_collect,
+    .collect_own = cambi_cuda_collect,
     .close = cambi_cuda_close,
 };

@@ -163,20 +163,16 @@ __device__ void ciede_rows(const CiedeArgs &a)
     if (threadIdx.x == 0) a.partials[blockIdx.y * gridDim.x + blockIdx.x] = sum;
 }
 
-extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_table(CiedeConvert convert,
-                                                                        double *linear,
-                                                                        unsigned bits)
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_table(CiedeTableArgs a)
 {
     const unsigned i = blockIdx.x * CIEDE_THREADS + threadIdx.x;
-    if (i < 2u << (2 * bits)) ciede_table_entry(convert, linear, bits, i);
+    if (i < 2u << (2 * a.bits)) ciede_table_entry(a.convert, a.linear, a.bits, i);
 }
 
-extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_colour_table(CiedeConvert convert,
-                                                                               float *colours,
-                                                                               unsigned bits)
+extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_colour_table(CiedeTableArgs a)
 {
     const size_t i = (size_t)blockIdx.x * CIEDE_THREADS + threadIdx.x;
-    if (i < (size_t)1 << 3 * bits) ciede_colour_entry(convert, colours, bits, i);
+    if (i < (size_t)1 << 3 * a.bits) ciede_colour_entry(a.convert, a.colours, a.bits, i);
 }
 
 extern "C" __global__ void __launch_bounds__(CIEDE_THREADS) ciede_rows_8(CiedeArgs a)

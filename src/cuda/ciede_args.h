@@ -1,5 +1,5 @@
-/* What ciede.cu's kernel reads, and its threads per block: one declaration
- * for ciede_cuda.c and the kernel (cuda_args.h). */
+/* What ciede.cu's kernels read, and their threads per block: one
+ * declaration for ciede_cuda.c and the kernels (cuda_args.h). */
 #ifndef QUALE_SRC_CUDA_CIEDE_ARGS_H
 #define QUALE_SRC_CUDA_CIEDE_ARGS_H
 
@@ -31,5 +31,15 @@ typedef struct CiedeArgs {
     unsigned colour_bits;
     unsigned pad3;
 } CiedeArgs;
+
+/* What the table kernels (ciede_table, ciede_colour_table) fill: once, before
+ * the first frame. */
+typedef struct CiedeTableArgs {
+    CiedeConvert convert;
+    DEVICE_POINTER(double) linear; /* ciede_table's */
+    DEVICE_POINTER(float) colours; /* ciede_colour_table's */
+    unsigned bits;
+    unsigned pad;
+} CiedeTableArgs;
 
 #endif /* QUALE_SRC_CUDA_CIEDE_ARGS_H */

@@ -12,7 +12,7 @@
  *
  * The plan and the launch of a frame are functions without side effects,
  * so that tests/test_psnr_hvs_ciede_cuda_host.cpp drives the kernel's
- * element code on the CPU through exactly what enqueue() launches.
+ * element code on the CPU through exactly what the plan's steps launch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -140,185 +140,111 @@ const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t ch
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct CiedeTwin {
-    const CudaDevice *dev;
-    const CiedeState *metric;
+/* The plan of a run: the layout, and where the constants hold the chroma
+ * indexing (column table, then row table) and the colour tables. */
+typedef struct CiedeRun {
     CiedePlan *plan;
-    CUfunction kernel;
-    CUdeviceptr tables;  /* chroma_col (width x 4 bytes), then chroma_row */
-    size_t table_bytes;
-    CUdeviceptr linear;  /* R and B tables, or 0 */
-    size_t linear_bytes;
-    CUdeviceptr colours; /* every colour, or 0 */
-    size_t colour_bytes;
-    CUdeviceptr partials; /* slots x partial_count */
-    size_t bytes;
-    double *host;         /* pinned, same layout */
-} CiedeTwin;
+    size_t chroma_col, chroma_row, linear, colours; /* offsets in the constants */
+    unsigned setup_kernels[2];                      /* 0: ciede_table, 1: colour */
+} CiedeRun;
 
-static unsigned ciede_cuda_planes(const void *state)
+static void ciede_run_free(void *own)
 {
-    (void)state;
-    return 7;
+    CiedeRun *r = own;
+    ciede_cuda_plan_free(r->plan);
+    free(r);
 }
 
-static void ciede_cuda_close(void *twin)
+/* Constants: the chroma indexing (uploaded), then the colour tables the
+ * bit depth takes (filled by setup steps).  Per slot: a partial per block,
+ * all read back. */
+static int ciede_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                                char *error, size_t error_size)
 {
-    CiedeTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->partials, t->bytes);
-    cuda_free(t->dev, t->tables, t->table_bytes);
-    cuda_free(t->dev, t->linear, t->linear_bytes);
-    cuda_free(t->dev, t->colours, t->colour_bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    ciede_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int ciede_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                           const QualeVideoFormat *format, unsigned slots, void **out,
-                           char *error, size_t error_size)
-{
-    const CiedeState *s = metric_state;
-    int err = ciede_check_format(format, error, error_size);
+    const CiedeState *s = state;
+    const int err = ciede_check_format(format, error, error_size);
     if (err) return err;
-    CiedeTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = ciede_cuda_plan_new(s, format);
-    if (!t->plan) err = -ENOMEM;
-    if (!err) {
-        unsigned launch[3];
-        CiedeArgs args;
-        const uint64_t none[3] = { 0, 0, 0 };
-        const char *name =
-            ciede_cuda_launch(t->plan, 0, 0, 0, 0, 0, none, none, none, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernel, error, error_size);
-    }
+    CiedeRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    plan->free_own = ciede_run_free;
+    r->plan = ciede_cuda_plan_new(s, format);
+    if (!r->plan) return -ENOMEM;
     const size_t col_bytes = (size_t)s->width * sizeof(uint32_t);
-    t->table_bytes = col_bytes + s->width;
-    if (!err)
-        err = cuda_alloc(dev, &t->tables, t->table_bytes, "the CIEDE2000 chroma indexing", error,
-                         error_size);
-    if (!err) {
-        /* Once, before any frame: the slots' streams do not wait for the
-         * default stream, so the copies are finished here. */
-        CUresult r = dev->api.MemcpyHtoDAsync(t->tables, s->chroma_col, col_bytes, NULL);
-        if (r == CUDA_SUCCESS)
-            r = dev->api.MemcpyHtoDAsync(t->tables + col_bytes, s->chroma_row, s->width, NULL);
-        if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
-        if (r != CUDA_SUCCESS) {
-            snprintf(error, error_size, "uploading the CIEDE2000 chroma indexing failed: %s",
-                     cuda_error_text(&dev->api, r));
-            err = -EIO;
-        }
+    size_t at = 0;
+    r->chroma_col = cuda_plan_place(&at, col_bytes);
+    r->chroma_row = cuda_plan_place(&at, s->width);
+    plan->uploads[0] = (CudaPlanUpload){ r->chroma_col, s->chroma_col, col_bytes };
+    plan->uploads[1] = (CudaPlanUpload){ r->chroma_row, s->chroma_row, s->width };
+    plan->upload_count = 2;
+    const unsigned bits = ciede_cuda_table_bits(r->plan);
+    if (bits) {
+        r->linear = cuda_plan_place(&at, ((size_t)2 << (2 * bits)) * sizeof(double));
+        r->setup_kernels[plan->setup_steps++] = 0;
     }
-    const unsigned bits = t->plan ? ciede_cuda_table_bits(t->plan) : 0;
-    if (!err && bits) {
-        const unsigned entries = 2u << (2 * bits);
-        t->linear_bytes = (size_t)entries * sizeof(double);
-        CUfunction fill;
-        err = cuda_function(dev, module, "ciede_table", &fill, error, error_size);
-        if (!err)
-            err = cuda_alloc(dev, &t->linear, t->linear_bytes, "the CIEDE2000 colour tables", error,
-                             error_size);
-        if (!err) {
-            CiedeConvert convert = s->convert;
-            CUdeviceptr linear = t->linear;
-            unsigned table_bits = bits;
-            void *params[] = { &convert, &linear, &table_bits };
-            err = cuda_launch(dev, fill, "ciede_table", (entries + THREADS - 1) / THREADS, 1,
-                              THREADS, 0, NULL, params, error, error_size);
-        }
-        if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
-            snprintf(error, error_size, "filling the CIEDE2000 colour tables failed");
-            err = -EIO;
-        }
+    const unsigned colour_bits = ciede_cuda_colour_bits(r->plan);
+    if (colour_bits) {
+        r->colours = cuda_plan_place(&at, ((size_t)1 << 3 * colour_bits) * 4 * sizeof(float));
+        r->setup_kernels[plan->setup_steps++] = 1;
     }
-    const unsigned colour_bits = t->plan ? ciede_cuda_colour_bits(t->plan) : 0;
-    if (!err && colour_bits) {
-        const size_t entries = (size_t)1 << 3 * colour_bits;
-        t->colour_bytes = entries * 4 * sizeof(float);
-        CUfunction fill;
-        err = cuda_function(dev, module, "ciede_colour_table", &fill, error, error_size);
-        if (!err)
-            err = cuda_alloc(dev, &t->colours, t->colour_bytes, "the CIEDE2000 colour table",
-                             error, error_size);
-        if (!err) {
-            CiedeConvert convert = s->convert;
-            CUdeviceptr colours = t->colours;
-            unsigned table_bits = colour_bits;
-            void *params[] = { &convert, &colours, &table_bits };
-            err = cuda_launch(dev, fill, "ciede_colour_table", (unsigned)((entries + THREADS - 1) / THREADS), 1,
-                              THREADS, 0, NULL, params, error, error_size);
-        }
-        if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
-            snprintf(error, error_size, "filling the CIEDE2000 colour table failed");
-            err = -EIO;
-        }
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->partial_count * sizeof(double);
-        err = cuda_alloc(dev, &t->partials, t->bytes, "CIEDE2000 partial sums", error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, t->bytes, "CIEDE2000 readback", error,
-                              error_size);
-    if (err) {
-        ciede_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    plan->constant_bytes = at;
+    plan->slot_bytes = plan->readback_bytes = r->plan->partial_count * sizeof(double);
+    plan->steps = 1;
     return 0;
 }
 
-static int ciede_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                              char *error, size_t error_size)
+/* Fills a colour table: one thread per entry. */
+static void ciede_cuda_setup_step(const CudaPlan *plan, unsigned index,
+                                  const CudaPlanMemory *memory, CudaStep *step)
 {
-    CiedeTwin *t = twin;
-    const CiedePlan *plan = t->plan;
-    if (frame->width[0] != t->metric->width || frame->height[0] != t->metric->height ||
-        frame->height[1] != plan->chroma_height) {
-        snprintf(error, error_size, "ciede: the frame is %ux%u, the twin was set up for %ux%u",
-                 frame->width[0], frame->height[0], t->metric->width, t->metric->height);
-        return -EINVAL;
+    const CiedeRun *r = plan->own;
+    const CiedeState *s = plan->state;
+    CiedeTableArgs a = { .convert = s->convert };
+    if (r->setup_kernels[index] == 0) {
+        a.bits = ciede_cuda_table_bits(r->plan);
+        a.linear = memory->constants + r->linear;
+        CUDA_STEP_SET(step, "ciede_table", cuda_blocks_for((size_t)2 << (2 * a.bits), THREADS), 1,
+                      1, THREADS, 0, a);
+    } else {
+        a.bits = ciede_cuda_colour_bits(r->plan);
+        a.colours = memory->constants + r->colours;
+        CUDA_STEP_SET(step, "ciede_colour_table",
+                      cuda_blocks_for((size_t)1 << 3 * a.bits, THREADS), 1, 1, THREADS, 0, a);
     }
-    uint64_t ref[3], dist[3], stride[3];
-    for (unsigned k = 0; k < 3; k++) {
-        ref[k] = frame->ref[k];
-        dist[k] = frame->dist[k];
-        stride[k] = frame->stride[k];
-    }
-    const size_t offset = (size_t)slot * plan->partial_count;
-    const CUdeviceptr partials = t->partials + offset * sizeof(double);
-    const size_t col_bytes = (size_t)t->metric->width * sizeof(uint32_t);
-    unsigned launch[3];
-    CiedeArgs args;
-    const char *name = ciede_cuda_launch(plan, partials, t->tables, t->tables + col_bytes,
-                                         t->linear, t->colours, ref, dist, stride, launch, &args);
-    void *params[] = { &args };
-    int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
-                          params, error, error_size);
-    if (err) return err;
-    return cuda_read_back(t->dev, t->host + offset, partials, plan->partial_count * sizeof(double),
-                          stream, "the CIEDE2000 sums", error, error_size);
 }
 
-static int ciede_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                              FeatureSink *sink)
+static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                            CudaStep *step)
 {
-    CiedeTwin *t = twin;
-    const double *partials = t->host + (size_t)slot * t->plan->partial_count;
-    return ciede_write(t->metric, sink, frame->index, ciede_cuda_sum(t->plan, partials));
+    const CiedeRun *r = plan->own;
+    const CudaFrame *f = memory->frame;
+    uint64_t ref[3], dist[3], stride[3];
+    for (unsigned k = 0; k < 3; k++) {
+        ref[k] = f->ref[k];
+        dist[k] = f->dist[k];
+        stride[k] = f->stride[k];
+    }
+    const CUdeviceptr c = memory->constants;
+    unsigned launch[3] = { 0, 0, 0 };
+    const char *name = ciede_cuda_launch(r->plan, memory->slot, c + r->chroma_col,
+                                         c + r->chroma_row, r->linear ? c + r->linear : 0,
+                                         r->colours ? c + r->colours : 0, ref, dist, stride,
+                                         launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(CiedeArgs));
+}
+
+static int ciede_cuda_collect(const CudaPlan *plan, const void *readback,
+                              const MetricFrame *frame, FeatureSink *sink)
+{
+    const CiedeRun *r = plan->own;
+    return ciede_write(plan->state, sink, frame->index, ciede_cuda_sum(r->plan, readback));
 }
 
 const CudaTwin cuda_twin_ciede = {
     .metric = &metric_ciede,
     .module_image = cuda_module_ciede,
-    .planes = ciede_cuda_planes,
-    .init = ciede_cuda_init,
-    .enqueue = ciede_cuda_enqueue,
+    .plan = ciede_cuda_twin_plan,
+    .setup_step = ciede_cuda_setup_step,
+    .step = ciede_cuda_step,
     .collect = ciede_cuda_collect,
-    .close = ciede_cuda_close,
 };

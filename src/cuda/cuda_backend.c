@@ -91,109 +91,6 @@ struct GpuBackend {
     unsigned profiled_frames;
 };
 
-/* ---- checked calls ------------------------------------------------------ */
-
-#define CU_TRY(dev, call, what)                                                      \
-    do {                                                                             \
-        const CUresult cu_result_ = (call);                                          \
-        if (cu_result_ != CUDA_SUCCESS) {                                            \
-            snprintf(error, error_size, "%s failed: %s", (what),                    \
-                     cuda_error_text(&(dev)->api, cu_result_));                      \
-            return cu_result_ == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;          \
-        }                                                                            \
-    } while (0)
-
-/* QUALE_CUDA_MEMORY_LIMIT (bytes) caps what the backend allocates on the
- * device, so that running out of device memory can be tested. */
-static size_t memory_limit(void)
-{
-    const char *text = getenv("QUALE_CUDA_MEMORY_LIMIT");
-    return text && *text ? (size_t)strtoull(text, NULL, 0) : SIZE_MAX;
-}
-
-static _Atomic size_t device_bytes_allocated;
-
-int cuda_alloc(const CudaDevice *dev, CUdeviceptr *p, size_t bytes, const char *what,
-               char *error, size_t error_size)
-{
-    *p = 0;
-    if (bytes == 0) bytes = 1;
-    const size_t before = atomic_fetch_add(&device_bytes_allocated, bytes);
-    if (before + bytes > memory_limit()) {
-        atomic_fetch_sub(&device_bytes_allocated, bytes);
-        snprintf(error, error_size, "out of device memory for %s (%zu bytes; "
-                 "QUALE_CUDA_MEMORY_LIMIT allows %zu)", what, bytes, memory_limit());
-        return -ENOMEM;
-    }
-    const CUresult r = dev->api.MemAlloc(p, bytes);
-    if (r != CUDA_SUCCESS) {
-        atomic_fetch_sub(&device_bytes_allocated, bytes);
-        *p = 0;
-        snprintf(error, error_size, "allocating %zu bytes of device memory for %s failed: %s",
-                 bytes, what, cuda_error_text(&dev->api, r));
-        return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
-    }
-    return 0;
-}
-
-void cuda_free(const CudaDevice *dev, CUdeviceptr p, size_t bytes)
-{
-    if (!p) return;
-    dev->api.MemFree(p);
-    atomic_fetch_sub(&device_bytes_allocated, bytes ? bytes : 1);
-}
-
-int cuda_alloc_host(const CudaDevice *dev, void **p, size_t bytes, const char *what,
-                    char *error, size_t error_size)
-{
-    *p = NULL;
-    const CUresult r = dev->api.MemHostAlloc(p, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
-    if (r != CUDA_SUCCESS) {
-        *p = NULL;
-        snprintf(error, error_size, "allocating %zu bytes of pinned host memory for %s failed: %s",
-                 bytes, what, cuda_error_text(&dev->api, r));
-        return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
-    }
-    return 0;
-}
-
-int cuda_function(const CudaDevice *dev, CUmodule module, const char *name, CUfunction *f,
-                  char *error, size_t error_size)
-{
-    CU_TRY(dev, dev->api.ModuleGetFunction(f, module, name), name);
-    return 0;
-}
-
-int cuda_launch(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
-                unsigned grid_y, unsigned block_x, unsigned shared_bytes, CUstream stream,
-                void **params, char *error, size_t error_size)
-{
-    return cuda_launch_3d(dev, f, name, grid_x, grid_y, 1, block_x, shared_bytes, stream, params,
-                          error, error_size);
-}
-
-int cuda_launch_3d(const CudaDevice *dev, CUfunction f, const char *name, unsigned grid_x,
-                   unsigned grid_y, unsigned grid_z, unsigned block_x, unsigned shared_bytes,
-                   CUstream stream, void **params, char *error, size_t error_size)
-{
-    CU_TRY(dev, dev->api.LaunchKernel(f, grid_x, grid_y, grid_z, block_x, 1, 1, shared_bytes,
-                                      stream, params, NULL),
-           name);
-    return 0;
-}
-
-int cuda_read_back(const CudaDevice *dev, void *host, CUdeviceptr src, size_t bytes,
-                   CUstream stream, const char *what, char *error, size_t error_size)
-{
-    const CUresult r = dev->api.MemcpyDtoHAsync(host, src, bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back %s failed: %s", what,
-                 cuda_error_text(&dev->api, r));
-        return -EIO;
-    }
-    return 0;
-}
-
 /* ---- pinned host memory for the context's pictures ---------------------- */
 
 static void backend_release(GpuBackend *gpu);
@@ -361,7 +258,7 @@ static void stop(GpuBackend *gpu)
         for (unsigned b = 0; b < gpu->branches; b++)
             if (gpu->slots[i].branch[b]) dev->api.StreamSynchronize(gpu->slots[i].branch[b]);
     for (unsigned i = 0; i < gpu->twin_count; i++) {
-        if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
+        if (gpu->twins[i].state) cuda_twin_close(gpu->twins[i].twin, gpu->twins[i].state);
         if (gpu->twins[i].module) dev->api.ModuleUnload(gpu->twins[i].module);
     }
     if (gpu->profile && gpu->profiled_frames) {
@@ -771,8 +668,8 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
         a->twin = twin;
         a->sink = requests[i].sink;
-        gpu->planes |= twin->planes ? twin->planes(requests[i].state) : 1u;
-        if (twin->history > gpu->history) gpu->history = twin->history;
+        gpu->planes |= metric_planes(twin->metric, requests[i].state);
+        if (twin->metric->history > gpu->history) gpu->history = twin->metric->history;
         if (twin->dist_history) gpu->dist_history = true;
         const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);
         if (r != CUDA_SUCCESS) {
@@ -781,8 +678,8 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
             err = -EIO;
             break;
         }
-        err = twin->init(dev, a->module, requests[i].state, format, slots, &a->state, error,
-                         error_size);
+        err = cuda_twin_init(twin, dev, a->module, requests[i].state, format, slots, &a->state,
+                             error, error_size);
     }
     if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
     gpu->branches = choose_branches(gpu);
@@ -917,7 +814,8 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         if (dev->api.StreamWaitEvent(s->branch[b], s->forked, 0) != CUDA_SUCCESS) err = -EIO;
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        err = a->twin->enqueue(a->state, slot, &f, s->branch[i % branches], error, sizeof(error));
+        err = cuda_twin_enqueue(a->twin, a->state, slot, &f, s->branch[i % branches], error,
+                                sizeof(error));
         if (!err && gpu->profile &&
             dev->api.EventRecord(gpu->marks[i + 2], s->stream) != CUDA_SUCCESS)
             err = -EIO;
@@ -957,7 +855,7 @@ static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     }
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        int err = a->twin->collect(a->state, slot, frame, a->sink);
+        int err = cuda_twin_collect(a->twin, a->state, slot, frame, a->sink);
         if (err) return err;
     }
     return 0;

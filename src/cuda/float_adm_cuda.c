@@ -29,7 +29,7 @@
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * shared memory, arguments) are functions without side effects, so that
  * tests/test_float_vif_adm_motion_cuda_host.cpp drives the kernels' element code on
- * the CPU through exactly what enqueue() launches, and collect()'s work is
+ * the CPU through exactly what the plan's steps launch, and collect()'s work is
  * float_adm_cuda_write(), which the test calls too.
  */
 #include <errno.h>
@@ -47,7 +47,7 @@ extern const unsigned char cuda_module_float_adm[];
 /* A rows segment of MAX_SEGMENT columns takes 9 (S + 1) floats of shared
  * memory: 45 KiB. */
 enum { THREADS = FADM_THREADS, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256 };
-enum { SUMS = FLOAT_ADM_SUMS, FADM_MAX_STEPS = 3 * FLOAT_ADM_SCALES };
+enum { SUMS = FLOAT_ADM_SUMS };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -247,19 +247,6 @@ int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned fram
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct FloatAdmTwin {
-    const CudaDevice *dev;
-    FloatAdmPlan *plan;
-    CUfunction kernels[FADM_MAX_STEPS]; /* of each step */
-    CUdeviceptr table;                  /* the reciprocal's, or 0 */
-    size_t table_bytes;
-    unsigned shift;
-    CUdeviceptr memory;                 /* slots x slot_bytes */
-    size_t bytes;
-    float *host;                        /* pinned, slots x rows_bytes */
-    size_t host_stride;                 /* floats per slot */
-} FloatAdmTwin;
-
 /* Not static: the host test asks it too. */
 bool float_adm_cuda_supports(const void *state);
 
@@ -274,110 +261,73 @@ bool float_adm_cuda_supports(const void *state)
     return usable && s->p_norm == 3.0;
 }
 
-static void float_adm_cuda_close(void *twin)
+/* The plan of a run: the layout, and the shift of the reciprocal's table. */
+typedef struct FloatAdmRun {
+    FloatAdmPlan *plan;
+    unsigned shift;
+} FloatAdmRun;
+
+static void float_adm_run_free(void *own)
 {
-    FloatAdmTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    cuda_free(t->dev, t->table, t->table_bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    float_adm_cuda_plan_free(t->plan);
-    free(t);
+    FloatAdmRun *r = own;
+    float_adm_cuda_plan_free(r->plan);
+    free(r);
 }
 
-static int float_adm_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                               const QualeVideoFormat *format, unsigned slots, void **out,
-                               char *error, size_t error_size)
+/* Constants: the reciprocal's table where the kernels need one.  Per slot:
+ * the plan's layout, its row sums (first) read back; every row sum that
+ * collect() reads is written by the steps. */
+static int float_adm_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                    CudaPlan *plan, char *error, size_t error_size)
 {
-    const FloatAdmState *s = metric_state;
-    int err = 0;
-    FloatAdmTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->plan = float_adm_cuda_plan_new(s, format->bitdepth);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
-        unsigned launch[4];
-        FadmArgs args;
-        const char *name = float_adm_cuda_step(t->plan, i, 0, 0, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
+    FloatAdmRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    plan->free_own = float_adm_run_free;
+    r->plan = float_adm_cuda_plan_new(state, format->bitdepth);
+    if (!r->plan) return -ENOMEM;
     size_t count = 0;
     bool usable = false;
-    const uint32_t *table = err ? NULL : float_adm_reciprocal_table(&t->shift, &count, &usable);
-    if (!err && !usable) {
+    const uint32_t *table = float_adm_reciprocal_table(&r->shift, &count, &usable);
+    if (!usable) {
         snprintf(error, error_size, "float ADM: the host's reciprocal cannot be reproduced");
-        err = -ENOTSUP;
+        return -ENOTSUP;
     }
-    if (!err && table) {
-        t->table_bytes = count * sizeof(uint32_t);
-        err = cuda_alloc(dev, &t->table, t->table_bytes, "the float ADM reciprocal table", error,
-                         error_size);
-        if (!err) {
-            /* Once, before any frame: the slots' streams do not wait for
-             * the default stream, so the copy is finished here. */
-            CUresult r = dev->api.MemcpyHtoDAsync(t->table, table, t->table_bytes, NULL);
-            if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
-            if (r != CUDA_SUCCESS) {
-                snprintf(error, error_size, "uploading the float ADM reciprocal table failed: %s",
-                         cuda_error_text(&dev->api, r));
-                err = -EIO;
-            }
-        }
+    if (table) {
+        plan->constant_bytes = count * sizeof(uint32_t);
+        plan->uploads[0] = (CudaPlanUpload){ 0, table, plan->constant_bytes };
+        plan->upload_count = 1;
     }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "float ADM bands and row sums", error,
-                         error_size);
-    }
-    if (!err) {
-        t->host_stride = t->plan->rows_bytes / sizeof(float);
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * t->plan->rows_bytes,
-                              "float ADM readback", error, error_size);
-    }
-    if (err) {
-        float_adm_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    plan->slot_bytes = r->plan->slot_bytes;
+    plan->readback_bytes = r->plan->rows_bytes;
+    plan->steps = r->plan->step_count;
     return 0;
 }
 
-static int float_adm_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
-                                  CUstream stream, char *error, size_t error_size)
+static void float_adm_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                     const CudaPlanMemory *memory, CudaStep *step)
 {
-    FloatAdmTwin *t = twin;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    for (unsigned i = 0; i < t->plan->step_count; i++) {
-        unsigned launch[4];
-        FadmArgs args;
-        const char *name = float_adm_cuda_step(t->plan, i, base, t->table, t->shift,
-                                               frame->ref[0], frame->dist[0], frame->stride[0],
-                                               launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2],
-                              launch[3], stream, params, error, error_size);
-        if (err) return err;
-    }
-    /* Every row sum that collect() reads was written above. */
-    return cuda_read_back(t->dev, t->host + (size_t)slot * t->host_stride, base,
-                          t->plan->rows_bytes, stream, "the float ADM row sums", error, error_size);
+    const FloatAdmRun *r = plan->own;
+    const CudaFrame *f = memory->frame;
+    unsigned launch[4] = { 0, 0, 0, 0 };
+    const char *name = float_adm_cuda_step(r->plan, index, memory->slot, memory->constants,
+                                           r->shift, f->ref[0], f->dist[0], f->stride[0], launch,
+                                           step->args);
+    cuda_step_launch_shared(step, name, launch, sizeof(FadmArgs));
 }
 
-static int float_adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                  FeatureSink *sink)
+static int float_adm_cuda_collect(const CudaPlan *plan, const void *readback,
+                                  const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatAdmTwin *t = twin;
-    return float_adm_cuda_write(t->plan, sink, frame->index,
-                                t->host + (size_t)slot * t->host_stride);
+    const FloatAdmRun *r = plan->own;
+    return float_adm_cuda_write(r->plan, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_adm = {
     .metric = &metric_float_adm,
     .module_image = cuda_module_float_adm,
     .supports = float_adm_cuda_supports,
-    .init = float_adm_cuda_init,
-    .enqueue = float_adm_cuda_enqueue,
+    .plan = float_adm_cuda_twin_plan,
+    .step = float_adm_cuda_twin_step,
     .collect = float_adm_cuda_collect,
-    .close = float_adm_cuda_close,
 };

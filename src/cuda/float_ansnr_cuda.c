@@ -10,10 +10,9 @@
  * by 3 or 5 rows' blocks, through the caches), 2 x 1080 floats (8.4 KB)
  * read back.
  *
- * The launch (kernel, grid, arguments) and the step from the rows' sums to
- * the keys are functions without side effects, so that
- * tests/test_float_simple_cuda_host.cpp drives the kernel's element code
- * on the CPU through exactly what enqueue() launches and collect() writes.
+ * tests/test_float_simple_cuda_host.cpp runs this twin's plan through the
+ * plan executor on a fake driver whose kernels are the element code of the
+ * .cu file on the CPU.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -31,18 +30,11 @@ extern const unsigned char cuda_module_float_ansnr[];
 /* the kernels' launch bounds */
 enum { THREADS = FANSNR_THREADS };
 
-/* Not static: the host test calls them (it declares them itself). */
-const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref, uint64_t dist,
-                                    uint64_t stride, uint64_t row_sums, unsigned launch[3],
-                                    void *args);
-int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
-                            const MetricFrame *frame, FeatureSink *sink);
-
 /* The frame's launch: kernel name, grid (x, y, threads) and arguments
  * (args: a struct FloatAnsnrArgs); row_sums holds 2 x height floats. */
-const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref, uint64_t dist,
-                                    uint64_t stride, uint64_t row_sums, unsigned launch[3],
-                                    void *args)
+static const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref,
+                                           uint64_t dist, uint64_t stride, uint64_t row_sums,
+                                           unsigned launch[3], void *args)
 {
     FloatAnsnrArgs a;
     memset(&a, 0, sizeof(a));
@@ -63,96 +55,47 @@ const char *float_ansnr_cuda_launch(const QualeVideoFormat *format, uint64_t ref
 
 /* collect(): the rows' sums added as float_ansnr.c's extract() adds them,
  * then its float_ansnr_write() (float_ansnr_write_rows). */
-int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
-                            const MetricFrame *frame, FeatureSink *sink)
+static int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_sums,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     int err = float_ansnr_check(&frame->ref->format, sink);
     if (err) return err;
     return float_ansnr_write_rows(s, sink, frame->index, row_sums);
 }
 
-/* ---- the twin ------------------------------------------------------------- */
+/* ---- the plan ------------------------------------------------------------- */
 
-typedef struct FloatAnsnrTwin {
-    const CudaDevice *dev;
-    const FloatAnsnrState *metric;
-    QualeVideoFormat format;
-    CUfunction kernel;
-    size_t slot_floats;   /* 2 x height */
-    CUdeviceptr row_sums; /* slots x slot_floats */
-    float *host;          /* pinned, same layout */
-    size_t bytes;
-} FloatAnsnrTwin;
-
-static void float_ansnr_cuda_close(void *twin)
-{
-    FloatAnsnrTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->row_sums, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    free(t);
-}
-
-static int float_ansnr_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                                 const QualeVideoFormat *format, unsigned slots, void **out,
+/* Per slot: the rows' sums, 2 x height floats, all read back. */
+static int float_ansnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
                                  char *error, size_t error_size)
 {
-    int err = float_ansnr_check_size(format->width, format->height, error, error_size);
+    const int err = float_ansnr_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    FloatAnsnrTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    t->format = *format;
-    t->slot_floats = 2 * (size_t)format->height;
-    t->bytes = (size_t)slots * t->slot_floats * sizeof(float);
-    unsigned launch[3];
-    FloatAnsnrArgs args;
-    const char *name = float_ansnr_cuda_launch(format, 0, 0, 0, 0, launch, &args);
-    err = cuda_function(dev, module, name, &t->kernel, error, error_size);
-    if (!err) err = cuda_alloc(dev, &t->row_sums, t->bytes, "float_ansnr row sums", error,
-                               error_size);
-    if (!err) err = cuda_alloc_host(dev, (void **)&t->host, t->bytes, "float_ansnr readback",
-                                    error, error_size);
-    if (err) {
-        float_ansnr_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    plan->slot_bytes = plan->readback_bytes = 2 * (size_t)format->height * sizeof(float);
+    plan->steps = 1;
     return 0;
 }
 
-static int float_ansnr_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
-                                    CUstream stream, char *error, size_t error_size)
+static void float_ansnr_cuda_step(const CudaPlan *plan, unsigned index,
+                                  const CudaPlanMemory *memory, CudaStep *step)
 {
-    FloatAnsnrTwin *t = twin;
-    const size_t offset = (size_t)slot * t->slot_floats;
-    const CUdeviceptr row_sums = t->row_sums + offset * sizeof(float);
-    unsigned launch[3];
-    FloatAnsnrArgs args;
-    const char *name = float_ansnr_cuda_launch(&t->format, frame->ref[0], frame->dist[0],
-                                               frame->stride[0], row_sums, launch, &args);
-    void *params[] = { &args };
-    int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], 0, stream,
-                          params, error, error_size);
-    if (err) return err;
-    return cuda_read_back(t->dev, t->host + offset, row_sums, t->slot_floats * sizeof(float),
-                          stream, "float_ansnr sums", error, error_size);
+    const CudaFrame *f = memory->frame;
+    unsigned launch[3] = { 0, 0, 0 };
+    const char *name = float_ansnr_cuda_launch(&plan->format, f->ref[0], f->dist[0], f->stride[0],
+                                               memory->slot, launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(FloatAnsnrArgs));
 }
 
-static int float_ansnr_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                    FeatureSink *sink)
+static int float_ansnr_cuda_collect(const CudaPlan *plan, const void *readback,
+                                    const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatAnsnrTwin *t = twin;
-    return float_ansnr_cuda_finish(t->metric, t->host + (size_t)slot * t->slot_floats, frame,
-                                   sink);
+    return float_ansnr_cuda_finish(plan->state, readback, frame, sink);
 }
 
 const CudaTwin cuda_twin_float_ansnr = {
     .metric = &metric_float_ansnr,
     .module_image = cuda_module_float_ansnr,
-    .init = float_ansnr_cuda_init,
-    .enqueue = float_ansnr_cuda_enqueue,
+    .plan = float_ansnr_cuda_plan,
+    .step = float_ansnr_cuda_step,
     .collect = float_ansnr_cuda_collect,
-    .close = float_ansnr_cuda_close,
 };

@@ -16,8 +16,8 @@
  *
  * The launch of a frame (kernel, grid, shared memory, arguments) is a
  * function without side effects, so that tests/test_float_vif_adm_motion_cuda_host.cpp
- * drives the kernel's element code on the CPU through exactly what
- * enqueue() launches, and collect()'s work is float_motion_cuda_write(),
+ * drives the kernel's element code on the CPU through exactly what the
+ * plan's steps launch, and collect()'s work is float_motion_cuda_write(),
  * which the test calls too.
  */
 #include <errno.h>
@@ -133,15 +133,6 @@ int float_motion_cuda_write(const FloatMotionPlan *p, FeatureSink *sink, unsigne
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct FloatMotionTwin {
-    const CudaDevice *dev;
-    FloatMotionPlan *plan;
-    CUfunction kernel;
-    CUdeviceptr memory;    /* slots x rows_bytes */
-    size_t bytes;
-    float *host;           /* pinned, same layout */
-} FloatMotionTwin;
-
 /* Not static: the host test asks it too. */
 bool float_motion_cuda_supports(const void *state);
 
@@ -153,87 +144,50 @@ bool float_motion_cuda_supports(const void *state)
     return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);
 }
 
-static void float_motion_cuda_close(void *twin)
+/* Per slot: the rows' sums, read back.  Where there is nothing to compute
+ * (the first frame; a frame collect() refuses) the launch has no blocks. */
+static int float_motion_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                       CudaPlan *plan, char *error, size_t error_size)
 {
-    FloatMotionTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    float_motion_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int float_motion_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                                  const QualeVideoFormat *format, unsigned slots, void **out,
-                                  char *error, size_t error_size)
-{
-    int err = 0;
-    FloatMotionTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
     /* float_motion_put() writes the state's atomic last score, as the
      * reference's extract() does */
-    t->plan = float_motion_cuda_plan_new((FloatMotionState *)metric_state, format->bitdepth);
-    if (!t->plan) err = -ENOMEM;
-    if (!err)
-        err = cuda_function(dev, module, kernel_name(format->bitdepth, t->plan->s->taps),
-                            &t->kernel, error, error_size);
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->rows_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "float motion row sums", error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, t->bytes, "float motion readback", error,
-                              error_size);
-    if (err) {
-        float_motion_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    FloatMotionPlan *p = float_motion_cuda_plan_new((FloatMotionState *)state, format->bitdepth);
+    if (!p) return -ENOMEM;
+    plan->own = p;
+    plan->free_own = (void (*)(void *))float_motion_cuda_plan_free;
+    plan->slot_bytes = plan->readback_bytes = p->rows_bytes;
+    plan->steps = 1;
     return 0;
 }
 
-static int float_motion_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
-                                     CUstream stream, char *error, size_t error_size)
+static void float_motion_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                        const CudaPlanMemory *memory, CudaStep *step)
 {
-    FloatMotionTwin *t = twin;
-    const size_t bytes = t->plan->rows_bytes;
-    const CUdeviceptr rows = t->memory + (size_t)slot * bytes;
-    unsigned launch[4];
-    FmotArgs args;
-    const char *name = float_motion_cuda_launch(t->plan, frame->index, rows, frame->ref[0],
-                                                frame->prev_ref[0], frame->prev_ref[1],
-                                                frame->stride[0], launch, &args);
-    if (!name) return 0; /* nothing to compute, or collect() refuses */
-    if (!frame->prev_ref[0] || (frame->index >= 2 && !frame->prev_ref[1])) {
-        snprintf(error, error_size, "float motion: frame %u has no earlier frames on the device",
-                 frame->index);
-        return -EINVAL;
-    }
-    void *params[] = { &args };
-    int err = cuda_launch(t->dev, t->kernel, name, launch[0], launch[1], launch[2], launch[3],
-                          stream, params, error, error_size);
-    if (err) return err;
-    return cuda_read_back(t->dev, (uint8_t *)t->host + (size_t)slot * bytes, rows, bytes, stream,
-                          "the float motion row sums", error, error_size);
+    const FloatMotionPlan *p = plan->own;
+    const CudaFrame *f = memory->frame;
+    /* The earlier frames are on the device whenever the reference needs
+     * them (the metric's history); were one not, the launch would fault,
+     * not score zero. */
+    unsigned launch[4] = { 0, 0, 0, 0 };
+    const char *name = float_motion_cuda_launch(p, f->index, memory->slot, f->ref[0],
+                                                f->prev_ref[0], f->prev_ref[1], f->stride[0],
+                                                launch, step->args);
+    cuda_step_launch_shared(step, name ? name : kernel_name(p->bitdepth, p->s->taps), launch,
+                            sizeof(FmotArgs));
+    if (!name) step->grid[0] = 0;
 }
 
-static int float_motion_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                     FeatureSink *sink)
+static int float_motion_cuda_collect(const CudaPlan *plan, const void *readback,
+                                     const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatMotionTwin *t = twin;
-    return float_motion_cuda_write(t->plan, sink, frame->index,
-                                   (const float *)((const uint8_t *)t->host +
-                                                   (size_t)slot * t->plan->rows_bytes));
+    return float_motion_cuda_write(plan->own, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_motion = {
     .metric = &metric_float_motion,
     .module_image = cuda_module_float_motion,
-    .history = 2,
     .supports = float_motion_cuda_supports,
-    .init = float_motion_cuda_init,
-    .enqueue = float_motion_cuda_enqueue,
+    .plan = float_motion_cuda_twin_plan,
+    .step = float_motion_cuda_twin_step,
     .collect = float_motion_cuda_collect,
-    .close = float_motion_cuda_close,
 };

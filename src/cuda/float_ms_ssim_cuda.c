@@ -13,7 +13,7 @@
  *
  * The plan and the launches of a frame are functions without side effects,
  * so that tests/test_float_ssim_cuda_host.cpp drives the kernels' element
- * code on the CPU through exactly what enqueue() launches.
+ * code on the CPU through exactly what the plan's steps launch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -206,99 +206,48 @@ void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct FmsTwin {
-    const CudaDevice *dev;
-    const FloatMsSsimState *metric;
-    FmsPlan *plan;
-    CUfunction kernels[FMS_STEPS];
-    CUdeviceptr memory; /* slots x slot_bytes */
-    size_t bytes;
-    double *host;       /* pinned, slots x tiles x SSIM_SUMS */
-} FmsTwin;
-
-static void fms_cuda_close(void *twin)
+/* Per slot: the plan's layout, every scale's tile sums read back. */
+static int fms_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                              char *error, size_t error_size)
 {
-    FmsTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    fms_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int fms_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                         const QualeVideoFormat *format, unsigned slots, void **out, char *error,
-                         size_t error_size)
-{
-    const FloatMsSsimState *s = metric_state;
     /* The C reference's size check, on a copy of the state init set up. */
-    FloatMsSsimState check = *s;
-    int err = float_ms_ssim_setup(&check, format, error, error_size);
+    FloatMsSsimState check = *(const FloatMsSsimState *)state;
+    const int err = float_ms_ssim_setup(&check, format, error, error_size);
     if (err) return err;
-    FmsTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = fms_cuda_plan_new(s);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < FMS_STEPS; i++) {
-        unsigned launch[3];
-        SsimArgs args;
-        const char *name = fms_cuda_step(t->plan, i, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "MS-SSIM scales and sums", error,
-                         error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host,
-                              (size_t)slots * fms_cuda_tiles(t->plan) * SSIM_SUMS * sizeof(double),
-                              "MS-SSIM readback", error, error_size);
-    if (err) {
-        fms_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    FmsPlan *p = fms_cuda_plan_new(state);
+    if (!p) return -ENOMEM;
+    plan->own = p;
+    plan->free_own = (void (*)(void *))fms_cuda_plan_free;
+    plan->slot_bytes = p->slot_bytes;
+    plan->readback_offset = p->partials;
+    plan->readback_bytes = (size_t)fms_cuda_tiles(p) * SSIM_SUMS * sizeof(double);
+    plan->steps = FMS_STEPS;
     return 0;
 }
 
-static int fms_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                            char *error, size_t error_size)
+static void fms_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                               CudaStep *step)
 {
-    FmsTwin *t = twin;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    for (unsigned i = 0; i < FMS_STEPS; i++) {
-        unsigned launch[3];
-        SsimArgs args; /* the larger of the two argument structs */
-        const char *name = fms_cuda_step(t->plan, i, base, frame->ref[0], frame->dist[0],
-                                         frame->stride[0], launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
-                              stream, params, error, error_size);
-        if (err) return err;
-    }
-    const size_t count = (size_t)fms_cuda_tiles(t->plan) * SSIM_SUMS;
-    return cuda_read_back(t->dev, t->host + (size_t)slot * count, base + t->plan->partials,
-                          count * sizeof(double), stream, "the MS-SSIM sums", error, error_size);
+    const CudaFrame *f = memory->frame;
+    unsigned launch[3] = { 0, 0, 0 };
+    /* SsimArgs: the larger of the two argument blocks */
+    const char *name = fms_cuda_step(plan->own, index, memory->slot, f->ref[0], f->dist[0],
+                                     f->stride[0], launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(SsimArgs));
 }
 
-static int fms_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+static int fms_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
                             FeatureSink *sink)
 {
-    FmsTwin *t = twin;
-    const size_t count = (size_t)fms_cuda_tiles(t->plan) * SSIM_SUMS;
     IqaSsimMeans m[MS_SSIM_SCALES];
-    fms_cuda_means(t->plan, t->host + (size_t)slot * count, m);
-    return float_ms_ssim_write(t->metric, sink, frame->index, m);
+    fms_cuda_means(plan->own, readback, m);
+    return float_ms_ssim_write(plan->state, sink, frame->index, m);
 }
 
 const CudaTwin cuda_twin_float_ms_ssim = {
     .metric = &metric_float_ms_ssim,
     .module_image = cuda_module_float_ms_ssim,
-    .init = fms_cuda_init,
-    .enqueue = fms_cuda_enqueue,
+    .plan = fms_cuda_twin_plan,
+    .step = fms_cuda_twin_step,
     .collect = fms_cuda_collect,
-    .close = fms_cuda_close,
 };

@@ -12,7 +12,7 @@
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * arguments) are functions without side effects, so that
  * tests/test_float_ssim_cuda_host.cpp drives the kernels' element code on
- * the CPU through exactly what enqueue() launches.
+ * the CPU through exactly what the plan's steps launch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -179,100 +179,48 @@ void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *
 
 /* ---- the twin ------------------------------------------------------------- */
 
-enum { FSSIM_MAX_STEPS = 2 };
-
-typedef struct FssimTwin {
-    const CudaDevice *dev;
-    const FloatSsimState *metric;
-    FssimPlan *plan;
-    CUfunction kernels[FSSIM_MAX_STEPS];
-    CUdeviceptr memory; /* slots x slot_bytes */
-    size_t bytes;
-    double *host;       /* pinned, slots x tiles x SSIM_SUMS */
-} FssimTwin;
-
-static void fssim_cuda_close(void *twin)
+/* Per slot: the plan's layout, the tiles' sums read back. */
+static int fssim_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                CudaPlan *plan, char *error, size_t error_size)
 {
-    FssimTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    fssim_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int fssim_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                           const QualeVideoFormat *format, unsigned slots, void **out,
-                           char *error, size_t error_size)
-{
-    const FloatSsimState *s = metric_state;
     /* The C reference's size check, on a copy of the state init set up. */
-    FloatSsimState check = *s;
-    int err = float_ssim_setup(&check, format, error, error_size);
+    FloatSsimState check = *(const FloatSsimState *)state;
+    const int err = float_ssim_setup(&check, format, error, error_size);
     if (err) return err;
-    FssimTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = fssim_cuda_plan_new(s);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
-        unsigned launch[3];
-        SsimArgs args;
-        const char *name = fssim_cuda_step(t->plan, i, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "SSIM planes and sums", error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host,
-                              (size_t)slots * t->plan->tiles * SSIM_SUMS * sizeof(double),
-                              "SSIM readback", error, error_size);
-    if (err) {
-        fssim_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    FssimPlan *p = fssim_cuda_plan_new(state);
+    if (!p) return -ENOMEM;
+    plan->own = p;
+    plan->free_own = (void (*)(void *))fssim_cuda_plan_free;
+    plan->slot_bytes = p->slot_bytes;
+    plan->readback_offset = p->partials;
+    plan->readback_bytes = (size_t)p->tiles * SSIM_SUMS * sizeof(double);
+    plan->steps = p->step_count;
     return 0;
 }
 
-static int fssim_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                              char *error, size_t error_size)
+static void fssim_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                 const CudaPlanMemory *memory, CudaStep *step)
 {
-    FssimTwin *t = twin;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    for (unsigned i = 0; i < t->plan->step_count; i++) {
-        unsigned launch[3];
-        SsimArgs args; /* the larger of the two argument structs */
-        const char *name = fssim_cuda_step(t->plan, i, base, frame->ref[0], frame->dist[0],
-                                           frame->stride[0], launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
-                              stream, params, error, error_size);
-        if (err) return err;
-    }
-    const size_t count = (size_t)t->plan->tiles * SSIM_SUMS;
-    return cuda_read_back(t->dev, t->host + (size_t)slot * count, base + t->plan->partials,
-                          count * sizeof(double), stream, "the SSIM sums", error, error_size);
+    const CudaFrame *f = memory->frame;
+    unsigned launch[3] = { 0, 0, 0 };
+    /* SsimArgs: the larger of the two argument blocks */
+    const char *name = fssim_cuda_step(plan->own, index, memory->slot, f->ref[0], f->dist[0],
+                                       f->stride[0], launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(SsimArgs));
 }
 
-static int fssim_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                              FeatureSink *sink)
+static int fssim_cuda_collect(const CudaPlan *plan, const void *readback,
+                              const MetricFrame *frame, FeatureSink *sink)
 {
-    FssimTwin *t = twin;
-    const size_t count = (size_t)t->plan->tiles * SSIM_SUMS;
     IqaSsimMeans m;
-    fssim_cuda_means(t->plan, t->host + (size_t)slot * count, &m);
-    return float_ssim_write(t->metric, sink, frame->index, &m);
+    fssim_cuda_means(plan->own, readback, &m);
+    return float_ssim_write(plan->state, sink, frame->index, &m);
 }
 
 const CudaTwin cuda_twin_float_ssim = {
     .metric = &metric_float_ssim,
     .module_image = cuda_module_float_ssim,
-    .init = fssim_cuda_init,
-    .enqueue = fssim_cuda_enqueue,
+    .plan = fssim_cuda_twin_plan,
+    .step = fssim_cuda_twin_step,
     .collect = fssim_cuda_collect,
-    .close = fssim_cuda_close,
 };

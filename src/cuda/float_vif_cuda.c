@@ -15,7 +15,7 @@
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * shared memory, arguments) are functions without side effects, so that
  * tests/test_float_vif_adm_motion_cuda_host.cpp drives the kernels' element code on
- * the CPU through exactly what enqueue() launches, and collect()'s work is
+ * the CPU through exactly what the plan's steps launch, and collect()'s work is
  * float_vif_cuda_write(), which the test calls too.
  */
 #include <errno.h>
@@ -34,10 +34,6 @@ extern const unsigned char cuda_module_float_vif[];
  * taps); with 17 taps a segment and its margins are one column per thread
  * (240 + 16). */
 enum { THREADS = FVIF_THREADS, ROWS_PER_BLOCK = FVIF_ROWS, MAX_SEGMENT = 240, ALIGN = 256 };
-
-/* Per scale: rows (not at a skipped scale 0), then, below scale 3, vdec
- * and hdec towards the next. */
-enum { FVIF_MAX_STEPS = 3 * FLOAT_VIF_SCALES };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -233,16 +229,6 @@ int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned fram
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct FloatVifTwin {
-    const CudaDevice *dev;
-    FloatVifPlan *plan;
-    CUfunction kernels[FVIF_MAX_STEPS]; /* of each step */
-    CUdeviceptr memory;                 /* slots x slot_bytes */
-    size_t bytes;
-    float *host;                        /* pinned, slots x rows_bytes */
-    size_t host_stride;                 /* floats per slot */
-} FloatVifTwin;
-
 /* Not static: the host test asks it too. */
 bool float_vif_cuda_supports(const void *state);
 
@@ -262,85 +248,42 @@ bool float_vif_cuda_supports(const void *state)
     return true;
 }
 
-static void float_vif_cuda_close(void *twin)
+/* Per slot: the plan's layout, its row sums (first) read back; every row
+ * sum that collect() reads is written by the steps. */
+static int float_vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                    CudaPlan *plan, char *error, size_t error_size)
 {
-    FloatVifTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    float_vif_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int float_vif_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                               const QualeVideoFormat *format, unsigned slots, void **out,
-                               char *error, size_t error_size)
-{
-    const FloatVifState *s = metric_state;
-    int err = 0;
-    FloatVifTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->plan = float_vif_cuda_plan_new(s, format->bitdepth);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
-        unsigned launch[4];
-        FvifArgs args;
-        const char *name = float_vif_cuda_step(t->plan, i, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "float VIF planes and row sums", error,
-                         error_size);
-    }
-    if (!err) {
-        t->host_stride = t->plan->rows_bytes / sizeof(float);
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * t->plan->rows_bytes,
-                              "float VIF readback", error, error_size);
-    }
-    if (err) {
-        float_vif_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    FloatVifPlan *p = float_vif_cuda_plan_new(state, format->bitdepth);
+    if (!p) return -ENOMEM;
+    plan->own = p;
+    plan->free_own = (void (*)(void *))float_vif_cuda_plan_free;
+    plan->slot_bytes = p->slot_bytes;
+    plan->readback_bytes = p->rows_bytes;
+    plan->steps = p->step_count;
     return 0;
 }
 
-static int float_vif_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame,
-                                  CUstream stream, char *error, size_t error_size)
+static void float_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                     const CudaPlanMemory *memory, CudaStep *step)
 {
-    FloatVifTwin *t = twin;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    for (unsigned i = 0; i < t->plan->step_count; i++) {
-        unsigned launch[4];
-        FvifArgs args;
-        const char *name = float_vif_cuda_step(t->plan, i, base, frame->ref[0], frame->dist[0],
-                                               frame->stride[0], launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2],
-                              launch[3], stream, params, error, error_size);
-        if (err) return err;
-    }
-    /* Every row sum that collect() reads was written above. */
-    return cuda_read_back(t->dev, t->host + (size_t)slot * t->host_stride, base,
-                          t->plan->rows_bytes, stream, "the float VIF row sums", error, error_size);
+    const CudaFrame *f = memory->frame;
+    unsigned launch[4] = { 0, 0, 0, 0 };
+    const char *name = float_vif_cuda_step(plan->own, index, memory->slot, f->ref[0], f->dist[0],
+                                           f->stride[0], launch, step->args);
+    cuda_step_launch_shared(step, name, launch, sizeof(FvifArgs));
 }
 
-static int float_vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                  FeatureSink *sink)
+static int float_vif_cuda_collect(const CudaPlan *plan, const void *readback,
+                                  const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatVifTwin *t = twin;
-    return float_vif_cuda_write(t->plan, sink, frame->index,
-                                t->host + (size_t)slot * t->host_stride);
+    return float_vif_cuda_write(plan->own, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_vif = {
     .metric = &metric_float_vif,
     .module_image = cuda_module_float_vif,
     .supports = float_vif_cuda_supports,
-    .init = float_vif_cuda_init,
-    .enqueue = float_vif_cuda_enqueue,
+    .plan = float_vif_cuda_twin_plan,
+    .step = float_vif_cuda_twin_step,
     .collect = float_vif_cuda_collect,
-    .close = float_vif_cuda_close,
 };

@@ -17,8 +17,8 @@
  * The plan (sizes, offsets, the rounding shifts of every level), the
  * kernel arguments of a level and the launches of a level are functions
  * without side effects, so that tests/test_integer_adm_cuda_host.cpp
- * drives the kernels' element code on the CPU through exactly what
- * enqueue() uses.
+ * drives the kernels' element code on the CPU through exactly what the
+ * plan's steps use.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -223,103 +223,76 @@ unsigned adm_cuda_steps(const AdmPlan *p, int level, AdmStep steps[4])
 
 /* ---- the twin --------------------------------------------------------------- */
 
-typedef struct AdmTwin {
-    const CudaDevice *dev;
-    const AdmState *metric;
+/* The plan of a run: the layout, and which level and launch of the level
+ * each step is. */
+typedef struct AdmRun {
     AdmPlan *plan;
-    CUfunction kernels[ADM_KERNELS];
-    unsigned slots;
-    CUdeviceptr memory; /* slots x slot_bytes */
-    size_t bytes;
-    uint64_t *host;     /* pinned, slots x ADM_SUMS */
-} AdmTwin;
+    unsigned steps;
+    unsigned char level[4 * ADM_SCALES], launch[4 * ADM_SCALES];
+} AdmRun;
 
-static void adm_cuda_close(void *twin)
+static void adm_run_free(void *own)
 {
-    AdmTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    adm_cuda_plan_free(t->plan);
-    free(t);
+    AdmRun *r = own;
+    adm_cuda_plan_free(r->plan);
+    free(r);
 }
 
-static int adm_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                         const QualeVideoFormat *format, unsigned slots, void **out, char *error,
-                         size_t error_size)
+/* Per slot: the plan's layout; the sums cleared before the steps and read
+ * back after them. */
+static int adm_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                         char *error, size_t error_size)
 {
-    const AdmState *s = metric_state;
-    int err = adm_check_size(format->width, format->height, error, error_size);
+    const int err = adm_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    AdmTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->slots = slots;
-    t->plan = adm_cuda_plan_new(s);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned k = 0; k < ADM_KERNELS && !err; k++)
-        err = cuda_function(dev, module, adm_kernel_names[k], &t->kernels[k], error, error_size);
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "ADM bands and sums", error, error_size);
+    AdmRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    plan->free_own = adm_run_free;
+    r->plan = adm_cuda_plan_new(state);
+    if (!r->plan) return -ENOMEM;
+    for (int level = 0; level < ADM_SCALES; level++) {
+        AdmStep steps[4];
+        const unsigned n = adm_cuda_steps(r->plan, level, steps);
+        for (unsigned i = 0; i < n; i++) {
+            r->level[r->steps] = (unsigned char)level;
+            r->launch[r->steps++] = (unsigned char)i;
+        }
     }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * ADM_SUMS * sizeof(uint64_t),
-                              "ADM readback", error, error_size);
-    if (err) {
-        adm_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    plan->slot_bytes = r->plan->slot_bytes;
+    plan->clear_offset = plan->readback_offset = r->plan->sums;
+    plan->clear_bytes = plan->readback_bytes = ADM_SUMS * sizeof(uint64_t);
+    plan->steps = r->steps;
     return 0;
 }
 
-static int adm_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                            char *error, size_t error_size)
+static void adm_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                          CudaStep *step)
 {
-    AdmTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    const CUdeviceptr sums = base + t->plan->sums;
-    const size_t sum_bytes = ADM_SUMS * sizeof(uint64_t);
-    CUresult r = api->MemsetD8Async(sums, 0, sum_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "clearing the ADM sums failed: %s", cuda_error_text(api, r));
-        return -EIO;
-    }
-    for (int level = 0; level < ADM_SCALES; level++) {
-        AdmArgs args;
-        adm_cuda_level_args(t->plan, base, frame->ref[0], frame->dist[0], frame->stride[0], level,
-                            &args);
-        AdmStep steps[4];
-        const unsigned n = adm_cuda_steps(t->plan, level, steps);
-        for (unsigned i = 0; i < n; i++) {
-            void *params[] = { &args };
-            const AdmStep *st = &steps[i];
-            int err = cuda_launch(t->dev, t->kernels[st->kernel], adm_kernel_names[st->kernel],
-                                  st->grid_x, st->grid_y, st->block, 0, stream, params, error,
-                                  error_size);
-            if (err) return err;
-        }
-    }
-    return cuda_read_back(t->dev, t->host + (size_t)slot * ADM_SUMS, sums, sum_bytes, stream,
-                          "the ADM sums", error, error_size);
+    const AdmRun *r = plan->own;
+    const CudaFrame *f = memory->frame;
+    AdmArgs args;
+    adm_cuda_level_args(r->plan, memory->slot, f->ref[0], f->dist[0], f->stride[0],
+                        r->level[index], &args);
+    AdmStep steps[4];
+    adm_cuda_steps(r->plan, r->level[index], steps);
+    const AdmStep *st = &steps[r->launch[index]];
+    CUDA_STEP_SET(step, adm_kernel_names[st->kernel], st->grid_x, st->grid_y, 1, st->block, 0,
+                  args);
 }
 
-static int adm_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int adm_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
+                            FeatureSink *sink)
 {
-    AdmTwin *t = twin;
     float num[ADM_SCALES], aim[ADM_SCALES], den[ADM_SCALES];
-    adm_scores(t->metric, t->host + (size_t)slot * ADM_SUMS, num, aim, den);
-    return adm_write_frame(t->metric, sink, frame->index, num, aim, den);
+    adm_scores(plan->state, readback, num, aim, den);
+    return adm_write_frame(plan->state, sink, frame->index, num, aim, den);
 }
 
 const CudaTwin cuda_twin_integer_adm = {
     .metric = &metric_integer_adm,
     .module_image = cuda_module_integer_adm,
-    .init = adm_cuda_init,
-    .enqueue = adm_cuda_enqueue,
+    .plan = adm_cuda_plan,
+    .step = adm_cuda_step,
     .collect = adm_cuda_collect,
-    .close = adm_cuda_close,
 };

@@ -16,9 +16,10 @@
  */
 #include <stdint.h>
 
+#include "integer_motion_args.h"
 #include "reduce.cuh"
 
-#define SEGMENT 256
+#define SEGMENT MOTION_SEGMENT
 
 __device__ __forceinline__ int mirror(int i, int size)
 {
@@ -66,16 +67,12 @@ __device__ void motion_sad_row(const uint8_t *prev, const uint8_t *cur, unsigned
     if (threadIdx.x == 0) atomicAdd(&row_sad[y], sad);
 }
 
-extern "C" __global__ void motion_sad_8bit(const uint8_t *prev, const uint8_t *cur,
-                                           unsigned long long stride, int w, int h,
-                                           uint32_t *row_sad)
+extern "C" __global__ void __launch_bounds__(MOTION_THREADS) motion_sad_8bit(MotionArgs a)
 {
-    motion_sad_row<uint8_t>(prev, cur, stride, w, h, 8, row_sad);
+    motion_sad_row<uint8_t>(a.prev, a.cur, a.stride, a.w, a.h, 8, a.row_sad);
 }
 
-extern "C" __global__ void motion_sad_16bit(const uint8_t *prev, const uint8_t *cur,
-                                            unsigned long long stride, int w, int h, int bitdepth,
-                                            uint32_t *row_sad)
+extern "C" __global__ void __launch_bounds__(MOTION_THREADS) motion_sad_16bit(MotionArgs a)
 {
-    motion_sad_row<uint16_t>(prev, cur, stride, w, h, bitdepth, row_sad);
+    motion_sad_row<uint16_t>(a.prev, a.cur, a.stride, a.w, a.h, a.bitdepth, a.row_sad);
 }

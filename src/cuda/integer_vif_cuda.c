@@ -17,7 +17,7 @@
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * arguments) are functions without side effects, so that
  * tests/test_integer_vif_cuda_host.cpp drives the kernels' element code on
- * the CPU through exactly what enqueue() launches.
+ * the CPU through exactly what the plan's steps launch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,9 +33,6 @@ extern const unsigned char cuda_module_integer_vif[];
 /* THREADS: the kernels' launch bounds */
 enum { THREADS = VIF_THREADS, HSTATS_ROWS = 8, ALIGN = 256 };
 
-/* Per scale: decimation (vlow, hlow; not at scale 0) and statistics
- * (vstats, hstats). */
-enum { VIF_MAX_STEPS = 4 * VIF_SCALES };
 enum { SUMS_PER_SCALE = 4, SUM_COUNT = VIF_SCALES * SUMS_PER_SCALE };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -229,106 +226,42 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct VifTwin {
-    const CudaDevice *dev;
-    const VifState *metric;
-    VifPlan *plan;
-    CUfunction kernels[VIF_MAX_STEPS]; /* of each step */
-    CUdeviceptr table;                 /* the log2 table */
-    CUdeviceptr memory;                /* slots x slot_bytes */
-    size_t bytes;
-    uint64_t *host;                    /* pinned, slots x SUM_COUNT */
-} VifTwin;
-
-static void vif_cuda_close(void *twin)
+/* Constants: the log2 table.  Per slot: the plan's layout; the sums cleared
+ * before the steps and read back after them. */
+static int vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                              char *error, size_t error_size)
 {
-    VifTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    cuda_free(t->dev, t->table, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    vif_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int vif_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                         const QualeVideoFormat *format, unsigned slots, void **out, char *error,
-                         size_t error_size)
-{
-    const VifState *s = metric_state;
+    const VifState *s = state;
     int err = vif_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    VifTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = vif_cuda_plan_new(s);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < t->plan->step_count; i++) {
-        unsigned launch[3];
-        VifArgs args;
-        const char *name = vif_cuda_step(t->plan, i, 0, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
-    const size_t table_bytes = VIF_LOG2_TABLE_SIZE * sizeof(uint16_t);
-    if (!err) err = cuda_alloc(dev, &t->table, table_bytes, "the VIF log2 table", error, error_size);
-    if (!err) {
-        /* Once, before any frame: the slots' streams do not wait for the
-         * default stream, so the copy is finished here. */
-        CUresult r = dev->api.MemcpyHtoDAsync(t->table, s->log2_table, table_bytes, NULL);
-        if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
-        if (r != CUDA_SUCCESS) {
-            snprintf(error, error_size, "uploading the VIF log2 table failed: %s",
-                     cuda_error_text(&dev->api, r));
-            err = -EIO;
-        }
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "VIF planes and sums", error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * SUM_COUNT * sizeof(uint64_t),
-                              "VIF readback", error, error_size);
-    if (err) {
-        vif_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    VifPlan *p = vif_cuda_plan_new(s);
+    if (!p) return -ENOMEM;
+    plan->own = p;
+    plan->free_own = (void (*)(void *))vif_cuda_plan_free;
+    plan->constant_bytes = VIF_LOG2_TABLE_SIZE * sizeof(uint16_t);
+    plan->uploads[0] = (CudaPlanUpload){ 0, s->log2_table, plan->constant_bytes };
+    plan->upload_count = 1;
+    plan->slot_bytes = p->slot_bytes;
+    plan->clear_offset = plan->readback_offset = p->sums;
+    plan->clear_bytes = plan->readback_bytes = SUM_COUNT * sizeof(uint64_t);
+    plan->steps = p->step_count;
     return 0;
 }
 
-static int vif_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                            char *error, size_t error_size)
+static void vif_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                               CudaStep *step)
 {
-    VifTwin *t = twin;
-    const CudaApi *api = &t->dev->api;
-    const CUdeviceptr base = t->memory + (size_t)slot * t->plan->slot_bytes;
-    const CUdeviceptr sums = base + t->plan->sums;
-    const size_t sum_bytes = SUM_COUNT * sizeof(uint64_t);
-    CUresult r = api->MemsetD8Async(sums, 0, sum_bytes, stream);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "clearing the VIF sums failed: %s", cuda_error_text(api, r));
-        return -EIO;
-    }
-    for (unsigned i = 0; i < t->plan->step_count; i++) {
-        unsigned launch[3];
-        VifArgs args;
-        const char *name = vif_cuda_step(t->plan, i, base, t->table, frame->ref[0],
-                                         frame->dist[0], frame->stride[0], launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
-                              stream, params, error, error_size);
-        if (err) return err;
-    }
-    return cuda_read_back(t->dev, t->host + (size_t)slot * SUM_COUNT, sums, sum_bytes, stream,
-                          "the VIF sums", error, error_size);
+    const CudaFrame *f = memory->frame;
+    unsigned launch[3] = { 0, 0, 0 };
+    const char *name = vif_cuda_step(plan->own, index, memory->slot, memory->constants, f->ref[0],
+                                     f->dist[0], f->stride[0], launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(VifArgs));
 }
 
-static int vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int vif_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
+                            FeatureSink *sink)
 {
-    VifTwin *t = twin;
-    const uint64_t *host = t->host + (size_t)slot * SUM_COUNT;
+    const uint64_t *host = readback;
     VifSums sums[VIF_SCALES];
     for (unsigned scale = 0; scale < VIF_SCALES; scale++) {
         /* Added modulo 2^64 on the device: the signed sums' bits. */
@@ -338,14 +271,13 @@ static int vif_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
         sums[scale].num_non_log = (int64_t)v[2];
         sums[scale].den_non_log = (int64_t)v[3];
     }
-    return vif_write(t->metric, sink, frame->index, sums);
+    return vif_write(plan->state, sink, frame->index, sums);
 }
 
 const CudaTwin cuda_twin_integer_vif = {
     .metric = &metric_integer_vif,
     .module_image = cuda_module_integer_vif,
-    .init = vif_cuda_init,
-    .enqueue = vif_cuda_enqueue,
+    .plan = vif_cuda_twin_plan,
+    .step = vif_cuda_twin_step,
     .collect = vif_cuda_collect,
-    .close = vif_cuda_close,
 };

@@ -1,100 +1,60 @@
 /* PSNR on CUDA: the device sums squared errors, the host finishes exactly
- * as the C reference does (psnr_write_plane). */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
+ * as the C reference does (psnr_write_plane).
+ *
+ * Per frame: one launch, a block per ROWS_PER_BLOCK rows of each plane
+ * scored; each block's sum read back (8 bytes). */
 #include "cuda_twin.h"
 #include "psnr_args.h"
 #include "metrics/psnr.h"
 
 extern const unsigned char cuda_module_psnr[];
 
-enum { ROWS_PER_BLOCK = 8, THREADS = 256 };
+enum { ROWS_PER_BLOCK = 8 };
 
-typedef struct PsnrTwin {
-    const CudaDevice *dev;
-    const PsnrState *metric;
-    CUfunction kernel;
-    unsigned blocks; /* per plane */
-    CUdeviceptr partials;       /* slots * 3 * blocks */
-    size_t bytes;
-    unsigned long long *host;   /* pinned, same layout */
-    unsigned slots;
-} PsnrTwin;
-
-static unsigned psnr_cuda_planes(const void *state)
+static unsigned psnr_blocks(const CudaPlan *plan)
 {
-    const PsnrState *s = state;
-    return s->planes == 3 ? 7u : 1u;
+    return cuda_blocks_for(plan->format.height, ROWS_PER_BLOCK);
 }
 
-static void psnr_cuda_close(void *twin)
-{
-    PsnrTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->partials, t->bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    free(t);
-}
-
-static int psnr_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                          const QualeVideoFormat *format, unsigned slots, void **out,
+static int psnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
                           char *error, size_t error_size)
 {
-    PsnrTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    t->slots = slots;
-    t->blocks = (format->height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    const size_t bytes = t->bytes = (size_t)slots * 3 * t->blocks * sizeof(unsigned long long);
-    int err = cuda_function(dev, module, format->bitdepth > 8 ? "psnr_sse_16bit" : "psnr_sse_8bit",
-                            &t->kernel, error, error_size);
-    if (!err) err = cuda_alloc(dev, &t->partials, bytes, "PSNR partial sums", error, error_size);
-    if (!err) err = cuda_alloc_host(dev, (void **)&t->host, bytes, "PSNR readback", error, error_size);
-    if (err) {
-        psnr_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    const PsnrState *s = state;
+    const size_t bytes = (size_t)s->planes * psnr_blocks(plan) * sizeof(unsigned long long);
+    plan->slot_bytes = bytes;
+    plan->steps = 1;
+    plan->readback_bytes = bytes;
     return 0;
 }
 
-static int psnr_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                             char *error, size_t error_size)
+static void psnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                           CudaStep *step)
 {
-    PsnrTwin *t = twin;
-    PsnrPlanes planes;
-    memset(&planes, 0, sizeof(planes));
-    for (unsigned p = 0; p < t->metric->planes; p++) {
-        planes.ref[p] = frame->ref[p];
-        planes.dist[p] = frame->dist[p];
-        planes.stride[p] = frame->stride[p];
-        planes.width[p] = frame->width[p];
-        planes.height[p] = frame->height[p];
+    const PsnrState *s = plan->state;
+    const CudaFrame *f = memory->frame;
+    PsnrArgs a = { .rows_per_block = ROWS_PER_BLOCK, .partials = memory->slot };
+    for (unsigned p = 0; p < s->planes; p++) {
+        a.ref[p] = f->ref[p];
+        a.dist[p] = f->dist[p];
+        a.stride[p] = f->stride[p];
+        a.width[p] = f->width[p];
+        a.height[p] = f->height[p];
     }
-    const size_t offset = (size_t)slot * 3 * t->blocks;
-    CUdeviceptr partials = t->partials + offset * sizeof(unsigned long long);
-    unsigned rows = ROWS_PER_BLOCK;
-    void *params[] = { &planes, &rows, &partials };
-    int err = cuda_launch(t->dev, t->kernel, "psnr_sse", t->blocks, t->metric->planes, THREADS, 0,
-                          stream, params, error, error_size);
-    if (err) return err;
-    return cuda_read_back(t->dev, t->host + offset, partials,
-                          (size_t)t->metric->planes * t->blocks * sizeof(unsigned long long),
-                          stream, "PSNR sums", error, error_size);
+    CUDA_STEP_SET(step, plan->format.bitdepth > 8 ? "psnr_sse_16bit" : "psnr_sse_8bit",
+                  psnr_blocks(plan), s->planes, 1, PSNR_THREADS, 0, a);
 }
 
-static int psnr_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int psnr_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
+                             FeatureSink *sink)
 {
-    PsnrTwin *t = twin;
-    const unsigned long long *partials = t->host + (size_t)slot * 3 * t->blocks;
-    for (unsigned p = 0; p < t->metric->planes; p++) {
+    const PsnrState *s = plan->state;
+    const unsigned long long *partials = readback;
+    const unsigned blocks = psnr_blocks(plan);
+    for (unsigned p = 0; p < s->planes; p++) {
         /* Blocks past a chroma plane's height wrote zero. */
         uint64_t sse = 0;
-        for (unsigned b = 0; b < t->blocks; b++) sse += partials[p * t->blocks + b];
-        int err = psnr_write_plane(t->metric, sink, frame, p, sse);
+        for (unsigned b = 0; b < blocks; b++) sse += partials[p * blocks + b];
+        const int err = psnr_write_plane(s, sink, frame, p, sse);
         if (err) return err;
     }
     return 0;
@@ -103,9 +63,7 @@ static int psnr_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame
 const CudaTwin cuda_twin_psnr = {
     .metric = &metric_psnr,
     .module_image = cuda_module_psnr,
-    .planes = psnr_cuda_planes,
-    .init = psnr_cuda_init,
-    .enqueue = psnr_cuda_enqueue,
+    .plan = psnr_cuda_plan,
+    .step = psnr_cuda_step,
     .collect = psnr_cuda_collect,
-    .close = psnr_cuda_close,
 };

@@ -12,7 +12,7 @@
  * The plan (sizes, offsets) and the launches of a frame (kernel, grid,
  * arguments) are functions without side effects, so that
  * tests/test_psnr_hvs_ciede_cuda_host.cpp drives the kernels' element code
- * on the CPU through exactly what enqueue() launches.
+ * on the CPU through exactly what the plan's steps launch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -159,129 +159,73 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
 
 /* ---- the twin ------------------------------------------------------------- */
 
-typedef struct HvsTwin {
-    const CudaDevice *dev;
-    const PsnrHvsState *metric;
+/* The plan of a run: the layout, and the tables uploaded as constants. */
+typedef struct HvsRun {
     HvsPlan *plan;
-    CUfunction kernels[STEPS];
-    CUdeviceptr tables;
-    CUdeviceptr memory; /* slots x slot_bytes */
-    size_t bytes;
-    float *host;        /* pinned, slots x 4 */
-} HvsTwin;
+    float tables[TABLE_FLOATS];
+} HvsRun;
 
-static unsigned hvs_cuda_planes(const void *state)
+static void hvs_run_free(void *own)
 {
-    (void)state;
-    return 7;
+    HvsRun *r = own;
+    hvs_cuda_plan_free(r->plan);
+    free(r);
 }
 
-static void hvs_cuda_close(void *twin)
+/* Constants: the tables.  Per slot: the plan's layout, the three planes'
+ * sums read back. */
+static int hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                              char *error, size_t error_size)
 {
-    HvsTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    cuda_free(t->dev, t->tables, TABLE_FLOATS * sizeof(float));
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    hvs_cuda_plan_free(t->plan);
-    free(t);
-}
-
-static int hvs_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                         const QualeVideoFormat *format, unsigned slots, void **out, char *error,
-                         size_t error_size)
-{
-    const PsnrHvsState *s = metric_state;
-    int err = psnr_hvs_check_format(format, error, error_size);
+    const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
-    HvsTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = hvs_cuda_plan_new(format);
-    if (!t->plan) err = -ENOMEM;
-    const uint64_t none[3] = { 0, 0, 0 };
-    for (unsigned i = 0; !err && i < STEPS; i++) {
-        unsigned launch[3];
-        HvsArgs args;
-        const char *name = hvs_cuda_step(t->plan, i, 0, 0, none, none, none, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc(dev, &t->tables, TABLE_FLOATS * sizeof(float), "the PSNR-HVS tables",
-                         error, error_size);
-    if (!err) {
-        /* Once, before any frame: the slots' streams do not wait for the
-         * default stream, so the copy is finished here. */
-        float tables[TABLE_FLOATS];
-        hvs_cuda_tables(s, tables);
-        CUresult r = dev->api.MemcpyHtoDAsync(t->tables, tables, sizeof(tables), NULL);
-        if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
-        if (r != CUDA_SUCCESS) {
-            snprintf(error, error_size, "uploading the PSNR-HVS tables failed: %s",
-                     cuda_error_text(&dev->api, r));
-            err = -EIO;
-        }
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "PSNR-HVS terms and sums", error, error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * 4 * sizeof(float),
-                              "PSNR-HVS readback", error, error_size);
-    if (err) {
-        hvs_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    HvsRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    plan->free_own = hvs_run_free;
+    r->plan = hvs_cuda_plan_new(format);
+    if (!r->plan) return -ENOMEM;
+    hvs_cuda_tables(state, r->tables);
+    plan->constant_bytes = sizeof(r->tables);
+    plan->uploads[0] = (CudaPlanUpload){ 0, r->tables, sizeof(r->tables) };
+    plan->upload_count = 1;
+    plan->slot_bytes = r->plan->slot_bytes;
+    plan->readback_offset = r->plan->sums;
+    plan->readback_bytes = 3 * sizeof(float);
+    plan->steps = STEPS;
     return 0;
 }
 
-static int hvs_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                            char *error, size_t error_size)
+static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                               CudaStep *step)
 {
-    HvsTwin *t = twin;
-    const HvsPlan *plan = t->plan;
+    const HvsRun *r = plan->own;
+    const CudaFrame *f = memory->frame;
     uint64_t ref[3], dist[3], stride[3];
     for (unsigned k = 0; k < 3; k++) {
-        if (frame->width[k] != plan->layout.width[k] || frame->height[k] != plan->layout.height[k]) {
-            snprintf(error, error_size, "psnr_hvs: plane %u is %ux%u, the twin was set up for %ux%u",
-                     k, frame->width[k], frame->height[k], plan->layout.width[k], plan->layout.height[k]);
-            return -EINVAL;
-        }
-        ref[k] = frame->ref[k];
-        dist[k] = frame->dist[k];
-        stride[k] = frame->stride[k];
+        ref[k] = f->ref[k];
+        dist[k] = f->dist[k];
+        stride[k] = f->stride[k];
     }
-    const CUdeviceptr base = t->memory + (size_t)slot * plan->slot_bytes;
-    for (unsigned i = 0; i < STEPS; i++) {
-        unsigned launch[3];
-        HvsArgs args;
-        const char *name = hvs_cuda_step(plan, i, base, t->tables, ref, dist, stride, launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2], 0,
-                              stream, params, error, error_size);
-        if (err) return err;
-    }
-    return cuda_read_back(t->dev, t->host + (size_t)slot * 4, base + plan->sums, 3 * sizeof(float),
-                          stream, "the PSNR-HVS sums", error, error_size);
+    unsigned launch[3] = { 0, 0, 0 };
+    const char *name = hvs_cuda_step(r->plan, index, memory->slot, memory->constants, ref, dist,
+                                     stride, launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(HvsArgs));
 }
 
-static int hvs_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int hvs_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
+                            FeatureSink *sink)
 {
-    HvsTwin *t = twin;
+    const HvsRun *r = plan->own;
     uint64_t count[3];
-    hvs_cuda_counts(t->plan, count);
-    return psnr_hvs_write(t->metric, sink, frame->index, t->host + (size_t)slot * 4, count);
+    hvs_cuda_counts(r->plan, count);
+    return psnr_hvs_write(plan->state, sink, frame->index, readback, count);
 }
 
 const CudaTwin cuda_twin_psnr_hvs = {
     .metric = &metric_psnr_hvs,
     .module_image = cuda_module_psnr_hvs,
-    .planes = hvs_cuda_planes,
-    .init = hvs_cuda_init,
-    .enqueue = hvs_cuda_enqueue,
+    .plan = hvs_cuda_twin_plan,
+    .step = hvs_cuda_twin_step,
     .collect = hvs_cuda_collect,
-    .close = hvs_cuda_close,
 };

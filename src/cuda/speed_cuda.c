@@ -15,7 +15,7 @@
  * The launches (kernel, grid and arguments) and the step from what the
  * device wrote to the keys are functions without side effects, so that
  * tests/test_speed_cuda_host.cpp drives the kernels' element code on the
- * CPU through exactly what enqueue() launches and collect() writes.
+ * CPU through exactly what the plan's steps launch and collect() writes.
  */
 #include <errno.h>
 #include <math.h>
@@ -55,8 +55,8 @@ static const char *const step_names[SPEED_STEPS] = {
 size_t speed_cuda_work_floats(const SpeedGeometry *g);
 size_t speed_cuda_result_floats(const SpeedGeometry *g);
 bool speed_cuda_step_runs(const SpeedGeometry *g, unsigned step);
-const char *speed_cuda_step(const SpeedGeometry *g, unsigned step, unsigned pictures,
-                            unsigned launch[4]);
+const char *speed_cuda_step_kernel(const SpeedGeometry *g, unsigned step, unsigned pictures,
+                                   unsigned launch[4]);
 void speed_cuda_pictures(const SpeedGeometry *g, const float *results, unsigned pictures,
                          SpeedStats *stats);
 
@@ -82,8 +82,8 @@ bool speed_cuda_step_runs(const SpeedGeometry *g, unsigned step)
 }
 
 /* Step `step`'s kernel and grid: blocks in x, y, z and threads a block. */
-const char *speed_cuda_step(const SpeedGeometry *g, unsigned step, unsigned pictures,
-                            unsigned launch[4])
+const char *speed_cuda_step_kernel(const SpeedGeometry *g, unsigned step, unsigned pictures,
+                                   unsigned launch[4])
 {
     launch[2] = pictures;
     switch (step) {
@@ -135,20 +135,17 @@ void speed_cuda_pictures(const SpeedGeometry *g, const float *results, unsigned 
 
 /* ---- the twins ------------------------------------------------------------------- */
 
-typedef struct SpeedTwin {
-    const CudaDevice *dev;
-    const void *metric;
+/* The plan of a run (both twins): the pictures a frame scores (temporal: the
+ * two differences; chroma: U and V of both), the steps the geometry runs,
+ * and the slot's layout: each picture's work, then each one's results. */
+typedef struct SpeedRun {
     bool temporal;
     const SpeedSetup *setup;
-    QualeVideoFormat format;
     unsigned pictures;
-    CUfunction kernels[SPEED_STEPS];
-    CUdeviceptr setup_device;
     size_t work_floats, result_floats;
-    CUdeviceptr work, results; /* slots x pictures x ... */
-    size_t work_bytes, result_bytes;
-    float *host;               /* pinned: slots x pictures x result_floats */
-} SpeedTwin;
+    size_t results; /* offset in a slot */
+    unsigned char step_ids[SPEED_STEPS];
+} SpeedRun;
 
 static bool speed_cuda_supports(const void *state, bool temporal)
 {
@@ -172,175 +169,124 @@ static bool speed_temporal_cuda_supports(const void *state)
     return speed_cuda_supports(state, true);
 }
 
-static unsigned speed_chroma_cuda_planes(const void *state)
+/* Constants: the setup.  Per slot: the pictures' work and results, the
+ * results read back. */
+static int speed_cuda_plan(const void *state, bool temporal, CudaPlan *plan)
 {
-    (void)state;
-    return 6;
-}
-
-static void speed_cuda_close(void *twin)
-{
-    SpeedTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->setup_device, sizeof(SpeedSetup));
-    cuda_free(t->dev, t->work, t->work_bytes);
-    cuda_free(t->dev, t->results, t->result_bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    free(t);
-}
-
-static int speed_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                           bool temporal, const QualeVideoFormat *format, unsigned slots,
-                           void **out, char *error, size_t error_size)
-{
-    SpeedTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    t->temporal = temporal;
-    t->setup = temporal ? &((const SpeedTemporalState *)metric_state)->setup
-                        : &((const SpeedChromaState *)metric_state)->setup;
-    t->format = *format;
-    t->pictures = temporal ? 2 : 4;
-    const SpeedGeometry *g = &t->setup->g;
-    t->work_floats = speed_cuda_work_floats(g);
-    t->result_floats = speed_cuda_result_floats(g);
-    t->work_bytes = (size_t)slots * t->pictures * t->work_floats * sizeof(float);
-    t->result_bytes = (size_t)slots * t->pictures * t->result_floats * sizeof(float);
-    int err = 0;
-    for (unsigned i = 0; i < SPEED_STEPS && !err; i++)
-        if (speed_cuda_step_runs(g, i))
-            err = cuda_function(dev, module, step_names[i], &t->kernels[i], error, error_size);
-    if (!err) err = cuda_alloc(dev, &t->setup_device, sizeof(SpeedSetup), "SpEED's setup", error,
-                               error_size);
-    if (!err) err = cuda_alloc(dev, &t->work, t->work_bytes, "SpEED's pictures", error,
-                               error_size);
-    if (!err) err = cuda_alloc(dev, &t->results, t->result_bytes, "SpEED's results", error,
-                               error_size);
-    if (!err) err = cuda_alloc_host(dev, (void **)&t->host, t->result_bytes, "SpEED readback",
-                                    error, error_size);
-    if (!err) {
-        /* Once, before any frame: the slots' streams do not wait for the
-         * default stream, so the copy is finished here. */
-        CUresult r = dev->api.MemcpyHtoDAsync(t->setup_device, t->setup, sizeof(SpeedSetup), NULL);
-        if (r == CUDA_SUCCESS) r = dev->api.StreamSynchronize(NULL);
-        if (r != CUDA_SUCCESS) {
-            snprintf(error, error_size, "uploading SpEED's setup failed: %s",
-                     cuda_error_text(&dev->api, r));
-            err = -EIO;
-        }
-    }
-    if (err) {
-        speed_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    SpeedRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    r->temporal = temporal;
+    r->setup = temporal ? &((const SpeedTemporalState *)state)->setup
+                        : &((const SpeedChromaState *)state)->setup;
+    r->pictures = temporal ? 2 : 4;
+    const SpeedGeometry *g = &r->setup->g;
+    r->work_floats = speed_cuda_work_floats(g);
+    r->result_floats = speed_cuda_result_floats(g);
+    for (unsigned i = 0; i < SPEED_STEPS; i++)
+        if (speed_cuda_step_runs(g, i)) r->step_ids[plan->steps++] = (unsigned char)i;
+    plan->constant_bytes = sizeof(SpeedSetup);
+    plan->uploads[0] = (CudaPlanUpload){ 0, r->setup, sizeof(SpeedSetup) };
+    plan->upload_count = 1;
+    size_t at = 0;
+    cuda_plan_place(&at, r->pictures * r->work_floats * sizeof(float));
+    r->results = cuda_plan_place(&at, r->pictures * r->result_floats * sizeof(float));
+    plan->slot_bytes = at;
+    plan->readback_offset = r->results;
+    plan->readback_bytes = r->pictures * r->result_floats * sizeof(float);
     return 0;
 }
 
-static int speed_chroma_cuda_init(const CudaDevice *dev, CUmodule module, const void *state,
-                                  const QualeVideoFormat *format, unsigned slots, void **out,
-                                  char *error, size_t error_size)
+static int speed_chroma_cuda_plan(const void *state, const QualeVideoFormat *format,
+                                  CudaPlan *plan, char *error, size_t error_size)
 {
-    return speed_cuda_init(dev, module, state, false, format, slots, out, error, error_size);
+    return speed_cuda_plan(state, false, plan);
 }
 
-static int speed_temporal_cuda_init(const CudaDevice *dev, CUmodule module, const void *state,
-                                    const QualeVideoFormat *format, unsigned slots, void **out,
-                                    char *error, size_t error_size)
+static int speed_temporal_cuda_plan(const void *state, const QualeVideoFormat *format,
+                                    CudaPlan *plan, char *error, size_t error_size)
 {
-    return speed_cuda_init(dev, module, state, true, format, slots, out, error, error_size);
+    return speed_cuda_plan(state, true, plan);
 }
 
-static int speed_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                              char *error, size_t error_size)
+/* Every step reads one argument block: the pictures, the memory, the
+ * setup.  Temporal frame 0 has no difference to score (its 0 is written by
+ * collect()): its steps launch nothing. */
+static void speed_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                            CudaStep *step)
 {
-    SpeedTwin *t = twin;
+    const SpeedRun *r = plan->own;
+    const CudaFrame *f = memory->frame;
     SpeedArgs a;
     memset(&a, 0, sizeof(a));
-    a.setup = t->setup_device;
-    if (t->temporal) {
-        /* Frame 0 has no difference to score: its 0 is written by collect(). */
-        if (frame->index == 0 || !frame->prev_ref[0] || !frame->prev_dist[0]) return 0;
-        const bool use_ref = ((const SpeedTemporalState *)t->metric)->use_ref_diff;
-        a.src[0] = frame->prev_ref[0];
-        a.sub[0] = frame->ref[0];
-        a.src[1] = frame->prev_dist[0];
-        a.sub[1] = use_ref ? frame->ref[0] : frame->dist[0];
-        a.stride[0] = a.stride[1] = frame->stride[0];
+    a.setup = memory->constants;
+    bool work = true;
+    if (r->temporal) {
+        work = f->index > 0 && f->prev_ref[0] && f->prev_dist[0];
+        const bool use_ref = ((const SpeedTemporalState *)plan->state)->use_ref_diff;
+        a.src[0] = f->prev_ref[0];
+        a.sub[0] = f->ref[0];
+        a.src[1] = f->prev_dist[0];
+        a.sub[1] = use_ref ? f->ref[0] : f->dist[0];
+        a.stride[0] = a.stride[1] = f->stride[0];
     } else {
         for (unsigned c = 0; c < 2; c++) {
-            a.src[2 * c] = frame->ref[1 + c];
-            a.src[2 * c + 1] = frame->dist[1 + c];
-            a.stride[2 * c] = a.stride[2 * c + 1] = frame->stride[1 + c];
+            a.src[2 * c] = f->ref[1 + c];
+            a.src[2 * c + 1] = f->dist[1 + c];
+            a.stride[2 * c] = a.stride[2 * c + 1] = f->stride[1 + c];
         }
     }
-    const size_t first = (size_t)slot * t->pictures;
-    a.work_floats = t->work_floats;
-    a.work = t->work + first * t->work_floats * sizeof(float);
-    a.result_floats = t->result_floats;
-    a.results = t->results + first * t->result_floats * sizeof(float);
+    a.work_floats = r->work_floats;
+    a.work = memory->slot;
+    a.result_floats = r->result_floats;
+    a.results = memory->slot + r->results;
     a.log2_2pie = log2(2 * M_PI * M_E);
-    a.hbd = t->format.bitdepth > 8;
-    a.scaler = (float)(1u << (t->format.bitdepth - 8));
-    void *params[] = { &a };
-    for (unsigned i = 0; i < SPEED_STEPS; i++) {
-        if (!speed_cuda_step_runs(&t->setup->g, i)) continue;
-        unsigned launch[4];
-        const char *name = speed_cuda_step(&t->setup->g, i, t->pictures, launch);
-        const int err = cuda_launch_3d(t->dev, t->kernels[i], name, launch[0], launch[1],
-                                       launch[2], launch[3], 0, stream, params, error,
-                                       error_size);
-        if (err) return err;
-    }
-    return cuda_read_back(t->dev, t->host + first * t->result_floats, a.results,
-                          t->pictures * t->result_floats * sizeof(float), stream, "SpEED results",
-                          error, error_size);
+    a.hbd = plan->format.bitdepth > 8;
+    a.scaler = (float)(1u << (plan->format.bitdepth - 8));
+    unsigned launch[4] = { 0, 0, 0, 0 };
+    const char *name = speed_cuda_step_kernel(&r->setup->g, r->step_ids[index], r->pictures,
+                                              launch);
+    CUDA_STEP_SET(step, name, work ? launch[0] : 0, launch[1], launch[2], launch[3], 0, a);
 }
 
-static int speed_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                              FeatureSink *sink)
+static int speed_cuda_collect(const CudaPlan *plan, const void *readback,
+                              const MetricFrame *frame, FeatureSink *sink)
 {
-    SpeedTwin *t = twin;
-    const SpeedGeometry *g = &t->setup->g;
+    const SpeedRun *r = plan->own;
+    const SpeedGeometry *g = &r->setup->g;
     SpeedStats stats[4];
-    speed_cuda_pictures(g, t->host + (size_t)slot * t->pictures * t->result_floats, t->pictures,
-                        stats);
-    if (t->temporal) {
-        const SpeedTemporalState *s = t->metric;
+    speed_cuda_pictures(g, readback, r->pictures, stats);
+    if (r->temporal) {
+        const SpeedTemporalState *s = plan->state;
         if (frame->index == 0 || !frame->prev_ref[0] || !frame->prev_dist[0])
             return feature_sink_put(sink, s->key, frame->index, 0.0);
-        const float score = speed_pair_score(t->setup, &stats[0], &stats[1]);
+        const float score = speed_pair_score(r->setup, &stats[0], &stats[1]);
         return feature_sink_put(sink, s->key, frame->index, (double)score);
     }
     float score[2];
     bool singular[2];
     for (unsigned c = 0; c < 2; c++) {
-        score[c] = speed_pair_score(t->setup, &stats[2 * c], &stats[2 * c + 1]);
+        score[c] = speed_pair_score(r->setup, &stats[2 * c], &stats[2 * c + 1]);
         singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
     }
-    return speed_chroma_write(t->metric, sink, frame->index, score, singular);
+    return speed_chroma_write(plan->state, sink, frame->index, score, singular);
 }
 
 const CudaTwin cuda_twin_speed_chroma = {
     .metric = &metric_speed_chroma,
     .module_image = cuda_module_speed,
-    .planes = speed_chroma_cuda_planes,
     .supports = speed_chroma_cuda_supports,
-    .init = speed_chroma_cuda_init,
-    .enqueue = speed_cuda_enqueue,
+    .plan = speed_chroma_cuda_plan,
+    .step = speed_cuda_step,
     .collect = speed_cuda_collect,
-    .close = speed_cuda_close,
 };
 
 const CudaTwin cuda_twin_speed_temporal = {
     .metric = &metric_speed_temporal,
     .module_image = cuda_module_speed,
-    .history = 1,
     .dist_history = true,
     .supports = speed_temporal_cuda_supports,
-    .init = speed_temporal_cuda_init,
-    .enqueue = speed_cuda_enqueue,
+    .plan = speed_temporal_cuda_plan,
+    .step = speed_cuda_step,
     .collect = speed_cuda_collect,
-    .close = speed_cuda_close,
 };

@@ -175,6 +175,13 @@ static const MetricModelFeature psnr_model_features[] = {
     { NULL, NULL },
 };
 
+/* Luma alone without enable_chroma: readers may skip the chroma. */
+static unsigned psnr_planes(const void *state)
+{
+    const PsnrState *s = state;
+    return s->enable_chroma ? 7u : 1u;
+}
+
 const Metric metric_psnr = {
     .name = "psnr",
     .keys = psnr_keys,
@@ -184,6 +191,7 @@ const Metric metric_psnr = {
     /* libvmaf runs psnr on every frame, subsampled or not: its aggregate
      * PSNR counts them all. */
     .flags = METRIC_EVERY_FRAME | METRIC_WRITES_FIRST,
+    .planes = psnr_planes,
     .init = psnr_init,
     .extract = psnr_extract,
     .flush = psnr_flush,

@@ -50,12 +50,6 @@ static bool ciede_vulkan_supports(const VulkanDevice *dev, const void *state)
     return dev->features.shaderFloat64;
 }
 
-static unsigned ciede_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 7;
-}
-
 static void ciede_vulkan_close(void *twin)
 {
     CiedeTwin *t = twin;
@@ -158,7 +152,6 @@ static int ciede_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fr
 
 const VulkanTwin vulkan_twin_ciede = {
     .metric = &metric_ciede,
-    .planes = ciede_vulkan_planes,
     .supports = ciede_vulkan_supports,
     .init = ciede_vulkan_init,
     .record = ciede_vulkan_record,

@@ -108,8 +108,6 @@ static int float_ansnr_vulkan_collect(void *twin, unsigned slot, const MetricFra
 const VulkanTwin vulkan_twin_float_ansnr = {
     .metric = &metric_float_ansnr,
     .concurrent = true, /* its only buffers are per slot */
-    .planes = picture_float_vulkan_luma,
-    .supports = picture_float_vulkan_any,
     .init = float_ansnr_vulkan_init,
     .record = float_ansnr_vulkan_record,
     .collect = float_ansnr_vulkan_collect,

@@ -40,8 +40,6 @@ static int float_moment_vulkan_collect(void *twin, unsigned slot, const MetricFr
 const VulkanTwin vulkan_twin_float_moment = {
     .metric = &metric_float_moment,
     .concurrent = true, /* its only buffers are per slot */
-    .planes = picture_float_vulkan_luma,
-    .supports = picture_float_vulkan_any,
     .init = float_moment_vulkan_init,
     .record = luma_sums_record,
     .collect = float_moment_vulkan_collect,

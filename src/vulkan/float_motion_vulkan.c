@@ -132,8 +132,6 @@ static int float_motion_vulkan_collect(void *twin, unsigned slot, const MetricFr
 const VulkanTwin vulkan_twin_float_motion = {
     .metric = &metric_float_motion,
     .concurrent = true, /* its only buffers are per slot */
-    .history = 2,
-    .planes = picture_float_vulkan_luma,
     .supports = float_motion_vulkan_supports,
     .init = float_motion_vulkan_init,
     .record = float_motion_vulkan_record,

@@ -102,7 +102,6 @@ static int float_ms_ssim_vulkan_collect(void *twin, unsigned slot, const MetricF
 
 const VulkanTwin vulkan_twin_float_ms_ssim = {
     .metric = &metric_float_ms_ssim,
-    .planes = picture_float_vulkan_luma,
     .supports = ssim_vulkan_twin_supports,
     .init = float_ms_ssim_vulkan_init,
     .record = float_ms_ssim_vulkan_record,

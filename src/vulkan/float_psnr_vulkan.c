@@ -33,8 +33,6 @@ static int float_psnr_vulkan_collect(void *twin, unsigned slot, const MetricFram
 const VulkanTwin vulkan_twin_float_psnr = {
     .metric = &metric_float_psnr,
     .concurrent = true, /* its only buffers are per slot */
-    .planes = picture_float_vulkan_luma,
-    .supports = picture_float_vulkan_any,
     .init = float_psnr_vulkan_init,
     .record = luma_sums_record,
     .collect = float_psnr_vulkan_collect,

@@ -303,7 +303,6 @@ static int float_ssim_vulkan_collect(void *twin, unsigned slot, const MetricFram
 
 const VulkanTwin vulkan_twin_float_ssim = {
     .metric = &metric_float_ssim,
-    .planes = picture_float_vulkan_luma,
     .supports = ssim_vulkan_twin_supports,
     .init = float_ssim_vulkan_init,
     .record = float_ssim_vulkan_record,

@@ -120,7 +120,6 @@ static int motion_vulkan_collect(void *twin, unsigned slot, const MetricFrame *f
 const VulkanTwin vulkan_twin_integer_motion = {
     .metric = &metric_integer_motion,
     .concurrent = true, /* its only buffers are per slot */
-    .history = 2,
     .init = motion_vulkan_init,
     .record_round = motion_vulkan_record_round,
     .collect = motion_vulkan_collect,

@@ -80,19 +80,6 @@ void luma_sums_close(void *twin)
     free(t);
 }
 
-bool picture_float_vulkan_any(const VulkanDevice *dev, const void *metric_state)
-{
-    (void)dev;
-    (void)metric_state;
-    return true;
-}
-
-unsigned picture_float_vulkan_luma(const void *metric_state)
-{
-    (void)metric_state;
-    return 1;
-}
-
 uint64_t luma_sums_total(const LumaSums *t, unsigned slot, unsigned first, unsigned count)
 {
     const uint64_t *p = (const uint64_t *)t->partials.mapped + (size_t)slot * t->per_slot + first;

@@ -49,12 +49,6 @@ int luma_sums_record(void *twin, unsigned slot, const VulkanFrame *frame, VkComm
 
 void luma_sums_close(void *twin);
 
-/* The supports() of a float twin that takes every option and every format
- * its C reference takes, and the planes() of one that reads the luma only
- * (as all of the float metrics' twins do). */
-bool picture_float_vulkan_any(const VulkanDevice *dev, const void *metric_state);
-unsigned picture_float_vulkan_luma(const void *metric_state);
-
 /* For collect(): the sum of `count` consecutive partials from `first` of
  * the slot's. */
 uint64_t luma_sums_total(const LumaSums *t, unsigned slot, unsigned first, unsigned count);

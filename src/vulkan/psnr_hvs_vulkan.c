@@ -72,12 +72,6 @@ static bool hvs_vulkan_supports(const VulkanDevice *dev, const void *state)
            limits->maxComputeWorkGroupSize[0] >= WALK_THREADS;
 }
 
-static unsigned hvs_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 7;
-}
-
 static void hvs_vulkan_close(void *twin)
 {
     HvsTwin *t = twin;
@@ -215,7 +209,6 @@ static int hvs_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fram
 
 const VulkanTwin vulkan_twin_psnr_hvs = {
     .metric = &metric_psnr_hvs,
-    .planes = hvs_vulkan_planes,
     .supports = hvs_vulkan_supports,
     .init = hvs_vulkan_init,
     .record = hvs_vulkan_record,

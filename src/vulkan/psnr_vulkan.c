@@ -27,12 +27,6 @@ typedef struct PsnrTwin {
     unsigned bytes_per_sample;
 } PsnrTwin;
 
-static unsigned psnr_vulkan_planes(const void *state)
-{
-    const PsnrState *s = state;
-    return s->planes == 3 ? 7u : 1u;
-}
-
 static void psnr_vulkan_close(void *twin)
 {
     PsnrTwin *t = twin;
@@ -109,7 +103,6 @@ static int psnr_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fra
 const VulkanTwin vulkan_twin_psnr = {
     .metric = &metric_psnr,
     .concurrent = true, /* its only buffers are per slot */
-    .planes = psnr_vulkan_planes,
     .init = psnr_vulkan_init,
     .record = psnr_vulkan_record,
     .collect = psnr_vulkan_collect,

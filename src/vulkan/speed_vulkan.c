@@ -119,12 +119,6 @@ static bool speed_temporal_vulkan_supports(const VulkanDevice *dev, const void *
     return speed_vulkan_supports(dev, state, true);
 }
 
-static unsigned speed_chroma_vulkan_planes(const void *state)
-{
-    (void)state;
-    return 6;
-}
-
 static void speed_vulkan_close(void *twin)
 {
     SpeedTwin *t = twin;
@@ -358,7 +352,6 @@ static int speed_vulkan_collect(void *twin, unsigned slot, const MetricFrame *fr
 const VulkanTwin vulkan_twin_speed_chroma = {
     .metric = &metric_speed_chroma,
     .concurrent = true,
-    .planes = speed_chroma_vulkan_planes,
     .supports = speed_chroma_vulkan_supports,
     .init = speed_chroma_vulkan_init,
     .record_round = speed_vulkan_record_round,
@@ -368,7 +361,6 @@ const VulkanTwin vulkan_twin_speed_chroma = {
 
 const VulkanTwin vulkan_twin_speed_temporal = {
     .metric = &metric_speed_temporal,
-    .history = 1,
     .dist_history = true,
     .concurrent = true,
     .supports = speed_temporal_vulkan_supports,

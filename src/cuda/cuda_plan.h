@@ -1,0 +1,151 @@
+/*
+ * A CUDA twin's work as a plan: what it needs on the device, described as
+ * data by the twin, and run by one executor (cuda_plan.c) for every twin.
+ *
+ * A plan has
+ *   - constants: device memory for the whole run, filled once before the
+ *     first frame by host uploads and then by setup steps (tables);
+ *   - per slot (frame in flight): device memory, a region cleared before
+ *     the frame's steps, the steps, and a region read back after them into
+ *     pinned host memory;
+ *   - collect(): the read-back bytes made into the frame's feature values,
+ *     through the C reference's own writer.
+ *
+ * A step is one kernel launch: the kernel's name in the twin's module, the
+ * grid, and one argument block (the kernels take a single struct, declared
+ * in <metric>_args.h for both sides).  step() is a function of the plan
+ * and the addresses only, without side effects: the executor calls it for
+ * every frame, and the host tests (the *_cuda_host tests) call the same
+ * function to run the kernels' element code on the CPU through exactly
+ * what the device runs.  Step i names the same kernel whatever the
+ * addresses (the executor looks the kernels up once, with zero addresses);
+ * a step with no blocks (grid[0] == 0) launches nothing for that frame.
+ */
+#ifndef QUALE_SRC_CUDA_CUDA_PLAN_H
+#define QUALE_SRC_CUDA_CUDA_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda_primitives.h"
+#include "quale/quale.h"
+
+/* A frame on the device: plane p of the reference at ref[p], with the same
+ * row stride (bytes) as the host picture; prev_ref[k] is the reference luma
+ * of frame index - 1 - k (0 when there is none), prev_dist[k] the
+ * distorted one's where a twin asked for them (dist_history). */
+typedef struct CudaFrame {
+    unsigned index;
+    CUdeviceptr ref[3], dist[3];
+    size_t stride[3];
+    unsigned width[3], height[3];
+    CUdeviceptr prev_ref[2], prev_dist[2];
+} CudaFrame;
+
+enum {
+    CUDA_PLAN_MAX_UPLOADS = 4,
+    /* The largest argument block of any kernel (cambi's is the largest). */
+    CUDA_STEP_MAX_ARGS = 512,
+    /* Slots and regions start on this boundary. */
+    CUDA_PLAN_ALIGN = 256,
+};
+
+/* Host data copied into the constants before the setup steps. */
+typedef struct CudaPlanUpload {
+    size_t offset; /* in the constants */
+    const void *data;
+    size_t bytes;
+} CudaPlanUpload;
+
+typedef struct CudaPlan {
+    const void *state;        /* the metric's, as given to the twin's plan() */
+    QualeVideoFormat format;
+
+    size_t constant_bytes;
+    CudaPlanUpload uploads[CUDA_PLAN_MAX_UPLOADS];
+    unsigned upload_count;
+    unsigned setup_steps;
+
+    size_t slot_bytes;
+    size_t clear_offset, clear_bytes;       /* zeroed before a frame's steps */
+    unsigned steps;
+    size_t readback_offset, readback_bytes; /* copied back after them */
+
+    /* The twin's own description for its step() and collect(), freed with
+     * free_own (NULL: free()) when the run ends. */
+    void *own;
+    void (*free_own)(void *own);
+} CudaPlan;
+
+/* The device memory a step may address. */
+typedef struct CudaPlanMemory {
+    CUdeviceptr constants;
+    CUdeviceptr slot;        /* the frame's slot (0 in setup steps) */
+    const CudaFrame *frame;  /* the frame (all zero in setup steps) */
+} CudaPlanMemory;
+
+/* (the host tests include this from C++) */
+#ifdef __cplusplus
+#define CUDA_STEP_ALIGNED alignas(16)
+#else
+#define CUDA_STEP_ALIGNED _Alignas(16)
+#endif
+
+typedef struct CudaStep {
+    const char *kernel;
+    unsigned grid[3];        /* blocks in x, y, z */
+    unsigned block;          /* threads per block (one dimension) */
+    unsigned shared_bytes;   /* dynamic shared memory */
+    size_t args_size;
+    CUDA_STEP_ALIGNED unsigned char args[CUDA_STEP_MAX_ARGS];
+} CudaStep;
+
+/* A step's launch and argument block (a struct of <metric>_args.h). */
+#define CUDA_STEP_SET(step_, kernel_, gx_, gy_, gz_, block_, shared_, args_)     \
+    do {                                                                          \
+        _Static_assert(sizeof(args_) <= CUDA_STEP_MAX_ARGS, "argument block too large"); \
+        (step_)->kernel = (kernel_);                                              \
+        (step_)->grid[0] = (gx_);                                                 \
+        (step_)->grid[1] = (gy_);                                                 \
+        (step_)->grid[2] = (gz_);                                                 \
+        (step_)->block = (block_);                                                \
+        (step_)->shared_bytes = (shared_);                                        \
+        (step_)->args_size = sizeof(args_);                                       \
+        memcpy((step_)->args, &(args_), sizeof(args_));                           \
+    } while (0)
+
+/* A step from a twin's launch function, which wrote the kernel's grid (x,
+ * y) and threads per block into launch[] and its argument block (of
+ * args_size bytes) into step->args: the host tests call the same function. */
+static inline void cuda_step_launch(CudaStep *step, const char *kernel, const unsigned launch[3],
+                                    size_t args_size)
+{
+    step->kernel = kernel;
+    step->grid[0] = launch[0];
+    step->grid[1] = launch[1];
+    step->grid[2] = 1;
+    step->block = launch[2];
+    step->shared_bytes = 0;
+    step->args_size = args_size;
+}
+
+/* The same where launch[3] is the dynamic shared memory in bytes. */
+static inline void cuda_step_launch_shared(CudaStep *step, const char *kernel,
+                                           const unsigned launch[4], size_t args_size)
+{
+    cuda_step_launch(step, kernel, launch, args_size);
+    step->shared_bytes = launch[3];
+}
+
+/* Places `bytes` at the end of a layout being built (*at, bytes so far),
+ * aligned, and returns its offset. */
+static inline size_t cuda_plan_place(size_t *at, size_t bytes)
+{
+    const size_t offset = *at;
+    *at = cuda_align_up(offset + bytes, CUDA_PLAN_ALIGN);
+    return offset;
+}
+
+#endif /* QUALE_SRC_CUDA_CUDA_PLAN_H */
