@@ -630,6 +630,6 @@ const VulkanTwin vulkan_twin_cambi = {
     .supports = cambi_vulkan_supports,
     .init = cambi_vulkan_init,
     .record_round = cambi_vulkan_record_round,
-    .collect = cambi_vulkan_collect,
+    .collect_own = cambi_vulkan_collect,
     .close = cambi_vulkan_close,
 };

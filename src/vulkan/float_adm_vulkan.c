@@ -364,6 +364,6 @@ const VulkanTwin vulkan_twin_float_adm = {
     .supports = float_adm_vulkan_supports,
     .init = float_adm_vulkan_init,
     .record = float_adm_vulkan_record,
-    .collect = float_adm_vulkan_collect,
+    .collect_own = float_adm_vulkan_collect,
     .close = float_adm_vulkan_close,
 };

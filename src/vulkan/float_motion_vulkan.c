@@ -135,6 +135,6 @@ const VulkanTwin vulkan_twin_float_motion = {
     .supports = float_motion_vulkan_supports,
     .init = float_motion_vulkan_init,
     .record = float_motion_vulkan_record,
-    .collect = float_motion_vulkan_collect,
+    .collect_own = float_motion_vulkan_collect,
     .close = float_motion_vulkan_close,
 };

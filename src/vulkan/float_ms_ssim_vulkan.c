@@ -105,6 +105,6 @@ const VulkanTwin vulkan_twin_float_ms_ssim = {
     .supports = ssim_vulkan_twin_supports,
     .init = float_ms_ssim_vulkan_init,
     .record = float_ms_ssim_vulkan_record,
-    .collect = float_ms_ssim_vulkan_collect,
+    .collect_own = float_ms_ssim_vulkan_collect,
     .close = ssim_vulkan_twin_close,
 };

@@ -306,6 +306,6 @@ const VulkanTwin vulkan_twin_float_ssim = {
     .supports = ssim_vulkan_twin_supports,
     .init = float_ssim_vulkan_init,
     .record = float_ssim_vulkan_record,
-    .collect = float_ssim_vulkan_collect,
+    .collect_own = float_ssim_vulkan_collect,
     .close = ssim_vulkan_twin_close,
 };

@@ -293,6 +293,6 @@ const VulkanTwin vulkan_twin_float_vif = {
     .supports = float_vif_vulkan_supports,
     .init = float_vif_vulkan_init,
     .record = float_vif_vulkan_record,
-    .collect = float_vif_vulkan_collect,
+    .collect_own = float_vif_vulkan_collect,
     .close = float_vif_vulkan_close,
 };

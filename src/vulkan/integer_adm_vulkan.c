@@ -359,6 +359,6 @@ const VulkanTwin vulkan_twin_integer_adm = {
     .concurrent = true, /* per lane or per slot, all it keeps */
     .init = adm_vulkan_init,
     .record_round = adm_vulkan_record_round,
-    .collect = adm_vulkan_collect,
+    .collect_own = adm_vulkan_collect,
     .close = adm_vulkan_close,
 };

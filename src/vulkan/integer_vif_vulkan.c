@@ -323,6 +323,6 @@ const VulkanTwin vulkan_twin_integer_vif = {
     .concurrent = true, /* per lane or per slot, all it keeps */
     .init = vif_vulkan_init,
     .record_round = vif_vulkan_record_round,
-    .collect = vif_vulkan_collect,
+    .collect_own = vif_vulkan_collect,
     .close = vif_vulkan_close,
 };

@@ -212,6 +212,6 @@ const VulkanTwin vulkan_twin_psnr_hvs = {
     .supports = hvs_vulkan_supports,
     .init = hvs_vulkan_init,
     .record = hvs_vulkan_record,
-    .collect = hvs_vulkan_collect,
+    .collect_own = hvs_vulkan_collect,
     .close = hvs_vulkan_close,
 };

@@ -355,7 +355,7 @@ const VulkanTwin vulkan_twin_speed_chroma = {
     .supports = speed_chroma_vulkan_supports,
     .init = speed_chroma_vulkan_init,
     .record_round = speed_vulkan_record_round,
-    .collect = speed_vulkan_collect,
+    .collect_own = speed_vulkan_collect,
     .close = speed_vulkan_close,
 };
 
@@ -366,6 +366,6 @@ const VulkanTwin vulkan_twin_speed_temporal = {
     .supports = speed_temporal_vulkan_supports,
     .init = speed_temporal_vulkan_init,
     .record_round = speed_vulkan_record_round,
-    .collect = speed_vulkan_collect,
+    .collect_own = speed_vulkan_collect,
     .close = speed_vulkan_close,
 };

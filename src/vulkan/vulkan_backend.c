@@ -221,7 +221,7 @@ static void stop(GpuBackend *gpu)
     gpu->round_ns = NULL;
     gpu->profiled_frames = 0;
     for (unsigned i = 0; i < gpu->twin_count; i++)
-        if (gpu->twins[i].state) gpu->twins[i].twin->close(gpu->twins[i].state);
+        if (gpu->twins[i].state) vulkan_twin_close(gpu->twins[i].twin, gpu->twins[i].state);
     free(gpu->twins);
     gpu->twins = NULL;
     gpu->twin_count = 0;
@@ -466,7 +466,8 @@ static unsigned choose_lanes(const GpuBackend *gpu, const GpuTwinRequest *reques
 {
     if (!gpu->dev.timeline) return 1;
     for (unsigned i = 0; i < count; i++)
-        if (!find_twin(gpu, requests[i].metric, requests[i].state)->concurrent) return 1;
+        if (!vulkan_twin_concurrent(find_twin(gpu, requests[i].metric, requests[i].state)))
+            return 1;
     /* As many as there are queues: on the H200, v1 at 1080p runs at 2349
      * fps on 4 lanes, 2836 on 8 (docs/benchmarks.md). */
     unsigned lanes = gpu->dev.compute_queue_count;
@@ -516,8 +517,8 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
         a->twin = find_twin(gpu, requests[i].metric, requests[i].state);
         a->sink = requests[i].sink;
-        err = a->twin->init(&gpu->dev, gpu->ring.buffer, gpu->frames.buffer, requests[i].state, format,
-                            slots, &a->state, error, error_size);
+        err = vulkan_twin_init(a->twin, &gpu->dev, gpu->ring.buffer, gpu->frames.buffer,
+                               requests[i].state, format, slots, &a->state, error, error_size);
     }
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     if (!err)
@@ -603,10 +604,11 @@ static int record_twins_profiled(GpuBackend *gpu, unsigned slot, const VulkanFra
             vulkan_compute_barrier(dev, cb);
             dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries, q);
             int left = 0;
-            if (a->twin->record_round)
-                left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
+            if (vulkan_twin_in_rounds(a->twin))
+                left = vulkan_twin_record_round(a->twin, a->state, round, slot, f, cb, error,
+                                                error_size);
             else
-                left = a->twin->record(a->state, slot, f, cb, error, error_size);
+                left = vulkan_twin_record(a->twin, a->state, slot, f, cb, error, error_size);
             if (left < 0) return left;
             vulkan_compute_barrier(dev, cb);
             dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries,
@@ -628,9 +630,9 @@ static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, Vk
     int err = 0;
     for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        a->pending = a->twin->record_round != NULL;
+        a->pending = vulkan_twin_in_rounds(a->twin);
         any = any || a->pending;
-        if (!a->pending) err = a->twin->record(a->state, slot, f, cb, error, error_size);
+        if (!a->pending) err = vulkan_twin_record(a->twin, a->state, slot, f, cb, error, error_size);
     }
     if (err || !any) return err;
     /* The rounds may overwrite what the lane's frame before still reads. */
@@ -641,7 +643,8 @@ static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, Vk
         for (unsigned i = 0; i < gpu->twin_count; i++) {
             ActiveTwin *a = &gpu->twins[i];
             if (!a->pending) continue;
-            const int left = a->twin->record_round(a->state, round, slot, f, cb, error, error_size);
+            const int left = vulkan_twin_record_round(a->twin, a->state, round, slot, f, cb, error,
+                                                      error_size);
             if (left < 0) return left;
             a->pending = left > 0;
             any = any || a->pending;
@@ -854,7 +857,7 @@ static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fr
     }
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         ActiveTwin *a = &gpu->twins[i];
-        int err = a->twin->collect(a->state, slot, frame, a->sink);
+        int err = vulkan_twin_collect(a->twin, a->state, slot, frame, a->sink);
         if (err) return err;
     }
     return 0;

@@ -24,21 +24,8 @@
 #include <stdint.h>
 
 #include "metric.h"
+#include "vulkan_plan.h"
 #include "vulkan_primitives.h"
-
-/* Where one frame's planes are, in bytes, within the backend's buffers:
- * the reference luma (and earlier frames' reference luma) in `ring`, the
- * rest in `frames`. */
-typedef struct VulkanFrame {
-    unsigned index;
-    unsigned lane; /* < dev->lanes */
-    VkDeviceSize ref_offset[3];  /* ref_offset[0] is in the ring */
-    VkDeviceSize dist_offset[3];
-    uint32_t stride[3], width[3], height[3];
-    VkDeviceSize prev_ref_offset[2]; /* in the ring */
-    VkDeviceSize prev_dist_offset[2]; /* in the ring, for twins with dist_history */
-    bool has_prev[2];
-} VulkanFrame;
 
 typedef struct VulkanTwin {
     const Metric *metric;
@@ -55,7 +42,21 @@ typedef struct VulkanTwin {
      * (a twin that needs shaderFloat64 checks dev->features; NULL: every
      * option, on every device). */
     bool (*supports)(const VulkanDevice *dev, const void *metric_state);
-    /* ring and frames are the buffers shaders bind to read planes. */
+    /* Its work as a plan (vulkan_plan.h), run by vulkan_plan.c: plan()
+     * describes it for a run (errors name what the format or device
+     * lacks), round() writes the steps of round r of a frame and returns
+     * how many (or a negative errno, with a message, for a frame it cannot
+     * score), collect() makes the frame's values from the slot's results.
+     * A plan keeps everything per slot: it is concurrent. */
+    int (*plan)(const VulkanDevice *dev, const void *metric_state, const QualeVideoFormat *format,
+                VulkanPlan *plan, char *error, size_t error_size);
+    int (*round)(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *memory,
+                 VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error, size_t error_size);
+    int (*collect)(const VulkanPlan *plan, const void *results, const MetricFrame *frame,
+                   FeatureSink *sink);
+
+    /* Or, for work that is not yet a plan, its own life cycle.  ring and
+     * frames are the buffers shaders bind to read planes. */
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
                 const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
                 size_t error_size);
@@ -72,10 +73,27 @@ typedef struct VulkanTwin {
      * (0: done), or a negative errno. */
     int (*record_round)(void *twin, unsigned round, unsigned slot, const VulkanFrame *frame,
                         VkCommandBuffer cb, char *error, size_t error_size);
-    int (*collect)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
+    int (*collect_own)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
     void (*close)(void *twin);
 } VulkanTwin;
 
 extern const VulkanTwin *const vulkan_twins[];
+
+/* A twin of a run, whichever kind (vulkan_plan.c): the backend's calls.
+ * vulkan_twin_in_rounds(): whether its work comes in rounds (plans do). */
+bool vulkan_twin_concurrent(const VulkanTwin *twin);
+bool vulkan_twin_in_rounds(const VulkanTwin *twin);
+int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer ring,
+                     VkBuffer frames, const void *metric_state, const QualeVideoFormat *format,
+                     unsigned slots, void **run, char *error, size_t error_size);
+int vulkan_twin_record(const VulkanTwin *twin, void *run, unsigned slot,
+                       const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                       size_t error_size);
+int vulkan_twin_record_round(const VulkanTwin *twin, void *run, unsigned round, unsigned slot,
+                             const VulkanFrame *frame, VkCommandBuffer cb, char *error,
+                             size_t error_size);
+int vulkan_twin_collect(const VulkanTwin *twin, void *run, unsigned slot,
+                        const MetricFrame *frame, FeatureSink *sink);
+void vulkan_twin_close(const VulkanTwin *twin, void *run);
 
 #endif /* QUALE_SRC_VULKAN_VULKAN_TWIN_H */

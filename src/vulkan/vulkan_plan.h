@@ -1,0 +1,129 @@
+/*
+ * A Vulkan twin's work as a plan: what it needs on the device, described as
+ * data by the twin, and run by one executor (vulkan_plan.c) for every twin,
+ * as CUDA's twins are (src/cuda/cuda_plan.h).
+ *
+ * A plan has
+ *   - pipelines: a shader, its push-constant layout (VULKAN_PUSH), its
+ *     specialisation constants and the buffers it binds, by role;
+ *   - buffers, by role: the backend's ring and frames; per slot, results
+ *     (host-visible: what collect() reads after the slot's fence) and work
+ *     (device-local: what the steps hand each other); constants (device-
+ *     local, copied once before the first frame);
+ *   - the frame's work in rounds: round r's steps read only what earlier
+ *     rounds (and earlier frames) wrote, so the backend records round r of
+ *     every twin, one barrier, then round r + 1;
+ *   - collect(): the slot's results made into the frame's feature values,
+ *     through the C reference's own writer.
+ *
+ * A step is one dispatch: a pipeline, its workgroups (none: nothing for this
+ * frame) and its push constants.  Shaders address the buffers by offsets in
+ * the push constants (a descriptor set never changes), so a step is given
+ * the slot's byte offsets in results and work.  Everything a plan keeps is
+ * per slot: frames of different lanes may run its shaders side by side.
+ */
+#ifndef QUALE_SRC_VULKAN_VULKAN_PLAN_H
+#define QUALE_SRC_VULKAN_VULKAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vulkan_primitives.h"
+
+/* Where one frame's planes are, in bytes, within the backend's buffers:
+ * the reference luma (and earlier frames' reference luma) in `ring`, the
+ * rest in `frames`; stride in bytes. */
+typedef struct VulkanFrame {
+    unsigned index;
+    unsigned lane; /* < dev->lanes */
+    VkDeviceSize ref_offset[3];  /* ref_offset[0] is in the ring */
+    VkDeviceSize dist_offset[3];
+    uint32_t stride[3], width[3], height[3];
+    VkDeviceSize prev_ref_offset[2]; /* in the ring */
+    VkDeviceSize prev_dist_offset[2]; /* in the ring, for twins with dist_history */
+    bool has_prev[2];
+} VulkanFrame;
+
+enum {
+    VULKAN_PLAN_MAX_PIPELINES = 8,
+    VULKAN_PLAN_MAX_BINDINGS = 8,
+    VULKAN_PLAN_MAX_CONSTANTS = 8,
+    /* The dispatches of one round of one twin. */
+    VULKAN_PLAN_MAX_STEPS = 8,
+    /* Push constants: what every Vulkan device offers. */
+    VULKAN_STEP_PUSH_BYTES = 128,
+    /* Per-slot regions start on this boundary (storage buffer offsets). */
+    VULKAN_PLAN_ALIGN = 256,
+};
+
+typedef enum VulkanRole {
+    VULKAN_ROLE_RING,      /* the backend's reference (and distorted) lumas */
+    VULKAN_ROLE_FRAMES,    /* the backend's other planes */
+    VULKAN_ROLE_RESULTS,   /* host-visible, per slot */
+    VULKAN_ROLE_WORK,      /* device-local, per slot */
+    VULKAN_ROLE_CONSTANTS, /* device-local, filled once */
+} VulkanRole;
+
+typedef struct VulkanPlanPipeline {
+    const unsigned char *spirv;
+    size_t spirv_size;
+    const char *what;              /* "the PSNR shader": for messages */
+    VulkanPushLayout push;         /* *VULKAN_PUSH(...); size 0: none */
+    unsigned binding_count;        /* binding i is buffer bindings[i] */
+    VulkanRole bindings[VULKAN_PLAN_MAX_BINDINGS];
+    unsigned constant_count;       /* constant_id i takes constants[i] */
+    uint32_t constants[VULKAN_PLAN_MAX_CONSTANTS];
+} VulkanPlanPipeline;
+
+typedef struct VulkanPlan {
+    const VulkanDevice *dev;
+    const void *state;        /* the metric's, as given to the twin's plan() */
+    QualeVideoFormat format;
+
+    VulkanPlanPipeline pipelines[VULKAN_PLAN_MAX_PIPELINES];
+    unsigned pipeline_count;
+    const void *constants;    /* constant_bytes, copied once; it must live as long as the plan */
+    size_t constant_bytes;
+    size_t result_bytes;      /* per slot */
+    size_t work_bytes;        /* per slot */
+    unsigned rounds;          /* of a frame's work */
+
+    /* The twin's own description for its rounds and collect(), freed with
+     * free_own (NULL: free()) when the run ends. */
+    void *own;
+    void (*free_own)(void *own);
+} VulkanPlan;
+
+/* The memory of one frame's slot. */
+typedef struct VulkanPlanMemory {
+    unsigned slot;
+    VkDeviceSize results, work; /* byte offsets of the slot's regions */
+    const VulkanFrame *frame;
+} VulkanPlanMemory;
+
+typedef struct VulkanStep {
+    unsigned pipeline;
+    uint32_t groups[2]; /* groups[0] == 0: nothing dispatched */
+    _Alignas(8) unsigned char push[VULKAN_STEP_PUSH_BYTES];
+} VulkanStep;
+
+/* A step's dispatch and push constants (a struct the pipeline's
+ * VULKAN_PUSH layout describes). */
+#define VULKAN_STEP_SET(step_, pipeline_, gx_, gy_, push_)                           \
+    do {                                                                          \
+        _Static_assert(sizeof(push_) <= VULKAN_STEP_PUSH_BYTES, "push constants too large"); \
+        (step_)->pipeline = (pipeline_);                                          \
+        (step_)->groups[0] = (gx_);                                               \
+        (step_)->groups[1] = (gy_);                                               \
+        memcpy((step_)->push, &(push_), sizeof(push_));                           \
+    } while (0)
+
+/* n bytes rounded up to VULKAN_PLAN_ALIGN. */
+static inline VkDeviceSize vulkan_plan_align(VkDeviceSize n)
+{
+    return (n + VULKAN_PLAN_ALIGN - 1) / VULKAN_PLAN_ALIGN * VULKAN_PLAN_ALIGN;
+}
+
+#endif /* QUALE_SRC_VULKAN_VULKAN_PLAN_H */
