@@ -46,6 +46,10 @@ static bool ciede_vulkan_supports(const VulkanDevice *dev, const void *state)
     return dev->features.shaderFloat64;
 }
 
+/* The plan's buffers. */
+enum { RESULTS, CONSTANTS, BUFFERS };
+
+
 /* One pipeline over the ring, the frames, the constants and the results:
  * per slot a double per workgroup. */
 static int ciede_vulkan_plan(const VulkanDevice *dev, const void *state,
@@ -65,8 +69,12 @@ static int ciede_vulkan_plan(const VulkanDevice *dev, const void *state,
     r->groups_y = (s->height + ROWS - 1) / ROWS;
     for (unsigned x = 0; x < s->width; x++)
         r->columns[x] = s->chroma_col[x] | (uint32_t)s->chroma_row[x] << 30;
-    plan->constants = r->columns;
-    plan->constant_bytes = (size_t)s->width * sizeof(uint32_t);
+    plan->buffers[CONSTANTS] = (VulkanPlanBuffer){
+        .what = "the CIEDE2000 chroma indexing",
+        .bytes = (size_t)s->width * sizeof(uint32_t),
+        .scope = VULKAN_PER_RUN,
+        .data = r->columns,
+    };
     plan->pipelines[0] = (VulkanPlanPipeline){
         .spirv = vulkan_shader_ciede,
         .spirv_size = vulkan_shader_ciede_size,
@@ -75,11 +83,18 @@ static int ciede_vulkan_plan(const VulkanDevice *dev, const void *state,
                              dist_offset, stride, width, height, chroma_height, row_shift, rows,
                              bytes_per_sample, out_offset, powf_25_7),
         .binding_count = 4,
-        .bindings = { VULKAN_ROLE_RING, VULKAN_ROLE_FRAMES, VULKAN_ROLE_CONSTANTS,
-                      VULKAN_ROLE_RESULTS },
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, CONSTANTS,
+                      RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->result_bytes = (size_t)r->groups_x * r->groups_y * sizeof(double);
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = "CIEDE2000 partial sums",
+        .bytes = (size_t)r->groups_x * r->groups_y * sizeof(double),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }
@@ -108,7 +123,7 @@ static int ciede_vulkan_round(const VulkanPlan *plan, unsigned round,
     push.row_shift = s->row_shift;
     push.rows = ROWS;
     push.bytes_per_sample = s->bitdepth > 8 ? 2 : 1;
-    push.out_offset = (uint32_t)(memory->results / sizeof(double));
+    push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(double));
     /* powf(25, 7) as the reference adds it per pixel */
     push.powf_25_7 = CIEDE_POWF_25_7;
     VULKAN_STEP_SET(&steps[0], 0, r->groups_x, r->groups_y, push);
@@ -127,6 +142,7 @@ static int ciede_vulkan_collect(const VulkanPlan *plan, const void *results,
 
 const VulkanTwin vulkan_twin_ciede = {
     .metric = &metric_ciede,
+    .concurrent = true, /* per slot, or constant */
     .supports = ciede_vulkan_supports,
     .plan = ciede_vulkan_plan,
     .round = ciede_vulkan_round,

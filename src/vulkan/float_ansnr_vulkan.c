@@ -21,6 +21,10 @@ typedef struct FloatAnsnrPush {
     float dis_weight[6];
 } FloatAnsnrPush;
 
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
+
+
 /* One pipeline over the ring, the frames and the results: per slot the
  * rows' two sums, 2 x height floats. */
 static int float_ansnr_vulkan_plan(const VulkanDevice *dev, const void *state,
@@ -36,10 +40,17 @@ static int float_ansnr_vulkan_plan(const VulkanDevice *dev, const void *state,
         .push = *VULKAN_PUSH(FloatAnsnrPush, ref_offset, dist_offset, stride, width, height,
                              bytes_per_sample, inv_scaler, out_offset, dis_weight),
         .binding_count = 3,
-        .bindings = { VULKAN_ROLE_RING, VULKAN_ROLE_FRAMES, VULKAN_ROLE_RESULTS },
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->result_bytes = 2 * (size_t)format->height * sizeof(float);
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = "float_ansnr row sums",
+        .bytes = 2 * (size_t)format->height * sizeof(float),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }
@@ -60,7 +71,7 @@ static int float_ansnr_vulkan_round(const VulkanPlan *plan, unsigned round,
         .bytes_per_sample = bitdepth > 8 ? 2 : 1,
         /* exact: a power of two */
         .inv_scaler = 1.0f / (float)(1u << (bitdepth - 8)),
-        .out_offset = (uint32_t)(memory->results / sizeof(float)),
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(float)),
     };
     /* The distinct weights, in the shader's order, as the C computes them. */
     static const float dis_weight[6] = {
@@ -80,6 +91,7 @@ static int float_ansnr_vulkan_collect(const VulkanPlan *plan, const void *result
 
 const VulkanTwin vulkan_twin_float_ansnr = {
     .metric = &metric_float_ansnr,
+    .concurrent = true, /* its only buffer is per slot */
     .plan = float_ansnr_vulkan_plan,
     .round = float_ansnr_vulkan_round,
     .collect = float_ansnr_vulkan_collect,

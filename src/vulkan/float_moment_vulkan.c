@@ -37,6 +37,7 @@ static int float_moment_vulkan_collect(const VulkanPlan *plan, const void *resul
 
 const VulkanTwin vulkan_twin_float_moment = {
     .metric = &metric_float_moment,
+    .concurrent = true, /* its only buffer is per slot */
     .plan = float_moment_vulkan_plan,
     .round = luma_sums_round,
     .collect = float_moment_vulkan_collect,

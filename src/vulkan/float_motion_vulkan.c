@@ -11,7 +11,6 @@
  * declines them and the metric stays on the CPU. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "metrics/float_motion.h"
@@ -33,15 +32,6 @@ typedef struct FloatMotionPush {
     uint32_t out_offset;
 } FloatMotionPush;
 
-typedef struct FloatMotionTwin {
-    const VulkanDevice *dev;
-    FloatMotionState *metric; /* float_motion_put() remembers the last score */
-    unsigned bitdepth;
-    size_t slot_floats;       /* 2 x height */
-    VulkanBuffer row_sums;    /* host-visible: slots x slot_floats */
-    VulkanPipeline pipeline;
-} FloatMotionTwin;
-
 static bool float_motion_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)dev;
@@ -49,51 +39,45 @@ static bool float_motion_vulkan_supports(const VulkanDevice *dev, const void *st
     return !s->add_scale1 && !s->add_uv && (s->taps == 5 || s->taps == 3);
 }
 
-static void float_motion_vulkan_close(void *twin)
-{
-    FloatMotionTwin *t = twin;
-    if (!t) return;
-    vulkan_pipeline_destroy(t->dev, &t->pipeline);
-    vulkan_buffer_destroy(t->dev, &t->row_sums);
-    free(t);
-}
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
 
-static int float_motion_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                    const void *metric_state, const QualeVideoFormat *format,
-                                    unsigned slots, void **out, char *error, size_t error_size)
+
+/* One pipeline over the ring and the results: per slot the rows' two sums,
+ * 2 x height floats. */
+static int float_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                    const QualeVideoFormat *format, VulkanPlan *plan,
+                                    char *error, size_t error_size)
 {
-    (void)frames;
-    FloatMotionTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    /* float_motion_put() writes the state's atomic last score, as the
-     * reference's extract() does */
-    t->metric = (FloatMotionState *)metric_state;
-    t->bitdepth = format->bitdepth;
-    t->slot_floats = 2 * (size_t)format->height;
-    int err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->slot_floats * sizeof(float),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->row_sums,
-                                   "float motion row sums", error, error_size);
-    const VkBuffer buffers[2] = { ring, t->row_sums.buffer };
-    if (!err)
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_motion,
-                                     vulkan_shader_float_motion_size, buffers, 2,
-                                     VULKAN_PUSH(FloatMotionPush, pic_offset, stride, width, height, taps, pictures, bytes_per_sample, inv_scaler, filter, out_offset), &t->pipeline,
-                                     "float motion's shader", error, error_size);
-    if (err) {
-        float_motion_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    plan->pipelines[0] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_float_motion,
+        .spirv_size = vulkan_shader_float_motion_size,
+        .what = "float motion's shader",
+        .push = *VULKAN_PUSH(FloatMotionPush, pic_offset, stride, width, height, taps, pictures,
+                             bytes_per_sample, inv_scaler, filter, out_offset),
+        .binding_count = 2,
+        .bindings = { VULKAN_BIND_RING, RESULTS },
+    };
+    plan->pipeline_count = 1;
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = "float motion row sums",
+        .bytes = 2 * (size_t)format->height * sizeof(float),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
+    plan->rounds = 1;
     return 0;
 }
 
-static int float_motion_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame,
-                                      VkCommandBuffer cb, char *error, size_t error_size)
+static int float_motion_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                     const VulkanPlanMemory *memory, VulkanStep *steps,
+                                     char *error, size_t error_size)
 {
-    FloatMotionTwin *t = twin;
-    const FloatMotionState *s = t->metric;
-    const unsigned index = frame->index;
+    const FloatMotionState *s = plan->state;
+    const VulkanFrame *frame = memory->frame;
+    const unsigned index = frame->index, bitdepth = plan->format.bitdepth;
     /* Nothing to compute where the C reference computes nothing, or
      * refuses (collect() says why). */
     if (!float_motion_scored(s, index) || s->w <= s->taps / 2 || s->h <= s->taps / 2) return 0;
@@ -110,31 +94,30 @@ static int float_motion_vulkan_record(void *twin, unsigned slot, const VulkanFra
         .height = s->h,
         .taps = s->taps,
         .pictures = index >= 2 ? 3 : 2,
-        .bytes_per_sample = t->bitdepth > 8 ? 2 : 1,
+        .bytes_per_sample = bitdepth > 8 ? 2 : 1,
         /* exact: a power of two */
-        .inv_scaler = 1.0f / (float)(1u << (t->bitdepth - 8)),
-        .out_offset = (uint32_t)(slot * t->slot_floats),
+        .inv_scaler = 1.0f / (float)(1u << (bitdepth - 8)),
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(float)),
     };
     memcpy(push.filter, s->filter, (size_t)s->taps * sizeof(float));
-    vulkan_dispatch(t->dev, cb, &t->pipeline, &push,
-                    (unsigned)(s->h + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP, 1);
-    return 0;
+    VULKAN_STEP_SET(&steps[0], 0, (unsigned)(s->h + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP, 1,
+                    push);
+    return 1;
 }
 
-static int float_motion_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                       FeatureSink *sink)
+static int float_motion_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                       const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatMotionTwin *t = twin;
-    return float_motion_put_rows(t->metric, sink, frame->index,
-                                 (const float *)t->row_sums.mapped + (size_t)slot * t->slot_floats);
+    /* float_motion_put() remembers the last score in the state, as the
+     * reference's extract() does */
+    return float_motion_put_rows((FloatMotionState *)plan->state, sink, frame->index, results);
 }
 
 const VulkanTwin vulkan_twin_float_motion = {
     .metric = &metric_float_motion,
-    .concurrent = true, /* its only buffers are per slot */
+    .concurrent = true, /* its only buffer is per slot */
     .supports = float_motion_vulkan_supports,
-    .init = float_motion_vulkan_init,
-    .record = float_motion_vulkan_record,
-    .collect_own = float_motion_vulkan_collect,
-    .close = float_motion_vulkan_close,
+    .plan = float_motion_vulkan_plan,
+    .round = float_motion_vulkan_round,
+    .collect = float_motion_vulkan_collect,
 };

@@ -30,6 +30,7 @@ static int float_psnr_vulkan_collect(const VulkanPlan *plan, const void *results
 
 const VulkanTwin vulkan_twin_float_psnr = {
     .metric = &metric_float_psnr,
+    .concurrent = true, /* its only buffer is per slot */
     .plan = float_psnr_vulkan_plan,
     .round = luma_sums_round,
     .collect = float_psnr_vulkan_collect,

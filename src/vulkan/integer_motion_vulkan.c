@@ -26,6 +26,10 @@ static unsigned motion_groups(const VulkanPlan *plan)
     return (plan->format.width + OUTPUTS - 1) / OUTPUTS;
 }
 
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
+
+
 /* One pipeline over the ring and the results: per slot a 32-bit sum per
  * segment of each row. */
 static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
@@ -39,12 +43,19 @@ static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
         .push = *VULKAN_PUSH(MotionPush, prev_offset, cur_offset, stride, width, height, bitdepth,
                              out_offset),
         .binding_count = 2,
-        .bindings = { VULKAN_ROLE_RING, VULKAN_ROLE_RESULTS },
+        .bindings = { VULKAN_BIND_RING, RESULTS },
         .constant_count = 1,
         .constants = { format->bitdepth > 8 ? 2 : 1 }, /* bytes per sample */
     };
     plan->pipeline_count = 1;
-    plan->result_bytes = (size_t)format->height * motion_groups(plan) * sizeof(uint32_t);
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = "motion row sums",
+        .bytes = (size_t)format->height * motion_groups(plan) * sizeof(uint32_t),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }
@@ -71,7 +82,7 @@ static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
         .width = (int32_t)s->width,
         .height = (int32_t)s->height,
         .bitdepth = s->bitdepth,
-        .out_offset = (uint32_t)(memory->results / sizeof(uint32_t)),
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint32_t)),
     };
     VULKAN_STEP_SET(&steps[0], 0, motion_groups(plan), s->height, push);
     return 1;
@@ -98,6 +109,7 @@ static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
 
 const VulkanTwin vulkan_twin_integer_motion = {
     .metric = &metric_integer_motion,
+    .concurrent = true, /* its only buffer is per slot */
     .plan = motion_vulkan_plan,
     .round = motion_vulkan_round,
     .collect = motion_vulkan_collect,

@@ -17,6 +17,9 @@ typedef struct LumaSumsPush {
     uint32_t out_offset;
 } LumaSumsPush;
 
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
+
 /* What the dispatch needs beyond the frame. */
 typedef struct LumaSums {
     unsigned groups;        /* workgroups of rows per picture pass */
@@ -45,10 +48,17 @@ int luma_sums_plan(const LumaSumsShader *shader, bool exact_sums, float scaler,
                              rows_per_group, bytes_per_sample, float_squares, inv_scaler,
                              scaler_sq, out_offset),
         .binding_count = 3,
-        .bindings = { VULKAN_ROLE_RING, VULKAN_ROLE_FRAMES, VULKAN_ROLE_RESULTS },
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->result_bytes = (size_t)t->groups * shader->partials_per_group * sizeof(uint64_t);
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = shader->what,
+        .bytes = (size_t)t->groups * shader->partials_per_group * sizeof(uint64_t),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }
@@ -69,7 +79,7 @@ int luma_sums_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemo
         .float_squares = t->float_squares,
         .inv_scaler = t->inv_scaler,
         .scaler_sq = t->scaler_sq,
-        .out_offset = (uint32_t)(memory->results / sizeof(uint64_t)),
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t)),
     };
     VULKAN_STEP_SET(&steps[0], 0, t->groups, t->passes, push);
     return 1;

@@ -21,6 +21,10 @@ static unsigned psnr_groups(const VulkanPlan *plan)
     return (plan->format.height + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP;
 }
 
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
+
+
 /* One pipeline over the ring, the frames and the results: per slot a
  * 64-bit partial per workgroup of each plane. */
 static int psnr_vulkan_plan(const VulkanDevice *dev, const void *state,
@@ -34,10 +38,17 @@ static int psnr_vulkan_plan(const VulkanDevice *dev, const void *state,
         .push = *VULKAN_PUSH(PsnrPush, ref_offset, dist_offset, stride, width, height,
                             rows_per_group, bytes_per_sample, out_offset),
         .binding_count = 3,
-        .bindings = { VULKAN_ROLE_RING, VULKAN_ROLE_FRAMES, VULKAN_ROLE_RESULTS },
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->result_bytes = 3 * (size_t)psnr_groups(plan) * sizeof(uint64_t);
+    plan->buffers[RESULTS] = (VulkanPlanBuffer){
+        .what = "PSNR partial sums",
+        .bytes = 3 * (size_t)psnr_groups(plan) * sizeof(uint64_t),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }
@@ -59,7 +70,7 @@ static int psnr_vulkan_round(const VulkanPlan *plan, unsigned round,
     }
     push.rows_per_group = ROWS_PER_GROUP;
     push.bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1;
-    push.out_offset = (uint32_t)(memory->results / sizeof(uint64_t));
+    push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));
     VULKAN_STEP_SET(&steps[0], 0, psnr_groups(plan), s->planes, push);
     return 1;
 }
@@ -84,6 +95,7 @@ static int psnr_vulkan_collect(const VulkanPlan *plan, const void *results,
 
 const VulkanTwin vulkan_twin_psnr = {
     .metric = &metric_psnr,
+    .concurrent = true, /* its only buffer is per slot */
     .plan = psnr_vulkan_plan,
     .round = psnr_vulkan_round,
     .collect = psnr_vulkan_collect,

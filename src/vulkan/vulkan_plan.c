@@ -3,11 +3,11 @@
  * twin that describes its work as a plan, and the backend's calls, which go
  * to it or to a twin's own life cycle.
  *
- * For a run it makes the plan's pipelines (each binding its buffers by
- * role), the constants (copied once, finished before the first frame), and
- * per slot the results (host-visible) and the work (device-local).  For a
- * frame it records round r's steps when the backend asks for round r;
- * collect() hands the slot's results to the twin after the slot's fence.
+ * For a run it makes the plan's buffers (constants copied once, finished
+ * before the first frame; the others a region per slot, per lane or one)
+ * and its pipelines.  For a frame it records round r's steps when the
+ * backend asks for round r; collect() hands the slot's results to the twin
+ * after the slot's fence.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,8 +22,8 @@ typedef struct PlanRun {
     const VulkanDevice *dev;
     VulkanPlan plan;
     VulkanPipeline pipelines[VULKAN_PLAN_MAX_PIPELINES];
-    VulkanBuffer constants, results, work;
-    VkDeviceSize result_stride, work_stride;
+    VulkanBuffer buffers[VULKAN_PLAN_MAX_BUFFERS];
+    VkDeviceSize stride[VULKAN_PLAN_MAX_BUFFERS]; /* per slot or lane; 0 per run */
 } PlanRun;
 
 static void plan_close(PlanRun *r)
@@ -31,9 +31,8 @@ static void plan_close(PlanRun *r)
     if (!r) return;
     for (unsigned i = 0; i < r->plan.pipeline_count; i++)
         vulkan_pipeline_destroy(r->dev, &r->pipelines[i]);
-    vulkan_buffer_destroy(r->dev, &r->constants);
-    vulkan_buffer_destroy(r->dev, &r->results);
-    vulkan_buffer_destroy(r->dev, &r->work);
+    for (unsigned i = 0; i < r->plan.buffer_count; i++)
+        vulkan_buffer_destroy(r->dev, &r->buffers[i]);
     if (r->plan.own) (r->plan.free_own ? r->plan.free_own : free)(r->plan.own);
     free(r);
 }
@@ -41,27 +40,28 @@ static void plan_close(PlanRun *r)
 static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_size)
 {
     const VulkanPlan *p = &r->plan;
-    const char *name = r->twin->metric->name;
-    char what[96];
+    const unsigned lanes = r->dev->lanes ? r->dev->lanes : 1;
     int err = 0;
-    r->result_stride = p->result_bytes ? vulkan_plan_align(p->result_bytes) : 0;
-    r->work_stride = p->work_bytes ? vulkan_plan_align(p->work_bytes) : 0;
-    if (r->result_stride) {
-        snprintf(what, sizeof(what), "the %s results", name);
-        err = vulkan_buffer_create(r->dev, r->result_stride * slots,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &r->results, what,
-                                   error, error_size);
-    }
-    if (!err && r->work_stride) {
-        snprintf(what, sizeof(what), "the %s work memory", name);
-        err = vulkan_buffer_create(r->dev, r->work_stride * slots,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &r->work, what,
-                                   error, error_size);
-    }
-    if (!err && p->constant_bytes) {
-        snprintf(what, sizeof(what), "the %s constants", name);
-        err = vulkan_buffer_create_constant(r->dev, p->constants, p->constant_bytes,
-                                            &r->constants, what, error, error_size);
+    for (unsigned i = 0; i < p->buffer_count && !err; i++) {
+        const VulkanPlanBuffer *b = &p->buffers[i];
+        const char *what = b->what ? b->what : r->twin->metric->name;
+        if ((b->host_visible && b->scope != VULKAN_PER_SLOT) ||
+            (b->data && b->scope != VULKAN_PER_RUN)) {
+            snprintf(error, error_size, "%s: a buffer the plan cannot have", what);
+            return -EINVAL;
+        }
+        if (b->data) {
+            err = vulkan_buffer_create_constant(r->dev, b->data, b->bytes, &r->buffers[i], what,
+                                                error, error_size);
+            continue;
+        }
+        const unsigned copies = b->scope == VULKAN_PER_SLOT ? slots
+                                : b->scope == VULKAN_PER_LANE ? lanes
+                                                               : 1;
+        r->stride[i] = b->scope == VULKAN_PER_RUN ? 0 : vulkan_plan_align(b->bytes);
+        const VkDeviceSize bytes = b->scope == VULKAN_PER_RUN ? b->bytes : r->stride[i] * copies;
+        err = vulkan_buffer_create(r->dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                   b->host_visible, &r->buffers[i], what, error, error_size);
     }
     return err;
 }
@@ -75,14 +75,11 @@ static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *erro
         const VulkanPlanPipeline *pp = &p->pipelines[i];
         VkBuffer buffers[VULKAN_PLAN_MAX_BINDINGS];
         for (unsigned b = 0; b < pp->binding_count && !err; b++) {
-            switch (pp->bindings[b]) {
-            case VULKAN_ROLE_RING: buffers[b] = ring; break;
-            case VULKAN_ROLE_FRAMES: buffers[b] = frames; break;
-            case VULKAN_ROLE_RESULTS: buffers[b] = r->results.buffer; break;
-            case VULKAN_ROLE_WORK: buffers[b] = r->work.buffer; break;
-            case VULKAN_ROLE_CONSTANTS: buffers[b] = r->constants.buffer; break;
-            default: buffers[b] = VK_NULL_HANDLE; break;
-            }
+            const int k = pp->bindings[b];
+            buffers[b] = k == VULKAN_BIND_RING             ? ring
+                         : k == VULKAN_BIND_FRAMES         ? frames
+                         : k >= 0 && (unsigned)k < p->buffer_count ? r->buffers[k].buffer
+                                                                   : VK_NULL_HANDLE;
             if (!buffers[b]) {
                 snprintf(error, error_size, "%s: binding %u names a buffer the plan has not",
                          pp->what, b);
@@ -117,8 +114,13 @@ static int plan_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer r
     r->plan.dev = dev;
     r->plan.state = state;
     r->plan.format = *format;
+    r->plan.results = -1;
     int err = twin->plan(dev, state, format, &r->plan, error, error_size);
-    if (!err && (r->plan.pipeline_count > VULKAN_PLAN_MAX_PIPELINES || !r->plan.rounds)) {
+    const VulkanPlan *p = &r->plan;
+    if (!err && (p->pipeline_count > VULKAN_PLAN_MAX_PIPELINES ||
+                 p->buffer_count > VULKAN_PLAN_MAX_BUFFERS || !p->rounds ||
+                 (p->results >= 0 && ((unsigned)p->results >= p->buffer_count ||
+                                      !p->buffers[p->results].host_visible)))) {
         snprintf(error, error_size, "%s: an inconsistent plan", twin->metric->name);
         err = -EINVAL;
     }
@@ -137,12 +139,10 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
                              VkCommandBuffer cb, char *error, size_t error_size)
 {
     const VulkanPlan *p = &r->plan;
-    const VulkanPlanMemory memory = {
-        .slot = slot,
-        .results = r->result_stride * slot,
-        .work = r->work_stride * slot,
-        .frame = frame,
-    };
+    VulkanPlanMemory memory = { .slot = slot, .frame = frame };
+    for (unsigned i = 0; i < p->buffer_count; i++)
+        memory.offset[i] = r->stride[i] * (p->buffers[i].scope == VULKAN_PER_SLOT ? slot
+                                                                                    : frame->lane);
     VulkanStep steps[VULKAN_PLAN_MAX_STEPS];
     const int n = r->twin->round(p, round, &memory, steps, error, error_size);
     if (n < 0) return n;
@@ -168,7 +168,7 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
 
 bool vulkan_twin_concurrent(const VulkanTwin *twin)
 {
-    return twin->plan || twin->concurrent;
+    return twin->concurrent;
 }
 
 bool vulkan_twin_in_rounds(const VulkanTwin *twin)
@@ -206,9 +206,10 @@ int vulkan_twin_collect(const VulkanTwin *twin, void *run, unsigned slot,
 {
     if (!twin->plan) return twin->collect_own(run, slot, frame, sink);
     PlanRun *r = run;
-    const unsigned char *results = r->results.mapped;
-    return twin->collect(&r->plan, results ? results + r->result_stride * slot : NULL, frame,
-                         sink);
+    const int k = r->plan.results;
+    const unsigned char *results =
+        k >= 0 ? (const unsigned char *)r->buffers[k].mapped + r->stride[k] * slot : NULL;
+    return twin->collect(&r->plan, results, frame, sink);
 }
 
 void vulkan_twin_close(const VulkanTwin *twin, void *run)

@@ -4,12 +4,15 @@
  * as CUDA's twins are (src/cuda/cuda_plan.h).
  *
  * A plan has
+ *   - buffers: each of some bytes per slot (what a frame's steps hand each
+ *     other, or read back: host-visible, what collect() reads after the
+ *     slot's fence), per lane (scratch that frames of one lane reuse one
+ *     after the other), or per run (device-local; constants copied once
+ *     before the first frame, or scratch every frame reuses, which keeps
+ *     the run on one lane: VulkanTwin.concurrent false);
  *   - pipelines: a shader, its push-constant layout (VULKAN_PUSH), its
- *     specialisation constants and the buffers it binds, by role;
- *   - buffers, by role: the backend's ring and frames; per slot, results
- *     (host-visible: what collect() reads after the slot's fence) and work
- *     (device-local: what the steps hand each other); constants (device-
- *     local, copied once before the first frame);
+ *     specialisation constants and what it binds: the backend's ring and
+ *     frames, and the plan's buffers;
  *   - the frame's work in rounds: round r's steps read only what earlier
  *     rounds (and earlier frames) wrote, so the backend records round r of
  *     every twin, one barrier, then round r + 1;
@@ -19,8 +22,7 @@
  * A step is one dispatch: a pipeline, its workgroups (none: nothing for this
  * frame) and its push constants.  Shaders address the buffers by offsets in
  * the push constants (a descriptor set never changes), so a step is given
- * the slot's byte offsets in results and work.  Everything a plan keeps is
- * per slot: frames of different lanes may run its shaders side by side.
+ * each buffer's byte offset for the frame's slot or lane.
  */
 #ifndef QUALE_SRC_VULKAN_VULKAN_PLAN_H
 #define QUALE_SRC_VULKAN_VULKAN_PLAN_H
@@ -47,6 +49,7 @@ typedef struct VulkanFrame {
 } VulkanFrame;
 
 enum {
+    VULKAN_PLAN_MAX_BUFFERS = 8,
     VULKAN_PLAN_MAX_PIPELINES = 8,
     VULKAN_PLAN_MAX_BINDINGS = 8,
     VULKAN_PLAN_MAX_CONSTANTS = 8,
@@ -54,25 +57,35 @@ enum {
     VULKAN_PLAN_MAX_STEPS = 8,
     /* Push constants: what every Vulkan device offers. */
     VULKAN_STEP_PUSH_BYTES = 128,
-    /* Per-slot regions start on this boundary (storage buffer offsets). */
+    /* Per-slot and per-lane regions start on this boundary (storage buffer
+     * offsets). */
     VULKAN_PLAN_ALIGN = 256,
 };
 
-typedef enum VulkanRole {
-    VULKAN_ROLE_RING,      /* the backend's reference (and distorted) lumas */
-    VULKAN_ROLE_FRAMES,    /* the backend's other planes */
-    VULKAN_ROLE_RESULTS,   /* host-visible, per slot */
-    VULKAN_ROLE_WORK,      /* device-local, per slot */
-    VULKAN_ROLE_CONSTANTS, /* device-local, filled once */
-} VulkanRole;
+typedef enum VulkanPlanScope {
+    VULKAN_PER_SLOT,
+    VULKAN_PER_LANE,
+    VULKAN_PER_RUN,
+} VulkanPlanScope;
+
+typedef struct VulkanPlanBuffer {
+    const char *what;     /* "PSNR partial sums": for messages */
+    VkDeviceSize bytes;   /* per slot, lane or run */
+    VulkanPlanScope scope;
+    bool host_visible;    /* per slot: what collect() reads */
+    const void *data;     /* per run: copied once (it must live as long as the plan) */
+} VulkanPlanBuffer;
+
+/* What a pipeline binds besides the plan's buffers (0, 1, ...). */
+enum { VULKAN_BIND_RING = -1, VULKAN_BIND_FRAMES = -2 };
 
 typedef struct VulkanPlanPipeline {
     const unsigned char *spirv;
     size_t spirv_size;
     const char *what;              /* "the PSNR shader": for messages */
     VulkanPushLayout push;         /* *VULKAN_PUSH(...); size 0: none */
-    unsigned binding_count;        /* binding i is buffer bindings[i] */
-    VulkanRole bindings[VULKAN_PLAN_MAX_BINDINGS];
+    unsigned binding_count;        /* binding i is bindings[i]: a buffer or VULKAN_BIND_* */
+    int bindings[VULKAN_PLAN_MAX_BINDINGS];
     unsigned constant_count;       /* constant_id i takes constants[i] */
     uint32_t constants[VULKAN_PLAN_MAX_CONSTANTS];
 } VulkanPlanPipeline;
@@ -82,12 +95,11 @@ typedef struct VulkanPlan {
     const void *state;        /* the metric's, as given to the twin's plan() */
     QualeVideoFormat format;
 
+    VulkanPlanBuffer buffers[VULKAN_PLAN_MAX_BUFFERS];
+    unsigned buffer_count;
+    int results;              /* the per-slot host-visible buffer collect() reads, or -1 */
     VulkanPlanPipeline pipelines[VULKAN_PLAN_MAX_PIPELINES];
     unsigned pipeline_count;
-    const void *constants;    /* constant_bytes, copied once; it must live as long as the plan */
-    size_t constant_bytes;
-    size_t result_bytes;      /* per slot */
-    size_t work_bytes;        /* per slot */
     unsigned rounds;          /* of a frame's work */
 
     /* The twin's own description for its rounds and collect(), freed with
@@ -96,10 +108,10 @@ typedef struct VulkanPlan {
     void (*free_own)(void *own);
 } VulkanPlan;
 
-/* The memory of one frame's slot. */
+/* The memory of one frame. */
 typedef struct VulkanPlanMemory {
     unsigned slot;
-    VkDeviceSize results, work; /* byte offsets of the slot's regions */
+    VkDeviceSize offset[VULKAN_PLAN_MAX_BUFFERS]; /* of each buffer's region for the frame */
     const VulkanFrame *frame;
 } VulkanPlanMemory;
 

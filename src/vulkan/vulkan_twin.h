@@ -46,8 +46,8 @@ typedef struct VulkanTwin {
      * describes it for a run (errors name what the format or device
      * lacks), round() writes the steps of round r of a frame and returns
      * how many (or a negative errno, with a message, for a frame it cannot
-     * score), collect() makes the frame's values from the slot's results.
-     * A plan keeps everything per slot: it is concurrent. */
+     * score), collect() makes the frame's values from the slot's results
+     * (the plan's `results` buffer). */
     int (*plan)(const VulkanDevice *dev, const void *metric_state, const QualeVideoFormat *format,
                 VulkanPlan *plan, char *error, size_t error_size);
     int (*round)(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *memory,
