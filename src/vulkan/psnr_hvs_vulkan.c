@@ -54,15 +54,18 @@ typedef struct HvsPush {
     uint32_t total, bytes_per_sample, sums_offset;
 } HvsPush;
 
-typedef struct HvsTwin {
-    const VulkanDevice *dev;
-    const PsnrHvsState *metric;
+/* The plan's buffers: the tables (constants), the passes' terms,
+ * estimates and candidates (one set, reused by every frame: the twin keeps
+ * the run on one lane), and per slot the sums read back. */
+enum { TABLES, TERMS, PREFIX, CAND, SUMS, BUFFERS };
+
+/* The plan of a run: the layout, the grid of the per-block-position
+ * passes, and the tables' values. */
+typedef struct HvsRun {
     PsnrHvsLayout layout;
-    uint32_t groups_x, groups_y; /* the per-block-position passes */
-    VulkanBuffer tables, terms, prefix, cand;
-    VulkanBuffer sums; /* host-visible: slots x 4 floats */
-    VulkanPipeline pipelines[PASSES];
-} HvsTwin;
+    uint32_t groups_x, groups_y;
+    float tables[TABLE_FLOATS];
+} HvsRun;
 
 static bool hvs_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
@@ -70,19 +73,6 @@ static bool hvs_vulkan_supports(const VulkanDevice *dev, const void *state)
     const VkPhysicalDeviceLimits *limits = &dev->properties.limits;
     return dev->features.shaderFloat64 && limits->maxComputeWorkGroupInvocations >= WALK_THREADS &&
            limits->maxComputeWorkGroupSize[0] >= WALK_THREADS;
-}
-
-static void hvs_vulkan_close(void *twin)
-{
-    HvsTwin *t = twin;
-    if (!t) return;
-    for (unsigned i = 0; i < PASSES; i++) vulkan_pipeline_destroy(t->dev, &t->pipelines[i]);
-    vulkan_buffer_destroy(t->dev, &t->tables);
-    vulkan_buffer_destroy(t->dev, &t->terms);
-    vulkan_buffer_destroy(t->dev, &t->prefix);
-    vulkan_buffer_destroy(t->dev, &t->cand);
-    vulkan_buffer_destroy(t->dev, &t->sums);
-    free(t);
 }
 
 /* The device's tables: csf[3][64], mask[3][64], then the unbiased
@@ -95,87 +85,92 @@ static void hvs_tables(const PsnrHvsState *s, float tables[TABLE_FLOATS])
     tables[2 * 3 * 64 + 1] = 1 / 15.f * 16;
 }
 
-static int hvs_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                           const void *metric_state, const QualeVideoFormat *format, unsigned slots,
-                           void **out, char *error, size_t error_size)
+static int hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
+                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                           size_t error_size)
 {
-    int err = psnr_hvs_check_format(format, error, error_size);
+    const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
-    HvsTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    psnr_hvs_layout(format, &t->layout);
-    const PsnrHvsLayout *l = &t->layout;
+    HvsRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    psnr_hvs_layout(format, &r->layout);
+    const PsnrHvsLayout *l = &r->layout;
     /* Workgroups of the per-block-position passes, in rows of at most
      * 65535 (the least maxComputeWorkGroupCount a device has). */
     const uint32_t groups = (l->total + THREADS - 1) / THREADS;
-    t->groups_y = (groups + 65534) / 65535;
-    t->groups_x = (groups + t->groups_y - 1) / t->groups_y;
+    r->groups_y = (groups + 65534) / 65535;
+    r->groups_x = (groups + r->groups_y - 1) / r->groups_y;
 
     const VkDeviceSize terms_bytes = (VkDeviceSize)l->total * 64 * sizeof(float);
     if (terms_bytes > dev->properties.limits.maxStorageBufferRange) {
         snprintf(error, error_size, "psnr_hvs: the terms of a %ux%u frame (%llu bytes) exceed the "
                  "device's largest storage buffer (%u bytes)", format->width, format->height,
                  (unsigned long long)terms_bytes, dev->properties.limits.maxStorageBufferRange);
-        hvs_vulkan_close(t);
         return -E2BIG;
     }
-    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    float tables[TABLE_FLOATS];
-    hvs_tables(t->metric, tables);
-    err = vulkan_buffer_create_constant(dev, tables, sizeof(tables), &t->tables,
-                                        "the PSNR-HVS tables", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, terms_bytes, storage, false, &t->terms, "PSNR-HVS terms",
-                                   error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)l->total * sizeof(double), storage, false,
-                                   &t->prefix, "PSNR-HVS estimates", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)l->total * CAND_WORDS * sizeof(uint32_t),
-                                   storage, false, &t->cand, "PSNR-HVS candidates", error,
-                                   error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * 4 * sizeof(float), storage, true,
-                                   &t->sums, "PSNR-HVS sums", error, error_size);
+    hvs_tables(state, r->tables);
+    plan->buffers[TABLES] = (VulkanPlanBuffer){
+        .what = "the PSNR-HVS tables",
+        .bytes = sizeof(r->tables),
+        .scope = VULKAN_PER_RUN,
+        .data = r->tables,
+    };
+    plan->buffers[TERMS] = (VulkanPlanBuffer){ .what = "PSNR-HVS terms", .bytes = terms_bytes,
+                                               .scope = VULKAN_PER_RUN };
+    plan->buffers[PREFIX] = (VulkanPlanBuffer){ .what = "PSNR-HVS estimates",
+                                                .bytes = (VkDeviceSize)l->total * sizeof(double),
+                                                .scope = VULKAN_PER_RUN };
+    plan->buffers[CAND] = (VulkanPlanBuffer){
+        .what = "PSNR-HVS candidates",
+        .bytes = (VkDeviceSize)l->total * CAND_WORDS * sizeof(uint32_t),
+        .scope = VULKAN_PER_RUN,
+    };
+    plan->buffers[SUMS] = (VulkanPlanBuffer){ .what = "PSNR-HVS sums", .bytes = 4 * sizeof(float),
+                                              .scope = VULKAN_PER_SLOT, .host_visible = true };
+    plan->buffer_count = BUFFERS;
+    plan->results = SUMS;
     static const struct {
         const unsigned char *code;
         const size_t *size;
         const char *what;
     } shaders[PASSES] = {
-        { vulkan_shader_psnr_hvs_terms, &vulkan_shader_psnr_hvs_terms_size, "the PSNR-HVS terms shader" },
-        { vulkan_shader_psnr_hvs_prefix, &vulkan_shader_psnr_hvs_prefix_size, "the PSNR-HVS prefix shader" },
-        { vulkan_shader_psnr_hvs_cand, &vulkan_shader_psnr_hvs_cand_size, "the PSNR-HVS candidates shader" },
-        { vulkan_shader_psnr_hvs_walk, &vulkan_shader_psnr_hvs_walk_size, "the PSNR-HVS walk shader" },
+        { vulkan_shader_psnr_hvs_terms, &vulkan_shader_psnr_hvs_terms_size,
+          "the PSNR-HVS terms shader" },
+        { vulkan_shader_psnr_hvs_prefix, &vulkan_shader_psnr_hvs_prefix_size,
+          "the PSNR-HVS prefix shader" },
+        { vulkan_shader_psnr_hvs_cand, &vulkan_shader_psnr_hvs_cand_size,
+          "the PSNR-HVS candidates shader" },
+        { vulkan_shader_psnr_hvs_walk, &vulkan_shader_psnr_hvs_walk_size,
+          "the PSNR-HVS walk shader" },
     };
-    const VkBuffer buffers[BINDINGS] = { ring, frames, t->tables.buffer, t->terms.buffer,
-                                         t->prefix.buffer, t->cand.buffer, t->sums.buffer };
-    for (unsigned i = 0; i < PASSES && !err; i++)
-        err = vulkan_pipeline_create(dev, (const uint32_t *)shaders[i].code, *shaders[i].size, buffers,
-                                     BINDINGS, VULKAN_PUSH(HvsPush, ref_offset, dist_offset, stride, cols, blocks, base, total, bytes_per_sample, sums_offset), &t->pipelines[i], shaders[i].what,
-                                     error, error_size);
-    if (err) {
-        hvs_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    for (unsigned i = 0; i < PASSES; i++)
+        plan->pipelines[i] = (VulkanPlanPipeline){
+            .spirv = shaders[i].code,
+            .spirv_size = *shaders[i].size,
+            .what = shaders[i].what,
+            .push = *VULKAN_PUSH(HvsPush, ref_offset, dist_offset, stride, cols, blocks, base,
+                                 total, bytes_per_sample, sums_offset),
+            .binding_count = BINDINGS,
+            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, TABLES, TERMS, PREFIX, CAND,
+                          SUMS },
+        };
+    plan->pipeline_count = PASSES;
+    /* each pass reads what the one before wrote */
+    plan->rounds = PASSES;
     return 0;
 }
 
-static int hvs_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                             char *error, size_t error_size)
+static int hvs_vulkan_round(const VulkanPlan *plan, unsigned round,
+                            const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                            size_t error_size)
 {
-    HvsTwin *t = twin;
-    const PsnrHvsLayout *l = &t->layout;
+    const HvsRun *r = plan->own;
+    const PsnrHvsLayout *l = &r->layout;
+    const VulkanFrame *frame = memory->frame;
     HvsPush push;
     memset(&push, 0, sizeof(push));
     for (unsigned p = 0; p < 3; p++) {
-        if (frame->width[p] != l->width[p] || frame->height[p] != l->height[p]) {
-            snprintf(error, error_size, "psnr_hvs: plane %u is %ux%u, the twin was set up for %ux%u",
-                     p, frame->width[p], frame->height[p], l->width[p], l->height[p]);
-            return -EINVAL;
-        }
         push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
         push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
         push.stride[p] = frame->stride[p];
@@ -184,34 +179,27 @@ static int hvs_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame
         push.base[p] = l->base[p];
     }
     push.total = l->total;
-    push.bytes_per_sample = t->metric->bitdepth > 8 ? 2 : 1;
-    push.sums_offset = slot * 4;
-    /* The terms, estimates and candidates are the previous frame's until
-     * its passes are done. */
-    vulkan_compute_barrier(t->dev, cb);
-    for (unsigned i = 0; i < PASSES; i++) {
-        const bool per_plane = i == 1 || i == 3;
-        if (i > 0) vulkan_compute_barrier(t->dev, cb);
-        vulkan_dispatch(t->dev, cb, &t->pipelines[i], &push, per_plane ? 3 : t->groups_x,
-                        per_plane ? 1 : t->groups_y);
-    }
-    return 0;
+    push.bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1;
+    push.sums_offset = (uint32_t)(memory->offset[SUMS] / sizeof(float));
+    const bool per_plane = round == 1 || round == 3;
+    VULKAN_STEP_SET(&steps[0], round, per_plane ? 3 : r->groups_x, per_plane ? 1 : r->groups_y,
+                    push);
+    return 1;
 }
 
-static int hvs_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int hvs_vulkan_collect(const VulkanPlan *plan, const void *results,
+                              const MetricFrame *frame, FeatureSink *sink)
 {
-    HvsTwin *t = twin;
+    const HvsRun *r = plan->own;
     uint64_t count[3];
-    for (unsigned p = 0; p < 3; p++) count[p] = 64 * (uint64_t)t->layout.blocks[p];
-    const float *sums = (const float *)t->sums.mapped + (size_t)slot * 4;
-    return psnr_hvs_write(t->metric, sink, frame->index, sums, count);
+    for (unsigned p = 0; p < 3; p++) count[p] = 64 * (uint64_t)r->layout.blocks[p];
+    return psnr_hvs_write(plan->state, sink, frame->index, results, count);
 }
 
 const VulkanTwin vulkan_twin_psnr_hvs = {
     .metric = &metric_psnr_hvs,
     .supports = hvs_vulkan_supports,
-    .init = hvs_vulkan_init,
-    .record = hvs_vulkan_record,
-    .collect_own = hvs_vulkan_collect,
-    .close = hvs_vulkan_close,
+    .plan = hvs_vulkan_plan,
+    .round = hvs_vulkan_round,
+    .collect = hvs_vulkan_collect,
 };
