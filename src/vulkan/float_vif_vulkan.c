@@ -74,19 +74,20 @@ typedef struct DecimatePush {
 _Static_assert(offsetof(RowsPush, src) == 8 && sizeof(RowsPush) == 72,
                "RowsPush: keep float_vif.comp in step");
 
-typedef struct FloatVifTwin {
-    const VulkanDevice *dev;
-    const FloatVifState *metric;
-    unsigned bitdepth;
-    uint32_t ref_base[FLOAT_VIF_SCALES], dis_base[FLOAT_VIF_SCALES]; /* floats in `scaled` */
-    uint32_t filter_first[FLOAT_VIF_SCALES];                         /* floats in `table` */
+/* The plan's buffers: the pictures of scales 1..3 (one set, reused by every
+ * frame: the twin keeps the run on one lane), the constants, and per slot
+ * the row sums read back. */
+enum { SCALED, TABLE, ROWS, BUFFERS };
+
+/* The plan of a run: where each scale's pictures, filter and row sums are,
+ * and the constants (the C reference's log2 polynomial, eps and filters). */
+typedef struct FloatVifRun {
+    uint32_t ref_base[FLOAT_VIF_SCALES], dis_base[FLOAT_VIF_SCALES]; /* floats in SCALED */
+    uint32_t filter_first[FLOAT_VIF_SCALES];                         /* floats in TABLE */
     uint32_t rows_first[FLOAT_VIF_SCALES]; /* a slot's row sums of each scale, floats */
     uint32_t per_slot;                     /* floats of row sums per slot */
-    VulkanBuffer scaled;                   /* device: the pictures of scales 1..3 */
-    VulkanBuffer table;                    /* device: the constants */
-    VulkanBuffer rows;                     /* host-visible: slots x per_slot floats */
-    VulkanPipeline stats, decimate;
-} FloatVifTwin;
+    float table[];
+} FloatVifRun;
 
 static bool float_vif_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
@@ -101,198 +102,164 @@ static bool float_vif_vulkan_supports(const VulkanDevice *dev, const void *state
     return true;
 }
 
-static void float_vif_vulkan_close(void *twin)
+static int float_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                 const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                 size_t error_size)
 {
-    FloatVifTwin *t = twin;
-    if (!t) return;
-    vulkan_pipeline_destroy(t->dev, &t->stats);
-    vulkan_pipeline_destroy(t->dev, &t->decimate);
-    vulkan_buffer_destroy(t->dev, &t->scaled);
-    vulkan_buffer_destroy(t->dev, &t->table);
-    vulkan_buffer_destroy(t->dev, &t->rows);
-    free(t);
-}
-
-/* The constants: the C reference's log2 polynomial, eps and filters. */
-static int upload_table(FloatVifTwin *t, char *error, size_t error_size)
-{
-    const FloatVifState *s = t->metric;
-    static const float poly[9] = { FLOAT_VIF_LOG2_POLY };
+    const FloatVifState *s = state;
     uint32_t count = TABLE_FILTERS;
+    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) count += (uint32_t)s->taps[k];
+    FloatVifRun *r = calloc(1, sizeof(*r) + count * sizeof(float));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    static const float poly[9] = { FLOAT_VIF_LOG2_POLY };
+    memcpy(r->table + TABLE_POLY, poly, sizeof(poly));
+    r->table[TABLE_EPS] = FLOAT_VIF_EPS;
+    uint32_t at = TABLE_FILTERS;
     for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) {
-        t->filter_first[k] = count;
-        count += (uint32_t)s->taps[k];
+        r->filter_first[k] = at;
+        memcpy(r->table + at, s->filter[k], (size_t)s->taps[k] * sizeof(float));
+        at += (uint32_t)s->taps[k];
     }
-    float *table = malloc(count * sizeof(float));
-    if (!table) return -ENOMEM;
-    memcpy(table + TABLE_POLY, poly, sizeof(poly));
-    table[TABLE_EPS] = FLOAT_VIF_EPS;
-    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++)
-        memcpy(table + t->filter_first[k], s->filter[k], (size_t)s->taps[k] * sizeof(float));
-    const int err = vulkan_buffer_create_constant(t->dev, table, count * sizeof(float), &t->table,
-                                                  "the float VIF constants", error, error_size);
-    free(table);
-    return err;
-}
-
-static int float_vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                 const void *metric_state, const QualeVideoFormat *format,
-                                 unsigned slots, void **out, char *error, size_t error_size)
-{
-    FloatVifTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    t->bitdepth = format->bitdepth;
-    const FloatVifState *s = t->metric;
-
     /* Scales 1..3, reference then distorted, dense; the row sums of every
      * scale, numerator and denominator of each row. */
     uint64_t floats = 0;
     for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) {
-        const uint64_t plane = (uint64_t)s->w[k] * (uint64_t)s->h[k];
+        const uint64_t picture = (uint64_t)s->w[k] * (uint64_t)s->h[k];
         if (k > 0) {
-            t->ref_base[k] = (uint32_t)floats;
-            t->dis_base[k] = (uint32_t)(floats + plane);
-            floats += 2 * plane;
+            r->ref_base[k] = (uint32_t)floats;
+            r->dis_base[k] = (uint32_t)(floats + picture);
+            floats += 2 * picture;
         }
-        t->rows_first[k] = t->per_slot;
-        t->per_slot += 2 * (uint32_t)s->h[k];
+        r->rows_first[k] = r->per_slot;
+        r->per_slot += 2 * (uint32_t)s->h[k];
     }
-    int err = 0;
     if (floats * sizeof(float) > dev->properties.limits.maxStorageBufferRange) {
         snprintf(error, error_size, "float_vif: the scales of %ux%u video need %llu bytes, more "
                  "than the device's largest storage buffer (%u)", format->width, format->height,
                  (unsigned long long)(floats * sizeof(float)),
                  dev->properties.limits.maxStorageBufferRange);
-        err = -E2BIG;
+        return -E2BIG;
     }
-    if (!err) err = upload_table(t, error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, floats * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                   false, &t->scaled, "the float VIF scales", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * sizeof(float),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->rows,
-                                   "float VIF row sums", error, error_size);
-    if (!err) {
-        const VkBuffer buffers[5] = { ring, frames, t->scaled.buffer, t->table.buffer,
-                                      t->rows.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_vif,
-                                     vulkan_shader_float_vif_size, buffers, 5, VULKAN_PUSH(RowsPush, sigma_nsq, src, width, height, filter_first, taps, gain_limit, sigma_max_inv, out_offset),
-                                     &t->stats, "the float VIF shader", error, error_size);
-    }
-    if (!err) {
-        const VkBuffer buffers[4] = { ring, frames, t->scaled.buffer, t->table.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_vif_decimate,
-                                     vulkan_shader_float_vif_decimate_size, buffers, 4,
-                                     VULKAN_PUSH(DecimatePush, src, width, height, filter_first, taps, out_ref, out_dis, out_stride, out_width, out_height), &t->decimate,
-                                     "the float VIF decimation shader", error, error_size);
-    }
-    if (err) {
-        float_vif_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    plan->buffers[SCALED] = (VulkanPlanBuffer){ .what = "the float VIF scales",
+                                                .bytes = floats * sizeof(float),
+                                                .scope = VULKAN_PER_RUN };
+    plan->buffers[TABLE] = (VulkanPlanBuffer){ .what = "the float VIF constants",
+                                               .bytes = count * sizeof(float),
+                                               .scope = VULKAN_PER_RUN, .data = r->table };
+    plan->buffers[ROWS] = (VulkanPlanBuffer){ .what = "float VIF row sums",
+                                              .bytes = r->per_slot * sizeof(float),
+                                              .scope = VULKAN_PER_SLOT, .host_visible = true };
+    plan->buffer_count = BUFFERS;
+    plan->results = ROWS;
+    plan->pipelines[0] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_float_vif,
+        .spirv_size = vulkan_shader_float_vif_size,
+        .what = "the float VIF shader",
+        .push = *VULKAN_PUSH(RowsPush, sigma_nsq, src, width, height, filter_first, taps,
+                             gain_limit, sigma_max_inv, out_offset),
+        .binding_count = 5,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, ROWS },
+    };
+    plan->pipelines[1] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_float_vif_decimate,
+        .spirv_size = vulkan_shader_float_vif_decimate_size,
+        .what = "the float VIF decimation shader",
+        .push = *VULKAN_PUSH(DecimatePush, src, width, height, filter_first, taps, out_ref,
+                             out_dis, out_stride, out_width, out_height),
+        .binding_count = 4,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE },
+    };
+    plan->pipeline_count = 2;
+    /* round k: scale k's rows and the decimation to scale k + 1 */
+    plan->rounds = FLOAT_VIF_SCALES;
     return 0;
 }
 
 /* Where scale k's pictures are. */
-static ScaleSource scale_source(const FloatVifTwin *t, const VulkanFrame *frame, unsigned k)
+static ScaleSource scale_source(const VulkanPlan *plan, const VulkanFrame *frame, unsigned k)
 {
-    const FloatVifState *s = t->metric;
+    const FloatVifState *s = plan->state;
+    const FloatVifRun *r = plan->own;
+    const unsigned bitdepth = plan->format.bitdepth;
     ScaleSource src = {
-        .ref_offset = t->ref_base[k],
-        .dis_offset = t->dis_base[k],
+        .ref_offset = r->ref_base[k],
+        .dis_offset = r->dis_base[k],
         .stride = (uint32_t)s->w[k],
         .ratio_x = (float)s->src_w / s->w[0],
         .ratio_y = (float)s->src_h / s->h[0],
-        .inv_scaler = t->bitdepth > 8 ? 1.0f / (float)(1u << (t->bitdepth - 8)) : 1.0f,
+        .inv_scaler = bitdepth > 8 ? 1.0f / (float)(1u << (bitdepth - 8)) : 1.0f,
     };
     if (k == 0) {
         src.ref_offset = (uint32_t)frame->ref_offset[0];
         src.dis_offset = (uint32_t)frame->dist_offset[0];
         src.stride = frame->stride[0];
-        src.bytes_per_sample = t->bitdepth > 8 ? 2 : 1;
+        src.bytes_per_sample = bitdepth > 8 ? 2 : 1;
         src.prescaled = s->w[0] != s->src_w || s->h[0] != s->src_h;
     }
     return src;
 }
 
-static void record_rows(const FloatVifTwin *t, unsigned slot, const VulkanFrame *frame,
-                        unsigned k, VkCommandBuffer cb)
+static int float_vif_vulkan_round(const VulkanPlan *plan, unsigned k,
+                                  const VulkanPlanMemory *memory, VulkanStep *steps,
+                                  char *error, size_t error_size)
 {
-    const FloatVifState *s = t->metric;
-    const RowsPush push = {
-        .sigma_nsq = s->sigma_nsq,
-        .src = scale_source(t, frame, k),
-        .width = s->w[k],
-        .height = s->h[k],
-        .filter_first = t->filter_first[k],
-        .taps = (uint32_t)s->taps[k],
-        .gain_limit = (float)s->enhn_gain_limit,
-        .sigma_max_inv = s->sigma_max_inv,
-        .out_offset = slot * t->per_slot + t->rows_first[k],
-    };
-    vulkan_dispatch(t->dev, cb, &t->stats, &push,
-                    ((uint32_t)s->h[k] + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP, 1);
-}
-
-/* Scale k + 1 from scale k. */
-static void record_decimate(const FloatVifTwin *t, const VulkanFrame *frame, unsigned k,
-                            VkCommandBuffer cb)
-{
-    const FloatVifState *s = t->metric;
-    const DecimatePush push = {
-        .src = scale_source(t, frame, k),
-        .width = s->w[k],
-        .height = s->h[k],
-        .filter_first = t->filter_first[k + 1],
-        .taps = (uint32_t)s->taps[k + 1],
-        .out_ref = t->ref_base[k + 1],
-        .out_dis = t->dis_base[k + 1],
-        .out_stride = (uint32_t)s->w[k + 1],
-        .out_width = s->w[k + 1],
-        .out_height = s->h[k + 1],
-    };
-    vulkan_dispatch(t->dev, cb, &t->decimate, &push,
-                    ((uint32_t)s->w[k + 1] + DECIMATE_SEGMENT - 1) / DECIMATE_SEGMENT,
-                    (uint32_t)s->h[k + 1]);
-}
-
-static int float_vif_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame,
-                                   VkCommandBuffer cb, char *error, size_t error_size)
-{
-    (void)error;
-    (void)error_size;
-    FloatVifTwin *t = twin;
-    /* The scales are the previous frame's until its shaders are done. */
-    vulkan_compute_barrier(t->dev, cb);
-    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) {
-        if (k > 0 || !t->metric->skip_scale0) record_rows(t, slot, frame, k, cb);
-        if (k + 1 < FLOAT_VIF_SCALES) {
-            record_decimate(t, frame, k, cb);
-            vulkan_compute_barrier(t->dev, cb);
-        }
+    const FloatVifState *s = plan->state;
+    const FloatVifRun *r = plan->own;
+    const VulkanFrame *frame = memory->frame;
+    unsigned n = 0;
+    if (k > 0 || !s->skip_scale0) {
+        const RowsPush push = {
+            .sigma_nsq = s->sigma_nsq,
+            .src = scale_source(plan, frame, k),
+            .width = s->w[k],
+            .height = s->h[k],
+            .filter_first = r->filter_first[k],
+            .taps = (uint32_t)s->taps[k],
+            .gain_limit = (float)s->enhn_gain_limit,
+            .sigma_max_inv = s->sigma_max_inv,
+            .out_offset = (uint32_t)(memory->offset[ROWS] / sizeof(float)) + r->rows_first[k],
+        };
+        VULKAN_STEP_SET(&steps[n], 0, ((uint32_t)s->h[k] + ROWS_PER_GROUP - 1) / ROWS_PER_GROUP,
+                        1, push);
+        n++;
     }
-    return 0;
+    if (k + 1 < FLOAT_VIF_SCALES) {
+        /* scale k + 1 from scale k */
+        const DecimatePush push = {
+            .src = scale_source(plan, frame, k),
+            .width = s->w[k],
+            .height = s->h[k],
+            .filter_first = r->filter_first[k + 1],
+            .taps = (uint32_t)s->taps[k + 1],
+            .out_ref = r->ref_base[k + 1],
+            .out_dis = r->dis_base[k + 1],
+            .out_stride = (uint32_t)s->w[k + 1],
+            .out_width = s->w[k + 1],
+            .out_height = s->h[k + 1],
+        };
+        VULKAN_STEP_SET(&steps[n], 1,
+                        ((uint32_t)s->w[k + 1] + DECIMATE_SEGMENT - 1) / DECIMATE_SEGMENT,
+                        (uint32_t)s->h[k + 1], push);
+        n++;
+    }
+    return (int)n;
 }
 
-static int float_vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                    FeatureSink *sink)
+static int float_vif_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                    const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatVifTwin *t = twin;
-    const float *base = (const float *)t->rows.mapped + (size_t)slot * t->per_slot;
+    const FloatVifRun *r = plan->own;
     const float *rows[FLOAT_VIF_SCALES];
-    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) rows[k] = base + t->rows_first[k];
-    return float_vif_write_rows(t->metric, sink, frame->index, rows);
+    for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++)
+        rows[k] = (const float *)results + r->rows_first[k];
+    return float_vif_write_rows(plan->state, sink, frame->index, rows);
 }
 
 const VulkanTwin vulkan_twin_float_vif = {
     .metric = &metric_float_vif,
     .supports = float_vif_vulkan_supports,
-    .init = float_vif_vulkan_init,
-    .record = float_vif_vulkan_record,
-    .collect_own = float_vif_vulkan_collect,
-    .close = float_vif_vulkan_close,
+    .plan = float_vif_vulkan_plan,
+    .round = float_vif_vulkan_round,
+    .collect = float_vif_vulkan_collect,
 };
