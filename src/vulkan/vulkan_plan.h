@@ -49,8 +49,8 @@ typedef struct VulkanFrame {
 } VulkanFrame;
 
 enum {
-    VULKAN_PLAN_MAX_BUFFERS = 8,
-    VULKAN_PLAN_MAX_PIPELINES = 8,
+    VULKAN_PLAN_MAX_BUFFERS = 12,
+    VULKAN_PLAN_MAX_PIPELINES = 16,
     VULKAN_PLAN_MAX_BINDINGS = 8,
     VULKAN_PLAN_MAX_CONSTANTS = 8,
     /* The dispatches of one round of one twin. */
