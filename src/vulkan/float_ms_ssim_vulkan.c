@@ -20,91 +20,83 @@
 #include "metrics/float_ms_ssim.h"
 #include "picture_float_vulkan.h"
 
-typedef struct FloatMsSsimTwin {
-    SsimVulkan v; /* first: ssim_vulkan_twin_close() */
-    const FloatMsSsimState *metric;
-    uint32_t ref[MS_SSIM_SCALES], dist[MS_SSIM_SCALES]; /* scales 1 .. 4 in planes */
-    unsigned first[MS_SSIM_SCALES];                     /* each scale's first partial */
-    float weight[SSIM_VULKAN_ORBITS];                   /* the low-pass */
-} FloatMsSsimTwin;
+/* The plan of a run: where scales 1 .. 4 are in the pictures, where each
+ * scale's partials start, and the low-pass's weights. */
+typedef struct FloatMsSsimRun {
+    uint32_t ref[MS_SSIM_SCALES], dist[MS_SSIM_SCALES];
+    unsigned first[MS_SSIM_SCALES];
+    float weight[SSIM_VULKAN_ORBITS];
+} FloatMsSsimRun;
 
-static int float_ms_ssim_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                     const void *metric_state, const QualeVideoFormat *format,
-                                     unsigned slots, void **out, char *error, size_t error_size)
+static int float_ms_ssim_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                     const QualeVideoFormat *format, VulkanPlan *plan,
+                                     char *error, size_t error_size)
 {
-    const FloatMsSsimState *s = metric_state;
+    const FloatMsSsimState *s = state;
     /* The C reference's size check, on a copy of the state init set up. */
     FloatMsSsimState check = *s;
     int err = float_ms_ssim_setup(&check, format, error, error_size);
     if (err) return err;
-    FloatMsSsimTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->metric = s;
+    FloatMsSsimRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
     size_t floats = 0;
     unsigned partials = 0;
     for (unsigned i = 0; i < MS_SSIM_SCALES; i++) {
         if (i > 0) {
             const size_t plane = (size_t)s->w[i] * (size_t)s->h[i];
-            t->ref[i] = (uint32_t)floats;
-            t->dist[i] = (uint32_t)(floats + plane);
+            r->ref[i] = (uint32_t)floats;
+            r->dist[i] = (uint32_t)(floats + plane);
             floats += 2 * plane;
         }
-        t->first[i] = partials;
+        r->first[i] = partials;
         partials += 4 * ssim_vulkan_groups(s->w[i], s->h[i]);
     }
     static const float lpf[MS_SSIM_LPF_TAPS * MS_SSIM_LPF_TAPS] = { MS_SSIM_LPF };
-    err = ssim_vulkan_orbits(lpf, MS_SSIM_LPF_TAPS, t->weight, error, error_size);
-    if (!err)
-        err = ssim_vulkan_init(&t->v, dev, ring, frames, format, floats, partials, slots, error,
-                               error_size);
-    if (err) {
-        free(t);
-        return err;
-    }
-    *out = t;
+    err = ssim_vulkan_orbits(lpf, MS_SSIM_LPF_TAPS, r->weight, error, error_size);
+    if (err) return err;
+    ssim_vulkan_plan(plan, floats, partials);
+    /* round i: scale i's SSIM and its low-pass to scale i + 1 */
+    plan->rounds = MS_SSIM_SCALES;
     return 0;
 }
 
-static int float_ms_ssim_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame,
-                                       VkCommandBuffer cb, char *error, size_t error_size)
+static SsimVulkanPair scale_pair(const VulkanPlan *plan, const VulkanFrame *frame, unsigned i)
 {
-    (void)error;
-    (void)error_size;
-    FloatMsSsimTwin *t = twin;
-    const FloatMsSsimState *s = t->metric;
-    SsimVulkanPair pair[MS_SSIM_SCALES];
-    pair[0] = ssim_vulkan_luma(&t->v, frame);
-    for (unsigned i = 1; i < MS_SSIM_SCALES; i++)
-        pair[i] = ssim_vulkan_planes(t->ref[i], t->dist[i], s->w[i], s->h[i]);
-    /* the scales are the previous frame's until its shaders are done */
-    vulkan_compute_barrier(t->v.dev, cb);
-    for (unsigned i = 0; i < MS_SSIM_SCALES; i++) {
-        ssim_vulkan_record(&t->v, cb, &pair[i], slot, t->first[i]);
-        if (i + 1 < MS_SSIM_SCALES) {
-            ssim_vulkan_decimate(&t->v, cb, &pair[i], &pair[i + 1], MS_SSIM_LPF_TAPS, 2,
-                                 t->weight);
-            vulkan_compute_barrier(t->v.dev, cb);
-        }
-    }
-    return 0;
+    const FloatMsSsimState *s = plan->state;
+    const FloatMsSsimRun *r = plan->own;
+    return i == 0 ? ssim_vulkan_luma(plan, frame)
+                  : ssim_vulkan_planes(r->ref[i], r->dist[i], s->w[i], s->h[i]);
 }
 
-static int float_ms_ssim_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                        FeatureSink *sink)
+static int float_ms_ssim_vulkan_round(const VulkanPlan *plan, unsigned i,
+                                      const VulkanPlanMemory *memory, VulkanStep *steps,
+                                      char *error, size_t error_size)
 {
-    FloatMsSsimTwin *t = twin;
-    const FloatMsSsimState *s = t->metric;
+    const FloatMsSsimRun *r = plan->own;
+    const SsimVulkanPair pair = scale_pair(plan, memory->frame, i);
+    ssim_vulkan_ssim(plan, &steps[0], memory, &pair, r->first[i]);
+    if (i + 1 == MS_SSIM_SCALES) return 1;
+    const SsimVulkanPair next = scale_pair(plan, memory->frame, i + 1);
+    ssim_vulkan_decimate(plan, &steps[1], &pair, &next, MS_SSIM_LPF_TAPS, 2, r->weight);
+    return 2;
+}
+
+static int float_ms_ssim_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                        const MetricFrame *frame, FeatureSink *sink)
+{
+    const FloatMsSsimState *s = plan->state;
+    const FloatMsSsimRun *r = plan->own;
     IqaSsimMeans m[MS_SSIM_SCALES];
     for (unsigned i = 0; i < MS_SSIM_SCALES; i++)
-        m[i] = ssim_vulkan_means(&t->v, slot, t->first[i], s->w[i], s->h[i]);
+        m[i] = ssim_vulkan_means(results, r->first[i], s->w[i], s->h[i]);
     return float_ms_ssim_write(s, sink, frame->index, m);
 }
 
 const VulkanTwin vulkan_twin_float_ms_ssim = {
     .metric = &metric_float_ms_ssim,
     .supports = ssim_vulkan_twin_supports,
-    .init = float_ms_ssim_vulkan_init,
-    .record = float_ms_ssim_vulkan_record,
-    .collect_own = float_ms_ssim_vulkan_collect,
-    .close = ssim_vulkan_twin_close,
+    .plan = float_ms_ssim_vulkan_plan,
+    .round = float_ms_ssim_vulkan_round,
+    .collect = float_ms_ssim_vulkan_collect,
 };

@@ -60,55 +60,52 @@ _Static_assert(sizeof(DecimatePush) <= 128 && sizeof(SsimPush) <= 128,
 
 /* ---- shared with float_ms_ssim (float_ssim_vulkan.h) --------------------- */
 
-int ssim_vulkan_init(SsimVulkan *v, const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                     const QualeVideoFormat *format, size_t plane_floats,
-                     unsigned partials_per_slot, unsigned slots, char *error, size_t error_size)
+/* The helper's buffers. */
+enum { PLANES, PARTIALS, BUFFERS };
+
+void ssim_vulkan_plan(VulkanPlan *plan, size_t plane_floats, unsigned partials_per_slot)
 {
-    memset(v, 0, sizeof(*v));
-    v->dev = dev;
-    v->per_slot = partials_per_slot;
-    v->bytes_per_sample = format->bitdepth > 8 ? 2 : 1;
-    /* exact: a power of two */
-    v->inv_scaler = 1.0f / (float)(1u << (format->bitdepth - 8));
-    int err = vulkan_buffer_create(dev, (VkDeviceSize)plane_floats * sizeof(float),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &v->planes,
-                                   "SSIM pictures", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * partials_per_slot * sizeof(double),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &v->partials,
-                                   "SSIM partial sums", error, error_size);
-    if (!err) {
-        const VkBuffer buffers[4] = { ring, frames, v->planes.buffer, v->partials.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_ssim,
-                                     vulkan_shader_float_ssim_size, buffers, 4, VULKAN_PUSH(SsimPush, ref_offset, dist_offset, stride, width, height, bytes_per_sample, inv_scaler, rows_per_group, out_offset, c1, c2, c3, g),
-                                     &v->ssim, "the SSIM shader", error, error_size);
+    plan->buffers[PLANES] = (VulkanPlanBuffer){ .what = "SSIM pictures",
+                                                .bytes = plane_floats * sizeof(float),
+                                                .scope = VULKAN_PER_RUN };
+    plan->buffers[PARTIALS] = (VulkanPlanBuffer){
+        .what = "SSIM partial sums",
+        .bytes = (VkDeviceSize)partials_per_slot * sizeof(double),
+        .scope = VULKAN_PER_SLOT,
+        .host_visible = true,
+    };
+    plan->buffer_count = BUFFERS;
+    plan->results = PARTIALS;
+    plan->pipelines[SSIM_VULKAN_PIPELINE] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_float_ssim,
+        .spirv_size = vulkan_shader_float_ssim_size,
+        .what = "the SSIM shader",
+        .push = *VULKAN_PUSH(SsimPush, ref_offset, dist_offset, stride, width, height,
+                             bytes_per_sample, inv_scaler, rows_per_group, out_offset, c1, c2, c3,
+                             g),
+        .binding_count = 4,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES, PARTIALS },
+    };
+    plan->pipeline_count = 1;
+    if (plane_floats) {
+        plan->pipelines[SSIM_VULKAN_DECIMATE] = (VulkanPlanPipeline){
+            .spirv = vulkan_shader_float_ssim_decimate,
+            .spirv_size = vulkan_shader_float_ssim_decimate_size,
+            .what = "the SSIM decimation shader",
+            .push = *VULKAN_PUSH(DecimatePush, ref_offset, dist_offset, stride, width, height,
+                                 bytes_per_sample, inv_scaler, dst_ref, dst_dist, dst_width,
+                                 dst_height, taps, factor, weight),
+            .binding_count = 3,
+            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES },
+        };
+        plan->pipeline_count = 2;
     }
-    if (!err && plane_floats) {
-        const VkBuffer buffers[3] = { ring, frames, v->planes.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)vulkan_shader_float_ssim_decimate,
-                                     vulkan_shader_float_ssim_decimate_size, buffers, 3,
-                                     VULKAN_PUSH(DecimatePush, ref_offset, dist_offset, stride, width, height, bytes_per_sample, inv_scaler, dst_ref, dst_dist, dst_width, dst_height, taps, factor, weight), &v->decimate,
-                                     "the SSIM decimation shader", error, error_size);
-    }
-    if (err) ssim_vulkan_close(v);
-    return err;
 }
 
-void ssim_vulkan_close(SsimVulkan *v)
+/* exact: a power of two */
+static float inv_scaler(const VulkanPlan *plan)
 {
-    if (!v->dev) return;
-    vulkan_pipeline_destroy(v->dev, &v->ssim);
-    vulkan_pipeline_destroy(v->dev, &v->decimate);
-    vulkan_buffer_destroy(v->dev, &v->planes);
-    vulkan_buffer_destroy(v->dev, &v->partials);
-    v->dev = NULL;
-}
-
-void ssim_vulkan_twin_close(void *twin)
-{
-    if (!twin) return;
-    ssim_vulkan_close(twin);
-    free(twin);
+    return 1.0f / (float)(1u << (plan->format.bitdepth - 8));
 }
 
 bool ssim_vulkan_twin_supports(const VulkanDevice *dev, const void *metric_state)
@@ -117,13 +114,13 @@ bool ssim_vulkan_twin_supports(const VulkanDevice *dev, const void *metric_state
     return dev->features.shaderFloat64;
 }
 
-SsimVulkanPair ssim_vulkan_luma(const SsimVulkan *v, const VulkanFrame *frame)
+SsimVulkanPair ssim_vulkan_luma(const VulkanPlan *plan, const VulkanFrame *frame)
 {
     return (SsimVulkanPair){
         .ref = (uint32_t)frame->ref_offset[0],
         .dist = (uint32_t)frame->dist_offset[0],
         .stride = frame->stride[0],
-        .bytes_per_sample = v->bytes_per_sample,
+        .bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1,
         .w = (int)frame->width[0],
         .h = (int)frame->height[0],
     };
@@ -163,7 +160,7 @@ int ssim_vulkan_orbits(const float *kernel, int taps, float weight[SSIM_VULKAN_O
     return 0;
 }
 
-void ssim_vulkan_decimate(const SsimVulkan *v, VkCommandBuffer cb, const SsimVulkanPair *src,
+void ssim_vulkan_decimate(const VulkanPlan *plan, VulkanStep *step, const SsimVulkanPair *src,
                           const SsimVulkanPair *dst, int taps, int factor,
                           const float weight[SSIM_VULKAN_ORBITS])
 {
@@ -174,7 +171,7 @@ void ssim_vulkan_decimate(const SsimVulkan *v, VkCommandBuffer cb, const SsimVul
         .width = src->w,
         .height = src->h,
         .bytes_per_sample = src->bytes_per_sample,
-        .inv_scaler = v->inv_scaler,
+        .inv_scaler = inv_scaler(plan),
         .dst_ref = dst->ref,
         .dst_dist = dst->dist,
         .dst_width = (uint32_t)dst->w,
@@ -183,8 +180,9 @@ void ssim_vulkan_decimate(const SsimVulkan *v, VkCommandBuffer cb, const SsimVul
         .factor = factor,
     };
     memcpy(push.weight, weight, sizeof(push.weight));
-    vulkan_dispatch(v->dev, cb, &v->decimate, &push,
-                    ((unsigned)dst->w + DECIMATE_GROUP - 1) / DECIMATE_GROUP, (unsigned)dst->h);
+    VULKAN_STEP_SET(step, SSIM_VULKAN_DECIMATE,
+                    ((unsigned)dst->w + DECIMATE_GROUP - 1) / DECIMATE_GROUP, (unsigned)dst->h,
+                    push);
 }
 
 static unsigned groups_x(int w)
@@ -202,8 +200,8 @@ unsigned ssim_vulkan_groups(int w, int h)
     return groups_x(w) * groups_y(h);
 }
 
-void ssim_vulkan_record(const SsimVulkan *v, VkCommandBuffer cb, const SsimVulkanPair *pair,
-                        unsigned slot, unsigned first)
+void ssim_vulkan_ssim(const VulkanPlan *plan, VulkanStep *step, const VulkanPlanMemory *memory,
+                      const SsimVulkanPair *pair, unsigned first)
 {
     static const float gaussian[IQA_GAUSSIAN_TAPS] = { IQA_GAUSSIAN_WINDOW };
     SsimPush push = {
@@ -213,20 +211,20 @@ void ssim_vulkan_record(const SsimVulkan *v, VkCommandBuffer cb, const SsimVulka
         .width = pair->w,
         .height = pair->h,
         .bytes_per_sample = pair->bytes_per_sample,
-        .inv_scaler = v->inv_scaler,
+        .inv_scaler = inv_scaler(plan),
         .rows_per_group = ROWS_PER_GROUP,
-        .out_offset = slot * v->per_slot + first,
+        .out_offset = (uint32_t)(memory->offset[PARTIALS] / sizeof(double)) + first,
         .c1 = IQA_SSIM_C1,
         .c2 = IQA_SSIM_C2,
         .c3 = IQA_SSIM_C3,
     };
     memcpy(push.g, gaussian, sizeof(gaussian));
-    vulkan_dispatch(v->dev, cb, &v->ssim, &push, groups_x(pair->w), groups_y(pair->h));
+    VULKAN_STEP_SET(step, SSIM_VULKAN_PIPELINE, groups_x(pair->w), groups_y(pair->h), push);
 }
 
-IqaSsimMeans ssim_vulkan_means(const SsimVulkan *v, unsigned slot, unsigned first, int w, int h)
+IqaSsimMeans ssim_vulkan_means(const void *results, unsigned first, int w, int h)
 {
-    const double *p = (const double *)v->partials.mapped + (size_t)slot * v->per_slot + first;
+    const double *p = (const double *)results + first;
     IqaSsimSums sums = { 0.0, 0.0, 0.0, 0.0 };
     for (unsigned g = 0; g < ssim_vulkan_groups(w, h); g++, p += SUMS) {
         sums.ssim += p[0];
@@ -239,73 +237,61 @@ IqaSsimMeans ssim_vulkan_means(const SsimVulkan *v, unsigned slot, unsigned firs
 
 /* ---- float_ssim's twin ------------------------------------------------------ */
 
-typedef struct FloatSsimTwin {
-    SsimVulkan v; /* first: ssim_vulkan_twin_close() */
-    const FloatSsimState *metric;
-    float weight[SSIM_VULKAN_ORBITS]; /* the box, with a downscale */
-} FloatSsimTwin;
+/* The plan of a run: the box's weights, with a downscale. */
+typedef struct FloatSsimRun {
+    float weight[SSIM_VULKAN_ORBITS];
+} FloatSsimRun;
 
-static int float_ssim_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                  const void *metric_state, const QualeVideoFormat *format,
-                                  unsigned slots, void **out, char *error, size_t error_size)
+static int float_ssim_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                  const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                  size_t error_size)
 {
-    const FloatSsimState *s = metric_state;
+    const FloatSsimState *s = state;
     /* The C reference's size check, on a copy of the state init set up. */
     FloatSsimState check = *s;
     int err = float_ssim_setup(&check, format, error, error_size);
     if (err) return err;
-    FloatSsimTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->metric = s;
+    FloatSsimRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
     const size_t plane = (size_t)s->scaled_w * (size_t)s->scaled_h;
-    if (s->scale > 1) err = ssim_vulkan_orbits(s->box, s->scale, t->weight, error, error_size);
-    if (!err)
-        err = ssim_vulkan_init(&t->v, dev, ring, frames, format, s->scale > 1 ? 2 * plane : 0,
-                               SUMS * ssim_vulkan_groups(s->scaled_w, s->scaled_h), slots, error,
-                               error_size);
-    if (err) {
-        free(t);
-        return err;
-    }
-    *out = t;
+    if (s->scale > 1) err = ssim_vulkan_orbits(s->box, s->scale, r->weight, error, error_size);
+    if (err) return err;
+    ssim_vulkan_plan(plan, s->scale > 1 ? 2 * plane : 0,
+                     SUMS * ssim_vulkan_groups(s->scaled_w, s->scaled_h));
+    /* with a downscale: the shrunk pictures, then their SSIM */
+    plan->rounds = s->scale > 1 ? 2 : 1;
     return 0;
 }
 
-static int float_ssim_vulkan_record(void *twin, unsigned slot, const VulkanFrame *frame,
-                                    VkCommandBuffer cb, char *error, size_t error_size)
+static int float_ssim_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                   const VulkanPlanMemory *memory, VulkanStep *steps,
+                                   char *error, size_t error_size)
 {
-    (void)error;
-    (void)error_size;
-    FloatSsimTwin *t = twin;
-    const FloatSsimState *s = t->metric;
-    SsimVulkanPair pair = ssim_vulkan_luma(&t->v, frame);
-    if (s->scale > 1) {
-        const SsimVulkanPair shrunk =
-            ssim_vulkan_planes(0, (uint32_t)(s->scaled_w * s->scaled_h), s->scaled_w, s->scaled_h);
-        /* the shrunk pictures are the previous frame's until its shaders are done */
-        vulkan_compute_barrier(t->v.dev, cb);
-        ssim_vulkan_decimate(&t->v, cb, &pair, &shrunk, s->scale, s->scale, t->weight);
-        vulkan_compute_barrier(t->v.dev, cb);
-        pair = shrunk;
-    }
-    ssim_vulkan_record(&t->v, cb, &pair, slot, 0);
-    return 0;
+    const FloatSsimState *s = plan->state;
+    const FloatSsimRun *r = plan->own;
+    const SsimVulkanPair luma = ssim_vulkan_luma(plan, memory->frame);
+    const SsimVulkanPair shrunk =
+        ssim_vulkan_planes(0, (uint32_t)(s->scaled_w * s->scaled_h), s->scaled_w, s->scaled_h);
+    if (s->scale > 1 && round == 0)
+        ssim_vulkan_decimate(plan, &steps[0], &luma, &shrunk, s->scale, s->scale, r->weight);
+    else
+        ssim_vulkan_ssim(plan, &steps[0], memory, s->scale > 1 ? &shrunk : &luma, 0);
+    return 1;
 }
 
-static int float_ssim_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                     FeatureSink *sink)
+static int float_ssim_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                     const MetricFrame *frame, FeatureSink *sink)
 {
-    FloatSsimTwin *t = twin;
-    const IqaSsimMeans m = ssim_vulkan_means(&t->v, slot, 0, t->metric->scaled_w,
-                                             t->metric->scaled_h);
-    return float_ssim_write(t->metric, sink, frame->index, &m);
+    const FloatSsimState *s = plan->state;
+    const IqaSsimMeans m = ssim_vulkan_means(results, 0, s->scaled_w, s->scaled_h);
+    return float_ssim_write(s, sink, frame->index, &m);
 }
 
 const VulkanTwin vulkan_twin_float_ssim = {
     .metric = &metric_float_ssim,
     .supports = ssim_vulkan_twin_supports,
-    .init = float_ssim_vulkan_init,
-    .record = float_ssim_vulkan_record,
-    .collect_own = float_ssim_vulkan_collect,
-    .close = ssim_vulkan_twin_close,
+    .plan = float_ssim_vulkan_plan,
+    .round = float_ssim_vulkan_round,
+    .collect = float_ssim_vulkan_collect,
 };

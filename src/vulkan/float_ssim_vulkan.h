@@ -21,16 +21,6 @@
  * symmetries (float_ssim_decimate.comp). */
 #define SSIM_VULKAN_ORBITS 15
 
-typedef struct SsimVulkan {
-    const VulkanDevice *dev;
-    VulkanPipeline ssim, decimate;
-    VulkanBuffer planes;   /* device: one frame's float pictures (the slots take turns) */
-    VulkanBuffer partials; /* host-visible: slots x per_slot doubles */
-    unsigned per_slot;
-    uint32_t bytes_per_sample;
-    float inv_scaler;
-} SsimVulkan;
-
 /* A picture pair a shader reads: the frame's luma, or float planes (dense
  * rows) in the planes buffer. */
 typedef struct SsimVulkanPair {
@@ -40,22 +30,17 @@ typedef struct SsimVulkanPair {
     int w, h;
 } SsimVulkanPair;
 
-/* The pipelines, plane_floats floats of device memory for the pictures
- * (none: 0) and partials_per_slot partial sums per slot (ssim_vulkan_groups
- * x 4 for every pair a frame sums). */
-int ssim_vulkan_init(SsimVulkan *v, const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                     const QualeVideoFormat *format, size_t plane_floats,
-                     unsigned partials_per_slot, unsigned slots, char *error, size_t error_size);
-void ssim_vulkan_close(SsimVulkan *v);
+/* The plan's buffers and pipelines (the twin adds its rounds and collect):
+ * plane_floats floats of pictures (one set, reused by every frame: the
+ * twins keep the run on one lane), partials_per_slot doubles of sums per
+ * slot, the SSIM pipeline (0) and, with pictures, the decimation (1). */
+enum { SSIM_VULKAN_PIPELINE = 0, SSIM_VULKAN_DECIMATE = 1 };
+void ssim_vulkan_plan(VulkanPlan *plan, size_t plane_floats, unsigned partials_per_slot);
 
-/* The twins' state starts with their SsimVulkan: these are both twins'
- * close() and supports() (every option, where the device has
- * shaderFloat64). */
-void ssim_vulkan_twin_close(void *twin);
 bool ssim_vulkan_twin_supports(const VulkanDevice *dev, const void *metric_state);
 
 /* The frame's luma, and float planes of the planes buffer. */
-SsimVulkanPair ssim_vulkan_luma(const SsimVulkan *v, const VulkanFrame *frame);
+SsimVulkanPair ssim_vulkan_luma(const VulkanPlan *plan, const VulkanFrame *frame);
 SsimVulkanPair ssim_vulkan_planes(uint32_t ref, uint32_t dist, int w, int h);
 
 /* The weight of each orbit of a taps x taps kernel (row-major), or -EINVAL
@@ -64,21 +49,21 @@ SsimVulkanPair ssim_vulkan_planes(uint32_t ref, uint32_t dist, int w, int h);
 int ssim_vulkan_orbits(const float *kernel, int taps, float weight[SSIM_VULKAN_ORBITS],
                        char *error, size_t error_size);
 
-/* Records the decimation of src into dst (planes, dst_w x dst_h) by the
- * kernel of `taps` and these orbit weights at every factor-th sample. */
-void ssim_vulkan_decimate(const SsimVulkan *v, VkCommandBuffer cb, const SsimVulkanPair *src,
+/* A step: the decimation of src into dst (planes, dst_w x dst_h) by the
+ * kernel's orbit weights, `factor` to one. */
+void ssim_vulkan_decimate(const VulkanPlan *plan, VulkanStep *step, const SsimVulkanPair *src,
                           const SsimVulkanPair *dst, int taps, int factor,
                           const float weight[SSIM_VULKAN_ORBITS]);
 
 /* The workgroups (partial sums / 4) of the SSIM of a w x h pair. */
 unsigned ssim_vulkan_groups(int w, int h);
 
-/* Records the SSIM of a pair into the slot's partials from `first`. */
-void ssim_vulkan_record(const SsimVulkan *v, VkCommandBuffer cb, const SsimVulkanPair *pair,
-                        unsigned slot, unsigned first);
+/* A step: the SSIM of a pair into the slot's partials from `first`. */
+void ssim_vulkan_ssim(const VulkanPlan *plan, VulkanStep *step, const VulkanPlanMemory *memory,
+                      const SsimVulkanPair *pair, unsigned first);
 
-/* The means of a w x h pair from the slot's partials from `first`, the
- * workgroups' sums added in workgroup order (iqa_ssim_means). */
-IqaSsimMeans ssim_vulkan_means(const SsimVulkan *v, unsigned slot, unsigned first, int w, int h);
+/* The means of a w x h pair from the slot's partials (results) from
+ * `first`, the C reference's way (iqa_ssim_means). */
+IqaSsimMeans ssim_vulkan_means(const void *results, unsigned first, int w, int h);
 
 #endif /* QUALE_SRC_VULKAN_FLOAT_SSIM_VULKAN_H */
