@@ -219,11 +219,7 @@ static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
     const CiedeRun *r = plan->own;
     const CudaFrame *f = memory->frame;
     uint64_t ref[3], dist[3], stride[3];
-    for (unsigned k = 0; k < 3; k++) {
-        ref[k] = f->ref[k];
-        dist[k] = f->dist[k];
-        stride[k] = f->stride[k];
-    }
+    cuda_frame_planes(f, ref, dist, stride);
     const CUdeviceptr c = memory->constants;
     unsigned launch[3] = { 0, 0, 0 };
     const char *name = ciede_cuda_launch(r->plan, memory->slot, c + r->chroma_col,

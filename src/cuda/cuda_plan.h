@@ -139,6 +139,18 @@ static inline void cuda_step_launch_shared(CudaStep *step, const char *kernel,
     step->shared_bytes = launch[3];
 }
 
+/* The three planes of both pictures of a frame, as the launch functions
+ * that take them as arrays want them. */
+static inline void cuda_frame_planes(const CudaFrame *f, uint64_t ref[3], uint64_t dist[3],
+                                     uint64_t stride[3])
+{
+    for (unsigned k = 0; k < 3; k++) {
+        ref[k] = f->ref[k];
+        dist[k] = f->dist[k];
+        stride[k] = f->stride[k];
+    }
+}
+
 /* Places `bytes` at the end of a layout being built (*at, bytes so far),
  * aligned, and returns its offset. */
 static inline size_t cuda_plan_place(size_t *at, size_t bytes)

@@ -202,11 +202,7 @@ static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaP
     const HvsRun *r = plan->own;
     const CudaFrame *f = memory->frame;
     uint64_t ref[3], dist[3], stride[3];
-    for (unsigned k = 0; k < 3; k++) {
-        ref[k] = f->ref[k];
-        dist[k] = f->dist[k];
-        stride[k] = f->stride[k];
-    }
+    cuda_frame_planes(f, ref, dist, stride);
     unsigned launch[3] = { 0, 0, 0 };
     const char *name = hvs_cuda_step(r->plan, index, memory->slot, memory->constants, ref, dist,
                                      stride, launch, step->args);

@@ -87,14 +87,9 @@ static int ciede_vulkan_plan(const VulkanDevice *dev, const void *state,
                       RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = "CIEDE2000 partial sums",
-        .bytes = (size_t)r->groups_x * r->groups_y * sizeof(double),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, "CIEDE2000 partial sums",
+                        (size_t)r->groups_x * r->groups_y * sizeof(double));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

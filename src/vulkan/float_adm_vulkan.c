@@ -259,11 +259,8 @@ static int float_adm_vulkan_plan(const VulkanDevice *dev, const void *state,
         r->level[l].decouple_push.use_table = table != NULL;
         r->level[l].decouple_push.rcp_shift = shift;
     }
-    plan->buffers[ROWS] = (VulkanPlanBuffer){ .what = "float ADM row sums",
-                                              .bytes = r->per_slot * sizeof(float),
-                                              .scope = VULKAN_PER_SLOT, .host_visible = true };
+    vulkan_plan_results(plan, ROWS, "float ADM row sums", r->per_slot * sizeof(float));
     plan->buffer_count = BUFFERS;
-    plan->results = ROWS;
     plan->pipeline_count = 3 * FLOAT_ADM_SCALES;
     /* round r: level r - 2's row sums, level r - 1's decoupling, level r's
      * DWT */

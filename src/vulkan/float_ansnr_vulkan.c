@@ -43,14 +43,9 @@ static int float_ansnr_vulkan_plan(const VulkanDevice *dev, const void *state,
         .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = "float_ansnr row sums",
-        .bytes = 2 * (size_t)format->height * sizeof(float),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, "float_ansnr row sums",
+                        2 * (size_t)format->height * sizeof(float));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

@@ -59,14 +59,9 @@ static int float_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
         .bindings = { VULKAN_BIND_RING, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = "float motion row sums",
-        .bytes = 2 * (size_t)format->height * sizeof(float),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, "float motion row sums",
+                        2 * (size_t)format->height * sizeof(float));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

@@ -68,14 +68,9 @@ void ssim_vulkan_plan(VulkanPlan *plan, size_t plane_floats, unsigned partials_p
     plan->buffers[PLANES] = (VulkanPlanBuffer){ .what = "SSIM pictures",
                                                 .bytes = plane_floats * sizeof(float),
                                                 .scope = VULKAN_PER_RUN };
-    plan->buffers[PARTIALS] = (VulkanPlanBuffer){
-        .what = "SSIM partial sums",
-        .bytes = (VkDeviceSize)partials_per_slot * sizeof(double),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, PARTIALS, "SSIM partial sums",
+                        (VkDeviceSize)partials_per_slot * sizeof(double));
     plan->buffer_count = BUFFERS;
-    plan->results = PARTIALS;
     plan->pipelines[SSIM_VULKAN_PIPELINE] = (VulkanPlanPipeline){
         .spirv = vulkan_shader_float_ssim,
         .spirv_size = vulkan_shader_float_ssim_size,

@@ -147,11 +147,8 @@ static int float_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
     plan->buffers[TABLE] = (VulkanPlanBuffer){ .what = "the float VIF constants",
                                                .bytes = count * sizeof(float),
                                                .scope = VULKAN_PER_RUN, .data = r->table };
-    plan->buffers[ROWS] = (VulkanPlanBuffer){ .what = "float VIF row sums",
-                                              .bytes = r->per_slot * sizeof(float),
-                                              .scope = VULKAN_PER_SLOT, .host_visible = true };
+    vulkan_plan_results(plan, ROWS, "float VIF row sums", r->per_slot * sizeof(float));
     plan->buffer_count = BUFFERS;
-    plan->results = ROWS;
     plan->pipelines[0] = (VulkanPlanPipeline){
         .spirv = vulkan_shader_float_vif,
         .spirv_size = vulkan_shader_float_vif_size,

@@ -48,14 +48,9 @@ static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
         .constants = { format->bitdepth > 8 ? 2 : 1 }, /* bytes per sample */
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = "motion row sums",
-        .bytes = (size_t)format->height * motion_groups(plan) * sizeof(uint32_t),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, "motion row sums",
+                        (size_t)format->height * motion_groups(plan) * sizeof(uint32_t));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

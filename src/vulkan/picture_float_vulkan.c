@@ -51,14 +51,9 @@ int luma_sums_plan(const LumaSumsShader *shader, bool exact_sums, float scaler,
         .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = shader->what,
-        .bytes = (size_t)t->groups * shader->partials_per_group * sizeof(uint64_t),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, shader->what,
+                        (size_t)t->groups * shader->partials_per_group * sizeof(uint64_t));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

@@ -126,10 +126,8 @@ static int hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
         .bytes = (VkDeviceSize)l->total * CAND_WORDS * sizeof(uint32_t),
         .scope = VULKAN_PER_RUN,
     };
-    plan->buffers[SUMS] = (VulkanPlanBuffer){ .what = "PSNR-HVS sums", .bytes = 4 * sizeof(float),
-                                              .scope = VULKAN_PER_SLOT, .host_visible = true };
+    vulkan_plan_results(plan, SUMS, "PSNR-HVS sums", 4 * sizeof(float));
     plan->buffer_count = BUFFERS;
-    plan->results = SUMS;
     static const struct {
         const unsigned char *code;
         const size_t *size;

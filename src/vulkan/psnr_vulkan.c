@@ -41,14 +41,9 @@ static int psnr_vulkan_plan(const VulkanDevice *dev, const void *state,
         .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    plan->buffers[RESULTS] = (VulkanPlanBuffer){
-        .what = "PSNR partial sums",
-        .bytes = 3 * (size_t)psnr_groups(plan) * sizeof(uint64_t),
-        .scope = VULKAN_PER_SLOT,
-        .host_visible = true,
-    };
+    vulkan_plan_results(plan, RESULTS, "PSNR partial sums",
+                        3 * (size_t)psnr_groups(plan) * sizeof(uint64_t));
     plan->buffer_count = BUFFERS;
-    plan->results = RESULTS;
     plan->rounds = 1;
     return 0;
 }

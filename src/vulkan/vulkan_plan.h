@@ -132,6 +132,17 @@ typedef struct VulkanStep {
         memcpy((step_)->push, &(push_), sizeof(push_));                           \
     } while (0)
 
+/* Buffer `index` of the plan: `bytes` per slot, host-visible, what
+ * collect() reads. */
+static inline void vulkan_plan_results(VulkanPlan *plan, unsigned index, const char *what,
+                                       VkDeviceSize bytes)
+{
+    plan->buffers[index] = (VulkanPlanBuffer){
+        .what = what, .bytes = bytes, .scope = VULKAN_PER_SLOT, .host_visible = true,
+    };
+    plan->results = (int)index;
+}
+
 /* n bytes rounded up to VULKAN_PLAN_ALIGN. */
 static inline VkDeviceSize vulkan_plan_align(VkDeviceSize n)
 {
