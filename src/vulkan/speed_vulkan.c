@@ -82,16 +82,18 @@ static SpeedLayout speed_layout(const SpeedGeometry *g)
     return l;
 }
 
-typedef struct SpeedTwin {
-    const VulkanDevice *dev;
-    const void *metric;
+/* The plan's buffers: the setup as speed.glsl reads it (constants), and
+ * per slot each picture's work and results. */
+enum { CONSTANTS, WORK, RESULTS, BUFFERS };
+
+/* The plan of a run (both twins). */
+typedef struct SpeedRun {
     bool temporal;
     const SpeedSetup *setup;
     unsigned pictures;
     uint32_t work_floats, result_floats;
-    VulkanBuffer constants, work, results;
-    VulkanPipeline steps[SPEED_STEPS];
-} SpeedTwin;
+    uint32_t constants[];
+} SpeedRun;
 
 static const SpeedSetup *setup_of(const void *state, bool temporal)
 {
@@ -119,31 +121,22 @@ static bool speed_temporal_vulkan_supports(const VulkanDevice *dev, const void *
     return speed_vulkan_supports(dev, state, true);
 }
 
-static void speed_vulkan_close(void *twin)
-{
-    SpeedTwin *t = twin;
-    if (!t) return;
-    for (unsigned i = 0; i < SPEED_STEPS; i++) vulkan_pipeline_destroy(t->dev, &t->steps[i]);
-    vulkan_buffer_destroy(t->dev, &t->constants);
-    vulkan_buffer_destroy(t->dev, &t->work);
-    vulkan_buffer_destroy(t->dev, &t->results);
-    free(t);
-}
-
 static void put_double(uint32_t *words, double v)
 {
     memcpy(words, &v, sizeof(v)); /* little-endian: the low word first, as packDouble2x32 */
 }
 
-/* The setup as speed.glsl reads it. */
-static int upload_constants(SpeedTwin *t, unsigned bitdepth, char *error, size_t error_size)
+/* The setup as speed.glsl reads it: count words. */
+static size_t constant_words(const SpeedSetup *s)
 {
-    const SpeedSetup *s = t->setup;
+    return C_COUNT + (size_t)s->antialias_taps + (size_t)s->mean_taps;
+}
+
+static void fill_constants(const SpeedRun *r, unsigned bitdepth, uint32_t *c)
+{
+    const SpeedSetup *s = r->setup;
     const SpeedGeometry *g = &s->g;
     const SpeedLayout l = speed_layout(g);
-    const size_t count = C_COUNT + (size_t)s->antialias_taps + (size_t)s->mean_taps;
-    uint32_t *c = calloc(count, sizeof(uint32_t));
-    if (!c) return -ENOMEM;
     const int ints[] = {
         [C_W] = g->w, [C_H] = g->h, [C_SCALED_W] = g->scaled_w, [C_SCALED_H] = g->scaled_h,
         [C_OP_W] = g->op_w, [C_OP_H] = g->op_h, [C_SUB_W] = g->sub_w, [C_SUB_H] = g->sub_h,
@@ -162,8 +155,8 @@ static int upload_constants(SpeedTwin *t, unsigned bitdepth, char *error, size_t
     memcpy(&c[C_SIGMA_NN], &s->sigma_nn, 4);
     put_double(&c[C_EPS], 1e-6); /* libvmaf's EPSILON, speed.c's EIGENVALUE_EPS */
     put_double(&c[C_LOG2_2PIE], log2(2 * M_PI * M_E));
-    c[C_WORK_FLOATS] = t->work_floats;
-    c[C_RESULT_FLOATS] = t->result_floats;
+    c[C_WORK_FLOATS] = r->work_floats;
+    c[C_RESULT_FLOATS] = r->result_floats;
     c[C_L_OP] = l.op;
     c[C_L_F] = l.f;
     c[C_L_MEANS] = l.means;
@@ -175,46 +168,35 @@ static int upload_constants(SpeedTwin *t, unsigned bitdepth, char *error, size_t
     c[C_MEAN] = C_COUNT + (uint32_t)s->antialias_taps;
     memcpy(&c[C_COUNT], s->antialias, sizeof(float) * (size_t)s->antialias_taps);
     memcpy(&c[c[C_MEAN]], s->mean, sizeof(float) * (size_t)s->mean_taps);
-    const int err = vulkan_buffer_create_constant(t->dev, c, count * sizeof(uint32_t),
-                                                  &t->constants, "SpEED's constants", error,
-                                                  error_size);
-    free(c);
-    return err;
 }
 
-static int speed_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                             const void *metric_state, bool temporal,
-                             const QualeVideoFormat *format, unsigned slots, void **out,
-                             char *error, size_t error_size)
+static int speed_vulkan_plan(const void *state, bool temporal, const QualeVideoFormat *format,
+                             VulkanPlan *plan)
 {
-    SpeedTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    t->temporal = temporal;
-    t->setup = setup_of(metric_state, temporal);
-    t->pictures = temporal ? 2 : 4;
-    const SpeedGeometry *g = &t->setup->g;
-    t->work_floats = speed_layout(g).total;
-    t->result_floats = 2 * (uint32_t)g->blocks + 1;
-    const VkDeviceSize work_bytes = (VkDeviceSize)slots * t->pictures * t->work_floats * 4;
-    int err = 0;
-    if (work_bytes > dev->properties.limits.maxStorageBufferRange) {
-        snprintf(error, error_size, "%s: the work of %u frames of %ux%u needs %llu bytes, more "
-                 "than the device's largest storage buffer (%u)",
-                 temporal ? "speed_temporal" : "speed_chroma", slots, format->width,
-                 format->height, (unsigned long long)work_bytes,
-                 dev->properties.limits.maxStorageBufferRange);
-        err = -E2BIG;
-    }
-    if (!err) err = upload_constants(t, format->bitdepth, error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, work_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
-                                   &t->work, "SpEED's pictures", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->pictures * t->result_floats * 4,
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->results,
-                                   "SpEED's results", error, error_size);
+    const SpeedSetup *setup = setup_of(state, temporal);
+    const size_t words = constant_words(setup);
+    SpeedRun *r = calloc(1, sizeof(*r) + words * sizeof(uint32_t));
+    if (!r) return -ENOMEM;
+    plan->own = r;
+    r->temporal = temporal;
+    r->setup = setup;
+    r->pictures = temporal ? 2 : 4;
+    const SpeedGeometry *g = &setup->g;
+    r->work_floats = speed_layout(g).total;
+    r->result_floats = 2 * (uint32_t)g->blocks + 1;
+    fill_constants(r, format->bitdepth, r->constants);
+    plan->buffers[CONSTANTS] = (VulkanPlanBuffer){ .what = "SpEED's constants",
+                                                   .bytes = words * sizeof(uint32_t),
+                                                   .scope = VULKAN_PER_RUN,
+                                                   .data = r->constants };
+    plan->buffers[WORK] = (VulkanPlanBuffer){
+        .what = "SpEED's pictures",
+        .bytes = (VkDeviceSize)r->pictures * r->work_floats * sizeof(float),
+        .scope = VULKAN_PER_SLOT,
+    };
+    vulkan_plan_results(plan, RESULTS, "SpEED's results",
+                        (VkDeviceSize)r->pictures * r->result_floats * sizeof(float));
+    plan->buffer_count = BUFFERS;
     static const struct {
         const unsigned char *spirv;
         const size_t *size;
@@ -227,62 +209,58 @@ static int speed_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
         { vulkan_shader_speed_cov, &vulkan_shader_speed_cov_size, "SpEED's covariance" },
         { vulkan_shader_speed_stats, &vulkan_shader_speed_stats_size, "SpEED's statistics" },
     };
-    for (unsigned i = 0; i < SPEED_STEPS && !err; i++) {
-        const VkBuffer buffers[5] = { ring, frames, t->constants.buffer, t->work.buffer,
-                                      t->results.buffer };
-        err = vulkan_pipeline_create(dev, (const uint32_t *)shaders[i].spirv, *shaders[i].size,
-                                     buffers, i == STEP_STATS ? 5 : 4, VULKAN_PUSH(SpeedPush, src, sub, stride, flags, work_base, result_base),
-                                     &t->steps[i], shaders[i].what, error, error_size);
-    }
-    if (err) {
-        speed_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    for (unsigned i = 0; i < SPEED_STEPS; i++)
+        plan->pipelines[i] = (VulkanPlanPipeline){
+            .spirv = shaders[i].spirv,
+            .spirv_size = *shaders[i].size,
+            .what = shaders[i].what,
+            .push = *VULKAN_PUSH(SpeedPush, src, sub, stride, flags, work_base, result_base),
+            .binding_count = i == STEP_STATS ? 5 : 4,
+            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, CONSTANTS, WORK, RESULTS },
+        };
+    plan->pipeline_count = SPEED_STEPS;
+    /* a round a step: each reads what the one before wrote */
+    plan->rounds = SPEED_STEPS;
     return 0;
 }
 
-static int speed_chroma_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                    const void *state, const QualeVideoFormat *format,
-                                    unsigned slots, void **out, char *error, size_t error_size)
+static int speed_chroma_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                    const QualeVideoFormat *format, VulkanPlan *plan,
+                                    char *error, size_t error_size)
 {
-    return speed_vulkan_init(dev, ring, frames, state, false, format, slots, out, error,
-                             error_size);
+    return speed_vulkan_plan(state, false, format, plan);
 }
 
-static int speed_temporal_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                                      const void *state, const QualeVideoFormat *format,
-                                      unsigned slots, void **out, char *error,
-                                      size_t error_size)
+static int speed_temporal_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                      const QualeVideoFormat *format, VulkanPlan *plan,
+                                      char *error, size_t error_size)
 {
-    return speed_vulkan_init(dev, ring, frames, state, true, format, slots, out, error,
-                             error_size);
+    return speed_vulkan_plan(state, true, format, plan);
 }
 
 /* speed_temporal scores nothing at frame 0: collect() writes its 0. */
-static bool scores_frame(const SpeedTwin *t, unsigned index, bool has_prev)
+static bool scores_frame(const SpeedRun *r, unsigned index, bool has_prev)
 {
-    return !t->temporal || (index > 0 && has_prev);
+    return !r->temporal || (index > 0 && has_prev);
 }
 
-static int speed_vulkan_record_round(void *twin, unsigned round, unsigned slot,
-                                     const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                                     size_t error_size)
+static int speed_vulkan_round(const VulkanPlan *plan, unsigned round,
+                              const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                              size_t error_size)
 {
-    (void)error;
-    (void)error_size;
-    SpeedTwin *t = twin;
-    if (!scores_frame(t, frame->index, frame->has_prev[0])) return 0;
-    const SpeedGeometry *g = &t->setup->g;
+    const SpeedRun *r = plan->own;
+    const VulkanFrame *frame = memory->frame;
+    if (!scores_frame(r, frame->index, frame->has_prev[0])) return 0;
+    const SpeedGeometry *g = &r->setup->g;
     SpeedPush push = {
-        .work_base = slot * t->pictures * t->work_floats,
-        .result_base = slot * t->pictures * t->result_floats,
+        .work_base = (uint32_t)(memory->offset[WORK] / sizeof(float)),
+        .result_base = (uint32_t)(memory->offset[RESULTS] / sizeof(float)),
     };
-    if (t->temporal) {
+    if (r->temporal) {
         /* previous less current: the reference's, and the distorted's (or,
          * with speed_use_ref_diff, the previous distorted less the current
          * reference); all in the ring but the current distorted luma */
-        const bool use_ref = ((const SpeedTemporalState *)t->metric)->use_ref_diff;
+        const bool use_ref = ((const SpeedTemporalState *)plan->state)->use_ref_diff;
         push.src[0] = (uint32_t)frame->prev_ref_offset[0];
         push.sub[0] = (uint32_t)frame->ref_offset[0];
         push.src[1] = (uint32_t)frame->prev_dist_offset[0];
@@ -299,73 +277,68 @@ static int speed_vulkan_record_round(void *twin, unsigned round, unsigned slot,
         push.stride = frame->stride[1];
         push.flags = 0xf;
     }
-    const uint32_t pictures = t->pictures;
+    const uint32_t pictures = r->pictures;
     switch (round) {
     case STEP_BLUR:
     case STEP_LOCAL_MEAN:
-        vulkan_dispatch(t->dev, cb, &t->steps[round], &push,
-                        ((uint32_t)g->op_w + ROW_GROUP - 1) / ROW_GROUP,
-                        (uint32_t)g->op_h * pictures);
+        VULKAN_STEP_SET(&steps[0], round, ((uint32_t)g->op_w + ROW_GROUP - 1) / ROW_GROUP,
+                        (uint32_t)g->op_h * pictures, push);
         break;
     case STEP_MEANS:
     case STEP_STATS:
-        vulkan_dispatch(t->dev, cb, &t->steps[round], &push, 1, pictures);
+        VULKAN_STEP_SET(&steps[0], round, 1, pictures, push);
         break;
     default:
-        vulkan_dispatch(t->dev, cb, &t->steps[round], &push,
-                        SPEED_ELEMENTS * (SPEED_ELEMENTS + 1) / 2, pictures);
+        VULKAN_STEP_SET(&steps[0], round, SPEED_ELEMENTS * (SPEED_ELEMENTS + 1) / 2, pictures,
+                        push);
         break;
     }
-    return SPEED_STEPS - 1 - (int)round;
+    return 1;
 }
 
-static int speed_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                FeatureSink *sink)
+static int speed_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                const MetricFrame *frame, FeatureSink *sink)
 {
-    SpeedTwin *t = twin;
-    const SpeedGeometry *g = &t->setup->g;
-    const float *results = (const float *)t->results.mapped + (size_t)slot * t->pictures *
-                                                                  t->result_floats;
+    const SpeedRun *r = plan->own;
+    const SpeedGeometry *g = &r->setup->g;
     SpeedStats stats[4];
-    for (unsigned z = 0; z < t->pictures; z++) {
-        const float *r = results + (size_t)z * t->result_floats;
-        stats[z].entropies = (float *)r;
-        stats[z].variances = (float *)r + g->blocks;
-        stats[z].singular = r[2 * g->blocks] != 0.0f;
+    for (unsigned z = 0; z < r->pictures; z++) {
+        const float *p = (const float *)results + (size_t)z * r->result_floats;
+        stats[z].entropies = (float *)p;
+        stats[z].variances = (float *)p + g->blocks;
+        stats[z].singular = p[2 * g->blocks] != 0.0f;
     }
-    if (t->temporal) {
-        const SpeedTemporalState *s = t->metric;
-        if (!scores_frame(t, frame->index, frame->prev_ref[0] && frame->prev_dist[0]))
+    if (r->temporal) {
+        const SpeedTemporalState *s = plan->state;
+        if (!scores_frame(r, frame->index, frame->prev_ref[0] && frame->prev_dist[0]))
             return feature_sink_put(sink, s->key, frame->index, 0.0);
-        const float score = speed_pair_score(t->setup, &stats[0], &stats[1]);
+        const float score = speed_pair_score(r->setup, &stats[0], &stats[1]);
         return feature_sink_put(sink, s->key, frame->index, (double)score);
     }
     float score[2];
     bool singular[2];
     for (unsigned c = 0; c < 2; c++) {
-        score[c] = speed_pair_score(t->setup, &stats[2 * c], &stats[2 * c + 1]);
+        score[c] = speed_pair_score(r->setup, &stats[2 * c], &stats[2 * c + 1]);
         singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
     }
-    return speed_chroma_write(t->metric, sink, frame->index, score, singular);
+    return speed_chroma_write(plan->state, sink, frame->index, score, singular);
 }
 
 const VulkanTwin vulkan_twin_speed_chroma = {
     .metric = &metric_speed_chroma,
-    .concurrent = true,
+    .concurrent = true, /* per slot, or constant */
     .supports = speed_chroma_vulkan_supports,
-    .init = speed_chroma_vulkan_init,
-    .record_round = speed_vulkan_record_round,
-    .collect_own = speed_vulkan_collect,
-    .close = speed_vulkan_close,
+    .plan = speed_chroma_vulkan_plan,
+    .round = speed_vulkan_round,
+    .collect = speed_vulkan_collect,
 };
 
 const VulkanTwin vulkan_twin_speed_temporal = {
     .metric = &metric_speed_temporal,
     .dist_history = true,
-    .concurrent = true,
+    .concurrent = true, /* per slot, or constant */
     .supports = speed_temporal_vulkan_supports,
-    .init = speed_temporal_vulkan_init,
-    .record_round = speed_vulkan_record_round,
-    .collect_own = speed_vulkan_collect,
-    .close = speed_vulkan_close,
+    .plan = speed_temporal_vulkan_plan,
+    .round = speed_vulkan_round,
+    .collect = speed_vulkan_collect,
 };

@@ -60,6 +60,14 @@ static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_si
                                                                : 1;
         r->stride[i] = b->scope == VULKAN_PER_RUN ? 0 : vulkan_plan_align(b->bytes);
         const VkDeviceSize bytes = b->scope == VULKAN_PER_RUN ? b->bytes : r->stride[i] * copies;
+        /* A shader binds the whole buffer. */
+        const uint32_t range = r->dev->properties.limits.maxStorageBufferRange;
+        if (bytes > range) {
+            snprintf(error, error_size, "%s: %s of %ux%u video need %llu bytes, more than the "
+                     "device's largest storage buffer (%u)", r->twin->metric->name, what,
+                     p->format.width, p->format.height, (unsigned long long)bytes, range);
+            return -E2BIG;
+        }
         err = vulkan_buffer_create(r->dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                                    b->host_visible, &r->buffers[i], what, error, error_size);
     }
