@@ -67,35 +67,25 @@ typedef struct DecimatePush {
     int32_t out_width, out_height;
 } DecimatePush;
 
-typedef struct VifTwin {
-    const VulkanDevice *dev;
-    const VifState *metric;
+/* The plan's buffers: the log2 table and eps adders (constants), the
+ * decimated pictures of scales 1..3 (per lane: the frames of a lane take
+ * turns), and per slot the partial sums read back. */
+enum { TABLE, SCALED, PARTIALS, BUFFERS };
+/* Its pipelines: scale s's statistics (s), the decimation to scale s
+ * (VIF_SCALES - 1 + s, s = 1..3). */
+enum { STATS = 0, DECIMATE = VIF_SCALES - 1 };
+
+/* The plan of a run. */
+typedef struct VifRun {
     unsigned w[VIF_SCALES], h[VIF_SCALES];
-    uint32_t stride[VIF_SCALES];                 /* words, scales 1..3 */
-    uint32_t ref_base[VIF_SCALES], dis_base[VIF_SCALES]; /* words in `scaled` */
+    uint32_t stride[VIF_SCALES];                         /* words, scales 1..3 */
+    uint32_t ref_base[VIF_SCALES], dis_base[VIF_SCALES]; /* words in a lane's SCALED */
     unsigned groups_x[VIF_SCALES], groups_y[VIF_SCALES];
     unsigned first[VIF_SCALES]; /* a slot's first partial of each scale */
     unsigned per_slot;          /* partials per slot */
     uint32_t gain_lo, gain_hi;
-    VulkanBuffer scaled[VULKAN_MAX_LANES]; /* device: the decimated pictures of scales 1..3 */
-    VulkanBuffer table;    /* device: log2 table and eps adders */
-    VulkanBuffer partials; /* host-visible: slots x per_slot x 4 x int64 */
-    VulkanPipeline stats[VIF_SCALES], decimate[VIF_SCALES]; /* decimate[s]: to scale s */
-} VifTwin;
-
-static void vif_vulkan_close(void *twin)
-{
-    VifTwin *t = twin;
-    if (!t) return;
-    for (unsigned s = 0; s < VIF_SCALES; s++) {
-        vulkan_pipeline_destroy(t->dev, &t->stats[s]);
-        vulkan_pipeline_destroy(t->dev, &t->decimate[s]);
-    }
-    for (unsigned l = 0; l < VULKAN_MAX_LANES; l++) vulkan_buffer_destroy(t->dev, &t->scaled[l]);
-    vulkan_buffer_destroy(t->dev, &t->table);
-    vulkan_buffer_destroy(t->dev, &t->partials);
-    free(t);
-}
+    uint32_t table[VIF_VULKAN_TABLE_WORDS];
+} VifRun;
 
 /* The log2 table, then what sigma1_sq + eps adds to the 53-bit mantissa of
  * a sigma1_sq of b bits (18..31): sigma1_sq's mantissa has 53 - b >= 22
@@ -116,7 +106,8 @@ void vif_vulkan_table(const uint16_t *log2_table, uint32_t words[VIF_VULKAN_TABL
 /* The specialisation constants of scale s's shaders: the filter width, the
  * storage of the samples read, and the filter's first half (with the
  * centre). */
-static unsigned filter_constants(unsigned s, unsigned bytes_per_sample, uint32_t constants[11])
+static unsigned filter_constants(unsigned s, unsigned bytes_per_sample,
+                                 uint32_t constants[VULKAN_PLAN_MAX_CONSTANTS])
 {
     const unsigned fw = VIF_FILTER_WIDTH(s);
     constants[0] = fw;
@@ -125,204 +116,190 @@ static unsigned filter_constants(unsigned s, unsigned bytes_per_sample, uint32_t
     return 3 + fw / 2;
 }
 
-static int vif_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                           const void *metric_state, const QualeVideoFormat *format, unsigned slots,
-                           void **out, char *error, size_t error_size)
+static int vif_vulkan_plan(const VulkanDevice *dev, const void *state,
+                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                           size_t error_size)
 {
-    int err = vif_check_size(format->width, format->height, error, error_size);
+    const VifState *m = state;
+    const int err = vif_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    VifTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
+    VifRun *r = calloc(1, sizeof(*r));
+    if (!r) return -ENOMEM;
+    plan->own = r;
 
-    /* Scales: each the previous halved (rounded down); 1..3 in `scaled`,
+    /* Scales: each the previous halved (rounded down); 1..3 in SCALED,
      * reference then distorted, rows of 16-word multiples. */
     uint32_t words = 0;
     for (unsigned s = 0; s < VIF_SCALES; s++) {
-        t->w[s] = s == 0 ? format->width : t->w[s - 1] / 2;
-        t->h[s] = s == 0 ? format->height : t->h[s - 1] / 2;
+        r->w[s] = s == 0 ? format->width : r->w[s - 1] / 2;
+        r->h[s] = s == 0 ? format->height : r->h[s - 1] / 2;
         if (s > 0) {
-            t->stride[s] = (t->w[s] + 15) & ~15u;
-            t->ref_base[s] = words;
-            words += t->stride[s] * t->h[s];
-            t->dis_base[s] = words;
-            words += t->stride[s] * t->h[s];
+            r->stride[s] = (r->w[s] + 15) & ~15u;
+            r->ref_base[s] = words;
+            words += r->stride[s] * r->h[s];
+            r->dis_base[s] = words;
+            words += r->stride[s] * r->h[s];
         }
         const unsigned columns = STATS_THREADS - 2 * (VIF_FILTER_WIDTH(s) / 2);
-        t->groups_x[s] = (t->w[s] + columns - 1) / columns;
-        t->groups_y[s] = (t->h[s] + rows_per_group[s] - 1) / rows_per_group[s];
-        t->first[s] = t->per_slot;
-        t->per_slot += t->groups_x[s] * t->groups_y[s];
+        r->groups_x[s] = (r->w[s] + columns - 1) / columns;
+        r->groups_y[s] = (r->h[s] + rows_per_group[s] - 1) / rows_per_group[s];
+        r->first[s] = r->per_slot;
+        r->per_slot += r->groups_x[s] * r->groups_y[s];
     }
-
     uint64_t gain;
-    memcpy(&gain, &t->metric->enhn_gain_limit, sizeof(gain));
-    t->gain_lo = (uint32_t)gain;
-    t->gain_hi = (uint32_t)(gain >> 32);
+    memcpy(&gain, &m->enhn_gain_limit, sizeof(gain));
+    r->gain_lo = (uint32_t)gain;
+    r->gain_hi = (uint32_t)(gain >> 32);
+    vif_vulkan_table(m->log2_table, r->table);
 
-    uint32_t *table = malloc(ALL_WORDS * sizeof(uint32_t));
-    if (!table) err = -ENOMEM;
-    if (!err) vif_vulkan_table(t->metric->log2_table, table);
-    if (!err)
-        err = vulkan_buffer_create_constant(dev, table, ALL_WORDS * sizeof(uint32_t), &t->table,
-                                            "the VIF log2 table", error, error_size);
-    free(table);
-    const unsigned lanes = dev->lanes;
-    for (unsigned l = 0; l < lanes && !err; l++)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)words * sizeof(uint32_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &t->scaled[l],
-                                   "the VIF scales", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * 4 * sizeof(uint64_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
-                                   "VIF partial sums", error, error_size);
-    /* Scale 0 reads the frame's samples, scales 1..3 the words of `scaled`. */
+    plan->buffers[TABLE] = (VulkanPlanBuffer){ .what = "the VIF log2 table",
+                                               .bytes = sizeof(r->table),
+                                               .scope = VULKAN_PER_RUN, .data = r->table };
+    plan->buffers[SCALED] = (VulkanPlanBuffer){ .what = "the VIF scales",
+                                                .bytes = (VkDeviceSize)words * sizeof(uint32_t),
+                                                .scope = VULKAN_PER_LANE };
+    vulkan_plan_results(plan, PARTIALS, "VIF partial sums",
+                        (VkDeviceSize)r->per_slot * 4 * sizeof(uint64_t));
+    plan->buffer_count = BUFFERS;
+
+    /* Scale 0 reads the frame's samples, scales 1..3 the words of SCALED. */
     const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
-    const unsigned frame_bytes = t->metric->bitdepth > 8 ? 2 : 1;
-    for (unsigned s = 0; s < VIF_SCALES && !err; s++) {
-        uint32_t constants[11];
-        VkBuffer buffers[VULKAN_MAX_LANES * 5];
-        for (unsigned l = 0; l < lanes; l++) {
-            const VkBuffer set[5] = { ring, frames, t->scaled[l].buffer, t->table.buffer,
-                                      t->partials.buffer };
-            memcpy(buffers + 5 * l, set, sizeof(set));
-        }
-        VulkanPipelineInfo info = {
-            .spirv = (const uint32_t *)(native ? vulkan_shader_integer_vif_f64 : vulkan_shader_integer_vif),
-            .spirv_size = native ? vulkan_shader_integer_vif_f64_size : vulkan_shader_integer_vif_size,
-            .constants = constants,
-            .constant_count = filter_constants(s, s == 0 ? frame_bytes : 0, constants),
-            .buffers = buffers, .bindings = 5, .sets = lanes,
-            .push = VULKAN_PUSH(VifPush, ref_offset, dis_offset, stride, width, height, mu_round, mu_shift, sq_round, sq_shift, rows_per_group, out_offset, gain_lo, gain_hi), .what = "the VIF shader",
+    const unsigned frame_bytes = m->bitdepth > 8 ? 2 : 1;
+    for (unsigned s = 0; s < VIF_SCALES; s++) {
+        VulkanPlanPipeline *p = &plan->pipelines[STATS + s];
+        *p = (VulkanPlanPipeline){
+            .spirv = native ? vulkan_shader_integer_vif_f64 : vulkan_shader_integer_vif,
+            .spirv_size = native ? vulkan_shader_integer_vif_f64_size
+                                 : vulkan_shader_integer_vif_size,
+            .what = "the VIF shader",
+            .push = *VULKAN_PUSH(VifPush, ref_offset, dis_offset, stride, width, height, mu_round,
+                                 mu_shift, sq_round, sq_shift, rows_per_group, out_offset,
+                                 gain_lo, gain_hi),
+            .binding_count = 5,
+            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, PARTIALS },
         };
-        err = vulkan_pipeline_create_ex(dev, &info, &t->stats[s], error, error_size);
-        if (err || s == 0) continue;
+        p->constant_count = filter_constants(s, s == 0 ? frame_bytes : 0, p->constants);
+        if (s == 0) continue;
         /* The decimation to scale s reads scale s - 1 with scale s's filter. */
-        for (unsigned l = 0; l < lanes; l++) {
-            const VkBuffer set[3] = { ring, frames, t->scaled[l].buffer };
-            memcpy(buffers + 3 * l, set, sizeof(set));
-        }
-        info = (VulkanPipelineInfo){
-            .spirv = (const uint32_t *)vulkan_shader_integer_vif_decimate,
+        p = &plan->pipelines[DECIMATE + s];
+        *p = (VulkanPlanPipeline){
+            .spirv = vulkan_shader_integer_vif_decimate,
             .spirv_size = vulkan_shader_integer_vif_decimate_size,
-            .constants = constants,
-            .constant_count = filter_constants(s, s == 1 ? frame_bytes : 0, constants),
-            .buffers = buffers, .bindings = 3, .sets = lanes,
-            .push = VULKAN_PUSH(DecimatePush, ref_offset, dis_offset, stride, width, height, shift, out_ref, out_dis, out_stride, out_width, out_height), .what = "the VIF decimation shader",
+            .what = "the VIF decimation shader",
+            .push = *VULKAN_PUSH(DecimatePush, ref_offset, dis_offset, stride, width, height,
+                                 shift, out_ref, out_dis, out_stride, out_width, out_height),
+            .binding_count = 3,
+            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED },
         };
-        err = vulkan_pipeline_create_ex(dev, &info, &t->decimate[s], error, error_size);
+        p->constant_count = filter_constants(s, s == 1 ? frame_bytes : 0, p->constants);
     }
-    if (err) {
-        vif_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    plan->pipeline_count = DECIMATE + VIF_SCALES;
+    /* round r: the statistics of scale r and the decimation to scale r + 1
+     * (which both read scale r) */
+    plan->rounds = VIF_SCALES;
     return 0;
 }
 
-/* Where scale s's pictures are for the shaders, in words. */
-static void scale_source(const VifTwin *t, const VulkanFrame *frame, unsigned s, uint32_t *ref,
-                         uint32_t *dis, uint32_t *stride)
+/* Where scale s's pictures are for the shaders, in words: the frame's, or
+ * the lane's scales. */
+static void scale_source(const VifRun *r, const VulkanPlanMemory *memory, unsigned s,
+                         uint32_t *ref, uint32_t *dis, uint32_t *stride)
 {
+    const VulkanFrame *frame = memory->frame;
     if (s == 0) {
         /* Planes and rows start on 64-byte boundaries. */
         *ref = (uint32_t)(frame->ref_offset[0] / 4);
         *dis = (uint32_t)(frame->dist_offset[0] / 4);
         *stride = frame->stride[0] / 4;
     } else {
-        *ref = t->ref_base[s];
-        *dis = t->dis_base[s];
-        *stride = t->stride[s];
+        const uint32_t lane = (uint32_t)(memory->offset[SCALED] / 4);
+        *ref = lane + r->ref_base[s];
+        *dis = lane + r->dis_base[s];
+        *stride = r->stride[s];
     }
 }
 
-static void record_stats(const VifTwin *t, unsigned slot, const VulkanFrame *frame, unsigned s,
-                         VkCommandBuffer cb)
+static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlanMemory *memory,
+                            VulkanStep *steps, char *error, size_t error_size)
 {
-    VifPush push = {
-        .width = (int32_t)t->w[s],
-        .height = (int32_t)t->h[s],
-        .mu_round = 32768,
-        .mu_shift = 16,
-        .sq_round = 32768,
-        .sq_shift = 16,
-        .rows_per_group = rows_per_group[s],
-        .out_offset = slot * t->per_slot + t->first[s],
-        .gain_lo = t->gain_lo,
-        .gain_hi = t->gain_hi,
-    };
-    scale_source(t, frame, s, &push.ref_offset, &push.dis_offset, &push.stride);
-    if (s == 0) {
-        /* The samples' own precision: means to 16 bits, squares to 32. */
-        const unsigned bd = t->metric->bitdepth;
-        push.mu_round = 1u << (bd - 1);
-        push.mu_shift = bd;
-        push.sq_shift = 2 * (bd - 8);
-        push.sq_round = bd == 8 ? 0 : 1u << (push.sq_shift - 1);
+    const VifState *m = plan->state;
+    const VifRun *r = plan->own;
+    unsigned n = 0;
+    if (s > 0 || !m->skip_scale0) {
+        VifPush push = {
+            .width = (int32_t)r->w[s],
+            .height = (int32_t)r->h[s],
+            .mu_round = 32768,
+            .mu_shift = 16,
+            .sq_round = 32768,
+            .sq_shift = 16,
+            .rows_per_group = rows_per_group[s],
+            .out_offset = (uint32_t)(memory->offset[PARTIALS] / (4 * sizeof(uint64_t))) +
+                          r->first[s],
+            .gain_lo = r->gain_lo,
+            .gain_hi = r->gain_hi,
+        };
+        scale_source(r, memory, s, &push.ref_offset, &push.dis_offset, &push.stride);
+        if (s == 0) {
+            /* The samples' own precision: means to 16 bits, squares to 32. */
+            const unsigned bd = m->bitdepth;
+            push.mu_round = 1u << (bd - 1);
+            push.mu_shift = bd;
+            push.sq_shift = 2 * (bd - 8);
+            push.sq_round = bd == 8 ? 0 : 1u << (push.sq_shift - 1);
+        }
+        VULKAN_STEP_SET(&steps[n], STATS + s, r->groups_x[s], r->groups_y[s], push);
+        n++;
     }
-    vulkan_dispatch_set(t->dev, cb, &t->stats[s], frame->lane, &push, t->groups_x[s], t->groups_y[s]);
+    if (s + 1 < VIF_SCALES) {
+        const unsigned to = s + 1;
+        const uint32_t lane = (uint32_t)(memory->offset[SCALED] / 4);
+        DecimatePush push = {
+            .width = (int32_t)r->w[s],
+            .height = (int32_t)r->h[s],
+            /* From the picture, the samples' precision; after, 16 bits. */
+            .shift = to == 1 ? m->bitdepth : 16,
+            .out_ref = lane + r->ref_base[to],
+            .out_dis = lane + r->dis_base[to],
+            .out_stride = r->stride[to],
+            .out_width = (int32_t)r->w[to],
+            .out_height = (int32_t)r->h[to],
+        };
+        scale_source(r, memory, s, &push.ref_offset, &push.dis_offset, &push.stride);
+        const unsigned columns = DECIMATE_THREADS - VIF_FILTER_WIDTH(to) / 2;
+        VULKAN_STEP_SET(&steps[n], DECIMATE + to, (r->w[to] + columns - 1) / columns, r->h[to],
+                        push);
+        n++;
+    }
+    return (int)n;
 }
 
-static void record_decimate(const VifTwin *t, const VulkanFrame *frame, unsigned s, VkCommandBuffer cb)
+static int vif_vulkan_collect(const VulkanPlan *plan, const void *results,
+                              const MetricFrame *frame, FeatureSink *sink)
 {
-    DecimatePush push = {
-        .width = (int32_t)t->w[s - 1],
-        .height = (int32_t)t->h[s - 1],
-        /* From the picture, the samples' precision; after, 16 bits. */
-        .shift = s == 1 ? t->metric->bitdepth : 16,
-        .out_ref = t->ref_base[s],
-        .out_dis = t->dis_base[s],
-        .out_stride = t->stride[s],
-        .out_width = (int32_t)t->w[s],
-        .out_height = (int32_t)t->h[s],
-    };
-    scale_source(t, frame, s - 1, &push.ref_offset, &push.dis_offset, &push.stride);
-    const unsigned columns = DECIMATE_THREADS - VIF_FILTER_WIDTH(s) / 2;
-    vulkan_dispatch_set(t->dev, cb, &t->decimate[s], frame->lane, &push,
-                        (t->w[s] + columns - 1) / columns, t->h[s]);
-}
-
-/* Round r: the statistics of scale r and the decimation to scale r + 1
- * (which both read scale r). */
-static int vif_vulkan_record_round(void *twin, unsigned round, unsigned slot,
-                                   const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                                   size_t error_size)
-{
-    (void)error;
-    (void)error_size;
-    VifTwin *t = twin;
-    const unsigned s = round;
-    if (s > 0 || !t->metric->skip_scale0) record_stats(t, slot, frame, s, cb);
-    if (s + 1 < VIF_SCALES) record_decimate(t, frame, s + 1, cb);
-    return (int)(VIF_SCALES - 1 - s);
-}
-
-static int vif_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
-{
-    VifTwin *t = twin;
-    const uint64_t *p = (const uint64_t *)t->partials.mapped + (size_t)slot * t->per_slot * 4;
+    const VifState *m = plan->state;
+    const VifRun *r = plan->own;
+    const uint64_t *p = results;
     VifSums sums[VIF_SCALES];
     memset(sums, 0, sizeof(sums));
     for (unsigned s = 0; s < VIF_SCALES; s++) {
-        if (s == 0 && t->metric->skip_scale0) continue;
+        if (s == 0 && m->skip_scale0) continue;
         uint64_t total[4] = { 0, 0, 0, 0 };
-        const unsigned groups = t->groups_x[s] * t->groups_y[s];
+        const unsigned groups = r->groups_x[s] * r->groups_y[s];
         for (unsigned g = 0; g < groups; g++)
-            for (unsigned q = 0; q < 4; q++) total[q] += p[(size_t)(t->first[s] + g) * 4 + q];
+            for (unsigned q = 0; q < 4; q++) total[q] += p[(size_t)(r->first[s] + g) * 4 + q];
         sums[s].num_log = (int64_t)total[0];
         sums[s].den_log = (int64_t)total[1];
         sums[s].num_non_log = (int64_t)total[2];
         sums[s].den_non_log = (int64_t)total[3];
     }
-    return vif_write(t->metric, sink, frame->index, sums);
+    return vif_write(m, sink, frame->index, sums);
 }
 
 const VulkanTwin vulkan_twin_integer_vif = {
     .metric = &metric_integer_vif,
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .init = vif_vulkan_init,
-    .record_round = vif_vulkan_record_round,
-    .collect_own = vif_vulkan_collect,
-    .close = vif_vulkan_close,
+    .plan = vif_vulkan_plan,
+    .round = vif_vulkan_round,
+    .collect = vif_vulkan_collect,
 };

@@ -52,7 +52,7 @@ enum {
     VULKAN_PLAN_MAX_BUFFERS = 12,
     VULKAN_PLAN_MAX_PIPELINES = 16,
     VULKAN_PLAN_MAX_BINDINGS = 8,
-    VULKAN_PLAN_MAX_CONSTANTS = 8,
+    VULKAN_PLAN_MAX_CONSTANTS = 16,
     /* The dispatches of one round of one twin. */
     VULKAN_PLAN_MAX_STEPS = 8,
     /* Push constants: what every Vulkan device offers. */
