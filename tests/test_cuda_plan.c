@@ -7,7 +7,8 @@
  * blocks; each slot's readback to its own host memory; collect() given
  * those bytes; every failure (an allocation, a kernel the module lacks, a
  * step that changes its kernel or names none, a plan that does not fit its
- * slot) an error with a message and nothing left allocated; and the twins
+ * slot) an error with a message and nothing left allocated; a step of no
+ * blocks launching nothing for its frame; and the twins
  * with a life cycle of their own still called through the same four calls.
  */
 #include <errno.h>
@@ -70,6 +71,7 @@ enum Mode {
     MODE_CHANGING_KERNEL,
     MODE_NO_KERNEL,
     MODE_PLAN_FAILS,
+    MODE_SKIP_EVEN, /* the first step launches no blocks on even frames */
 };
 static enum Mode mode;
 static unsigned char pattern[PATTERN_BYTES];
@@ -115,7 +117,8 @@ static void synthetic_step(const CudaPlan *plan, unsigned index, const CudaPlanM
     if (mode == MODE_CHANGING_KERNEL && index == 1 && memory->frame->index == 3)
         kernel = "accumulate";
     if (mode == MODE_NO_KERNEL && index == 1) kernel = NULL;
-    CUDA_STEP_SET(step, kernel, 2, 1, 1, 64, 0, a);
+    const bool skip = mode == MODE_SKIP_EVEN && index == 0 && memory->frame->index % 2 == 0;
+    CUDA_STEP_SET(step, kernel, skip ? 0 : 2, 1, 1, 64, 0, a);
 }
 
 static uint64_t collected[8][4];
@@ -203,7 +206,7 @@ static void test_good_run(CudaDevice *dev)
     CHECK(!strcmp(fake.launched[1], "accumulate") && !strcmp(fake.launched[2], "finish"));
     CHECK(fake.memsets == 3 && fake.readbacks == 3);
     cuda_twin_close(&synthetic_twin, run);
-    CHECK(fake.live_device == 0 && fake.live_host == 0);
+    CHECK(fake.live_device == 0 && fake.live_host == 0 && fake.guard_broken == 0);
 }
 
 /* Every allocation of init, made to fail in turn: an error naming the
@@ -265,6 +268,28 @@ static void test_refusals(CudaDevice *dev)
         CHECK(strstr(error, "changed its kernel") != NULL);
         cuda_twin_close(&synthetic_twin, run);
     }
+    CHECK(fake.live_device == 0 && fake.live_host == 0);
+}
+
+/* A step with no blocks launches nothing for that frame; the others run. */
+static void test_empty_step(CudaDevice *dev)
+{
+    char error[256];
+    void *run;
+    mode = MODE_SKIP_EVEN;
+    CHECK(run_init(dev, 1, &run, error, sizeof(error)) == 0);
+    if (!run) return;
+    memset(collected, 0, sizeof(collected));
+    const unsigned launches = fake.launches;
+    CHECK(enqueue(dev, run, 0, 4, error, sizeof(error)) == 0);
+    CHECK(collect(run, 0, 4) == 0);
+    CHECK(fake.launches == launches + 1 && !strcmp(fake.launched[launches], "finish"));
+    CHECK(collected[4][0] == 0); /* cleared, and nothing added */
+    CHECK(enqueue(dev, run, 0, 5, error, sizeof(error)) == 0);
+    CHECK(collect(run, 0, 5) == 0);
+    CHECK(fake.launches == launches + 3);
+    CHECK(collected[5][0] == 6);
+    cuda_twin_close(&synthetic_twin, run);
     CHECK(fake.live_device == 0 && fake.live_host == 0);
 }
 
@@ -334,6 +359,7 @@ int main(void)
     test_good_run(&dev);
     test_allocation_failures(&dev);
     test_refusals(&dev);
+    test_empty_step(&dev);
     test_own_life_cycle(&dev);
     return test_summary();
 }
