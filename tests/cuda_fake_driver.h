@@ -31,6 +31,7 @@ typedef struct FakeLaunch {
     unsigned grid[3], block;
     unsigned shared_bytes;
     const void *args; /* the argument block */
+    const void *user; /* what the kernel was registered with */
 } FakeLaunch;
 
 typedef void (*FakeKernelFn)(const FakeLaunch *launch);
@@ -38,6 +39,7 @@ typedef void (*FakeKernelFn)(const FakeLaunch *launch);
 typedef struct FakeKernel {
     const char *name;
     FakeKernelFn run;
+    const void *user;
 } FakeKernel;
 
 enum { FAKE_MAX_KERNELS = 64, FAKE_MAX_LOG = 256, FAKE_HEADER = 16, FAKE_GUARD = 256 };
@@ -54,7 +56,7 @@ static struct {
     const char *launched[FAKE_MAX_LOG];
 } fake;
 
-static void fake_reset(void)
+static inline void fake_reset(void)
 {
     const unsigned count = fake.kernel_count;
     FakeKernel kernels[FAKE_MAX_KERNELS];
@@ -64,24 +66,30 @@ static void fake_reset(void)
     fake.kernel_count = count;
 }
 
-static void fake_kernel(const char *name, FakeKernelFn run)
+/* A kernel `name` that runs `run`, given `user` with every launch. */
+static inline void fake_kernel_with(const char *name, FakeKernelFn run, const void *user)
 {
     if (fake.kernel_count < FAKE_MAX_KERNELS)
-        fake.kernels[fake.kernel_count++] = (FakeKernel){ name, run };
+        fake.kernels[fake.kernel_count++] = (FakeKernel){ name, run, user };
 }
 
-static bool fake_allocation_fails(void)
+static inline void fake_kernel(const char *name, FakeKernelFn run)
+{
+    fake_kernel_with(name, run, NULL);
+}
+
+static inline bool fake_allocation_fails(void)
 {
     return ++fake.allocations == fake.fail_allocation;
 }
 
-static CUresult fake_error_string(CUresult error, const char **text)
+static inline CUresult fake_error_string(CUresult error, const char **text)
 {
     *text = error == CUDA_ERROR_OUT_OF_MEMORY ? "out of memory" : "failed";
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_get_function(CUfunction *function, CUmodule module, const char *name)
+static inline CUresult fake_get_function(CUfunction *function, CUmodule module, const char *name)
 {
     (void)module;
     for (unsigned i = 0; i < fake.kernel_count; i++) {
@@ -93,12 +101,12 @@ static CUresult fake_get_function(CUfunction *function, CUmodule module, const c
     return CUDA_ERROR_NOT_FOUND;
 }
 
-static unsigned char fake_guard_byte(size_t i)
+static inline unsigned char fake_guard_byte(size_t i)
 {
     return (unsigned char)(0x3C ^ (i * 7));
 }
 
-static CUresult fake_mem_alloc(CUdeviceptr *pointer, size_t bytes)
+static inline CUresult fake_mem_alloc(CUdeviceptr *pointer, size_t bytes)
 {
     if (fake_allocation_fails()) return CUDA_ERROR_OUT_OF_MEMORY;
     unsigned char *block = (unsigned char *)malloc(FAKE_HEADER + bytes + FAKE_GUARD);
@@ -113,7 +121,7 @@ static CUresult fake_mem_alloc(CUdeviceptr *pointer, size_t bytes)
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_mem_free(CUdeviceptr pointer)
+static inline CUresult fake_mem_free(CUdeviceptr pointer)
 {
     if (!pointer) return CUDA_SUCCESS;
     fake.live_device--;
@@ -129,7 +137,7 @@ static CUresult fake_mem_free(CUdeviceptr pointer)
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_host_alloc(void **pointer, size_t bytes, unsigned flags)
+static inline CUresult fake_host_alloc(void **pointer, size_t bytes, unsigned flags)
 {
     (void)flags;
     if (fake_allocation_fails()) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -140,14 +148,14 @@ static CUresult fake_host_alloc(void **pointer, size_t bytes, unsigned flags)
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_host_free(void *pointer)
+static inline CUresult fake_host_free(void *pointer)
 {
     if (pointer) fake.live_host--;
     free(pointer);
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_upload(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)
+static inline CUresult fake_upload(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)
 {
     (void)stream;
     fake.uploads++;
@@ -155,7 +163,7 @@ static CUresult fake_upload(CUdeviceptr dst, const void *src, size_t bytes, CUst
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_read_back(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
+static inline CUresult fake_read_back(void *dst, CUdeviceptr src, size_t bytes, CUstream stream)
 {
     (void)stream;
     fake.readbacks++;
@@ -163,7 +171,7 @@ static CUresult fake_read_back(void *dst, CUdeviceptr src, size_t bytes, CUstrea
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_memset(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream)
+static inline CUresult fake_memset(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream stream)
 {
     (void)stream;
     fake.memsets++;
@@ -171,14 +179,14 @@ static CUresult fake_memset(CUdeviceptr dst, unsigned char value, size_t bytes, 
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_sync(CUstream stream)
+static inline CUresult fake_sync(CUstream stream)
 {
     (void)stream;
     fake.syncs++;
     return CUDA_SUCCESS;
 }
 
-static CUresult fake_launch(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+static inline CUresult fake_launch(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                             unsigned block_x, unsigned block_y, unsigned block_z,
                             unsigned shared_bytes, CUstream stream, void **params, void **extra)
 {
@@ -189,13 +197,14 @@ static CUresult fake_launch(CUfunction f, unsigned grid_x, unsigned grid_y, unsi
     const FakeKernel *k = (const FakeKernel *)(void *)f;
     if (fake.launches < FAKE_MAX_LOG) fake.launched[fake.launches] = k->name;
     fake.launches++;
-    const FakeLaunch launch = { { grid_x, grid_y, grid_z }, block_x, shared_bytes, params[0] };
+    const FakeLaunch launch = { { grid_x, grid_y, grid_z }, block_x, shared_bytes, params[0],
+                                k->user };
     k->run(&launch);
     return CUDA_SUCCESS;
 }
 
 /* A device on the fake driver. */
-static void fake_device(CudaDevice *dev)
+static inline void fake_device(CudaDevice *dev)
 {
     memset(dev, 0, sizeof(*dev));
     dev->api.GetErrorString = fake_error_string;

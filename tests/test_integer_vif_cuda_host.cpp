@@ -21,7 +21,12 @@
  *     reference's own loops) exactly;
  *   - every key from those sums through vif_values() (what the twin's
  *     collect() writes through vif_write()) equals, bit for bit, what the
- *     CPU backend wrote through the public API.
+ *     CPU backend wrote through the public API;
+ *   - the twin's plan run by the plan executor on a fake driver
+ *     (tests/cuda_fake_driver.h: its kernels this emulation), two frames
+ *     in two slots: the keys its collect() writes are the CPU's, bit for
+ *     bit (the log2 table's upload, the sums' clearing and the readback
+ *     are the plan's), and it leaves nothing allocated.
  * Also the log2 table against libvmaf's formula, and the size refusal
  * message.  Prints "N passed, M failed".
  */
@@ -47,6 +52,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x6a09e667f3bcc909ull
 #include "cuda_host_test.h"
+#include "cuda_fake_driver.h"
 
 /* ---- the twin's host code (src/cuda/integer_vif_cuda.c) ----------------- */
 
@@ -260,6 +266,80 @@ static void emulate(const Kernel &k, const VifArgs &a, const unsigned launch[3],
     }
 }
 
+static bool same_value(double a, double b)
+{
+    return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+/* The kernels on the fake driver (tests/cuda_fake_driver.h): each name runs
+ * its element code through emulate(). */
+static bool fake_backwards;
+
+static void fake_vif_kernel(const FakeLaunch *l)
+{
+    const unsigned launch[3] = { l->grid[0], l->grid[1], l->block };
+    emulate(*static_cast<const Kernel *>(l->user), *static_cast<const VifArgs *>(l->args), launch,
+            fake_backwards);
+}
+
+static void register_fake_kernels()
+{
+    for (const Kernel &k : kernels) fake_kernel_with(k.name, fake_vif_kernel, &k);
+}
+
+extern "C" {
+extern const CudaTwin cuda_twin_integer_vif;
+}
+
+/* The twin's plan through the plan executor on the fake driver, as the
+ * backend runs it (two slots, frame f in slot f % 2): every key its
+ * collect() writes into sink equals the CPU's in ctx, bit for bit, and
+ * nothing is left allocated or written past its memory. */
+static bool executor_run(const VifState *s, std::vector<QualePicture> &refs,
+                         std::vector<QualePicture> &dists, FeatureSink *sink, QualeContext *ctx,
+                         const char *label)
+{
+    CudaDevice dev;
+    fake_device(&dev);
+    fake_reset();
+    char error[256] = "";
+    void *run = NULL;
+    int err = cuda_twin_init(&cuda_twin_integer_vif, &dev, NULL, s, &refs[0].format, 2, &run,
+                             error, sizeof(error));
+    bool same = true;
+    for (unsigned f = 0; f < refs.size() && !err; f++) {
+        CudaFrame frame = {};
+        frame.index = f;
+        frame.ref[0] = (CUdeviceptr)(uintptr_t)refs[f].data[0];
+        frame.dist[0] = (CUdeviceptr)(uintptr_t)dists[f].data[0];
+        frame.stride[0] = refs[f].stride[0];
+        frame.width[0] = refs[f].plane_width[0];
+        frame.height[0] = refs[f].plane_height[0];
+        fake_backwards = f % 2 == 1;
+        err = cuda_twin_enqueue(&cuda_twin_integer_vif, run, f % 2, &frame, NULL, error,
+                                sizeof(error));
+        MetricFrame mf = {};
+        mf.index = f;
+        mf.ref = &refs[f];
+        mf.dist = &dists[f];
+        if (!err) err = cuda_twin_collect(&cuda_twin_integer_vif, run, f % 2, &mf, sink);
+        /* the state's keys in the order the CPU's context lists them */
+        for (unsigned k = 0; !err && k < quale_feature_count(ctx); k++) {
+            const char *key = quale_feature_name(ctx, k);
+            double cpu = NAN, twin = NAN;
+            const int got = feature_sink_get(sink, s->key[k], f, &twin);
+            if (got || quale_feature_value(ctx, key, f, &cpu) || !same_value(cpu, twin)) {
+                fprintf(stderr, "  %s, frame %u, %s through the executor: %.17g, CPU %.17g\n",
+                        label, f, key ? key : "?", twin, cpu);
+                same = false;
+            }
+        }
+    }
+    if (run) cuda_twin_close(&cuda_twin_integer_vif, run);
+    if (err) fprintf(stderr, "  %s: the executor: %s\n", label, error[0] ? error : "failed");
+    return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
+}
+
 static const size_t GUARD = 4096;
 
 /* The frame through every launch of the twin; false if a launch names a
@@ -309,11 +389,6 @@ static bool twin_sums(const VifPlan *plan, const VifState *s, std::vector<uint8_
         sums[scale].den_non_log = (int64_t)v[3];
     }
     return ok;
-}
-
-static bool same_value(double a, double b)
-{
-    return memcmp(&a, &b, sizeof(a)) == 0;
 }
 
 static const char *const sum_names[] = { "num_log", "den_log", "num_non_log", "den_non_log" };
@@ -400,6 +475,7 @@ static void run_case(const Case &c, unsigned index)
                         key ? key : "?", values[k], cpu);
             }
         }
+        CHECK(executor_run(s, refs, dists, context_sink(declare_ctx), ctx, label));
         printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
         fflush(stdout);
 
@@ -463,6 +539,7 @@ int main(int argc, char **argv)
 {
     /* --quick: leave out the 1080p cases */
     const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    register_fake_kernels();
     test_log2_table();
     test_refusal();
     unsigned index = 0;
