@@ -20,7 +20,10 @@
  *     C reference's own loops) exactly;
  *   - every key from those sums through adm_scores() (what the twin's
  *     collect() calls) equals, bit for bit, what the CPU backend wrote
- *     through the public API.
+ *     through the public API;
+ *   - the twin's plan run by the plan executor on a fake driver
+ *     (tests/cuda_fake_driver.h: its kernels this emulation), frames in two
+ *     slots: the keys its collect() writes are the CPU's, bit for bit.
  * Also the reciprocal table, and the size refusal message.
  * Prints "N passed, M failed".
  */
@@ -45,6 +48,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x243f6a8885a308d3ull
 #include "cuda_host_test.h"
+#include "cuda_fake_driver.h"
 
 /* ---- the twin's host code (src/cuda/integer_adm_cuda.c) ----------------- */
 
@@ -260,6 +264,78 @@ static bool emulate(const AdmArgs &a, const AdmStep &st, bool backwards)
            st.grid_y <= 65535;
 }
 
+/* The kernels on the fake driver (tests/cuda_fake_driver.h): each name runs
+ * its element code through emulate(). */
+static bool fake_backwards;
+static unsigned fake_kernel_index[16];
+
+static void fake_adm_kernel(const FakeLaunch *l)
+{
+    const AdmStep st = { *static_cast<const unsigned *>(l->user), l->grid[0], l->grid[1],
+                         l->block };
+    CHECK(l->grid[2] == 1 && emulate(*static_cast<const AdmArgs *>(l->args), st, fake_backwards));
+}
+
+static void register_fake_kernels()
+{
+    for (unsigned k = 0; k < 16 && adm_cuda_kernel_name(k); k++) {
+        fake_kernel_index[k] = k;
+        fake_kernel_with(adm_cuda_kernel_name(k), fake_adm_kernel, &fake_kernel_index[k]);
+    }
+}
+
+extern "C" {
+extern const CudaTwin cuda_twin_integer_adm;
+}
+
+/* The twin's plan through the plan executor on the fake driver, as the
+ * backend runs it (two slots, frame f in slot f % 2): each of the `keys`
+ * keys its collect() writes into sink equals the CPU's in ctx, bit for
+ * bit, and nothing is left allocated or written past its memory. */
+static bool executor_run(const AdmState *s, unsigned keys, std::vector<QualePicture> &refs,
+                         std::vector<QualePicture> &dists, FeatureSink *sink, QualeContext *ctx)
+{
+    CudaDevice dev;
+    fake_device(&dev);
+    fake_reset();
+    char error[256] = "";
+    void *run = NULL;
+    int err = cuda_twin_init(&cuda_twin_integer_adm, &dev, NULL, s, &refs[0].format, 2, &run,
+                             error, sizeof(error));
+    bool same = true;
+    for (unsigned f = 0; f < refs.size() && !err; f++) {
+        CudaFrame frame = {};
+        frame.index = f;
+        frame.ref[0] = (CUdeviceptr)(uintptr_t)refs[f].data[0];
+        frame.dist[0] = (CUdeviceptr)(uintptr_t)dists[f].data[0];
+        frame.stride[0] = refs[f].stride[0];
+        fake_backwards = f % 2 == 1;
+        err = cuda_twin_enqueue(&cuda_twin_integer_adm, run, f % 2, &frame, NULL, error,
+                                sizeof(error));
+        MetricFrame mf = {};
+        mf.index = f;
+        mf.ref = &refs[f];
+        mf.dist = &dists[f];
+        if (!err) err = cuda_twin_collect(&cuda_twin_integer_adm, run, f % 2, &mf, sink);
+        for (unsigned k = 0; !err && k < keys; k++) {
+            char name[256];
+            double cpu = NAN, twin = NAN;
+            if (option_key_name(metric_integer_adm.options, s, metric_integer_adm.keys[k], name,
+                                sizeof(name)) ||
+                feature_sink_get(sink, s->key[k], f, &twin) ||
+                quale_feature_value(ctx, name, f, &cpu) ||
+                memcmp(&cpu, &twin, sizeof(cpu))) {
+                fprintf(stderr, "  frame %u, %s through the executor: %a, CPU %a\n", f, name,
+                        twin, cpu);
+                same = false;
+            }
+        }
+    }
+    if (run) cuda_twin_close(&cuda_twin_integer_adm, run);
+    if (err) fprintf(stderr, "  the executor: %s\n", error[0] ? error : "failed");
+    return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
+}
+
 enum { GUARD = 1 << 16 };
 
 /* The twin's sums of one frame, in the slot memory `slot`. */
@@ -366,6 +442,7 @@ static void run_case(const Case &c, unsigned index)
         bool guard = true;
         for (size_t i = 0; i < GUARD; i++) guard = guard && slot[bytes + i] == 0xa5;
         CHECK(guard);
+        CHECK(executor_run(s, keys, refs, dists, context_sink(aux), cpu));
     }
 done:
     if (test_failed != failed_before) {
@@ -431,6 +508,7 @@ static void test_too_small()
 
 int main(int argc, char **argv)
 {
+    register_fake_kernels();
     /* --quick: the fixed cases below 1920x1080 only */
     const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
     test_reciprocal();
