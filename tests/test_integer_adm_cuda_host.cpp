@@ -48,7 +48,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x243f6a8885a308d3ull
 #include "cuda_host_test.h"
-#include "cuda_fake_driver.h"
+#include "cuda_plan_run.h"
 
 /* ---- the twin's host code (src/cuda/integer_adm_cuda.c) ----------------- */
 
@@ -288,54 +288,6 @@ extern "C" {
 extern const CudaTwin cuda_twin_integer_adm;
 }
 
-/* The twin's plan through the plan executor on the fake driver, as the
- * backend runs it (two slots, frame f in slot f % 2): each of the `keys`
- * keys its collect() writes into sink equals the CPU's in ctx, bit for
- * bit, and nothing is left allocated or written past its memory. */
-static bool executor_run(const AdmState *s, unsigned keys, std::vector<QualePicture> &refs,
-                         std::vector<QualePicture> &dists, FeatureSink *sink, QualeContext *ctx)
-{
-    CudaDevice dev;
-    fake_device(&dev);
-    fake_reset();
-    char error[256] = "";
-    void *run = NULL;
-    int err = cuda_twin_init(&cuda_twin_integer_adm, &dev, NULL, s, &refs[0].format, 2, &run,
-                             error, sizeof(error));
-    bool same = true;
-    for (unsigned f = 0; f < refs.size() && !err; f++) {
-        CudaFrame frame = {};
-        frame.index = f;
-        frame.ref[0] = (CUdeviceptr)(uintptr_t)refs[f].data[0];
-        frame.dist[0] = (CUdeviceptr)(uintptr_t)dists[f].data[0];
-        frame.stride[0] = refs[f].stride[0];
-        fake_backwards = f % 2 == 1;
-        err = cuda_twin_enqueue(&cuda_twin_integer_adm, run, f % 2, &frame, NULL, error,
-                                sizeof(error));
-        MetricFrame mf = {};
-        mf.index = f;
-        mf.ref = &refs[f];
-        mf.dist = &dists[f];
-        if (!err) err = cuda_twin_collect(&cuda_twin_integer_adm, run, f % 2, &mf, sink);
-        for (unsigned k = 0; !err && k < keys; k++) {
-            char name[256];
-            double cpu = NAN, twin = NAN;
-            if (option_key_name(metric_integer_adm.options, s, metric_integer_adm.keys[k], name,
-                                sizeof(name)) ||
-                feature_sink_get(sink, s->key[k], f, &twin) ||
-                quale_feature_value(ctx, name, f, &cpu) ||
-                memcmp(&cpu, &twin, sizeof(cpu))) {
-                fprintf(stderr, "  frame %u, %s through the executor: %a, CPU %a\n", f, name,
-                        twin, cpu);
-                same = false;
-            }
-        }
-    }
-    if (run) cuda_twin_close(&cuda_twin_integer_adm, run);
-    if (err) fprintf(stderr, "  the executor: %s\n", error[0] ? error : "failed");
-    return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
-}
-
 enum { GUARD = 1 << 16 };
 
 /* The twin's sums of one frame, in the slot memory `slot`. */
@@ -442,7 +394,11 @@ static void run_case(const Case &c, unsigned index)
         bool guard = true;
         for (size_t i = 0; i < GUARD; i++) guard = guard && slot[bytes + i] == 0xa5;
         CHECK(guard);
-        CHECK(executor_run(s, keys, refs, dists, context_sink(aux), cpu));
+        char label[160];
+        snprintf(label, sizeof(label), "case %u (%ux%u %u-bit %s)", index, c.w, c.h, c.bitdepth,
+                 spec.c_str());
+        CHECK(plan_run_matches_cpu(cuda_twin_integer_adm, metric_integer_adm, s, refs, dists,
+                                   context_sink(aux), cpu, label, &fake_backwards));
     }
 done:
     if (test_failed != failed_before) {

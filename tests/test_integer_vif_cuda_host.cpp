@@ -52,7 +52,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x6a09e667f3bcc909ull
 #include "cuda_host_test.h"
-#include "cuda_fake_driver.h"
+#include "cuda_plan_run.h"
 
 /* ---- the twin's host code (src/cuda/integer_vif_cuda.c) ----------------- */
 
@@ -291,55 +291,6 @@ extern "C" {
 extern const CudaTwin cuda_twin_integer_vif;
 }
 
-/* The twin's plan through the plan executor on the fake driver, as the
- * backend runs it (two slots, frame f in slot f % 2): every key its
- * collect() writes into sink equals the CPU's in ctx, bit for bit, and
- * nothing is left allocated or written past its memory. */
-static bool executor_run(const VifState *s, std::vector<QualePicture> &refs,
-                         std::vector<QualePicture> &dists, FeatureSink *sink, QualeContext *ctx,
-                         const char *label)
-{
-    CudaDevice dev;
-    fake_device(&dev);
-    fake_reset();
-    char error[256] = "";
-    void *run = NULL;
-    int err = cuda_twin_init(&cuda_twin_integer_vif, &dev, NULL, s, &refs[0].format, 2, &run,
-                             error, sizeof(error));
-    bool same = true;
-    for (unsigned f = 0; f < refs.size() && !err; f++) {
-        CudaFrame frame = {};
-        frame.index = f;
-        frame.ref[0] = (CUdeviceptr)(uintptr_t)refs[f].data[0];
-        frame.dist[0] = (CUdeviceptr)(uintptr_t)dists[f].data[0];
-        frame.stride[0] = refs[f].stride[0];
-        frame.width[0] = refs[f].plane_width[0];
-        frame.height[0] = refs[f].plane_height[0];
-        fake_backwards = f % 2 == 1;
-        err = cuda_twin_enqueue(&cuda_twin_integer_vif, run, f % 2, &frame, NULL, error,
-                                sizeof(error));
-        MetricFrame mf = {};
-        mf.index = f;
-        mf.ref = &refs[f];
-        mf.dist = &dists[f];
-        if (!err) err = cuda_twin_collect(&cuda_twin_integer_vif, run, f % 2, &mf, sink);
-        /* the state's keys in the order the CPU's context lists them */
-        for (unsigned k = 0; !err && k < quale_feature_count(ctx); k++) {
-            const char *key = quale_feature_name(ctx, k);
-            double cpu = NAN, twin = NAN;
-            const int got = feature_sink_get(sink, s->key[k], f, &twin);
-            if (got || quale_feature_value(ctx, key, f, &cpu) || !same_value(cpu, twin)) {
-                fprintf(stderr, "  %s, frame %u, %s through the executor: %.17g, CPU %.17g\n",
-                        label, f, key ? key : "?", twin, cpu);
-                same = false;
-            }
-        }
-    }
-    if (run) cuda_twin_close(&cuda_twin_integer_vif, run);
-    if (err) fprintf(stderr, "  %s: the executor: %s\n", label, error[0] ? error : "failed");
-    return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
-}
-
 static const size_t GUARD = 4096;
 
 /* The frame through every launch of the twin; false if a launch names a
@@ -475,7 +426,8 @@ static void run_case(const Case &c, unsigned index)
                         key ? key : "?", values[k], cpu);
             }
         }
-        CHECK(executor_run(s, refs, dists, context_sink(declare_ctx), ctx, label));
+        CHECK(plan_run_matches_cpu(cuda_twin_integer_vif, metric_integer_vif, s, refs, dists,
+                                   context_sink(declare_ctx), ctx, label, &fake_backwards));
         printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
         fflush(stdout);
 

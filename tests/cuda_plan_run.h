@@ -1,0 +1,87 @@
+/*
+ * A CUDA twin's plan run as the backend runs it, on the fake driver
+ * (cuda_fake_driver.h), for the host tests: init for the pictures' format
+ * with two slots, frame f enqueued on slot f % 2 and collected into a
+ * sink, and every key the CPU backend wrote for the metric compared, bit
+ * for bit, with what the twin's collect() wrote.  The test registers its
+ * kernels (fake_kernel_with) before; *backwards, when given, is set for
+ * each frame (odd frames: blocks and threads run backwards).
+ */
+#ifndef QUALE_TESTS_CUDA_PLAN_RUN_H
+#define QUALE_TESTS_CUDA_PLAN_RUN_H
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cuda_fake_driver.h"
+#include "cuda_host_test.h"
+
+/* The device frame of host pictures: every plane the picture has. */
+static inline CudaFrame plan_run_frame(const QualePicture &ref, const QualePicture &dist,
+                                       unsigned index)
+{
+    CudaFrame frame = {};
+    frame.index = index;
+    for (unsigned p = 0; p < ref.plane_count; p++) {
+        frame.ref[p] = (CUdeviceptr)(uintptr_t)ref.data[p];
+        frame.dist[p] = (CUdeviceptr)(uintptr_t)dist.data[p];
+        frame.stride[p] = ref.stride[p];
+        frame.width[p] = ref.plane_width[p];
+        frame.height[p] = ref.plane_height[p];
+    }
+    return frame;
+}
+
+/* True when the run went through, every key of `metric` the CPU context
+ * `cpu` has is what the twin wrote into `sink` (the sink its state
+ * declared its keys in), and nothing was left allocated or written past
+ * its memory; the differences are printed after `label`. */
+static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metric,
+                                        const void *state, std::vector<QualePicture> &refs,
+                                        std::vector<QualePicture> &dists, FeatureSink *sink,
+                                        QualeContext *cpu, const char *label,
+                                        bool *backwards = nullptr)
+{
+    CudaDevice dev;
+    fake_device(&dev);
+    fake_reset();
+    char error[256] = "";
+    void *run = NULL;
+    int err = cuda_twin_init(&twin, &dev, NULL, state, &refs[0].format, 2, &run, error,
+                             sizeof(error));
+    bool same = true;
+    for (unsigned f = 0; f < refs.size() && !err; f++) {
+        const CudaFrame frame = plan_run_frame(refs[f], dists[f], f);
+        if (backwards) *backwards = f % 2 == 1;
+        err = cuda_twin_enqueue(&twin, run, f % 2, &frame, NULL, error, sizeof(error));
+        MetricFrame mf = {};
+        mf.index = f;
+        mf.ref = &refs[f];
+        mf.dist = &dists[f];
+        if (!err) err = cuda_twin_collect(&twin, run, f % 2, &mf, sink);
+        for (unsigned k = 0; !err && metric.keys[k]; k++) {
+            char name[256];
+            double cpu_value = NAN, twin_value = NAN;
+            if (option_key_name(metric.options, state, metric.keys[k], name, sizeof(name)) ||
+                quale_feature_value(cpu, name, f, &cpu_value))
+                continue; /* a key this run does not write */
+            unsigned id = 0; /* declared by the state's init: the same id */
+            const bool got = !feature_sink_declare(sink, metric.keys[k], &id) &&
+                             !feature_sink_get(sink, id, f, &twin_value);
+            if (got && (memcmp(&cpu_value, &twin_value, sizeof(double)) == 0 ||
+                        (std::isnan(cpu_value) && std::isnan(twin_value))))
+                continue;
+            fprintf(stderr, "  %s, frame %u, %s through the plan executor: %.17g, CPU %.17g\n",
+                    label, f, name, twin_value, cpu_value);
+            same = false;
+        }
+    }
+    if (run) cuda_twin_close(&twin, run);
+    if (err) fprintf(stderr, "  %s: the plan executor: %s\n", label, error[0] ? error : "failed");
+    if (fake.guard_broken) fprintf(stderr, "  %s: written past device memory\n", label);
+    return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
+}
+
+#endif /* QUALE_TESTS_CUDA_PLAN_RUN_H */
