@@ -68,6 +68,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull
 #include "cuda_host_test.h"
+#include "cuda_plan_run.h"
 
 /* ---- the twins' host code (src/cuda/float_ssim_cuda.c, float_ms_ssim_cuda.c) */
 
@@ -309,6 +310,38 @@ static void emulate_tiles(const SsimArgs &a, const unsigned launch[3], bool back
 #undef EACH_THREAD
         ssim_sums_write(a, b, sh);
     }
+}
+
+/* The kernels on the fake driver (tests/cuda_fake_driver.h): each name runs
+ * its element code as run_steps() does. */
+static bool fake_backwards;
+
+static void fake_ssim_kernel(const FakeLaunch *l)
+{
+    const Kernel *k = static_cast<const Kernel *>(l->user);
+    const unsigned launch[3] = { l->grid[0], l->grid[1], l->block };
+    if (k->fssim) {
+        FssimDecimateArgs a;
+        memcpy(&a, l->args, sizeof(a));
+        emulate_elements(k->fssim, a, launch, fake_backwards);
+    } else if (k->fms) {
+        MsDecimateArgs a;
+        memcpy(&a, l->args, sizeof(a));
+        emulate_elements(k->fms, a, launch, fake_backwards);
+    } else {
+        SsimArgs a;
+        memcpy(&a, l->args, sizeof(a));
+        emulate_tiles(a, launch, fake_backwards);
+    }
+}
+
+static void register_fake_kernels()
+{
+    for (const Kernel &k : kernels) fake_kernel_with(k.name, fake_ssim_kernel, &k);
+}
+
+extern "C" {
+extern const CudaTwin cuda_twin_float_ssim, cuda_twin_float_ms_ssim;
 }
 
 static const size_t GUARD = 4096;
@@ -765,6 +798,10 @@ static void run_case(const Case &c, unsigned index)
                     compare_key(key ? key : "?", values[k], cpu, label, f);
                 }
             }
+            /* the twin's plan through the executor, as the backend runs it */
+            CHECK(plan_run_matches_cpu(ms ? cuda_twin_float_ms_ssim : cuda_twin_float_ssim,
+                                       *metric, state, refs, dists, context_sink(declare_ctx),
+                                       ctx, label, &fake_backwards));
             printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
             fflush(stdout);
             free(state);
@@ -880,6 +917,7 @@ static std::string default_tolerance_path()
 
 int main(int argc, char **argv)
 {
+    register_fake_kernels();
     bool quick = false;
     std::string tolerance_path = default_tolerance_path();
     for (int i = 1; i < argc; i++) {
