@@ -29,6 +29,8 @@
  * depth too); the options the twins support; several frames in a row.
  * Also the float ADM reciprocal table against the CPU's, what supports()
  * declines, and float motion's size refusal (the C reference's message).
+ * float_vif's and float_adm's plans also run through the plan executor on
+ * a fake driver (tests/cuda_plan_run.h), key by key against the CPU.
  * Prints "N passed, M failed"; --quick leaves out the 1080p cases.
  */
 #include <fnmatch.h>
@@ -58,6 +60,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x3c6ef372fe94f82bull
 #include "cuda_host_test.h"
+#include "cuda_plan_run.h"
 
 /* ---- the twins' host code (src/cuda/float_*_cuda.c) ------------------------ */
 
@@ -327,6 +330,28 @@ static bool emulate(const Kernel<Args> *k, const Args &a, const unsigned launch[
     return true;
 }
 
+/* The kernels on the fake driver (tests/cuda_fake_driver.h): each name runs
+ * its element code through emulate(). */
+static bool fake_backwards;
+
+template <typename Args, unsigned Threads>
+static void fake_kernel_run(const FakeLaunch *l)
+{
+    const Kernel<Args> *k = static_cast<const Kernel<Args> *>(l->user);
+    const unsigned launch[4] = { l->grid[0], l->grid[1], l->block, l->shared_bytes };
+    Args a;
+    memcpy(&a, l->args, sizeof(a));
+    CHECK(l->grid[2] == 1 && emulate(k, a, launch, Threads, fake_backwards, k->name));
+}
+
+static void register_fake_kernels()
+{
+    for (const Kernel<FvifArgs> &k : vif_kernels)
+        fake_kernel_with(k.name, fake_kernel_run<FvifArgs, FVIF_THREADS>, &k);
+    for (const Kernel<FadmArgs> &k : adm_kernels)
+        fake_kernel_with(k.name, fake_kernel_run<FadmArgs, FADM_THREADS>, &k);
+}
+
 /* Slot memory: random bytes, and a guard zone after it. */
 struct Slot {
     std::vector<uint8_t> bytes;
@@ -438,6 +463,26 @@ struct Frames {
     }
 };
 
+extern "C" {
+extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm;
+}
+
+/* The twin's plan through the executor, as the backend runs it, with a
+ * state of its own (the keys go to a context of their own). */
+static void plan_run(const CudaTwin &twin, const Metric *m, const char *spec, Frames &fr,
+                     QualeContext *cpu_ctx, const char *label)
+{
+    QualeContext *ctx = NULL;
+    CHECK(open_ctx(&ctx, 1) == 0);
+    void *state = ctx ? make_state(m, spec, &fr.format, ctx) : NULL;
+    CHECK(state != NULL);
+    if (state)
+        CHECK(plan_run_matches_cpu(twin, *m, state, fr.refs, fr.dists, context_sink(ctx), cpu_ctx,
+                                   label, &fake_backwards));
+    free_state(m, state);
+    quale_close(&ctx);
+}
+
 static uint64_t host(const void *p)
 {
     return (uint64_t)(uintptr_t)p;
@@ -494,6 +539,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
             compare_keys("float_vif", label, cpu_ctx, twin_ctx, f);
         }
         float_vif_cuda_plan_free(plan);
+        plan_run(cuda_twin_float_vif, m, spec, fr, cpu_ctx, label);
     } else if (m == &metric_float_adm) {
         const FloatAdmState *s = static_cast<const FloatAdmState *>(state);
         CHECK(float_adm_cuda_supports(s));
@@ -523,6 +569,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
             compare_keys("float_adm", label, cpu_ctx, twin_ctx, f);
         }
         float_adm_cuda_plan_free(plan);
+        plan_run(cuda_twin_float_adm, m, spec, fr, cpu_ctx, label);
     } else {
         FloatMotionState *s = static_cast<FloatMotionState *>(state);
         CHECK(float_motion_cuda_supports(s));
@@ -763,6 +810,7 @@ static void print_worst()
 
 int main(int argc, char **argv)
 {
+    register_fake_kernels();
     /* --quick: leave out the 1080p cases */
     bool quick = false;
     const char *tolerance_path = NULL;
