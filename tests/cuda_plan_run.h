@@ -18,18 +18,24 @@
 #include "cuda_fake_driver.h"
 #include "cuda_host_test.h"
 
-/* The device frame of host pictures: every plane the picture has. */
-static inline CudaFrame plan_run_frame(const QualePicture &ref, const QualePicture &dist,
-                                       unsigned index)
+/* The device frame of frame f of host pictures: every plane the picture
+ * has, and the lumas of the two frames before it (the backend gives them to
+ * twins with a history). */
+static inline CudaFrame plan_run_frame(const std::vector<QualePicture> &refs,
+                                       const std::vector<QualePicture> &dists, unsigned f)
 {
     CudaFrame frame = {};
-    frame.index = index;
-    for (unsigned p = 0; p < ref.plane_count; p++) {
-        frame.ref[p] = (CUdeviceptr)(uintptr_t)ref.data[p];
-        frame.dist[p] = (CUdeviceptr)(uintptr_t)dist.data[p];
-        frame.stride[p] = ref.stride[p];
-        frame.width[p] = ref.plane_width[p];
-        frame.height[p] = ref.plane_height[p];
+    frame.index = f;
+    for (unsigned p = 0; p < refs[f].plane_count; p++) {
+        frame.ref[p] = (CUdeviceptr)(uintptr_t)refs[f].data[p];
+        frame.dist[p] = (CUdeviceptr)(uintptr_t)dists[f].data[p];
+        frame.stride[p] = refs[f].stride[p];
+        frame.width[p] = refs[f].plane_width[p];
+        frame.height[p] = refs[f].plane_height[p];
+    }
+    for (unsigned k = 0; k < 2 && k < f; k++) {
+        frame.prev_ref[k] = (CUdeviceptr)(uintptr_t)refs[f - 1 - k].data[0];
+        frame.prev_dist[k] = (CUdeviceptr)(uintptr_t)dists[f - 1 - k].data[0];
     }
     return frame;
 }
@@ -53,13 +59,17 @@ static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metr
                              sizeof(error));
     bool same = true;
     for (unsigned f = 0; f < refs.size() && !err; f++) {
-        const CudaFrame frame = plan_run_frame(refs[f], dists[f], f);
+        const CudaFrame frame = plan_run_frame(refs, dists, f);
         if (backwards) *backwards = f % 2 == 1;
         err = cuda_twin_enqueue(&twin, run, f % 2, &frame, NULL, error, sizeof(error));
         MetricFrame mf = {};
         mf.index = f;
         mf.ref = &refs[f];
         mf.dist = &dists[f];
+        for (unsigned k = 0; k < 2 && k < f; k++) {
+            mf.prev_ref[k] = &refs[f - 1 - k];
+            mf.prev_dist[k] = &dists[f - 1 - k];
+        }
         if (!err) err = cuda_twin_collect(&twin, run, f % 2, &mf, sink);
         for (unsigned k = 0; !err && metric.keys[k]; k++) {
             char name[256];

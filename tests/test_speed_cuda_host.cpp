@@ -21,7 +21,9 @@
  * 360, the v1 models' options (prescale 0.6 and 0.5, bilinear), nearest
  * prescales, kernel scales 2/3 and 3/2, every weighting mode, flat
  * pictures (singular: the chroma correction's case), speed_temporal with
- * and without speed_use_ref_diff.  Prints "N passed, M failed".
+ * and without speed_use_ref_diff.  Both twins' plans also run through the
+ * plan executor on a fake driver (tests/cuda_plan_run.h), key by key
+ * against the CPU.  Prints "N passed, M failed".
  */
 #include <cmath>
 #include <cstdint>
@@ -44,6 +46,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x9e3779b97f4a7c15ull
 #include "cuda_host_test.h"
+#include "cuda_plan_run.h"
 #include "speed_cases.h"
 
 extern "C" {
@@ -59,6 +62,46 @@ void speed_cuda_pictures(const SpeedGeometry *g, const float *results, unsigned 
 
 /* ---- the device, emulated ---------------------------------------------------- */
 
+/* One launch: kernel `name`, blocks launch[0] x launch[1] x launch[2] of
+ * launch[3] threads, over the args' work and results. */
+static void run_step(const SpeedArgs *a, const std::string &name, const unsigned launch[4])
+{
+    const SpeedGeometry *g = &a->setup->g;
+    for (unsigned z = 0; z < launch[2]; z++) {
+        for (unsigned by = 0; by < launch[1]; by++) {
+            for (unsigned bx = 0; bx < launch[0]; bx++) {
+                if (name == "speed_cov") {
+                    double lanes[17];
+                    for (int t = 0; t < 17; t++) lanes[t] = speed_cov_lane_at(a, (int)z, (int)bx, t);
+                    speed_cov_store(a, (int)z, (int)bx, lanes);
+                    continue;
+                }
+                if (name == "speed_stats") {
+                    static SpeedShared sh;
+                    memset(&sh, 0xa5, sizeof(sh));
+                    speed_stats_at(a, (int)z, &sh, 0, 1);
+                    continue;
+                }
+                if (name == "speed_means") {
+                    for (int t = 0; t < SPEED_ELEMENTS; t++) speed_means_at(a, (int)z, t);
+                    continue;
+                }
+                const int width = name == "speed_convert"    ? g->w
+                                  : name == "speed_prescale" ? g->scaled_w
+                                                             : g->op_w;
+                for (unsigned t = 0; t < launch[3]; t++) {
+                    const int x = (int)(bx * launch[3] + t);
+                    if (x >= width) continue;
+                    if (name == "speed_convert") speed_convert_at(a, (int)z, x, (int)by);
+                    else if (name == "speed_prescale") speed_prescale_at(a, (int)z, x, (int)by);
+                    else if (name == "speed_blur") speed_blur_at(a, (int)z, x, (int)by);
+                    else speed_local_mean_at(a, (int)z, x, (int)by);
+                }
+            }
+        }
+    }
+}
+
 /* Runs every launch of a frame (speed_cuda_step_kernel()) over the args' work and
  * results, which the caller filled with garbage. */
 static void run_frame(const SpeedArgs *a, unsigned pictures)
@@ -68,41 +111,27 @@ static void run_frame(const SpeedArgs *a, unsigned pictures)
         if (!speed_cuda_step_runs(g, step)) continue;
         unsigned launch[4];
         const std::string name = speed_cuda_step_kernel(g, step, pictures, launch);
-        for (unsigned z = 0; z < launch[2]; z++) {
-            for (unsigned by = 0; by < launch[1]; by++) {
-                for (unsigned bx = 0; bx < launch[0]; bx++) {
-                    if (name == "speed_cov") {
-                        double lanes[17];
-                        for (int t = 0; t < 17; t++)
-                            lanes[t] = speed_cov_lane_at(a, (int)z, (int)bx, t);
-                        speed_cov_store(a, (int)z, (int)bx, lanes);
-                        continue;
-                    }
-                    if (name == "speed_stats") {
-                        static SpeedShared sh;
-                        memset(&sh, 0xa5, sizeof(sh));
-                        speed_stats_at(a, (int)z, &sh, 0, 1);
-                        continue;
-                    }
-                    if (name == "speed_means") {
-                        for (int t = 0; t < SPEED_ELEMENTS; t++) speed_means_at(a, (int)z, t);
-                        continue;
-                    }
-                    const int width = name == "speed_convert" ? g->w
-                                      : name == "speed_prescale" ? g->scaled_w
-                                                                 : g->op_w;
-                    for (unsigned t = 0; t < launch[3]; t++) {
-                        const int x = (int)(bx * launch[3] + t);
-                        if (x >= width) continue;
-                        if (name == "speed_convert") speed_convert_at(a, (int)z, x, (int)by);
-                        else if (name == "speed_prescale") speed_prescale_at(a, (int)z, x, (int)by);
-                        else if (name == "speed_blur") speed_blur_at(a, (int)z, x, (int)by);
-                        else speed_local_mean_at(a, (int)z, x, (int)by);
-                    }
-                }
-            }
-        }
+        run_step(a, name, launch);
     }
+}
+
+/* The kernels on the fake driver (tests/cuda_fake_driver.h). */
+static void fake_speed_kernel(const FakeLaunch *l)
+{
+    const unsigned launch[4] = { l->grid[0], l->grid[1], l->grid[2], l->block };
+    run_step(static_cast<const SpeedArgs *>(l->args), static_cast<const char *>(l->user), launch);
+}
+
+static void register_fake_kernels()
+{
+    static const char *const names[] = { "speed_convert", "speed_prescale", "speed_blur",
+                                         "speed_local_mean", "speed_means", "speed_cov",
+                                         "speed_stats" };
+    for (const char *name : names) fake_kernel_with(name, fake_speed_kernel, name);
+}
+
+extern "C" {
+extern const CudaTwin cuda_twin_speed_chroma, cuda_twin_speed_temporal;
 }
 
 /* ---- the C reference of one picture ------------------------------------------ */
@@ -267,6 +296,19 @@ static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
         }
     }
     CHECK(keys > 0 && same == total);
+
+    /* The twin's plan through the executor, as the backend runs it, with a
+     * state of its own. */
+    QualeContext *plan_ctx = NULL;
+    CHECK(open_ctx(&plan_ctx, 1) == 0);
+    void *plan_state = plan_ctx ? make_state(m, spec, &f, plan_ctx) : NULL;
+    CHECK(plan_state != NULL);
+    if (plan_state)
+        CHECK(plan_run_matches_cpu(temporal ? cuda_twin_speed_temporal : cuda_twin_speed_chroma,
+                                   *m, plan_state, refs, dists, context_sink(plan_ctx), cpu,
+                                   what));
+    free_state(m, plan_state);
+    quale_close(&plan_ctx);
     free_state(m, state);
     quale_close(&cpu);
     quale_close(&twin_ctx);
@@ -275,6 +317,7 @@ static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
 
 int main()
 {
+    register_fake_kernels();
     for (const QualeVideoFormat &f : speed_formats) {
         for (const char *spec : speed_chroma_specs)
             if (speed_case_runs(spec, &f)) run_case(spec, f, false);
