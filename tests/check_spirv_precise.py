@@ -3,7 +3,8 @@
 
 usage: check_spirv_precise.py MODULE.spv ...
 
-The shaders marked `precise` in the metric list (src/meson.build) reproduce a C reference's float and double arithmetic operation for
+The shaders marked `precise` in the metric list (src/meson.build)
+reproduce a C reference's float and double arithmetic operation for
 operation, on every driver.  A driver may fuse a multiply and an add, and
 an optimiser may reassociate, wherever an operation is not decorated
 NoContraction (GLSL's `precise`); lavapipe, where the tests run, rarely
