@@ -42,13 +42,16 @@ static inline CudaFrame plan_run_frame(const std::vector<QualePicture> &refs,
 
 /* True when the run went through, every key of `metric` the CPU context
  * `cpu` has is what the twin wrote into `sink` (the sink its state
- * declared its keys in), and nothing was left allocated or written past
- * its memory; the differences are printed after `label`. */
+ * declared its keys in) for every frame, and nothing was left allocated or
+ * written past its memory; the differences are printed after `label`.
+ * With `flush`, the metric's flush() runs after the last frame, as the
+ * context runs it (keys a later frame or the end of the stream writes). */
 static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metric,
-                                        const void *state, std::vector<QualePicture> &refs,
+                                        const void *state,
+                                        std::vector<QualePicture> &refs,
                                         std::vector<QualePicture> &dists, FeatureSink *sink,
                                         QualeContext *cpu, const char *label,
-                                        bool *backwards = nullptr)
+                                        bool *backwards = nullptr, bool flush = false)
 {
     CudaDevice dev;
     fake_device(&dev);
@@ -57,7 +60,6 @@ static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metr
     void *run = NULL;
     int err = cuda_twin_init(&twin, &dev, NULL, state, &refs[0].format, 2, &run, error,
                              sizeof(error));
-    bool same = true;
     for (unsigned f = 0; f < refs.size() && !err; f++) {
         const CudaFrame frame = plan_run_frame(refs, dists, f);
         if (backwards) *backwards = f % 2 == 1;
@@ -71,7 +73,13 @@ static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metr
             mf.prev_dist[k] = &dists[f - 1 - k];
         }
         if (!err) err = cuda_twin_collect(&twin, run, f % 2, &mf, sink);
-        for (unsigned k = 0; !err && metric.keys[k]; k++) {
+    }
+    if (run) cuda_twin_close(&twin, run);
+    if (!err && flush && metric.flush)
+        err = metric.flush(const_cast<void *>(state), sink, (unsigned)refs.size());
+    bool same = true;
+    for (unsigned f = 0; f < refs.size() && !err; f++) {
+        for (unsigned k = 0; metric.keys[k]; k++) {
             char name[256];
             double cpu_value = NAN, twin_value = NAN;
             if (option_key_name(metric.options, state, metric.keys[k], name, sizeof(name)) ||
@@ -88,7 +96,6 @@ static inline bool plan_run_matches_cpu(const CudaTwin &twin, const Metric &metr
             same = false;
         }
     }
-    if (run) cuda_twin_close(&twin, run);
     if (err) fprintf(stderr, "  %s: the plan executor: %s\n", label, error[0] ? error : "failed");
     if (fake.guard_broken) fprintf(stderr, "  %s: written past device memory\n", label);
     return !err && same && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;

@@ -29,8 +29,8 @@
  * depth too); the options the twins support; several frames in a row.
  * Also the float ADM reciprocal table against the CPU's, what supports()
  * declines, and float motion's size refusal (the C reference's message).
- * float_vif's and float_adm's plans also run through the plan executor on
- * a fake driver (tests/cuda_plan_run.h), key by key against the CPU.
+ * The three twins' plans also run through the plan executor on a fake
+ * driver (tests/cuda_plan_run.h), key by key against the CPU.
  * Prints "N passed, M failed"; --quick leaves out the 1080p cases.
  */
 #include <fnmatch.h>
@@ -350,6 +350,8 @@ static void register_fake_kernels()
         fake_kernel_with(k.name, fake_kernel_run<FvifArgs, FVIF_THREADS>, &k);
     for (const Kernel<FadmArgs> &k : adm_kernels)
         fake_kernel_with(k.name, fake_kernel_run<FadmArgs, FADM_THREADS>, &k);
+    for (const Kernel<FmotArgs> &k : motion_kernels)
+        fake_kernel_with(k.name, fake_kernel_run<FmotArgs, FMOT_THREADS>, &k);
 }
 
 /* Slot memory: random bytes, and a guard zone after it. */
@@ -464,13 +466,14 @@ struct Frames {
 };
 
 extern "C" {
-extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm;
+extern const CudaTwin cuda_twin_float_vif, cuda_twin_float_adm, cuda_twin_float_motion;
 }
 
 /* The twin's plan through the executor, as the backend runs it, with a
- * state of its own (the keys go to a context of their own). */
+ * state of its own (the keys go to a context of their own); with flush,
+ * the metric's flush() after the last frame. */
 static void plan_run(const CudaTwin &twin, const Metric *m, const char *spec, Frames &fr,
-                     QualeContext *cpu_ctx, const char *label)
+                     QualeContext *cpu_ctx, const char *label, bool flush = false)
 {
     QualeContext *ctx = NULL;
     CHECK(open_ctx(&ctx, 1) == 0);
@@ -478,7 +481,7 @@ static void plan_run(const CudaTwin &twin, const Metric *m, const char *spec, Fr
     CHECK(state != NULL);
     if (state)
         CHECK(plan_run_matches_cpu(twin, *m, state, fr.refs, fr.dists, context_sink(ctx), cpu_ctx,
-                                   label, &fake_backwards));
+                                   label, &fake_backwards, flush));
     free_state(m, state);
     quale_close(&ctx);
 }
@@ -590,6 +593,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
         CHECK(metric_float_motion.flush(s, sink, c.frames) == 0);
         for (unsigned f = 0; f < c.frames; f++) compare_keys("float_motion", label, cpu_ctx, twin_ctx, f);
         float_motion_cuda_plan_free(plan);
+        plan_run(cuda_twin_float_motion, m, spec, fr, cpu_ctx, label, true);
     }
     printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
     fflush(stdout);
