@@ -35,7 +35,9 @@
  *     (reported: the worst difference per key).
  * Also the exact float sum alone, on term sequences made to be hard (ties,
  * subnormals, overflow to infinity, every magnitude), and the refusal
- * messages.  Prints "N passed, M failed".
+ * messages.  PSNR-HVS's plan also runs through the plan executor on a fake
+ * driver (tests/cuda_plan_run.h), key by key against the CPU.  Prints
+ * "N passed, M failed".
  *
  * Neither twin calls the device's maths library: CIEDE2000's elementary
  * functions are quale's own (src/metrics/ciede_tmpl.h) and PSNR-HVS uses
@@ -72,6 +74,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x3c6ef372fe94f82bull
 #include "cuda_host_test.h"
+#include "cuda_plan_run.h"
 
 /* tests/tolerance.json: under QUALE_SOURCE_DIR if the build says where the
  * sources are, else next to this file as the compiler was given it (meson
@@ -350,6 +353,87 @@ static const char *const estimate_names[] = { "estimates", "scaled estimates", "
 
 static const size_t GUARD = 4096;
 
+/* One launch of the PSNR-HVS kernels, as the device runs it: step i of
+ * `steps`, kernel `name`, gx blocks of bd threads; `estimate` spoils the
+ * prefix pass's estimates as the walk must survive. */
+static bool emulate_hvs_step(const char *name, HvsArgs &a, unsigned gx, unsigned bd, unsigned i,
+                             unsigned steps, bool hbd, bool backwards, Estimate estimate)
+{
+    bool ok = true;
+    const bool element = !strcmp(name, "hvs_terms_8") || !strcmp(name, "hvs_terms_16") ||
+                          !strcmp(name, "hvs_cand");
+    if (element) {
+        if (bd != HVS_THREADS || (uint64_t)gx * bd < a.total) ok = false;
+        for (uint64_t k = 0; k < (uint64_t)gx * bd; k++) {
+            const unsigned g = (unsigned)(backwards ? (uint64_t)gx * bd - 1 - k : k);
+            if (g >= a.total) continue;
+            if (!strcmp(name, "hvs_terms_8"))
+                hvs_terms_at<false>(a, g);
+            else if (!strcmp(name, "hvs_terms_16"))
+                hvs_terms_at<true>(a, g);
+            else
+                hvs_cand_at(a, g);
+        }
+        if (i == 0 && !strcmp(name, "hvs_terms_16") != hbd) ok = false;
+    } else if (!strcmp(name, "hvs_prefix")) {
+        if (gx != 3 || bd != HVS_WALK_THREADS) ok = false;
+        for (unsigned p = 0; p < 3; p++) {
+            double carry = 0.;
+            for (unsigned i2 = 0; i2 < a.blocks[p]; i2++) {
+                double *v = &a.prefix[a.base[p] + i2];
+                const double x = *v;
+                *v = carry;
+                carry += x;
+            }
+        }
+        for (unsigned g = 0; g < a.total; g++) {
+            switch (estimate) {
+            case E_SCALED: a.prefix[g] *= 0.25 + (rng() % 1000) * 0.00375; break;
+            case E_ZERO: a.prefix[g] = 0.; break;
+            case E_GARBAGE: {
+                static const double junk[] = { NAN, INFINITY, -1e30, -1., 1e300, 3e-320 };
+                a.prefix[g] = junk[rng() % 6];
+                break;
+            }
+            default: break;
+            }
+        }
+    } else if (!strcmp(name, "hvs_walk")) {
+        if (gx != 3 || bd != HVS_WALK_THREADS || i + 1 != steps) ok = false;
+        stats = &walk_stats[estimate];
+        for (unsigned p = 0; p < 3; p++) a.sums[p] = emulate_walk(a, p);
+    } else {
+        fprintf(stderr, "  step %u: unknown kernel %s\n", i, name);
+        ok = false;
+    }
+    return ok;
+}
+
+/* The kernels on the fake driver (tests/cuda_fake_driver.h): each name runs
+ * as emulate_hvs_step() runs it (the order of the steps is the plan's). */
+static bool fake_backwards;
+
+static void fake_hvs_kernel(const FakeLaunch *l)
+{
+    const char *name = static_cast<const char *>(l->user);
+    HvsArgs a;
+    memcpy(&a, l->args, sizeof(a));
+    CHECK(l->grid[1] == 1 && l->grid[2] == 1 &&
+          emulate_hvs_step(name, a, l->grid[0], l->block, 0, 1, !strcmp(name, "hvs_terms_16"),
+                           fake_backwards, E_EXACT));
+}
+
+static void register_fake_kernels()
+{
+    static const char *const names[] = { "hvs_terms_8", "hvs_terms_16", "hvs_cand", "hvs_prefix",
+                                         "hvs_walk" };
+    for (const char *name : names) fake_kernel_with(name, fake_hvs_kernel, name);
+}
+
+extern "C" {
+extern const CudaTwin cuda_twin_psnr_hvs;
+}
+
 /* The frame through every launch of the twin: the three sums. */
 static bool hvs_twin_sums(const HvsPlan *plan, const float *tables, std::vector<uint8_t> &memory,
                           const QualePicture *ref, const QualePicture *dist, bool backwards,
@@ -378,52 +462,8 @@ static bool hvs_twin_sums(const HvsPlan *plan, const float *tables, std::vector<
             ok = false;
             break;
         }
-        const bool element = !strcmp(name, "hvs_terms_8") || !strcmp(name, "hvs_terms_16") ||
-                              !strcmp(name, "hvs_cand");
-        if (element) {
-            if (bd != HVS_THREADS || (uint64_t)gx * bd < a.total) ok = false;
-            for (uint64_t k = 0; k < (uint64_t)gx * bd; k++) {
-                const unsigned g = (unsigned)(backwards ? (uint64_t)gx * bd - 1 - k : k);
-                if (g >= a.total) continue;
-                if (!strcmp(name, "hvs_terms_8"))
-                    hvs_terms_at<false>(a, g);
-                else if (!strcmp(name, "hvs_terms_16"))
-                    hvs_terms_at<true>(a, g);
-                else
-                    hvs_cand_at(a, g);
-            }
-            if (i == 0 && !strcmp(name, "hvs_terms_16") != (ref->format.bitdepth > 8)) ok = false;
-        } else if (!strcmp(name, "hvs_prefix")) {
-            if (gx != 3 || bd != HVS_WALK_THREADS) ok = false;
-            for (unsigned p = 0; p < 3; p++) {
-                double carry = 0.;
-                for (unsigned i2 = 0; i2 < a.blocks[p]; i2++) {
-                    double *v = &a.prefix[a.base[p] + i2];
-                    const double x = *v;
-                    *v = carry;
-                    carry += x;
-                }
-            }
-            for (unsigned g = 0; g < a.total; g++) {
-                switch (estimate) {
-                case E_SCALED: a.prefix[g] *= 0.25 + (rng() % 1000) * 0.00375; break;
-                case E_ZERO: a.prefix[g] = 0.; break;
-                case E_GARBAGE: {
-                    static const double junk[] = { NAN, INFINITY, -1e30, -1., 1e300, 3e-320 };
-                    a.prefix[g] = junk[rng() % 6];
-                    break;
-                }
-                default: break;
-                }
-            }
-        } else if (!strcmp(name, "hvs_walk")) {
-            if (gx != 3 || bd != HVS_WALK_THREADS || i + 1 != steps) ok = false;
-            stats = &walk_stats[estimate];
-            for (unsigned p = 0; p < 3; p++) a.sums[p] = emulate_walk(a, p);
-        } else {
-            fprintf(stderr, "  step %u: unknown kernel %s\n", i, name);
-            ok = false;
-        }
+        ok = emulate_hvs_step(name, a, gx, bd, i, steps, ref->format.bitdepth > 8, backwards,
+                              estimate);
     }
     {
         HvsArgs a;
@@ -561,6 +601,20 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
                     compare_key(hvs_keys[k], values[k], cpu_value(ctx, hvs_keys[k], f), label, f);
             }
         }
+    }
+    /* The twin's plan through the executor, as the backend runs it, with a
+     * state of its own. */
+    if (!run_err) {
+        QualeContext *plan_ctx = NULL;
+        CHECK(quale_open(&plan_ctx, &ds) == 0);
+        void *plan_state =
+            plan_ctx ? make_state(&metric_psnr_hvs, "psnr_hvs", &format, plan_ctx) : NULL;
+        CHECK(plan_state != NULL);
+        if (plan_state)
+            CHECK(plan_run_matches_cpu(cuda_twin_psnr_hvs, metric_psnr_hvs, plan_state, refs, dists,
+                                       context_sink(plan_ctx), ctx, label, &fake_backwards));
+        free_state(&metric_psnr_hvs, plan_state);
+        quale_close(&plan_ctx);
     }
     const WalkStats &w = walk_stats[E_EXACT];
     printf("%s %s (walk: %.1f runs, %.1f binade changes per plane)\n",
@@ -956,6 +1010,7 @@ static int report()
 
 int main(int argc, char **argv)
 {
+    register_fake_kernels();
     /* --quick: leave out the 1080p cases; --tolerance PATH;
      * --yuv REF DIST WIDTH HEIGHT 420|422|444 BITDEPTH FRAMES: both twins
      * on the frames of a raw pair instead of the cases */
