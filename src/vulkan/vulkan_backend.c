@@ -466,8 +466,7 @@ static unsigned choose_lanes(const GpuBackend *gpu, const GpuTwinRequest *reques
 {
     if (!gpu->dev.timeline) return 1;
     for (unsigned i = 0; i < count; i++)
-        if (!vulkan_twin_concurrent(find_twin(gpu, requests[i].metric, requests[i].state)))
-            return 1;
+        if (!find_twin(gpu, requests[i].metric, requests[i].state)->concurrent) return 1;
     /* As many as there are queues: on the H200, v1 at 1080p runs at 2349
      * fps on 4 lanes, 2836 on 8 (docs/benchmarks.md). */
     unsigned lanes = gpu->dev.compute_queue_count;
@@ -603,12 +602,8 @@ static int record_twins_profiled(GpuBackend *gpu, unsigned slot, const VulkanFra
             const uint32_t q = 2 * (i * PROFILE_ROUNDS + QUALE_MIN(round, PROFILE_ROUNDS - 1u));
             vulkan_compute_barrier(dev, cb);
             dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries, q);
-            int left = 0;
-            if (vulkan_twin_in_rounds(a->twin))
-                left = vulkan_twin_record_round(a->twin, a->state, round, slot, f, cb, error,
-                                                error_size);
-            else
-                left = vulkan_twin_record(a->twin, a->state, slot, f, cb, error, error_size);
+            const int left = vulkan_twin_record_round(a->twin, a->state, round, slot, f, cb,
+                                                      error, error_size);
             if (left < 0) return left;
             vulkan_compute_barrier(dev, cb);
             dev->api.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, gpu->queries,
@@ -619,22 +614,16 @@ static int record_twins_profiled(GpuBackend *gpu, unsigned slot, const VulkanFra
     return 0;
 }
 
-/* Every twin's work of one frame: those that record it whole, then the
- * rounds of the others, round by round with one barrier between rounds. */
+/* Every twin's work of one frame, round by round with one barrier between
+ * rounds. */
 static int record_twins(GpuBackend *gpu, unsigned slot, const VulkanFrame *f, VkCommandBuffer cb,
                         char *error, size_t error_size)
 {
     const VulkanDevice *dev = &gpu->dev;
     if (gpu->profile) return record_twins_profiled(gpu, slot, f, cb, error, error_size);
-    bool any = false;
-    int err = 0;
-    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
-        ActiveTwin *a = &gpu->twins[i];
-        a->pending = vulkan_twin_in_rounds(a->twin);
-        any = any || a->pending;
-        if (!a->pending) err = vulkan_twin_record(a->twin, a->state, slot, f, cb, error, error_size);
-    }
-    if (err || !any) return err;
+    for (unsigned i = 0; i < gpu->twin_count; i++) gpu->twins[i].pending = true;
+    bool any = gpu->twin_count > 0;
+    if (!any) return 0;
     /* The rounds may overwrite what the lane's frame before still reads. */
     vulkan_compute_barrier(dev, cb);
     for (unsigned round = 0; any; round++) {

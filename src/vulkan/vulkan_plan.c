@@ -174,16 +174,6 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
 
 /* ---- the backend's calls -------------------------------------------------- */
 
-bool vulkan_twin_concurrent(const VulkanTwin *twin)
-{
-    return twin->concurrent;
-}
-
-bool vulkan_twin_in_rounds(const VulkanTwin *twin)
-{
-    return twin->plan || twin->record_round;
-}
-
 int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer ring,
                      VkBuffer frames, const void *metric_state, const QualeVideoFormat *format,
                      unsigned slots, void **run, char *error, size_t error_size)
@@ -192,13 +182,6 @@ int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer r
         return twin->init(dev, ring, frames, metric_state, format, slots, run, error, error_size);
     return plan_init(twin, dev, ring, frames, metric_state, format, slots, (PlanRun **)run,
                      error, error_size);
-}
-
-int vulkan_twin_record(const VulkanTwin *twin, void *run, unsigned slot,
-                       const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                       size_t error_size)
-{
-    return twin->record(run, slot, frame, cb, error, error_size);
 }
 
 int vulkan_twin_record_round(const VulkanTwin *twin, void *run, unsigned round, unsigned slot,

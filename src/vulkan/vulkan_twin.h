@@ -36,7 +36,7 @@ typedef struct VulkanTwin {
     /* Frames of different lanes may run its shaders at the same time:
      * whatever it keeps between its dispatches is per slot or per lane.
      * A twin without it keeps the run on one lane (frames one after the
-     * other on one queue, as its record() may assume). */
+     * other on one queue, as its rounds may assume). */
     bool concurrent;
     /* Whether it computes the metric under these options on this device
      * (a twin that needs shaderFloat64 checks dev->features; NULL: every
@@ -60,13 +60,9 @@ typedef struct VulkanTwin {
     int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
                 const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
                 size_t error_size);
-    /* Records the frame's dispatches, with barriers between those that
-     * read what others wrote. */
-    int (*record)(void *twin, unsigned slot, const VulkanFrame *frame, VkCommandBuffer cb,
-                  char *error, size_t error_size);
-    /* Or, instead of record, the frame's work in rounds: round r (0, 1, ..)
+    /* The frame's work in rounds: round r (0, 1, ..)
      * reads only what earlier rounds (and earlier frames) wrote.  The
-     * backend records round r of every such twin, then one barrier, then
+     * backend records round r of every twin, then one barrier, then
      * round r + 1, so the twins' rounds run side by side and share their
      * barriers; before round 0 comes a barrier after the work of the
      * lane's frame before.  Returns how many rounds remain after this one
@@ -79,16 +75,10 @@ typedef struct VulkanTwin {
 
 extern const VulkanTwin *const vulkan_twins[];
 
-/* A twin of a run, whichever kind (vulkan_plan.c): the backend's calls.
- * vulkan_twin_in_rounds(): whether its work comes in rounds (plans do). */
-bool vulkan_twin_concurrent(const VulkanTwin *twin);
-bool vulkan_twin_in_rounds(const VulkanTwin *twin);
+/* A twin of a run, whichever kind (vulkan_plan.c): the backend's calls. */
 int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer ring,
                      VkBuffer frames, const void *metric_state, const QualeVideoFormat *format,
                      unsigned slots, void **run, char *error, size_t error_size);
-int vulkan_twin_record(const VulkanTwin *twin, void *run, unsigned slot,
-                       const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                       size_t error_size);
 int vulkan_twin_record_round(const VulkanTwin *twin, void *run, unsigned round, unsigned slot,
                              const VulkanFrame *frame, VkCommandBuffer cb, char *error,
                              size_t error_size);
