@@ -54,7 +54,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull
 #include "cuda_host_test.h"
-#include "cuda_fake_driver.h"
+#include "cuda_plan_run.h"
 
 /* ---- the twins (src/cuda/float_*_cuda.c) ----------------------------------- */
 
@@ -292,43 +292,6 @@ static void register_fake_kernels()
     fake_kernel("float_ansnr_16bit", fake_float_ansnr<uint16_t>);
 }
 
-/* A twin's run on the fake driver, as the backend makes it: init for the
- * format with two slots, each frame enqueued on slot index % 2 and
- * collected; everything freed, nothing written past what it allocated. */
-static bool twin_run(const CudaTwin &twin, const void *state, std::vector<QualePicture> &refs,
-                     std::vector<QualePicture> &dists, FeatureSink *sink)
-{
-    CudaDevice dev;
-    fake_device(&dev);
-    fake_reset();
-    char error[256] = "";
-    void *run = NULL;
-    int err = cuda_twin_init(&twin, &dev, NULL, state, &refs[0].format, 2, &run, error,
-                             sizeof(error));
-    for (unsigned f = 0; f < refs.size() && !err; f++) {
-        CudaFrame frame = {};
-        frame.index = f;
-        for (unsigned p = 0; p < refs[f].plane_count; p++) {
-            frame.ref[p] = (CUdeviceptr)(uintptr_t)refs[f].data[p];
-            frame.dist[p] = (CUdeviceptr)(uintptr_t)dists[f].data[p];
-            frame.stride[p] = refs[f].stride[p];
-            frame.width[p] = refs[f].plane_width[p];
-            frame.height[p] = refs[f].plane_height[p];
-        }
-        backwards = f % 2 == 1;
-        err = cuda_twin_enqueue(&twin, run, f % 2, &frame, NULL, error, sizeof(error));
-        MetricFrame mf;
-        memset(&mf, 0, sizeof(mf));
-        mf.index = f;
-        mf.ref = &refs[f];
-        mf.dist = &dists[f];
-        if (!err) err = cuda_twin_collect(&twin, run, f % 2, &mf, sink);
-    }
-    if (run) cuda_twin_close(&twin, run);
-    if (err) fprintf(stderr, "  %s: %s\n", twin.metric->name, error[0] ? error : "failed");
-    if (fake.guard_broken) fprintf(stderr, "  %s wrote past its memory\n", twin.metric->name);
-    return !err && !fake.guard_broken && fake.live_device == 0 && fake.live_host == 0;
-}
 
 /* ---- cases ---------------------------------------------------------------- */
 
@@ -434,9 +397,13 @@ static void run_case(const Case &c, unsigned index)
     CHECK(psnr && moment && (an || !ansnr));
 
     if (psnr && moment && (an || !ansnr)) {
-        CHECK(twin_run(cuda_twin_float_psnr, psnr, refs, dists, sink));
-        CHECK(twin_run(cuda_twin_float_moment, moment, refs, dists, sink));
-        if (an) CHECK(twin_run(cuda_twin_float_ansnr, an, refs, dists, sink));
+        CHECK(plan_run(cuda_twin_float_psnr, metric_float_psnr, psnr, refs, dists, sink, label,
+                       &backwards));
+        CHECK(plan_run(cuda_twin_float_moment, metric_float_moment, moment, refs, dists, sink,
+                       label, &backwards));
+        if (an)
+            CHECK(plan_run(cuda_twin_float_ansnr, metric_float_ansnr, an, refs, dists, sink, label,
+                           &backwards));
     }
     for (unsigned f = 0; f < c.frames && psnr && moment && (an || !ansnr); f++) {
         compare(label, cpu, sink, 0, psnr->key, f);
