@@ -144,6 +144,7 @@ typedef struct SpeedRun {
     unsigned pictures;
     size_t work_floats, result_floats;
     size_t results; /* offset in a slot */
+    double log2_2pie;
     unsigned char step_ids[SPEED_STEPS];
 } SpeedRun;
 
@@ -183,6 +184,7 @@ static int speed_cuda_plan(const void *state, bool temporal, CudaPlan *plan)
     const SpeedGeometry *g = &r->setup->g;
     r->work_floats = speed_cuda_work_floats(g);
     r->result_floats = speed_cuda_result_floats(g);
+    r->log2_2pie = log2(2 * M_PI * M_E);
     for (unsigned i = 0; i < SPEED_STEPS; i++)
         if (speed_cuda_step_runs(g, i)) r->step_ids[plan->steps++] = (unsigned char)i;
     plan->constant_bytes = sizeof(SpeedSetup);
@@ -240,7 +242,7 @@ static void speed_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
     a.work = memory->slot;
     a.result_floats = r->result_floats;
     a.results = memory->slot + r->results;
-    a.log2_2pie = log2(2 * M_PI * M_E);
+    a.log2_2pie = r->log2_2pie;
     a.hbd = plan->format.bitdepth > 8;
     a.scaler = (float)(1u << (plan->format.bitdepth - 8));
     unsigned launch[4] = { 0, 0, 0, 0 };
