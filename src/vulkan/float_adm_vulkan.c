@@ -133,20 +133,13 @@ static bool scored_level(const FloatAdmState *s, int l)
     return l > 0 || !s->skip_scale0;
 }
 
-/* The level's buffers, and the push constants of its decoupling and sums
- * (the same every frame but for the slot). */
-static int level_plan(const FloatAdmState *s, FloatAdmRun *r, int l, VulkanPlan *plan,
-                      char *error, size_t error_size)
+/* The level's buffers and pipelines, and the push constants of its
+ * decoupling and sums (the same every frame but for the slot). */
+static void level_plan(const FloatAdmState *s, FloatAdmRun *r, int l, VulkanPlan *plan)
 {
     AdmLevel *v = &r->level[l];
     v->plane_words = (uint32_t)v->w2 * (uint32_t)v->h2;
     const VkDeviceSize masks = (VkDeviceSize)MASK_PLANES * v->plane_words * sizeof(float);
-    if (masks > plan->dev->properties.limits.maxStorageBufferRange) {
-        snprintf(error, error_size, "float_adm: the %dx%d bands of level %d need %llu bytes, more "
-                 "than the device's largest storage buffer (%u)", v->w2, v->h2, l,
-                 (unsigned long long)masks, plan->dev->properties.limits.maxStorageBufferRange);
-        return -E2BIG;
-    }
     plan->buffers[BANDS + l] = (VulkanPlanBuffer){
         .what = "the float ADM bands",
         .bytes = (VkDeviceSize)BAND_PLANES * v->plane_words * sizeof(float),
@@ -212,7 +205,6 @@ static int level_plan(const FloatAdmState *s, FloatAdmRun *r, int l, VulkanPlan 
         .binding_count = 3,
         .bindings = { BANDS + l, MASKS + l, ROWS },
     };
-    return 0;
 }
 
 static int float_adm_vulkan_plan(const VulkanDevice *dev, const void *state,
@@ -234,10 +226,7 @@ static int float_adm_vulkan_plan(const VulkanDevice *dev, const void *state,
         v->rows_first = r->per_slot;
         r->per_slot += (uint32_t)v->h2 * FLOAT_ADM_SUMS;
     }
-    int err = 0;
-    for (int l = 0; l < FLOAT_ADM_SCALES && !err; l++)
-        err = level_plan(s, r, l, plan, error, error_size);
-    if (err) return err;
+    for (int l = 0; l < FLOAT_ADM_SCALES; l++) level_plan(s, r, l, plan);
     /* The reciprocal's table (one word, unread, where the reference divides
      * exactly). */
     unsigned shift = 0;

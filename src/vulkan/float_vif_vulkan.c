@@ -134,13 +134,6 @@ static int float_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
         r->rows_first[k] = r->per_slot;
         r->per_slot += 2 * (uint32_t)s->h[k];
     }
-    if (floats * sizeof(float) > dev->properties.limits.maxStorageBufferRange) {
-        snprintf(error, error_size, "float_vif: the scales of %ux%u video need %llu bytes, more "
-                 "than the device's largest storage buffer (%u)", format->width, format->height,
-                 (unsigned long long)(floats * sizeof(float)),
-                 dev->properties.limits.maxStorageBufferRange);
-        return -E2BIG;
-    }
     plan->buffers[SCALED] = (VulkanPlanBuffer){ .what = "the float VIF scales",
                                                 .bytes = floats * sizeof(float),
                                                 .scope = VULKAN_PER_RUN };

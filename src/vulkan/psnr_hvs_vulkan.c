@@ -102,13 +102,8 @@ static int hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
     r->groups_y = (groups + 65534) / 65535;
     r->groups_x = (groups + r->groups_y - 1) / r->groups_y;
 
+    /* (the executor refuses buffers larger than the device binds) */
     const VkDeviceSize terms_bytes = (VkDeviceSize)l->total * 64 * sizeof(float);
-    if (terms_bytes > dev->properties.limits.maxStorageBufferRange) {
-        snprintf(error, error_size, "psnr_hvs: the terms of a %ux%u frame (%llu bytes) exceed the "
-                 "device's largest storage buffer (%u bytes)", format->width, format->height,
-                 (unsigned long long)terms_bytes, dev->properties.limits.maxStorageBufferRange);
-        return -E2BIG;
-    }
     hvs_tables(state, r->tables);
     plan->buffers[TABLES] = (VulkanPlanBuffer){
         .what = "the PSNR-HVS tables",
