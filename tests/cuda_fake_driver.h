@@ -7,12 +7,15 @@
  * allocated, can make the n-th allocation fail, fills fresh device memory
  * with garbage and keeps a guard zone after every device allocation,
  * checked when it is freed (guard_broken counts writes past the end).
+ * Its device reports an H100's shared memory (227 KB a block, 228 KB an
+ * SM, 1 KB kept per block); the kernels' attributes set are counted.
  *
  * C and C++; one test program includes it once.
  */
 #ifndef QUALE_TESTS_CUDA_FAKE_DRIVER_H
 #define QUALE_TESTS_CUDA_FAKE_DRIVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +57,9 @@ static struct {
     unsigned launches, memsets, uploads, readbacks, syncs;
     unsigned guard_broken;
     const char *launched[FAKE_MAX_LOG];
+    unsigned attributes_set;     /* FuncSetAttribute calls */
+    int largest_shared;          /* the largest dynamic shared memory allowed */
+    bool fail_attribute;         /* make FuncSetAttribute fail */
 } fake;
 
 static inline void fake_reset(void)
@@ -203,6 +209,30 @@ static inline CUresult fake_launch(CUfunction f, unsigned grid_x, unsigned grid_
     return CUDA_SUCCESS;
 }
 
+static inline CUresult fake_set_attribute(CUfunction function, CUfunction_attribute attribute,
+                                          int value)
+{
+    (void)function;
+    if (fake.fail_attribute) return CUDA_ERROR_INVALID_VALUE;
+    fake.attributes_set++;
+    if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && value > fake.largest_shared)
+        fake.largest_shared = value;
+    return CUDA_SUCCESS;
+}
+
+static inline CUresult fake_device_attribute(int *value, CUdevice_attribute attribute,
+                                             CUdevice device)
+{
+    (void)device;
+    switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 227 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *value = 228 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: *value = 1024; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* A device on the fake driver. */
 static inline void fake_device(CudaDevice *dev)
 {
@@ -218,6 +248,8 @@ static inline void fake_device(CudaDevice *dev)
     dev->api.MemsetD8Async = fake_memset;
     dev->api.StreamSynchronize = fake_sync;
     dev->api.LaunchKernel = fake_launch;
+    dev->api.FuncSetAttribute = fake_set_attribute;
+    dev->api.DeviceGetAttribute = fake_device_attribute;
     dev->multiprocessors = 132;
     snprintf(dev->name, sizeof(dev->name), "fake");
 }

@@ -36,7 +36,11 @@
  *     smallest, largest exactly; the sum exactly where pooling uses it);
  *   - the scores through the twin's collect() work (cambi_cuda_scores(),
  *     reading c-values back where pooling needs them) and cambi_write(),
- *     bit for bit against the CPU backend's keys through the public API.
+ *     bit for bit against the CPU backend's keys through the public API;
+ *   - the twin's plan as the backend runs it: through the executor on the
+ *     fake driver (tests/cuda_plan_run.h), its layout from the device's
+ *     shared memory, c-values read from the slot by collect(), every key
+ *     against the CPU's.
  * Prints "N passed, M failed"; --quick leaves out the largest pictures,
  * --case N runs fixed case N alone.
  */
@@ -64,6 +68,7 @@ extern "C" {
 
 #define QUALE_HOST_TEST_SEED 0xbb67ae8584caa73bull
 #include "cuda_host_test.h"
+#include "cuda_plan_run.h"
 #include "cambi_cases.h"
 
 /* What the coverage checks at the end count. */
@@ -187,10 +192,10 @@ static void brute_counts(const CpuScale &s, const CambiContrast &k, unsigned win
 }
 
 /* One c-value launch, block by block, step by step.  cpu (the reference's
- * scales) gives the counts that sampled places must hold. */
+ * scales, when given) gives the counts that sampled places must hold. */
 template <int S>
 static bool emulate_c_values(const CambiCArgs &a, const unsigned launch[4], bool backwards,
-                             const CpuPicture &cpu, const char *label)
+                             const CpuPicture *cpu, const char *label)
 {
     bool ok = true;
     const unsigned blocks = launch[0], shared_bytes = launch[3];
@@ -211,7 +216,7 @@ static bool emulate_c_values(const CambiCArgs &a, const unsigned launch[4], bool
         CambiStepRows *rows = (CambiStepRows *)(shared.data() + a.bins_bytes);
         const CambiBlock b = cambi_block(a, block, S);
         const CambiScaleJob &job = a.scale[b.scale];
-        const CpuScale &ref = cpu.scale[b.scale];
+        const CpuScale *ref = cpu ? &cpu->scale[b.scale] : nullptr;
         if (b.i0 >= job.sh || b.x0 >= job.sw) {
             fprintf(stderr, "  %s: block %u is outside its scale\n", label, block);
             return false;
@@ -246,13 +251,13 @@ static bool emulate_c_values(const CambiCArgs &a, const unsigned launch[4], bool
                 cambi_step_apply<S>(a, b, i, t, bins, rows->codes[buffer], rows->starts[buffer],
                                     own[t], active, &nz[t]);
             }
-            if (i < (int)b.i0) continue;
+            if (i < (int)b.i0 || !ref) continue;
             /* The counts of sampled columns against counts made here. */
             for (unsigned t = 0; t < S; t++) {
                 const unsigned x = b.x0 + t;
                 if (x >= job.sw || ++visited % check_every) continue;
                 histogram_checks++;
-                brute_counts(ref, a.contrast, a.window, x, (unsigned)i, counts);
+                brute_counts(*ref, a.contrast, a.window, x, (unsigned)i, counts);
                 const uint16_t *col = bins + cambi_lane_column<S>(t);
                 unsigned bad = 0, first = 0;
                 for (int r = 0; r < a.contrast.band_size; r++) {
@@ -401,8 +406,8 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
             CHECK(expected == launch[0]);
             CHECK(launch[3] == a.c.bins_bytes + sizeof(CambiStepRows));
             CHECK(a.c.bins_bytes >= (size_t)s->contrast.band_size * threads * 2);
-            ok = threads == 64 ? emulate_c_values<64>(a.c, launch, backwards, c, label)
-                               : emulate_c_values<32>(a.c, launch, backwards, c, label);
+            ok = threads == 64 ? emulate_c_values<64>(a.c, launch, backwards, &c, label)
+                               : emulate_c_values<32>(a.c, launch, backwards, &c, label);
         } else {
             emulate_prep(*k, a.prep, launch, backwards);
         }
@@ -477,6 +482,38 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
         ok = false;
     }
     return ok;
+}
+
+/* ---- the twin's plan through the executor ------------------------------------- */
+
+/* The kernels on the fake driver (tests/cuda_plan_run.h): the emulations
+ * above, given what the executor launches. */
+static bool fake_backwards, fake_ok = true;
+
+static void fake_prep_kernel(const FakeLaunch *l)
+{
+    const unsigned launch[4] = { l->grid[0], l->grid[1], l->block, l->shared_bytes };
+    emulate_prep(*static_cast<const PrepKernel *>(l->user),
+                 *static_cast<const CambiPrepArgs *>(l->args), launch, fake_backwards);
+}
+
+template <int S>
+static void fake_c_values_kernel(const FakeLaunch *l)
+{
+    const unsigned launch[4] = { l->grid[0], l->grid[1], l->block, l->shared_bytes };
+    if (l->block != S ||
+        !emulate_c_values<S>(*static_cast<const CambiCArgs *>(l->args), launch, fake_backwards,
+                             nullptr, "the plan executor"))
+        fake_ok = false;
+}
+
+extern "C" const CudaTwin cuda_twin_cambi;
+
+static void register_fake_kernels()
+{
+    for (const PrepKernel &k : prep_kernels) fake_kernel_with(k.name, fake_prep_kernel, &k);
+    fake_kernel("cambi_c_values_64", fake_c_values_kernel<64>);
+    fake_kernel("cambi_c_values_32", fake_c_values_kernel<32>);
 }
 
 /* ---- cases ------------------------------------------------------------------- */
@@ -590,6 +627,32 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
             fflush(stdout);
             cambi_cuda_plan_free(plan);
         }
+        /* The twin as the backend runs it: its plan through the executor,
+         * the layout from the (fake) device's shared memory, every key
+         * against the CPU's. */
+        QualeContext *aux = NULL;
+        CHECK(quale_open(&aux, &ds) == 0);
+        void *run_state = aux ? make_state(&metric_cambi, spec.c_str(), &format, aux) : NULL;
+        CHECK(run_state != NULL);
+        if (run_state) {
+            char label[256];
+            snprintf(label, sizeof(label), "case %u: %ux%u %u-bit, %s, through the plan executor",
+                     index, c.w, c.h, c.bitdepth, spec.c_str());
+            fake_ok = true;
+            const bool same = plan_run_matches_cpu(cuda_twin_cambi, metric_cambi, run_state, refs,
+                                                   dists, context_sink(aux), ctx, label,
+                                                   &fake_backwards);
+            CHECK(same && fake_ok);
+            /* the c-value kernel asked for its shared memory beyond the
+             * default */
+            const unsigned shared =
+                cambi_cuda_shared_bytes(static_cast<CambiState *>(run_state), 64);
+            CHECK(fake.largest_shared ==
+                  (shared > CUDA_DEFAULT_SHARED_BYTES ? (int)shared : 0));
+            printf("%s %s\n", same && fake_ok ? "ok  " : "FAIL", label);
+        }
+        free(run_state);
+        quale_close(&aux);
         metric_cambi.scratch_free(scratch);
         free(s);
         quale_close(&declare_ctx);
@@ -650,6 +713,7 @@ int main(int argc, char **argv)
     /* --case N: only fixed case N (to look into one) */
     const int only = argc > 2 && !strcmp(argv[1], "--case") ? atoi(argv[2]) : -1;
     test_elements();
+    register_fake_kernels();
     unsigned index = 0;
     for (const Case &c : cambi_fixed_cases) {
         if ((only < 0 && (!quick || !c.large)) || (int)index == only)

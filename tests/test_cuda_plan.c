@@ -8,8 +8,9 @@
  * those bytes; every failure (an allocation, a kernel the module lacks, a
  * step that changes its kernel or names none, a plan that does not fit its
  * slot) an error with a message and nothing left allocated; a step of no
- * blocks launching nothing for its frame; and the twins
- * with a life cycle of their own still called through the same four calls.
+ * blocks launching nothing for its frame; a step that needs more than the
+ * default shared memory allowed it when its kernel is looked up; collect()
+ * reading more of its frame's slot, and refused outside it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -72,6 +73,8 @@ enum Mode {
     MODE_NO_KERNEL,
     MODE_PLAN_FAILS,
     MODE_SKIP_EVEN, /* the first step launches no blocks on even frames */
+    MODE_LARGE_SHARED, /* the second step needs 64 KB of shared memory */
+    MODE_READ_SLOT, /* collect() reads the accumulators from the slot */
 };
 static enum Mode mode;
 static unsigned char pattern[PATTERN_BYTES];
@@ -118,19 +121,31 @@ static void synthetic_step(const CudaPlan *plan, unsigned index, const CudaPlanM
         kernel = "accumulate";
     if (mode == MODE_NO_KERNEL && index == 1) kernel = NULL;
     const bool skip = mode == MODE_SKIP_EVEN && index == 0 && memory->frame->index % 2 == 0;
-    CUDA_STEP_SET(step, kernel, skip ? 0 : 2, 1, 1, 64, 0, a);
+    const unsigned shared = mode == MODE_LARGE_SHARED && index == 1 ? 64 * 1024 : index * 1024;
+    CUDA_STEP_SET(step, kernel, skip ? 0 : 2, 1, 1, 64, shared, a);
 }
 
 static uint64_t collected[8][4];
 static unsigned collect_calls;
+static int slot_reads[3]; /* MODE_READ_SLOT: inside, past the end, a foreign readback */
+static uint64_t slot_read[2];
 
 static int synthetic_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
                              FeatureSink *sink)
 {
-    (void)plan;
     (void)sink;
     collect_calls++;
     if (frame->index < 8) memcpy(collected[frame->index], readback, sizeof(collected[0]));
+    if (mode == MODE_READ_SLOT) {
+        char error[128];
+        unsigned char elsewhere[64];
+        slot_reads[0] = cuda_plan_read_slot(plan, readback, 0, slot_read, sizeof(slot_read), error,
+                                            sizeof(error));
+        slot_reads[1] = cuda_plan_read_slot(plan, readback, SLOT_BYTES - 8, elsewhere, 16, error,
+                                            sizeof(error));
+        slot_reads[2] = cuda_plan_read_slot(plan, elsewhere, 0, elsewhere, 8, error,
+                                            sizeof(error));
+    }
     return 0;
 }
 
@@ -293,60 +308,57 @@ static void test_empty_step(CudaDevice *dev)
     CHECK(fake.live_device == 0 && fake.live_host == 0);
 }
 
-/* ---- a twin with a life cycle of its own ----------------------------------- */
-
-static unsigned own_calls[4];
-
-static int own_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                    const QualeVideoFormat *f, unsigned slots, void **twin, char *error,
-                    size_t error_size)
+/* A step that needs more than the default shared memory: allowed it once,
+ * when its kernel is looked up; a refusal is an error naming the kernel. */
+static void test_large_shared(CudaDevice *dev)
 {
-    (void)dev, (void)module, (void)metric_state, (void)f, (void)error, (void)error_size;
-    own_calls[0]++;
-    *twin = (void *)(uintptr_t)slots;
-    return 0;
+    char error[256];
+    void *run;
+    mode = MODE_GOOD; /* 1 KB: nothing to ask for */
+    CHECK(run_init(dev, 1, &run, error, sizeof(error)) == 0);
+    CHECK(fake.attributes_set == 0);
+    cuda_twin_close(&synthetic_twin, run);
+
+    mode = MODE_LARGE_SHARED;
+    CHECK(run_init(dev, 1, &run, error, sizeof(error)) == 0);
+    CHECK(fake.attributes_set == 2 && fake.largest_shared == 64 * 1024);
+    if (run) {
+        CHECK(enqueue(dev, run, 0, 1, error, sizeof(error)) == 0);
+        CHECK(enqueue(dev, run, 0, 2, error, sizeof(error)) == 0);
+        CHECK(fake.attributes_set == 2); /* not again for every frame */
+        cuda_twin_close(&synthetic_twin, run);
+    }
+    fake_reset();
+    fake.fail_attribute = true;
+    error[0] = '\0';
+    run = NULL;
+    CHECK(cuda_twin_init(&synthetic_twin, dev, NULL, NULL, &format, 1, &run, error,
+                         sizeof(error)) == -EIO);
+    CHECK(run == NULL && strstr(error, "finish") && strstr(error, "65536"));
+    CHECK(fake.live_device == 0 && fake.live_host == 0);
 }
 
-static int own_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                       char *error, size_t error_size)
+/* collect() reads the rest of its own frame's slot, and nothing else. */
+static void test_read_slot(CudaDevice *dev)
 {
-    (void)twin, (void)slot, (void)frame, (void)stream, (void)error, (void)error_size;
-    own_calls[1]++;
-    return 0;
-}
-
-static int own_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
-{
-    (void)twin, (void)slot, (void)frame, (void)sink;
-    own_calls[2]++;
-    return 0;
-}
-
-static void own_close(void *twin)
-{
-    (void)twin;
-    own_calls[3]++;
-}
-
-static void test_own_life_cycle(CudaDevice *dev)
-{
-    const CudaTwin own = {
-        .metric = &synthetic_metric,
-        .init = own_init,
-        .enqueue = own_enqueue,
-        .collect_own = own_collect,
-        .close = own_close,
-    };
-    char error[64];
-    void *run = NULL;
-    CHECK(cuda_twin_init(&own, dev, NULL, NULL, &format, 4, &run, error, sizeof(error)) == 0);
-    CHECK(run == (void *)(uintptr_t)4);
-    const CudaFrame f = { .index = 0 };
-    const MetricFrame frame = { .index = 0 };
-    CHECK(cuda_twin_enqueue(&own, run, 0, &f, NULL, error, sizeof(error)) == 0);
-    CHECK(cuda_twin_collect(&own, run, 0, &frame, NULL) == 0);
-    cuda_twin_close(&own, run);
-    CHECK(own_calls[0] == 1 && own_calls[1] == 1 && own_calls[2] == 1 && own_calls[3] == 1);
+    char error[256];
+    void *run;
+    mode = MODE_READ_SLOT;
+    CHECK(run_init(dev, 2, &run, error, sizeof(error)) == 0);
+    if (!run) return;
+    for (unsigned index = 3; index <= 4; index++) {
+        const unsigned slot = index % 2;
+        CHECK(enqueue(dev, run, slot, index, error, sizeof(error)) == 0);
+        memset(slot_read, 0, sizeof(slot_read));
+        CHECK(collect(run, slot, index) == 0);
+        /* the accumulators (outside the readback) of this frame */
+        CHECK(slot_reads[0] == 0 && slot_read[0] == index + 1 && slot_read[1] == 1);
+        CHECK(slot_reads[1] == -EINVAL && slot_reads[2] == -EINVAL);
+    }
+    /* the other slot still holds its own frame */
+    CHECK(collect(run, 1, 3) == 0 && slot_read[0] == 4);
+    cuda_twin_close(&synthetic_twin, run);
+    CHECK(fake.live_device == 0 && fake.live_host == 0);
 }
 
 int main(void)
@@ -360,6 +372,7 @@ int main(void)
     test_allocation_failures(&dev);
     test_refusals(&dev);
     test_empty_step(&dev);
-    test_own_life_cycle(&dev);
+    test_large_shared(&dev);
+    test_read_slot(&dev);
     return test_summary();
 }

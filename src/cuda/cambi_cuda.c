@@ -29,11 +29,14 @@
  * most), else 32.  Its rows are cut into chunks so that the blocks of the
  * five scales fill the device about once (cambi_cuda_plan_new()).
  *
- * The plan (sizes, offsets), the launches of a frame (kernel, grid, shared
- * memory, arguments) and the pooling are functions without side effects
- * but the read-back, so that tests/test_cambi_cuda_host.cpp drives the
- * kernels' element code on the CPU through exactly what enqueue() launches
- * and pools through what collect() calls.
+ * The twin is a plan (cuda_plan.h) run by the executor: the table is its
+ * constants (one upload), the statistics its readback; collect() reads
+ * c-values through cuda_plan_read_slot().  The layout (sizes, offsets),
+ * the launches of a frame (kernel, grid, shared memory, arguments) and the
+ * pooling are functions without side effects but the read-back, so that
+ * tests/test_cambi_cuda_host.cpp drives the kernels' element code on the
+ * CPU through exactly what the executor launches and pools through what
+ * collect() calls.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,7 +61,6 @@ enum {
     ALIGN = 256,
     STEP_ROWS_BYTES = 2 * 2 * 128 * 2 + 2 * 2 * 4 * 4,
     STEPS_PER_PICTURE = 3 + CAMBI_SCALES + 1,
-    MAX_STEPS = 2 * STEPS_PER_PICTURE,
 };
 
 /* ---- the plan ------------------------------------------------------------------- */
@@ -363,34 +365,12 @@ int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, v
 
 /* ---- the twin ------------------------------------------------------------------- */
 
-typedef struct CambiTwin {
-    const CudaDevice *dev;
-    const CambiState *metric;
-    CambiPlan *plan;
-    CUfunction kernels[MAX_STEPS]; /* of each step */
-    CUdeviceptr table;
-    CUdeviceptr memory;            /* slots x slot_bytes */
-    size_t bytes;
-    uint8_t *host;                 /* pinned, slots x stats_bytes */
-} CambiTwin;
-
 static bool cambi_cuda_supports(const void *state)
 {
     /* every option (tests/test_cambi_cuda_host.cpp) but heatmaps_path: the
      * heatmap files are written by the C reference, on the CPU */
     const CambiState *s = state;
     return !s->heatmaps_path;
-}
-
-static void cambi_cuda_close(void *twin)
-{
-    CambiTwin *t = twin;
-    if (!t) return;
-    cuda_free(t->dev, t->memory, t->bytes);
-    if (t->plan) cuda_free(t->dev, t->table, t->plan->table_bytes);
-    if (t->host) t->dev->api.MemFreeHost(t->host);
-    cambi_cuda_plan_free(t->plan);
-    free(t);
 }
 
 static int device_attribute(const CudaDevice *dev, CUdevice_attribute attribute, int *value,
@@ -437,144 +417,98 @@ static int cambi_cuda_layout(const CudaDevice *dev, const CambiState *s, unsigne
     return 0;
 }
 
-static int cambi_cuda_init(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                           const QualeVideoFormat *format, unsigned slots, void **out, char *error,
-                           size_t error_size)
+/* The plan's own: the layout, and the table's host copy for the upload. */
+typedef struct CambiRun {
+    CambiPlan *plan;
+    void *table;
+} CambiRun;
+
+static void cambi_run_free(void *own)
 {
-    const CambiState *s = metric_state;
-    const CudaApi *api = &dev->api;
+    CambiRun *run = own;
+    cambi_cuda_plan_free(run->plan);
+    free(run->table);
+    free(run);
+}
+
+static int cambi_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                           char *error, size_t error_size)
+{
+    const CambiState *s = state;
     unsigned strip = 64, resident = 0;
-    int err = cambi_cuda_layout(dev, s, &strip, &resident, error, error_size);
+    const int err = cambi_cuda_layout(plan->device, s, &strip, &resident, error, error_size);
     if (err) return err;
-    CambiTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = s;
-    t->plan = cambi_cuda_plan_new(s, format, strip, resident);
-    if (!t->plan) err = -ENOMEM;
-    for (unsigned i = 0; !err && i < cambi_cuda_step_count(t->plan); i++) {
-        unsigned launch[4];
-        CambiCArgs args; /* the larger of the two */
-        const char *name = cambi_cuda_step(t->plan, i, 0, 0, 0, 0, 0, launch, &args);
-        err = cuda_function(dev, module, name, &t->kernels[i], error, error_size);
-        if (err || launch[3] == 0) continue;
-        /* The counters may need more than the default 48 KB: ask for
-         * them, and for the most shared memory an SM can give, so that as
-         * many blocks as cambi_cuda_layout() counted fit on one. */
-        CUresult r = api->FuncSetAttribute(t->kernels[i],
-                                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                           (int)launch[3]);
-        if (r == CUDA_SUCCESS)
-            r = api->FuncSetAttribute(t->kernels[i],
-                                      CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                                      CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
-        if (r != CUDA_SUCCESS) {
-            snprintf(error, error_size, "allowing %s %u bytes of shared memory failed: %s", name,
-                     launch[3], cuda_error_text(api, r));
-            err = -EIO;
-        }
-    }
-    if (!err)
-        err = cuda_alloc(dev, &t->table, t->plan->table_bytes, "the cambi tables", error,
-                         error_size);
-    if (!err) {
-        void *host = malloc(t->plan->table_bytes);
-        if (!host) {
-            err = -ENOMEM;
-        } else {
-            cambi_cuda_table_fill(t->plan, host);
-            /* Once, before any frame: the slots' streams do not wait for
-             * the default stream, so the copy is finished here. */
-            CUresult r = api->MemcpyHtoDAsync(t->table, host, t->plan->table_bytes, NULL);
-            if (r == CUDA_SUCCESS) r = api->StreamSynchronize(NULL);
-            free(host);
-            if (r != CUDA_SUCCESS) {
-                snprintf(error, error_size, "uploading the cambi tables failed: %s",
-                         cuda_error_text(api, r));
-                err = -EIO;
-            }
-        }
-    }
-    if (!err) {
-        t->bytes = (size_t)slots * t->plan->slot_bytes;
-        err = cuda_alloc(dev, &t->memory, t->bytes, "cambi planes and c-values", error,
-                         error_size);
-    }
-    if (!err)
-        err = cuda_alloc_host(dev, (void **)&t->host, (size_t)slots * t->plan->stats_bytes,
-                              "cambi readback", error, error_size);
-    if (err) {
-        cambi_cuda_close(t);
-        return err;
-    }
-    *out = t;
+    CambiRun *run = calloc(1, sizeof(*run));
+    if (!run) return -ENOMEM;
+    plan->own = run;
+    plan->free_own = cambi_run_free;
+    run->plan = cambi_cuda_plan_new(s, format, strip, resident);
+    if (!run->plan) return -ENOMEM;
+    const CambiPlan *p = run->plan;
+    run->table = malloc(p->table_bytes);
+    if (!run->table) return -ENOMEM;
+    cambi_cuda_table_fill(p, run->table);
+
+    plan->constant_bytes = p->table_bytes;
+    plan->uploads[0] = (CudaPlanUpload){ .offset = 0, .data = run->table, .bytes = p->table_bytes };
+    plan->upload_count = 1;
+    plan->slot_bytes = p->slot_bytes;
+    plan->steps = cambi_cuda_step_count(p);
+    plan->readback_offset = p->stats;
+    plan->readback_bytes = p->stats_bytes;
     return 0;
 }
 
-static int cambi_cuda_enqueue(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                              char *error, size_t error_size)
+static void cambi_cuda_plan_step(const CudaPlan *plan, unsigned i, const CudaPlanMemory *m,
+                                 CudaStep *step)
 {
-    CambiTwin *t = twin;
-    const CambiPlan *p = t->plan;
-    const CUdeviceptr base = t->memory + (size_t)slot * p->slot_bytes;
-    for (unsigned i = 0; i < cambi_cuda_step_count(p); i++) {
-        unsigned launch[4];
-        CambiCArgs args; /* the larger of the two */
-        const char *name = cambi_cuda_step(p, i, base, t->table, frame->ref[0], frame->dist[0],
-                                           frame->stride[0], launch, &args);
-        void *params[] = { &args };
-        int err = cuda_launch(t->dev, t->kernels[i], name, launch[0], launch[1], launch[2],
-                              launch[3], stream, params, error, error_size);
-        if (err) return err;
-    }
-    return cuda_read_back(t->dev, t->host + (size_t)slot * p->stats_bytes, base + p->stats,
-                          p->stats_bytes, stream, "the cambi statistics", error, error_size);
+    const CambiRun *run = plan->own;
+    const CudaFrame *f = m->frame;
+    unsigned launch[4];
+    const char *name = cambi_cuda_step(run->plan, i, m->slot, m->constants, f->ref[0],
+                                       f->dist[0], f->stride[0], launch, step->args);
+    const bool c_values = i % STEPS_PER_PICTURE == STEPS_PER_PICTURE - 1;
+    _Static_assert(sizeof(CambiCArgs) <= CUDA_STEP_MAX_ARGS &&
+                   sizeof(CambiPrepArgs) <= CUDA_STEP_MAX_ARGS, "argument block too large");
+    cuda_step_launch_shared(step, name, launch,
+                            c_values ? sizeof(CambiCArgs) : sizeof(CambiPrepArgs));
 }
 
+/* cambi_cuda_scores()' reader of c-values: the frame's slot, on demand. */
 typedef struct SlotReader {
-    const CudaDevice *dev;
-    CUdeviceptr base;
+    const CudaPlan *plan;
+    const void *readback;
 } SlotReader;
 
-/* A scale's c-values, from a slot whose stream has finished. */
 static int read_slot(void *cookie, size_t offset, void *dst, size_t bytes, char *error,
                      size_t error_size)
 {
     const SlotReader *reader = cookie;
-    const CudaApi *api = &reader->dev->api;
-    CUresult r = api->MemcpyDtoHAsync(dst, reader->base + offset, bytes, NULL);
-    if (r == CUDA_SUCCESS) r = api->StreamSynchronize(NULL);
-    if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "reading back cambi c-values failed: %s",
-                 cuda_error_text(api, r));
-        return -EIO;
-    }
-    return 0;
+    return cuda_plan_read_slot(reader->plan, reader->readback, offset, dst, bytes, error,
+                               error_size);
 }
 
-static int cambi_cuda_collect(void *twin, unsigned slot, const MetricFrame *frame,
+static int cambi_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
                               FeatureSink *sink)
 {
-    CambiTwin *t = twin;
-    const CambiPlan *p = t->plan;
-    SlotReader reader = { t->dev, t->memory + (size_t)slot * p->slot_bytes };
+    const CambiRun *run = plan->own;
+    SlotReader reader = { plan, readback };
     double score[2];
     char error[256] = "";
-    const int err = cambi_cuda_scores(p, t->host + (size_t)slot * p->stats_bytes, read_slot,
-                                      &reader, score, error, sizeof(error));
+    const int err = cambi_cuda_scores(run->plan, readback, read_slot, &reader, score, error,
+                                      sizeof(error));
     if (err) {
         feature_sink_log(sink, QUALE_LOG_ERROR, "cambi, frame %u: %s", frame->index, error);
         return err;
     }
-    return cambi_write(t->metric, sink, frame->index, score[0], score[1]);
+    return cambi_write(plan->state, sink, frame->index, score[0], score[1]);
 }
 
 const CudaTwin cuda_twin_cambi = {
     .metric = &metric_cambi,
     .module_image = cuda_module_cambi,
     .supports = cambi_cuda_supports,
-    .init = cambi_cuda_init,
-    .enqueue = cambi_cuda_enqueue,
-    .collect_own = cambi_cuda_collect,
-    .close = cambi_cuda_close,
+    .plan = cambi_cuda_plan,
+    .step = cambi_cuda_plan_step,
+    .collect = cambi_cuda_collect,
 };

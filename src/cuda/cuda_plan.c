@@ -1,7 +1,6 @@
 /*
- * The executor of CUDA plans (cuda_plan.h): one life cycle for every twin
- * that describes its work as a plan, and the backend's four calls, which
- * go to it or to a twin's own life cycle.
+ * The executor of CUDA plans (cuda_plan.h): one life cycle for every twin,
+ * behind the backend's four calls.
  *
  * For a run it allocates the constants, the slots' device memory and the
  * pinned readback; looks up each step's kernel once; fills the constants
@@ -59,6 +58,27 @@ static int launch(PlanRun *r, unsigned k, const CudaStep *step, CUstream stream,
                           step->block, step->shared_bytes, stream, params, error, error_size);
 }
 
+/* A kernel that needs more than the default dynamic shared memory asks
+ * for it, and for the largest carveout an SM gives, so that as many of its
+ * blocks fit on one as the plan counted on. */
+static int allow_shared(PlanRun *r, unsigned k, const CudaStep *step, char *error,
+                        size_t error_size)
+{
+    const CudaApi *api = &r->dev->api;
+    CUresult cr = api->FuncSetAttribute(r->functions[k],
+                                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)step->shared_bytes);
+    if (cr == CUDA_SUCCESS)
+        cr = api->FuncSetAttribute(r->functions[k], CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                   CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+    if (cr != CUDA_SUCCESS) {
+        snprintf(error, error_size, "allowing %s %u bytes of shared memory failed: %s",
+                 step->kernel, step->shared_bytes, cuda_error_text(api, cr));
+        return -EIO;
+    }
+    return 0;
+}
+
 static int look_up_kernels(PlanRun *r, CUmodule module, char *error, size_t error_size)
 {
     const CudaPlan *p = &r->plan;
@@ -82,6 +102,8 @@ static int look_up_kernels(PlanRun *r, CUmodule module, char *error, size_t erro
         }
         r->kernels[k] = step->kernel;
         err = cuda_function(r->dev, module, step->kernel, &r->functions[k], error, error_size);
+        if (!err && step->shared_bytes > CUDA_DEFAULT_SHARED_BYTES)
+            err = allow_shared(r, k, step, error, error_size);
     }
     free(step);
     return err;
@@ -139,6 +161,8 @@ static int plan_init(const CudaTwin *twin, const CudaDevice *dev, CUmodule modul
     r->slot_count = slots;
     r->plan.state = state;
     r->plan.format = *format;
+    r->plan.device = dev;
+    r->plan.run = r;
     const char *name = twin->metric->name;
     int err = twin->plan(state, format, &r->plan, error, error_size);
     const CudaPlan *p = &r->plan;
@@ -205,14 +229,41 @@ static int plan_enqueue(PlanRun *r, unsigned slot, const CudaFrame *frame, CUstr
                           r->twin->metric->name, error, error_size);
 }
 
+int cuda_plan_read_slot(const CudaPlan *plan, const void *readback, size_t offset, void *dst,
+                        size_t bytes, char *error, size_t error_size)
+{
+    const PlanRun *r = plan->run;
+    if (!r) {
+        snprintf(error, error_size, "a slot read from a plan that is not running");
+        return -EINVAL;
+    }
+    const unsigned char *at = readback;
+    const size_t slot = r->readback_stride && at >= r->readback
+                            ? (size_t)(at - r->readback) / r->readback_stride
+                            : SIZE_MAX;
+    if (slot >= r->slot_count || offset > r->plan.slot_bytes ||
+        bytes > r->plan.slot_bytes - offset) {
+        snprintf(error, error_size, "%s: a slot read outside its frame's memory",
+                 r->twin->metric->name);
+        return -EINVAL;
+    }
+    const CudaApi *api = &r->dev->api;
+    CUresult cr = api->MemcpyDtoHAsync(dst, r->slots + slot * r->slot_stride + offset, bytes, NULL);
+    if (cr == CUDA_SUCCESS) cr = api->StreamSynchronize(NULL);
+    if (cr != CUDA_SUCCESS) {
+        snprintf(error, error_size, "reading back %s values failed: %s", r->twin->metric->name,
+                 cuda_error_text(api, cr));
+        return -EIO;
+    }
+    return 0;
+}
+
 /* ---- the backend's calls -------------------------------------------------- */
 
 int cuda_twin_init(const CudaTwin *twin, const CudaDevice *dev, CUmodule module,
                    const void *metric_state, const QualeVideoFormat *format, unsigned slots,
                    void **run, char *error, size_t error_size)
 {
-    if (!twin->plan)
-        return twin->init(dev, module, metric_state, format, slots, run, error, error_size);
     return plan_init(twin, dev, module, metric_state, format, slots, (PlanRun **)run, error,
                      error_size);
 }
@@ -220,20 +271,19 @@ int cuda_twin_init(const CudaTwin *twin, const CudaDevice *dev, CUmodule module,
 int cuda_twin_enqueue(const CudaTwin *twin, void *run, unsigned slot, const CudaFrame *frame,
                       CUstream stream, char *error, size_t error_size)
 {
-    if (!twin->plan) return twin->enqueue(run, slot, frame, stream, error, error_size);
+    (void)twin;
     return plan_enqueue(run, slot, frame, stream, error, error_size);
 }
 
 int cuda_twin_collect(const CudaTwin *twin, void *run, unsigned slot, const MetricFrame *frame,
                       FeatureSink *sink)
 {
-    if (!twin->plan) return twin->collect_own(run, slot, frame, sink);
     PlanRun *r = run;
     return twin->collect(&r->plan, r->readback + (size_t)slot * r->readback_stride, frame, sink);
 }
 
 void cuda_twin_close(const CudaTwin *twin, void *run)
 {
-    if (!twin->plan) twin->close(run);
-    else plan_close(run);
+    (void)twin;
+    plan_close(run);
 }

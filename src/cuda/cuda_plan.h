@@ -62,6 +62,9 @@ typedef struct CudaPlanUpload {
 typedef struct CudaPlan {
     const void *state;        /* the metric's, as given to the twin's plan() */
     QualeVideoFormat format;
+    /* The device the plan is for: a plan may size its work to the device's
+     * limits (cambi's shared memory). */
+    const CudaDevice *device;
 
     size_t constant_bytes;
     CudaPlanUpload uploads[CUDA_PLAN_MAX_UPLOADS];
@@ -77,6 +80,8 @@ typedef struct CudaPlan {
      * free_own (NULL: free()) when the run ends. */
     void *own;
     void (*free_own)(void *own);
+
+    void *run; /* the executor's, for cuda_plan_read_slot() */
 } CudaPlan;
 
 /* The device memory a step may address. */
@@ -92,6 +97,10 @@ typedef struct CudaPlanMemory {
 #else
 #define CUDA_STEP_ALIGNED _Alignas(16)
 #endif
+
+/* A step whose dynamic shared memory exceeds this asks the device for it
+ * (and for the largest shared-memory carveout) when it is looked up. */
+#define CUDA_DEFAULT_SHARED_BYTES (48u * 1024u)
 
 typedef struct CudaStep {
     const char *kernel;
@@ -159,5 +168,12 @@ static inline size_t cuda_plan_place(size_t *at, size_t bytes)
     *at = cuda_align_up(offset + bytes, CUDA_PLAN_ALIGN);
     return offset;
 }
+
+/* Called by a twin's collect() with the readback it was given: `bytes` of
+ * that frame's slot at `offset`, read now (the frame's stream has
+ * finished, and the slot is not reused before collect() returns).  For
+ * values needed only on rare frames (cambi's c-values). */
+int cuda_plan_read_slot(const CudaPlan *plan, const void *readback, size_t offset, void *dst,
+                        size_t bytes, char *error, size_t error_size);
 
 #endif /* QUALE_SRC_CUDA_CUDA_PLAN_H */

@@ -48,20 +48,9 @@ typedef struct CudaTwin {
     int (*collect)(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
                    FeatureSink *sink);
 
-    /* Or, for work that is not yet a plan, its own life cycle: init() loads
-     * its kernels and allocates per-slot buffers, enqueue() queues a
-     * frame's kernels and readback on the slot's stream, collect_own()
-     * writes the frame's values after the stream finished. */
-    int (*init)(const CudaDevice *dev, CUmodule module, const void *metric_state,
-                const QualeVideoFormat *format, unsigned slots, void **twin,
-                char *error, size_t error_size);
-    int (*enqueue)(void *twin, unsigned slot, const CudaFrame *frame, CUstream stream,
-                   char *error, size_t error_size);
-    int (*collect_own)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
-    void (*close)(void *twin);
 } CudaTwin;
 
-/* A twin of a run, whichever kind (cuda_plan.c): the backend's four calls. */
+/* A twin's plan run by the executor (cuda_plan.c): the backend's four calls. */
 int cuda_twin_init(const CudaTwin *twin, const CudaDevice *dev, CUmodule module,
                    const void *metric_state, const QualeVideoFormat *format, unsigned slots,
                    void **run, char *error, size_t error_size);
