@@ -8,7 +8,8 @@
 #
 # A build directory holds quale-bench (and the library it was linked
 # with, found through its rpath or LD_LIBRARY_PATH).  The cases: vmaf_v0.6.1
-# at 1080p and 4K, and the full metric set at 1080p.
+# at 1080p and 4K, VMAF v1 (cambi, SpEED, ADM, motion) at 1080p, and the
+# full metric set at 1080p.
 set -uo pipefail
 before=$1 after=$2
 shift 2
@@ -25,6 +26,7 @@ full=(--feature psnr --feature psnr_hvs --feature float_ssim --feature float_ms_
       --feature float_psnr --feature float_vif --feature float_adm --feature float_motion)
 cases=("v0.6.1 1080p|--resolution 1080p --frames 600"
        "v0.6.1 4K|--resolution 4k --frames 300"
+       "v1 1080p|--resolution 1080p --frames 300 --model version=vmaf_v1.0.16_3d0h"
        "full set 1080p|--resolution 1080p --frames 300 ${full[*]}")
 results=$(mktemp)
 for ((r = 0; r < rounds; r++)); do

@@ -64,7 +64,8 @@ layout(std430, binding = 5) writeonly buffer Partials { uint partials[]; };
 
 layout(push_constant) uniform Push {
     uint picture;
-    uint partial_base; // this slot's first partial
+    uint partial_base; // words, in Partials: where this slot's region starts
+    uint plane_base;   // words, in Planes: where this lane's region starts
 } pc;
 
 // Counter r of column t: half r & 1 of bins[(r >> 1) S + t].
@@ -216,7 +217,7 @@ void main()
     const uint block = gl_WorkGroupID.x;
     uint s = 0u;
     while (s + 1u < CAMBI_SCALES && block >= params.pic[p].scale[s + 1u].first_block) s++;
-    plane = params.pic[p].scale[s].plane;
+    plane = pc.plane_base + params.pic[p].scale[s].plane;
     sw = params.pic[p].scale[s].sw;
     sh = params.pic[p].scale[s].sh;
     const uint strips = params.pic[p].scale[s].strips;
@@ -290,7 +291,7 @@ void main()
             largest = max(largest, red_largest[k]);
             sum = u96_add(sum, red_sum[k]);
         }
-        const uint at = (pc.partial_base + params.pic[p].first_partial + block) * 6u;
+        const uint at = pc.partial_base + (params.pic[p].first_partial + block) * 6u;
         partials[at] = count;
         partials[at + 1u] = smallest;
         partials[at + 2u] = largest;

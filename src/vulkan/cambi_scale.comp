@@ -17,6 +17,7 @@ layout(push_constant) uniform Push {
     uint scale;
     uint in_plane; // words, in Planes: what the scale is decimated from
     uint in_w;     // its row length
+    uint base;     // words, in Planes: where this lane's region starts
 } pc;
 
 // Word (x, y) of the scale before its mode filter.
@@ -41,5 +42,5 @@ void main()
     uint v = word & 0xffffu;
     if (sc.sh >= 3u && y > 0u && y + 1u < sc.sh)
         v = cambi_mode3(hmode(x, y - 1u, sc.sw), hmode(x, y, sc.sw), hmode(x, y + 1u, sc.sw));
-    planes[sc.plane + y * sc.sw + x] = v | (word & CAMBI_MASKED);
+    planes[pc.base + sc.plane + y * sc.sw + x] = v | (word & CAMBI_MASKED);
 }

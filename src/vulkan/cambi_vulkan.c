@@ -36,11 +36,13 @@
  * (count, smallest, largest, exact sum): a device that computes them
  * otherwise fails the run rather than score the other frames wrong.
  *
- * Memory: per lane and picture (lanes run frames side by side) the
- * preprocessed picture (with the speed-up) and the five filtered scales,
- * one 32-bit word a sample (cambi.glsl); constant buffers for the
- * reciprocals, the source positions of a resampled picture and the run's
- * parameters; per slot the partials, host-visible.
+ * The plan's memory: per picture a buffer with a region per lane (lanes
+ * run frames side by side) of the preprocessed picture (with the speed-up)
+ * and the five filtered scales, one 32-bit word a sample (cambi.glsl),
+ * bound by descriptor set `picture`, the shaders finding the lane's region
+ * by a base in words; constant buffers for the reciprocals, the source
+ * positions of a resampled picture and the run's parameters; per slot the
+ * partials, host-visible.
  *
  * The counters take band_size x S x 2 bytes of shared memory: S (64, 32,
  * 16 or 8 columns a block) is the widest the device allows, and a device
@@ -132,12 +134,17 @@ typedef struct PreprocessPush {
 } PreprocessPush;
 
 typedef struct ScalePush {
-    uint32_t picture, scale, in_plane, in_w;
+    uint32_t picture, scale, in_plane, in_w, base;
 } ScalePush;
 
 typedef struct CValuesPush {
-    uint32_t picture, partial_base;
+    uint32_t picture, partial_base, plane_base;
 } CValuesPush;
+
+/* The plan's buffers (PLANES0 + k: picture k's, bound by set k) and
+ * pipelines. */
+enum { PARTIALS, TABLE, PARAMS, PLANES0, BUFFERS = PLANES0 + 2 };
+enum { PREPROCESS, SCALE, C_VALUES, PIPELINES };
 
 typedef struct CambiVkPicturePlan {
     const CambiGeometry *g;
@@ -148,16 +155,16 @@ typedef struct CambiVkPicturePlan {
     size_t words;
 } CambiVkPicturePlan;
 
+/* The plan's own: the pictures' layout and the constants' contents. */
 typedef struct CambiTwin {
-    const VulkanDevice *dev;
     const CambiState *metric;
     unsigned pictures; /* 1, or 2 with full_ref */
     unsigned strip;
     CambiVkPicturePlan pic[2];
     unsigned per_slot; /* partials */
-    VulkanBuffer planes[VULKAN_MAX_LANES][2];
-    VulkanBuffer table, params, partials;
-    VulkanPipeline preprocess, scale, c_values;
+    uint32_t *table;
+    size_t table_words;
+    CambiVkParams params;
 } CambiTwin;
 
 static unsigned ceil_div(size_t n, unsigned d)
@@ -207,18 +214,10 @@ static bool cambi_vulkan_supports(const VulkanDevice *dev, const void *state)
     return !s->full_ref || picture_words(s, &s->ref) * 4 <= range;
 }
 
-static void cambi_vulkan_close(void *twin)
+static void cambi_twin_free(void *own)
 {
-    CambiTwin *t = twin;
-    if (!t) return;
-    vulkan_pipeline_destroy(t->dev, &t->preprocess);
-    vulkan_pipeline_destroy(t->dev, &t->scale);
-    vulkan_pipeline_destroy(t->dev, &t->c_values);
-    for (unsigned l = 0; l < VULKAN_MAX_LANES; l++)
-        for (unsigned k = 0; k < 2; k++) vulkan_buffer_destroy(t->dev, &t->planes[l][k]);
-    vulkan_buffer_destroy(t->dev, &t->table);
-    vulkan_buffer_destroy(t->dev, &t->params);
-    vulkan_buffer_destroy(t->dev, &t->partials);
+    CambiTwin *t = own;
+    free(t->table);
     free(t);
 }
 
@@ -235,7 +234,7 @@ static void place_blocks(CambiVkPicturePlan *pp, unsigned strip)
 }
 
 /* The plan of each picture: scales, blocks, where its planes are. */
-static int plan(CambiTwin *t, const VulkanDevice *dev, char *error, size_t error_size)
+static int place_pictures(CambiTwin *t, const VulkanDevice *dev, char *error, size_t error_size)
 {
     const CambiState *s = t->metric;
     unsigned resident = 0;
@@ -283,7 +282,7 @@ static int plan(CambiTwin *t, const VulkanDevice *dev, char *error, size_t error
 /* The reciprocals, then each resampled picture's source columns and rows
  * (table words: src_x[k], src_y[k], or NONE). */
 static int make_table(CambiTwin *t, const QualeVideoFormat *format, int32_t src_x[2],
-                      int32_t src_y[2], char *error, size_t error_size)
+                      int32_t src_y[2])
 {
     size_t words = CAMBI_RECIPROCAL_SIZE;
     for (unsigned k = 0; k < t->pictures; k++) {
@@ -302,34 +301,33 @@ static int make_table(CambiTwin *t, const QualeVideoFormat *format, int32_t src_
         cambi_source_positions(table + src_x[k], format->width, t->pic[k].g->width);
         cambi_source_positions(table + src_y[k], format->height, t->pic[k].g->height);
     }
-    const int err = vulkan_buffer_create_constant(t->dev, table, words * sizeof(uint32_t),
-                                                  &t->table, "the cambi tables", error, error_size);
-    free(table);
-    return err;
+    t->table = table;
+    t->table_words = words;
+    return 0;
 }
 
-static int make_params(CambiTwin *t, const QualeVideoFormat *format, const int32_t src_x[2],
-                       const int32_t src_y[2], char *error, size_t error_size)
+static void make_params(CambiTwin *t, const QualeVideoFormat *format, const int32_t src_x[2],
+                        const int32_t src_y[2])
 {
     const CambiState *s = t->metric;
     static const int weights[CAMBI_MAX_DIFFS] = { CAMBI_CONTRAST_WEIGHTS };
-    CambiVkParams p;
-    memset(&p, 0, sizeof(p));
-    p.num_diffs = s->contrast.num_diffs;
-    p.vlt_luma = s->contrast.vlt_luma;
-    p.band_base = s->contrast.band_base;
-    p.band_size = s->contrast.band_size;
-    p.bitdepth = format->bitdepth;
-    p.bytes_per_sample = format->bitdepth > 8 ? 2 : 1;
-    p.anti_dither = s->anti_dither;
-    p.speedup = s->speedup;
+    CambiVkParams *p = &t->params;
+    memset(p, 0, sizeof(*p));
+    p->num_diffs = s->contrast.num_diffs;
+    p->vlt_luma = s->contrast.vlt_luma;
+    p->band_base = s->contrast.band_base;
+    p->band_size = s->contrast.band_size;
+    p->bitdepth = format->bitdepth;
+    p->bytes_per_sample = format->bitdepth > 8 ? 2 : 1;
+    p->anti_dither = s->anti_dither;
+    p->speedup = s->speedup;
     for (unsigned d = 0; d < CAMBI_MAX_DIFFS; d++) {
-        p.tvi[d] = s->contrast.tvi[d];
-        p.weights[d] = weights[d];
+        p->tvi[d] = s->contrast.tvi[d];
+        p->weights[d] = weights[d];
     }
     for (unsigned k = 0; k < t->pictures; k++) {
         const CambiVkPicturePlan *pp = &t->pic[k];
-        CambiVkPicture *pic = &p.pic[k];
+        CambiVkPicture *pic = &p->pic[k];
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
             pic->scale[sc] = (CambiVkScale){
                 .plane = pp->plane[sc], .sw = pp->sw[sc], .sh = pp->sh[sc],
@@ -347,13 +345,11 @@ static int make_params(CambiTwin *t, const QualeVideoFormat *format, const int32
         pic->first_partial = pp->first_partial;
         pic->blocks = pp->blocks;
     }
-    return vulkan_buffer_create_constant(t->dev, &p, sizeof(p), &t->params, "the cambi parameters",
-                                         error, error_size);
 }
 
-static int cambi_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                             const void *metric_state, const QualeVideoFormat *format,
-                             unsigned slots, void **out, char *error, size_t error_size)
+static int cambi_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
+                             const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                             size_t error_size)
 {
     const CambiState *s = metric_state;
     /* The exact sums count in units of 2^-36: every c-value (at least the
@@ -367,94 +363,85 @@ static int cambi_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fr
     }
     CambiTwin *t = calloc(1, sizeof(*t));
     if (!t) return -ENOMEM;
-    t->dev = dev;
+    plan->own = t;
+    plan->free_own = cambi_twin_free;
     t->metric = s;
     t->pictures = s->full_ref ? 2 : 1;
     t->strip = choose_strip(dev, s);
-    int32_t src_x[2], src_y[2];
-    int err = 0;
     if (!t->strip) {
         snprintf(error, error_size, "cambi: the device's shared memory cannot hold the counters "
                  "of %d band rows", s->contrast.band_size);
-        err = -ENOTSUP;
+        return -ENOTSUP;
     }
-    if (!err) err = plan(t, dev, error, error_size);
-    if (!err) err = make_table(t, format, src_x, src_y, error, error_size);
-    if (!err) err = make_params(t, format, src_x, src_y, error, error_size);
-    const unsigned lanes = dev->lanes;
-    for (unsigned l = 0; l < lanes && !err; l++)
-        for (unsigned k = 0; k < t->pictures && !err; k++)
-            err = vulkan_buffer_create(dev, (VkDeviceSize)t->pic[k].words * sizeof(uint32_t),
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, &t->planes[l][k],
-                                       "the cambi scales", error, error_size);
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * PARTIAL_WORDS *
-                                            sizeof(uint32_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
-                                   "the cambi statistics", error, error_size);
-    /* One descriptor set per lane and picture: set lane * pictures + k. */
-    VkBuffer buffers[VULKAN_MAX_LANES * 2 * BINDINGS];
-    for (unsigned l = 0; l < lanes && !err; l++) {
-        for (unsigned k = 0; k < t->pictures; k++) {
-            const VkBuffer set[BINDINGS] = { ring, frames, t->planes[l][k].buffer, t->table.buffer,
-                                             t->params.buffer, t->partials.buffer };
-            memcpy(buffers + (l * t->pictures + k) * BINDINGS, set, sizeof(set));
-        }
-    }
-    const uint32_t constants[2] = { t->strip,
-                                    (uint32_t)QUALE_MAX(1, (s->contrast.band_size + 1) / 2) };
-    const struct {
-        VulkanPipeline *pipeline;
-        const unsigned char *spirv;
-        size_t size;
-        unsigned constants;
-        const VulkanPushLayout *push;
-        const char *what;
-    } shaders[] = {
-        { &t->preprocess, vulkan_shader_cambi_preprocess, vulkan_shader_cambi_preprocess_size, 0,
-          VULKAN_PUSH(PreprocessPush, src_offset, src_stride, from_ring, picture, mode_filter, out_plane), "the cambi preprocessing shader" },
-        { &t->scale, vulkan_shader_cambi_scale, vulkan_shader_cambi_scale_size, 0,
-          VULKAN_PUSH(ScalePush, picture, scale, in_plane, in_w), "the cambi scale shader" },
-        { &t->c_values, vulkan_shader_cambi_c_values, vulkan_shader_cambi_c_values_size, 2,
-          VULKAN_PUSH(CValuesPush, picture, partial_base), "the cambi c-value shader" },
+    int32_t src_x[2], src_y[2];
+    int err = place_pictures(t, dev, error, error_size);
+    if (!err) err = make_table(t, format, src_x, src_y);
+    if (err) return err;
+    make_params(t, format, src_x, src_y);
+
+    vulkan_plan_results(plan, PARTIALS, "the cambi statistics",
+                        (VkDeviceSize)t->per_slot * PARTIAL_WORDS * sizeof(uint32_t));
+    plan->buffers[TABLE] = (VulkanPlanBuffer){
+        .what = "the cambi tables", .bytes = t->table_words * sizeof(uint32_t),
+        .scope = VULKAN_PER_RUN, .data = t->table,
     };
-    for (unsigned i = 0; i < QUALE_ARRAY_SIZE(shaders) && !err; i++) {
-        const VulkanPipelineInfo info = {
-            .spirv = (const uint32_t *)shaders[i].spirv,
-            .spirv_size = shaders[i].size,
-            .constants = constants,
-            .constant_count = shaders[i].constants,
-            .buffers = buffers,
-            .bindings = BINDINGS,
-            .sets = lanes * t->pictures,
-            .push = shaders[i].push,
-            .what = shaders[i].what,
+    plan->buffers[PARAMS] = (VulkanPlanBuffer){
+        .what = "the cambi parameters", .bytes = sizeof(t->params), .scope = VULKAN_PER_RUN,
+        .data = &t->params,
+    };
+    for (unsigned k = 0; k < t->pictures; k++)
+        plan->buffers[PLANES0 + k] = (VulkanPlanBuffer){
+            .what = "the cambi scales", .bytes = t->pic[k].words * sizeof(uint32_t),
+            .scope = VULKAN_PER_LANE,
         };
-        err = vulkan_pipeline_create_ex(dev, &info, shaders[i].pipeline, error, error_size);
-    }
-    if (err) {
-        cambi_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    plan->buffer_count = PLANES0 + t->pictures;
+
+    const VulkanPlanPipeline common = {
+        .binding_count = 6,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(PLANES0), TABLE,
+                      PARAMS, PARTIALS },
+        .sets = t->pictures,
+        .constants = { t->strip, (uint32_t)QUALE_MAX(1, (s->contrast.band_size + 1) / 2) },
+    };
+    plan->pipelines[PREPROCESS] = common;
+    plan->pipelines[PREPROCESS].spirv = vulkan_shader_cambi_preprocess;
+    plan->pipelines[PREPROCESS].spirv_size = vulkan_shader_cambi_preprocess_size;
+    plan->pipelines[PREPROCESS].what = "the cambi preprocessing shader";
+    plan->pipelines[PREPROCESS].push = *VULKAN_PUSH(PreprocessPush, src_offset, src_stride,
+                                                    from_ring, picture, mode_filter, out_plane);
+    plan->pipelines[SCALE] = common;
+    plan->pipelines[SCALE].spirv = vulkan_shader_cambi_scale;
+    plan->pipelines[SCALE].spirv_size = vulkan_shader_cambi_scale_size;
+    plan->pipelines[SCALE].what = "the cambi scale shader";
+    plan->pipelines[SCALE].push = *VULKAN_PUSH(ScalePush, picture, scale, in_plane, in_w, base);
+    plan->pipelines[C_VALUES] = common;
+    plan->pipelines[C_VALUES].spirv = vulkan_shader_cambi_c_values;
+    plan->pipelines[C_VALUES].spirv_size = vulkan_shader_cambi_c_values_size;
+    plan->pipelines[C_VALUES].what = "the cambi c-value shader";
+    plan->pipelines[C_VALUES].push = *VULKAN_PUSH(CValuesPush, picture, partial_base, plane_base);
+    plan->pipelines[C_VALUES].constant_count = 2;
+    plan->pipeline_count = PIPELINES;
+    /* preprocessing, the scales (1 .. 4, or 0 .. 4 with the speed-up), the
+     * c-values */
+    plan->rounds = 1 + (s->speedup ? CAMBI_SCALES : CAMBI_SCALES - 1) + 1;
     return 0;
 }
 
 /* Round 0 preprocesses, the next ones make the scales (1 .. 4, or 0 .. 4
- * with the speed-up), the last computes the c-values. */
-static int cambi_vulkan_record_round(void *twin, unsigned round, unsigned slot,
-                                     const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                                     size_t error_size)
+ * with the speed-up), the last computes the c-values: a step per picture. */
+static int cambi_vulkan_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *m,
+                              VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
+                              size_t error_size)
 {
     (void)error;
     (void)error_size;
-    CambiTwin *t = twin;
+    const CambiTwin *t = plan->own;
     const bool speedup = t->metric->speedup;
     const unsigned scale_rounds = speedup ? CAMBI_SCALES : CAMBI_SCALES - 1;
-    const unsigned last = 1 + scale_rounds;
+    const VulkanFrame *frame = m->frame;
     for (unsigned k = 0; k < t->pictures; k++) {
         const CambiVkPicturePlan *pp = &t->pic[k];
-        const unsigned set = frame->lane * t->pictures + k;
+        const uint32_t base = vulkan_plan_words(m, PLANES0 + k);
         if (round == 0) {
             const PreprocessPush push = {
                 .src_offset = (uint32_t)(k == 0 ? frame->dist_offset[0] : frame->ref_offset[0]),
@@ -462,27 +449,31 @@ static int cambi_vulkan_record_round(void *twin, unsigned round, unsigned slot,
                 .from_ring = k == 1,
                 .picture = k,
                 .mode_filter = !speedup,
-                .out_plane = speedup ? pp->image : pp->plane[0],
+                .out_plane = base + (speedup ? pp->image : pp->plane[0]),
             };
-            vulkan_dispatch_set(t->dev, cb, &t->preprocess, set, &push,
-                                ceil_div(pp->g->width, TILE_W), ceil_div(pp->g->height, TILE_H));
+            VULKAN_STEP_SET_IN(&steps[k], PREPROCESS, k, ceil_div(pp->g->width, TILE_W),
+                               ceil_div(pp->g->height, TILE_H), push);
         } else if (round <= scale_rounds) {
             const unsigned sc = speedup ? round - 1 : round;
             const ScalePush push = {
                 .picture = k,
                 .scale = sc,
-                .in_plane = sc == 0 ? pp->image : pp->plane[sc - 1],
+                .in_plane = base + (sc == 0 ? pp->image : pp->plane[sc - 1]),
                 .in_w = sc == 0 ? pp->g->width : pp->sw[sc - 1],
+                .base = base,
             };
-            vulkan_dispatch_set(t->dev, cb, &t->scale, set, &push,
-                                ceil_div(pp->sw[sc], SCALE_GROUP_W),
-                                ceil_div(pp->sh[sc], SCALE_GROUP_H));
+            VULKAN_STEP_SET_IN(&steps[k], SCALE, k, ceil_div(pp->sw[sc], SCALE_GROUP_W),
+                               ceil_div(pp->sh[sc], SCALE_GROUP_H), push);
         } else {
-            const CValuesPush push = { .picture = k, .partial_base = slot * t->per_slot };
-            vulkan_dispatch_set(t->dev, cb, &t->c_values, set, &push, pp->blocks, 1);
+            const CValuesPush push = {
+                .picture = k,
+                .partial_base = vulkan_plan_words(m, PARTIALS),
+                .plane_base = base,
+            };
+            VULKAN_STEP_SET_IN(&steps[k], C_VALUES, k, pp->blocks, 1, push);
         }
     }
-    return (int)(last - round);
+    return (int)t->pictures;
 }
 
 /* What the device found of a scale's non-zero c-values: their count, the
@@ -592,13 +583,12 @@ static int score_on_cpu(const CambiState *s, const CambiGeometry *g, const Quale
     return 0;
 }
 
-static int cambi_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame,
-                                FeatureSink *sink)
+static int cambi_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                const MetricFrame *frame, FeatureSink *sink)
 {
-    CambiTwin *t = twin;
+    const CambiTwin *t = plan->own;
     const CambiState *s = t->metric;
-    const uint32_t *partials =
-        (const uint32_t *)t->partials.mapped + (size_t)slot * t->per_slot * PARTIAL_WORDS;
+    const uint32_t *partials = results;
     double score[2] = { 0.0, 0.0 };
     for (unsigned k = 0; k < t->pictures; k++) {
         const CambiVkPicturePlan *pp = &t->pic[k];
@@ -628,8 +618,7 @@ const VulkanTwin vulkan_twin_cambi = {
     .metric = &metric_cambi,
     .concurrent = true, /* planes per lane, partials per slot */
     .supports = cambi_vulkan_supports,
-    .init = cambi_vulkan_init,
-    .record_round = cambi_vulkan_record_round,
-    .collect_own = cambi_vulkan_collect,
-    .close = cambi_vulkan_close,
+    .plan = cambi_vulkan_plan,
+    .round = cambi_vulkan_round,
+    .collect = cambi_vulkan_collect,
 };

@@ -38,6 +38,7 @@ layout(push_constant) uniform Push {
     uint gain_lo;  // adm_enhn_gain_limit, as an SDouble
     uint gain_hi;
     int gain_e;
+    uint base;     // words: where the lane's region of Bands starts
 } pc;
 
 int narrow16(int v)
@@ -163,7 +164,7 @@ void main()
     const int i = pc.top + int(gl_WorkGroupID.y);
     if (j >= pc.right) return;
     const uint P = pc.plane_words;
-    const uint x = uint(i) * pc.stride + uint(j);
+    const uint x = pc.base + uint(i) * pc.stride + uint(j);
     const bool level0 = pc.level0 != 0u;
 
     const int oh = band[P + x], ov = band[2u * P + x];

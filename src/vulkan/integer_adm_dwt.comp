@@ -30,7 +30,8 @@ layout(std430, binding = 3) writeonly buffer Bands { int band_words[]; };
 
 layout(push_constant) uniform Push {
     uint ref_offset;       // level 0: bytes in the ring; else words in Source
-    uint dis_offset;       // level 0: bytes in Frames; else words in Source
+    uint dis_offset;       // level 0: bytes in Frames; else words in Source (the lane's
+                           // region of the level above included)
     uint stride;           // bytes or words
     int width;             // of the source
     int height;
@@ -41,6 +42,7 @@ layout(push_constant) uniform Push {
     uint out_stride;       // words
     int out_width;
     int out_height;
+    uint out_base;         // words: where the lane's region of Bands starts
 } pc;
 
 shared int lo[2 * SEGMENT + 2];
@@ -143,7 +145,7 @@ void main()
     }
     // Planes 0..3: the reference's a, h, v, d; 4..7: the distorted's.
     const uint x = uint(i) * pc.out_stride + uint(j0) + lid;
-    const uint first = ref ? 0u : 4u * pc.plane_words;
+    const uint first = pc.out_base + (ref ? 0u : 4u * pc.plane_words);
     band_words[first + x] = a;
     band_words[first + pc.plane_words + x] = h;
     band_words[first + 2u * pc.plane_words + x] = v;

@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
     uint stride;
     uint plane_words;
     uint csf[3];
-    uint out_offset; // this level's first row partial
+    uint out_offset; // in Partials: this level's first row's first sum
     // adm_masked_shifts(): sq_add, cub_add per orientation, row_add; then
     // sq, sub, cub (bytes 0..2 of each word) and row_shift.
     uint m_sq_add[3];
@@ -46,6 +46,7 @@ layout(push_constant) uniform Push {
     uint d_cub_add;
     uint d_row_add;
     uint d_shifts;
+    uint base;       // words: where the lane's region of Bands starts
 } pc;
 
 shared uvec2 red[9][GROUP];
@@ -106,17 +107,18 @@ void main()
     uvec2 sums[9];
     for (int q = 0; q < 9; q++) sums[q] = uvec2(0u);
     for (int j = pc.left + int(lid); j < pc.right; j += GROUP) {
-        const uint x = uint(i) * pc.stride + uint(j);
+        const uint x = pc.base + uint(i) * pc.stride + uint(j);
         for (uint b = 0u; b < 3u; b++) sums[b] = u64_add(sums[b], den_term(band[(1u + b) * P + x]));
 
-        const uint thr = column_sum(11u * P, up, i, down, j - 1) + column_sum(11u * P, up, i, down, j) +
-                         column_sum(11u * P, up, i, down, j + 1) + uint(band[12u * P + x]);
+        const uint thr = column_sum(pc.base + 11u * P, up, i, down, j - 1) +
+                         column_sum(pc.base + 11u * P, up, i, down, j) +
+                         column_sum(pc.base + 11u * P, up, i, down, j + 1) + uint(band[12u * P + x]);
         for (uint b = 0u; b < 3u; b++)
             sums[3u + b] = u64_add(sums[3u + b], masked_term(band[(8u + b) * P + x], b, thr));
         if (aim) {
-            const uint thr_aim = column_sum(13u * P, up, i, down, j - 1) +
-                                 column_sum(13u * P, up, i, down, j) +
-                                 column_sum(13u * P, up, i, down, j + 1) + uint(band[14u * P + x]);
+            const uint thr_aim = column_sum(pc.base + 13u * P, up, i, down, j - 1) +
+                                 column_sum(pc.base + 13u * P, up, i, down, j) +
+                                 column_sum(pc.base + 13u * P, up, i, down, j + 1) + uint(band[14u * P + x]);
             for (uint b = 0u; b < 3u; b++)
                 sums[6u + b] = u64_add(sums[6u + b], masked_term(band[(5u + b) * P + x], b, thr_aim));
         }
@@ -142,6 +144,6 @@ void main()
             shifted = u64_shr(u64_add(row, uvec2(pc.d_row_add, 0u)), byte_of(pc.d_shifts, 2u) & 63u);
         else // (int64_t)(row + row_add) >> row_shift
             shifted = i64_sar(u64_add(row, uvec2(pc.m_row_add, 0u)), pc.m_row_shift & 63u);
-        partials[(pc.out_offset + gl_WorkGroupID.x) * 9u + lid] = shifted;
+        partials[pc.out_offset + gl_WorkGroupID.x * 9u + lid] = shifted;
     }
 }

@@ -13,12 +13,17 @@
  *   rows 1, decouple 2, dwt 3
  *   rows 2, decouple 3
  *   rows 3
- * (decouple 0 and rows 0 left out with adm_skip_scale0).  Each level's
- * planes are one device buffer per lane, made at init and used by the
- * lane's frames in turn: the backend's barrier before the first round
- * orders a frame's shaders after those of the lane's frame before (they
- * share its queue).  Only the row sums, read after the slot's fence, are
- * per slot. */
+ * (decouple 0 and rows 0 left out with adm_skip_scale0).
+ *
+ * The plan: each level's fifteen planes are a buffer of their own, a
+ * region per lane (the lane's frames use it in turn: the backend's barrier
+ * before the first round orders a frame's shaders after those of the
+ * lane's frame before, on the same queue); one buffer for every level
+ * would pass the largest storage buffer some devices bind at 4K (lavapipe:
+ * 128 MiB).  Each pipeline has one descriptor set per level (set l binds
+ * level l's planes, and the DWT level l - 1's as its source); the shaders
+ * find the lane's region by a base in words.  Only the row sums, read
+ * after the slot's fence, are per slot. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,30 +48,40 @@ enum {
     PLANES = 15,           /* per level: ref a h v d, dis a h v d, rst h v d, 2 x masking */
 };
 
-/* Mirrors the push constants of integer_adm_dwt.comp. */
+/* The plan's buffers: the row sums, then level l's planes at LEVEL0 + l
+ * (so that descriptor set l binds LEVEL0 + l, and the DWT's source
+ * LEVEL0 + l - 1: the row sums for level 0, which reads the frame). */
+enum { ROW_SUMS, LEVEL0, BUFFERS = LEVEL0 + ADM_SCALES };
+
+enum { DWT, DECOUPLE, ROWS, PIPELINES };
+
+/* The push constants of integer_adm_dwt.comp. */
 typedef struct DwtPush {
     uint32_t ref_offset, dis_offset, stride;
     int32_t width, height;
     uint32_t bytes_per_sample, bitdepth, scale, plane_words, out_stride;
     int32_t out_width, out_height;
+    uint32_t out_base;
 } DwtPush;
 
-/* Mirrors the push constants of integer_adm_decouple.comp. */
+/* The push constants of integer_adm_decouple.comp. */
 typedef struct DecouplePush {
     int32_t left, top, right, bottom;
     uint32_t stride, plane_words, level0, skip_aim, csf[3], cos_lo, cos_hi;
     int32_t cos_e;
     uint32_t gain_lo, gain_hi;
     int32_t gain_e;
+    uint32_t base;
 } DecouplePush;
 
-/* Mirrors the push constants of integer_adm_rows.comp. */
+/* The push constants of integer_adm_rows.comp. */
 typedef struct RowsPush {
     uint32_t flags;
     int32_t top, left, right, width, height;
     uint32_t stride, plane_words, csf[3], out_offset;
     uint32_t m_sq_add[3], m_cub_add[3], m_row_add, m_sq, m_sub, m_cub, m_row_shift;
     uint32_t d_sq_add, d_cub_add, d_row_add, d_shifts;
+    uint32_t base;
 } RowsPush;
 
 typedef struct AdmLevel {
@@ -76,36 +91,15 @@ typedef struct AdmLevel {
     AdmDenShifts den;
     AdmMaskedShifts masked;
     unsigned rows, first; /* scored rows, the first one's partial in a slot */
-    VulkanBuffer planes[VULKAN_MAX_LANES]; /* device: PLANES planes, per lane */
     RowsPush rows_push;
     DecouplePush decouple_push;
 } AdmLevel;
 
-typedef struct AdmTwin {
-    const VulkanDevice *dev;
-    const AdmState *metric;
+/* The plan's own: the levels' layout and constant push constants. */
+typedef struct AdmVulkanPlan {
     AdmLevel level[ADM_SCALES];
-    /* One pipeline per shader; descriptor set l * lanes + lane binds level
-     * l's planes of the lane. */
-    VulkanPipeline dwt, decouple, sums;
     unsigned per_slot;     /* row partials per slot */
-    VulkanBuffer partials; /* host-visible: slots x per_slot x ADM_LEVEL_SUMS x uint64 */
-} AdmTwin;
-
-static void adm_vulkan_close(void *twin)
-{
-    AdmTwin *t = twin;
-    if (!t) return;
-    vulkan_pipeline_destroy(t->dev, &t->dwt);
-    vulkan_pipeline_destroy(t->dev, &t->decouple);
-    vulkan_pipeline_destroy(t->dev, &t->sums);
-    for (int l = 0; l < ADM_SCALES; l++) {
-        for (unsigned k = 0; k < VULKAN_MAX_LANES; k++)
-            vulkan_buffer_destroy(t->dev, &t->level[l].planes[k]);
-    }
-    vulkan_buffer_destroy(t->dev, &t->partials);
-    free(t);
-}
+} AdmVulkanPlan;
 
 /* A positive double as the shaders' SDouble: a 53-bit mantissa, returned,
  * times 2^*e. */
@@ -168,21 +162,20 @@ static bool level_constants(const AdmState *s, int l, AdmLevel *v)
     return ok;
 }
 
-static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames,
-                           const void *metric_state, const QualeVideoFormat *format, unsigned slots,
-                           void **out, char *error, size_t error_size)
+static int adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
+                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                           size_t error_size)
 {
+    const AdmState *s = metric_state;
     int err = adm_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    AdmTwin *t = calloc(1, sizeof(*t));
-    if (!t) return -ENOMEM;
-    t->dev = dev;
-    t->metric = metric_state;
-    const AdmState *s = t->metric;
+    AdmVulkanPlan *a = calloc(1, sizeof(*a));
+    if (!a) return -ENOMEM;
+    plan->own = a;
 
     int w = (int)format->width, h = (int)format->height;
-    for (int l = 0; l < ADM_SCALES && !err; l++) {
-        AdmLevel *v = &t->level[l];
+    for (int l = 0; l < ADM_SCALES; l++) {
+        AdmLevel *v = &a->level[l];
         v->w = w = adm_half(w);
         v->h = h = adm_half(h);
         v->stride = ((uint32_t)w + 15) & ~15u;
@@ -192,173 +185,170 @@ static int adm_vulkan_init(const VulkanDevice *dev, VkBuffer ring, VkBuffer fram
         adm_den_shifts(l == 0, l, w, h, &v->den);
         adm_masked_shifts(l == 0, w, h, &v->masked);
         v->rows = (unsigned)(v->scored.bottom - v->scored.top);
-        v->first = t->per_slot;
-        t->per_slot += v->rows;
+        v->first = a->per_slot;
+        a->per_slot += v->rows;
         if (!level_constants(s, l, v)) {
             snprintf(error, error_size, "adm: level %d's rounding terms do not fit the Vulkan "
                      "shader's words", l);
-            err = -EINVAL;
-            break;
+            return -EINVAL;
         }
-        const VkDeviceSize bytes = (VkDeviceSize)PLANES * v->plane_words * sizeof(int32_t);
-        if (bytes > dev->properties.limits.maxStorageBufferRange) {
-            snprintf(error, error_size, "adm: the %dx%d bands of level %d need %llu bytes, more "
-                     "than the device's largest storage buffer (%u)", w, h, l,
-                     (unsigned long long)bytes, dev->properties.limits.maxStorageBufferRange);
-            err = -E2BIG;
-            break;
-        }
-        for (unsigned k = 0; k < dev->lanes && !err; k++)
-            err = vulkan_buffer_create(dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false,
-                                       &v->planes[k], "the ADM bands", error, error_size);
+        plan->buffers[LEVEL0 + l] = (VulkanPlanBuffer){
+            .what = "the ADM bands",
+            .bytes = (VkDeviceSize)PLANES * v->plane_words * sizeof(int32_t),
+            .scope = VULKAN_PER_LANE,
+        };
     }
-    if (!err)
-        err = vulkan_buffer_create(dev, (VkDeviceSize)slots * t->per_slot * ADM_LEVEL_SUMS * sizeof(uint64_t),
-                                   VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, &t->partials,
-                                   "ADM row sums", error, error_size);
-    const unsigned lanes = dev->lanes;
-    VkBuffer dwt_buffers[4 * ADM_SCALES * VULKAN_MAX_LANES],
-        decouple_buffers[ADM_SCALES * VULKAN_MAX_LANES], sum_buffers[2 * ADM_SCALES * VULKAN_MAX_LANES];
-    for (int l = 0; l < ADM_SCALES; l++) {
-        const AdmLevel *v = &t->level[l];
-        for (unsigned k = 0; k < lanes; k++) {
-            const unsigned set = (unsigned)l * lanes + k;
-            /* Level 0 reads the frame; Source is then bound but unread. */
-            const VkBuffer dwt[4] = { ring, frames, t->level[l > 0 ? l - 1 : 1].planes[k].buffer,
-                                      v->planes[k].buffer };
-            memcpy(dwt_buffers + 4 * set, dwt, sizeof(dwt));
-            decouple_buffers[set] = v->planes[k].buffer;
-            sum_buffers[2 * set] = v->planes[k].buffer;
-            sum_buffers[2 * set + 1] = t->partials.buffer;
-        }
-    }
-    const unsigned sets = ADM_SCALES * lanes;
-    VulkanPipelineInfo info = {
-        .spirv = (const uint32_t *)vulkan_shader_integer_adm_dwt,
-        .spirv_size = vulkan_shader_integer_adm_dwt_size,
-        .buffers = dwt_buffers, .bindings = 4, .sets = sets,
-        .push = VULKAN_PUSH(DwtPush, ref_offset, dis_offset, stride, width, height, bytes_per_sample, bitdepth, scale, plane_words, out_stride, out_width, out_height), .what = "the ADM DWT shader",
-    };
-    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->dwt, error, error_size);
+    vulkan_plan_results(plan, ROW_SUMS, "the ADM row sums",
+                        (VkDeviceSize)a->per_slot * ADM_LEVEL_SUMS * sizeof(uint64_t));
+    plan->buffer_count = BUFFERS;
+
     /* The same bits either way; the device's doubles are faster. */
     const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
-    info = (VulkanPipelineInfo){
-        .spirv = (const uint32_t *)(native ? vulkan_shader_integer_adm_decouple_f64
-                                           : vulkan_shader_integer_adm_decouple),
+    plan->pipelines[DWT] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_integer_adm_dwt,
+        .spirv_size = vulkan_shader_integer_adm_dwt_size,
+        .what = "the ADM DWT shader",
+        .push = *VULKAN_PUSH(DwtPush, ref_offset, dis_offset, stride, width, height,
+                             bytes_per_sample, bitdepth, scale, plane_words, out_stride, out_width,
+                             out_height, out_base),
+        .binding_count = 4,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(LEVEL0 - 1),
+                      VULKAN_BIND_PER_SET(LEVEL0) },
+        .sets = ADM_SCALES,
+    };
+    plan->pipelines[DECOUPLE] = (VulkanPlanPipeline){
+        .spirv = native ? vulkan_shader_integer_adm_decouple_f64
+                        : vulkan_shader_integer_adm_decouple,
         .spirv_size = native ? vulkan_shader_integer_adm_decouple_f64_size
                              : vulkan_shader_integer_adm_decouple_size,
-        .buffers = decouple_buffers, .bindings = 1, .sets = sets,
-        .push = VULKAN_PUSH(DecouplePush, left, top, right, bottom, stride, plane_words, level0, skip_aim, csf, cos_lo, cos_hi, cos_e, gain_lo, gain_hi, gain_e), .what = "the ADM decoupling shader",
+        .what = "the ADM decoupling shader",
+        .push = *VULKAN_PUSH(DecouplePush, left, top, right, bottom, stride, plane_words, level0,
+                             skip_aim, csf, cos_lo, cos_hi, cos_e, gain_lo, gain_hi, gain_e, base),
+        .binding_count = 1,
+        .bindings = { VULKAN_BIND_PER_SET(LEVEL0) },
+        .sets = ADM_SCALES,
     };
-    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->decouple, error, error_size);
-    info = (VulkanPipelineInfo){
-        .spirv = (const uint32_t *)vulkan_shader_integer_adm_rows,
+    plan->pipelines[ROWS] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_integer_adm_rows,
         .spirv_size = vulkan_shader_integer_adm_rows_size,
-        .buffers = sum_buffers, .bindings = 2, .sets = sets,
-        .push = VULKAN_PUSH(RowsPush, flags, top, left, right, width, height, stride, plane_words, csf, out_offset, m_sq_add, m_cub_add, m_row_add, m_sq, m_sub, m_cub, m_row_shift, d_sq_add, d_cub_add, d_row_add, d_shifts), .what = "the ADM row-sum shader",
+        .what = "the ADM row-sum shader",
+        .push = *VULKAN_PUSH(RowsPush, flags, top, left, right, width, height, stride,
+                             plane_words, csf, out_offset, m_sq_add, m_cub_add, m_row_add, m_sq,
+                             m_sub, m_cub, m_row_shift, d_sq_add, d_cub_add, d_row_add, d_shifts,
+                             base),
+        .binding_count = 2,
+        .bindings = { VULKAN_BIND_PER_SET(LEVEL0), ROW_SUMS },
+        .sets = ADM_SCALES,
     };
-    if (!err) err = vulkan_pipeline_create_ex(dev, &info, &t->sums, error, error_size);
-    if (err) {
-        adm_vulkan_close(t);
-        return err;
-    }
-    *out = t;
+    plan->pipeline_count = PIPELINES;
+    plan->rounds = ADM_SCALES + 2;
     return 0;
 }
 
-static bool scored_level(const AdmTwin *t, int l)
+static bool scored_level(const AdmState *s, int l)
 {
-    return l > 0 || !t->metric->skip_scale0;
+    return l > 0 || !s->skip_scale0;
 }
 
-static void record_dwt(const AdmTwin *t, const VulkanFrame *frame, int l, VkCommandBuffer cb)
+static void dwt_step(const VulkanPlan *plan, const VulkanPlanMemory *m, int l, VulkanStep *step)
 {
-    const AdmLevel *v = &t->level[l];
+    const AdmState *s = plan->state;
+    const AdmVulkanPlan *a = plan->own;
+    const AdmLevel *v = &a->level[l];
+    const VulkanFrame *frame = m->frame;
     DwtPush push = {
-        .bitdepth = (uint32_t)t->metric->bitdepth,
+        .bitdepth = (uint32_t)s->bitdepth,
         .scale = (uint32_t)l,
         .plane_words = v->plane_words,
         .out_stride = v->stride,
         .out_width = v->w,
         .out_height = v->h,
+        .out_base = vulkan_plan_words(m, LEVEL0 + (unsigned)l),
     };
     if (l == 0) {
         push.ref_offset = (uint32_t)frame->ref_offset[0];
         push.dis_offset = (uint32_t)frame->dist_offset[0];
         push.stride = frame->stride[0];
-        push.width = t->metric->width;
-        push.height = t->metric->height;
-        push.bytes_per_sample = t->metric->bitdepth > 8 ? 2 : 1;
+        push.width = s->width;
+        push.height = s->height;
+        push.bytes_per_sample = s->bitdepth > 8 ? 2 : 1;
     } else {
-        const AdmLevel *src = &t->level[l - 1];
-        push.ref_offset = 0;                     /* the reference's a */
-        push.dis_offset = 4 * src->plane_words;  /* the distorted's a */
+        const AdmLevel *src = &a->level[l - 1];
+        const uint32_t base = vulkan_plan_words(m, LEVEL0 + (unsigned)l - 1);
+        push.ref_offset = base;                          /* the reference's a */
+        push.dis_offset = base + 4 * src->plane_words;   /* the distorted's a */
         push.stride = src->stride;
         push.width = src->w;
         push.height = src->h;
     }
     /* Rows 0 .. h - 1 of the reference, then of the distorted picture. */
-    vulkan_dispatch_set(t->dev, cb, &t->dwt, (unsigned)l * t->dev->lanes + frame->lane, &push,
-                        ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT, 2 * (uint32_t)v->h);
+    VULKAN_STEP_SET_IN(step, DWT, (unsigned)l, ((uint32_t)v->w + DWT_SEGMENT - 1) / DWT_SEGMENT,
+                       2 * (uint32_t)v->h, push);
 }
 
-static void record_decouple(const AdmTwin *t, unsigned lane, int l, VkCommandBuffer cb)
+static void decouple_step(const VulkanPlan *plan, const VulkanPlanMemory *m, int l,
+                          VulkanStep *step)
 {
-    const AdmLevel *v = &t->level[l];
+    const AdmLevel *v = &((const AdmVulkanPlan *)plan->own)->level[l];
+    DecouplePush push = v->decouple_push;
+    push.base = vulkan_plan_words(m, LEVEL0 + (unsigned)l);
     const uint32_t columns = (uint32_t)(v->taps.right - v->taps.left);
-    vulkan_dispatch_set(t->dev, cb, &t->decouple, (unsigned)l * t->dev->lanes + lane, &v->decouple_push,
-                    (columns + DECOUPLE_GROUP - 1) / DECOUPLE_GROUP,
-                    (uint32_t)(v->taps.bottom - v->taps.top));
+    VULKAN_STEP_SET_IN(step, DECOUPLE, (unsigned)l, (columns + DECOUPLE_GROUP - 1) / DECOUPLE_GROUP,
+                       (uint32_t)(v->taps.bottom - v->taps.top), push);
 }
 
-static void record_rows(const AdmTwin *t, unsigned slot, unsigned lane, int l, VkCommandBuffer cb)
+static void rows_step(const VulkanPlan *plan, const VulkanPlanMemory *m, int l, VulkanStep *step)
 {
-    const AdmLevel *v = &t->level[l];
+    const AdmLevel *v = &((const AdmVulkanPlan *)plan->own)->level[l];
     RowsPush push = v->rows_push;
-    push.out_offset = slot * t->per_slot + v->first;
-    vulkan_dispatch_set(t->dev, cb, &t->sums, (unsigned)l * t->dev->lanes + lane, &push, v->rows, 1);
+    push.base = vulkan_plan_words(m, LEVEL0 + (unsigned)l);
+    /* in 64-bit sums: the slot's region, then the level's first row */
+    push.out_offset = (uint32_t)(m->offset[ROW_SUMS] / sizeof(uint64_t)) + v->first * ADM_LEVEL_SUMS;
+    VULKAN_STEP_SET_IN(step, ROWS, (unsigned)l, v->rows, 1, push);
 }
 
 /* Round r: the row sums of level r - 2, the decoupling of level r - 1 and
  * the DWT of level r (each reads what the round before wrote). */
-static int adm_vulkan_record_round(void *twin, unsigned round, unsigned slot,
-                                   const VulkanFrame *frame, VkCommandBuffer cb, char *error,
-                                   size_t error_size)
+static int adm_vulkan_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *m,
+                            VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
+                            size_t error_size)
 {
     (void)error;
     (void)error_size;
-    AdmTwin *t = twin;
+    const AdmState *s = plan->state;
     const int rows = (int)round - 2, decouple = (int)round - 1, dwt = (int)round;
-    if (rows >= 0 && scored_level(t, rows)) record_rows(t, slot, frame->lane, rows, cb);
-    if (decouple >= 0 && decouple < ADM_SCALES && scored_level(t, decouple))
-        record_decouple(t, frame->lane, decouple, cb);
-    if (dwt < ADM_SCALES) record_dwt(t, frame, dwt, cb);
-    return ADM_SCALES + 1 - (int)round;
+    int n = 0;
+    if (rows >= 0 && scored_level(s, rows)) rows_step(plan, m, rows, &steps[n++]);
+    if (decouple >= 0 && decouple < ADM_SCALES && scored_level(s, decouple))
+        decouple_step(plan, m, decouple, &steps[n++]);
+    if (dwt < ADM_SCALES) dwt_step(plan, m, dwt, &steps[n++]);
+    return n;
 }
 
-static int adm_vulkan_collect(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink)
+static int adm_vulkan_collect(const VulkanPlan *plan, const void *results,
+                              const MetricFrame *frame, FeatureSink *sink)
 {
-    AdmTwin *t = twin;
-    const uint64_t *p = (const uint64_t *)t->partials.mapped + (size_t)slot * t->per_slot * ADM_LEVEL_SUMS;
+    const AdmState *s = plan->state;
+    const AdmVulkanPlan *a = plan->own;
+    const uint64_t *p = results;
     uint64_t sums[ADM_SUMS] = { 0 };
     for (int l = 0; l < ADM_SCALES; l++) {
-        const AdmLevel *v = &t->level[l];
-        if (!scored_level(t, l)) continue;
+        const AdmLevel *v = &a->level[l];
+        if (!scored_level(s, l)) continue;
         uint64_t *level = sums + l * ADM_LEVEL_SUMS;
         for (unsigned r = 0; r < v->rows; r++)
             for (unsigned q = 0; q < ADM_LEVEL_SUMS; q++)
                 level[q] += p[(size_t)(v->first + r) * ADM_LEVEL_SUMS + q];
     }
     float num[ADM_SCALES], aim[ADM_SCALES], den[ADM_SCALES];
-    adm_scores(t->metric, sums, num, aim, den);
-    return adm_write_frame(t->metric, sink, frame->index, num, aim, den);
+    adm_scores(s, sums, num, aim, den);
+    return adm_write_frame(s, sink, frame->index, num, aim, den);
 }
 
 const VulkanTwin vulkan_twin_integer_adm = {
     .metric = &metric_integer_adm,
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .init = adm_vulkan_init,
-    .record_round = adm_vulkan_record_round,
-    .collect_own = adm_vulkan_collect,
-    .close = adm_vulkan_close,
+    .plan = adm_vulkan_plan,
+    .round = adm_vulkan_round,
+    .collect = adm_vulkan_collect,
 };

@@ -1,7 +1,6 @@
 /*
  * The executor of Vulkan plans (vulkan_plan.h): one life cycle for every
- * twin that describes its work as a plan, and the backend's calls, which go
- * to it or to a twin's own life cycle.
+ * twin, behind the backend's calls.
  *
  * For a run it makes the plan's buffers (constants copied once, finished
  * before the first frame; the others a region per slot, per lane or one)
@@ -74,6 +73,15 @@ static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_si
     return err;
 }
 
+/* The buffer binding b of a pipeline binds in descriptor set `set`. */
+static VkBuffer bound_buffer(const PlanRun *r, int k, unsigned set, VkBuffer ring, VkBuffer frames)
+{
+    if (k == VULKAN_BIND_RING) return ring;
+    if (k == VULKAN_BIND_FRAMES) return frames;
+    if (k <= VULKAN_BIND_PER_SET(0)) k = VULKAN_BIND_PER_SET(0) - k + (int)set;
+    return k >= 0 && (unsigned)k < r->plan.buffer_count ? r->buffers[k].buffer : VK_NULL_HANDLE;
+}
+
 static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *error,
                           size_t error_size)
 {
@@ -81,17 +89,23 @@ static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *erro
     int err = 0;
     for (unsigned i = 0; i < p->pipeline_count && !err; i++) {
         const VulkanPlanPipeline *pp = &p->pipelines[i];
-        VkBuffer buffers[VULKAN_PLAN_MAX_BINDINGS];
-        for (unsigned b = 0; b < pp->binding_count && !err; b++) {
-            const int k = pp->bindings[b];
-            buffers[b] = k == VULKAN_BIND_RING             ? ring
-                         : k == VULKAN_BIND_FRAMES         ? frames
-                         : k >= 0 && (unsigned)k < p->buffer_count ? r->buffers[k].buffer
-                                                                   : VK_NULL_HANDLE;
-            if (!buffers[b]) {
-                snprintf(error, error_size, "%s: binding %u names a buffer the plan has not",
-                         pp->what, b);
-                err = -EINVAL;
+        const unsigned sets = pp->sets ? pp->sets : 1;
+        if (pp->binding_count > VULKAN_PLAN_MAX_BINDINGS) {
+            snprintf(error, error_size, "%s: %u bindings", pp->what, pp->binding_count);
+            return -EINVAL;
+        }
+        VkBuffer *buffers = calloc((size_t)sets * (pp->binding_count ? pp->binding_count : 1),
+                                   sizeof(*buffers));
+        if (!buffers) return -ENOMEM;
+        for (unsigned set = 0; set < sets && !err; set++) {
+            for (unsigned b = 0; b < pp->binding_count && !err; b++) {
+                const VkBuffer buffer = bound_buffer(r, pp->bindings[b], set, ring, frames);
+                buffers[set * pp->binding_count + b] = buffer;
+                if (!buffer) {
+                    snprintf(error, error_size, "%s: binding %u of set %u names a buffer the "
+                             "plan has not", pp->what, b, set);
+                    err = -EINVAL;
+                }
             }
         }
         const VulkanPipelineInfo info = {
@@ -101,12 +115,13 @@ static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *erro
             .constant_count = pp->constant_count,
             .buffers = buffers,
             .bindings = pp->binding_count,
-            .sets = 1,
+            .sets = sets,
             .push = pp->push.size ? &pp->push : NULL,
             .what = pp->what,
         };
         if (!err) err = vulkan_pipeline_create_ex(r->dev, &info, &r->pipelines[i], error,
                                                   error_size);
+        free(buffers);
     }
     return err;
 }
@@ -160,14 +175,15 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
     }
     for (int i = 0; i < n; i++) {
         const VulkanStep *s = &steps[i];
-        if (s->pipeline >= p->pipeline_count) {
-            snprintf(error, error_size, "%s: a step of round %u names pipeline %u of %u",
-                     r->twin->metric->name, round, s->pipeline, p->pipeline_count);
+        if (s->pipeline >= p->pipeline_count ||
+            s->set >= QUALE_MAX(p->pipelines[s->pipeline].sets, 1u)) {
+            snprintf(error, error_size, "%s: a step of round %u names pipeline %u (set %u) of %u",
+                     r->twin->metric->name, round, s->pipeline, s->set, p->pipeline_count);
             return -EINVAL;
         }
         if (!s->groups[0] || !s->groups[1]) continue; /* nothing for this frame */
-        vulkan_dispatch(r->dev, cb, &r->pipelines[s->pipeline], s->push, s->groups[0],
-                        s->groups[1]);
+        vulkan_dispatch_set(r->dev, cb, &r->pipelines[s->pipeline], s->set, s->push,
+                            s->groups[0], s->groups[1]);
     }
     return (int)(p->rounds - 1 - QUALE_MIN(round, p->rounds - 1));
 }
@@ -178,8 +194,6 @@ int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer r
                      VkBuffer frames, const void *metric_state, const QualeVideoFormat *format,
                      unsigned slots, void **run, char *error, size_t error_size)
 {
-    if (!twin->plan)
-        return twin->init(dev, ring, frames, metric_state, format, slots, run, error, error_size);
     return plan_init(twin, dev, ring, frames, metric_state, format, slots, (PlanRun **)run,
                      error, error_size);
 }
@@ -188,14 +202,13 @@ int vulkan_twin_record_round(const VulkanTwin *twin, void *run, unsigned round, 
                              const VulkanFrame *frame, VkCommandBuffer cb, char *error,
                              size_t error_size)
 {
-    if (!twin->plan) return twin->record_round(run, round, slot, frame, cb, error, error_size);
+    (void)twin;
     return plan_record_round(run, round, slot, frame, cb, error, error_size);
 }
 
 int vulkan_twin_collect(const VulkanTwin *twin, void *run, unsigned slot,
                         const MetricFrame *frame, FeatureSink *sink)
 {
-    if (!twin->plan) return twin->collect_own(run, slot, frame, sink);
     PlanRun *r = run;
     const int k = r->plan.results;
     const unsigned char *results =
@@ -205,6 +218,6 @@ int vulkan_twin_collect(const VulkanTwin *twin, void *run, unsigned slot,
 
 void vulkan_twin_close(const VulkanTwin *twin, void *run)
 {
-    if (!twin->plan) twin->close(run);
-    else plan_close(run);
+    (void)twin;
+    plan_close(run);
 }

@@ -79,6 +79,11 @@ typedef struct VulkanPlanBuffer {
 /* What a pipeline binds besides the plan's buffers (0, 1, ...). */
 enum { VULKAN_BIND_RING = -1, VULKAN_BIND_FRAMES = -2 };
 
+/* A binding that differs between a pipeline's descriptor sets: set s binds
+ * the plan's buffer k + s (a level's planes in set `level`, where one
+ * buffer of every level would be larger than a device binds). */
+#define VULKAN_BIND_PER_SET(k) (-16 - (int)(k))
+
 typedef struct VulkanPlanPipeline {
     const unsigned char *spirv;
     size_t spirv_size;
@@ -86,6 +91,7 @@ typedef struct VulkanPlanPipeline {
     VulkanPushLayout push;         /* *VULKAN_PUSH(...); size 0: none */
     unsigned binding_count;        /* binding i is bindings[i]: a buffer or VULKAN_BIND_* */
     int bindings[VULKAN_PLAN_MAX_BINDINGS];
+    unsigned sets;                 /* descriptor sets (0: one), for VULKAN_BIND_PER_SET */
     unsigned constant_count;       /* constant_id i takes constants[i] */
     uint32_t constants[VULKAN_PLAN_MAX_CONSTANTS];
 } VulkanPlanPipeline;
@@ -117,6 +123,7 @@ typedef struct VulkanPlanMemory {
 
 typedef struct VulkanStep {
     unsigned pipeline;
+    unsigned set;       /* the pipeline's descriptor set */
     uint32_t groups[2]; /* groups[0] == 0: nothing dispatched */
     _Alignas(8) unsigned char push[VULKAN_STEP_PUSH_BYTES];
 } VulkanStep;
@@ -124,9 +131,14 @@ typedef struct VulkanStep {
 /* A step's dispatch and push constants (a struct the pipeline's
  * VULKAN_PUSH layout describes). */
 #define VULKAN_STEP_SET(step_, pipeline_, gx_, gy_, push_)                           \
+    VULKAN_STEP_SET_IN(step_, pipeline_, 0, gx_, gy_, push_)
+
+/* The same with descriptor set `set_` of the pipeline. */
+#define VULKAN_STEP_SET_IN(step_, pipeline_, set_, gx_, gy_, push_)                  \
     do {                                                                          \
         _Static_assert(sizeof(push_) <= VULKAN_STEP_PUSH_BYTES, "push constants too large"); \
         (step_)->pipeline = (pipeline_);                                          \
+        (step_)->set = (set_);                                                    \
         (step_)->groups[0] = (gx_);                                               \
         (step_)->groups[1] = (gy_);                                               \
         memcpy((step_)->push, &(push_), sizeof(push_));                           \
@@ -141,6 +153,13 @@ static inline void vulkan_plan_results(VulkanPlan *plan, unsigned index, const c
         .what = what, .bytes = bytes, .scope = VULKAN_PER_SLOT, .host_visible = true,
     };
     plan->results = (int)index;
+}
+
+/* Where a frame's region of buffer k starts, in 32-bit words (shaders
+ * index their buffers by words). */
+static inline uint32_t vulkan_plan_words(const VulkanPlanMemory *memory, unsigned k)
+{
+    return (uint32_t)(memory->offset[k] / 4);
 }
 
 /* n bytes rounded up to VULKAN_PLAN_ALIGN. */

@@ -55,27 +55,18 @@ typedef struct VulkanTwin {
     int (*collect)(const VulkanPlan *plan, const void *results, const MetricFrame *frame,
                    FeatureSink *sink);
 
-    /* Or, for work that is not yet a plan, its own life cycle.  ring and
-     * frames are the buffers shaders bind to read planes. */
-    int (*init)(const VulkanDevice *dev, VkBuffer ring, VkBuffer frames, const void *metric_state,
-                const QualeVideoFormat *format, unsigned slots, void **twin, char *error,
-                size_t error_size);
-    /* The frame's work in rounds: round r (0, 1, ..)
-     * reads only what earlier rounds (and earlier frames) wrote.  The
-     * backend records round r of every twin, then one barrier, then
-     * round r + 1, so the twins' rounds run side by side and share their
-     * barriers; before round 0 comes a barrier after the work of the
-     * lane's frame before.  Returns how many rounds remain after this one
-     * (0: done), or a negative errno. */
-    int (*record_round)(void *twin, unsigned round, unsigned slot, const VulkanFrame *frame,
-                        VkCommandBuffer cb, char *error, size_t error_size);
-    int (*collect_own)(void *twin, unsigned slot, const MetricFrame *frame, FeatureSink *sink);
-    void (*close)(void *twin);
 } VulkanTwin;
 
 extern const VulkanTwin *const vulkan_twins[];
 
-/* A twin of a run, whichever kind (vulkan_plan.c): the backend's calls. */
+/* A twin's plan run by the executor (vulkan_plan.c): the backend's calls.
+ * The frame's work is recorded in rounds: round r (0, 1, ..) reads only
+ * what earlier rounds (and earlier frames) wrote.  The backend records
+ * round r of every twin, then one barrier, then round r + 1, so the twins'
+ * rounds run side by side and share their barriers; before round 0 comes
+ * a barrier after the work of the lane's frame before.  record_round
+ * returns how many rounds remain after this one (0: done), or a negative
+ * errno. */
 int vulkan_twin_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer ring,
                      VkBuffer frames, const void *metric_state, const QualeVideoFormat *format,
                      unsigned slots, void **run, char *error, size_t error_size);
