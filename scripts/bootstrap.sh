@@ -4,6 +4,7 @@
 #
 #   scripts/bootstrap.sh            build tools (meson, ninja, a C compiler,
 #                                   glslc + the Vulkan headers for the Vulkan backend,
+#                                   hipcc for the kernels' AMD code objects,
 #                                   FFmpeg's libraries for compressed input)
 #   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg, and
 #                                   Mesa's lavapipe, a Vulkan device on the CPU)
@@ -23,6 +24,9 @@ have pkg-config || need+=(pkg-config)
 have c++ || need+=(g++)               # the public header's C++ test
 have glslc || need+=(glslc)
 [[ -f /usr/include/vulkan/vulkan.h ]] || need+=(libvulkan-dev)
+# The kernels are also built as AMD code objects (HIP: hipcc, clang with
+# the AMDGPU targets, ROCm's device libraries).
+have hipcc || need+=(hipcc libamdhip64-dev rocm-device-libs)
 # Compressed input (mp4, mkv, ...) is decoded with FFmpeg's libraries.
 for lib in libavformat libavcodec libavutil libswscale; do
     pkg-config --exists "$lib" 2>/dev/null || need+=("$lib-dev")

@@ -462,6 +462,7 @@ struct CambiStepRows {
 
 /* ---- kernels ------------------------------------------------------------- */
 #ifdef __CUDACC__
+#include "lanes.cuh"
 
 #define CAMBI_GRID blockIdx.x, blockIdx.y, gridDim.y, threadIdx.x, blockDim.x
 #define CAMBI_ELEMENT_KERNEL(name, thread)                                          \
@@ -498,7 +499,7 @@ __device__ void cambi_c_values_block(const CambiCArgs &a)
         for (int r = 0; r < 2; r++) {
             #pragma unroll
             for (int k = 0; k < CAMBI_SPAN / S; k++) {
-                const unsigned word = __ballot_sync(0xffffffffu, (starts[r] >> k) & 1);
+                const unsigned word = lanes_ballot((starts[r] >> k) & 1);
                 if (lane == 0) rows->starts[buffer][r][(k * S) / 32 + warp] = word;
             }
         }
@@ -513,10 +514,10 @@ __device__ void cambi_c_values_block(const CambiCArgs &a)
 
     /* The warp's statistics, then one atomic each to the scale's. */
     for (int offset = 16; offset > 0; offset >>= 1) {
-        nz.sum += __shfl_down_sync(0xffffffffu, nz.sum, offset);
-        nz.count += __shfl_down_sync(0xffffffffu, nz.count, offset);
-        nz.smallest = fminf(nz.smallest, __shfl_down_sync(0xffffffffu, nz.smallest, offset));
-        nz.largest = fmaxf(nz.largest, __shfl_down_sync(0xffffffffu, nz.largest, offset));
+        nz.sum += lanes_shfl_down(nz.sum, offset);
+        nz.count += lanes_shfl_down(nz.count, offset);
+        nz.smallest = fminf(nz.smallest, lanes_shfl_down(nz.smallest, offset));
+        nz.largest = fmaxf(nz.largest, lanes_shfl_down(nz.largest, offset));
     }
     if (lane == 0 && nz.count) {
         CambiScaleStats *st = a.scale[b.scale].stats;

@@ -301,6 +301,8 @@ HVS_FN void hvs_cand_at(const HvsArgs &a, unsigned g)
 }
 
 #ifdef __CUDACC__
+#include "lanes.cuh"
+
 /* ---- the kernels ------------------------------------------------------------- */
 
 extern "C" __global__ void __launch_bounds__(HVS_THREADS) hvs_terms_8(HvsArgs a)
@@ -323,14 +325,14 @@ extern "C" __global__ void __launch_bounds__(HVS_THREADS) hvs_cand(HvsArgs a)
 
 __device__ __forceinline__ double shfl_up(double v, unsigned o)
 {
-    return __shfl_up_sync(0xffffffffu, v, o);
+    return lanes_shfl_up(v, o);
 }
 
 __device__ __forceinline__ HvsPair shfl_up(HvsPair v, unsigned o)
 {
     HvsPair r;
-    r.d[0] = __shfl_up_sync(0xffffffffu, v.d[0], o);
-    r.d[1] = __shfl_up_sync(0xffffffffu, v.d[1], o);
+    r.d[0] = lanes_shfl_up(v.d[0], o);
+    r.d[1] = lanes_shfl_up(v.d[1], o);
     return r;
 }
 

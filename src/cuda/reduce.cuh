@@ -1,15 +1,17 @@
 /*
  * Block-wide sums of 64-bit integers: a warp shuffle tree, then one warp
- * over the warps' sums.  Integers, so the order cannot change the result:
+ * over the warps' sums (warps of 32 lanes on any GPU: lanes.cuh).  Integers, so the order cannot change the result:
  * each block writes one partial and the host adds them.
  */
 #ifndef QUALE_SRC_CUDA_REDUCE_CUH
 #define QUALE_SRC_CUDA_REDUCE_CUH
 
+#include "lanes.cuh"
+
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v)
 {
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    for (int offset = 16; offset > 0; offset >>= 1) v += lanes_shfl_down(v, offset);
     return v;
 }
 
