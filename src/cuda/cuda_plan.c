@@ -237,9 +237,9 @@ int cuda_plan_read_slot(const CudaPlan *plan, const void *readback, size_t offse
         snprintf(error, error_size, "a slot read from a plan that is not running");
         return -EINVAL;
     }
-    const unsigned char *at = readback;
-    const size_t slot = r->readback_stride && at >= r->readback
-                            ? (size_t)(at - r->readback) / r->readback_stride
+    const uintptr_t at = (uintptr_t)readback, first = (uintptr_t)r->readback;
+    const size_t slot = r->readback_stride && at >= first
+                            ? (size_t)(at - first) / r->readback_stride
                             : SIZE_MAX;
     if (slot >= r->slot_count || offset > r->plan.slot_bytes ||
         bytes > r->plan.slot_bytes - offset) {

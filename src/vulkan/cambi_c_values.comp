@@ -65,7 +65,7 @@ layout(std430, binding = 5) writeonly buffer Partials { uint partials[]; };
 layout(push_constant) uniform Push {
     uint picture;
     uint partial_base; // words, in Partials: where this slot's region starts
-    uint plane_base;   // words, in Planes: where this lane's region starts
+    uint plane_base;   // words, in Planes: where the frame's region starts
 } pc;
 
 // Counter r of column t: half r & 1 of bins[(r >> 1) S + t].

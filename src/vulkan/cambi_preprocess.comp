@@ -53,7 +53,7 @@ layout(push_constant) uniform Push {
     uint from_ring;
     uint picture;     // 0: distorted, 1: reference
     uint mode_filter; // write scale 0 (its mode filter), else the picture
-    uint out_plane;   // words, in Planes (this lane's region included)
+    uint out_plane;   // words, in Planes (the frame's region's base included)
 } pc;
 
 // The source samples at 10 bits, then (once the picture is made) the flat

@@ -17,7 +17,7 @@ layout(push_constant) uniform Push {
     uint scale;
     uint in_plane; // words, in Planes: what the scale is decimated from
     uint in_w;     // its row length
-    uint base;     // words, in Planes: where this lane's region starts
+    uint base;     // words, in Planes: where the frame's region starts
 } pc;
 
 // Word (x, y) of the scale before its mode filter.

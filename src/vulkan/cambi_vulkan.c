@@ -36,11 +36,11 @@
  * (count, smallest, largest, exact sum): a device that computes them
  * otherwise fails the run rather than score the other frames wrong.
  *
- * The plan's memory: per picture a buffer with a region per lane (lanes
- * run frames side by side) of the preprocessed picture (with the speed-up)
- * and the five filtered scales, one 32-bit word a sample (cambi.glsl),
- * bound by descriptor set `picture`, the shaders finding the lane's region
- * by a base in words; constant buffers for the reciprocals, the source
+ * The plan's memory: per picture and lane (lanes run frames side by side)
+ * a buffer of the preprocessed picture (with the speed-up) and the five
+ * filtered scales, one 32-bit word a sample (cambi.glsl), bound by
+ * descriptor set `picture`, the shaders taking where the frame's region
+ * starts as a base in words (0 in a lane's own buffer); constant buffers for the reciprocals, the source
  * positions of a resampled picture and the run's parameters; per slot the
  * partials, host-visible.
  *

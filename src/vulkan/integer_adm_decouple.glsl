@@ -38,7 +38,7 @@ layout(push_constant) uniform Push {
     uint gain_lo;  // adm_enhn_gain_limit, as an SDouble
     uint gain_hi;
     int gain_e;
-    uint base;     // words: where the lane's region of Bands starts
+    uint base;     // words: where the frame's region of Bands starts
 } pc;
 
 int narrow16(int v)

@@ -30,8 +30,8 @@ layout(std430, binding = 3) writeonly buffer Bands { int band_words[]; };
 
 layout(push_constant) uniform Push {
     uint ref_offset;       // level 0: bytes in the ring; else words in Source
-    uint dis_offset;       // level 0: bytes in Frames; else words in Source (the lane's
-                           // region of the level above included)
+    uint dis_offset;       // level 0: bytes in Frames; else words in Source (both with
+                           // the base of the frame's region of the level above)
     uint stride;           // bytes or words
     int width;             // of the source
     int height;
@@ -42,7 +42,7 @@ layout(push_constant) uniform Push {
     uint out_stride;       // words
     int out_width;
     int out_height;
-    uint out_base;         // words: where the lane's region of Bands starts
+    uint out_base;         // words: where the frame's region of Bands starts
 } pc;
 
 shared int lo[2 * SEGMENT + 2];

@@ -46,7 +46,7 @@ layout(push_constant) uniform Push {
     uint d_cub_add;
     uint d_row_add;
     uint d_shifts;
-    uint base;       // words: where the lane's region of Bands starts
+    uint base;       // words: where the frame's region of Bands starts
 } pc;
 
 shared uvec2 red[9][GROUP];

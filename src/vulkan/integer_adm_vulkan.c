@@ -15,15 +15,16 @@
  *   rows 3
  * (decouple 0 and rows 0 left out with adm_skip_scale0).
  *
- * The plan: each level's fifteen planes are a buffer of their own, a
- * region per lane (the lane's frames use it in turn: the backend's barrier
- * before the first round orders a frame's shaders after those of the
- * lane's frame before, on the same queue); one buffer for every level
- * would pass the largest storage buffer some devices bind at 4K (lavapipe:
- * 128 MiB).  Each pipeline has one descriptor set per level (set l binds
- * level l's planes, and the DWT level l - 1's as its source); the shaders
- * find the lane's region by a base in words.  Only the row sums, read
- * after the slot's fence, are per slot. */
+ * The plan: each level's fifteen planes are a buffer of their own, per
+ * lane (the lane's frames use it in turn: the backend's barrier before the
+ * first round orders a frame's shaders after those of the lane's frame
+ * before, on the same queue); one buffer for every level would pass the
+ * largest storage buffer some devices bind at 4K (lavapipe: 128 MiB).
+ * Each pipeline has one descriptor set per level (set l binds level l's
+ * planes, and the DWT level l - 1's as its source); the shaders take where
+ * the frame's region starts as a base in words (the plan's memory offsets:
+ * 0 in a lane's own buffer).  Only the row sums, read after the slot's
+ * fence, are per slot. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

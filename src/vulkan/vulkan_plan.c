@@ -16,13 +16,20 @@
 #include "common.h"
 #include "vulkan_twin.h"
 
+/* A per-lane buffer is a buffer per lane (each within the storage range a
+ * device binds, where one for all lanes might not be), so a pipeline that
+ * binds one has a descriptor set per lane for each of its own sets, and
+ * the lane's region starts at 0.  A per-slot buffer is one buffer of the
+ * slots' regions (what collect() reads, host-visible, stays small). */
 typedef struct PlanRun {
     const VulkanTwin *twin;
     const VulkanDevice *dev;
     VulkanPlan plan;
+    unsigned lanes;
     VulkanPipeline pipelines[VULKAN_PLAN_MAX_PIPELINES];
-    VulkanBuffer buffers[VULKAN_PLAN_MAX_BUFFERS];
-    VkDeviceSize stride[VULKAN_PLAN_MAX_BUFFERS]; /* per slot or lane; 0 per run */
+    unsigned lane_sets[VULKAN_PLAN_MAX_PIPELINES]; /* 1, or lanes where it binds per lane */
+    VulkanBuffer buffers[VULKAN_PLAN_MAX_BUFFERS][VULKAN_MAX_LANES]; /* [k][lane] per lane */
+    VkDeviceSize stride[VULKAN_PLAN_MAX_BUFFERS]; /* per slot; 0 per lane or per run */
 } PlanRun;
 
 static void plan_close(PlanRun *r)
@@ -31,7 +38,8 @@ static void plan_close(PlanRun *r)
     for (unsigned i = 0; i < r->plan.pipeline_count; i++)
         vulkan_pipeline_destroy(r->dev, &r->pipelines[i]);
     for (unsigned i = 0; i < r->plan.buffer_count; i++)
-        vulkan_buffer_destroy(r->dev, &r->buffers[i]);
+        for (unsigned l = 0; l < VULKAN_MAX_LANES; l++)
+            vulkan_buffer_destroy(r->dev, &r->buffers[i][l]);
     if (r->plan.own) (r->plan.free_own ? r->plan.free_own : free)(r->plan.own);
     free(r);
 }
@@ -39,7 +47,6 @@ static void plan_close(PlanRun *r)
 static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_size)
 {
     const VulkanPlan *p = &r->plan;
-    const unsigned lanes = r->dev->lanes ? r->dev->lanes : 1;
     int err = 0;
     for (unsigned i = 0; i < p->buffer_count && !err; i++) {
         const VulkanPlanBuffer *b = &p->buffers[i];
@@ -50,15 +57,12 @@ static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_si
             return -EINVAL;
         }
         if (b->data) {
-            err = vulkan_buffer_create_constant(r->dev, b->data, b->bytes, &r->buffers[i], what,
+            err = vulkan_buffer_create_constant(r->dev, b->data, b->bytes, &r->buffers[i][0], what,
                                                 error, error_size);
             continue;
         }
-        const unsigned copies = b->scope == VULKAN_PER_SLOT ? slots
-                                : b->scope == VULKAN_PER_LANE ? lanes
-                                                               : 1;
-        r->stride[i] = b->scope == VULKAN_PER_RUN ? 0 : vulkan_plan_align(b->bytes);
-        const VkDeviceSize bytes = b->scope == VULKAN_PER_RUN ? b->bytes : r->stride[i] * copies;
+        r->stride[i] = b->scope == VULKAN_PER_SLOT ? vulkan_plan_align(b->bytes) : 0;
+        const VkDeviceSize bytes = b->scope == VULKAN_PER_SLOT ? r->stride[i] * slots : b->bytes;
         /* A shader binds the whole buffer. */
         const uint32_t range = r->dev->properties.limits.maxStorageBufferRange;
         if (bytes > range) {
@@ -67,19 +71,21 @@ static int make_buffers(PlanRun *r, unsigned slots, char *error, size_t error_si
                      p->format.width, p->format.height, (unsigned long long)bytes, range);
             return -E2BIG;
         }
-        err = vulkan_buffer_create(r->dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                   b->host_visible, &r->buffers[i], what, error, error_size);
+        const unsigned copies = b->scope == VULKAN_PER_LANE ? r->lanes : 1;
+        for (unsigned l = 0; l < copies && !err; l++)
+            err = vulkan_buffer_create(r->dev, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                       b->host_visible, &r->buffers[i][l], what, error,
+                                       error_size);
     }
     return err;
 }
 
-/* The buffer binding b of a pipeline binds in descriptor set `set`. */
-static VkBuffer bound_buffer(const PlanRun *r, int k, unsigned set, VkBuffer ring, VkBuffer frames)
+/* The plan buffer a binding names in the pipeline's own set `set`, or -1
+ * for the ring and frames. */
+static int bound_index(int k, unsigned set)
 {
-    if (k == VULKAN_BIND_RING) return ring;
-    if (k == VULKAN_BIND_FRAMES) return frames;
-    if (k <= VULKAN_BIND_PER_SET(0)) k = VULKAN_BIND_PER_SET(0) - k + (int)set;
-    return k >= 0 && (unsigned)k < r->plan.buffer_count ? r->buffers[k].buffer : VK_NULL_HANDLE;
+    if (k == VULKAN_BIND_RING || k == VULKAN_BIND_FRAMES) return -1;
+    return k <= VULKAN_BIND_PER_SET(0) ? VULKAN_BIND_PER_SET(0) - k + (int)set : k;
 }
 
 static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *error,
@@ -94,13 +100,32 @@ static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *erro
             snprintf(error, error_size, "%s: %u bindings", pp->what, pp->binding_count);
             return -EINVAL;
         }
-        VkBuffer *buffers = calloc((size_t)sets * (pp->binding_count ? pp->binding_count : 1),
+        /* A set per lane where it binds a per-lane buffer. */
+        r->lane_sets[i] = 1;
+        for (unsigned set = 0; set < sets; set++) {
+            for (unsigned b = 0; b < pp->binding_count; b++) {
+                const int k = bound_index(pp->bindings[b], set);
+                if (k >= 0 && (unsigned)k < p->buffer_count &&
+                    p->buffers[k].scope == VULKAN_PER_LANE)
+                    r->lane_sets[i] = r->lanes;
+            }
+        }
+        const unsigned total = sets * r->lane_sets[i];
+        VkBuffer *buffers = calloc((size_t)total * (pp->binding_count ? pp->binding_count : 1),
                                    sizeof(*buffers));
         if (!buffers) return -ENOMEM;
-        for (unsigned set = 0; set < sets && !err; set++) {
+        /* Descriptor set s * lane_sets + lane: the pipeline's set s for a lane. */
+        for (unsigned d = 0; d < total && !err; d++) {
+            const unsigned set = d / r->lane_sets[i], lane = d % r->lane_sets[i];
             for (unsigned b = 0; b < pp->binding_count && !err; b++) {
-                const VkBuffer buffer = bound_buffer(r, pp->bindings[b], set, ring, frames);
-                buffers[set * pp->binding_count + b] = buffer;
+                const int k = bound_index(pp->bindings[b], set);
+                VkBuffer buffer = pp->bindings[b] == VULKAN_BIND_RING     ? ring
+                                  : pp->bindings[b] == VULKAN_BIND_FRAMES ? frames
+                                                                          : VK_NULL_HANDLE;
+                if (k >= 0 && (unsigned)k < p->buffer_count)
+                    buffer = r->buffers[k][p->buffers[k].scope == VULKAN_PER_LANE ? lane : 0]
+                                 .buffer;
+                buffers[d * pp->binding_count + b] = buffer;
                 if (!buffer) {
                     snprintf(error, error_size, "%s: binding %u of set %u names a buffer the "
                              "plan has not", pp->what, b, set);
@@ -115,7 +140,7 @@ static int make_pipelines(PlanRun *r, VkBuffer ring, VkBuffer frames, char *erro
             .constant_count = pp->constant_count,
             .buffers = buffers,
             .bindings = pp->binding_count,
-            .sets = sets,
+            .sets = total,
             .push = pp->push.size ? &pp->push : NULL,
             .what = pp->what,
         };
@@ -134,6 +159,7 @@ static int plan_init(const VulkanTwin *twin, const VulkanDevice *dev, VkBuffer r
     if (!r) return -ENOMEM;
     r->twin = twin;
     r->dev = dev;
+    r->lanes = QUALE_MAX(1u, QUALE_MIN(dev->lanes, (unsigned)VULKAN_MAX_LANES));
     r->plan.dev = dev;
     r->plan.state = state;
     r->plan.format = *format;
@@ -163,9 +189,7 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
 {
     const VulkanPlan *p = &r->plan;
     VulkanPlanMemory memory = { .slot = slot, .frame = frame };
-    for (unsigned i = 0; i < p->buffer_count; i++)
-        memory.offset[i] = r->stride[i] * (p->buffers[i].scope == VULKAN_PER_SLOT ? slot
-                                                                                    : frame->lane);
+    for (unsigned i = 0; i < p->buffer_count; i++) memory.offset[i] = r->stride[i] * slot;
     VulkanStep steps[VULKAN_PLAN_MAX_STEPS];
     const int n = r->twin->round(p, round, &memory, steps, error, error_size);
     if (n < 0) return n;
@@ -182,7 +206,9 @@ static int plan_record_round(PlanRun *r, unsigned round, unsigned slot, const Vu
             return -EINVAL;
         }
         if (!s->groups[0] || !s->groups[1]) continue; /* nothing for this frame */
-        vulkan_dispatch_set(r->dev, cb, &r->pipelines[s->pipeline], s->set, s->push,
+        const unsigned lane_sets = r->lane_sets[s->pipeline];
+        vulkan_dispatch_set(r->dev, cb, &r->pipelines[s->pipeline],
+                            s->set * lane_sets + (lane_sets > 1 ? frame->lane : 0), s->push,
                             s->groups[0], s->groups[1]);
     }
     return (int)(p->rounds - 1 - QUALE_MIN(round, p->rounds - 1));
@@ -212,7 +238,7 @@ int vulkan_twin_collect(const VulkanTwin *twin, void *run, unsigned slot,
     PlanRun *r = run;
     const int k = r->plan.results;
     const unsigned char *results =
-        k >= 0 ? (const unsigned char *)r->buffers[k].mapped + r->stride[k] * slot : NULL;
+        k >= 0 ? (const unsigned char *)r->buffers[k][0].mapped + r->stride[k] * slot : NULL;
     return twin->collect(&r->plan, results, frame, sink);
 }
 

@@ -6,8 +6,9 @@
  * A plan has
  *   - buffers: each of some bytes per slot (what a frame's steps hand each
  *     other, or read back: host-visible, what collect() reads after the
- *     slot's fence), per lane (scratch that frames of one lane reuse one
- *     after the other), or per run (device-local; constants copied once
+ *     slot's fence; one buffer of the slots' regions), per lane (scratch
+ *     that frames of one lane reuse one after the other; a buffer per lane,
+ *     bound through a descriptor set per lane), or per run (device-local; constants copied once
  *     before the first frame, or scratch every frame reuses, which keeps
  *     the run on one lane: VulkanTwin.concurrent false);
  *   - pipelines: a shader, its push-constant layout (VULKAN_PUSH), its
@@ -22,7 +23,8 @@
  * A step is one dispatch: a pipeline, its workgroups (none: nothing for this
  * frame) and its push constants.  Shaders address the buffers by offsets in
  * the push constants (a descriptor set never changes), so a step is given
- * each buffer's byte offset for the frame's slot or lane.
+ * where the frame's region of each buffer starts, in bytes: the slot's
+ * region of a per-slot buffer, 0 in a lane's own buffer or a per-run one.
  */
 #ifndef QUALE_SRC_VULKAN_VULKAN_PLAN_H
 #define QUALE_SRC_VULKAN_VULKAN_PLAN_H
