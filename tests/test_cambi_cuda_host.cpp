@@ -489,6 +489,9 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
 /* The kernels on the fake driver (tests/cuda_plan_run.h): the emulations
  * above, given what the executor launches. */
 static bool fake_backwards, fake_ok = true;
+/* c-value reads collect() made through the executor (cuda_plan_read_slot):
+ * readbacks past the one of statistics per frame */
+static unsigned executor_slot_reads;
 
 static void fake_prep_kernel(const FakeLaunch *l)
 {
@@ -643,6 +646,8 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
                                                    dists, context_sink(aux), ctx, label,
                                                    &fake_backwards);
             CHECK(same && fake_ok);
+            CHECK(fake.readbacks >= c.frames);
+            executor_slot_reads += fake.readbacks - c.frames;
             /* the c-value kernel asked for its shared memory beyond the
              * default */
             const unsigned shared =
@@ -733,6 +738,9 @@ int main(int argc, char **argv)
            pooled_from_stats, pooled_from_values, inexact_sums, masked_c_values,
            histogram_checks, idle_steps);
     CHECK(pooled_from_stats > 0 && pooled_from_values > 0 && masked_c_values > 1000);
+    printf("c-values read from the slot through the plan executor: %u times\n",
+           executor_slot_reads);
+    CHECK(executor_slot_reads > 0);
     CHECK(histogram_checks > 1000 && idle_steps > 1000);
     if (!quick) CHECK(inexact_sums > 0);
     return test_summary();
