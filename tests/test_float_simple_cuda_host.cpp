@@ -70,11 +70,6 @@ enum Distortion { D_NOISE, D_BLUR, D_RANDOM, D_SAME, D_INVERT, D_DARK, D_DISTORT
 static const char *const pattern_names[] = { "noise", "texture", "extreme", "wide", "flat" };
 static const char *const distortion_names[] = { "noise", "blur", "random", "same", "invert",
                                                 "dark" };
-static const char *chroma_name(QualeChroma c)
-{
-    return c == QUALE_CHROMA_400 ? "4:0:0" : c == QUALE_CHROMA_420 ? "4:2:0"
-           : c == QUALE_CHROMA_422 ? "4:2:2" : "4:4:4";
-}
 
 
 /* The largest sample of a pattern: the bit depth's, or 16 bits for the
@@ -367,7 +362,7 @@ static void run_case(const Case &c, unsigned index)
     const bool ansnr = c.w >= ANSNR_MIN_SIDE && c.h >= ANSNR_MIN_SIDE;
     char label[160];
     snprintf(label, sizeof(label), "case %u: %ux%u %u-bit %s, %s/%s", index, c.w, c.h,
-             c.bitdepth, chroma_name(c.chroma), pattern_names[c.pattern],
+             c.bitdepth, quale_chroma_name(c.chroma), pattern_names[c.pattern],
              distortion_names[c.distortion]);
     const unsigned failed_before = test_failed;
 

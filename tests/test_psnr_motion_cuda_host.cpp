@@ -112,11 +112,6 @@ static void register_fake_kernels()
 enum Content { C_NOISE, C_SMOOTH, C_EXTREME, C_SAME, C_CONTENTS };
 static const char *const content_names[] = { "noise", "smooth", "extreme", "same" };
 
-static const char *chroma_name(QualeChroma c)
-{
-    return c == QUALE_CHROMA_400 ? "4:0:0" : c == QUALE_CHROMA_420 ? "4:2:0"
-           : c == QUALE_CHROMA_422 ? "4:2:2" : "4:4:4";
-}
 
 /* Every plane and the padding past each row; frame f of a moving picture. */
 static void fill(QualePicture *p, Content content, unsigned f, unsigned seed)
@@ -188,7 +183,7 @@ static void run_case(const Case &c, unsigned index)
     const QualeVideoFormat format = { c.chroma, c.bitdepth, c.w, c.h };
     char label[160];
     snprintf(label, sizeof(label), "case %u: %ux%u %u-bit %s %s, %u frames", index, c.w, c.h,
-             c.bitdepth, chroma_name(c.chroma), content_names[c.content], c.frames);
+             c.bitdepth, quale_chroma_name(c.chroma), content_names[c.content], c.frames);
     std::vector<QualePicture> refs(c.frames), dists(c.frames);
     const unsigned seed = rng();
     for (unsigned f = 0; f < c.frames; f++) {

@@ -177,20 +177,12 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
     a.sums = slot + p->sums + (size_t)scale * SUMS_PER_SCALE * sizeof(uint64_t);
     a.log2_table = table;
     a.gain_limit = s->enhn_gain_limit;
-    /* The vertical statistics keep the samples' precision at scale 0
-     * (means to 16 bits, squares to 32), 16.16 after: vif_scale_stats(). */
-    if (scale == 0) {
-        const unsigned bd = s->bitdepth;
-        a.mu_round = 1u << (bd - 1);
-        a.mu_shift = bd;
-        a.sq_shift = 2 * (bd - 8);
-        a.sq_round = bd == 8 ? 0 : 1ull << (a.sq_shift - 1);
-    } else {
-        a.mu_round = 32768;
-        a.mu_shift = 16;
-        a.sq_round = 32768;
-        a.sq_shift = 16;
-    }
+    /* The vertical statistics' rounding: the C reference's. */
+    const VifShift sh = vif_shift(s->bitdepth, scale);
+    a.mu_round = sh.mu_round;
+    a.mu_shift = sh.mu_shift;
+    a.sq_round = sh.sq_round;
+    a.sq_shift = sh.sq_shift;
     /* The low-pass from the picture keeps its precision, 16 bits after:
      * vif_decimate(). */
     a.low_shift = scale == 1 ? s->bitdepth : 16;

@@ -344,12 +344,12 @@ static void vif_bands_plan(VifBands *b, unsigned rows)
     b->count = (rows + band_rows - 1) / band_rows;
 }
 
-static VifShift vif_shift(const VifState *s, unsigned scale)
+VifShift vif_shift(unsigned bitdepth, unsigned scale)
 {
     VifShift sh = { 32768, 16, 32768, 16 };
     if (scale == 0) {
         /* The samples' own precision: means to 16 bits, squares to 32. */
-        const unsigned bd = s->bitdepth;
+        const unsigned bd = bitdepth;
         sh.mu_round = 1u << (bd - 1);
         sh.mu_shift = bd;
         sh.sq_shift = 2 * (bd - 8);
@@ -363,7 +363,7 @@ static void vif_stats_row(const VifBands *b, const VifScratch *t, unsigned y, Vi
 {
     const VifState *s = b->s;
     const unsigned fw = VIF_FILTER_WIDTH(b->scale);
-    const VifShift sh = vif_shift(s, b->scale);
+    const VifShift sh = vif_shift(s->bitdepth, b->scale);
     const void *ref[VIF_MAX_TAPS], *dis[VIF_MAX_TAPS];
     vif_rows(&b->src, y, fw, ref, dis);
     s->dsp.vertical_stats[b->wide](ref, dis, fw, b->src.w, &sh, t->planes);

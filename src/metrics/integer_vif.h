@@ -209,6 +209,10 @@ typedef struct VifShift {
     unsigned sq_shift;
 } VifShift;
 
+/* That rounding: at scale 0 the samples' own precision (means to 16 bits,
+ * squares to 32), 16.16 after.  The GPU twins take it from here too. */
+VifShift vif_shift(unsigned bitdepth, unsigned scale);
+
 /* The filter of fw taps (17, 9, 5, 3), in 1/65536. */
 const uint16_t *vif_filter(unsigned fw);
 

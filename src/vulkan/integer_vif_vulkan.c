@@ -226,13 +226,16 @@ static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlan
     const VifRun *r = plan->own;
     unsigned n = 0;
     if (s > 0 || !m->skip_scale0) {
+        /* The vertical statistics' rounding: the C reference's (the
+         * squares' round is at most 2^15 at 16 bits: a word holds it). */
+        const VifShift sh = vif_shift(m->bitdepth, s);
         VifPush push = {
             .width = (int32_t)r->w[s],
             .height = (int32_t)r->h[s],
-            .mu_round = 32768,
-            .mu_shift = 16,
-            .sq_round = 32768,
-            .sq_shift = 16,
+            .mu_round = sh.mu_round,
+            .mu_shift = sh.mu_shift,
+            .sq_round = (uint32_t)sh.sq_round,
+            .sq_shift = sh.sq_shift,
             .rows_per_group = rows_per_group[s],
             .out_offset = (uint32_t)(memory->offset[PARTIALS] / (4 * sizeof(uint64_t))) +
                           r->first[s],
@@ -240,14 +243,6 @@ static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlan
             .gain_hi = r->gain_hi,
         };
         scale_source(r, memory, s, &push.ref_offset, &push.dis_offset, &push.stride);
-        if (s == 0) {
-            /* The samples' own precision: means to 16 bits, squares to 32. */
-            const unsigned bd = m->bitdepth;
-            push.mu_round = 1u << (bd - 1);
-            push.mu_shift = bd;
-            push.sq_shift = 2 * (bd - 8);
-            push.sq_round = bd == 8 ? 0 : 1u << (push.sq_shift - 1);
-        }
         VULKAN_STEP_SET(&steps[n], STATS + s, r->groups_x[s], r->groups_y[s], push);
         n++;
     }
