@@ -1212,6 +1212,12 @@ int context_import_frame(QualeContext *ctx, const GpuFrameImport *src, QualePict
     return ctx->gpu_ops->import_frame(ctx->gpu, src, dst, error, error_size);
 }
 
+void context_import_release(QualeContext *ctx, void *state)
+{
+    if (state && ctx && ctx->gpu && ctx->gpu_ops->import_release)
+        ctx->gpu_ops->import_release(ctx->gpu, state);
+}
+
 int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
                                        const QualeVideoFormat *format)
 {

@@ -51,6 +51,8 @@ int context_import_score(QualeContext *ctx, const char *key, unsigned index, dou
 int context_decode_context(QualeContext *ctx, void **native, char *error, size_t error_size);
 int context_import_frame(QualeContext *ctx, const GpuFrameImport *src, QualePicture *dst,
                          char *error, size_t error_size);
+/* Gives back what import_frame() kept for a scaled import (its *state). */
+void context_import_release(QualeContext *ctx, void *state);
 
 /* libvmaf's pooling of key over frames [first, end), skipping those that
  * subsample leaves out (collector_pool_range()); -ENOENT for an unknown key

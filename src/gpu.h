@@ -31,13 +31,23 @@ typedef struct GpuTwinRequest {
     FeatureSink *sink;
 } GpuTwinRequest;
 
+struct ScalePlan;
+
 /* A decoded semi-planar frame in device memory: the luma plane, then the
  * chroma samples in (Cb, Cr) pairs, each of `bytes` bytes with the sample
- * in its top bits (shift: how far to move it down). */
+ * in its top bits (shift: how far to move it down).
+ *
+ * With a scale plan (src/input/scale.h) the frame is resampled on its way
+ * into the picture, and its samples moved up by `deepen` bits after; the
+ * backend keeps its copy of the plan's tables in *state (NULL at the first
+ * frame), given back with import_release(). */
 typedef struct GpuFrameImport {
     const void *planes[2];
     int pitch[2]; /* bytes */
     unsigned bytes, shift;
+    const struct ScalePlan *scale;
+    unsigned deepen;
+    void **state;
 } GpuFrameImport;
 
 typedef struct GpuOps {
@@ -81,11 +91,12 @@ typedef struct GpuOps {
      * (CUDA only; NULL elsewhere).  native_context() is that context (a
      * CUcontext), which a decoder (FFmpeg's NVDEC) is given to work in.
      * import_frame() writes a semi-planar frame (NV12, P010, P016) into a
-     * device picture of the frame's size, on the context's default stream,
-     * and returns once it is written. */
+     * device picture (of the frame's size, or the plan's), on the
+     * context's default stream, and returns once it is written. */
     void *(*native_context)(const GpuBackend *gpu);
     int (*import_frame)(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
                         char *error, size_t error_size);
+    void (*import_release)(GpuBackend *gpu, void *state);
 
     /* Whether a twin exists for this metric with the options in state. */
     bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);

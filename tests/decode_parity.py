@@ -173,8 +173,9 @@ def main():
                   flush=True)
 
     # A distorted video of half the size: scaled to the reference's with
-    # swscale, giving the frames `ffmpeg -vf scale=W:H:flags=NAME` gives
-    # (the raw path on those frames is the golden here).
+    # swscale, giving the frames `ffmpeg -vf
+    # scale=W:H:flags=NAME+accurate_rnd+bitexact` gives (the raw path on
+    # those frames is the golden here).
     with tempfile.TemporaryDirectory() as tmp:
         half = os.path.join(tmp, "half.mkv")
         made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i",
@@ -184,7 +185,7 @@ def main():
         for scaler in ("bicubic", "lanczos"):
             up = os.path.join(tmp, f"up_{scaler}.yuv")
             made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", half, "-vf",
-                                   f"scale=576:324:flags={scaler}", "-f", "rawvideo",
+                                   f"scale=576:324:flags={scaler}+accurate_rnd+bitexact", "-f", "rawvideo",
                                    "-pix_fmt", "yuv420p", up], capture_output=True)
             ref = os.path.join(corpus, "dune_576x324_ref.mkv")
             want, _ = scores(args.quale, "-r", ref, "-d", up, "-w", "576", "-h", "324",
@@ -203,7 +204,8 @@ def main():
             check(out.get("input") == {
                 "reference_decoder": "h264 in matroska,webm, decoded in software (FFmpeg)",
                 "distorted_decoder": "ffv1 in matroska,webm, decoded in software (FFmpeg)",
-                "distorted_scaled": f"288x162 4:2:0 to 576x324 4:2:0, {scaler} (swscale)"},
+                "distorted_scaled": f"288x162 4:2:0 to 576x324 4:2:0, {scaler} (swscale, "
+                                    "accurate_rnd+bitexact)"},
                 f"half size, {scaler}: the output's input notes: {out.get('input')!r}")
         p = subprocess.run([args.quale, "-r", os.path.join(corpus, "dune_576x324_ref.mkv"),
                             "-d", half, "-n", "--feature", "psnr", "--frame_cnt", "2", "--xml",
@@ -211,17 +213,19 @@ def main():
         check(p.returncode == 0 and '  <input reference_decoder="h264 in matroska,webm, decoded in software (FFmpeg)" '
               'distorted_decoder="ffv1 in matroska,webm, decoded in software (FFmpeg)" '
               'distorted_scaled="288x162 4:2:0 to '
-              '576x324 4:2:0, bicubic (swscale)" />' in p.stdout, f"XML input notes: {p.stdout[:600]!r}")
+              '576x324 4:2:0, bicubic (swscale, accurate_rnd+bitexact)" />' in p.stdout, f"XML input notes: {p.stdout[:600]!r}")
 
         # Another chroma format: converted to the reference's by the same one
-        # swscale context `ffmpeg -vf scale=flags=bicubic,format=...` makes.
+        # swscale context `ffmpeg -vf
+        # scale=flags=bicubic+accurate_rnd+bitexact,format=...` makes.
         rain = next(q for q in manifest if q["name"] == "raindrops_444_x264crf30")
         d420 = os.path.join(tmp, "d420.mkv")
         up444 = os.path.join(tmp, "up444.yuv")
         made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", os.path.join(corpus, rain["dis"]),
                                "-pix_fmt", "yuv420p", "-c:v", "ffv1", d420], capture_output=True)
         made2 = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", d420, "-vf",
-                                "scale=flags=bicubic,format=yuv444p", "-f", "rawvideo", up444],
+                                "scale=flags=bicubic+accurate_rnd+bitexact,format=yuv444p", "-f",
+                                "rawvideo", up444],
                                capture_output=True)
         rain_raw = ["-w", str(rain["width"]), "-h", str(rain["height"]), "-p", "444", "-b", "8"]
         want, _ = scores(args.quale, "-r", os.path.join(args.cache, rain["ref_yuv"]), "-d", up444,

@@ -28,6 +28,7 @@
 #include "context.h"
 #include "cuda_twin.h"
 #include "gpu.h"
+#include "input/scale.h"
 
 /* The most streams one frame's twins are spread over. */
 #define CUDA_MAX_BRANCHES 16
@@ -80,7 +81,7 @@ struct GpuBackend {
     /* picture_import.cu, loaded at the first decoded frame */
     pthread_mutex_t import_lock;
     CUmodule import_module;
-    CUfunction import_luma, import_chroma;
+    CUfunction import_luma, import_chroma, scale_rows, scale_columns;
 
     /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
      * between events around the upload and each twin; the means are logged
@@ -509,6 +510,110 @@ static void *cuda_native_context(const GpuBackend *gpu)
     return gpu->dev.context;
 }
 
+/* A scaled import's tables on the device (GpuFrameImport.state): for luma
+ * and chroma, each direction's first samples and weights, and the
+ * intermediate rows of the largest plane. */
+typedef struct CudaScale {
+    CUdeviceptr first[2][2], coeff[2][2]; /* [plane kind][0: horizontal, 1: vertical] */
+    size_t first_bytes[2][2], coeff_bytes[2][2];
+    CUdeviceptr mid;
+    size_t mid_bytes;
+} CudaScale;
+
+static void cuda_import_release(GpuBackend *gpu, void *state)
+{
+    CudaScale *sc = state;
+    if (!sc) return;
+    CudaDevice *dev = &gpu->dev;
+    if (dev->api.CtxSetCurrent(dev->context) == CUDA_SUCCESS) {
+        for (unsigned k = 0; k < 2; k++)
+            for (unsigned d = 0; d < 2; d++) {
+                cuda_free(dev, sc->first[k][d], sc->first_bytes[k][d]);
+                cuda_free(dev, sc->coeff[k][d], sc->coeff_bytes[k][d]);
+            }
+        cuda_free(dev, sc->mid, sc->mid_bytes);
+    }
+    free(sc);
+}
+
+/* The plan's tables into device memory, once per reader. */
+static int scale_upload(GpuBackend *gpu, const ScalePlan *plan, CudaScale **out, char *error,
+                        size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CudaScale *sc = calloc(1, sizeof(*sc));
+    if (!sc) {
+        snprintf(error, error_size, "out of memory");
+        return -ENOMEM;
+    }
+    int err = 0;
+    for (unsigned k = 0; k < (plan->planes > 1 ? 2u : 1u) && !err; k++) {
+        const ScaleFilter *f[2] = { &plan->horizontal[k], &plan->vertical[k] };
+        for (unsigned d = 0; d < 2 && !err; d++) {
+            sc->first_bytes[k][d] = f[d]->dst_size * sizeof(*f[d]->first);
+            sc->coeff_bytes[k][d] = (size_t)f[d]->dst_size * f[d]->taps * sizeof(*f[d]->coeff);
+            err = cuda_alloc(dev, &sc->first[k][d], sc->first_bytes[k][d], "the scaler's table",
+                             error, error_size);
+            if (!err)
+                err = cuda_alloc(dev, &sc->coeff[k][d], sc->coeff_bytes[k][d],
+                                 "the scaler's weights", error, error_size);
+            if (!err && dev->api.MemcpyHtoDAsync(sc->first[k][d], f[d]->first,
+                                                 sc->first_bytes[k][d], NULL) != CUDA_SUCCESS)
+                err = -EIO;
+            if (!err && dev->api.MemcpyHtoDAsync(sc->coeff[k][d], f[d]->coeff,
+                                                 sc->coeff_bytes[k][d], NULL) != CUDA_SUCCESS)
+                err = -EIO;
+            if (err == -EIO) snprintf(error, error_size, "copying the scaler's tables failed");
+        }
+        const size_t mid = (size_t)plan->src_height[k] * plan->dst_width[k] * sizeof(int16_t);
+        if (mid > sc->mid_bytes) sc->mid_bytes = mid;
+    }
+    if (!err) err = cuda_alloc(dev, &sc->mid, sc->mid_bytes, "the scaler's rows", error, error_size);
+    if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
+        snprintf(error, error_size, "copying the scaler's tables failed");
+        err = -EIO;
+    }
+    if (err) {
+        cuda_import_release(gpu, sc);
+        return err;
+    }
+    *out = sc;
+    return 0;
+}
+
+/* Plane p of the frame (0: luma; 1, 2: Cb, Cr of the interleaved chroma)
+ * resampled into plane p of dst: rows, then columns. */
+static int scale_plane(GpuBackend *gpu, const GpuFrameImport *src, const CudaScale *sc,
+                       unsigned p, QualePicture *dst, char *error, size_t error_size)
+{
+    enum { THREADS = 128 };
+    const CudaDevice *dev = &gpu->dev;
+    const ScalePlan *plan = src->scale;
+    const unsigned k = p ? 1 : 0;
+    CUdeviceptr plane = (CUdeviceptr)(uintptr_t)src->planes[k];
+    int pitch = src->pitch[k], step = p ? 2 : 1, offset = p ? (int)p - 1 : 0;
+    int bytes = (int)src->bytes, shift = (int)src->shift;
+    int src_rows = (int)plan->src_height[k], dst_w = (int)plan->dst_width[k];
+    int dst_rows = (int)plan->dst_height[k];
+    int h_taps = (int)plan->horizontal[k].taps, v_taps = (int)plan->vertical[k].taps;
+    int depth = (int)plan->bitdepth, deepen = (int)src->deepen;
+    CUdeviceptr mid = sc->mid, out = (CUdeviceptr)(uintptr_t)dst->data[p];
+    CUdeviceptr h_first = sc->first[k][0], h_coeff = sc->coeff[k][0];
+    CUdeviceptr v_first = sc->first[k][1], v_coeff = sc->coeff[k][1];
+    int out_pitch = (int)dst->stride[p];
+    void *rows[] = { &plane, &pitch, &step,  &offset, &bytes, &shift, &src_rows,
+                     &h_first, &h_coeff, &h_taps, &mid, &dst_w, &depth };
+    int err = cuda_launch(dev, gpu->scale_rows, "scale_rows", cuda_blocks_for((size_t)dst_w, THREADS),
+                          (unsigned)src_rows, THREADS, 0, NULL, rows, error, error_size);
+    void *columns[] = { &mid, &dst_w, &dst_rows, &v_first, &v_coeff, &v_taps,
+                        &out, &out_pitch, &depth, &deepen };
+    if (!err)
+        err = cuda_launch(dev, gpu->scale_columns, "scale_columns",
+                          cuda_blocks_for((size_t)dst_w, THREADS), (unsigned)dst_rows, THREADS, 0,
+                          NULL, columns, error, error_size);
+    return err;
+}
+
 static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
                              char *error, size_t error_size)
 {
@@ -524,13 +629,34 @@ static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePi
                      cuda_error_text(&dev->api, r));
             err = -EIO;
         }
-        if (!err) err = cuda_function(dev, gpu->import_module, "import_luma", &gpu->import_luma,
-                                      error, error_size);
-        if (!err) err = cuda_function(dev, gpu->import_module, "import_chroma",
-                                      &gpu->import_chroma, error, error_size);
+        static const char *const names[] = { "import_luma", "import_chroma", "scale_rows",
+                                             "scale_columns" };
+        CUfunction *functions[] = { &gpu->import_luma, &gpu->import_chroma, &gpu->scale_rows,
+                                    &gpu->scale_columns };
+        for (unsigned i = 0; i < 4 && !err; i++)
+            err = cuda_function(dev, gpu->import_module, names[i], functions[i], error,
+                                error_size);
     }
     pthread_mutex_unlock(&gpu->import_lock);
     if (err) return err;
+
+    if (src->scale) {
+        /* the reader's own tables: uploaded at its first frame */
+        if (!src->state) {
+            snprintf(error, error_size, "a scaled import needs a place for its tables");
+            return -EINVAL;
+        }
+        if (!*src->state) {
+            CudaScale *sc = NULL;
+            if ((err = scale_upload(gpu, src->scale, &sc, error, error_size))) return err;
+            *src->state = sc;
+        }
+        for (unsigned p = 0; p < dst->plane_count && !err; p++)
+            err = scale_plane(gpu, src, *src->state, p, dst, error, error_size);
+        if (err) return err;
+        CU_TRY(dev, dev->api.StreamSynchronize(NULL), "waiting for the scaled picture import");
+        return 0;
+    }
 
     enum { THREADS = 256 };
     CUdeviceptr luma = (CUdeviceptr)(uintptr_t)src->planes[0];
@@ -874,6 +1000,7 @@ const GpuOps gpu_cuda_ops = {
     .download = cuda_download,
     .native_context = cuda_native_context,
     .import_frame = cuda_import_frame,
+    .import_release = cuda_import_release,
     .has_twin = cuda_has_twin,
     .start = cuda_start,
     .submit = cuda_submit,

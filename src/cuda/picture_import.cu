@@ -5,8 +5,15 @@
  * sample in the top bits) to the planar layout quale's pictures have,
  * samples in the low bits.  One thread per output sample (luma) or per
  * chroma pair.
+ *
+ * A frame of another size than the picture is resampled on the way
+ * (scale_rows, then scale_columns): the tables and arithmetic of
+ * src/input/scale.h, which are swscale's, so that the picture equals the
+ * one the CPU path scales with swscale.
  */
 #include <stdint.h>
+
+#include "input/scale.h"
 
 /* Luma: rows of w samples of `bytes` each, shifted right by shift. */
 extern "C" __global__ void import_luma(const uint8_t *src, int src_pitch, uint8_t *dst,
@@ -39,4 +46,51 @@ extern "C" __global__ void import_chroma(const uint8_t *src, int src_pitch, uint
         ((uint16_t *)(cb + (size_t)y * dst_pitch))[x] = (uint16_t)(s[2 * x] >> shift);
         ((uint16_t *)(cr + (size_t)y * dst_pitch))[x] = (uint16_t)(s[2 * x + 1] >> shift);
     }
+}
+
+/* One sample of a decoded plane: every step-th of `bytes` bytes from
+ * offset (chroma: Cb at 0, Cr at 1 of each pair), moved down by shift. */
+static __device__ unsigned decoded_sample(const uint8_t *row, int index, int bytes, int shift)
+{
+    if (bytes == 1) return row[index];
+    return (unsigned)(((const uint16_t *)row)[index] >> shift);
+}
+
+/* The horizontal pass: row y of the decoded plane into row y of mid
+ * (dst_w 15-bit intermediates), each output the weighted sum of taps
+ * samples from first[x]. */
+extern "C" __global__ void scale_rows(const uint8_t *src, int src_pitch, int step, int offset,
+                                      int bytes, int shift, int rows, const int32_t *first,
+                                      const int16_t *coeff, int taps, int16_t *mid, int dst_w,
+                                      int bitdepth)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= dst_w || y >= rows) return;
+    const uint8_t *row = src + (size_t)y * src_pitch;
+    const int16_t *w = coeff + (size_t)x * taps;
+    int32_t sum = 0;
+    for (int t = 0; t < taps; t++)
+        sum += (int32_t)decoded_sample(row, (first[x] + t) * step + offset, bytes, shift) * w[t];
+    mid[(size_t)y * dst_w + x] = scale_horizontal_finish(sum, (unsigned)bitdepth);
+}
+
+/* The vertical pass: output row y from taps rows of mid from first[y],
+ * moved up by `deepen` bits (a picture deeper than the video), into 8- or
+ * 16-bit samples as the picture has them. */
+extern "C" __global__ void scale_columns(const int16_t *mid, int dst_w, int rows,
+                                         const int32_t *first, const int16_t *coeff, int taps,
+                                         uint8_t *dst, int dst_pitch, int bitdepth, int deepen)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= dst_w || y >= rows) return;
+    const int16_t *w = coeff + (size_t)y * taps;
+    const int16_t *column = mid + (size_t)first[y] * dst_w + x;
+    int32_t sum = scale_vertical_start((unsigned)bitdepth);
+    for (int t = 0; t < taps; t++) sum += (int32_t)column[(size_t)t * dst_w] * w[t];
+    const unsigned v = (unsigned)scale_vertical_finish(sum, (unsigned)bitdepth) << deepen;
+    uint8_t *out = dst + (size_t)y * dst_pitch;
+    if (bitdepth + deepen > 8)
+        ((uint16_t *)out)[x] = (uint16_t)v;
+    else
+        out[x] = (uint8_t)v;
 }

@@ -27,6 +27,7 @@
 
 #include "context.h"
 #include "reader.h"
+#include "scale.h"
 
 #if QUALE_HAVE_FFMPEG
 
@@ -126,6 +127,13 @@ static void ff_load(void)
 
 #define IO_BUFFER_SIZE (1 << 16)
 
+/* quale_video_set_size()'s swscale context (scaler_open()). */
+struct Scaler {
+    struct SwsContext *sws;
+    enum AVPixelFormat pix_fmt;
+    char name[16];
+};
+
 struct Decoder {
     AVFormatContext *format;
     AVIOContext *io;
@@ -145,6 +153,11 @@ struct Decoder {
     AVBufferRef *hw_device;
     QualeContext *gpu;
     unsigned gpu_bytes, gpu_shift;
+    /* A scaled or deepened video resamples on the GPU as it is imported:
+     * the plan of the CPU's swscale arithmetic, and the backend's copy of
+     * its tables. */
+    ScalePlan *gpu_scale;
+    void *gpu_scale_state;
     /* Several decoding sessions over the file at once (parallel_start(),
      * tried at the first read). */
     struct Parallel *parallel;
@@ -260,6 +273,11 @@ void decoder_close(struct QualeVideoReader *r)
     ff.av_packet_free(&d->packet);
     ff.avcodec_free_context(&d->codec);
     ff.av_buffer_unref(&d->hw_device);
+    if (d->gpu_scale) {
+        context_import_release(d->gpu, d->gpu_scale_state);
+        scale_plan_free(d->gpu_scale);
+        free(d->gpu_scale);
+    }
     ff.avformat_close_input(&d->format);
     if (d->io) ff.av_freep(&d->io->buffer);
     ff.avio_context_free(&d->io);
@@ -368,6 +386,12 @@ static enum AVPixelFormat pick_cuda(AVCodecContext *c, const enum AVPixelFormat 
     return formats[0];
 }
 
+static void drop_plan(ScalePlan *plan)
+{
+    scale_plan_free(plan);
+    free(plan);
+}
+
 /* Says why the reader stays on the CPU: 0, the reason in r->error. */
 #define STAY_ON_CPU(...) (video_reader_fail(r, 0, __VA_ARGS__), 0)
 
@@ -381,8 +405,6 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     char why[256];
     void *cu_context = NULL;
     if (context_decode_context(ctx, &cu_context, why, sizeof(why))) return STAY_ON_CPU("%s", why);
-    if (r->scaler || r->shift)
-        return STAY_ON_CPU("its pictures are scaled or converted on the CPU");
     if (r->format.chroma != QUALE_CHROMA_420 || r->format.bitdepth > 12)
         return STAY_ON_CPU("NVDEC's frames are 4:2:0 of 8 to 12 bits here, not %s %u-bit",
                            r->format.chroma == QUALE_CHROMA_422 ? "4:2:2"
@@ -405,36 +427,64 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     }
     if (!has_nvdec) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
 
+    /* Another size or depth than the pictures': resampled as it is
+     * imported, with the tables of the CPU's swscale arithmetic (a depth
+     * alone through the identity, which is exact). */
+    ScalePlan *plan = NULL;
+    if (r->scaler || r->shift) {
+        QualeVideoFormat from = r->format, to = r->scaler ? r->scaled_format : r->format;
+        from.bitdepth = to.bitdepth = r->file_bitdepth;
+        if (!(plan = malloc(sizeof(*plan)))) return video_reader_fail(r, -ENOMEM, "out of memory");
+        char refusal[256];
+        const int made = scale_plan_make(plan, &from, &to, r->scaler ? r->scaler->name : "bicubic",
+                                         refusal, sizeof(refusal));
+        if (made) {
+            free(plan);
+            if (made == -ENOMEM) return video_reader_fail(r, made, "out of memory");
+            return STAY_ON_CPU("its pictures are converted on the CPU: %s", refusal);
+        }
+    }
+
     /* FFmpeg's CUDA device in the backend's own CUDA context.  The context
      * is the first member of hwcontext_cuda.h's AVCUDADeviceContext (a
      * CUcontext; the stream after it stays NULL, the default stream), set
      * here without that header, which needs CUDA's. */
     d->hw_device = ff.av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
-    if (!d->hw_device) return STAY_ON_CPU("this FFmpeg has no CUDA device support");
+    if (!d->hw_device) {
+        drop_plan(plan);
+        return STAY_ON_CPU("this FFmpeg has no CUDA device support");
+    }
     *(void **)((AVHWDeviceContext *)(void *)d->hw_device->data)->hwctx = cu_context;
     int err = ff.av_hwdevice_ctx_init(d->hw_device);
     char text[128];
     if (err < 0) {
         ff.av_buffer_unref(&d->hw_device);
+        drop_plan(plan);
         return STAY_ON_CPU("FFmpeg cannot use the CUDA context (%s)",
                            error_text(err, text, sizeof(text)));
     }
     AVCodecContext *c = ff.avcodec_alloc_context3(codec);
-    if (!c) return video_reader_fail(r, -ENOMEM, "out of memory");
+    if (!c) {
+        drop_plan(plan);
+        return video_reader_fail(r, -ENOMEM, "out of memory");
+    }
     ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);
     c->hw_device_ctx = ff.av_buffer_ref(d->hw_device);
     c->get_format = pick_cuda;
     if (!c->hw_device_ctx || (err = ff.avcodec_open2(c, codec, NULL)) < 0) {
         ff.avcodec_free_context(&c);
         ff.av_buffer_unref(&d->hw_device);
+        drop_plan(plan);
         return STAY_ON_CPU("FFmpeg cannot open its %s decoder with NVDEC", codec->name);
     }
     ff.avcodec_free_context(&d->codec);
     d->codec = c;
     d->gpu = ctx;
     /* NV12, or P010 / P016 with the samples in the top bits */
-    d->gpu_bytes = r->format.bitdepth > 8 ? 2 : 1;
-    d->gpu_shift = r->format.bitdepth > 8 ? 16 - r->format.bitdepth : 0;
+    d->gpu_bytes = r->file_bitdepth > 8 ? 2 : 1;
+    d->gpu_shift = r->file_bitdepth > 8 ? 16 - r->file_bitdepth : 0;
+    d->gpu_scale = plan;
+    r->decodes_on_gpu = true;
     r->error[0] = '\0';
     return 1;
 }
@@ -529,14 +579,18 @@ static int gpu_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture 
                                  "--backend cpu", (unsigned long long)r->frame);
     const int err = check_frame_size(r, f);
     if (err || !pic) return err;
-    if (pic->format.width != r->format.width || pic->format.height != r->format.height ||
-        pic->format.bitdepth != r->format.bitdepth || pic->format.chroma != r->format.chroma)
+    const QualeVideoFormat *want = r->scaler ? &r->scaled_format : &r->format;
+    if (pic->format.width != want->width || pic->format.height != want->height ||
+        pic->format.bitdepth != want->bitdepth || pic->format.chroma != want->chroma)
         return video_reader_fail(r, -EINVAL, "a picture of another format than the video's");
     const GpuFrameImport in = {
         .planes = { f->data[0], f->data[1] },
         .pitch = { f->linesize[0], f->linesize[1] },
         .bytes = d->gpu_bytes,
         .shift = d->gpu_shift,
+        .scale = d->gpu_scale,
+        .deepen = r->shift,
+        .state = &d->gpu_scale_state,
     };
     char why[512];
     const int imported = context_import_frame(d->gpu, &in, pic, why, sizeof(why));
@@ -1044,10 +1098,6 @@ static const struct {
     { "neighbor", SWS_POINT },  { "area", SWS_AREA },         { "spline", SWS_SPLINE },
 };
 
-struct Scaler {
-    struct SwsContext *sws;
-    enum AVPixelFormat pix_fmt;
-};
 
 int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
                 const QualeVideoFormat *to, const char *name)
@@ -1067,12 +1117,18 @@ int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
                                  "and 16 bits can be)", from->bitdepth);
     struct Scaler *sc = calloc(1, sizeof(*sc));
     if (!sc) return video_reader_fail(r, -ENOMEM, "out of memory");
-    /* Exactly the flags FFmpeg's scale filter passes for flags=NAME, so that
-     * the frames equal `ffmpeg -vf scale=W:H:flags=NAME[,format=F]`'s (one
-     * swscale context does both, as in FFmpeg's filter graph). */
+    /* The flags FFmpeg's scale filter passes for
+     * flags=NAME+accurate_rnd+bitexact, so that the frames equal
+     * `ffmpeg -vf scale=W:H:flags=NAME+accurate_rnd+bitexact[,format=F]`'s
+     * (one swscale context does both, as in FFmpeg's filter graph).  These
+     * two flags make swscale's result its portable C path's on every CPU:
+     * without them its x86 vertical filter rounds each tap's product down
+     * (a sample in a few comes out one lower), and the GPU's resampling
+     * (scale.h), which is that C path, could not equal it. */
     sc->sws = ff.sws_getCachedContext(NULL, (int)from->width, (int)from->height, fmt,
-                                      (int)to->width, (int)to->height, out, flags, NULL, NULL,
-                                      NULL);
+                                      (int)to->width, (int)to->height, out,
+                                      flags | SWS_ACCURATE_RND | SWS_BITEXACT, NULL, NULL, NULL);
+    snprintf(sc->name, sizeof(sc->name), "%s", name);
     sc->pix_fmt = fmt;
     if (!sc->sws) {
         free(sc);

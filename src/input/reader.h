@@ -84,6 +84,10 @@ struct QualeVideoReader {
      * then scaled to `scaled_format` (and shifted by `shift` after). */
     struct Scaler *scaler;
     QualeVideoFormat scaled_format;
+    /* Decoding on the GPU (decoder_use_gpu()): the decoder scales and
+     * deepens there too, not with the CPU's scaler and shift, and neither
+     * may change after. */
+    bool decodes_on_gpu;
     QualePicture native, scaled_tmp;
 
     /* Room for a path of PATH_MAX (4096) bytes and the reason after it. */

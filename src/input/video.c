@@ -349,6 +349,9 @@ int quale_video_convert(QualeVideoReader *reader, unsigned width, unsigned heigh
         return video_reader_fail(reader, -EBUSY, "the size is set before the first read");
     if (reader->scaler)
         return video_reader_fail(reader, -EBUSY, "the size is set once");
+    if (reader->decodes_on_gpu)
+        return video_reader_fail(reader, -EBUSY, "the size is set before decoding on the GPU "
+                                 "is chosen");
     /* Scaled at the file's depth; a deeper picture (set_bitdepth) is
      * shifted after. */
     QualeVideoFormat from = reader->format, to;
@@ -389,6 +392,9 @@ int quale_video_set_bitdepth(QualeVideoReader *reader, unsigned bitdepth)
         return video_reader_fail(reader, -EBUSY, "the bit depth is set before the first read");
     if (reader->scaler)
         return video_reader_fail(reader, -EBUSY, "the bit depth is set before the size");
+    if (reader->decodes_on_gpu)
+        return video_reader_fail(reader, -EBUSY, "the bit depth is set before decoding on the "
+                                 "GPU is chosen");
     reader->format.bitdepth = bitdepth;
     reader->shift = bitdepth - reader->file_bitdepth;
     return 0;
@@ -477,7 +483,7 @@ static int read_payload(struct QualeVideoReader *r, QualePicture *pic)
 static int next_frame(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret;
-    if (r->scaler) {
+    if (r->scaler && !r->decodes_on_gpu) {
         /* Read at the file's own size and depth (every plane: the scaler
          * makes them all), scale, then shift. */
         const unsigned shift = r->shift, mask = r->plane_mask;
