@@ -13,6 +13,7 @@ const char *quale_backend_name(enum QualeBackend backend)
     case QUALE_BACKEND_CUDA: return "cuda";
     case QUALE_BACKEND_VULKAN: return "vulkan";
     case QUALE_BACKEND_AUTO: return "auto";
+    case QUALE_BACKEND_HIP: return "hip";
     }
     return "unknown";
 }
@@ -22,6 +23,7 @@ const GpuOps *gpu_ops(enum QualeBackend kind)
     switch (kind) {
     case QUALE_BACKEND_CUDA: return &gpu_cuda_ops;
     case QUALE_BACKEND_VULKAN: return &gpu_vulkan_ops;
+    case QUALE_BACKEND_HIP: return &gpu_hip_ops;
     default: return NULL;
     }
 }
@@ -93,7 +95,8 @@ int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend reques
     case QUALE_BACKEND_CPU:
         return 0;
     case QUALE_BACKEND_CUDA:
-    case QUALE_BACKEND_VULKAN: {
+    case QUALE_BACKEND_VULKAN:
+    case QUALE_BACKEND_HIP: {
         const GpuOps *o = gpu_ops(requested);
         if (o->unavailable) {
             log_sink_print(log, QUALE_LOG_ERROR, "the %s backend is not available: %s",
@@ -116,10 +119,11 @@ int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend reques
          * CPU, with one line that says why.  A software Vulkan device
          * (lavapipe) is skipped: it computes the same numbers as the CPU
          * backend, tens of times slower. */
-        static const enum QualeBackend order[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+        static const enum QualeBackend order[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_HIP,
+                                                   QUALE_BACKEND_VULKAN };
         char reasons[1024] = "";
         size_t len = 0;
-        for (unsigned i = 0; i < 2; i++) {
+        for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
             const GpuOps *o = gpu_ops(order[i]);
             if (o->unavailable) {
                 snprintf(error, sizeof(error), "not built");

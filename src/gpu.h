@@ -115,6 +115,7 @@ typedef struct GpuOps {
 } GpuOps;
 
 extern const GpuOps gpu_cuda_ops;
+extern const GpuOps gpu_hip_ops;
 extern const GpuOps gpu_vulkan_ops;
 
 /* The table for a backend kind, NULL for the CPU. */

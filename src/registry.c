@@ -42,7 +42,8 @@ int quale_metric_info(unsigned index, QualeMetricInfo *info)
     info->keys = m->keys;
     info->option_count = options_count(m->options);
     info->backends = 1u << QUALE_BACKEND_CPU;
-    static const enum QualeBackend gpus[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+    static const enum QualeBackend gpus[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_HIP,
+                                              QUALE_BACKEND_VULKAN };
     for (unsigned g = 0; g < QUALE_ARRAY_SIZE(gpus); g++) {
         const GpuOps *ops = gpu_ops(gpus[g]);
         if (!ops->unavailable && ops->twin_built(m)) info->backends |= 1u << gpus[g];

@@ -133,8 +133,9 @@ void cli_print_usage(FILE *f)
         "Running:\n"
         "      --threads N           worker threads (default: all cores; at most\n"
         "                            twice the cores, or 8: more only take memory)\n"
-        "      --backend B           cpu, cuda, vulkan or auto (default cpu; auto:\n"
-        "                            CUDA, else a hardware Vulkan device, else cpu)\n"
+        "      --backend B           cpu, cuda, hip, vulkan or auto (default cpu;\n"
+        "                            auto: CUDA, else HIP, else a hardware Vulkan\n"
+        "                            device, else cpu)\n"
         "      --gpu_device N        GPU to use (also --vulkan_device; see\n"
         "                            --list-devices)\n"
         "      --cpumask MASK        CPU features to leave unused\n"
@@ -285,8 +286,9 @@ static int set_format_flag(CliSettings *s, enum QualeOutputFormat f, char *error
 static int parse_backend(const char *text, enum QualeBackend *out)
 {
     static const enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA,
-                                              QUALE_BACKEND_VULKAN, QUALE_BACKEND_AUTO };
-    for (unsigned i = 0; i < 4; i++) {
+                                              QUALE_BACKEND_HIP, QUALE_BACKEND_VULKAN,
+                                              QUALE_BACKEND_AUTO };
+    for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         if (!strcmp(text, quale_backend_name(all[i]))) {
             *out = all[i];
             return 0;
@@ -386,7 +388,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
         case 'q': s->quiet = true; break;
         case ARG_BACKEND:
             if (parse_backend(optarg, &s->backend))
-                return fail(error, size, "--backend takes cpu, cuda, vulkan or auto, not '%s'",
+                return fail(error, size, "--backend takes cpu, cuda, hip, vulkan or auto, not '%s'",
                             optarg);
             s->backend_given = true;
             break;

@@ -112,9 +112,9 @@ static const char *option_type_name(enum QualeOptionType t)
 static void print_backends(FILE *f, unsigned mask, bool json)
 {
     static const enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA,
-                                              QUALE_BACKEND_VULKAN };
+                                              QUALE_BACKEND_HIP, QUALE_BACKEND_VULKAN };
     bool first = true;
-    for (unsigned b = 0; b < 3; b++) {
+    for (unsigned b = 0; b < sizeof(all) / sizeof(all[0]); b++) {
         if (!(mask & (1u << all[b]))) continue;
         if (json) {
             fprintf(f, "%s", first ? "" : ", ");
@@ -238,9 +238,10 @@ static int list_models(bool json)
 static int list_devices(bool json)
 {
     FILE *f = stdout;
-    static const enum QualeBackend backends[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+    static const enum QualeBackend backends[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_HIP,
+                                                  QUALE_BACKEND_VULKAN };
     if (json) fprintf(f, "{");
-    for (unsigned b = 0; b < 2; b++) {
+    for (unsigned b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
         QualeDeviceInfo devices[16];
         unsigned count = 0;
         char error[512];

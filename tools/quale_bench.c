@@ -337,9 +337,10 @@ int main(int argc, char *argv[])
         split_list(backends_arg, backend_names, &backend_names_count);
     }
     for (unsigned i = 0; i < backend_names_count; i++) {
-        enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA, QUALE_BACKEND_VULKAN };
+        enum QualeBackend all[] = { QUALE_BACKEND_CPU, QUALE_BACKEND_CUDA, QUALE_BACKEND_HIP,
+                                    QUALE_BACKEND_VULKAN };
         bool found = false;
-        for (unsigned k = 0; k < 3; k++)
+        for (unsigned k = 0; k < sizeof(all) / sizeof(all[0]); k++)
             if (!strcmp(backend_names[i], quale_backend_name(all[k]))) {
                 b.backends[b.backend_count++] = all[k];
                 found = true;

@@ -224,9 +224,13 @@ enum QualeBackend {
     QUALE_BACKEND_CPU = 0,
     QUALE_BACKEND_CUDA,
     QUALE_BACKEND_VULKAN,
-    QUALE_BACKEND_AUTO, /* CUDA, else a hardware Vulkan device (never a
-                         * software one), else the CPU; the choice is
-                         * logged at QUALE_LOG_INFO with the device's name */
+    QUALE_BACKEND_AUTO, /* CUDA, else HIP, else a hardware Vulkan device
+                         * (never a software one), else the CPU; the
+                         * choice is logged at QUALE_LOG_INFO with the
+                         * device's name */
+    QUALE_BACKEND_HIP,  /* the CUDA backend's kernels and code over HIP's
+                         * runtime (libamdhip64: AMD GPUs; or a build on
+                         * HIP's NVIDIA platform) */
 };
 
 /* Instruction sets the CPU kernels may use.  QualeSettings.cpumask leaves

@@ -29,6 +29,8 @@
 #include "cuda_twin.h"
 #include "gpu.h"
 #include "input/scale.h"
+#include "hip_api.h"
+#include "kernel_images.h"
 
 /* The most streams one frame's twins are spread over. */
 #define CUDA_MAX_BRANCHES 16
@@ -56,6 +58,7 @@ typedef struct ActiveTwin {
 
 struct GpuBackend {
     QualeContext *ctx;
+    const struct Runtime *runtime; /* CUDA's driver or HIP's runtime */
     CudaDevice dev;
     atomic_uint refs; /* the context, and the picture pools' allocators */
     PictureAllocator host;
@@ -167,36 +170,56 @@ static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
 
 /* ---- device life cycle -------------------------------------------------- */
 
-/* The driver library is loaded once per process and kept (as the CUDA
- * runtime does): loading and unloading it with every context costs time
- * and, with some drivers, static TLS that a process runs out of.  A failure
- * is remembered and repeated. */
-static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool driver_tried;
-static int driver_status;
-static char driver_error[512];
-static CudaApi driver_api;
+/* The runtime under the backend: CUDA's driver (--backend cuda), or HIP's
+ * runtime through the same table (--backend hip, hip_api.c), with the same
+ * kernel sources built for it (hip_module_for()).  Its library is loaded
+ * once per process and kept (as the CUDA runtime does): loading and
+ * unloading it with every context costs time and, with some drivers,
+ * static TLS that a process runs out of.  A failure is remembered and
+ * repeated. */
+typedef struct Runtime {
+    const char *name; /* in messages: "CUDA", "HIP" */
+    enum QualeBackend kind;
+    int (*load)(CudaApi *api, char *error, size_t error_size);
+    pthread_mutex_t lock;
+    bool tried;
+    int status;
+    char error[512];
+    CudaApi api;
+} Runtime;
 
-static int load_driver(CudaApi *api, char *error, size_t error_size)
+static Runtime cuda_runtime = { .name = "CUDA", .kind = QUALE_BACKEND_CUDA, .load = cuda_api_load,
+                                .lock = PTHREAD_MUTEX_INITIALIZER };
+static Runtime hip_runtime = { .name = "HIP", .kind = QUALE_BACKEND_HIP, .load = hip_api_load,
+                               .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int load_driver(Runtime *rt, CudaApi *api, char *error, size_t error_size)
 {
-    pthread_mutex_lock(&driver_lock);
-    if (!driver_tried) {
-        driver_tried = true;
-        driver_status = cuda_api_load(&driver_api, driver_error, sizeof(driver_error));
-        if (!driver_status) {
-            const CUresult r = driver_api.Init(0);
+    pthread_mutex_lock(&rt->lock);
+    if (!rt->tried) {
+        rt->tried = true;
+        rt->status = rt->load(&rt->api, rt->error, sizeof(rt->error));
+        if (!rt->status) {
+            const CUresult r = rt->api.Init(0);
             if (r != CUDA_SUCCESS) {
-                snprintf(driver_error, sizeof(driver_error), "initialising the CUDA driver failed: %s",
-                         cuda_error_text(&driver_api, r));
-                driver_status = r == CUDA_ERROR_NO_DEVICE ? -ENODEV : -EIO;
+                snprintf(rt->error, sizeof(rt->error), "initialising the %s runtime failed: %s",
+                         rt->name, cuda_error_text(&rt->api, r));
+                rt->status = r == CUDA_ERROR_NO_DEVICE ? -ENODEV : -EIO;
             }
         }
     }
-    const int status = driver_status;
-    snprintf(error, error_size, "%s", driver_error);
-    *api = driver_api;
-    pthread_mutex_unlock(&driver_lock);
+    const int status = rt->status;
+    snprintf(error, error_size, "%s", rt->error);
+    *api = rt->api;
+    pthread_mutex_unlock(&rt->lock);
     return status;
+}
+
+/* A kernel module's image for the runtime: the CUDA fatbin, or the same
+ * source built for HIP (NULL where this build has none). */
+static const unsigned char *module_image(const Runtime *rt, const unsigned char *cuda_image)
+{
+    return rt == &hip_runtime ? hip_module_for(cuda_image) : cuda_image;
 }
 
 /* The name, the multiprocessors, and whether quale runs on it (compute
@@ -216,18 +239,18 @@ static int describe_device(CudaDevice *dev, char *error, size_t error_size)
     return 0;
 }
 
-static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_size)
+static int open_device(Runtime *rt, CudaDevice *dev, int ordinal, char *error, size_t error_size)
 {
-    int err = load_driver(&dev->api, error, error_size);
+    int err = load_driver(rt, &dev->api, error, error_size);
     if (err) return err;
     int count = 0;
-    CU_TRY(dev, dev->api.DeviceGetCount(&count), "counting CUDA devices");
+    CU_TRY(dev, dev->api.DeviceGetCount(&count), "counting devices");
     if (count == 0) {
-        snprintf(error, error_size, "no CUDA device is present");
+        snprintf(error, error_size, "no %s device is present", rt->name);
         return -ENODEV;
     }
     if (ordinal >= count) {
-        snprintf(error, error_size, "CUDA device %d does not exist (there %s %d)", ordinal,
+        snprintf(error, error_size, "%s device %d does not exist (there %s %d)", rt->name, ordinal,
                  count == 1 ? "is" : "are", count);
         return -ENODEV;
     }
@@ -241,7 +264,7 @@ static int open_device(CudaDevice *dev, int ordinal, char *error, size_t error_s
 /* The backend in a context of the caller's: its device is the context's. */
 static int adopt_device(CudaDevice *dev, CUcontext context, char *error, size_t error_size)
 {
-    int err = load_driver(&dev->api, error, error_size);
+    int err = load_driver(&cuda_runtime, &dev->api, error, error_size);
     if (err) return err;
     CU_TRY(dev, dev->api.CtxSetCurrent(context), "making the caller's CUDA context current");
     CU_TRY(dev, dev->api.CtxGetDevice(&dev->device), "finding the device of the caller's context");
@@ -330,29 +353,30 @@ static void backend_release(GpuBackend *gpu)
     free(gpu);
 }
 
-static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
-                             char *error, size_t error_size)
+static int list_devices(Runtime *rt, QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                        char *error, size_t error_size)
 {
     CudaApi api;
     *count = 0;
-    int err = load_driver(&api, error, error_size);
+    int err = load_driver(rt, &api, error, error_size);
     if (err) return err;
     int n = 0;
     CUresult r = api.DeviceGetCount(&n);
     if (r != CUDA_SUCCESS) {
-        snprintf(error, error_size, "counting CUDA devices failed: %s", cuda_error_text(&api, r));
+        snprintf(error, error_size, "counting %s devices failed: %s", rt->name,
+                 cuda_error_text(&api, r));
         return -EIO;
     }
     *count = (unsigned)n;
     for (int i = 0; i < n && (unsigned)i < max; i++) {
         QualeDeviceInfo *d = &devices[i];
         memset(d, 0, sizeof(*d));
-        d->backend = QUALE_BACKEND_CUDA;
+        d->backend = rt->kind;
         d->index = (unsigned)i;
         d->preferred = i == 0;
         CUdevice device;
         if (api.DeviceGet(&device, i) != CUDA_SUCCESS) {
-            snprintf(d->name, sizeof(d->name), "CUDA device %d (not answering)", i);
+            snprintf(d->name, sizeof(d->name), "%s device %d (not answering)", rt->name, i);
             d->type = QUALE_DEVICE_OTHER;
             continue;
         }
@@ -366,10 +390,22 @@ static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *c
     return 0;
 }
 
+static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                             char *error, size_t error_size)
+{
+    return list_devices(&cuda_runtime, devices, max, count, error, error_size);
+}
+
+static int hip_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                            char *error, size_t error_size)
+{
+    return list_devices(&hip_runtime, devices, max, count, error, error_size);
+}
+
 static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
 {
     memset(info, 0, sizeof(*info));
-    info->backend = QUALE_BACKEND_CUDA;
+    info->backend = gpu->runtime->kind;
     info->index = (unsigned)gpu->dev.device;
     info->type = QUALE_DEVICE_DISCRETE;
     snprintf(info->name, sizeof(info->name), "%s", gpu->dev.name);
@@ -379,6 +415,14 @@ static bool cuda_twin_built(const Metric *metric)
 {
     for (unsigned i = 0; cuda_twins[i]; i++)
         if (cuda_twins[i]->metric == metric) return true;
+    return false;
+}
+
+static bool hip_twin_built(const Metric *metric)
+{
+    for (unsigned i = 0; cuda_twins[i]; i++)
+        if (cuda_twins[i]->metric == metric && hip_module_for(cuda_twins[i]->module_image))
+            return true;
     return false;
 }
 
@@ -396,18 +440,24 @@ static void device_picture_free(void *opaque, void *memory);
 
 /* Opens the device (external: a context of the caller's; else ordinal's
  * primary context). */
-static int open_backend(QualeContext *ctx, int ordinal, CUcontext external, GpuBackend **out,
-                        char *error, size_t error_size)
+static int open_backend(QualeContext *ctx, Runtime *rt, int ordinal, CUcontext external,
+                        GpuBackend **out, char *error, size_t error_size)
 {
     *out = NULL;
+    if (!module_image(rt, cuda_module_picture_import)) {
+        snprintf(error, error_size, "this build of quale has no kernels for %s (hipcc was not "
+                 "found when it was built)", rt->name);
+        return -ENOSYS;
+    }
     GpuBackend *gpu = calloc(1, sizeof(*gpu));
     if (!gpu) return -ENOMEM;
     gpu->ctx = ctx;
+    gpu->runtime = rt;
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->pinned_lock, NULL);
     pthread_mutex_init(&gpu->import_lock, NULL);
     int err = external ? adopt_device(&gpu->dev, external, error, error_size)
-                       : open_device(&gpu->dev, ordinal, error, error_size);
+                       : open_device(rt, &gpu->dev, ordinal, error, error_size);
     if (err) {
         if (gpu->dev.context && !gpu->dev.external)
             gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
@@ -418,8 +468,8 @@ static int open_backend(QualeContext *ctx, int ordinal, CUcontext external, GpuB
     gpu->host = (PictureAllocator){ pinned_alloc, pinned_free, pinned_release, gpu, false };
     gpu->device = (PictureAllocator){ device_picture_alloc, device_picture_free, pinned_release,
                                       gpu, true };
-    context_log(ctx, QUALE_LOG_DEBUG, "CUDA device: %s, %d multiprocessors%s", gpu->dev.name,
-                gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
+    context_log(ctx, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s", rt->name,
+                gpu->dev.name, gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
     *out = gpu;
     return 0;
 }
@@ -427,13 +477,20 @@ static int open_backend(QualeContext *ctx, int ordinal, CUcontext external, GpuB
 static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
                      size_t error_size)
 {
-    return open_backend(ctx, device, NULL, out, error, error_size);
+    return open_backend(ctx, &cuda_runtime, device, NULL, out, error, error_size);
+}
+
+static int hip_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                    size_t error_size)
+{
+    return open_backend(ctx, &hip_runtime, device, NULL, out, error, error_size);
 }
 
 static int cuda_adopt(QualeContext *ctx, void *native_context, GpuBackend **out, char *error,
                       size_t error_size)
 {
-    return open_backend(ctx, -1, (CUcontext)native_context, out, error, error_size);
+    return open_backend(ctx, &cuda_runtime, -1, (CUcontext)native_context, out, error,
+                        error_size);
 }
 
 static void cuda_close(GpuBackend *gpu)
@@ -502,8 +559,6 @@ static int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture
            "copying a device picture to the host");
     return 0;
 }
-
-extern const unsigned char cuda_module_picture_import[];
 
 static void *cuda_native_context(const GpuBackend *gpu)
 {
@@ -622,7 +677,8 @@ static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePi
     pthread_mutex_lock(&gpu->import_lock);
     int err = 0;
     if (!gpu->import_module) {
-        const CUresult r = dev->api.ModuleLoadData(&gpu->import_module, cuda_module_picture_import);
+        const CUresult r = dev->api.ModuleLoadData(
+            &gpu->import_module, module_image(gpu->runtime, cuda_module_picture_import));
         if (r != CUDA_SUCCESS) {
             gpu->import_module = NULL;
             snprintf(error, error_size, "loading the picture import kernels failed: %s",
@@ -797,7 +853,8 @@ static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
         gpu->planes |= metric_planes(twin->metric, requests[i].state);
         if (twin->metric->history > gpu->history) gpu->history = twin->metric->history;
         if (twin->dist_history) gpu->dist_history = true;
-        const CUresult r = dev->api.ModuleLoadData(&a->module, twin->module_image);
+        const CUresult r = dev->api.ModuleLoadData(&a->module,
+                                                   module_image(gpu->runtime, twin->module_image));
         if (r != CUDA_SUCCESS) {
             snprintf(error, error_size, "loading the %s kernels failed: %s", twin->metric->name,
                      cuda_error_text(&dev->api, r));
@@ -1002,6 +1059,32 @@ const GpuOps gpu_cuda_ops = {
     .import_frame = cuda_import_frame,
     .import_release = cuda_import_release,
     .has_twin = cuda_has_twin,
+    .start = cuda_start,
+    .submit = cuda_submit,
+    .complete = cuda_complete,
+};
+
+static bool hip_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
+{
+    (void)gpu;
+    const CudaTwin *twin = find_twin(metric, state);
+    return twin && hip_module_for(twin->module_image);
+}
+
+/* The same backend over HIP's runtime (hip_api.c) with the kernels built
+ * for HIP.  Decoded frames (NVDEC) and the caller's own contexts are
+ * CUDA's alone. */
+const GpuOps gpu_hip_ops = {
+    .kind = QUALE_BACKEND_HIP,
+    .twin_built = hip_twin_built,
+    .list_devices = hip_list_devices,
+    .describe = cuda_describe,
+    .open = hip_open,
+    .close = cuda_close,
+    .host_allocator = cuda_host_allocator,
+    .device_allocator = cuda_device_allocator,
+    .download = cuda_download,
+    .has_twin = hip_has_twin,
     .start = cuda_start,
     .submit = cuda_submit,
     .complete = cuda_complete,
