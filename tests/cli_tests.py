@@ -802,7 +802,7 @@ def test_first_hour(t, ref, dist, ref_yuv, dist_yuv):
     p = t.run("--list-devices", "--json")
     check(p.returncode == 0, f"--list-devices --json: {p.stderr!r}")
     listing = json.loads(p.stdout) if p.returncode == 0 else {}
-    check(set(listing) == {"cuda", "vulkan"}, f"--list-devices --json backends: {sorted(listing)}")
+    check(set(listing) == {"cuda", "hip", "vulkan"}, f"--list-devices --json backends: {sorted(listing)}")
     vulkan = listing.get("vulkan", {}).get("devices", [])
     text = t.run("--list-devices")
     check(text.returncode == 0 and text.stdout.startswith("cuda:") and "\nvulkan:" in text.stdout,

@@ -2,7 +2,7 @@
  * GPU parity: every GPU twin against the CPU reference, on the same frames.
  * One program for every backend:
  *
- *   gpu_parity --backend cuda|vulkan --tolerance tests/tolerance.json
+ *   gpu_parity --backend cuda|hip|vulkan --tolerance tests/tolerance.json
  *              [--shared DIR --cache DIR] [--max-frames N] [--quick]
  *
  * It runs each metric that has a twin on the backend, on random frames of
@@ -413,7 +413,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             const char *b = argv[++i];
-            backend = !strcmp(b, "vulkan") ? QUALE_BACKEND_VULKAN : QUALE_BACKEND_CUDA;
+            backend = !strcmp(b, "vulkan") ? QUALE_BACKEND_VULKAN
+                      : !strcmp(b, "hip")  ? QUALE_BACKEND_HIP
+                                           : QUALE_BACKEND_CUDA;
         } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             tolerance = argv[++i];
         } else if (!strcmp(argv[i], "--shared") && i + 1 < argc) {
@@ -427,7 +429,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--probe")) {
             probe_only = true;
         } else {
-            fprintf(stderr, "usage: gpu_parity --backend cuda|vulkan --tolerance FILE "
+            fprintf(stderr, "usage: gpu_parity --backend cuda|hip|vulkan --tolerance FILE "
                             "[--shared DIR --cache DIR] [--max-frames N] [--quick]\n");
             return 2;
         }

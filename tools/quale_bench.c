@@ -321,7 +321,7 @@ int main(int argc, char *argv[])
         case 'C': b.cli = optarg; break;
         case 'D': b.clips = optarg; break;
         default:
-            fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,vulkan] [--resolution 1080p,4k,WxH[:bits]] "
+            fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,hip,vulkan] [--resolution 1080p,4k,WxH[:bits]] "
                             "[--frames N] [--threads N] [--repeat N] [--model SPEC | -n] "
                             "[--feature SPEC]... [--cli PATH] [--clips DIR] [--per-metric] "
                             "[--verbose]\n");

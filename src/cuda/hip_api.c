@@ -191,10 +191,16 @@ static CUresult a_DeviceGetAttribute(int *value, CUdevice_attribute attribute, C
         break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: a = hipDeviceAttributeMultiprocessorCount; break;
     case CU_DEVICE_ATTRIBUTE_INTEGRATED: a = hipDeviceAttributeIntegrated; break;
-    /* no opt-in beyond the per-block limit through HIP's module API */
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+#if QUALE_HIP_NVIDIA
+        /* HIP 5.2's NVIDIA platform maps no attribute for it: CUDA's own,
+         * which a_FuncSetAttribute() then opts in to */
+        return cuDeviceGetAttribute(value, attribute, (CUdevice)device);
+#else
+        /* AMD: no opt-in beyond the per-block limit (64 KB of LDS) */
         a = hipDeviceAttributeMaxSharedMemoryPerBlock;
         break;
+#endif
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
         a = hipDeviceAttributeMaxSharedMemoryPerMultiprocessor;
         break;
@@ -255,14 +261,20 @@ static CUresult a_ModuleGetFunction(CUfunction *function, CUmodule module, const
     return result(e);
 }
 
-/* Nothing to set: the device's shared-memory limit reported above needs
- * no opt-in, and HIP chooses its own carveout. */
+/* HIP 5.2's module API has no function attributes.  On AMD there is
+ * nothing to set: the limit reported above needs no opt-in, and HIP chooses
+ * its own carveout.  On HIP's NVIDIA platform a module function is a
+ * CUfunction, and the opt-in is the CUDA driver call HIP would make. */
 static CUresult a_FuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value)
 {
+#if QUALE_HIP_NVIDIA
+    return cuFuncSetAttribute(function, attribute, value);
+#else
     (void)function;
     (void)attribute;
     (void)value;
     return CUDA_SUCCESS;
+#endif
 }
 
 static CUresult a_MemAlloc(CUdeviceptr *pointer, size_t bytes)
