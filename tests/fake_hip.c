@@ -36,7 +36,8 @@ EXPORT FakeHipLog *fake_hip_log(void) { return &fake; }
 
 enum { OK = 0, OUT_OF_MEMORY = 2, INVALID_VALUE = 1 };
 
-EXPORT int hipInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
+/* flags 7: ROCm's answer on a machine without a GPU (hipErrorInvalidDevice) */
+EXPORT int hipInit(unsigned flags) { return flags == 7 ? 101 : flags ? INVALID_VALUE : OK; }
 EXPORT int hipDriverGetVersion(int *v) { *v = 50221153; return OK; }
 EXPORT const char *hipGetErrorString(int e)
 {

@@ -34,6 +34,9 @@ typedef struct FakeHipLog {
 static void check_table(const CudaApi *api, FakeHipLog *log)
 {
     CHECK(api->Init(0) == CUDA_SUCCESS);
+    /* no GPU at all is CUDA's "no device", whatever ROCm calls it */
+    CHECK(api->Init(7) == CUDA_ERROR_NO_DEVICE);
+    CHECK(api->Init(1) == CUDA_ERROR_INVALID_VALUE);
     int version = 0;
     CHECK(api->DriverGetVersion(&version) == CUDA_SUCCESS && version == 50221153);
     const char *text = NULL;

@@ -201,10 +201,14 @@ static int load_driver(Runtime *rt, CudaApi *api, char *error, size_t error_size
         rt->status = rt->load(&rt->api, rt->error, sizeof(rt->error));
         if (!rt->status) {
             const CUresult r = rt->api.Init(0);
-            if (r != CUDA_SUCCESS) {
+            if (r == CUDA_ERROR_NO_DEVICE) {
+                snprintf(rt->error, sizeof(rt->error), "no %s device is present (%s)", rt->name,
+                         cuda_error_text(&rt->api, r));
+                rt->status = -ENODEV;
+            } else if (r != CUDA_SUCCESS) {
                 snprintf(rt->error, sizeof(rt->error), "initialising the %s runtime failed: %s",
                          rt->name, cuda_error_text(&rt->api, r));
-                rt->status = r == CUDA_ERROR_NO_DEVICE ? -ENODEV : -EIO;
+                rt->status = -EIO;
             }
         }
     }

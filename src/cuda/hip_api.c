@@ -157,7 +157,13 @@ static CUdeviceptr to_cuda(void *p)
 /* CUDA's device pointer as HIP's (a pointer on AMD, an integer on NVIDIA). */
 #define TO_HIP(p) ((hipDeviceptr_t)(uintptr_t)(p))
 
-static CUresult a_Init(unsigned flags) { return result(hip.Init(flags)); }
+/* ROCm answers hipErrorInvalidDevice when it finds no GPU at all: that is
+ * CUDA's "no device". */
+static CUresult a_Init(unsigned flags)
+{
+    const hipError_t e = hip.Init(flags);
+    return e == hipErrorInvalidDevice ? CUDA_ERROR_NO_DEVICE : result(e);
+}
 static CUresult a_DriverGetVersion(int *version) { return result(hip.DriverGetVersion(version)); }
 
 static CUresult a_GetErrorString(CUresult error, const char **text)
