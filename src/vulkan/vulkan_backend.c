@@ -478,6 +478,20 @@ static unsigned choose_lanes(const GpuBackend *gpu, const GpuTwinRequest *reques
     return QUALE_MAX(1u, QUALE_MIN(lanes, slots));
 }
 
+/* The order twins are recorded in (VulkanTwin.first_round_cost): the
+ * costliest first round first, the others as they were asked for.  Each
+ * twin writes its own keys, so the order changes no value. */
+static void order_twins(GpuBackend *gpu)
+{
+    for (unsigned i = 1; i < gpu->twin_count; i++) {
+        const ActiveTwin moved = gpu->twins[i];
+        unsigned j = i;
+        for (; j > 0 && gpu->twins[j - 1].twin->first_round_cost < moved.twin->first_round_cost; j--)
+            gpu->twins[j] = gpu->twins[j - 1];
+        gpu->twins[j] = moved;
+    }
+}
+
 static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
                         const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
                         char *error, size_t error_size)
@@ -519,6 +533,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
         err = vulkan_twin_init(a->twin, &gpu->dev, gpu->ring.buffer, gpu->frames.buffer,
                                requests[i].state, format, slots, &a->state, error, error_size);
     }
+    if (!err) order_twins(gpu);
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     if (!err)
         context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan: %u frames in flight on %u lane%s (%u compute "

@@ -42,6 +42,13 @@ typedef struct VulkanTwin {
      * (a twin that needs shaderFloat64 checks dev->features; NULL: every
      * option, on every device). */
     bool (*supports)(const VulkanDevice *dev, const void *metric_state);
+    /* Device time of its first round, in microseconds per million luma
+     * samples, as QUALE_VULKAN_PROFILE measured it on an H200 (0: not
+     * measured).  The backend records the costliest first: its long
+     * dispatches then start before the short ones of the others fill the
+     * device around them, instead of after them (integer VIF's first round
+     * is 5x ADM's; recorded after ADM, vmaf_v0.6.1 ran 25-35% slower). */
+    unsigned first_round_cost;
     /* Its work as a plan (vulkan_plan.h), run by vulkan_plan.c: plan()
      * describes it for a run (errors name what the format or device
      * lacks), round() writes the steps of round r of a frame and returns
