@@ -11,6 +11,7 @@
 # The CUDA backend is built when nvcc is there (it is not installed here:
 # it comes with the CUDA toolkit).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 want_tests=0
 [[ ${1:-} == --test ]] && want_tests=1
@@ -40,8 +41,4 @@ fi
 
 ((${#need[@]})) || exit 0
 echo "bootstrap: installing ${need[*]}" >&2
-sudo=()
-[[ $(id -u) -eq 0 ]] || sudo=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+apt_install "${need[@]}"

@@ -25,6 +25,7 @@
 # make, pkg-config, xz-utils (the source comes through apt-get source,
 # with a private apt configuration that adds trixie's deb-src).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 nvdec=false
 if [[ ${1:-} == --nvdec ]]; then nvdec=true; shift; fi
 build=$(cd "${1:?usage: scripts/ffmpeg-client.sh [--nvdec] BUILD_DIR}" && pwd)
@@ -40,13 +41,7 @@ if $nvdec; then
     command -v clang >/dev/null || need+=(clang)
     command -v nasm >/dev/null || need+=(nasm)
 fi
-if ((${#need[@]})); then
-    sudo=()
-    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # quale, installed as a user would have it (its libvmaf.pc included).
 stage=$root/stage
@@ -59,19 +54,17 @@ export PKG_CONFIG_LIBDIR=$pcdir PKG_CONFIG_SYSROOT_DIR=$stage
 # The sources: trixie's ffmpeg and nv-codec-headers source packages,
 # through a private apt setup (the machine's own sources are left alone).
 # Only the upstream tarballs are used.
-apt=$root/apt
-opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-      -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
 fetched=false
 fetch_source() { # PACKAGE TARBALL_PREFIX
     ls "$root"/src/"$2"*.orig.tar.xz >/dev/null 2>&1 && return 0
-    mkdir -p "$apt/lists/partial" "$root/src"
-    echo "deb-src http://deb.debian.org/debian trixie main" >"$apt/sources.list"
-    $fetched || apt-get "${opts[@]}" update -qq
+    apt_private "$root/apt"
+    mkdir -p "$root/src"
+    echo "deb-src http://deb.debian.org/debian trixie main" >"$root/apt/sources.list"
+    $fetched || apt-get "${apt_opts[@]}" update -qq
     fetched=true
     # A mirror may lack the Debian packaging of the moment: the upstream
     # tarball is what counts, checked below.
-    (cd "$root/src" && apt-get "${opts[@]}" source --download-only -qq "$1" 2>/dev/null) || true
+    (cd "$root/src" && apt-get "${apt_opts[@]}" source --download-only -qq "$1" 2>/dev/null) || true
     ls "$root"/src/"$2"*.orig.tar.xz >/dev/null 2>&1 ||
         { echo "could not fetch the $1 source package from trixie" >&2; exit 1; }
 }

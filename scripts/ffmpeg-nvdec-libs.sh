@@ -16,6 +16,7 @@
 # compiler, make, pkg-config, nasm, xz-utils and NVIDIA's codec headers
 # (libffmpeg-nvenc-dev).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 out=$(mkdir -p "${1:?usage: scripts/ffmpeg-nvdec-libs.sh OUT_DIR}" && cd "$1" && pwd)
 
 need=()
@@ -25,25 +26,17 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v nasm >/dev/null || need+=(nasm)
 command -v xz >/dev/null || need+=(xz-utils)
 pkg-config --exists ffnvcodec 2>/dev/null || need+=(libffmpeg-nvenc-dev)
-if ((${#need[@]})); then
-    sudo=()
-    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 # bookworm's ffmpeg source package, through a private apt setup (the
 # machine's own sources are left alone); only the upstream tarball is used.
-apt=$out/apt
-opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-      -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
 if ! ls "$out"/src/ffmpeg_5.1*.orig.tar.xz >/dev/null 2>&1; then
-    mkdir -p "$apt/lists/partial" "$out/src"
+    apt_private "$out/apt"
+    mkdir -p "$out/src"
     printf '%s\n' "deb-src http://deb.debian.org/debian bookworm main" \
-        "deb-src http://deb.debian.org/debian-security bookworm-security main" >"$apt/sources.list"
-    apt-get "${opts[@]}" update -qq
-    (cd "$out/src" && apt-get "${opts[@]}" source --download-only -qq ffmpeg 2>/dev/null) || true
+        "deb-src http://deb.debian.org/debian-security bookworm-security main" >"$out/apt/sources.list"
+    apt-get "${apt_opts[@]}" update -qq
+    (cd "$out/src" && apt-get "${apt_opts[@]}" source --download-only -qq ffmpeg 2>/dev/null) || true
     ls "$out"/src/ffmpeg_5.1*.orig.tar.xz >/dev/null 2>&1 ||
         { echo "could not fetch bookworm's ffmpeg source package" >&2; exit 1; }
 fi

@@ -17,6 +17,7 @@
 # compiler (CUDA 11.8 refuses GCC 12).  The quale tool is
 # BUILD_DIR/build/tools/quale; the script prints that path last.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 out=$(mkdir -p "${1:?usage: scripts/hip-nvidia-build.sh BUILD_DIR}" && cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -25,24 +26,16 @@ command -v clang++-14 >/dev/null || need+=(clang-14)
 command -v meson >/dev/null || need+=(meson)
 command -v ninja >/dev/null || need+=(ninja-build)
 [[ -e /usr/include/hip/nvidia_detail/nvidia_hip_runtime_api.h ]] || need+=(libamdhip64-dev)
-if ((${#need[@]})); then
-    sudo=()
-    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install "${need[@]}"
 
 cuda=$out/cuda-11.8
 root=$cuda/root
 if [[ ! -x $root/usr/lib/nvidia-cuda-toolkit/bin/nvcc ]]; then
-    apt=$cuda/apt
-    mkdir -p "$apt/lists/partial" "$cuda/debs"
-    echo "deb http://deb.debian.org/debian bookworm main contrib non-free" >"$apt/sources.list"
-    opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-          -o "Dir::State::Lists=$apt/lists" -o Debug::NoLocking=1)
-    apt-get "${opts[@]}" update -qq
-    (cd "$cuda/debs" && apt-get "${opts[@]}" download -qq nvidia-cuda-toolkit nvidia-cuda-dev libnvvm4)
+    apt_private "$cuda/apt"
+    mkdir -p "$cuda/debs"
+    echo "deb http://deb.debian.org/debian bookworm main contrib non-free" >"$cuda/apt/sources.list"
+    apt-get "${apt_opts[@]}" update -qq
+    (cd "$cuda/debs" && apt-get "${apt_opts[@]}" download -qq nvidia-cuda-toolkit nvidia-cuda-dev libnvvm4)
     rm -rf "$root"
     for deb in "$cuda"/debs/*.deb; do dpkg -x "$deb" "$root"; done
     # nvcc's profile: the unpacked tree instead of /usr

@@ -1,0 +1,22 @@
+# Sourced by the project's scripts: Debian's packages, installed where they
+# are missing, or fetched through an apt setup of the script's own.
+
+# apt_install PACKAGE...: installs them (through sudo when not root),
+# quietly; nothing when none is named.
+apt_install() {
+    (($#)) || return 0
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# apt_private DIR: an apt setup in DIR (its sources in DIR/sources.list,
+# written by the caller; the machine's own sources and package lists are
+# left alone), for `apt-get "${apt_opts[@]}" ...`.
+apt_private() {
+    mkdir -p "$1/lists/partial"
+    apt_opts=(-o "Dir::Etc::SourceList=$1/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o "Dir::State::Lists=$1/lists" -o Debug::NoLocking=1)
+}
