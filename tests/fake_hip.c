@@ -3,35 +3,23 @@
  * test_hip_api: device memory is host memory, kernels launch nothing, and
  * every call that carries something the adapters translate (attributes,
  * flags, error codes, device pointers, launch shapes) is recorded for the
- * test to read back through fake_hip_log().  Its types are plain C: the
- * adapters must reach it through libamdhip64's ABI (pointers for device
- * memory and handles, int for devices, errors and attributes).  It has no
- * header: its functions are found by name (hence no prototypes).
+ * test to read back through fake_hip_log() (fake_hip.h).  Its types are
+ * plain C: the adapters must reach it through libamdhip64's ABI (pointers
+ * for device memory and handles, int for devices, errors and attributes).
+ * Its hip* functions are found by name, as the runtime's are (hence no
+ * prototypes).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#include "fake_hip.h"
 
-typedef struct FakeHipLog {
-    int attributes[16]; /* hipDeviceGetAttribute's attribute numbers, in order */
-    unsigned attribute_count;
-    unsigned host_flags, stream_flags, event_flags;
-    const void *images[64]; /* hipModuleLoadData's images */
-    unsigned image_count;
-    char functions[64][64];
-    unsigned function_count;
-    unsigned launches;
-    unsigned grid[3], block[3], shared;
-    void **params;
-    void *current_context;
-} FakeHipLog;
+#define EXPORT __attribute__((visibility("default")))
 
 static FakeHipLog fake;
 
-EXPORT FakeHipLog *fake_hip_log(void);
 EXPORT FakeHipLog *fake_hip_log(void) { return &fake; }
 
 enum { OK = 0, OUT_OF_MEMORY = 2, INVALID_VALUE = 1 };

@@ -13,23 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake_hip.h"
 #include "hip_api.h"
 #include "quale/quale.h"
 #include "test.h"
 
-typedef struct FakeHipLog {
-    int attributes[16];
-    unsigned attribute_count;
-    unsigned host_flags, stream_flags, event_flags;
-    const void *images[64];
-    unsigned image_count;
-    char functions[64][64];
-    unsigned function_count;
-    unsigned launches;
-    unsigned grid[3], block[3], shared;
-    void **params;
-    void *current_context;
-} FakeHipLog;
 
 static void check_table(const CudaApi *api, FakeHipLog *log)
 {
