@@ -415,19 +415,23 @@ static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
     snprintf(info->name, sizeof(info->name), "%s", gpu->dev.name);
 }
 
-static bool cuda_twin_built(const Metric *metric)
+/* Whether the build has a twin of the metric with kernels for the runtime. */
+static bool twin_built(const Runtime *rt, const Metric *metric)
 {
     for (unsigned i = 0; cuda_twins[i]; i++)
-        if (cuda_twins[i]->metric == metric) return true;
+        if (cuda_twins[i]->metric == metric && module_image(rt, cuda_twins[i]->module_image))
+            return true;
     return false;
+}
+
+static bool cuda_twin_built(const Metric *metric)
+{
+    return twin_built(&cuda_runtime, metric);
 }
 
 static bool hip_twin_built(const Metric *metric)
 {
-    for (unsigned i = 0; cuda_twins[i]; i++)
-        if (cuda_twins[i]->metric == metric && hip_module_for(cuda_twins[i]->module_image))
-            return true;
-    return false;
+    return twin_built(&hip_runtime, metric);
 }
 
 static const CudaTwin *find_twin(const Metric *metric, const void *state)
@@ -749,8 +753,8 @@ static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePi
 
 static bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
 {
-    (void)gpu;
-    return find_twin(metric, state) != NULL;
+    const CudaTwin *twin = find_twin(metric, state);
+    return twin && module_image(gpu->runtime, twin->module_image);
 }
 
 /* ---- start: twins, slots, ring ------------------------------------------ */
@@ -1068,13 +1072,6 @@ const GpuOps gpu_cuda_ops = {
     .complete = cuda_complete,
 };
 
-static bool hip_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
-{
-    (void)gpu;
-    const CudaTwin *twin = find_twin(metric, state);
-    return twin && hip_module_for(twin->module_image);
-}
-
 /* The same backend over HIP's runtime (hip_api.c) with the kernels built
  * for HIP.  Decoded frames (NVDEC) and the caller's own contexts are
  * CUDA's alone. */
@@ -1088,7 +1085,7 @@ const GpuOps gpu_hip_ops = {
     .host_allocator = cuda_host_allocator,
     .device_allocator = cuda_device_allocator,
     .download = cuda_download,
-    .has_twin = hip_has_twin,
+    .has_twin = cuda_has_twin,
     .start = cuda_start,
     .submit = cuda_submit,
     .complete = cuda_complete,
