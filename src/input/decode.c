@@ -386,12 +386,6 @@ static enum AVPixelFormat pick_cuda(AVCodecContext *c, const enum AVPixelFormat 
     return formats[0];
 }
 
-static void drop_plan(ScalePlan *plan)
-{
-    scale_plan_free(plan);
-    free(plan);
-}
-
 /* Says why the reader stays on the CPU: 0, the reason in r->error. */
 #define STAY_ON_CPU(...) (video_reader_fail(r, 0, __VA_ARGS__), 0)
 
@@ -429,12 +423,13 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
 
     /* Another size or depth than the pictures': resampled as it is
      * imported, with the tables of the CPU's swscale arithmetic (a depth
-     * alone through the identity, which is exact). */
-    ScalePlan *plan = NULL;
-    if (r->scaler || r->shift) {
+     * alone through the identity, which is exact).  The plan is the
+     * decoder's from here on (decoder_close() frees it). */
+    if ((r->scaler || r->shift) && !d->gpu_scale) {
         QualeVideoFormat from = r->format, to = r->scaler ? r->scaled_format : r->format;
         from.bitdepth = to.bitdepth = r->file_bitdepth;
-        if (!(plan = malloc(sizeof(*plan)))) return video_reader_fail(r, -ENOMEM, "out of memory");
+        ScalePlan *plan = malloc(sizeof(*plan));
+        if (!plan) return video_reader_fail(r, -ENOMEM, "out of memory");
         char refusal[256];
         const int made = scale_plan_make(plan, &from, &to, r->scaler ? r->scaler->name : "bicubic",
                                          refusal, sizeof(refusal));
@@ -443,6 +438,7 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
             if (made == -ENOMEM) return video_reader_fail(r, made, "out of memory");
             return STAY_ON_CPU("its pictures are converted on the CPU: %s", refusal);
         }
+        d->gpu_scale = plan;
     }
 
     /* FFmpeg's CUDA device in the backend's own CUDA context.  The context
@@ -450,31 +446,23 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
      * CUcontext; the stream after it stays NULL, the default stream), set
      * here without that header, which needs CUDA's. */
     d->hw_device = ff.av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
-    if (!d->hw_device) {
-        drop_plan(plan);
-        return STAY_ON_CPU("this FFmpeg has no CUDA device support");
-    }
+    if (!d->hw_device) return STAY_ON_CPU("this FFmpeg has no CUDA device support");
     *(void **)((AVHWDeviceContext *)(void *)d->hw_device->data)->hwctx = cu_context;
     int err = ff.av_hwdevice_ctx_init(d->hw_device);
     char text[128];
     if (err < 0) {
         ff.av_buffer_unref(&d->hw_device);
-        drop_plan(plan);
         return STAY_ON_CPU("FFmpeg cannot use the CUDA context (%s)",
                            error_text(err, text, sizeof(text)));
     }
     AVCodecContext *c = ff.avcodec_alloc_context3(codec);
-    if (!c) {
-        drop_plan(plan);
-        return video_reader_fail(r, -ENOMEM, "out of memory");
-    }
+    if (!c) return video_reader_fail(r, -ENOMEM, "out of memory");
     ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);
     c->hw_device_ctx = ff.av_buffer_ref(d->hw_device);
     c->get_format = pick_cuda;
     if (!c->hw_device_ctx || (err = ff.avcodec_open2(c, codec, NULL)) < 0) {
         ff.avcodec_free_context(&c);
         ff.av_buffer_unref(&d->hw_device);
-        drop_plan(plan);
         return STAY_ON_CPU("FFmpeg cannot open its %s decoder with NVDEC", codec->name);
     }
     ff.avcodec_free_context(&d->codec);
@@ -483,7 +471,6 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     /* NV12, or P010 / P016 with the samples in the top bits */
     d->gpu_bytes = r->file_bitdepth > 8 ? 2 : 1;
     d->gpu_shift = r->file_bitdepth > 8 ? 16 - r->file_bitdepth : 0;
-    d->gpu_scale = plan;
     r->decodes_on_gpu = true;
     r->error[0] = '\0';
     return 1;
