@@ -138,9 +138,9 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
                        const int method_index, int src_pos, int dst_pos)
 {
     const enum Method method = methods[method_index].method;
-    const int64_t fone = 1LL << (54 - (log2_int((unsigned)(src_size / dst_size)) < 8
-                                           ? log2_int((unsigned)(src_size / dst_size))
-                                           : 8));
+    /* the weights' unit: 2^54, less the downscale's octaves (up to 8) */
+    const int octaves = log2_int((unsigned)(src_size / dst_size));
+    const int64_t fone = 1LL << (54 - (octaves < 8 ? octaves : 8));
     int64_t *filter = NULL, *trimmed = NULL;
     int32_t *first = calloc((size_t)dst_size, sizeof(*first));
     int size;
