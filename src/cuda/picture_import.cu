@@ -48,8 +48,8 @@ extern "C" __global__ void import_chroma(const uint8_t *src, int src_pitch, uint
     }
 }
 
-/* One sample of a decoded plane: every step-th of `bytes` bytes from
- * offset (chroma: Cb at 0, Cr at 1 of each pair), moved down by shift. */
+/* Sample `index` of a decoded row of `bytes`-byte samples, moved down by
+ * shift (the caller indexes chroma pairs: 2 x + 0 for Cb, 2 x + 1 for Cr). */
 static __device__ unsigned decoded_sample(const uint8_t *row, int index, int bytes, int shift)
 {
     if (bytes == 1) return row[index];
