@@ -683,6 +683,7 @@ static int run(const CliSettings *s)
     /* the decoders' notes say "in software" until a video goes to the GPU */
     unsigned decoder_note[2] = { 0, 0 };
     int scaled_note = -1; /* the distorted video's conversion, if any */
+    size_t scaled_where = 0; /* where its text says where it is scaled */
     for (int i = 0; i < 2; i++)
         if (quale_video_codec(inputs[i].lanes[0])) {
             decoder_note[i] = notes.count;
@@ -747,11 +748,15 @@ static int run(const CliSettings *s)
             "swscale with accurate_rnd+bitexact)", shown(s->distorted), dist_format.width,
             dist_format.height, quale_chroma_name(dist_format.chroma), ref_format.width,
             ref_format.height, quale_chroma_name(ref_format.chroma), scaler);
+        /* where it is scaled ends the note: the GPU's decoder may take it
+         * over below */
         scaled_note = notes.count;
-        note_add(&notes, "distorted_scaled", "%ux%u %s to %ux%u %s, %s (swscale, "
-                 "accurate_rnd+bitexact)", dist_format.width, dist_format.height,
-                 quale_chroma_name(dist_format.chroma), ref_format.width, ref_format.height,
-                 quale_chroma_name(ref_format.chroma), scaler);
+        note_add(&notes, "distorted_scaled", "%ux%u %s to %ux%u %s, %s", dist_format.width,
+                 dist_format.height, quale_chroma_name(dist_format.chroma), ref_format.width,
+                 ref_format.height, quale_chroma_name(ref_format.chroma), scaler);
+        scaled_where = strlen(notes.text[scaled_note]);
+        snprintf(notes.text[scaled_note] + scaled_where, sizeof(notes.text[0]) - scaled_where,
+                 " (swscale, accurate_rnd+bitexact)");
         quale_video_get_format(inputs[1].lanes[0], &dist_format);
     }
     if (!check_formats(s, &ref_format, &dist_format)) goto out;
@@ -823,10 +828,8 @@ static int run(const CliSettings *s)
                      "%s, decoded on the GPU (NVDEC)", quale_video_codec(inputs[i].lanes[0]));
         /* the decoder scales there too, with swscale's arithmetic */
         if (on_gpu && i == 1 && scaled_note >= 0) {
-            char *text = notes.text[scaled_note];
-            char *at = strstr(text, " (swscale, accurate_rnd+bitexact)");
-            if (at) snprintf(at, sizeof(notes.text[0]) - (size_t)(at - text),
-                             " (swscale's accurate_rnd+bitexact arithmetic, on the GPU)");
+            snprintf(notes.text[scaled_note] + scaled_where, sizeof(notes.text[0]) - scaled_where,
+                     " (swscale's accurate_rnd+bitexact arithmetic, on the GPU)");
             say("note", "%s is scaled on the GPU as it is decoded, as swscale scales it",
                 shown(inputs[i].path));
         }
