@@ -583,6 +583,23 @@ int quale_model_info(const QualeContext *ctx, unsigned index, QualeModelInfo *in
     return 0;
 }
 
+int quale_segment_margins(const QualeContext *ctx, unsigned *before, unsigned *after)
+{
+    if (!ctx || !before || !after) return -EINVAL;
+    unsigned history = 0;
+    for (unsigned i = 0; i < ctx->instance_count; i++)
+        history = QUALE_MAX(history, ctx->instances[i]->metric->history);
+    /* A metric reads `history` frames back; its flush then reads its own
+     * values of up to `history` frames back too (integer motion's moving
+     * average of motion2, which the five-frame window takes from frame
+     * i - 1, whose score read frame i - 3): twice the history makes every
+     * frame of the part what it is in the whole run.  The metrics with a
+     * history look one frame ahead (motion2 of i is min(i, i + 1)). */
+    *before = 2 * history;
+    *after = history ? 1 : 0;
+    return 0;
+}
+
 const MetricInstance *context_instance(const QualeContext *ctx, unsigned i)
 {
     return i < ctx->instance_count ? ctx->instances[i] : NULL;

@@ -8,24 +8,50 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "collector.h"
+#include "common.h"
 #include "context.h"
+#include "output.h"
 #include "quale/quale.h"
 
 typedef struct Writer {
-    const QualeContext *ctx;
+    const OutputSource *src;
     const Collector *collector;
     FILE *f;
     int precision;
-    unsigned frame_count;
     unsigned subsample;
+    unsigned first, end;  /* the frames written and pooled */
+    unsigned offset;      /* added to the frame numbers written */
     const QualeOutputNote *notes; /* how the inputs were read */
     unsigned note_count;
+    const QualeSegment *segment;
+    char *error;          /* where a failure's reason goes without a context */
+    size_t error_size;
 } Writer;
+
+static void writer_error(const Writer *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A context's writers log through it; results read back have no context:
+ * their reason goes to the caller's buffer. */
+static void writer_error(const Writer *w, const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    if (w->src->ctx) context_log(w->src->ctx, QUALE_LOG_ERROR, "%s", text);
+    else if (w->error && w->error_size) snprintf(w->error, w->error_size, "%s", text);
+}
 
 static const char *const pool_names[] = {
     [QUALE_POOL_MIN] = "min",
@@ -68,12 +94,16 @@ static const char *format_number(const Writer *w, double x, char *buf, size_t si
 /* JSON has no NaN or infinity: libvmaf writes null. */
 static const char *json_number(const Writer *w, double x, char *buf, size_t size)
 {
+    /* A part keeps them apart, as strings, for the merged file's other
+     * layouts. */
+    if (!isfinite(x) && w->segment) return isnan(x) ? "\"nan\"" : x > 0 ? "\"inf\"" : "\"-inf\"";
     if (!isfinite(x)) return "null";
     return format_number(w, x, buf, size);
 }
 
 static bool frame_listed(const Writer *w, unsigned i)
 {
+    if (i < w->first || i >= w->end) return false;
     if (w->subsample > 1 && i % w->subsample) return false;
     return collector_frame_has_values(w->collector, i);
 }
@@ -92,6 +122,13 @@ static unsigned key_id(const Writer *w, unsigned k)
 static const char *key_name(const Writer *w, unsigned k)
 {
     return collector_key_name(w->collector, key_id(w, k));
+}
+
+/* libvmaf's pooling over the frames written. */
+static int pool(const Writer *w, unsigned k, enum QualePool method, double *value)
+{
+    return collector_pool_range(w->collector, key_id(w, k), method, w->first, w->end,
+                                w->subsample, value);
 }
 
 /* ---- key names in each layout -------------------------------------------- */
@@ -202,9 +239,8 @@ static int check_keys(const Writer *w, enum QualeOutputFormat format)
                           : format == QUALE_OUTPUT_JSON ? "it is not UTF-8"
                                                         : "it holds '|', '{', '}' or a control "
                                                           "character";
-        context_log(w->ctx, QUALE_LOG_ERROR, "the key '%s' cannot be written in the %s layout "
-                    "(%s); write %s", key, layout[format], why,
-                    format == QUALE_OUTPUT_JSON ? "CSV" : "JSON or CSV");
+        writer_error(w, "the key '%s' cannot be written in the %s layout (%s); write %s", key,
+                     layout[format], why, format == QUALE_OUTPUT_JSON ? "CSV" : "JSON or CSV");
         return -EINVAL;
     }
     return 0;
@@ -234,6 +270,16 @@ static void write_json(const Writer *w, double fps)
     fprintf(f, "  \"version\": \"%s\",\n", quale_version());
     if (isfinite(fps)) fprintf(f, "  \"fps\": %.2f,\n", fps);
     else fprintf(f, "  \"fps\": null,\n");
+    if (w->segment) {
+        const QualeSegment *g = w->segment;
+        fprintf(f, "  \"segment\": {\"part\": %u, \"parts\": %u, \"first\": %u, \"end\": %u, "
+                "\"range_first\": %u, \"subsample\": %u, \"width\": %u, \"height\": %u, "
+                "\"precision\": %d, \"run\": ", g->part, g->parts, g->first, g->end,
+                g->range_first, w->subsample, w->src->width, w->src->height,
+                g->precision < 0 ? -1 : g->precision);
+        put_json_string(f, g->run ? g->run : "");
+        fprintf(f, "},\n");
+    }
     if (w->note_count) {
         fprintf(f, "  \"input\": {");
         for (unsigned i = 0; i < w->note_count; i++) {
@@ -247,12 +293,12 @@ static void write_json(const Writer *w, double fps)
 
     fprintf(f, "  \"frames\": [");
     bool first_frame = true;
-    const unsigned span = collector_frame_span(w->collector);
-    for (unsigned i = 0; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
+    for (unsigned i = w->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
         fprintf(f, "%s    {\n", first_frame ? "\n" : ",\n");
         first_frame = false;
-        fprintf(f, "      \"frameNum\": %u,\n", i);
+        fprintf(f, "      \"frameNum\": %u,\n", i + w->offset);
         fprintf(f, "      \"metrics\": {\n");
         bool first_key = true;
         for (unsigned k = 0; k < key_count(w); k++) {
@@ -275,9 +321,7 @@ static void write_json(const Writer *w, double fps)
         bool first = true;
         for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
             double v;
-            if (collector_pool(w->collector, key_id(w, k), (enum QualePool)m, w->frame_count,
-                               w->subsample, &v))
-                continue;
+            if (pool(w, k, (enum QualePool)m, &v)) continue;
             fprintf(f, "%s      \"%s\": %s", first ? "\n" : ",\n", pool_names[m],
                     json_number(w, v, num, sizeof(num)));
             first = false;
@@ -303,10 +347,9 @@ static void write_xml(const Writer *w, double fps)
 {
     FILE *f = w->f;
     char num[64];
-    const QualeVideoFormat *fmt = context_format(w->ctx);
     fprintf(f, "<VMAF version=\"%s\">\n", quale_version());
-    fprintf(f, "  <params qualityWidth=\"%u\" qualityHeight=\"%u\" />\n",
-            fmt ? fmt->width : 0, fmt ? fmt->height : 0);
+    fprintf(f, "  <params qualityWidth=\"%u\" qualityHeight=\"%u\" />\n", w->src->width,
+            w->src->height);
     fprintf(f, "  <fyi fps=\"%.2f\" />\n", fps);
     if (w->note_count) {
         fprintf(f, "  <input");
@@ -317,10 +360,10 @@ static void write_xml(const Writer *w, double fps)
         fprintf(f, " />\n");
     }
     fprintf(f, "  <frames>\n");
-    const unsigned span = collector_frame_span(w->collector);
-    for (unsigned i = 0; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
+    for (unsigned i = w->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "    <frame frameNum=\"%u\" ", i);
+        fprintf(f, "    <frame frameNum=\"%u\" ", i + w->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
@@ -334,9 +377,7 @@ static void write_xml(const Writer *w, double fps)
         fprintf(f, "    <metric name=\"%s\" ", key_name(w, k));
         for (int m = QUALE_POOL_MIN; m <= QUALE_POOL_HARMONIC_MEAN; m++) {
             double v;
-            if (collector_pool(w->collector, key_id(w, k), (enum QualePool)m, w->frame_count,
-                               w->subsample, &v))
-                continue;
+            if (pool(w, k, (enum QualePool)m, &v)) continue;
             fprintf(f, "%s=\"%s\" ", pool_names[m], format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "/>\n");
@@ -364,10 +405,10 @@ static void write_csv(const Writer *w)
         fputc(',', f);
     }
     fprintf(f, "\n");
-    const unsigned span = collector_frame_span(w->collector);
-    for (unsigned i = 0; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
+    for (unsigned i = w->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "%u,", i);
+        fprintf(f, "%u,", i + w->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             /* A key without a value at this frame is an empty field, so
              * that the columns stay under their names (libvmaf leaves the
@@ -385,10 +426,10 @@ static void write_sub(const Writer *w)
 {
     FILE *f = w->f;
     char num[64];
-    const unsigned span = collector_frame_span(w->collector);
-    for (unsigned i = 0; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
+    for (unsigned i = w->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "{%u}{%u}frame: %u|", i, i + 1, i);
+        fprintf(f, "{%u}{%u}frame: %u|", i + w->offset, i + w->offset + 1, i + w->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
@@ -398,55 +439,114 @@ static void write_sub(const Writer *w)
     }
 }
 
+int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat format,
+                 int precision, char *error, size_t error_size)
+{
+    Writer w = {
+        .src = src,
+        .collector = src->collector,
+        .f = stream,
+        .precision = src->segment ? -1 : precision,
+        .subsample = src->subsample > 1 ? src->subsample : 1,
+        .first = src->first,
+        .end = src->end,
+        .offset = src->offset,
+        .notes = src->notes,
+        .note_count = src->notes ? src->note_count : 0,
+        .segment = src->segment,
+        .error = error,
+        .error_size = error_size,
+    };
+    if (precision > 17) {
+        writer_error(&w, "precision must be at most 17 digits");
+        return -EINVAL;
+    }
+    if (format < QUALE_OUTPUT_XML || format > QUALE_OUTPUT_SUB) {
+        writer_error(&w, "unknown output format %d", (int)format);
+        return -EINVAL;
+    }
+    if (w.segment && format != QUALE_OUTPUT_JSON) {
+        writer_error(&w, "a part of a split run is written as JSON (the merge gives the other "
+                     "layouts)");
+        return -EINVAL;
+    }
+    if (w.first >= w.end) {
+        writer_error(&w, "no frames to write: the frames [%u, %u) hold none", w.first, w.end);
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < w.note_count; i++) {
+        const QualeOutputNote *n = &w.notes[i];
+        if (!n->name || !n->value || !is_xml_name(n->name) || !is_utf8(n->value)) {
+            writer_error(&w, "output note %u: %s", i,
+                         !n->name || !n->value ? "no name or no value"
+                         : !is_xml_name(n->name) ? "its name is not an XML name"
+                                                 : "its value is not UTF-8");
+            return -EINVAL;
+        }
+    }
+    if (w.segment && (!w.segment->run || !is_utf8(w.segment->run))) {
+        writer_error(&w, "a part's run description must be UTF-8 text");
+        return -EINVAL;
+    }
+    const int err = check_keys(&w, format);
+    if (err) return err;
+    switch (format) {
+    case QUALE_OUTPUT_XML: write_xml(&w, src->fps); break;
+    case QUALE_OUTPUT_JSON: write_json(&w, src->fps); break;
+    case QUALE_OUTPUT_CSV: write_csv(&w); break;
+    case QUALE_OUTPUT_SUB: write_sub(&w); break;
+    }
+    if (fflush(stream) || ferror(stream)) {
+        writer_error(&w, "writing the results failed: %s", strerror(errno));
+        return -EIO;
+    }
+    return 0;
+}
+
 int quale_write_output(const QualeContext *ctx, FILE *stream,
                        enum QualeOutputFormat format, const QualeOutputOptions *options)
 {
     if (!ctx || !stream) return -EINVAL;
     const int ready = context_results_ready(ctx, "quale_write_output");
     if (ready) return ready;
-    const Writer w = {
+    const QualeVideoFormat *fmt = context_format(ctx);
+    const unsigned frames = quale_frame_count(ctx);
+    OutputSource src = {
         .ctx = ctx,
         .collector = context_collector(ctx),
-        .f = stream,
-        .precision = options ? options->precision : -1,
-        .frame_count = quale_frame_count(ctx),
+        .width = fmt ? fmt->width : 0,
+        .height = fmt ? fmt->height : 0,
         .subsample = context_subsample(ctx),
+        .first = 0,
+        .end = frames,
+        .fps = options ? options->fps : 0.,
         .notes = options ? options->notes : NULL,
-        .note_count = options && options->notes ? options->note_count : 0,
+        .note_count = options ? options->note_count : 0,
     };
-    const double fps = options ? options->fps : 0.;
-    if (w.precision > 17) {
-        context_log(ctx, QUALE_LOG_ERROR, "precision must be at most 17 digits");
-        return -EINVAL;
+    if (options && (options->frame_first || options->frame_end)) {
+        if (options->frame_first >= options->frame_end || options->frame_end > frames) {
+            context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): the frames [%u, %u) are "
+                        "not frames of the run (0 to %u)", options->frame_first,
+                        options->frame_end, frames);
+            return -EINVAL;
+        }
+        src.first = options->frame_first;
+        src.end = options->frame_end;
     }
-    if (format < QUALE_OUTPUT_XML || format > QUALE_OUTPUT_SUB) {
-        context_log(ctx, QUALE_LOG_ERROR, "unknown output format %d", (int)format);
-        return -EINVAL;
-    }
-    for (unsigned i = 0; i < w.note_count; i++) {
-        const QualeOutputNote *n = &w.notes[i];
-        if (!n->name || !n->value || !is_xml_name(n->name) || !is_utf8(n->value)) {
-            context_log(ctx, QUALE_LOG_ERROR, "output note %u: %s", i,
-                        !n->name || !n->value ? "no name or no value"
-                        : !is_xml_name(n->name) ? "its name is not an XML name"
-                                                : "its value is not UTF-8");
+    if (options) {
+        src.offset = options->frame_number_offset;
+        src.segment = options->segment;
+        if (src.segment && (src.segment->first != src.first + src.offset ||
+                            src.segment->end != src.end + src.offset)) {
+            context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): the segment's frames [%u, "
+                        "%u) are not those written, [%u, %u)", src.segment->first,
+                        src.segment->end, src.first + src.offset, src.end + src.offset);
             return -EINVAL;
         }
     }
-    const int err = check_keys(&w, format);
-    if (err) return err;
-    switch (format) {
-    case QUALE_OUTPUT_XML: write_xml(&w, fps); break;
-    case QUALE_OUTPUT_JSON: write_json(&w, fps); break;
-    case QUALE_OUTPUT_CSV: write_csv(&w); break;
-    case QUALE_OUTPUT_SUB: write_sub(&w); break;
-    default:
-        context_log(ctx, QUALE_LOG_ERROR, "unknown output format %d", (int)format);
+    if (src.offset > UINT32_MAX - src.end) {
+        context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): frame numbers past 2^32");
         return -EINVAL;
     }
-    if (fflush(stream) || ferror(stream)) {
-        context_log(ctx, QUALE_LOG_ERROR, "writing the results failed: %s", strerror(errno));
-        return -EIO;
-    }
-    return 0;
+    return output_write(&src, stream, format, options ? options->precision : -1, NULL, 0);
 }

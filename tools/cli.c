@@ -35,6 +35,9 @@ enum {
     ARG_ALIGN,
     ARG_ALIGN_WINDOW,
     ARG_SCALER,
+    ARG_SEGMENT,
+    ARG_FRAMES,
+    ARG_GPU,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +78,9 @@ static const struct option long_options[] = {
     { "gpu_device", required_argument, NULL, ARG_GPU_DEVICE },
     { "score-bitdepth", required_argument, NULL, ARG_SCORE_BITDEPTH },
     { "vulkan_device", required_argument, NULL, ARG_GPU_DEVICE },
+    { "segment", required_argument, NULL, ARG_SEGMENT },
+    { "frames", required_argument, NULL, ARG_FRAMES },
+    { "gpu", required_argument, NULL, ARG_GPU },
     { NULL, 0, NULL, 0 },
 };
 
@@ -98,6 +104,9 @@ void cli_print_usage(FILE *f)
         "      --frame_cnt N         score at most N frames\n"
         "      --frame_skip_ref N    skip the first N reference frames\n"
         "      --frame_skip_dist N   skip the first N distorted frames\n"
+        "      --frames FIRST:END    score frames FIRST to END - 1 (END may be left\n"
+        "                            out: to the last), valued and numbered as in\n"
+        "                            the whole run\n"
         "      --align auto          find the frame offset between the videos (luma\n"
         "                            PSNR of their first frames) and skip to it\n"
         "      --align-window N      offsets tried each way (default 15)\n"
@@ -140,6 +149,16 @@ void cli_print_usage(FILE *f)
         "                            --list-devices)\n"
         "      --cpumask MASK        CPU features to leave unused\n"
         "      --gpumask MASK        accepted for libvmaf compatibility\n"
+        "      --gpu all|0,1,3       spread the frames over several GPUs of the\n"
+        "                            --backend (cuda, hip or vulkan); the same\n"
+        "                            numbers as one GPU\n"
+        "\n"
+        "Split runs (docs/scale-out.md):\n"
+        "      --segment K/N         score part K of N equal parts of the frames\n"
+        "                            (with the frames around it the temporal\n"
+        "                            metrics need) into a JSON part for merge\n"
+        "  quale merge [-o OUT] [--json|--xml|--csv|--sub] [--precision N] PART...\n"
+        "                            joins the parts into the file of one run\n"
         "\n"
         "Information:\n"
         "      --list-features       the metrics, their keys, options and backends\n"
@@ -431,6 +450,61 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                 return fail(error, size, "--align-window takes 1 to 1000 frames, not '%s'", optarg);
             s->align_window = v;
             break;
+        case ARG_SEGMENT: {
+            /* parsed from a copy: argv's strings may be read-only */
+            char text[64], *slash;
+            unsigned k = 0, n = 0;
+            snprintf(text, sizeof(text), "%s", optarg);
+            if (strlen(optarg) >= sizeof(text) || !(slash = strchr(text, '/')) ||
+                (*slash = '\0', parse_unsigned(text, UINT_MAX, &k)) ||
+                parse_unsigned(slash + 1, 100000, &n) || k == 0 || n == 0 || k > n)
+                return fail(error, size, "--segment takes K/N, part K (1 to N) of N, not '%s'",
+                            optarg);
+            s->segment_part = k;
+            s->segment_parts = n;
+            break;
+        }
+        case ARG_FRAMES: {
+            char text[64], *colon;
+            unsigned first = 0, end = 0;
+            snprintf(text, sizeof(text), "%s", optarg);
+            if (strlen(optarg) >= sizeof(text) || !(colon = strchr(text, ':')) ||
+                (*colon = '\0', parse_unsigned(text, UINT_MAX / 2, &first)) ||
+                (colon[1] && (parse_unsigned(colon + 1, UINT_MAX / 2, &end) || end <= first)))
+                return fail(error, size, "--frames takes FIRST:END (frames FIRST to END - 1; "
+                            "END may be left out), not '%s'", optarg);
+            s->frames_first = first;
+            s->frames_end = end;
+            s->frames_given = true;
+            break;
+        }
+        case ARG_GPU:
+            if (!strcmp(optarg, "all")) {
+                s->gpu_all = true;
+                s->gpu_count = 0;
+                break;
+            }
+            s->gpu_all = false;
+            s->gpu_count = 0;
+            for (const char *p = optarg;;) {
+                char item[16];
+                const size_t len = strcspn(p, ",");
+                if (len == 0 || len >= sizeof(item) || s->gpu_count == CLI_MAX_GPUS)
+                    return fail(error, size, "--gpu takes 'all' or device indices (0,1,3: at "
+                                "most %d), not '%s'", CLI_MAX_GPUS, optarg);
+                memcpy(item, p, len);
+                item[len] = '\0';
+                if (parse_unsigned(item, 1024, &v))
+                    return fail(error, size, "--gpu takes 'all' or device indices (0,1,3), not "
+                                "'%s'", optarg);
+                for (unsigned i = 0; i < s->gpu_count; i++)
+                    if (s->gpus[i] == v)
+                        return fail(error, size, "--gpu names device %u twice", v);
+                s->gpus[s->gpu_count++] = v;
+                if (!p[len]) break;
+                p += len + 1;
+            }
+            break;
         case ARG_GPU_DEVICE:
             if (parse_unsigned(optarg, 1024, &v))
                 return fail(error, size, "--gpu_device takes a device index, not '%s'", optarg);
@@ -471,6 +545,20 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                     s->output);
     if (!s->output && s->format_flag) s->output = "-";
 
+    if (s->segment_parts) {
+        if (!s->format_flag && by_extension < 0) s->output_format = QUALE_OUTPUT_JSON;
+        if (!s->output || !strcmp(s->output, "-"))
+            return fail(error, size, "--segment writes a part to a file: give -o PART.json");
+        if (s->output_format != QUALE_OUTPUT_JSON)
+            return fail(error, size, "--segment writes its part as JSON (quale merge writes the "
+                        "other layouts): give -o PART.json, and the layout to quale merge");
+    }
+    if ((s->gpu_all || s->gpu_count) && s->gpu_device >= 0)
+        return fail(error, size, "--gpu and --gpu_device both choose the GPUs: give one");
+    if ((s->gpu_all || s->gpu_count) &&
+        (s->backend == QUALE_BACKEND_CPU || s->backend == QUALE_BACKEND_AUTO))
+        return fail(error, size, "--gpu spreads the frames over GPUs of one backend: give "
+                    "--backend cuda, hip or vulkan");
     if (!s->reference) return fail(error, size, "the reference (-r/--reference) is required");
     if (!s->distorted) return fail(error, size, "the distorted video (-d/--distorted) is required");
     /* Two readers of one pipe would each get part of the other's frames. */

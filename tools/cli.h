@@ -12,6 +12,8 @@
 
 #define CLI_MAX_ENTRIES 64
 
+#define CLI_MAX_GPUS 64
+
 typedef struct CliSettings {
     const char *reference;
     const char *distorted;
@@ -49,6 +51,14 @@ typedef struct CliSettings {
     int gpu_device;
     int precision;                 /* -1: full */
     unsigned score_bitdepth;       /* 0: the files'; else both videos at that depth */
+    unsigned segment_part;         /* --segment K/N: K (from 1); 0: whole */
+    unsigned segment_parts;        /* N */
+    bool frames_given;             /* --frames FIRST:END */
+    unsigned frames_first;
+    unsigned frames_end;           /* 0: to the last frame */
+    bool gpu_all;                  /* --gpu all */
+    unsigned gpus[CLI_MAX_GPUS];   /* --gpu 0,1,3 */
+    unsigned gpu_count;
 } CliSettings;
 
 /*

@@ -19,6 +19,7 @@
 
 #include "align.h"
 #include "cli.h"
+#include "merge.h"
 #include "output_file.h"
 #include "prefetch.h"
 #include "raw_check.h"
@@ -49,8 +50,18 @@ static void say(const char *level, const char *fmt, ...)
 #endif
     ;
 
+/* The parts of a run spread over several GPUs (--gpu) each open the
+ * inputs and a context; the first says what they all would. */
+static _Thread_local bool muted;
+
+static bool quiet_level(const char *level)
+{
+    return strcmp(level, "error") != 0;
+}
+
 static void say(const char *level, const char *fmt, ...)
 {
+    if (muted && quiet_level(level)) return;
     char text[4096];
     va_list args;
     va_start(args, fmt);
@@ -65,7 +76,8 @@ static void say(const char *level, const char *fmt, ...)
 
 static void log_message(void *cookie, enum QualeLogLevel level, const char *message)
 {
-    (void)cookie;
+    /* the cookie of a part that says only its errors (workers log too) */
+    if (cookie && level != QUALE_LOG_ERROR) return;
     static const char *const names[] = {
         [QUALE_LOG_ERROR] = "error", [QUALE_LOG_WARNING] = "warning",
         [QUALE_LOG_INFO] = "info", [QUALE_LOG_DEBUG] = "debug",
@@ -536,14 +548,28 @@ static int score_frames(const CliSettings *s, QualeContext *ctx, Input inputs[2]
     return frames;
 }
 
-static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx)
+/* Where the summary's pooled means come from: a run's context, or the
+ * results of a part of it or of its merged parts. */
+typedef struct SummarySource {
+    const QualeContext *ctx;
+    const QualeResults *results;
+    const QualeModelInfo *models;
+    unsigned model_count;
+} SummarySource;
+
+static int summary_mean(const SummarySource *src, const char *key, double *mean)
 {
-    const unsigned models = s->no_prediction ? 0 : quale_model_count(ctx);
+    return src->results ? quale_results_pooled(src->results, key, QUALE_POOL_MEAN, mean)
+                        : quale_feature_pooled(src->ctx, key, QUALE_POOL_MEAN, mean);
+}
+
+static void print_summary(FILE *f, const CliSettings *s, const SummarySource *src)
+{
+    const unsigned models = s->no_prediction ? 0 : src->model_count;
     for (unsigned i = 0; i < models; i++) {
-        QualeModelInfo info;
-        if (quale_model_info(ctx, i, &info)) continue;
+        const QualeModelInfo info = src->models[i];
         double mean;
-        if (quale_feature_pooled(ctx, info.name, QUALE_POOL_MEAN, &mean)) continue;
+        if (summary_mean(src, info.name, &mean)) continue;
         /* libvmaf's summary: the mean of every model, then for a bootstrap
          * collection its bagged score and confidence interval. */
         fprintf(f, "%s: %f\n", info.label, mean);
@@ -551,21 +577,24 @@ static void print_summary(FILE *f, const CliSettings *s, const QualeContext *ctx
         char key[256];
         double bagging = 0, lo = 0, hi = 0, stddev = 0;
         snprintf(key, sizeof(key), "%s_bagging", info.name);
-        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &bagging);
+        summary_mean(src, key, &bagging);
         snprintf(key, sizeof(key), "%s_ci_p95_lo", info.name);
-        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &lo);
+        summary_mean(src, key, &lo);
         snprintf(key, sizeof(key), "%s_ci_p95_hi", info.name);
-        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &hi);
+        summary_mean(src, key, &hi);
         snprintf(key, sizeof(key), "%s_stddev", info.name);
-        quale_feature_pooled(ctx, key, QUALE_POOL_MEAN, &stddev);
+        summary_mean(src, key, &stddev);
         fprintf(f, "%s: %f, ci.p95: [%f, %f], stddev: %f\n", info.label, bagging, lo, hi, stddev);
     }
     if (models) return;
     /* Metrics only: the mean of every key. */
-    for (unsigned k = 0; k < quale_feature_count(ctx); k++) {
-        const char *name = quale_feature_name(ctx, k);
+    const unsigned keys = src->results ? quale_results_key_count(src->results)
+                                       : quale_feature_count(src->ctx);
+    for (unsigned k = 0; k < keys; k++) {
+        const char *name = src->results ? quale_results_key_name(src->results, k)
+                                        : quale_feature_name(src->ctx, k);
         double mean;
-        if (!quale_feature_pooled(ctx, name, QUALE_POOL_MEAN, &mean)) fprintf(f, "%s: %f\n", name, mean);
+        if (!summary_mean(src, name, &mean)) fprintf(f, "%s: %f\n", name, mean);
     }
 }
 
@@ -604,16 +633,9 @@ static int format_results(void *cookie, FILE *f)
 
 /* Writes the results (output_file.h: whole or not at all, an existing
  * file keeping its mode, owner and links). */
-static int write_results(const CliSettings *s, const QualeContext *ctx, double fps,
-                         const InputNotes *notes)
+static int write_results(const CliSettings *s, const ResultsOutput *out)
 {
-    ResultsOutput out = {
-        .ctx = ctx,
-        .format = s->output_format,
-        .options = { .precision = s->precision, .fps = fps, .notes = notes->note,
-                     .note_count = notes->count },
-    };
-    return output_file_write(s->output, format_results, &out) ? EXIT_RUN_FAILED : 0;
+    return output_file_write(s->output, format_results, (void *)out) ? EXIT_RUN_FAILED : 0;
 }
 
 /* A model or metric the library refused: what was asked is wrong (a usage
@@ -666,16 +688,148 @@ static int apply_alignment(CliSettings *s)
     return 0;
 }
 
-static int run(const CliSettings *s)
+/* One part of a run spread over GPUs: its results go to memory, as JSON
+ * for the merge, and the first part keeps the models' names for the
+ * summary. */
+typedef struct RunPart {
+    const CliSettings *settings;
+    unsigned part, parts;  /* part `part` (from 1) of `parts` */
+    int gpu;               /* the device it runs on */
+    char *json;            /* the part's results (free()) */
+    size_t json_size;
+    double seconds;        /* its time scoring */
+    QualeModelInfo models[CLI_MAX_ENTRIES]; /* names and labels strdup()ed */
+    unsigned model_count;
+    int status;
+} RunPart;
+
+/* What a run scores: the frames [first, end) of the whole run (the videos
+ * after the skips, up to --frame_cnt), read from `read_first` with the
+ * frames around them that make their values those of the whole run. */
+typedef struct FramePlan {
+    bool partial;               /* --frames or --segment */
+    unsigned part, parts;       /* a segment, or 0 */
+    unsigned first, end;        /* end 0: to the last frame */
+    unsigned read_first;
+    unsigned read_count;        /* 0: to the last frame */
+    unsigned range_first;
+} FramePlan;
+
+/* Plans the frames of a --frames or --segment run; prints why not. */
+static int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total,
+                       unsigned part, unsigned parts, FramePlan *plan)
+{
+    memset(plan, 0, sizeof(*plan));
+    plan->partial = s->frames_given || parts;
+    if (!plan->partial) return 0;
+    unsigned before, after;
+    if (quale_segment_margins(ctx, &before, &after)) return -1;
+    uint64_t first = s->frames_first, end = s->frames_end;
+    /* without the files' frame counts, --frame_cnt still ends the run */
+    if (total < 0 && s->frame_count) total = s->frame_count;
+    if (total >= 0) {
+        if (first >= (uint64_t)total) {
+            say("error", "--frames %u: the run has %lld frames (0 to %lld)", s->frames_first,
+                (long long)total, (long long)total - 1);
+            return -1;
+        }
+        if (!end || end > (uint64_t)total) end = (uint64_t)total;
+    }
+    if (parts) {
+        if (!end) {
+            say("error", "--segment needs the number of frames, which %s does not tell "
+                "(a pipe, or a container without a frame count): give --frames FIRST:END",
+                total < 0 ? "the input" : "it");
+            return -1;
+        }
+        const uint64_t length = end - first;
+        if (length < parts) {
+            say("error", "--segment %u/%u: the frames to score, %u to %u, are fewer than %u "
+                "parts", part, parts, (unsigned)first, (unsigned)end - 1, parts);
+            return -1;
+        }
+        plan->part = part;
+        plan->parts = parts;
+        plan->range_first = (unsigned)first;
+        const uint64_t lo = first + length * (part - 1) / parts;
+        const uint64_t hi = first + length * part / parts;
+        first = lo;
+        end = hi;
+    }
+    plan->first = (unsigned)first;
+    plan->end = (unsigned)end;
+    /* from `before` frames back, on a frame --subsample scores, so that
+     * the part's frames are scored where the whole run scores them */
+    unsigned from = plan->first > before ? plan->first - before : 0;
+    const unsigned sub = s->subsample > 1 ? s->subsample : 1;
+    from -= from % sub;
+    plan->read_first = from;
+    if (end) {
+        uint64_t stop = end + after;
+        if (total >= 0 && stop > (uint64_t)total) stop = (uint64_t)total;
+        plan->read_count = (unsigned)(stop - from);
+    }
+    return 0;
+}
+
+/* What was run, in words, for a part's "segment": parts of one run say the
+ * same, so that a merge cannot join parts of different runs. */
+static void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, size_t size)
+{
+    size_t n = 0;
+#define PUT(...) \
+    do { \
+        if (n < size) n += (size_t)snprintf(text + n, size - n, __VA_ARGS__); \
+    } while (0)
+    PUT("reference=%s distorted=%s", s->reference, s->distorted);
+    if (s->raw_given)
+        PUT(" raw=%ux%u:%s:%u", s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
+            s->raw.bitdepth);
+    for (unsigned i = 0; i < s->model_count; i++) PUT(" model=%s", s->models[i]);
+    for (unsigned i = 0; i < s->feature_count; i++) PUT(" feature=%s", s->features[i]);
+    if (s->no_prediction) PUT(" no_prediction");
+    if (s->subsample > 1) PUT(" subsample=%u", s->subsample);
+    if (s->frame_skip_ref || s->frame_skip_dist)
+        PUT(" frame_skip=%u,%u", s->frame_skip_ref, s->frame_skip_dist);
+    if (s->frame_count) PUT(" frame_cnt=%u", s->frame_count);
+    if (s->frames_given) PUT(" frames=%u:%u", s->frames_first, s->frames_end);
+    if (s->scaler) PUT(" scaler=%s", s->scaler);
+    if (s->score_bitdepth) PUT(" score_bitdepth=%u", s->score_bitdepth);
+    /* float twins agree with the CPU to the tolerance table, not the bit */
+    PUT(" backend=%s", quale_backend_name(quale_backend(ctx)));
+#undef PUT
+}
+
+static int format_to_memory(const ResultsOutput *out, char **text, size_t *size)
+{
+    FILE *f = open_memstream(text, size);
+    if (!f) {
+        say("error", "cannot hold the results in memory: %s", strerror(errno));
+        return -1;
+    }
+    const int err = quale_write_output(out->ctx, f, out->format, &out->options);
+    if (fclose(f) || err) {
+        free(*text);
+        *text = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int run(const CliSettings *s, RunPart *part)
 {
     int status = EXIT_RUN_FAILED;
     Input inputs[2] = { { .path = s->reference }, { .path = s->distorted } };
     QualeContext *ctx = NULL;
+    QualeResults *written = NULL;
+    char *written_json = NULL;
     InputNotes notes = { .count = 0 };
     int err;
+    static const char muted_log = 0;
+    muted = part && part->part > 1;
 
     /* What would fail at the end is checked before the first frame. */
-    if (s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
+    if (!part && s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
     if (open_lanes(s, &inputs[0], "reference") || open_lanes(s, &inputs[1], "distorted")) goto out;
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
@@ -779,9 +933,10 @@ static int run(const CliSettings *s)
     settings.subsample = s->subsample;
     settings.cpumask = s->cpumask;
     settings.backend = s->backend;
-    settings.gpu_device = s->gpu_device;
+    settings.gpu_device = part ? part->gpu : s->gpu_device;
     settings.log_level = s->quiet ? QUALE_LOG_WARNING : QUALE_LOG_INFO;
     settings.log = log_message;
+    settings.log_cookie = muted ? (void *)&muted_log : NULL;
     hint_gpu(s);
     if (quale_open(&ctx, &settings)) goto out;
 
@@ -835,16 +990,37 @@ static int run(const CliSettings *s)
         }
     }
 
+    /* --frames, --segment and the parts of --gpu: the frames to write,
+     * and those to read around them */
+    FramePlan plan;
+    const int64_t total = frames_to_score(s, inputs);
+    if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
+                    part ? part->parts : s->segment_parts, &plan))
+        goto out;
+    CliSettings read_settings = *s;
+    if (plan.partial) {
+        for (unsigned i = 0; i < s->feature_count; i++)
+            if (strstr(s->features[i], "heatmaps_path")) {
+                say("error", "cambi's heatmaps are written frame by frame into one file: a "
+                    "run of part of the frames (--frames, --segment, --gpu) cannot write them");
+                goto out;
+            }
+        read_settings.frame_skip_ref += plan.read_first;
+        read_settings.frame_skip_dist += plan.read_first;
+        read_settings.frame_count = plan.read_count;
+    }
+
     const unsigned planes = quale_planes_needed(ctx);
     for (int i = 0; i < 2; i++)
         for (unsigned k = 0; k < inputs[i].lane_count; k++) quale_video_set_planes(inputs[i].lanes[k], planes);
 
-    Progress progress = { .enabled = !s->quiet && isatty(fileno(stderr)),
-                          .total = frames_to_score(s, inputs) };
+    Progress progress = { .enabled = !part && !s->quiet && isatty(fileno(stderr)),
+                          .total = plan.partial ? (plan.read_count ? (int64_t)plan.read_count : -1)
+                                                : total };
     const double start = now_seconds();
     progress.start = start;
     progress.last = start - 1; /* the first frame shows at once */
-    const int frames = score_frames(s, ctx, inputs, &ref_format, &progress);
+    const int frames = score_frames(&read_settings, ctx, inputs, &ref_format, &progress);
     if (frames < 0) goto out;
     if (frames == 0) {
         say("error", "no frames to score in %s and %s", shown(s->reference), shown(s->distorted));
@@ -871,11 +1047,83 @@ static int run(const CliSettings *s)
                 damaged == 1 ? "its scores are those" : "their scores are those");
     }
 
-    const double fps = elapsed > 0 ? frames / elapsed : 0.;
+    ResultsOutput out = {
+        .ctx = ctx,
+        .format = part ? QUALE_OUTPUT_JSON : s->output_format,
+        .options = { .precision = s->precision, .notes = notes.note, .note_count = notes.count },
+    };
+    QualeSegment segment;
+    char run_text[4096];
+    unsigned listed = (unsigned)frames;
+    if (plan.partial) {
+        /* the frames of the plan that were read */
+        const unsigned read_end = plan.read_first + (unsigned)frames;
+        const unsigned end = plan.end && plan.end < read_end ? plan.end : read_end;
+        if (read_end <= plan.first || (plan.parts && read_end < plan.end)) {
+            say("error", "the videos end at frame %u, before %s frame %u: they have fewer "
+                "frames than their %s said", read_end - 1, plan.parts ? "this part's last" :
+                "the first asked,", read_end <= plan.first ? plan.first : plan.end - 1,
+                plan.parts ? "sizes" : "sizes or --frames");
+            goto out;
+        }
+        if (plan.end > read_end)
+            say("warning", "--frames %u:%u: the videos end at frame %u; scoring %u to %u",
+                s->frames_first, s->frames_end, read_end - 1, plan.first, end - 1);
+        out.options.frame_first = plan.first - plan.read_first;
+        out.options.frame_end = end - plan.read_first;
+        out.options.frame_number_offset = plan.read_first;
+        listed = end - plan.first;
+        if (plan.parts) {
+            describe_run(s, ctx, run_text, sizeof(run_text));
+            segment = (QualeSegment){ .part = plan.part, .parts = plan.parts,
+                                      .first = plan.first, .end = end,
+                                      .range_first = plan.range_first,
+                                      .precision = s->precision, .run = run_text };
+            out.options.segment = &segment;
+        }
+    }
+    out.options.fps = elapsed > 0 ? listed / elapsed : 0.;
+    if (part) {
+        /* a part of a --gpu run: kept for the merge, with the models'
+         * names for the summary */
+        part->seconds = elapsed;
+        if (format_to_memory(&out, &part->json, &part->json_size)) goto out;
+        const unsigned models = quale_model_count(ctx);
+        for (unsigned i = 0; i < models && part->model_count < CLI_MAX_ENTRIES; i++) {
+            QualeModelInfo info;
+            if (quale_model_info(ctx, i, &info)) continue;
+            QualeModelInfo *m = &part->models[part->model_count++];
+            m->name = strdup(info.name);
+            m->label = strdup(info.label);
+            m->bootstrap = info.bootstrap;
+            if (!m->name || !m->label) goto out;
+        }
+        status = 0;
+        goto out;
+    }
     status = 0;
-    if (s->output) status = write_results(s, ctx, fps, &notes);
+    if (s->output) status = write_results(s, &out);
+    QualeModelInfo models[CLI_MAX_ENTRIES];
+    SummarySource summary = { .ctx = ctx, .models = models };
+    for (unsigned i = 0; i < quale_model_count(ctx) && summary.model_count < CLI_MAX_ENTRIES; i++)
+        if (!quale_model_info(ctx, i, &models[summary.model_count])) summary.model_count++;
+    if (plan.partial && (!s->output || !s->quiet)) {
+        /* the summary pools the frames written, not those read around them */
+        size_t size = 0;
+        out.format = QUALE_OUTPUT_JSON;
+        out.options.precision = -1;
+        char error[512];
+        if (format_to_memory(&out, &written_json, &size) ||
+            quale_results_read(&written, written_json, size, "the results", error,
+                               sizeof(error))) {
+            say("error", "the summary: %s", error);
+            status = EXIT_RUN_FAILED;
+            goto out;
+        }
+        summary.results = written;
+    }
     if (!s->output || !s->quiet)
-        print_summary(s->output ? stderr : stdout, s, ctx);
+        print_summary(s->output ? stderr : stdout, s, &summary);
     /* The summary is the results when there is no -o: it must arrive. */
     if (!s->output && (fflush(stdout) || ferror(stdout))) {
         say("error", "writing the summary failed: %s", strerror(errno));
@@ -887,12 +1135,130 @@ out:
      * context's CUDA context, which closing the context may end. */
     close_lanes(&inputs[0]);
     close_lanes(&inputs[1]);
+    quale_results_close(&written);
+    free(written_json);
     quale_close(&ctx);
+    return status;
+}
+
+static void *run_part_thread(void *arg)
+{
+    RunPart *part = arg;
+    part->status = run(part->settings, part);
+    return NULL;
+}
+
+/* --gpu: the frames split in one part per GPU, each scored on its own
+ * context and device at once, then merged as quale merge joins parts: the
+ * file and the summary of one GPU's run. */
+static int run_on_gpus(const CliSettings *s)
+{
+    unsigned gpus[CLI_MAX_GPUS];
+    unsigned count = 0;
+    if (s->gpu_all) {
+        QualeDeviceInfo devices[CLI_MAX_GPUS];
+        char error[512];
+        if (quale_list_devices(s->backend, devices, CLI_MAX_GPUS, &count, error, sizeof(error))) {
+            say("error", "--gpu all: %s", error);
+            return EXIT_RUN_FAILED;
+        }
+        unsigned hardware = 0;
+        for (unsigned i = 0; i < count && i < CLI_MAX_GPUS; i++)
+            if (devices[i].type != QUALE_DEVICE_SOFTWARE) gpus[hardware++] = devices[i].index;
+        count = hardware;
+        if (!count) {
+            say("error", "--gpu all: the %s backend sees no GPU", quale_backend_name(s->backend));
+            return EXIT_RUN_FAILED;
+        }
+    } else {
+        memcpy(gpus, s->gpus, sizeof(gpus[0]) * s->gpu_count);
+        count = s->gpu_count;
+    }
+    if (s->segment_parts) {
+        say("error", "--gpu and --segment both split the run: give one");
+        return EXIT_USAGE;
+    }
+    if (s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
+    if (count == 1) {
+        CliSettings one = *s;
+        one.gpu_all = false;
+        one.gpu_count = 0;
+        one.gpu_device = (int)gpus[0];
+        return run(&one, NULL);
+    }
+
+    RunPart *parts = calloc(count, sizeof(*parts));
+    pthread_t *threads = calloc(count, sizeof(*threads));
+    QualeResults **results = calloc(count, sizeof(*results));
+    QualeResults *merged = NULL;
+    int status = EXIT_RUN_FAILED;
+    unsigned started = 0;
+    if (!parts || !threads || !results) {
+        say("error", "out of memory");
+        goto out;
+    }
+    say("note", "spreading the frames over %u GPUs of the %s backend", count,
+        quale_backend_name(s->backend));
+    CliSettings part_settings = *s;
+    part_settings.gpu_all = false;
+    part_settings.gpu_count = 0;
+    for (unsigned k = 0; k < count; k++) {
+        parts[k] = (RunPart){ .settings = &part_settings, .part = k + 1, .parts = count,
+                              .gpu = (int)gpus[k] };
+        if (pthread_create(&threads[k], NULL, run_part_thread, &parts[k])) {
+            say("error", "cannot start a thread for GPU %u", gpus[k]);
+            break;
+        }
+        started++;
+    }
+    for (unsigned k = 0; k < started; k++) pthread_join(threads[k], NULL);
+    if (started < count) goto out;
+    double slowest = 0.;
+    for (unsigned k = 0; k < count; k++) {
+        if (parts[k].status) {
+            say("error", "the part on GPU %u failed", gpus[k]);
+            status = parts[k].status;
+            goto out;
+        }
+        char error[1024];
+        if (quale_results_read(&results[k], parts[k].json, parts[k].json_size, "a part", error,
+                               sizeof(error))) {
+            say("error", "%s", error);
+            goto out;
+        }
+        if (parts[k].seconds > slowest) slowest = parts[k].seconds;
+    }
+    if (merge_write((const QualeResults *const *)results, count, s->output, s->output_format,
+                    s->precision, &merged))
+        goto out;
+    status = 0;
+    if (!s->output || !s->quiet) {
+        const SummarySource summary = { .results = merged, .models = parts[0].models,
+                                        .model_count = parts[0].model_count };
+        print_summary(s->output ? stderr : stdout, s, &summary);
+    }
+    if (!s->quiet)
+        say("note", "%u frames on %u GPUs in %.2f s: %.1f fps", quale_results_frame_count(merged),
+            count, slowest, slowest > 0 ? quale_results_frame_count(merged) / slowest : 0.);
+out:
+    for (unsigned k = 0; parts && k < count; k++) {
+        free(parts[k].json);
+        for (unsigned i = 0; i < parts[k].model_count; i++) {
+            free((char *)parts[k].models[i].name);
+            free((char *)parts[k].models[i].label);
+        }
+        quale_results_close(&results[k]);
+    }
+    quale_results_close(&merged);
+    free(parts);
+    free(threads);
+    free(results);
     return status;
 }
 
 int main(int argc, char *argv[])
 {
+    if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);
     CliSettings settings;
     char error[512];
     /* -h is libvmaf's --height; alone, it is a newcomer asking for help. */
@@ -917,5 +1283,6 @@ int main(int argc, char *argv[])
     if (settings.list_models) return list_models(settings.list_json);
     if (settings.list_devices) return list_devices(settings.list_json);
     if (settings.align_auto && apply_alignment(&settings)) return EXIT_RUN_FAILED;
-    return run(&settings);
+    if (settings.gpu_all || settings.gpu_count) return run_on_gpus(&settings);
+    return run(&settings, NULL);
 }

@@ -321,6 +321,13 @@ QUALE_API int quale_model_info(const QualeContext *ctx, unsigned index,
  *  Readers can skip the others. */
 QUALE_API unsigned quale_planes_needed(const QualeContext *ctx);
 
+/** The frames a run of part of the videos must read around it so that its
+ *  frames get the values of a whole run: *before it (the temporal metrics'
+ *  previous frames, and the ones their values of those frames looked back
+ *  to) and *after it (motion2 looks at the next frame).  Ask once the
+ *  models and metrics are requested. */
+QUALE_API int quale_segment_margins(const QualeContext *ctx, unsigned *before, unsigned *after);
+
 /** The backend that runs the metrics (after quale_open() resolved AUTO). */
 QUALE_API enum QualeBackend quale_backend(const QualeContext *ctx);
 
@@ -465,7 +472,30 @@ typedef struct QualeOutputOptions {
      * exactly. */
     const QualeOutputNote *notes;
     unsigned note_count;
+    /* Frames [frame_first, frame_end) of the run are written and pooled;
+     * both 0: every frame.  frame_number_offset is added to the frame
+     * numbers written (a run that started later in the videos numbers its
+     * frames as a whole run would). */
+    unsigned frame_first, frame_end;
+    unsigned frame_number_offset;
+    /* Set: the file is one part of a run split in segments (JSON only, at
+     * full precision, with a "segment" object), which
+     * quale_results_merge() joins with the other parts. */
+    const struct QualeSegment *segment;
 } QualeOutputOptions;
+
+/* One of the parts of a run split in segments. */
+typedef struct QualeSegment {
+    unsigned part, parts;   /* this is part `part` (from 1) of `parts` */
+    unsigned first, end;    /* the frames it writes, [first, end), numbered
+                             * as in the whole run */
+    unsigned range_first;   /* the first frame of the range split (0 unless
+                             * the run was a range of the videos) */
+    int precision;          /* the precision the merged file is written at
+                             * by default (< 0: full) */
+    const char *run;        /* what was run (inputs, models, features,
+                             * options): the parts of one run say the same */
+} QualeSegment;
 
 /** Writes the results in libvmaf's layout.  Fails with -EIO (and a message)
  *  if the stream reports a write error.  Keys a layout cannot carry are
@@ -477,6 +507,54 @@ typedef struct QualeOutputOptions {
 QUALE_API int quale_write_output(const QualeContext *ctx, FILE *stream,
                                  enum QualeOutputFormat format,
                                  const QualeOutputOptions *options);
+
+/* ------------------------------------------------------------------------ */
+/* Results read back                                                         */
+
+/* A run's results read from its JSON file (quale's layout, or libvmaf's),
+ * to merge parts or to write them again in another layout. */
+typedef struct QualeResults QualeResults;
+
+/** Reads results from the JSON text of a file (length bytes; name is for
+ *  messages).  Non-finite values written as null read back as NaN.  On
+ *  failure (-EINVAL: not a results file, with what is wrong and where in
+ *  error; -ENOMEM) *results is NULL. */
+QUALE_API int quale_results_read(QualeResults **results, const char *text, size_t length,
+                                 const char *name, char *error, size_t error_size);
+
+/** Joins the parts of a run split in segments (quale --segment K/N) into
+ *  the results the whole run gives: every frame's values as they were
+ *  written, pooled again over every frame.  The parts may come in any
+ *  order; they must be every part of one run, each once.  -EINVAL with
+ *  the parts named in error when one is missing, two overlap, or they
+ *  are not of the same run. */
+QUALE_API int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
+                                  unsigned count, char *error, size_t error_size);
+
+/** The precision a segment's run asked for (< 0: full precision); -1 for
+ *  results that were not split. */
+QUALE_API int quale_results_precision(const QualeResults *results);
+
+/** The number of frames listed. */
+QUALE_API unsigned quale_results_frame_count(const QualeResults *results);
+
+/** The number of keys, and the name of key i in output order (valid until
+ *  quale_results_close()). */
+QUALE_API unsigned quale_results_key_count(const QualeResults *results);
+QUALE_API const char *quale_results_key_name(const QualeResults *results, unsigned i);
+
+/** The key pooled over the frames, as quale_feature_pooled() pools a run's
+ *  (-ENOENT: no such key, or a frame without it). */
+QUALE_API int quale_results_pooled(const QualeResults *results, const char *key,
+                                   enum QualePool method, double *value);
+
+/** Writes results in a layout, as quale_write_output() writes a run's
+ *  (precision as in QualeOutputOptions). */
+QUALE_API int quale_results_write(const QualeResults *results, FILE *stream,
+                                  enum QualeOutputFormat format, int precision,
+                                  char *error, size_t error_size);
+
+QUALE_API void quale_results_close(QualeResults **results);
 
 /* ------------------------------------------------------------------------ */
 /* Metric catalogue                                                          */

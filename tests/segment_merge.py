@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Segments and merge: a run split with --segment K/N and joined with
+`quale merge` gives the file of the whole run, byte for byte.
+
+For every pair of the corpus: the v0 model (integer motion: motion2 looks a
+frame ahead), VMAF v1's hfr model (motion's five-frame window and moving
+average: values reach four frames back), a bootstrap model (confidence
+intervals), float_motion and psnr, split in 3 parts, merged as JSON and XML
+and compared with the whole run's files (all but the fps, a timing).  On
+one pair also: 7 parts with --subsample 3, a --frames range split in 4,
+CSV and the subtitle layout, a --precision the merge keeps; and merge's
+refusals: a missing part, one given twice, overlapping parts, parts of
+other runs, a file that is not a part, and a part cut short.
+
+Exits 0 only if every comparison was made and equal.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus as shared_corpus  # noqa: E402
+
+MODELS = ["-m", "version=vmaf_v0.6.1",
+          "-m", "version=vmaf_v1.0.16_hfr_3d0h:name=vmaf_hfr",
+          "-m", "version=vmaf_b_v0.6.3:name=vmaf_b",
+          "--feature", "float_motion", "--feature", "psnr"]
+
+failures = []
+checks = 0
+
+
+def check(ok, what):
+    global checks
+    checks += 1
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(cmd, expect=0):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != expect:
+        raise RuntimeError("%s\nexited %d (expected %d):\n%s%s" % (
+            " ".join(cmd), proc.returncode, expect, proc.stdout, proc.stderr))
+    return proc
+
+
+def without_fps(path):
+    """The file's text less the line that holds the run's speed."""
+    with open(path) as f:
+        text = f.read()
+    text = re.sub(r'^\s*"fps": [^\n]*\n', "", text, flags=re.M)
+    return re.sub(r'<fyi fps="[^"]*" />', "", text)
+
+
+def split_and_merge(quale, base, tmp, tag, parts, layouts, extra=()):
+    """Scores whole and in parts; checks the merges in every layout."""
+    argv = [quale] + base + list(extra)
+    part_files = []
+    for k in range(1, parts + 1):
+        path = os.path.join(tmp, "%s.part%d.json" % (tag, k))
+        run(argv + ["--segment", "%d/%d" % (k, parts), "-o", path])
+        part_files.append(path)
+    for layout in layouts:
+        whole = os.path.join(tmp, "%s.whole.%s" % (tag, layout))
+        merged = os.path.join(tmp, "%s.merged.%s" % (tag, layout))
+        run(argv + ["-o", whole])
+        # the parts in another order than their numbers
+        run([quale, "merge", "-q", "-o", merged] + part_files[::-1])
+        same = without_fps(whole) == without_fps(merged)
+        check(same, "%s: %d parts merged as %s differ from the whole run (%s, %s)" % (
+            tag, parts, layout, whole, merged))
+    return part_files
+
+
+def refusals(quale, base, tmp, parts):
+    """merge names what is wrong; it writes nothing then."""
+    out = os.path.join(tmp, "refused.json")
+
+    def refused(files, pattern, what):
+        if os.path.exists(out):
+            os.unlink(out)
+        proc = run([quale, "merge", "-o", out] + files, expect=1)
+        check(re.search(pattern, proc.stderr) is not None,
+              "%s: the message %r does not match %r" % (what, proc.stderr.strip(), pattern))
+        check(not os.path.exists(out), "%s: a merged file was written" % what)
+
+    refused([parts[0], parts[2]], r"missing: part 2 ", "a missing part")
+    refused([parts[0], parts[1], parts[1], parts[2]], r"both part 2 of 3", "a part twice")
+    # a part whose segment claims frames of the next one
+    with open(parts[1]) as f:
+        text = f.read()
+    seg = json.loads(text)["segment"]
+    overlapping = os.path.join(tmp, "overlap.json")
+    with open(overlapping, "w") as f:
+        f.write(text.replace('"end": %d,' % seg["end"], '"end": %d,' % (seg["end"] + 1)))
+    refused([parts[0], overlapping, parts[2]], r"overlap", "overlapping parts")
+    other = os.path.join(tmp, "other.part2.json")
+    run([quale] + base + ["--subsample", "2", "--segment", "2/3", "-o", other])
+    refused([parts[0], other, parts[2]], r"different runs", "a part of another run")
+    whole = os.path.join(tmp, "plain.json")
+    run([quale] + base + ["-o", whole])
+    refused([parts[0], whole, parts[2]], r"not a part", "a whole run's file")
+    cut = os.path.join(tmp, "cut.json")
+    with open(parts[1]) as f:
+        text = f.read()
+    with open(cut, "w") as f:
+        f.write(text[: len(text) // 2])
+    refused([parts[0], cut, parts[2]], r"cut\.json:\d+:\d+", "a part cut short")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quale", required=True)
+    ap.add_argument("--shared", default=shared_corpus.default_shared())
+    ap.add_argument("--cache", default=shared_corpus.default_cache())
+    args = ap.parse_args()
+    shared_corpus.ensure_decoded(args.shared, args.cache)
+    with open(os.path.join(args.shared, "corpus", "manifest.json")) as f:
+        pairs = json.load(f)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for pair in pairs:
+            base = ["-r", os.path.join(args.cache, pair["ref_yuv"]),
+                    "-d", os.path.join(args.cache, pair["dis_yuv"]),
+                    "-w", str(pair["width"]), "-h", str(pair["height"]),
+                    "-p", pair["vmaf_pixel_format"], "-b", str(pair["bitdepth"]),
+                    "-q", "--threads", "2"]
+            parts = split_and_merge(args.quale, base + MODELS, tmp, pair["name"], 3,
+                                    ["json", "xml"])
+            print("%s: 3 parts merged = the whole run (JSON, XML)" % pair["name"])
+            if pair["name"] != "dune_576x324_x264crf28":
+                continue
+            split_and_merge(args.quale, base + MODELS, tmp, "subsample", 7,
+                            ["json", "csv"], ["--subsample", "3"])
+            split_and_merge(args.quale, base + MODELS, tmp, "range", 4,
+                            ["json", "sub"], ["--frames", "5:41"])
+            split_and_merge(args.quale, base + MODELS, tmp, "precision", 2, ["json"],
+                            ["--precision", "6"])
+            print("%s: --subsample 3 in 7 parts, --frames 5:41 in 4, --precision 6: merged "
+                  "= the whole run" % pair["name"])
+            refusals(args.quale, base + MODELS, tmp, parts)
+            print("merge's refusals: each named")
+
+    print("%d checks, %d failed" % (checks, len(failures)))
+    return 1 if failures or checks == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+/*
+ * quale merge PART.json... : joins the parts of a split run.  The parts
+ * are read whole (quale_results_read()), merged (quale_results_merge(),
+ * which refuses a missing, doubled or overlapping part, or parts of other
+ * runs, naming them) and written through output_file.h, so that the
+ * merged file appears whole or not at all.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "merge.h"
+#include "output_file.h"
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+/* Parts are text at full precision: 10,000 frames of the full metric set
+ * take some 30 MB; a 2-hour title at 60 fps ten times that. */
+#define MAX_PART_BYTES ((size_t)4 << 30)
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "Usage: quale merge [-o OUT] [--json|--xml|--csv|--sub] [--precision N] PART...\n"
+        "\n"
+        "Joins the parts of a run split with --segment K/N into the file the whole\n"
+        "run writes: every frame's values, pooled again over every frame.  The\n"
+        "parts may come in any order; every part of the run must be there, once.\n"
+        "\n"
+        "  -o, --output PATH   the merged file (default: standard output)\n"
+        "      --json, --xml, --csv, --sub\n"
+        "                      its layout (default: OUT's extension, else JSON)\n"
+        "      --precision N   digits after the point, or 'max' (default: what the\n"
+        "                      parts' run asked for with --precision)\n"
+        "  -q, --quiet         no summary\n");
+}
+
+static int read_file(const char *path, char **text, size_t *length)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "quale: error: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t size = 0, capacity = 1 << 16;
+    char *buf = malloc(capacity + 1);
+    while (buf) {
+        if (size == capacity) {
+            if (capacity >= MAX_PART_BYTES) {
+                fprintf(stderr, "quale: error: %s: larger than %zu GiB, too large for a part\n",
+                        path, MAX_PART_BYTES >> 30);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *grown = realloc(buf, capacity * 2 + 1);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            capacity *= 2;
+        }
+        const size_t got = fread(buf + size, 1, capacity - size, f);
+        size += got;
+        if (got == 0) break;
+    }
+    const int failed = !buf || ferror(f);
+    if (failed && buf) fprintf(stderr, "quale: error: %s: %s\n", path, strerror(errno));
+    else if (!buf && errno == ENOMEM) fprintf(stderr, "quale: error: %s: out of memory\n", path);
+    if (f != stdin) fclose(f);
+    if (failed) {
+        free(buf);
+        return -1;
+    }
+    buf[size] = '\0';
+    *text = buf;
+    *length = size;
+    return 0;
+}
+
+typedef struct MergedOutput {
+    const QualeResults *results;
+    enum QualeOutputFormat format;
+    int precision;
+} MergedOutput;
+
+static int format_merged(void *cookie, FILE *f)
+{
+    const MergedOutput *m = cookie;
+    char error[1024] = "";
+    const int err = quale_results_write(m->results, f, m->format, m->precision, error,
+                                        sizeof(error));
+    if (err) fprintf(stderr, "quale: error: %s\n", error);
+    return err;
+}
+
+int merge_write(const QualeResults *const *parts, unsigned count, const char *path,
+                enum QualeOutputFormat format, int precision, QualeResults **merged)
+{
+    char error[1024] = "";
+    *merged = NULL;
+    const int err = quale_results_merge(merged, parts, count, error, sizeof(error));
+    if (err) {
+        fprintf(stderr, "quale: error: %s\n", err == -ENOMEM ? "out of memory" : error);
+        return -1;
+    }
+    MergedOutput out = { *merged, format,
+                         precision < -1 ? quale_results_precision(*merged) : precision };
+    if (!path) return 0;
+    return output_file_write(path, format_merged, &out);
+}
+
+static int format_of(const char *path, enum QualeOutputFormat *format)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    if (!dot) return -1;
+    static const struct {
+        const char *extension;
+        enum QualeOutputFormat format;
+    } known[] = { { ".json", QUALE_OUTPUT_JSON }, { ".xml", QUALE_OUTPUT_XML },
+                  { ".csv", QUALE_OUTPUT_CSV }, { ".sub", QUALE_OUTPUT_SUB } };
+    for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (!strcasecmp(dot, known[i].extension)) {
+            *format = known[i].format;
+            return 0;
+        }
+    return -1;
+}
+
+int merge_main(int argc, char *argv[])
+{
+    enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP };
+    static const struct option options[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "json", no_argument, NULL, ARG_JSON },
+        { "xml", no_argument, NULL, ARG_XML },
+        { "csv", no_argument, NULL, ARG_CSV },
+        { "sub", no_argument, NULL, ARG_SUB },
+        { "precision", required_argument, NULL, ARG_PRECISION },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, ARG_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *output = NULL;
+    int format = -1, precision = -2;
+    int quiet = 0, c;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:q", options, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'q': quiet = 1; break;
+        case ARG_JSON:
+        case ARG_XML:
+        case ARG_CSV:
+        case ARG_SUB: {
+            const int f = c == ARG_JSON ? QUALE_OUTPUT_JSON : c == ARG_XML ? QUALE_OUTPUT_XML
+                        : c == ARG_CSV ? QUALE_OUTPUT_CSV : QUALE_OUTPUT_SUB;
+            if (format >= 0 && format != f) {
+                fprintf(stderr, "quale merge: give one layout flag\n");
+                return EXIT_USAGE;
+            }
+            format = f;
+            break;
+        }
+        case ARG_PRECISION: {
+            char *end;
+            const long v = strtol(optarg, &end, 10);
+            if (!strcmp(optarg, "max") || !strcmp(optarg, "full")) {
+                precision = -1;
+            } else if (*optarg && !*end && v >= 0 && v <= 17) {
+                precision = (int)v;
+            } else {
+                fprintf(stderr, "quale merge: --precision takes 0 to 17 or 'max', not '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case ARG_HELP: usage(stdout); return 0;
+        case ':':
+            fprintf(stderr, "quale merge: option '%s' needs a value\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(stderr, "quale merge: unknown option '%s'\nTry 'quale merge --help'.\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    const unsigned count = (unsigned)(argc - optind);
+    if (count == 0) {
+        fprintf(stderr, "quale merge: no parts given\nTry 'quale merge --help'.\n");
+        return EXIT_USAGE;
+    }
+    enum QualeOutputFormat by_name;
+    if (format < 0) format = output && !format_of(output, &by_name) ? (int)by_name
+                                                                     : QUALE_OUTPUT_JSON;
+    else if (output && !format_of(output, &by_name) && (int)by_name != format) {
+        fprintf(stderr, "quale merge: -o '%s' names another layout than the flag asks for\n",
+                output);
+        return EXIT_USAGE;
+    }
+    if (output && strcmp(output, "-") && output_file_check(output)) return EXIT_RUN_FAILED;
+
+    QualeResults **parts = calloc(count, sizeof(*parts));
+    QualeResults *merged = NULL;
+    int status = EXIT_RUN_FAILED;
+    if (!parts) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        const char *path = argv[optind + i];
+        char *text = NULL, error[1024] = "";
+        size_t length = 0;
+        if (read_file(path, &text, &length)) goto out;
+        const int err = quale_results_read(&parts[i], text, length, path, error, sizeof(error));
+        free(text);
+        if (err) {
+            fprintf(stderr, "quale: error: %s\n", err == -ENOMEM ? "out of memory" : error);
+            goto out;
+        }
+    }
+    if (merge_write((const QualeResults *const *)parts, count, output ? output : "-",
+                    (enum QualeOutputFormat)format, precision, &merged))
+        goto out;
+    status = 0;
+    if (!quiet && output && strcmp(output, "-"))
+        fprintf(stderr, "quale: merged %u parts, %u frames, into %s\n", count,
+                quale_results_frame_count(merged), output);
+out:
+    for (unsigned i = 0; i < count; i++) quale_results_close(&parts[i]);
+    free(parts);
+    quale_results_close(&merged);
+    return status;
+}
