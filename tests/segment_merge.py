@@ -32,6 +32,7 @@ MODELS = ["-m", "version=vmaf_v0.6.1",
 
 failures = []
 checks = 0
+QUALE = None
 
 
 def check(ok, what):
@@ -114,12 +115,43 @@ def refusals(quale, base, tmp, parts):
     refused([parts[0], cut, parts[2]], r"cut\.json:\d+:\d+", "a part cut short")
 
 
+def vulkan_device():
+    """The index of a Vulkan device (lavapipe counts), or None."""
+    proc = subprocess.run([QUALE, "--list-devices", "--json"], capture_output=True, text=True)
+    try:
+        devices = json.loads(proc.stdout)["vulkan"]["devices"]
+    except (ValueError, KeyError):
+        return None
+    return devices[0]["index"] if devices else None
+
+
+def gpu_parts(quale, base, tmp):
+    """--gpu: parts on the GPUs at once, merged in the process.  Two parts
+    on one device (how several runs share a GPU) stand in for two GPUs."""
+    device = vulkan_device()
+    if device is None:
+        print("--gpu: no Vulkan device; the in-process split is not checked here")
+        return
+    argv = [quale] + base + ["-m", "version=vmaf_v0.6.1", "-m",
+                             "version=vmaf_v1.0.16_hfr_3d0h:name=vmaf_hfr",
+                             "--frames", "0:20", "--backend", "vulkan"]
+    whole = os.path.join(tmp, "gpu.whole.json")
+    spread = os.path.join(tmp, "gpu.spread.json")
+    run(argv + ["--gpu_device", str(device), "-o", whole])
+    run(argv + ["--gpu", "%d,%d" % (device, device), "-o", spread])
+    check(without_fps(whole) == without_fps(spread),
+          "--gpu %d,%d: the merged parts differ from one device's run" % (device, device))
+    print("--gpu %d,%d (Vulkan): the parts merged = one device's run" % (device, device))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quale", required=True)
     ap.add_argument("--shared", default=shared_corpus.default_shared())
     ap.add_argument("--cache", default=shared_corpus.default_cache())
     args = ap.parse_args()
+    global QUALE
+    QUALE = args.quale
     shared_corpus.ensure_decoded(args.shared, args.cache)
     with open(os.path.join(args.shared, "corpus", "manifest.json")) as f:
         pairs = json.load(f)
@@ -146,6 +178,7 @@ def main():
                   "= the whole run" % pair["name"])
             refusals(args.quale, base + MODELS, tmp, parts)
             print("merge's refusals: each named")
+            gpu_parts(args.quale, base, tmp)
 
     print("%d checks, %d failed" % (checks, len(failures)))
     return 1 if failures or checks == 0 else 0

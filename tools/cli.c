@@ -497,9 +497,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                 if (parse_unsigned(item, 1024, &v))
                     return fail(error, size, "--gpu takes 'all' or device indices (0,1,3), not "
                                 "'%s'", optarg);
-                for (unsigned i = 0; i < s->gpu_count; i++)
-                    if (s->gpus[i] == v)
-                        return fail(error, size, "--gpu names device %u twice", v);
+                /* a device named twice runs two parts at once */
                 s->gpus[s->gpu_count++] = v;
                 if (!p[len]) break;
                 p += len + 1;
