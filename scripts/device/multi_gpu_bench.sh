@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# On a machine of several GPUs: how quale scales over them.
+#
+#   scripts/device/multi_gpu_bench.sh BIN_DIR [--counts "1 2 4"] [--backend cuda] [--rounds 3]
+#
+# BIN_DIR holds quale, quale-bench and quale-sample.  For every case (the
+# model or metric set at a resolution) and every GPU count G it measures
+#   tool:  `quale --gpu 0,..,G-1` end to end on y4m files in /dev/shm (the
+#          frames split in G parts, each read by its own readers), the
+#          median wall clock of --rounds runs, and whether its file equals
+#          the one-GPU file (all but the fps line);
+#   gpus:  G quale-bench processes at once, one per GPU, frames in memory:
+#          the sum of their steady states, what the GPUs give with no input
+#          path at all.
+# Then two processes sharing GPU 0 each write the file of a process alone.
+set -uo pipefail
+bin=$1
+shift
+counts="1 2 4" backend=cuda rounds=3
+while (($#)); do
+    case $1 in
+        --counts) counts=$2; shift 2 ;;
+        --backend) backend=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        *) echo "unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+have=$(nvidia-smi -L | wc -l)
+work=/dev/shm/quale-multi-gpu
+mkdir -p "$work"
+
+make_clip() { # name width height frames
+    [[ -s $work/$1/sample_dist.y4m ]] && return
+    "$bin/quale-sample" --width "$2" --height "$3" --frames "$4" "$work/$1" >/dev/null
+}
+make_clip 1080p 1920 1080 1800
+make_clip 4k 3840 2160 480
+declare -A frames=([1080p]=1800 [4k]=480) bench_res=([1080p]=1080p [4k]=4k)
+
+full=(--feature psnr --feature psnr_hvs --feature float_ssim --feature float_ms_ssim
+      --feature ciede --feature float_ansnr --feature float_moment --feature cambi
+      --feature float_psnr --feature float_vif --feature float_adm --feature float_motion)
+cases=("v0.6.1 1080p|1080p|-m version=vmaf_v0.6.1"
+       "v0.6.1 4K|4k|-m version=vmaf_v0.6.1"
+       "v1 1080p|1080p|-m version=vmaf_v1.0.16_3d0h"
+       "v1 4K|4k|-m version=vmaf_v1.0.16_1d5h_2160"
+       "full set 1080p|1080p|-n ${full[*]}"
+       "full set 4K|4k|-n ${full[*]}")
+
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+printf '%-16s %4s %12s %12s %12s %s\n' case gpus "tool fps" "x one GPU" "gpus fps" "same file"
+for c in "${cases[@]}"; do
+    IFS='|' read -r name res args <<<"$c"
+    clip=$work/$res
+    n=${frames[$res]}
+    one_tool="" one_gpus=""
+    for g in $counts; do
+        ((g > have)) && continue
+        list=$(seq -s, 0 $((g - 1)))
+        out=$work/out.$g.json
+        times=()
+        for ((r = 0; r < rounds; r++)); do
+            t0=$(date +%s.%N)
+            # shellcheck disable=SC2086
+            "$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" $args \
+                --backend "$backend" --gpu "$list" -q --json -o "$out" 2>"$work/err" ||
+                { echo "$name on $g GPUs failed:"; cat "$work/err"; }
+            t1=$(date +%s.%N)
+            times+=("$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN {print n / (b - a)}')")
+        done
+        tool=$(printf '%s\n' "${times[@]}" | median)
+        same=yes
+        if ((g == 1)); then
+            cp "$out" "$work/out.one.json"
+        elif ! cmp -s <(grep -v '"fps"' "$out") <(grep -v '"fps"' "$work/out.one.json"); then
+            same=NO
+        fi
+        # the GPUs alone: one quale-bench per GPU at once, frames in memory
+        pids=()
+        for ((k = 0; k < g; k++)); do
+            # shellcheck disable=SC2086
+            CUDA_VISIBLE_DEVICES=$k "$bin/quale-bench" --backend "$backend" \
+                --resolution "${bench_res[$res]}" --frames $((n > 600 ? 600 : n)) \
+                ${args/-m /--model } >"$work/bench.$k.json" 2>"$work/bench.$k.err" &
+            pids+=($!)
+        done
+        for p in "${pids[@]}"; do wait "$p"; done
+        gpus=0
+        for ((k = 0; k < g; k++)); do
+            f=$(grep -o '"steady_fps": [0-9.]*' "$work/bench.$k.json" | head -1 | awk '{print $2}')
+            gpus=$(awk -v a="$gpus" -v b="${f:-0}" 'BEGIN {print a + b}')
+        done
+        [[ -z $one_tool ]] && one_tool=$tool one_gpus=$gpus
+        printf '%-16s %4d %12.0f %12.2f %12.0f %s\n' "$name" "$g" "$tool" \
+            "$(awk -v a="$tool" -v b="$one_tool" 'BEGIN {print a / b}')" "$gpus" "$same"
+    done
+done
+
+# Two processes on one GPU at once: each writes the file of a process alone.
+clip=$work/1080p
+"$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" --backend "$backend" \
+    --gpu_device 0 -q --json -o "$work/alone.json"
+"$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" --backend "$backend" \
+    --gpu_device 0 -q --json -o "$work/shared.a.json" &
+a=$!
+"$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" --backend "$backend" \
+    --gpu_device 0 -q --json -o "$work/shared.b.json" &
+b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+for f in shared.a shared.b; do
+    if ((ra || rb)) || ! cmp -s <(grep -v '"fps"' "$work/$f.json") <(grep -v '"fps"' "$work/alone.json"); then
+        echo "two processes on GPU 0: $f differs or failed (exit $ra, $rb)"
+    else
+        echo "two processes on GPU 0: $f = the file of a process alone"
+    fi
+done
