@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine of several GPUs: how quale scales over them.
 #
-#   scripts/device/multi_gpu_bench.sh BIN_DIR [--counts "1 2 4"] [--backend cuda] [--rounds 3]
+#   scripts/device/multi_gpu_bench.sh BIN_DIR [--counts "1 2 4"] [--backend cuda] [--rounds 2]
+#       [--length-1080p 7200] [--length-4k 1920] [--no-bench]
 #
 # BIN_DIR holds quale, quale-bench and quale-sample.  For every case (the
 # model or metric set at a resolution) and every GPU count G it measures
@@ -16,9 +17,12 @@
 set -uo pipefail
 bin=$1
 shift
-counts="1 2 4" backend=cuda rounds=2
+counts="1 2 4" backend=cuda rounds=2 length_1080p=7200 length_4k=1920 bench=1
 while (($#)); do
     case $1 in
+        --length-1080p) length_1080p=$2; shift 2 ;;
+        --length-4k) length_4k=$2; shift 2 ;;
+        --no-bench) bench=0; shift ;;
         --counts) counts=$2; shift 2 ;;
         --backend) backend=$2; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
@@ -45,9 +49,10 @@ make_clip() { # name width height distinct frames
     done
     rm -rf "$dir.drawn"
 }
-make_clip 1080p 1920 1080 60 1800
-make_clip 4k 3840 2160 24 480
-declare -A frames=([1080p]=1800 [4k]=480) bench_res=([1080p]=1080p [4k]=4k)
+make_clip 1080p 1920 1080 60 "$length_1080p"
+make_clip 4k 3840 2160 24 "$length_4k"
+declare -A frames=([1080p]=$(($length_1080p / 60 * 60)) [4k]=$(($length_4k / 24 * 24)))
+declare -A bench_res=([1080p]=1080p [4k]=4k)
 
 full=(--feature psnr --feature psnr_hvs --feature float_ssim --feature float_ms_ssim
       --feature ciede --feature float_ansnr --feature float_moment --feature cambi
@@ -59,12 +64,13 @@ cases=("v0.6.1 1080p|1080p|-m version=vmaf_v0.6.1"
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-printf '%-16s %4s %12s %12s %12s %s\n' case gpus "tool fps" "x one GPU" "gpus fps" "same file"
+printf '%-16s %4s %10s %8s %10s %8s %10s %s\n' case gpus "tool fps" "start s" "steady" "x one" \
+    "gpus fps" "same file"
 for c in "${cases[@]}"; do
     IFS='|' read -r name res args <<<"$c"
     clip=$work/$res
     n=${frames[$res]}
-    one_tool="" one_gpus=""
+    one_tool=""
     for g in $counts; do
         ((g > have)) && continue
         list=$(seq -s, 0 $((g - 1)))
@@ -80,6 +86,19 @@ for c in "${cases[@]}"; do
             times+=("$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN {print n / (b - a)}')")
         done
         tool=$(printf '%s\n' "${times[@]}" | median)
+        wall=$(awk -v n="$n" -v f="$tool" 'BEGIN {print n / f}')
+        starts=()
+        for ((r = 0; r < rounds; r++)); do
+            t0=$(date +%s.%N)
+            # shellcheck disable=SC2086
+            "$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" $args \
+                --backend "$backend" --gpu "$list" --frame_cnt 8 -q --json -o "$work/start.json" \
+                2>/dev/null
+            t1=$(date +%s.%N)
+            starts+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')")
+        done
+        start=$(printf '%s\n' "${starts[@]}" | median)
+        steady=$(awk -v n="$n" -v w="$wall" -v s="$start" 'BEGIN {print (n - 8) / (w - s)}')
         same=yes
         if ((g == 1)); then
             cp "$out" "$work/out.one.json"
@@ -88,7 +107,7 @@ for c in "${cases[@]}"; do
         fi
         # the GPUs alone: one quale-bench per GPU at once, frames in memory
         pids=()
-        for ((k = 0; k < g; k++)); do
+        for ((k = 0; k < g * bench; k++)); do
             # shellcheck disable=SC2086
             CUDA_VISIBLE_DEVICES=$k "$bin/quale-bench" --backend "$backend" \
                 --resolution "${bench_res[$res]}" --frames $((n > 600 ? 600 : n)) \
@@ -97,13 +116,13 @@ for c in "${cases[@]}"; do
         done
         for p in "${pids[@]}"; do wait "$p"; done
         gpus=0
-        for ((k = 0; k < g; k++)); do
+        for ((k = 0; k < g * bench; k++)); do
             f=$(grep -o '"steady_fps": [0-9.]*' "$work/bench.$k.json" | head -1 | awk '{print $2}')
             gpus=$(awk -v a="$gpus" -v b="${f:-0}" 'BEGIN {print a + b}')
         done
-        [[ -z $one_tool ]] && one_tool=$tool one_gpus=$gpus
-        printf '%-16s %4d %12.0f %12.2f %12.0f %s\n' "$name" "$g" "$tool" \
-            "$(awk -v a="$tool" -v b="$one_tool" 'BEGIN {print a / b}')" "$gpus" "$same"
+        [[ -z $one_tool ]] && one_tool=$steady
+        printf '%-16s %4d %10.0f %8.2f %10.0f %8.2f %10.0f %s\n' "$name" "$g" "$tool" "$start" \
+            "$steady" "$(awk -v a="$steady" -v b="$one_tool" 'BEGIN {print a / b}')" "$gpus" "$same"
     done
 done
 
