@@ -37,7 +37,7 @@ mkdir -p "$work"
 # are drawn, then repeated to the clip's length (the frames after the
 # header are whole "FRAME" records, so copies of them are a longer clip).
 make_clip() { # name width height distinct frames
-    local dir=$work/$1
+    local dir=$work/$1.$5
     [[ -s $dir/sample_dist.y4m ]] && return
     "$bin/quale-sample" --width "$2" --height "$3" --frames "$4" "$dir.drawn" >/dev/null
     mkdir -p "$dir"
@@ -68,8 +68,8 @@ printf '%-16s %4s %10s %8s %10s %8s %10s %s\n' case gpus "tool fps" "start s" "s
     "gpus fps" "same file"
 for c in "${cases[@]}"; do
     IFS='|' read -r name res args <<<"$c"
-    clip=$work/$res
     n=${frames[$res]}
+    clip=$work/$res.$n
     one_tool=""
     for g in $counts; do
         ((g > have)) && continue
@@ -127,7 +127,7 @@ for c in "${cases[@]}"; do
 done
 
 # Two processes on one GPU at once: each writes the file of a process alone.
-clip=$work/1080p
+clip=$work/1080p.${frames[1080p]}
 "$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" --backend "$backend" \
     --gpu_device 0 -q --json -o "$work/alone.json"
 "$bin/quale" -r "$clip/sample_ref.y4m" -d "$clip/sample_dist.y4m" --backend "$backend" \
