@@ -32,7 +32,8 @@ static void usage(FILE *f)
         "\n"
         "  -o, --output PATH   the merged file (default: standard output)\n"
         "      --json, --xml, --csv, --sub\n"
-        "                      its layout (default: OUT's extension, else JSON)\n"
+        "                      its layout (default: OUT's extension, else XML, as\n"
+        "                      a run without a layout flag writes)\n"
         "      --precision N   digits after the point, or 'max' (default: what the\n"
         "                      parts' run asked for with --precision)\n"
         "  -q, --quiet         no summary\n");
@@ -199,7 +200,7 @@ int merge_main(int argc, char *argv[])
     }
     enum QualeOutputFormat by_name;
     if (format < 0) format = output && !format_of(output, &by_name) ? (int)by_name
-                                                                     : QUALE_OUTPUT_JSON;
+                                                                     : QUALE_OUTPUT_XML;
     else if (output && !format_of(output, &by_name) && (int)by_name != format) {
         fprintf(stderr, "quale merge: -o '%s' names another layout than the flag asks for\n",
                 output);

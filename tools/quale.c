@@ -787,7 +787,18 @@ static void describe_run(const CliSettings *s, const QualeContext *ctx, char *te
     do { \
         if (n < size) n += (size_t)snprintf(text + n, size - n, __VA_ARGS__); \
     } while (0)
-    PUT("reference=%s distorted=%s", s->reference, s->distorted);
+    /* the videos by name and size, not by path: the nodes of a cluster
+     * mount the same files at different places */
+    for (int i = 0; i < 2; i++) {
+        const char *path = i ? s->distorted : s->reference;
+        const char *slash = strrchr(path, '/');
+        struct stat st;
+        if (!strcmp(path, "-")) PUT("%sstandard input", i ? " distorted=" : "reference=");
+        else if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            PUT("%s%s (%lld bytes)", i ? " distorted=" : "reference=", slash ? slash + 1 : path,
+                (long long)st.st_size);
+        else PUT("%s%s", i ? " distorted=" : "reference=", slash ? slash + 1 : path);
+    }
     if (s->raw_given)
         PUT(" raw=%ux%u:%s:%u", s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
             s->raw.bitdepth);
