@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Expands a catalog of video pairs into quale's segment tasks and merges.
+
+A catalog is a JSON list of objects, or a CSV file with a header row, with
+the fields:
+
+  ref      the reference video                         (required)
+  dist     the distorted video                         (required)
+  output   the merged results file; its extension      (required)
+           (.json .xml .csv .sub) picks the format
+  model    a -m spec, e.g. version=vmaf_v0.6.1neg      (optional, may be empty)
+  options  more quale flags as one shell-like string,  (optional)
+           split as a shell would (shlex): -w 576 -h 324 -p 420 -b 8,
+           --feature psnr, a second -m, --threads 2, --json ...
+
+Relative paths in ref, dist, output and a model's path=FILE are taken from
+the catalog's directory, so a catalog travels with its videos; paths inside
+options are passed as written.
+
+  catalog.py tasks CATALOG --segments N --parts-dir DIR
+  catalog.py merges CATALOG --segments N --parts-dir DIR
+
+Both print one line per task or merge, its fields separated by tabs (no
+quoting to undo: a field never holds a tab or a newline, and never is
+empty, which the catalog check guarantees):
+
+  PRODUCT <TAB> quale <TAB> ARG <TAB> ARG ...
+
+PRODUCT is the file the line writes; the rest is the command line, whose
+first word `quale` the runner replaces with its binary ($QUALE).  tasks
+prints, for every pair in catalog order and every K of 1..N:
+
+  DIR/ID.partK-of-N.json  quale -r REF -d DIST [-m MODEL] OPTIONS -q --segment K/N -o DIR/ID.partK-of-N.json
+
+and merges, for every pair:
+
+  OUTPUT  quale merge [FORMAT] [--precision P] -o OUTPUT DIR/ID.part1-of-N.json ... DIR/ID.partN-of-N.json
+
+ID, the pair's id, is the output's file name without its extension, with
+characters other than letters, digits, '.', '_' and '-' made '_'; two pairs
+may not share one.  The output flags of options (--json, --xml, --csv,
+--sub, --precision) go to the merge, since a part is always full-precision
+JSON; the other flags go to the tasks.
+
+A bad catalog (unreadable, a missing or unknown field, an output or id used
+twice, a flag that the tasks set themselves) is reported with its entry and
+exits 2.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shlex
+import sys
+
+FIELDS = ("ref", "dist", "model", "options", "output")
+REQUIRED = ("ref", "dist", "output")
+FORMATS = {".json": "--json", ".xml": "--xml", ".csv": "--csv", ".sub": "--sub"}
+FORMAT_FLAGS = set(FORMATS.values())
+# Flags that the tasks and merges write themselves: one in options would
+# make a second input, output or segment.
+RESERVED = {"-r", "--reference", "-d", "--distorted", "-o", "--output", "--segment"}
+
+
+class CatalogError(Exception):
+    pass
+
+
+def read_entries(path):
+    """The catalog's entries as dicts of strings, with the entry's name
+    ("entry 3" or "line 4") for messages."""
+    try:
+        with open(path, newline="") as f:
+            text = f.read()
+    except OSError as e:
+        raise CatalogError(f"cannot read the catalog: {e.strerror}")
+    except UnicodeDecodeError:
+        raise CatalogError("the catalog is not UTF-8 text")
+    if path.lower().endswith(".json"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CatalogError(f"not valid JSON: {e}")
+        if not isinstance(data, list):
+            raise CatalogError("a JSON catalog must be a list of objects")
+        entries = []
+        for i, item in enumerate(data, 1):
+            where = f"entry {i}"
+            if not isinstance(item, dict):
+                raise CatalogError(f"{where}: not an object")
+            for k, v in item.items():
+                if k in FIELDS and not isinstance(v, str):
+                    raise CatalogError(f"{where}: field '{k}' must be a string")
+            entries.append((where, item))
+        return entries
+    if not path.lower().endswith(".csv"):
+        raise CatalogError("the catalog's name must end in .json or .csv")
+    rows = csv.reader(text.splitlines())
+    header = next(rows, None)
+    if not header:
+        raise CatalogError("the CSV catalog has no header row")
+    header = [h.strip() for h in header]
+    if any(h not in FIELDS for h in header):
+        unknown = ", ".join(h for h in header if h not in FIELDS)
+        raise CatalogError(f"header: unknown field(s) {unknown} (known: {', '.join(FIELDS)})")
+    entries = []
+    for line, row in enumerate(rows, 2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        where = f"line {line}"
+        if len(row) != len(header):
+            raise CatalogError(f"{where}: {len(row)} fields, the header has {len(header)}")
+        entries.append((where, dict(zip(header, (c.strip() for c in row)))))
+    return entries
+
+
+def pair_id(output):
+    stem = os.path.splitext(os.path.basename(output))[0]
+    return re.sub(r"[^A-Za-z0-9._-]", "_", stem)
+
+
+def resolve(base, path):
+    return path if os.path.isabs(path) else os.path.normpath(os.path.join(base, path))
+
+
+def check_arg(where, arg):
+    if arg == "" or "\t" in arg or "\n" in arg or "\r" in arg:
+        raise CatalogError(f"{where}: an empty argument or one with a tab or newline "
+                           f"cannot go in the task list: {arg!r}")
+    return arg
+
+
+def load(path):
+    """The catalog's pairs: dicts with id, ref, dist, model, task_options,
+    output and merge_options."""
+    base = os.path.dirname(os.path.abspath(path))
+    entries = read_entries(path)
+    if not entries:
+        raise CatalogError("the catalog has no pairs")
+    pairs, outputs, ids = [], {}, {}
+    for where, e in entries:
+        unknown = sorted(k for k in e if k not in FIELDS)
+        if unknown:
+            raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)} "
+                               f"(known: {', '.join(FIELDS)})")
+        for k in REQUIRED:
+            if not e.get(k, "").strip():
+                raise CatalogError(f"{where}: the field '{k}' is missing or empty")
+        ref, dist, output = (resolve(base, e[k].strip()) for k in ("ref", "dist", "output"))
+        model = e.get("model", "").strip()
+        if model.startswith("path="):
+            # path=FILE[:options]: the file is taken from the catalog's
+            # directory like the videos.
+            file, sep, rest = model[5:].partition(":")
+            model = "path=" + resolve(base, file) + sep + rest
+        try:
+            options = shlex.split(e.get("options", ""))
+        except ValueError as err:
+            raise CatalogError(f"{where}: options: {err}")
+        task_options, merge_options = [], []
+        i = 0
+        while i < len(options):
+            opt = options[i]
+            name = opt.split("=", 1)[0]
+            if name in RESERVED:
+                raise CatalogError(f"{where}: options may not hold {name}: the tasks set "
+                                   "the inputs, the output and the segment themselves")
+            if opt in FORMAT_FLAGS:
+                merge_options.append(opt)
+            elif name == "--precision":
+                if "=" in opt:
+                    merge_options.append(opt)
+                elif i + 1 < len(options):
+                    merge_options += [opt, options[i + 1]]
+                    i += 1
+                else:
+                    raise CatalogError(f"{where}: options: --precision needs a value")
+            else:
+                task_options.append(opt)
+            i += 1
+        if not any(o in FORMAT_FLAGS for o in merge_options):
+            ext = os.path.splitext(output)[1].lower()
+            # A single run writes XML when neither a flag nor the name says
+            # otherwise; the merge is told so, to give that run's file.
+            merge_options.insert(0, FORMATS.get(ext, "--xml"))
+        if output in outputs:
+            raise CatalogError(f"{where}: the output {output} is also that of "
+                               f"{outputs[output]}")
+        pid = pair_id(output)
+        if pid in ids:
+            raise CatalogError(f"{where}: the output's name gives the id '{pid}', as that of "
+                               f"{ids[pid]} does: the parts of two pairs would collide")
+        outputs[output], ids[pid] = where, where
+        pair = {"id": pid, "ref": ref, "dist": dist, "model": model,
+                "task_options": task_options, "output": output,
+                "merge_options": merge_options}
+        for arg in [ref, dist, model or "-", output, *task_options, *merge_options]:
+            check_arg(where, arg)
+        pairs.append(pair)
+    return pairs
+
+
+def part_path(parts_dir, pid, k, n):
+    return os.path.join(parts_dir, f"{pid}.part{k}-of-{n}.json")
+
+
+def task_lines(pairs, n, parts_dir):
+    for p in pairs:
+        for k in range(1, n + 1):
+            part = part_path(parts_dir, p["id"], k, n)
+            argv = ["quale", "-r", p["ref"], "-d", p["dist"]]
+            if p["model"]:
+                argv += ["-m", p["model"]]
+            # -q: a progress line per frame is noise in a batch job's log.
+            argv += p["task_options"] + ["-q", "--segment", f"{k}/{n}", "-o", part]
+            yield [part] + argv
+
+
+def merge_lines(pairs, n, parts_dir):
+    for p in pairs:
+        parts = [part_path(parts_dir, p["id"], k, n) for k in range(1, n + 1)]
+        yield [p["output"], "quale", "merge", *p["merge_options"], "-o", p["output"], *parts]
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Expands a catalog of video pairs into quale's segment tasks and merges "
+                    "(tab-separated lines; see the top of this file).")
+    ap.add_argument("what", choices=("tasks", "merges"))
+    ap.add_argument("catalog")
+    ap.add_argument("--segments", type=int, required=True, metavar="N",
+                    help="segments per pair (1 or more)")
+    ap.add_argument("--parts-dir", required=True, metavar="DIR",
+                    help="where the tasks write their parts")
+    args = ap.parse_args()
+    if args.segments < 1:
+        ap.error("--segments must be 1 or more")
+    parts_dir = os.path.abspath(args.parts_dir)
+    try:
+        check_arg("--parts-dir", parts_dir)
+        pairs = load(args.catalog)
+    except CatalogError as e:
+        print(f"catalog.py: {args.catalog}: {e}", file=sys.stderr)
+        return 2
+    lines = task_lines if args.what == "tasks" else merge_lines
+    out = sys.stdout
+    for fields in lines(pairs, args.segments, parts_dir):
+        out.write("\t".join(fields) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
