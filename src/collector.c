@@ -29,6 +29,7 @@ struct Collector {
     unsigned *order; /* row ids in output order: by phase, then declaration */
     unsigned frame_capacity; /* every row holds this many frames */
     unsigned frame_span;
+    unsigned base;           /* the frame a row's first slot holds */
     Aggregate *aggregates;
     unsigned aggregate_count;
 };
@@ -161,20 +162,25 @@ int collector_put(Collector *c, unsigned id, unsigned frame, double value)
         err = -EINVAL;
         goto out;
     }
-    if (frame >= c->frame_capacity) {
+    if (frame < c->base) {
+        err = -ERANGE;
+        goto out;
+    }
+    const unsigned at = frame - c->base;
+    if (at >= c->frame_capacity) {
         if (frame >= UINT32_MAX / 2) {
             err = -ERANGE;
             goto out;
         }
         unsigned cap = c->frame_capacity ? c->frame_capacity : 256;
-        while (cap <= frame) cap *= 2;
+        while (cap <= at) cap *= 2;
         for (unsigned i = 0; i < c->row_count && !err; i++)
             err = grow_row(&c->rows[i], c->frame_capacity, cap);
         if (err) goto out;
         c->frame_capacity = cap;
     }
-    c->rows[id].values[frame] = value;
-    c->rows[id].written[frame] = 1;
+    c->rows[id].values[at] = value;
+    c->rows[id].written[at] = 1;
     if (frame >= c->frame_span) c->frame_span = frame + 1;
 out:
     pthread_mutex_unlock(&c->lock);
@@ -185,8 +191,10 @@ int collector_get(const Collector *c, unsigned id, unsigned frame, double *value
 {
     int err = -ENOENT;
     pthread_mutex_lock(lock_of(c));
-    if (id < c->row_count && frame < c->frame_capacity && c->rows[id].written[frame]) {
-        *value = c->rows[id].values[frame];
+    const unsigned at = frame - c->base;
+    if (id < c->row_count && frame >= c->base && at < c->frame_capacity &&
+        c->rows[id].written[at]) {
+        *value = c->rows[id].values[at];
         err = 0;
     }
     pthread_mutex_unlock(lock_of(c));
@@ -235,6 +243,13 @@ unsigned collector_output_key(const Collector *c, unsigned position)
     return position < c->row_count ? c->order[position] : position;
 }
 
+int collector_set_base(Collector *c, unsigned base)
+{
+    if (c->frame_capacity) return -EBUSY;
+    c->base = base;
+    return 0;
+}
+
 unsigned collector_frame_span(const Collector *c)
 {
     return c->frame_span;
@@ -242,9 +257,9 @@ unsigned collector_frame_span(const Collector *c)
 
 bool collector_frame_has_values(const Collector *c, unsigned frame)
 {
-    if (frame >= c->frame_capacity) return false;
+    if (frame < c->base || frame - c->base >= c->frame_capacity) return false;
     for (unsigned i = 0; i < c->row_count; i++)
-        if (c->rows[i].written[frame]) return true;
+        if (c->rows[i].written[frame - c->base]) return true;
     return false;
 }
 
@@ -269,8 +284,9 @@ static int pool_frames(const Collector *c, unsigned id, enum QualePool method, u
     double min = 0., max = 0., sum = 0., inverse_sum = 0.;
     for (unsigned i = first; i < end; i++) {
         if (subsample > 1 && i % subsample) continue;
-        if (i >= c->frame_capacity || !row->written[i]) return -ENOENT;
-        const double x = row->values[i];
+        if (i < c->base || i - c->base >= c->frame_capacity || !row->written[i - c->base])
+            return -ENOENT;
+        const double x = row->values[i - c->base];
         sum += x;
         inverse_sum += 1. / (x + 1.);
         if (n == 0 || x < min) min = x;

@@ -55,6 +55,9 @@ unsigned collector_key_count(const Collector *c);
 const char *collector_key_name(const Collector *c, unsigned id);
 /* The id of the key listed at position (0 .. count - 1) of the outputs. */
 unsigned collector_output_key(const Collector *c, unsigned position);
+/* Frames below base are never stored (a run read back that starts late
+ * keeps no room for them); only before the first value.  Default 0. */
+int collector_set_base(Collector *c, unsigned base);
 /* One past the highest frame written for any key. */
 unsigned collector_frame_span(const Collector *c);
 bool collector_frame_has_values(const Collector *c, unsigned frame);

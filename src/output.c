@@ -239,7 +239,13 @@ static int check_keys(const Writer *w, enum QualeOutputFormat format)
                           : format == QUALE_OUTPUT_JSON ? "it is not UTF-8"
                                                         : "it holds '|', '{', '}' or a control "
                                                           "character";
-        writer_error(w, "the key '%s' cannot be written in the %s layout (%s); write %s", key,
+        /* the key as a message may show it: control bytes as \xNN */
+        char shown[256];
+        size_t n = 0;
+        for (const unsigned char *c = (const unsigned char *)key; *c && n + 5 < sizeof(shown); c++)
+            n += (size_t)snprintf(shown + n, sizeof(shown) - n,
+                                  *c < 0x20 || *c == 0x7f ? "\\x%02x" : "%c", *c);
+        writer_error(w, "the key '%s' cannot be written in the %s layout (%s); write %s", shown,
                      layout[format], why, format == QUALE_OUTPUT_JSON ? "CSV" : "JSON or CSV");
         return -EINVAL;
     }

@@ -24,6 +24,10 @@
 #include "output.h"
 #include "quale/quale.h"
 
+/* 2^24 frames: 77 hours at 60 frames a second.  A file whose frame
+ * numbers span more is not a run's: refused before its rows take memory. */
+#define MAX_FRAMES (1u << 24)
+
 struct QualeResults {
     char *name;               /* for messages: the file it was read from */
     Collector *collector;     /* values at their frame numbers */
@@ -179,9 +183,12 @@ static int read_segment(const Reader *rd, const JsonValue *seg, QualeResults *r)
     if (g->first >= g->end || g->first < g->range_first)
         return read_fail(rd, seg, "the frames [%u, %u) are not a segment of a range from %u",
                          g->first, g->end, g->range_first);
+    if (g->end - g->first > MAX_FRAMES)
+        return read_fail(rd, seg, "the segment's %u frames are more than a results file holds "
+                         "(%u)", g->end - g->first, MAX_FRAMES);
     if (r->subsample == 0) r->subsample = 1;
     r->split = true;
-    return 0;
+    return collector_set_base(r->collector, g->first);
 }
 
 static int read_notes(const Reader *rd, const JsonValue *input, QualeResults *r)
@@ -223,6 +230,10 @@ static int read_frames(const Reader *rd, const JsonValue *frames, QualeResults *
             num->u.number.value != floor(num->u.number.value))
             return read_fail(rd, num ? num : frame, "a frame has no frame number (\"frameNum\")");
         const unsigned index = (unsigned)num->u.number.value;
+        if (previous < 0 && !r->split) collector_set_base(r->collector, index);
+        if (previous >= 0 && !r->split && index - r->first >= MAX_FRAMES)
+            return read_fail(rd, num, "frame %u is more than %u frames after the first: a "
+                             "results file holds fewer", index, MAX_FRAMES);
         if ((long long)index <= previous)
             return read_fail(rd, num, "frame %u comes after frame %lld: the frames are not in "
                              "order", index, previous);
@@ -236,8 +247,11 @@ static int read_frames(const Reader *rd, const JsonValue *frames, QualeResults *
             int err = read_value(rd, &m->value, m->key, &value);
             if (!err) err = key_id(r, m->key, &id);
             if (!err) err = collector_put(r->collector, id, index, value);
-            if (err) return err == -EINVAL ? read_fail(rd, &m->value, "frame %u: '%s' cannot be "
-                                                       "stored", index, m->key) : err;
+            if (err == -ERANGE)
+                return read_fail(rd, num, "frame %u is outside its segment's [%u, %u)", index,
+                                 r->segment.first, r->segment.end);
+            if (err) return err == -ENOMEM ? err : read_fail(rd, &m->value, "frame %u: '%s' "
+                                                             "cannot be stored", index, m->key);
         }
         if (r->frames == 0) r->first = index;
         r->end = index + 1;
@@ -509,6 +523,11 @@ int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
     r->height = p0->height;
     r->first = p0->first;
     r->end = order[count - 1]->end;
+    if (r->end - r->first > MAX_FRAMES || (err = collector_set_base(r->collector, r->first))) {
+        err = err ? err : fail(error, error_size, "the parts span %u frames, more than %u",
+                               r->end - r->first, MAX_FRAMES);
+        goto out;
+    }
     r->precision = p0->precision;
     if ((p0->version && !r->version) || (err = copy_notes(r, p0))) {
         err = err ? err : -ENOMEM;

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets: libquale compiled by clang with coverage
 # instrumentation, ASan and UBSan (a meson build of its own), and one fuzzer
 # per target, fuzz_y4m, fuzz_yuv, fuzz_model, fuzz_cli, fuzz_pictures and
-# fuzz_output and fuzz_decode.
+# fuzz_output, fuzz_decode and fuzz_results.
 #
 #   tests/fuzz/build.sh [DIR]      (default: build-fuzz/ in the source tree)
 #
@@ -39,7 +39,7 @@ if [[ ! -f $out/lib/build.ninja ]]; then
 fi
 ninja -C "$out/lib" src/libquale.a >/dev/null
 
-for target in y4m yuv model cli pictures output decode; do
+for target in y4m yuv model cli pictures output decode results; do
     extra=()
     [[ $target == cli ]] && extra=("$src/tools/cli.c")
     "$cc" -std=c17 -g -O1 -D_GNU_SOURCE -DQUALE_LIBFUZZER -fsanitize=fuzzer "${sanitize[@]}" \
@@ -47,4 +47,4 @@ for target in y4m yuv model cli pictures output decode; do
         "$src/tests/fuzz/fuzz_$target.c" "$src/tests/fuzz/fuzz_common.c" "${extra[@]}" \
         "$out/lib/src/libquale.a" -lm -ldl -lpthread -o "$out/fuzz_$target"
 done
-echo "$out/fuzz_y4m $out/fuzz_yuv $out/fuzz_model $out/fuzz_cli $out/fuzz_pictures $out/fuzz_output $out/fuzz_decode"
+echo "$out/fuzz_y4m $out/fuzz_yuv $out/fuzz_model $out/fuzz_cli $out/fuzz_pictures $out/fuzz_output $out/fuzz_decode $out/fuzz_results"

@@ -24,6 +24,7 @@ int quale_fuzz_cli(const uint8_t *data, size_t size);
 int quale_fuzz_pictures(const uint8_t *data, size_t size);
 int quale_fuzz_output(const uint8_t *data, size_t size);
 int quale_fuzz_decode(const uint8_t *data, size_t size);
+int quale_fuzz_results(const uint8_t *data, size_t size);
 
 static inline void fuzz_check_failed(const char *file, int line, const char *what)
 {
