@@ -34,6 +34,7 @@ static const struct {
     { "pictures", quale_fuzz_pictures },
     { "output", quale_fuzz_output },
     { "decode", quale_fuzz_decode },
+    { "results", quale_fuzz_results },
 };
 
 #define TARGET_COUNT (sizeof(targets) / sizeof(targets[0]))
