@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "json.h"
 #include "common.h"
 #include "log.h"
 
@@ -301,6 +303,76 @@ static int pool_frames(const Collector *c, unsigned id, enum QualePool method, u
     case QUALE_POOL_HARMONIC_MEAN: *value = n / inverse_sum - 1.0; return 0;
     }
     return -EINVAL;
+}
+
+int pool_method_parse(const char *name, PoolMethod *method)
+{
+    static const char *const plain[] = { "min", "max", "mean", "harmonic_mean" };
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, plain[i])) {
+            *method = (PoolMethod){ .kind = POOL_PLAIN, .plain = (enum QualePool)i };
+            return 0;
+        }
+    const bool percentile = name[0] == 'p';
+    const char *digits = percentile ? name + 1 : !strncmp(name, "low", 3) ? name + 3 : NULL;
+    if (!digits || !*digits || *digits == '-' || *digits == '+' || *digits == ' ') return -EINVAL;
+    char *end;
+    const double share = json_strtod(digits, &end);
+    if (*end || !(share > 0.) || !(share < 100.)) return -EINVAL;
+    *method = (PoolMethod){ .kind = percentile ? POOL_PERCENTILE : POOL_LOW, .share = share };
+    return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The percentile (linear between the closest ranks, as numpy's default)
+ * or the mean of the lowest share of the values, which are sorted here. */
+static double order_statistic(double *x, size_t n, const PoolMethod *m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isnan(x[i])) return NAN;
+    qsort(x, n, sizeof(*x), compare_doubles);
+    if (m->kind == POOL_PERCENTILE) {
+        const double h = (double)(n - 1) * m->share / 100.;
+        const size_t lo = (size_t)h;
+        const double frac = h - (double)lo;
+        return lo + 1 < n ? x[lo] + frac * (x[lo + 1] - x[lo]) : x[lo];
+    }
+    size_t k = (size_t)ceil((double)n * m->share / 100.);
+    if (k < 1) k = 1;
+    if (k > n) k = n;
+    double sum = 0.;
+    for (size_t i = 0; i < k; i++) sum += x[i];
+    return sum / (double)k;
+}
+
+int collector_pool_method(const Collector *c, unsigned id, const PoolMethod *method,
+                          unsigned first, unsigned end, unsigned subsample, double *value)
+{
+    if (method->kind == POOL_PLAIN)
+        return collector_pool_range(c, id, method->plain, first, end, subsample, value);
+    if (id >= c->row_count || first >= end) return -EINVAL;
+    pthread_mutex_lock(lock_of(c));
+    const KeyRow *row = &c->rows[id];
+    double *x = malloc(sizeof(*x) * (end - first));
+    size_t n = 0;
+    int err = x ? 0 : -ENOMEM;
+    for (unsigned i = first; i < end && !err; i++) {
+        if (subsample > 1 && i % subsample) continue;
+        if (i < c->base || i - c->base >= c->frame_capacity || !row->written[i - c->base])
+            err = -ENOENT;
+        else
+            x[n++] = row->values[i - c->base];
+    }
+    pthread_mutex_unlock(lock_of(c));
+    if (!err && n == 0) err = -ENOENT;
+    if (!err) *value = order_statistic(x, n, method);
+    free(x);
+    return err;
 }
 
 int collector_pool(const Collector *c, unsigned id, enum QualePool method,

@@ -94,4 +94,22 @@ struct FeatureSink {
     unsigned cpu_flags;          /* QUALE_CPU_* sets the metric may use */
 };
 
+/*
+ * Pooling by name: libvmaf's four ("min", "max", "mean", "harmonic_mean"),
+ * "pN" the N-th percentile of the frames (0 < N < 100, linear between the
+ * closest ranks: numpy's default) and "lowN" the mean of the lowest N% of
+ * them (at least one frame): FFmpeg's pool= and the 1% and 5% lows.  Any
+ * NaN among the frames makes the order statistics NaN, as it makes the
+ * mean.
+ */
+typedef struct PoolMethod {
+    enum { POOL_PLAIN, POOL_PERCENTILE, POOL_LOW } kind;
+    enum QualePool plain;
+    double share; /* N */
+} PoolMethod;
+
+int pool_method_parse(const char *name, PoolMethod *method);
+int collector_pool_method(const Collector *c, unsigned id, const PoolMethod *method,
+                          unsigned first, unsigned end, unsigned subsample, double *value);
+
 #endif /* QUALE_SRC_COLLECTOR_H */

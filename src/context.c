@@ -1348,6 +1348,30 @@ int context_pool_range(const QualeContext *ctx, const char *key, enum QualePool 
                                 ctx->settings.subsample, value);
 }
 
+int quale_pool_method_check(const char *method)
+{
+    PoolMethod m;
+    return method ? pool_method_parse(method, &m) : -EINVAL;
+}
+
+int quale_feature_pooled_by(const QualeContext *ctx, const char *key, const char *method,
+                            double *value)
+{
+    if (!ctx || !key || !method || !value) return -EINVAL;
+    PoolMethod m;
+    int err = pool_method_parse(method, &m);
+    if (err) {
+        context_log(ctx, QUALE_LOG_ERROR, "'%s' is not a pooling method (min, max, mean, "
+                    "harmonic_mean, pN, lowN)", method);
+        return err;
+    }
+    if ((err = context_results_ready(ctx, "quale_feature_pooled_by"))) return err;
+    unsigned id;
+    if ((err = collector_find(ctx->collector, key, &id))) return err;
+    return collector_pool_method(ctx->collector, id, &m, 0, ctx->frames_sent,
+                                 ctx->settings.subsample, value);
+}
+
 int quale_feature_pooled(const QualeContext *ctx, const char *key,
                          enum QualePool method, double *value)
 {

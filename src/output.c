@@ -131,6 +131,16 @@ static int pool(const Writer *w, unsigned k, enum QualePool method, double *valu
                                 w->subsample, value);
 }
 
+/* A pooling method beyond libvmaf's four (output_write() checked them);
+ * libvmaf's own are written once, above. */
+static int extra_pool(const Writer *w, unsigned k, unsigned e, double *value)
+{
+    PoolMethod m;
+    if (pool_method_parse(w->src->pool_methods[e], &m) || m.kind == POOL_PLAIN) return -EINVAL;
+    return collector_pool_method(w->collector, key_id(w, k), &m, w->first, w->end, w->subsample,
+                                 value);
+}
+
 /* ---- key names in each layout -------------------------------------------- */
 
 /* The length of the valid UTF-8 sequence at s (1 to 4), 0 if it is not
@@ -332,6 +342,14 @@ static void write_json(const Writer *w, double fps)
                     json_number(w, v, num, sizeof(num)));
             first = false;
         }
+        for (unsigned e = 0; e < w->src->pool_method_count; e++) {
+            double v;
+            if (extra_pool(w, k, e, &v)) continue;
+            fprintf(f, "%s      ", first ? "\n" : ",\n");
+            put_json_string(f, w->src->pool_methods[e]);
+            fprintf(f, ": %s", json_number(w, v, num, sizeof(num)));
+            first = false;
+        }
         fprintf(f, "\n    }");
     }
     fprintf(f, "\n  },\n");
@@ -385,6 +403,11 @@ static void write_xml(const Writer *w, double fps)
             double v;
             if (pool(w, k, (enum QualePool)m, &v)) continue;
             fprintf(f, "%s=\"%s\" ", pool_names[m], format_number(w, v, num, sizeof(num)));
+        }
+        for (unsigned e = 0; e < w->src->pool_method_count; e++) {
+            double v;
+            if (extra_pool(w, k, e, &v)) continue;
+            fprintf(f, "%s=\"%s\" ", w->src->pool_methods[e], format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "/>\n");
     }
@@ -490,6 +513,14 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
             return -EINVAL;
         }
     }
+    for (unsigned e = 0; e < src->pool_method_count; e++) {
+        PoolMethod m;
+        if (!src->pool_methods[e] || pool_method_parse(src->pool_methods[e], &m)) {
+            writer_error(&w, "'%s' is not a pooling method (min, max, mean, harmonic_mean, pN, "
+                         "lowN)", src->pool_methods[e] ? src->pool_methods[e] : "(null)");
+            return -EINVAL;
+        }
+    }
     if (w.segment && (!w.segment->run || !is_utf8(w.segment->run))) {
         writer_error(&w, "a part's run description must be UTF-8 text");
         return -EINVAL;
@@ -528,6 +559,8 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
         .fps = options ? options->fps : 0.,
         .notes = options ? options->notes : NULL,
         .note_count = options ? options->note_count : 0,
+        .pool_methods = options ? options->pool_methods : NULL,
+        .pool_method_count = options && options->pool_methods ? options->pool_method_count : 0,
     };
     if (options && (options->frame_first || options->frame_end)) {
         if (options->frame_first >= options->frame_end || options->frame_end > frames) {

@@ -21,6 +21,8 @@ typedef struct OutputSource {
     const QualeOutputNote *notes;
     unsigned note_count;
     const QualeSegment *segment; /* a part of a split run: JSON, full precision */
+    const char *const *pool_methods; /* pooled values beyond libvmaf's four */
+    unsigned pool_method_count;
 } OutputSource;
 
 /* Writes src in a layout; on failure the reason goes to the context's log,

@@ -581,9 +581,55 @@ int quale_results_pooled(const QualeResults *results, const char *key, enum Qual
                                 results->subsample, value);
 }
 
+int quale_results_pooled_by(const QualeResults *results, const char *key, const char *method,
+                            double *value)
+{
+    if (!results || !key || !method || !value) return -EINVAL;
+    PoolMethod m;
+    unsigned id;
+    int err = pool_method_parse(method, &m);
+    if (!err) err = collector_find(results->collector, key, &id);
+    if (err) return err;
+    return collector_pool_method(results->collector, id, &m, results->first, results->end,
+                                 results->subsample, value);
+}
+
+void quale_results_frames(const QualeResults *results, unsigned *first, unsigned *end,
+                          unsigned *step)
+{
+    if (first) *first = results ? results->first : 0;
+    if (end) *end = results ? results->end : 0;
+    if (step) *step = results ? results->subsample : 1;
+}
+
+int quale_results_value(const QualeResults *results, const char *key, unsigned frame,
+                        double *value)
+{
+    if (!results || !key || !value) return -EINVAL;
+    unsigned id;
+    const int err = collector_find(results->collector, key, &id);
+    if (err) return err;
+    return collector_get(results->collector, id, frame, value);
+}
+
+const QualeOutputNote *quale_results_note(const QualeResults *results, unsigned i)
+{
+    return results && i < results->note_count ? &results->notes[i] : NULL;
+}
+
+const char *quale_results_version(const QualeResults *results)
+{
+    return results ? results->version : NULL;
+}
+
+double quale_results_fps(const QualeResults *results)
+{
+    return results ? results->fps : NAN;
+}
+
 int quale_results_write(const QualeResults *results, FILE *stream,
-                        enum QualeOutputFormat format, int precision, char *error,
-                        size_t error_size)
+                        enum QualeOutputFormat format, const QualeOutputOptions *options,
+                        char *error, size_t error_size)
 {
     if (!results || !stream) return fail(error, error_size, "no results or no stream");
     const OutputSource src = {
@@ -596,6 +642,9 @@ int quale_results_write(const QualeResults *results, FILE *stream,
         .fps = results->fps,
         .notes = results->notes,
         .note_count = results->note_count,
+        .pool_methods = options ? options->pool_methods : NULL,
+        .pool_method_count = options && options->pool_methods ? options->pool_method_count : 0,
     };
-    return output_write(&src, stream, format, precision, error, error_size);
+    return output_write(&src, stream, format, options ? options->precision : results->precision,
+                        error, error_size);
 }

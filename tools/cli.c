@@ -38,6 +38,7 @@ enum {
     ARG_SEGMENT,
     ARG_FRAMES,
     ARG_GPU,
+    ARG_POOL,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +82,7 @@ static const struct option long_options[] = {
     { "segment", required_argument, NULL, ARG_SEGMENT },
     { "frames", required_argument, NULL, ARG_FRAMES },
     { "gpu", required_argument, NULL, ARG_GPU },
+    { "pool", required_argument, NULL, ARG_POOL },
     { NULL, 0, NULL, 0 },
 };
 
@@ -135,6 +137,10 @@ void cli_print_usage(FILE *f)
         "      --xml | --json | --csv | --sub   format of the results: without\n"
         "                            one, -o's extension (.xml .json .csv\n"
         "                            .sub), else XML; without -o, to stdout\n"
+        "      --pool M[,M...]       the summary's pooling (FFmpeg's pool=: mean, min,\n"
+        "                            harmonic_mean; also max, pN the N-th percentile,\n"
+        "                            lowN the mean of the lowest N%%); pN and lowN\n"
+        "                            are written in the outputs' pooled values too\n"
         "      --precision N         N digits after the point (libvmaf writes 6);\n"
         "                            default: full precision, %%.17g\n"
         "  -q, --quiet               no progress line\n"
@@ -186,6 +192,27 @@ static int parse_unsigned(const char *text, unsigned max, unsigned *out)
     const unsigned long long v = strtoull(text, &end, 0);
     if (*end || errno || v > max) return -EINVAL;
     *out = (unsigned)v;
+    return 0;
+}
+
+int cli_parse_pools(const char *arg, char *text, size_t text_size, const char **pools,
+                    unsigned *count, char *error, size_t error_size)
+{
+    if (strlen(arg) >= text_size)
+        return fail(error, error_size, "--pool: '%s' is too long", arg);
+    snprintf(text, text_size, "%s", arg);
+    *count = 0;
+    for (char *p = text, *next; p; p = next) {
+        next = strchr(p, ',');
+        if (next) *next++ = '\0';
+        if (*count == CLI_MAX_POOLS)
+            return fail(error, error_size, "--pool takes at most %d methods", CLI_MAX_POOLS);
+        if (quale_pool_method_check(p))
+            return fail(error, error_size, "--pool takes mean, min, max, harmonic_mean, pN (the "
+                        "N-th percentile, 0 < N < 100) or lowN (the mean of the lowest N%%), "
+                        "not '%s'", p);
+        pools[(*count)++] = p;
+    }
     return 0;
 }
 
@@ -502,6 +529,11 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                 if (!p[len]) break;
                 p += len + 1;
             }
+            break;
+        case ARG_POOL:
+            if (cli_parse_pools(optarg, s->pool_text, sizeof(s->pool_text), s->pools,
+                                &s->pool_count, error, size))
+                return -EINVAL;
             break;
         case ARG_GPU_DEVICE:
             if (parse_unsigned(optarg, 1024, &v))

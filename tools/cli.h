@@ -13,6 +13,7 @@
 #define CLI_MAX_ENTRIES 64
 
 #define CLI_MAX_GPUS 64
+#define CLI_MAX_POOLS 8
 
 typedef struct CliSettings {
     const char *reference;
@@ -59,7 +60,15 @@ typedef struct CliSettings {
     bool gpu_all;                  /* --gpu all */
     unsigned gpus[CLI_MAX_GPUS];   /* --gpu 0,1,3 */
     unsigned gpu_count;
+    const char *pools[CLI_MAX_POOLS]; /* --pool: the summary's, and more pooled values */
+    unsigned pool_count;
+    char pool_text[256];           /* pools point into it */
 } CliSettings;
+
+/* Splits "p1,mean,low5" into text (a copy) and checks every method
+ * (quale_pool_method_check()). */
+int cli_parse_pools(const char *arg, char *text, size_t text_size, const char **pools,
+                    unsigned *count, char *error, size_t error_size);
 
 /*
  * Parses argv.  Returns 0 on success, or a non-zero value with a message in

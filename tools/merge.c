@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli.h"
 #include "merge.h"
 #include "output_file.h"
 
@@ -36,6 +37,8 @@ static void usage(FILE *f)
         "                      a run without a layout flag writes)\n"
         "      --precision N   digits after the point, or 'max' (default: what the\n"
         "                      parts' run asked for with --precision)\n"
+        "      --pool M[,M..]  more pooled values: pN (percentile), lowN (mean of\n"
+        "                      the lowest N%%), as quale --pool\n"
         "  -q, --quiet         no summary\n");
 }
 
@@ -88,20 +91,26 @@ typedef struct MergedOutput {
     const QualeResults *results;
     enum QualeOutputFormat format;
     int precision;
+    const char *const *pool_methods;
+    unsigned pool_method_count;
 } MergedOutput;
 
 static int format_merged(void *cookie, FILE *f)
 {
     const MergedOutput *m = cookie;
     char error[1024] = "";
-    const int err = quale_results_write(m->results, f, m->format, m->precision, error,
+    const QualeOutputOptions options = { .precision = m->precision,
+                                         .pool_methods = m->pool_methods,
+                                         .pool_method_count = m->pool_method_count };
+    const int err = quale_results_write(m->results, f, m->format, &options, error,
                                         sizeof(error));
     if (err) fprintf(stderr, "quale: error: %s\n", error);
     return err;
 }
 
 int merge_write(const QualeResults *const *parts, unsigned count, const char *path,
-                enum QualeOutputFormat format, int precision, QualeResults **merged)
+                enum QualeOutputFormat format, int precision, const char *const *pool_methods,
+                unsigned pool_method_count, QualeResults **merged)
 {
     char error[1024] = "";
     *merged = NULL;
@@ -111,7 +120,8 @@ int merge_write(const QualeResults *const *parts, unsigned count, const char *pa
         return -1;
     }
     MergedOutput out = { *merged, format,
-                         precision < -1 ? quale_results_precision(*merged) : precision };
+                         precision < -1 ? quale_results_precision(*merged) : precision,
+                         pool_methods, pool_method_count };
     if (!path) return 0;
     return output_file_write(path, format_merged, &out);
 }
@@ -135,7 +145,7 @@ static int format_of(const char *path, enum QualeOutputFormat *format)
 
 int merge_main(int argc, char *argv[])
 {
-    enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP };
+    enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP, ARG_POOL };
     static const struct option options[] = {
         { "output", required_argument, NULL, 'o' },
         { "json", no_argument, NULL, ARG_JSON },
@@ -145,11 +155,15 @@ int merge_main(int argc, char *argv[])
         { "precision", required_argument, NULL, ARG_PRECISION },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, ARG_HELP },
+        { "pool", required_argument, NULL, ARG_POOL },
         { NULL, 0, NULL, 0 },
     };
     const char *output = NULL;
     int format = -1, precision = -2;
     int quiet = 0, c;
+    char pool_text[256];
+    const char *pools[CLI_MAX_POOLS];
+    unsigned pool_count = 0;
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:q", options, NULL)) != -1) {
@@ -179,6 +193,15 @@ int merge_main(int argc, char *argv[])
             } else {
                 fprintf(stderr, "quale merge: --precision takes 0 to 17 or 'max', not '%s'\n",
                         optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case ARG_POOL: {
+            char error[256];
+            if (cli_parse_pools(optarg, pool_text, sizeof(pool_text), pools, &pool_count, error,
+                                sizeof(error))) {
+                fprintf(stderr, "quale merge: %s\n", error);
                 return EXIT_USAGE;
             }
             break;
@@ -228,7 +251,7 @@ int merge_main(int argc, char *argv[])
         }
     }
     if (merge_write((const QualeResults *const *)parts, count, output ? output : "-",
-                    (enum QualeOutputFormat)format, precision, &merged))
+                    (enum QualeOutputFormat)format, precision, pools, pool_count, &merged))
         goto out;
     status = 0;
     if (!quiet && output && strcmp(output, "-"))

@@ -13,10 +13,12 @@
 int merge_main(int argc, char *argv[]);
 
 /* Merges parts and writes the merged results to path ("-": standard
- * output) in format at precision (< -1: the precision the run asked for).
+ * output) in format at precision (< -1: the precision the run asked for),
+ * with the pooled values of pool_methods beyond libvmaf's.
  * On success *merged holds them (for a summary).  Prints why on failure
  * and returns -1. */
 int merge_write(const QualeResults *const *parts, unsigned count, const char *path,
-                enum QualeOutputFormat format, int precision, QualeResults **merged);
+                enum QualeOutputFormat format, int precision, const char *const *pool_methods,
+                unsigned pool_method_count, QualeResults **merged);
 
 #endif /* QUALE_TOOLS_MERGE_H */

@@ -563,10 +563,16 @@ typedef struct SummarySource {
     unsigned model_count;
 } SummarySource;
 
+static int summary_pooled(const SummarySource *src, const char *key, const char *method,
+                          double *value)
+{
+    return src->results ? quale_results_pooled_by(src->results, key, method, value)
+                        : quale_feature_pooled_by(src->ctx, key, method, value);
+}
+
 static int summary_mean(const SummarySource *src, const char *key, double *mean)
 {
-    return src->results ? quale_results_pooled(src->results, key, QUALE_POOL_MEAN, mean)
-                        : quale_feature_pooled(src->ctx, key, QUALE_POOL_MEAN, mean);
+    return summary_pooled(src, key, "mean", mean);
 }
 
 static void print_summary(FILE *f, const CliSettings *s, const SummarySource *src)
@@ -575,7 +581,14 @@ static void print_summary(FILE *f, const CliSettings *s, const SummarySource *sr
     for (unsigned i = 0; i < models; i++) {
         const QualeModelInfo info = src->models[i];
         double mean;
-        if (summary_mean(src, info.name, &mean)) continue;
+        /* --pool: FFmpeg's pool=, each method on a line of its own */
+        for (unsigned m = 0; m < s->pool_count; m++) {
+            double v;
+            if (summary_pooled(src, info.name, s->pools[m], &v)) continue;
+            if (strcmp(s->pools[m], "mean")) fprintf(f, "%s (%s): %f\n", info.label, s->pools[m], v);
+            else fprintf(f, "%s: %f\n", info.label, v);
+        }
+        if (s->pool_count || summary_mean(src, info.name, &mean)) continue;
         /* libvmaf's summary: the mean of every model, then for a bootstrap
          * collection its bagged score and confidence interval. */
         fprintf(f, "%s: %f\n", info.label, mean);
@@ -1068,7 +1081,8 @@ static int run(const CliSettings *s, RunPart *part)
     ResultsOutput out = {
         .ctx = ctx,
         .format = part ? QUALE_OUTPUT_JSON : s->output_format,
-        .options = { .precision = s->precision, .notes = notes.note, .note_count = notes.count },
+        .options = { .precision = s->precision, .notes = notes.note, .note_count = notes.count,
+                     .pool_methods = s->pools, .pool_method_count = s->pool_count },
     };
     QualeSegment segment;
     char run_text[4096];
@@ -1247,7 +1261,7 @@ static int run_on_gpus(const CliSettings *s)
         if (parts[k].seconds > slowest) slowest = parts[k].seconds;
     }
     if (merge_write((const QualeResults *const *)results, count, s->output, s->output_format,
-                    s->precision, &merged))
+                    s->precision, s->pools, s->pool_count, &merged))
         goto out;
     status = 0;
     if (!s->output || !s->quiet) {

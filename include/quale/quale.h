@@ -447,6 +447,18 @@ QUALE_API int quale_feature_value(const QualeContext *ctx, const char *key,
 QUALE_API int quale_feature_pooled(const QualeContext *ctx, const char *key,
                                    enum QualePool method, double *value);
 
+/** Pooling by name: "min", "max", "mean", "harmonic_mean" (libvmaf's), "pN"
+ *  the N-th percentile of the frames (0 < N < 100, linear between the
+ *  closest ranks), "lowN" the mean of the lowest N% of the frames (at least
+ *  one): FFmpeg's pool= and the 1% and 5% lows ("p1", "low5").  0 when
+ *  method is one of them, -EINVAL when not. */
+QUALE_API int quale_pool_method_check(const char *method);
+
+/** The key pooled by a method of quale_pool_method_check() over the scored
+ *  frames. */
+QUALE_API int quale_feature_pooled_by(const QualeContext *ctx, const char *key,
+                                      const char *method, double *value);
+
 enum QualeOutputFormat {
     QUALE_OUTPUT_XML = 0,
     QUALE_OUTPUT_JSON,
@@ -482,6 +494,11 @@ typedef struct QualeOutputOptions {
      * full precision, with a "segment" object), which
      * quale_results_merge() joins with the other parts. */
     const struct QualeSegment *segment;
+    /* More pooled values of every key, written after libvmaf's four in
+     * JSON and XML under their names: methods of quale_pool_method_check()
+     * ("p1", "low5"); libvmaf's own four are not repeated. */
+    const char *const *pool_methods;
+    unsigned pool_method_count;
 } QualeOutputOptions;
 
 /* One of the parts of a run split in segments. */
@@ -548,11 +565,33 @@ QUALE_API const char *quale_results_key_name(const QualeResults *results, unsign
 QUALE_API int quale_results_pooled(const QualeResults *results, const char *key,
                                    enum QualePool method, double *value);
 
-/** Writes results in a layout, as quale_write_output() writes a run's
- *  (precision as in QualeOutputOptions). */
+/** The same by a method of quale_pool_method_check(). */
+QUALE_API int quale_results_pooled_by(const QualeResults *results, const char *key,
+                                      const char *method, double *value);
+
+/** Where a results file's frames are: the frame numbers listed are first,
+ *  first + step, ... (step: the run's --subsample), up to end. */
+QUALE_API void quale_results_frames(const QualeResults *results, unsigned *first,
+                                    unsigned *end, unsigned *step);
+
+/** A listed frame's value of key: 0, or -ENOENT. */
+QUALE_API int quale_results_value(const QualeResults *results, const char *key,
+                                  unsigned frame, double *value);
+
+/** The file's notes on its inputs (its "input" object), i from 0; NULL
+ *  past the last.  Its version and fps (NaN: none). */
+QUALE_API const QualeOutputNote *quale_results_note(const QualeResults *results, unsigned i);
+QUALE_API const char *quale_results_version(const QualeResults *results);
+QUALE_API double quale_results_fps(const QualeResults *results);
+
+/** Writes results in a layout, as quale_write_output() writes a run's.
+ *  From options: the precision and the pooling methods (NULL: the precision
+ *  the split run asked for, libvmaf's pooling only); the notes, fps and
+ *  frames are the results' own. */
 QUALE_API int quale_results_write(const QualeResults *results, FILE *stream,
-                                  enum QualeOutputFormat format, int precision,
-                                  char *error, size_t error_size);
+                                  enum QualeOutputFormat format,
+                                  const QualeOutputOptions *options, char *error,
+                                  size_t error_size);
 
 QUALE_API void quale_results_close(QualeResults **results);
 

@@ -38,7 +38,10 @@ static char *write_layout(const QualeResults *r, enum QualeOutputFormat format, 
     FILE *f = open_memstream(&text, size);
     if (!f) return NULL;
     char error[1024] = "";
-    const int err = quale_results_write(r, f, format, precision, error, sizeof(error));
+    static const char *const pools[] = { "p1", "low5", "p99.5" };
+    const QualeOutputOptions options = { .precision = precision, .pool_methods = pools,
+                                         .pool_method_count = 3 };
+    const int err = quale_results_write(r, f, format, &options, error, sizeof(error));
     fclose(f);
     if (err) {
         FUZZ_CHECK(err == -EINVAL || err == -EIO || err == -ENOMEM);
