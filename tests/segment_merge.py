@@ -16,6 +16,7 @@ Exits 0 only if every comparison was made and equal.
 """
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -115,6 +116,38 @@ def refusals(quale, base, tmp, parts):
     refused([parts[0], cut, parts[2]], r"cut\.json:\d+:\d+", "a part cut short")
 
 
+def pooling(quale, base, tmp):
+    """--pool's percentiles and lows: computed here from the per-frame
+    values, and the same after a split and a merge with --pool."""
+    argv = [quale] + base + ["--feature", "psnr", "--pool", "p1,p50,p95.5,low1,low5"]
+    whole = os.path.join(tmp, "pool.whole.json")
+    run(argv + ["-o", whole])
+    with open(whole) as f:
+        doc = json.load(f)
+    for key in ("vmaf", "psnr_y", "integer_motion2"):
+        x = sorted(frame["metrics"][key] for frame in doc["frames"])
+        n = len(x)
+        for share in (1, 50, 95.5):
+            h = (n - 1) * share / 100
+            lo = int(h)
+            want = x[lo] + (h - lo) * (x[lo + 1] - x[lo]) if lo + 1 < n else x[lo]
+            got = doc["pooled_metrics"][key]["p%g" % share]
+            check(got == want, "%s p%g: %r, not %r" % (key, share, got, want))
+        for share in (1, 5):
+            k = max(1, math.ceil(n * share / 100))
+            want = sum(x[:k]) / k
+            got = doc["pooled_metrics"][key]["low%g" % share]
+            check(got == want, "%s low%g: %r, not %r" % (key, share, got, want))
+    parts = []
+    for k in (1, 2, 3):
+        parts.append(os.path.join(tmp, "pool.part%d.json" % k))
+        run(argv + ["--segment", "%d/3" % k, "-o", parts[-1]])
+    merged = os.path.join(tmp, "pool.merged.json")
+    run([quale, "merge", "-q", "--pool", "p1,p50,p95.5,low1,low5", "-o", merged] + parts)
+    check(without_fps(whole) == without_fps(merged), "--pool: the merge differs from the run")
+    print("--pool p1,p50,p95.5,low1,low5: as computed here, and merged = the whole run")
+
+
 def vulkan_device():
     """The index of a Vulkan device (lavapipe counts), or None."""
     proc = subprocess.run([QUALE, "--list-devices", "--json"], capture_output=True, text=True)
@@ -176,6 +209,7 @@ def main():
                             ["--precision", "6"])
             print("%s: --subsample 3 in 7 parts, --frames 5:41 in 4, --precision 6: merged "
                   "= the whole run" % pair["name"])
+            pooling(args.quale, base, tmp)
             refusals(args.quale, base + MODELS, tmp, parts)
             print("merge's refusals: each named")
             gpu_parts(args.quale, base, tmp)
