@@ -12,6 +12,7 @@ failed"; exits 77 when quale was built without a decoder.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -201,7 +202,13 @@ def main():
                   f"half size scaled with {scaler}: {p.stderr[-300:]!r}")
             # The output says how the inputs were read, so that the score can
             # be reproduced.
-            check(out.get("input") == {
+            # the distorted file's bitrate and frame rate, which the
+            # container gives, are noted too
+            notes = dict(out.get("input") or {})
+            check(re.fullmatch(r"\d+\.\d kb/s", notes.pop("distorted_bitrate", "")) is not None
+                  and notes.pop("distorted_frame_rate", None) == "24/1",
+                  f"half size, {scaler}: the bitrate and frame rate notes: {out.get('input')!r}")
+            check(notes == {
                 "reference_decoder": "h264 in matroska,webm, decoded in software (FFmpeg)",
                 "distorted_decoder": "ffv1 in matroska,webm, decoded in software (FFmpeg)",
                 "distorted_scaled": f"288x162 4:2:0 to 576x324 4:2:0, {scaler} (swscale, "
@@ -210,10 +217,11 @@ def main():
         p = subprocess.run([args.quale, "-r", os.path.join(corpus, "dune_576x324_ref.mkv"),
                             "-d", half, "-n", "--feature", "psnr", "--frame_cnt", "2", "--xml",
                             "-o", "-", "-q"], capture_output=True, text=True)
+        xml = re.sub(r' distorted_bitrate="\d+\.\d kb/s" distorted_frame_rate="24/1"', "", p.stdout)
         check(p.returncode == 0 and '  <input reference_decoder="h264 in matroska,webm, decoded in software (FFmpeg)" '
               'distorted_decoder="ffv1 in matroska,webm, decoded in software (FFmpeg)" '
               'distorted_scaled="288x162 4:2:0 to '
-              '576x324 4:2:0, bicubic (swscale, accurate_rnd+bitexact)" />' in p.stdout, f"XML input notes: {p.stdout[:600]!r}")
+              '576x324 4:2:0, bicubic (swscale, accurate_rnd+bitexact)" />' in xml, f"XML input notes: {p.stdout[:600]!r}")
 
         # Another chroma format: converted to the reference's by the same one
         # swscale context `ffmpeg -vf

@@ -625,8 +625,8 @@ typedef struct ResultsOutput {
 
 /* What was done to the inputs, for the output file (QualeOutputNote). */
 typedef struct InputNotes {
-    QualeOutputNote note[8];
-    char text[8][192];
+    QualeOutputNote note[12];
+    char text[12][192];
     unsigned count;
 } InputNotes;
 
@@ -875,6 +875,15 @@ static int run(const CliSettings *s, RunPart *part)
             note_add(&notes, i ? "distorted_decoder" : "reference_decoder",
                      "%s, decoded in software (FFmpeg)", quale_video_codec(inputs[i].lanes[0]));
         }
+    /* a compressed distorted video's bitrate and frame rate: what a
+     * ladder's report plots against */
+    if (quale_video_codec(inputs[1].lanes[0])) {
+        const int64_t bits = quale_video_bit_rate(inputs[1].lanes[0]);
+        unsigned num, den;
+        if (bits > 0) note_add(&notes, "distorted_bitrate", "%.1f kb/s", bits / 1000.);
+        if (quale_video_frame_rate(inputs[1].lanes[0], &num, &den) >= 0)
+            note_add(&notes, "distorted_frame_rate", "%u/%u", num, den);
+    }
     if (s->score_bitdepth) note_add(&notes, "score_bitdepth", "%u", s->score_bitdepth);
     if (s->align_note[0]) note_add(&notes, "alignment", "%s", s->align_note);
 

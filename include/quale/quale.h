@@ -201,6 +201,10 @@ QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
 QUALE_API int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num,
                                      unsigned *den);
 
+/** Compressed video: its bits per second as the container says (the video
+ *  stream's, else the whole file's); -1 when not known. */
+QUALE_API int64_t quale_video_bit_rate(const QualeVideoReader *reader);
+
 /** Compressed video: the frames so far that the decoder flagged as damaged
  *  (decoded with concealment from a corrupt bitstream). */
 QUALE_API uint64_t quale_video_damaged_frames(const QualeVideoReader *reader);

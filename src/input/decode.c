@@ -336,6 +336,10 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
              d->format->iformat->name);
     /* The frame rate: the stream's average; where the container's base rate
      * differs from it, the timing varies (VFR). */
+    /* the stream's own rate, else the whole file's (Matroska gives only
+     * that) */
+    r->bit_rate = st->codecpar->bit_rate > 0 ? st->codecpar->bit_rate
+                : d->format->bit_rate > 0 ? d->format->bit_rate : 0;
     const AVRational avg = st->avg_frame_rate, base = st->r_frame_rate;
     if (avg.num > 0 && avg.den > 0) {
         r->rate_num = (unsigned)avg.num;

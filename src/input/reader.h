@@ -66,6 +66,7 @@ struct QualeVideoReader {
     uint64_t damaged;     /* decoded frames the decoder flagged as damaged */
     unsigned rate_num, rate_den; /* frame rate (y4m F tag, container); 0: unknown */
     bool variable_rate;   /* the container says the rate varies */
+    int64_t bit_rate;     /* bits per second the container or stream gives; 0: unknown */
     enum ReaderState state;
     int failure;          /* negative errno returned while READER_FAILED */
 

@@ -559,6 +559,11 @@ int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num, unsign
     return reader->variable_rate ? 1 : 0;
 }
 
+int64_t quale_video_bit_rate(const QualeVideoReader *reader)
+{
+    return reader && reader->bit_rate > 0 ? reader->bit_rate : -1;
+}
+
 uint64_t quale_video_damaged_frames(const QualeVideoReader *reader)
 {
     return reader ? reader->damaged : 0;
