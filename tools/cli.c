@@ -39,6 +39,7 @@ enum {
     ARG_FRAMES,
     ARG_GPU,
     ARG_POOL,
+    ARG_HTML,
 };
 
 static const struct option long_options[] = {
@@ -83,6 +84,7 @@ static const struct option long_options[] = {
     { "frames", required_argument, NULL, ARG_FRAMES },
     { "gpu", required_argument, NULL, ARG_GPU },
     { "pool", required_argument, NULL, ARG_POOL },
+    { "html", required_argument, NULL, ARG_HTML },
     { NULL, 0, NULL, 0 },
 };
 
@@ -137,6 +139,9 @@ void cli_print_usage(FILE *f)
         "      --xml | --json | --csv | --sub   format of the results: without\n"
         "                            one, -o's extension (.xml .json .csv\n"
         "                            .sub), else XML; without -o, to stdout\n"
+        "      --html PATH           also a report: one HTML page of the results\n"
+        "                            (curves, worst frames; quale report does it\n"
+        "                            for results files)\n"
         "      --pool M[,M...]       the summary's pooling (FFmpeg's pool=: mean, min,\n"
         "                            harmonic_mean; also max, pN the N-th percentile,\n"
         "                            lowN the mean of the lowest N%%); pN and lowN\n"
@@ -530,6 +535,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
                 p += len + 1;
             }
             break;
+        case ARG_HTML: s->html = optarg; break;
         case ARG_POOL:
             if (cli_parse_pools(optarg, s->pool_text, sizeof(s->pool_text), s->pools,
                                 &s->pool_count, error, size))

@@ -63,6 +63,7 @@ typedef struct CliSettings {
     const char *pools[CLI_MAX_POOLS]; /* --pool: the summary's, and more pooled values */
     unsigned pool_count;
     char pool_text[256];           /* pools point into it */
+    const char *html;              /* --html: the report's page */
 } CliSettings;
 
 /* Splits "p1,mean,low5" into text (a copy) and checks every method

@@ -20,6 +20,7 @@
 #include "align.h"
 #include "cli.h"
 #include "merge.h"
+#include "report.h"
 #include "output_file.h"
 #include "prefetch.h"
 #include "raw_check.h"
@@ -846,6 +847,48 @@ static int format_to_memory(const ResultsOutput *out, char **text, size_t *size)
     return 0;
 }
 
+/* --html: the report of a run's results, with what the run knows that
+ * the results file does not say (the models, the frame rate, the
+ * bitrate, the backend). */
+static int write_html(const CliSettings *s, const QualeResults *results,
+                      const QualeModelInfo *models, unsigned model_count,
+                      const QualeVideoReader *distorted, enum QualeBackend backend,
+                      unsigned gpus)
+{
+    const char *names[CLI_MAX_ENTRIES];
+    QualeOutputNote settings[CLI_MAX_ENTRIES + 4];
+    char text[4][256];
+    unsigned n = 0;
+    for (unsigned i = 0; i < model_count && i < CLI_MAX_ENTRIES; i++) {
+        names[i] = models[i].name;
+        settings[n++] = (QualeOutputNote){ "model", models[i].label };
+    }
+    for (unsigned i = 0; i < s->feature_count && n < CLI_MAX_ENTRIES; i++)
+        settings[n++] = (QualeOutputNote){ "feature", s->features[i] };
+    snprintf(text[0], sizeof(text[0]), "%s%s", quale_backend_name(backend),
+             gpus > 1 ? " (several GPUs)" : "");
+    settings[n++] = (QualeOutputNote){ "backend", text[0] };
+    snprintf(text[1], sizeof(text[1]), "%s", s->reference);
+    settings[n++] = (QualeOutputNote){ "reference", text[1] };
+    snprintf(text[2], sizeof(text[2]), "%s", s->distorted);
+    settings[n++] = (QualeOutputNote){ "distorted", text[2] };
+    unsigned num = 0, den = 0;
+    const bool rate = distorted && quale_video_frame_rate(distorted, &num, &den) >= 0 && den;
+    const int64_t bits = distorted ? quale_video_bit_rate(distorted) : -1;
+    const char *slash = strrchr(s->distorted, '/');
+    const ReportInput input = {
+        .name = slash ? slash + 1 : s->distorted,
+        .results = results,
+        .frame_rate = rate ? (double)num / den : 0.,
+        .bitrate_kbps = bits > 0 ? bits / 1000. : 0.,
+        .models = names,
+        .model_count = model_count < CLI_MAX_ENTRIES ? model_count : CLI_MAX_ENTRIES,
+        .settings = settings,
+        .setting_count = n,
+    };
+    return report_write(&input, 1, s->html) ? EXIT_RUN_FAILED : 0;
+}
+
 static int run(const CliSettings *s, RunPart *part)
 {
     int status = EXIT_RUN_FAILED;
@@ -861,6 +904,7 @@ static int run(const CliSettings *s, RunPart *part)
 
     /* What would fail at the end is checked before the first frame. */
     if (!part && s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
+    if (!part && s->html && output_file_check(s->html)) return EXIT_RUN_FAILED;
     if (open_lanes(s, &inputs[0], "reference") || open_lanes(s, &inputs[1], "distorted")) goto out;
     QualeVideoFormat ref_format, dist_format;
     quale_video_get_format(inputs[0].lanes[0], &ref_format);
@@ -1148,7 +1192,7 @@ static int run(const CliSettings *s, RunPart *part)
     SummarySource summary = { .ctx = ctx, .models = models };
     for (unsigned i = 0; i < quale_model_count(ctx) && summary.model_count < CLI_MAX_ENTRIES; i++)
         if (!quale_model_info(ctx, i, &models[summary.model_count])) summary.model_count++;
-    if (plan.partial && (!s->output || !s->quiet)) {
+    if ((plan.partial && (!s->output || !s->quiet)) || s->html) {
         /* the summary pools the frames written, not those read around them */
         size_t size = 0;
         out.format = QUALE_OUTPUT_JSON;
@@ -1161,8 +1205,11 @@ static int run(const CliSettings *s, RunPart *part)
             status = EXIT_RUN_FAILED;
             goto out;
         }
-        summary.results = written;
+        if (plan.partial) summary.results = written;
     }
+    if (s->html && status == 0)
+        status = write_html(s, written, models, summary.model_count, inputs[1].lanes[0],
+                            quale_backend(ctx), 1);
     if (!s->output || !s->quiet)
         print_summary(s->output ? stderr : stdout, s, &summary);
     /* The summary is the results when there is no -o: it must arrive. */
@@ -1220,6 +1267,7 @@ static int run_on_gpus(const CliSettings *s)
         return EXIT_USAGE;
     }
     if (s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
+    if (s->html && output_file_check(s->html)) return EXIT_RUN_FAILED;
     if (count == 1) {
         CliSettings one = *s;
         one.gpu_all = false;
@@ -1278,6 +1326,9 @@ static int run_on_gpus(const CliSettings *s)
                                         .model_count = parts[0].model_count };
         print_summary(s->output ? stderr : stdout, s, &summary);
     }
+    if (s->html && status == 0)
+        status = write_html(s, merged, parts[0].models, parts[0].model_count, NULL, s->backend,
+                            count);
     if (!s->quiet)
         say("note", "%u frames on %u GPUs in %.2f s: %.1f fps", quale_results_frame_count(merged),
             count, slowest, slowest > 0 ? quale_results_frame_count(merged) / slowest : 0.);
@@ -1300,6 +1351,7 @@ out:
 int main(int argc, char *argv[])
 {
     if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
     CliSettings settings;
     char error[512];
     /* -h is libvmaf's --height; alone, it is a newcomer asking for help. */
