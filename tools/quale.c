@@ -1266,6 +1266,11 @@ static int run_on_gpus(const CliSettings *s)
         say("error", "--gpu and --segment both split the run: give one");
         return EXIT_USAGE;
     }
+    if (count > 1 && (!strcmp(s->reference, "-") || !strcmp(s->distorted, "-"))) {
+        say("error", "--gpu reads each GPU's part of the videos on its own: give files, not "
+            "standard input");
+        return EXIT_USAGE;
+    }
     if (s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
     if (s->html && output_file_check(s->html)) return EXIT_RUN_FAILED;
     if (count == 1) {
