@@ -18,8 +18,8 @@
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
-/* Parts are text at full precision: 10,000 frames of the full metric set
- * take some 30 MB; a 2-hour title at 60 fps ten times that. */
+/* Results are text at full precision: 10,000 frames of the full metric
+ * set take some 30 MB; a 2-hour title at 60 fps ten times that. */
 #define MAX_PART_BYTES ((size_t)4 << 30)
 
 static void usage(FILE *f)
@@ -54,7 +54,7 @@ static int read_file(const char *path, char **text, size_t *length)
     while (buf) {
         if (size == capacity) {
             if (capacity >= MAX_PART_BYTES) {
-                fprintf(stderr, "quale: error: %s: larger than %zu GiB, too large for a part\n",
+                fprintf(stderr, "quale: error: %s: larger than %zu GiB, too large for results\n",
                         path, MAX_PART_BYTES >> 30);
                 free(buf);
                 buf = NULL;
@@ -85,6 +85,18 @@ static int read_file(const char *path, char **text, size_t *length)
     *text = buf;
     *length = size;
     return 0;
+}
+
+int results_load(const char *path, QualeResults **results)
+{
+    char *text = NULL, error[1024] = "";
+    size_t length = 0;
+    *results = NULL;
+    if (read_file(path, &text, &length)) return -1;
+    const int err = quale_results_read(results, text, length, path, error, sizeof(error));
+    free(text);
+    if (err) fprintf(stderr, "quale: error: %s\n", err == -ENOMEM ? "out of memory" : error);
+    return err ? -1 : 0;
 }
 
 typedef struct MergedOutput {
@@ -238,18 +250,8 @@ int merge_main(int argc, char *argv[])
         fprintf(stderr, "quale: error: out of memory\n");
         return EXIT_RUN_FAILED;
     }
-    for (unsigned i = 0; i < count; i++) {
-        const char *path = argv[optind + i];
-        char *text = NULL, error[1024] = "";
-        size_t length = 0;
-        if (read_file(path, &text, &length)) goto out;
-        const int err = quale_results_read(&parts[i], text, length, path, error, sizeof(error));
-        free(text);
-        if (err) {
-            fprintf(stderr, "quale: error: %s\n", err == -ENOMEM ? "out of memory" : error);
-            goto out;
-        }
-    }
+    for (unsigned i = 0; i < count; i++)
+        if (results_load(argv[optind + i], &parts[i])) goto out;
     if (merge_write((const QualeResults *const *)parts, count, output ? output : "-",
                     (enum QualeOutputFormat)format, precision, pools, pool_count, &merged))
         goto out;

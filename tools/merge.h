@@ -12,6 +12,10 @@
 /* `quale merge ARGS`: argv[0] is "merge".  Returns the exit status. */
 int merge_main(int argc, char *argv[]);
 
+/* Reads a results file ("-": standard input) whole (quale_results_read());
+ * prints why not and returns -1 when it cannot. */
+int results_load(const char *path, QualeResults **results);
+
 /* Merges parts and writes the merged results to path ("-": standard
  * output) in format at precision (< -1: the precision the run asked for),
  * with the pooled values of pool_methods beyond libvmaf's.

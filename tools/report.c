@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge.h"
 #include "output_file.h"
 #include "report.h"
 
@@ -442,32 +443,6 @@ static void usage(FILE *f)
         "                         (compressed inputs note theirs in the results)\n");
 }
 
-static int read_whole(const char *path, char **text, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "quale: error: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    char chunk[1 << 16];
-    size_t got;
-    while (mem && (got = fread(chunk, 1, sizeof(chunk), f)) > 0) fwrite(chunk, 1, got, mem);
-    const bool bad = !mem || ferror(f);
-    fclose(f);
-    if (mem) fclose(mem);
-    if (bad) {
-        fprintf(stderr, "quale: error: %s: cannot read it\n", path);
-        free(buf);
-        return -1;
-    }
-    *text = buf;
-    *size = len;
-    return 0;
-}
-
 int report_main(int argc, char *argv[])
 {
     enum { ARG_HELP = 256, ARG_FRAME_RATE };
@@ -521,18 +496,10 @@ int report_main(int argc, char *argv[])
     for (unsigned i = 0; i < count; i++) {
         const char *path = argv[optind + i];
         const char *slash = strrchr(path, '/');
-        char *text = NULL, error[1024] = "";
-        size_t size = 0;
+        QualeResults *r = NULL;
         inputs[i].name = slash ? slash + 1 : path;
         inputs[i].frame_rate = rate;
-        if (read_whole(path, &text, &size)) goto out;
-        QualeResults *r = NULL;
-        const int err = quale_results_read(&r, text, size, path, error, sizeof(error));
-        free(text);
-        if (err) {
-            fprintf(stderr, "quale: error: %s\n", err == -ENOMEM ? "out of memory" : error);
-            goto out;
-        }
+        if (results_load(path, &r)) goto out;
         inputs[i].results = r;
     }
     if (!report_write(inputs, count, output)) status = 0;
