@@ -346,7 +346,8 @@ int quale_results_read(QualeResults **results, const char *text, size_t length,
                 goto out;
         }
     }
-    if (r->frames == 0) {
+    /* a part may hold no frame --subsample scores; a run holds one */
+    if (r->frames == 0 && !r->split) {
         err = read_fail(&rd, NULL, "it lists no frames");
         goto out;
     }

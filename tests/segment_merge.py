@@ -203,12 +203,15 @@ def main():
                 continue
             split_and_merge(args.quale, base + MODELS, tmp, "subsample", 7,
                             ["json", "csv"], ["--subsample", "3"])
+            # parts that hold no frame --subsample scores
+            split_and_merge(args.quale, base + MODELS, tmp, "sparse", 8, ["json"],
+                            ["--subsample", "10"])
             split_and_merge(args.quale, base + MODELS, tmp, "range", 4,
                             ["json", "sub"], ["--frames", "5:41"])
             split_and_merge(args.quale, base + MODELS, tmp, "precision", 2, ["json"],
                             ["--precision", "6"])
-            print("%s: --subsample 3 in 7 parts, --frames 5:41 in 4, --precision 6: merged "
-                  "= the whole run" % pair["name"])
+            print("%s: --subsample 3 in 7 parts, --subsample 10 in 8, --frames 5:41 in 4, "
+                  "--precision 6: merged = the whole run" % pair["name"])
             pooling(args.quale, base, tmp)
             refusals(args.quale, base + MODELS, tmp, parts)
             print("merge's refusals: each named")

@@ -64,7 +64,7 @@ int quale_fuzz_results(const uint8_t *data, size_t size)
         FUZZ_CHECK(err == -ENOMEM || (one_line(error) && !strncmp(error, "part.json", 9)));
         return 0;
     }
-    FUZZ_CHECK(r && quale_results_frame_count(r) > 0);
+    FUZZ_CHECK(r != NULL); /* a part may list no frame */
     const unsigned keys = quale_results_key_count(r);
     for (unsigned k = 0; k < keys; k++) {
         const char *name = quale_results_key_name(r, k);
