@@ -232,7 +232,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
     /* without a model, the first key is what the page opens on */
     const char *main_key = main_model ? main_model : keys ? quale_results_key_name(r, 0) : NULL;
     if (!main_key) {
-        snprintf(error, error_size, "%s: no scores to show", in->name);
+        snprintf(error, error_size, "%s: no scores to show", in->source ? in->source : in->name);
         return -1;
     }
 
@@ -251,7 +251,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
     if (scored == 0) {
         free(worst);
         snprintf(error, error_size, "%s: '%s' has no score at any frame (every value is NaN or "
-                 "missing): nothing to show", in->name, main_key);
+                 "missing): nothing to show", in->source ? in->source : in->name, main_key);
         return -1;
     }
     qsort(worst, scored, sizeof(*worst), compare_worst);
@@ -498,6 +498,7 @@ int report_main(int argc, char *argv[])
         const char *slash = strrchr(path, '/');
         QualeResults *r = NULL;
         inputs[i].name = slash ? slash + 1 : path;
+        inputs[i].source = path;
         inputs[i].frame_rate = rate;
         if (results_load(path, &r)) goto out;
         inputs[i].results = r;

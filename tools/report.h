@@ -10,6 +10,7 @@
 /* One result on the page. */
 typedef struct ReportInput {
     const char *name;               /* as the page names it */
+    const char *source;             /* as messages name it (a path); NULL: name */
     const QualeResults *results;
     double frame_rate;              /* the video's, for time codes; 0: from its notes */
     double bitrate_kbps;            /* the distorted video's; 0: from its notes */
