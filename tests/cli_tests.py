@@ -1112,6 +1112,82 @@ def test_gpu_failures(t, ref, dist):
           f"QUALE_VULKAN_PROFILE: exit {p.returncode}, {lines}")
 
 
+def test_split_runs(t, ref, dist):
+    """--segment, quale merge, --frames, --pool, --gpu and quale report as a
+    user meets them (under the sanitizers in scripts/sanitize.sh); the
+    corpus-wide exactness is tests/segment_merge.py's."""
+    def strip_fps(text):
+        return re.sub(r'"fps": [^\n]*\n|<fyi fps="[^"]*" />', "", text)
+
+    base = ["-r", ref, "-d", dist, "--feature", "psnr", "--threads", "2", "-q"]
+    whole = os.path.join(t.tmp, "split.whole.json")
+    p = t.run(*base, "--json", "-o", whole)
+    check(p.returncode == 0, f"a whole run: {p.stderr}")
+    parts = [os.path.join(t.tmp, f"split.part{k}.json") for k in (1, 2, 3)]
+    for k, part in enumerate(parts, 1):
+        p = t.run(*base, "--segment", f"{k}/3", "-o", part)
+        no_crash(p, f"--segment {k}/3")
+        check(p.returncode == 0 and os.path.exists(part), f"--segment {k}/3: {p.stderr}")
+    merged = os.path.join(t.tmp, "split.merged.json")
+    p = t.run("merge", "-q", "-o", merged, *parts[::-1])
+    no_crash(p, "merge")
+    with open(whole) as a, open(merged) as b:
+        check(p.returncode == 0 and strip_fps(a.read()) == strip_fps(b.read()),
+              f"merge: the parts merged differ from the whole run: {p.stderr}")
+    p = t.run("merge", "-o", os.path.join(t.tmp, "x.json"), parts[0], parts[2])
+    check(p.returncode == 1 and "missing: part 2 " in p.stderr, f"merge, a part missing: {p.stderr}")
+    p = t.run("merge", parts[0], "--precision", "99")
+    check(p.returncode == 2 and "--precision" in p.stderr, f"merge --precision 99: {p.stderr}")
+    for bad, why in (("0/3", "--segment takes K/N"), ("4/3", "--segment takes K/N"),
+                     ("1/0", "--segment takes K/N")):
+        p = t.run(*base, "--segment", bad, "-o", os.path.join(t.tmp, "x.json"))
+        check(p.returncode == 2 and why in p.stderr, f"--segment {bad}: {p.stderr}")
+    p = t.run(*base, "--segment", "1/7", "-o", os.path.join(t.tmp, "x.json"))
+    check(p.returncode == 1 and "fewer than 7 parts" in p.stderr, f"--segment 1/7 of 6 frames: {p.stderr}")
+    p = t.run(*base, "--segment", "1/2")
+    check(p.returncode == 2 and "-o PART.json" in p.stderr, f"--segment without -o: {p.stderr}")
+    p = t.run(*base, "--frames", "2:4", "--json", "-o", "-")
+    frames = [f["frameNum"] for f in json.loads(p.stdout)["frames"]] if p.returncode == 0 else []
+    check(frames == [2, 3], f"--frames 2:4 lists frames {frames}: {p.stderr}")
+    p = t.run(*base, "--frames", "4:2")
+    check(p.returncode == 2 and "--frames takes FIRST:END" in p.stderr, f"--frames 4:2: {p.stderr}")
+    p = t.run(*base, "--pool", "p5,low1", "--json", "-o", "-")
+    pooled = json.loads(p.stdout)["pooled_metrics"]["vmaf"] if p.returncode == 0 else {}
+    check({"p5", "low1"} <= set(pooled), f"--pool p5,low1 in pooled_metrics: {sorted(pooled)}")
+    p = t.run(*base, "--pool", "p100")
+    check(p.returncode == 2 and "--pool takes" in p.stderr, f"--pool p100: {p.stderr}")
+    p = t.run(*base, "--gpu", "0")
+    check(p.returncode == 2 and "--backend cuda, hip or vulkan" in p.stderr, f"--gpu on the CPU: {p.stderr}")
+    # --gpu with a device named twice: two parts at once on lavapipe, if any
+    listing = t.run("--list-devices", "--json")
+    devices = json.loads(listing.stdout).get("vulkan", {}).get("devices", []) if listing.returncode == 0 else []
+    if devices:
+        spread = os.path.join(t.tmp, "split.gpu.json")
+        one = os.path.join(t.tmp, "split.gpu1.json")
+        d = str(devices[0]["index"])
+        p1 = t.run(*base, "--backend", "vulkan", "--gpu_device", d, "--json", "-o", one)
+        p = t.run(*base, "--backend", "vulkan", "--gpu", f"{d},{d}", "--json", "-o", spread)
+        no_crash(p, "--gpu")
+        with open(one) as a, open(spread) as b:
+            check(p.returncode == 0 and p1.returncode == 0 and
+                  strip_fps(a.read()) == strip_fps(b.read()), f"--gpu {d},{d}: {p.stderr}")
+    page = os.path.join(t.tmp, "split.html")
+    p = t.run("report", whole, merged, "-o", page)
+    no_crash(p, "report")
+    with open(page) if os.path.exists(page) else io.StringIO("") as f:
+        html = f.read()
+    check(p.returncode == 0 and "quale-data" in html and "@QUALE_REPORT_DATA@" not in html,
+          f"quale report: {p.stderr}")
+    p = t.run(*base, "--html", page, "-o", os.path.join(t.tmp, "with_html.json"))
+    check(p.returncode == 0 and os.path.getsize(page) > 0, f"--html: {p.stderr}")
+    bad = os.path.join(t.tmp, "not_results.json")
+    with open(bad, "w") as f:
+        f.write('{"a": 1}')
+    p = t.run("report", bad, "-o", os.path.join(t.tmp, "bad.html"))
+    check(p.returncode == 1 and "not_results.json" in p.stderr and
+          not os.path.exists(os.path.join(t.tmp, "bad.html")), f"report of a non-result: {p.stderr}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quale", required=True)
@@ -1136,6 +1212,7 @@ def main():
         test_gpu_failures(t, ref, dist)
         test_first_hour(t, ref, dist, ref_yuv, dist_yuv)
         test_tiny_frames(t)
+        test_split_runs(t, ref, dist)
     return finish()
 
 
