@@ -407,7 +407,8 @@ static void write_xml(const Writer *w, double fps)
         for (unsigned e = 0; e < w->src->pool_method_count; e++) {
             double v;
             if (extra_pool(w, k, e, &v)) continue;
-            fprintf(f, "%s=\"%s\" ", w->src->pool_methods[e], format_number(w, v, num, sizeof(num)));
+            fprintf(f, "%s=\"%s\" ", w->src->pool_methods[e],
+                    format_number(w, v, num, sizeof(num)));
         }
         fprintf(f, "/>\n");
     }

@@ -19,6 +19,7 @@
 
 #include "align.h"
 #include "cli.h"
+#include "frame_plan.h"
 #include "merge.h"
 #include "report.h"
 #include "output_file.h"
@@ -586,7 +587,8 @@ static void print_summary(FILE *f, const CliSettings *s, const SummarySource *sr
         for (unsigned m = 0; m < s->pool_count; m++) {
             double v;
             if (summary_pooled(src, info.name, s->pools[m], &v)) continue;
-            if (strcmp(s->pools[m], "mean")) fprintf(f, "%s (%s): %f\n", info.label, s->pools[m], v);
+            if (strcmp(s->pools[m], "mean"))
+                fprintf(f, "%s (%s): %f\n", info.label, s->pools[m], v);
             else fprintf(f, "%s: %f\n", info.label, v);
         }
         if (s->pool_count || summary_mean(src, info.name, &mean)) continue;
@@ -722,114 +724,6 @@ typedef struct RunPart {
     unsigned model_count;
     int status;
 } RunPart;
-
-/* What a run scores: the frames [first, end) of the whole run (the videos
- * after the skips, up to --frame_cnt), read from `read_first` with the
- * frames around them that make their values those of the whole run. */
-typedef struct FramePlan {
-    bool partial;               /* --frames or --segment */
-    unsigned part, parts;       /* a segment, or 0 */
-    unsigned first, end;        /* end 0: to the last frame */
-    unsigned read_first;
-    unsigned read_count;        /* 0: to the last frame */
-    unsigned range_first;
-} FramePlan;
-
-/* Plans the frames of a --frames or --segment run; prints why not. */
-static int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total,
-                       unsigned part, unsigned parts, FramePlan *plan)
-{
-    memset(plan, 0, sizeof(*plan));
-    plan->partial = s->frames_given || parts;
-    if (!plan->partial) return 0;
-    unsigned before, after;
-    if (quale_segment_margins(ctx, &before, &after)) return -1;
-    uint64_t first = s->frames_first, end = s->frames_end;
-    /* without the files' frame counts, --frame_cnt still ends the run */
-    if (total < 0 && s->frame_count) total = s->frame_count;
-    if (total >= 0) {
-        if (first >= (uint64_t)total) {
-            say("error", "--frames %u: the run has %lld frames (0 to %lld)", s->frames_first,
-                (long long)total, (long long)total - 1);
-            return -1;
-        }
-        if (!end || end > (uint64_t)total) end = (uint64_t)total;
-    }
-    if (parts) {
-        if (!end) {
-            say("error", "--segment needs the number of frames, which %s does not tell "
-                "(a pipe, or a container without a frame count): give --frames FIRST:END",
-                total < 0 ? "the input" : "it");
-            return -1;
-        }
-        const uint64_t length = end - first;
-        if (length < parts) {
-            say("error", "--segment %u/%u: the frames to score, %u to %u, are fewer than %u "
-                "parts", part, parts, (unsigned)first, (unsigned)end - 1, parts);
-            return -1;
-        }
-        plan->part = part;
-        plan->parts = parts;
-        plan->range_first = (unsigned)first;
-        const uint64_t lo = first + length * (part - 1) / parts;
-        const uint64_t hi = first + length * part / parts;
-        first = lo;
-        end = hi;
-    }
-    plan->first = (unsigned)first;
-    plan->end = (unsigned)end;
-    /* from `before` frames back, on a frame --subsample scores, so that
-     * the part's frames are scored where the whole run scores them */
-    unsigned from = plan->first > before ? plan->first - before : 0;
-    const unsigned sub = s->subsample > 1 ? s->subsample : 1;
-    from -= from % sub;
-    plan->read_first = from;
-    if (end) {
-        uint64_t stop = end + after;
-        if (total >= 0 && stop > (uint64_t)total) stop = (uint64_t)total;
-        plan->read_count = (unsigned)(stop - from);
-    }
-    return 0;
-}
-
-/* What was run, in words, for a part's "segment": parts of one run say the
- * same, so that a merge cannot join parts of different runs. */
-static void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, size_t size)
-{
-    size_t n = 0;
-#define PUT(...) \
-    do { \
-        if (n < size) n += (size_t)snprintf(text + n, size - n, __VA_ARGS__); \
-    } while (0)
-    /* the videos by name and size, not by path: the nodes of a cluster
-     * mount the same files at different places */
-    for (int i = 0; i < 2; i++) {
-        const char *path = i ? s->distorted : s->reference;
-        const char *slash = strrchr(path, '/');
-        struct stat st;
-        if (!strcmp(path, "-")) PUT("%sstandard input", i ? " distorted=" : "reference=");
-        else if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-            PUT("%s%s (%lld bytes)", i ? " distorted=" : "reference=", slash ? slash + 1 : path,
-                (long long)st.st_size);
-        else PUT("%s%s", i ? " distorted=" : "reference=", slash ? slash + 1 : path);
-    }
-    if (s->raw_given)
-        PUT(" raw=%ux%u:%s:%u", s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
-            s->raw.bitdepth);
-    for (unsigned i = 0; i < s->model_count; i++) PUT(" model=%s", s->models[i]);
-    for (unsigned i = 0; i < s->feature_count; i++) PUT(" feature=%s", s->features[i]);
-    if (s->no_prediction) PUT(" no_prediction");
-    if (s->subsample > 1) PUT(" subsample=%u", s->subsample);
-    if (s->frame_skip_ref || s->frame_skip_dist)
-        PUT(" frame_skip=%u,%u", s->frame_skip_ref, s->frame_skip_dist);
-    if (s->frame_count) PUT(" frame_cnt=%u", s->frame_count);
-    if (s->frames_given) PUT(" frames=%u:%u", s->frames_first, s->frames_end);
-    if (s->scaler) PUT(" scaler=%s", s->scaler);
-    if (s->score_bitdepth) PUT(" score_bitdepth=%u", s->score_bitdepth);
-    /* float twins agree with the CPU to the tolerance table, not the bit */
-    PUT(" backend=%s", quale_backend_name(quale_backend(ctx)));
-#undef PUT
-}
 
 static int format_to_memory(const ResultsOutput *out, char **text, size_t *size)
 {
@@ -1078,9 +972,13 @@ static int run(const CliSettings *s, RunPart *part)
      * and those to read around them */
     FramePlan plan;
     const int64_t total = frames_to_score(s, inputs);
+    char plan_error[512];
     if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
-                    part ? part->parts : s->segment_parts, &plan))
+                    part ? part->parts : s->segment_parts, &plan, plan_error,
+                    sizeof(plan_error))) {
+        say("error", "%s", plan_error);
         goto out;
+    }
     CliSettings read_settings = *s;
     if (plan.partial) {
         for (unsigned i = 0; i < s->feature_count; i++)

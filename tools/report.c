@@ -162,8 +162,8 @@ static double frame_rate_of(const ReportInput *in)
     for (unsigned i = 0; quale_results_note(in->results, i); i++) {
         const QualeOutputNote *n = quale_results_note(in->results, i);
         unsigned num, den;
-        if (!strcmp(n->name, "distorted_frame_rate") && sscanf(n->value, "%u/%u", &num, &den) == 2 &&
-            num && den)
+        if (!strcmp(n->name, "distorted_frame_rate") &&
+            sscanf(n->value, "%u/%u", &num, &den) == 2 && num && den)
             return (double)num / den;
     }
     return 0.;
@@ -175,7 +175,8 @@ static double bitrate_of(const ReportInput *in)
     for (unsigned i = 0; quale_results_note(in->results, i); i++) {
         const QualeOutputNote *n = quale_results_note(in->results, i);
         double kbps;
-        if (!strcmp(n->name, "distorted_bitrate") && sscanf(n->value, "%lf", &kbps) == 1 && kbps > 0)
+        if (!strcmp(n->name, "distorted_bitrate") && sscanf(n->value, "%lf", &kbps) == 1 &&
+            kbps > 0)
             return kbps;
     }
     return 0.;

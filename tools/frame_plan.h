@@ -1,0 +1,39 @@
+/*
+ * The frames of a run of part of the videos (--frames, --segment, the
+ * parts of --gpu): which it writes, and which it reads around them so
+ * that their values are those of the whole run.
+ */
+#ifndef QUALE_TOOLS_FRAME_PLAN_H
+#define QUALE_TOOLS_FRAME_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "quale/quale.h"
+
+/* What a run scores: the frames [first, end) of the whole run (the videos
+ * after the skips, up to --frame_cnt), read from `read_first` with the
+ * frames around them that make their values those of the whole run. */
+typedef struct FramePlan {
+    bool partial;               /* --frames or --segment */
+    unsigned part, parts;       /* a segment, or 0 */
+    unsigned first, end;        /* end 0: to the last frame */
+    unsigned read_first;
+    unsigned read_count;        /* 0: to the last frame */
+    unsigned range_first;
+} FramePlan;
+
+/* Plans the frames of a --frames or --segment run (part `part` of `parts`,
+ * 0 of 0 for none) of a run of `total` frames (-1: not known), once the
+ * context's models and metrics are requested; -1 with the reason in error
+ * when the plan cannot be made. */
+int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, unsigned part,
+                unsigned parts, FramePlan *plan, char *error, size_t error_size);
+
+/* What was run, in words, for a part's "segment": parts of one run say the
+ * same, so that a merge cannot join parts of different runs. */
+void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, size_t size);
+
+#endif /* QUALE_TOOLS_FRAME_PLAN_H */
