@@ -8,8 +8,15 @@ apt_install() {
     local sudo=()
     [[ $(id -u) -eq 0 ]] || sudo=(sudo)
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+    # One install at a time: tests that install their tools (Slurm, Chromium,
+    # FFmpeg's build) run side by side, and apt takes its locks without
+    # waiting.  Others' apt runs are waited for too (DPkg::Lock::Timeout).
+    (
+        flock 9
+        "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+        "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+            --no-install-recommends "$@" >/dev/null
+    ) 9>"${TMPDIR:-/tmp}/quale-apt.lock"
 }
 
 # apt_private DIR: an apt setup in DIR (its sources in DIR/sources.list,
