@@ -465,13 +465,15 @@ static void progress_update(Progress *p, const QualeContext *ctx, bool final)
     pthread_mutex_unlock(&stderr_lock);
 }
 
-/* The frames the run will score, when both files' sizes tell. */
-static int64_t frames_to_score(const CliSettings *s, Input inputs[2])
+/* The frames the run will score, when both files' sizes tell (counted,
+ * with `count`, where a container does not say). */
+static int64_t frames_to_score(const CliSettings *s, Input inputs[2], bool count)
 {
     const unsigned skips[2] = { s->frame_skip_ref, s->frame_skip_dist };
     int64_t total = -1;
     for (int i = 0; i < 2; i++) {
-        const int64_t n = quale_video_frames_in_file(inputs[i].lanes[0]);
+        const int64_t n = count ? quale_video_count_frames(inputs[i].lanes[0])
+                                : quale_video_frames_in_file(inputs[i].lanes[0]);
         if (n < 0) return -1;
         const int64_t left = n > (int64_t)skips[i] ? n - (int64_t)skips[i] : 0;
         total = total < 0 || left < total ? left : total;
@@ -971,7 +973,9 @@ static int run(const CliSettings *s, RunPart *part)
     /* --frames, --segment and the parts of --gpu: the frames to write,
      * and those to read around them */
     FramePlan plan;
-    const int64_t total = frames_to_score(s, inputs);
+    /* a split needs the frame count: counted where the container has none */
+    const bool split = s->segment_parts || (part && part->parts > 1);
+    const int64_t total = frames_to_score(s, inputs, split && !s->frames_end);
     char plan_error[512];
     if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
                     part ? part->parts : s->segment_parts, &plan, plan_error,

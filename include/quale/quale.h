@@ -201,6 +201,12 @@ QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
 QUALE_API int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num,
                                      unsigned *den);
 
+/** The frames of the video: quale_video_frames_in_file()'s, and for a
+ *  compressed file whose container does not say (Matroska), its video
+ *  packets counted by reading the file once, without decoding; -1 when
+ *  they cannot be known (a pipe).  The reader's position is unchanged. */
+QUALE_API int64_t quale_video_count_frames(QualeVideoReader *reader);
+
 /** Compressed video: its bits per second as the container says (the video
  *  stream's, else the whole file's); -1 when not known. */
 QUALE_API int64_t quale_video_bit_rate(const QualeVideoReader *reader);

@@ -480,11 +480,97 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     return 1;
 }
 
+/* Reading a file through a position of one's own (pread), so that several
+ * demuxers share one descriptor: the sessions, and the frame count. */
+static int cursor_read(int fd, int64_t *position, uint8_t *buf, int size)
+{
+    ssize_t n;
+    do n = pread(fd, buf, (size_t)size, (off_t)*position);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return AVERROR(errno);
+    if (n == 0) return AVERROR_EOF;
+    *position += n;
+    return (int)n;
+}
+
+static int64_t cursor_seek(int fd, int64_t *position, int64_t offset, int whence)
+{
+    struct stat st;
+    if ((whence & AVSEEK_SIZE) || (whence & ~AVSEEK_FORCE) == SEEK_END) {
+        if (fstat(fd, &st)) return AVERROR(errno);
+        if (whence & AVSEEK_SIZE) return (int64_t)st.st_size;
+        offset += (int64_t)st.st_size;
+    } else if ((whence & ~AVSEEK_FORCE) == SEEK_CUR) {
+        offset += *position;
+    } else if ((whence & ~AVSEEK_FORCE) != SEEK_SET) {
+        return AVERROR(EINVAL);
+    }
+    if (offset < 0) return AVERROR(EINVAL);
+    *position = offset;
+    return offset;
+}
+
 int64_t decoder_frames(const struct QualeVideoReader *r)
 {
     const struct Decoder *d = r->decoder;
     const int64_t n = d ? d->format->streams[d->stream]->nb_frames : 0;
     return n > 0 ? n : -1;
+}
+
+struct Counter {
+    int fd;
+    int64_t position;
+};
+
+static int counter_io_read(void *opaque, uint8_t *buf, int size)
+{
+    struct Counter *c = opaque;
+    return cursor_read(c->fd, &c->position, buf, size);
+}
+
+static int64_t counter_io_seek(void *opaque, int64_t offset, int whence)
+{
+    struct Counter *c = opaque;
+    return cursor_seek(c->fd, &c->position, offset, whence);
+}
+
+int64_t decoder_count_frames(const struct QualeVideoReader *r)
+{
+    const struct Decoder *d = r->decoder;
+    if (!d || !d->seekable || !r->file) return -1;
+    const int64_t told = decoder_frames(r);
+    if (told > 0) return told;
+    /* Matroska and others give no count: the video stream's packets,
+     * demuxed from the start by a demuxer of its own (one packet a frame
+     * in the containers FFmpeg reads; nothing is decoded). */
+    struct Counter c = { fileno(r->file), 0 };
+    unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
+    AVIOContext *io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, &c,
+                                                     counter_io_read, NULL, counter_io_seek)
+                             : NULL;
+    AVFormatContext *format = io ? ff.avformat_alloc_context() : NULL;
+    AVPacket *packet = format ? ff.av_packet_alloc() : NULL;
+    int64_t count = -1;
+    if (!io) ff.av_free(buffer);
+    if (packet) {
+        format->pb = io;
+        if (ff.avformat_open_input(&format, NULL, NULL, NULL) >= 0 &&
+            (unsigned)d->stream < format->nb_streams) {
+            int err;
+            count = 0;
+            while ((err = ff.av_read_frame(format, packet)) >= 0) {
+                if (packet->stream_index == d->stream) count++;
+                ff.av_packet_unref(packet);
+            }
+            if (err != AVERROR_EOF) count = -1;
+        }
+    }
+    ff.av_packet_free(&packet);
+    /* frees format (also one not opened: it has no io yet), not the io */
+    ff.avformat_close_input(&format);
+    if (io) ff.av_freep(&io->buffer);
+    ff.avio_context_free(&io);
+    return count;
 }
 
 /* The next decoded frame into d->frame: 1, 0 at the end, or an error. */
@@ -727,31 +813,13 @@ struct Parallel {
 static int session_io_read(void *opaque, uint8_t *buf, int size)
 {
     struct Session *s = opaque;
-    ssize_t n;
-    do n = pread(s->p->fd, buf, (size_t)size, (off_t)s->position);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) return AVERROR(errno);
-    if (n == 0) return AVERROR_EOF;
-    s->position += n;
-    return (int)n;
+    return cursor_read(s->p->fd, &s->position, buf, size);
 }
 
 static int64_t session_io_seek(void *opaque, int64_t offset, int whence)
 {
     struct Session *s = opaque;
-    struct stat st;
-    if ((whence & AVSEEK_SIZE) || (whence & ~AVSEEK_FORCE) == SEEK_END) {
-        if (fstat(s->p->fd, &st)) return AVERROR(errno);
-        if (whence & AVSEEK_SIZE) return (int64_t)st.st_size;
-        offset += (int64_t)st.st_size;
-    } else if ((whence & ~AVSEEK_FORCE) == SEEK_CUR) {
-        offset += s->position;
-    } else if ((whence & ~AVSEEK_FORCE) != SEEK_SET) {
-        return AVERROR(EINVAL);
-    }
-    if (offset < 0) return AVERROR(EINVAL);
-    s->position = offset;
-    return offset;
+    return cursor_seek(s->p->fd, &s->position, offset, whence);
 }
 
 /* Puts an entry in the session's queue, waiting for room: false when the
@@ -1185,6 +1253,12 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
 }
 
 int64_t decoder_frames(const struct QualeVideoReader *r)
+{
+    (void)r;
+    return -1;
+}
+
+int64_t decoder_count_frames(const struct QualeVideoReader *r)
 {
     (void)r;
     return -1;

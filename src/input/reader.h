@@ -113,6 +113,9 @@ int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
 int scaler_run(struct QualeVideoReader *r, const QualePicture *from, QualePicture *to);
 void scaler_close(struct QualeVideoReader *r);
 int64_t decoder_frames(const struct QualeVideoReader *r);
+/* The frames of a compressed file, from its header or counted (its video
+ * packets, read once); -1 when it cannot be (a pipe). */
+int64_t decoder_count_frames(const struct QualeVideoReader *r);
 
 /* fread() and getc() of the reader's stream, its sniffed prefix first. */
 size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n);

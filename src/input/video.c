@@ -559,6 +559,12 @@ int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num, unsign
     return reader->variable_rate ? 1 : 0;
 }
 
+int64_t quale_video_count_frames(QualeVideoReader *reader)
+{
+    if (reader && reader->decoder) return decoder_count_frames(reader);
+    return quale_video_frames_in_file(reader);
+}
+
 int64_t quale_video_bit_rate(const QualeVideoReader *reader)
 {
     return reader && reader->bit_rate > 0 ? reader->bit_rate : -1;
