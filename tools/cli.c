@@ -303,8 +303,7 @@ static const struct {
     { "--sub", QUALE_OUTPUT_SUB, { ".sub", NULL } },
 };
 
-/* The format flag of a format, and the format an -o path's extension
- * names (-1: none). */
+/* The format flag of a format. */
 static const char *format_flag_of(enum QualeOutputFormat f)
 {
     for (unsigned i = 0; i < 4; i++)
@@ -312,7 +311,7 @@ static const char *format_flag_of(enum QualeOutputFormat f)
     return "?";
 }
 
-static int format_of_extension(const char *path, const char **extension)
+int cli_format_of_extension(const char *path, const char **extension)
 {
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash + 1 : path, '.');
@@ -571,7 +570,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     /* The output format: the flag, else -o's extension; a flag without -o
      * writes to standard output. */
     const char *extension = NULL;
-    const int by_extension = s->output ? format_of_extension(s->output, &extension) : -1;
+    const int by_extension = s->output ? cli_format_of_extension(s->output, &extension) : -1;
     if (by_extension >= 0 && s->format_flag && by_extension != (int)s->output_format)
         return fail(error, size, "-o '%s' ends in '%s', but %s asks for another format: give "
                     "%s, or no format flag", s->output, extension, s->format_flag,

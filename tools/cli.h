@@ -66,6 +66,10 @@ typedef struct CliSettings {
     const char *html;              /* --html: the report's page */
 } CliSettings;
 
+/* The output format an -o path's extension names (.xml, .json, .csv,
+ * .sub, any case), with *extension pointing at it; -1: none. */
+int cli_format_of_extension(const char *path, const char **extension);
+
 /* Splits "p1,mean,low5" into text (a copy) and checks every method
  * (quale_pool_method_check()). */
 int cli_parse_pools(const char *arg, char *text, size_t text_size, const char **pools,

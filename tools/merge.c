@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "merge.h"
@@ -138,23 +137,6 @@ int merge_write(const QualeResults *const *parts, unsigned count, const char *pa
     return output_file_write(path, format_merged, &out);
 }
 
-static int format_of(const char *path, enum QualeOutputFormat *format)
-{
-    const char *dot = path ? strrchr(path, '.') : NULL;
-    if (!dot) return -1;
-    static const struct {
-        const char *extension;
-        enum QualeOutputFormat format;
-    } known[] = { { ".json", QUALE_OUTPUT_JSON }, { ".xml", QUALE_OUTPUT_XML },
-                  { ".csv", QUALE_OUTPUT_CSV }, { ".sub", QUALE_OUTPUT_SUB } };
-    for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (!strcasecmp(dot, known[i].extension)) {
-            *format = known[i].format;
-            return 0;
-        }
-    return -1;
-}
-
 int merge_main(int argc, char *argv[])
 {
     enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP, ARG_POOL };
@@ -233,10 +215,10 @@ int merge_main(int argc, char *argv[])
         fprintf(stderr, "quale merge: no parts given\nTry 'quale merge --help'.\n");
         return EXIT_USAGE;
     }
-    enum QualeOutputFormat by_name;
-    if (format < 0) format = output && !format_of(output, &by_name) ? (int)by_name
-                                                                     : QUALE_OUTPUT_XML;
-    else if (output && !format_of(output, &by_name) && (int)by_name != format) {
+    const char *extension;
+    const int by_name = output ? cli_format_of_extension(output, &extension) : -1;
+    if (format < 0) format = by_name >= 0 ? by_name : QUALE_OUTPUT_XML;
+    else if (by_name >= 0 && by_name != format) {
         fprintf(stderr, "quale merge: -o '%s' names another layout than the flag asks for\n",
                 output);
         return EXIT_USAGE;
