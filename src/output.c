@@ -19,17 +19,15 @@
 #include "output.h"
 #include "quale/quale.h"
 
+/* What is written (src) and how: the precision (full for a part), the
+ * subsample and note count as the layouts use them. */
 typedef struct Writer {
     const OutputSource *src;
     const Collector *collector;
     FILE *f;
     int precision;
-    unsigned subsample;
-    unsigned first, end;  /* the frames written and pooled */
-    unsigned offset;      /* added to the frame numbers written */
-    const QualeOutputNote *notes; /* how the inputs were read */
-    unsigned note_count;
-    const QualeSegment *segment;
+    unsigned subsample;   /* 1 for none */
+    unsigned note_count;  /* 0 without notes */
     char *error;          /* where a failure's reason goes without a context */
     size_t error_size;
 } Writer;
@@ -96,14 +94,14 @@ static const char *json_number(const Writer *w, double x, char *buf, size_t size
 {
     /* A part keeps them apart, as strings, for the merged file's other
      * layouts. */
-    if (!isfinite(x) && w->segment) return isnan(x) ? "\"nan\"" : x > 0 ? "\"inf\"" : "\"-inf\"";
+    if (!isfinite(x) && w->src->segment) return isnan(x) ? "\"nan\"" : x > 0 ? "\"inf\"" : "\"-inf\"";
     if (!isfinite(x)) return "null";
     return format_number(w, x, buf, size);
 }
 
 static bool frame_listed(const Writer *w, unsigned i)
 {
-    if (i < w->first || i >= w->end) return false;
+    if (i < w->src->first || i >= w->src->end) return false;
     if (w->subsample > 1 && i % w->subsample) return false;
     return collector_frame_has_values(w->collector, i);
 }
@@ -127,7 +125,7 @@ static const char *key_name(const Writer *w, unsigned k)
 /* libvmaf's pooling over the frames written. */
 static int pool(const Writer *w, unsigned k, enum QualePool method, double *value)
 {
-    return collector_pool_range(w->collector, key_id(w, k), method, w->first, w->end,
+    return collector_pool_range(w->collector, key_id(w, k), method, w->src->first, w->src->end,
                                 w->subsample, value);
 }
 
@@ -137,7 +135,7 @@ static int extra_pool(const Writer *w, unsigned k, unsigned e, double *value)
 {
     PoolMethod m;
     if (pool_method_parse(w->src->pool_methods[e], &m) || m.kind == POOL_PLAIN) return -EINVAL;
-    return collector_pool_method(w->collector, key_id(w, k), &m, w->first, w->end, w->subsample,
+    return collector_pool_method(w->collector, key_id(w, k), &m, w->src->first, w->src->end, w->subsample,
                                  value);
 }
 
@@ -286,8 +284,8 @@ static void write_json(const Writer *w, double fps)
     fprintf(f, "  \"version\": \"%s\",\n", quale_version());
     if (isfinite(fps)) fprintf(f, "  \"fps\": %.2f,\n", fps);
     else fprintf(f, "  \"fps\": null,\n");
-    if (w->segment) {
-        const QualeSegment *g = w->segment;
+    if (w->src->segment) {
+        const QualeSegment *g = w->src->segment;
         fprintf(f, "  \"segment\": {\"part\": %u, \"parts\": %u, \"first\": %u, \"end\": %u, "
                 "\"range_first\": %u, \"subsample\": %u, \"width\": %u, \"height\": %u, "
                 "\"precision\": %d, \"run\": ", g->part, g->parts, g->first, g->end,
@@ -300,21 +298,21 @@ static void write_json(const Writer *w, double fps)
         fprintf(f, "  \"input\": {");
         for (unsigned i = 0; i < w->note_count; i++) {
             fprintf(f, "%s\n    ", i ? "," : "");
-            put_json_string(f, w->notes[i].name);
+            put_json_string(f, w->src->notes[i].name);
             fprintf(f, ": ");
-            put_json_string(f, w->notes[i].value);
+            put_json_string(f, w->src->notes[i].value);
         }
         fprintf(f, "\n  },\n");
     }
 
     fprintf(f, "  \"frames\": [");
     bool first_frame = true;
-    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
-    for (unsigned i = w->first; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
+    for (unsigned i = w->src->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
         fprintf(f, "%s    {\n", first_frame ? "\n" : ",\n");
         first_frame = false;
-        fprintf(f, "      \"frameNum\": %u,\n", i + w->offset);
+        fprintf(f, "      \"frameNum\": %u,\n", i + w->src->offset);
         fprintf(f, "      \"metrics\": {\n");
         bool first_key = true;
         for (unsigned k = 0; k < key_count(w); k++) {
@@ -378,16 +376,16 @@ static void write_xml(const Writer *w, double fps)
     if (w->note_count) {
         fprintf(f, "  <input");
         for (unsigned i = 0; i < w->note_count; i++) {
-            fprintf(f, " %s=", w->notes[i].name);
-            put_xml_value(f, w->notes[i].value);
+            fprintf(f, " %s=", w->src->notes[i].name);
+            put_xml_value(f, w->src->notes[i].value);
         }
         fprintf(f, " />\n");
     }
     fprintf(f, "  <frames>\n");
-    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
-    for (unsigned i = w->first; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
+    for (unsigned i = w->src->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "    <frame frameNum=\"%u\" ", i + w->offset);
+        fprintf(f, "    <frame frameNum=\"%u\" ", i + w->src->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
@@ -435,10 +433,10 @@ static void write_csv(const Writer *w)
         fputc(',', f);
     }
     fprintf(f, "\n");
-    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
-    for (unsigned i = w->first; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
+    for (unsigned i = w->src->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "%u,", i + w->offset);
+        fprintf(f, "%u,", i + w->src->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             /* A key without a value at this frame is an empty field, so
              * that the columns stay under their names (libvmaf leaves the
@@ -456,10 +454,10 @@ static void write_sub(const Writer *w)
 {
     FILE *f = w->f;
     char num[64];
-    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->end);
-    for (unsigned i = w->first; i < span; i++) {
+    const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
+    for (unsigned i = w->src->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "{%u}{%u}frame: %u|", i + w->offset, i + w->offset + 1, i + w->offset);
+        fprintf(f, "{%u}{%u}frame: %u|", i + w->src->offset, i + w->src->offset + 1, i + w->src->offset);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
@@ -478,12 +476,7 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
         .f = stream,
         .precision = src->segment ? -1 : precision,
         .subsample = src->subsample > 1 ? src->subsample : 1,
-        .first = src->first,
-        .end = src->end,
-        .offset = src->offset,
-        .notes = src->notes,
         .note_count = src->notes ? src->note_count : 0,
-        .segment = src->segment,
         .error = error,
         .error_size = error_size,
     };
@@ -495,17 +488,18 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
         writer_error(&w, "unknown output format %d", (int)format);
         return -EINVAL;
     }
-    if (w.segment && format != QUALE_OUTPUT_JSON) {
+    if (src->segment && format != QUALE_OUTPUT_JSON) {
         writer_error(&w, "a part of a split run is written as JSON (the merge gives the other "
                      "layouts)");
         return -EINVAL;
     }
-    if (w.first >= w.end) {
-        writer_error(&w, "no frames to write: the frames [%u, %u) hold none", w.first, w.end);
+    if (src->first >= src->end) {
+        writer_error(&w, "no frames to write: the frames [%u, %u) hold none", src->first,
+                     src->end);
         return -EINVAL;
     }
     for (unsigned i = 0; i < w.note_count; i++) {
-        const QualeOutputNote *n = &w.notes[i];
+        const QualeOutputNote *n = &src->notes[i];
         if (!n->name || !n->value || !is_xml_name(n->name) || !is_utf8(n->value)) {
             writer_error(&w, "output note %u: %s", i,
                          !n->name || !n->value ? "no name or no value"
@@ -522,7 +516,7 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
             return -EINVAL;
         }
     }
-    if (w.segment && (!w.segment->run || !is_utf8(w.segment->run))) {
+    if (src->segment && (!src->segment->run || !is_utf8(src->segment->run))) {
         writer_error(&w, "a part's run description must be UTF-8 text");
         return -EINVAL;
     }
