@@ -94,7 +94,8 @@ static const char *json_number(const Writer *w, double x, char *buf, size_t size
 {
     /* A part keeps them apart, as strings, for the merged file's other
      * layouts. */
-    if (!isfinite(x) && w->src->segment) return isnan(x) ? "\"nan\"" : x > 0 ? "\"inf\"" : "\"-inf\"";
+    if (!isfinite(x) && w->src->segment)
+        return isnan(x) ? "\"nan\"" : x > 0 ? "\"inf\"" : "\"-inf\"";
     if (!isfinite(x)) return "null";
     return format_number(w, x, buf, size);
 }
@@ -135,8 +136,8 @@ static int extra_pool(const Writer *w, unsigned k, unsigned e, double *value)
 {
     PoolMethod m;
     if (pool_method_parse(w->src->pool_methods[e], &m) || m.kind == POOL_PLAIN) return -EINVAL;
-    return collector_pool_method(w->collector, key_id(w, k), &m, w->src->first, w->src->end, w->subsample,
-                                 value);
+    return collector_pool_method(w->collector, key_id(w, k), &m, w->src->first, w->src->end,
+                                 w->subsample, value);
 }
 
 /* ---- key names in each layout -------------------------------------------- */
@@ -457,7 +458,8 @@ static void write_sub(const Writer *w)
     const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
     for (unsigned i = w->src->first; i < span; i++) {
         if (!frame_listed(w, i)) continue;
-        fprintf(f, "{%u}{%u}frame: %u|", i + w->src->offset, i + w->src->offset + 1, i + w->src->offset);
+        const unsigned number = i + w->src->offset;
+        fprintf(f, "{%u}{%u}frame: %u|", number, number + 1, number);
         for (unsigned k = 0; k < key_count(w); k++) {
             double v;
             if (collector_get(w->collector, key_id(w, k), i, &v)) continue;
