@@ -156,6 +156,15 @@ int collector_find(const Collector *c, const char *key, unsigned *id)
     return err;
 }
 
+/* Whether row holds a value of frame; *at is its slot (rows start at the
+ * collector's base). */
+static bool stored(const Collector *c, const KeyRow *row, unsigned frame, unsigned *at)
+{
+    if (frame < c->base || frame - c->base >= c->frame_capacity) return false;
+    *at = frame - c->base;
+    return row->written[*at];
+}
+
 int collector_put(Collector *c, unsigned id, unsigned frame, double value)
 {
     int err = 0;
@@ -193,9 +202,8 @@ int collector_get(const Collector *c, unsigned id, unsigned frame, double *value
 {
     int err = -ENOENT;
     pthread_mutex_lock(lock_of(c));
-    const unsigned at = frame - c->base;
-    if (id < c->row_count && frame >= c->base && at < c->frame_capacity &&
-        c->rows[id].written[at]) {
+    unsigned at;
+    if (id < c->row_count && stored(c, &c->rows[id], frame, &at)) {
         *value = c->rows[id].values[at];
         err = 0;
     }
@@ -259,9 +267,9 @@ unsigned collector_frame_span(const Collector *c)
 
 bool collector_frame_has_values(const Collector *c, unsigned frame)
 {
-    if (frame < c->base || frame - c->base >= c->frame_capacity) return false;
+    unsigned at;
     for (unsigned i = 0; i < c->row_count; i++)
-        if (c->rows[i].written[frame - c->base]) return true;
+        if (stored(c, &c->rows[i], frame, &at)) return true;
     return false;
 }
 
@@ -286,9 +294,9 @@ static int pool_frames(const Collector *c, unsigned id, enum QualePool method, u
     double min = 0., max = 0., sum = 0., inverse_sum = 0.;
     for (unsigned i = first; i < end; i++) {
         if (subsample > 1 && i % subsample) continue;
-        if (i < c->base || i - c->base >= c->frame_capacity || !row->written[i - c->base])
-            return -ENOENT;
-        const double x = row->values[i - c->base];
+        unsigned at;
+        if (!stored(c, row, i, &at)) return -ENOENT;
+        const double x = row->values[at];
         sum += x;
         inverse_sum += 1. / (x + 1.);
         if (n == 0 || x < min) min = x;
@@ -363,10 +371,9 @@ int collector_pool_method(const Collector *c, unsigned id, const PoolMethod *met
     int err = x ? 0 : -ENOMEM;
     for (unsigned i = first; i < end && !err; i++) {
         if (subsample > 1 && i % subsample) continue;
-        if (i < c->base || i - c->base >= c->frame_capacity || !row->written[i - c->base])
-            err = -ENOENT;
-        else
-            x[n++] = row->values[i - c->base];
+        unsigned at;
+        if (!stored(c, row, i, &at)) err = -ENOENT;
+        else x[n++] = row->values[at];
     }
     pthread_mutex_unlock(lock_of(c));
     if (!err && n == 0) err = -ENOENT;
