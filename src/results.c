@@ -39,10 +39,15 @@ struct QualeResults {
     unsigned first, end;      /* the frames it covers */
     unsigned subsample;
     unsigned width, height;   /* 0 when the file does not say */
-    bool split;               /* a part of a run split in segments */
     int precision;            /* the precision its run asked for (< 0: full) */
-    QualeSegment segment;     /* segment.run owned */
+    QualeSegment segment;     /* a part's (parts > 0); segment.run owned */
 };
+
+/* A part of a run split in segments: it has read a "segment". */
+static bool is_part(const QualeResults *r)
+{
+    return r->segment.parts > 0;
+}
 
 static int fail(char *error, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -187,7 +192,6 @@ static int read_segment(const Reader *rd, const JsonValue *seg, QualeResults *r)
         return read_fail(rd, seg, "the segment's %u frames are more than a results file holds "
                          "(%u)", g->end - g->first, MAX_FRAMES);
     if (r->subsample == 0) r->subsample = 1;
-    r->split = true;
     return collector_set_base(r->collector, g->first);
 }
 
@@ -230,8 +234,8 @@ static int read_frames(const Reader *rd, const JsonValue *frames, QualeResults *
             num->u.number.value != floor(num->u.number.value))
             return read_fail(rd, num ? num : frame, "a frame has no frame number (\"frameNum\")");
         const unsigned index = (unsigned)num->u.number.value;
-        if (previous < 0 && !r->split) collector_set_base(r->collector, index);
-        if (previous >= 0 && !r->split && index - r->first >= MAX_FRAMES)
+        if (previous < 0 && !is_part(r)) collector_set_base(r->collector, index);
+        if (previous >= 0 && !is_part(r) && index - r->first >= MAX_FRAMES)
             return read_fail(rd, num, "frame %u is more than %u frames after the first: a "
                              "results file holds fewer", index, MAX_FRAMES);
         if ((long long)index <= previous)
@@ -267,8 +271,7 @@ static int read_frames(const Reader *rd, const JsonValue *frames, QualeResults *
         }
         gcd = a;
     }
-    if (!r->split && gcd > 1 && r->first % gcd == 0) r->subsample = gcd;
-    if (!r->split && r->subsample > 1) r->first -= r->first % r->subsample;
+    if (!is_part(r) && gcd > 1) r->subsample = gcd;
     return 0;
 }
 
@@ -324,12 +327,12 @@ int quale_results_read(QualeResults **results, const char *text, size_t length,
         }
     }
     if ((err = read_frames(&rd, json_object_get(root, "frames"), r))) goto out;
-    if (r->split && r->frames && (r->first < r->segment.first || r->end > r->segment.end)) {
+    if (is_part(r) && r->frames && (r->first < r->segment.first || r->end > r->segment.end)) {
         err = read_fail(&rd, root, "it lists frames %u to %u, outside its segment's [%u, %u)",
                         r->first, r->end - 1, r->segment.first, r->segment.end);
         goto out;
     }
-    if (r->split) {
+    if (is_part(r)) {
         r->first = r->segment.first;
         r->end = r->segment.end;
     }
@@ -347,7 +350,7 @@ int quale_results_read(QualeResults **results, const char *text, size_t length,
         }
     }
     /* a part may hold no frame --subsample scores; a run holds one */
-    if (r->frames == 0 && !r->split) {
+    if (r->frames == 0 && !is_part(r)) {
         err = read_fail(&rd, NULL, "it lists no frames");
         goto out;
     }
@@ -435,7 +438,7 @@ int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
     if (!parts || count == 0) return fail(error, error_size, "no parts to merge");
     for (unsigned i = 0; i < count; i++) {
         if (!parts[i]) return fail(error, error_size, "part %u is NULL", i + 1);
-        if (!parts[i]->split)
+        if (!is_part(parts[i]))
             return fail(error, error_size, "%s is not a part of a split run (it has no "
                         "\"segment\"; parts are written by quale --segment K/N)", parts[i]->name);
         if (collector_aggregate_count(parts[i]->collector)) {
