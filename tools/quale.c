@@ -752,8 +752,8 @@ static int write_html(const CliSettings *s, const QualeResults *results,
                       unsigned gpus)
 {
     const char *names[CLI_MAX_ENTRIES];
-    QualeOutputNote settings[CLI_MAX_ENTRIES + 4];
-    char text[4][256];
+    QualeOutputNote settings[CLI_MAX_ENTRIES + 3];
+    char backend_text[64];
     unsigned n = 0;
     for (unsigned i = 0; i < model_count && i < CLI_MAX_ENTRIES; i++) {
         names[i] = models[i].name;
@@ -761,13 +761,11 @@ static int write_html(const CliSettings *s, const QualeResults *results,
     }
     for (unsigned i = 0; i < s->feature_count && n < CLI_MAX_ENTRIES; i++)
         settings[n++] = (QualeOutputNote){ "feature", s->features[i] };
-    snprintf(text[0], sizeof(text[0]), "%s%s", quale_backend_name(backend),
+    snprintf(backend_text, sizeof(backend_text), "%s%s", quale_backend_name(backend),
              gpus > 1 ? " (several GPUs)" : "");
-    settings[n++] = (QualeOutputNote){ "backend", text[0] };
-    snprintf(text[1], sizeof(text[1]), "%s", s->reference);
-    settings[n++] = (QualeOutputNote){ "reference", text[1] };
-    snprintf(text[2], sizeof(text[2]), "%s", s->distorted);
-    settings[n++] = (QualeOutputNote){ "distorted", text[2] };
+    settings[n++] = (QualeOutputNote){ "backend", backend_text };
+    settings[n++] = (QualeOutputNote){ "reference", s->reference };
+    settings[n++] = (QualeOutputNote){ "distorted", s->distorted };
     unsigned num = 0, den = 0;
     const bool rate = distorted && quale_video_frame_rate(distorted, &num, &den) >= 0 && den;
     const int64_t bits = distorted ? quale_video_bit_rate(distorted) : -1;
