@@ -715,8 +715,18 @@ static int apply_alignment(CliSettings *s)
 /* One part of a run spread over GPUs: its results go to memory, as JSON
  * for the merge, and the first part keeps the models' names for the
  * summary. */
+/* The frame count the parts of a --gpu run share: the first part to need
+ * it finds it (counting a Matroska file's packets reads the whole file),
+ * the others take it. */
+typedef struct SharedCount {
+    pthread_mutex_t lock;
+    bool known;
+    int64_t total;
+} SharedCount;
+
 typedef struct RunPart {
     const CliSettings *settings;
+    SharedCount *count;
     unsigned part, parts;  /* part `part` (from 1) of `parts` */
     int gpu;               /* the device it runs on */
     char *json;            /* the part's results (free()) */
@@ -973,7 +983,17 @@ static int run(const CliSettings *s, RunPart *part)
     FramePlan plan;
     /* a split needs the frame count: counted where the container has none */
     const bool split = s->segment_parts || (part && part->parts > 1);
-    const int64_t total = frames_to_score(s, inputs, split && !s->frames_end);
+    int64_t total;
+    if (part) {
+        pthread_mutex_lock(&part->count->lock);
+        if (!part->count->known)
+            part->count->total = frames_to_score(s, inputs, split && !s->frames_end);
+        part->count->known = true;
+        total = part->count->total;
+        pthread_mutex_unlock(&part->count->lock);
+    } else {
+        total = frames_to_score(s, inputs, split && !s->frames_end);
+    }
     char plan_error[512];
     if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
                     part ? part->parts : s->segment_parts, &plan, plan_error,
@@ -1196,9 +1216,10 @@ static int run_on_gpus(const CliSettings *s)
     CliSettings part_settings = *s;
     part_settings.gpu_all = false;
     part_settings.gpu_count = 0;
+    SharedCount frame_count = { .lock = PTHREAD_MUTEX_INITIALIZER };
     for (unsigned k = 0; k < count; k++) {
-        parts[k] = (RunPart){ .settings = &part_settings, .part = k + 1, .parts = count,
-                              .gpu = (int)gpus[k] };
+        parts[k] = (RunPart){ .settings = &part_settings, .count = &frame_count,
+                              .part = k + 1, .parts = count, .gpu = (int)gpus[k] };
         if (pthread_create(&threads[k], NULL, run_part_thread, &parts[k])) {
             say("error", "cannot start a thread for GPU %u", gpus[k]);
             break;
