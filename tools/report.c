@@ -217,6 +217,13 @@ static void put_envelope(FILE *f, const QualeResults *r, const char *key, unsign
     fputc('}', f);
 }
 
+/* A key whose every frame the page keeps on a long run: a model, or its
+ * bootstrap band and members; the others are drawn as envelopes. */
+static bool drawn_whole(const ReportInput *in, const char *key)
+{
+    return is_model(in, key) || bootstrap_statistic(in->results, key);
+}
+
 /* The main model's worst frames; -1 (with the reason) when it has no
  * score at all. */
 static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_size)
@@ -348,7 +355,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
     bool first_value = true;
     for (unsigned k = 0; k < keys; k++) {
         const char *name = quale_results_key_name(r, k);
-        if (!full && !is_model(in, name) && !bootstrap_statistic(r, name)) continue;
+        if (!full && !drawn_whole(in, name)) continue;
         fprintf(f, "%s", first_value ? "" : ", ");
         put_string(f, name);
         fputs(": ", f);
@@ -359,7 +366,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
     bool first_envelope = true;
     for (unsigned k = 0; k < keys && !full; k++) {
         const char *name = quale_results_key_name(r, k);
-        if (is_model(in, name) || bootstrap_statistic(r, name)) continue;
+        if (drawn_whole(in, name)) continue;
         fprintf(f, "%s", first_envelope ? "" : ", ");
         put_string(f, name);
         fputs(": ", f);
