@@ -148,6 +148,78 @@ def pooling(quale, base, tmp):
     print("--pool p1,p50,p95.5,low1,low5: as computed here, and merged = the whole run")
 
 
+def ffmpeg(*args):
+    run(["ffmpeg", "-v", "error", "-y"] + list(args))
+
+
+def miscounted(quale, corpus_dir, tmp):
+    """Videos whose frame count is not what their container or size says: a
+    split counts what will be read, and its last part reads to the end, so
+    the merge is the whole run's file (and --frames FIRST: reads to the end).
+      - a fragmented MP4: its 'moov' declares the first fragment's 10 frames
+        of 30;
+      - an MP4 cut with an edit list: 30 packets, 24 frames shown;
+      - an HEVC stream that starts on a CRA: the decoder drops the leading
+        pictures that refer to frames before it (packets > frames, which no
+        count short of decoding sees: the last part finds the end);
+      - a y4m whose FRAME lines carry parameters, longer than "FRAME\n"."""
+    dist = os.path.join(corpus_dir, "dune_576x324_x264crf28.mp4")
+    ref = os.path.join(corpus_dir, "dune_576x324_ref.mkv")
+    j = lambda name: os.path.join(tmp, name)  # noqa: E731
+    ffmpeg("-i", ref, "-frames:v", "48", "-f", "yuv4mpegpipe", j("mc.ref.y4m"))
+    ffmpeg("-i", dist, "-frames:v", "30", "-c:v", "libx264", "-g", "10", "-movflags",
+           "frag_keyframe", j("mc.frag.mp4"))
+    ffmpeg("-i", dist, "-frames:v", "30", "-c:v", "libx264", "-g", "10", j("mc.plain.mp4"))
+    ffmpeg("-ss", "0.22", "-i", j("mc.plain.mp4"), "-c", "copy", j("mc.edit.mp4"))
+    ffmpeg("-i", ref, "-frames:v", "48", "-c:v", "libx265", "-x265-params",
+           "keyint=16:min-keyint=16:open-gop=1:bframes=4:log-level=none", "-f", "hevc",
+           j("mc.hevc"))
+    with open(j("mc.hevc"), "rb") as f:
+        stream = f.read()
+    # the stream from its second parameter sets on (a VPS: NAL type 32), a CRA
+    vps = [m.start() for m in re.finditer(b"\x00\x00\x00\x01\x40\x01", stream)]
+    with open(j("mc.cut.hevc"), "wb") as f:
+        f.write(stream[vps[1]:])
+    ffmpeg("-fflags", "+genpts", "-r", "24", "-i", j("mc.cut.hevc"), "-c", "copy",
+           j("mc.cut.mp4"))
+    # 64x36 frames (3,456 bytes) with 200-byte FRAME parameters: the size
+    # alone would count 31 frames of 30
+    ffmpeg("-i", ref, "-frames:v", "30", "-vf", "scale=64:36", "-f", "yuv4mpegpipe",
+           j("mc.small.y4m"))
+    with open(j("mc.small.y4m"), "rb") as f:
+        data = f.read()
+    header, body = data.split(b"\n", 1)
+    frames = body.split(b"FRAME\n")[1:]
+    with open(j("mc.params.y4m"), "wb") as f:
+        f.write(header + b"\n")
+        for k, frame in enumerate(frames):
+            f.write(b"FRAME X" + b"%03d" % k + b"x" * 192 + b"\n" + frame)
+    ffmpeg("-i", ref, "-frames:v", "30", "-vf", "scale=64:36", "-f", "yuv4mpegpipe",
+           j("mc.small.ref.y4m"))
+    cases = [("fragmented MP4", j("mc.ref.y4m"), j("mc.frag.mp4"), 30),
+             ("edit-listed MP4", j("mc.ref.y4m"), j("mc.edit.mp4"), 24),
+             ("HEVC from a CRA", j("mc.ref.y4m"), j("mc.cut.mp4"), None),
+             ("y4m with FRAME parameters", j("mc.small.ref.y4m"), j("mc.params.y4m"), 30)]
+    for what, r, d, frames in cases:
+        base = ["-r", r, "-d", d, "-q", "--threads", "2", "-m", "version=vmaf_v0.6.1",
+                "--feature", "psnr"]
+        tag = "mc%d" % cases.index((what, r, d, frames))
+        split_and_merge(quale, base, tmp, tag, 3, ["json"])
+        with open(os.path.join(tmp, "%s.whole.json" % tag)) as f:
+            whole = len(json.load(f)["frames"])
+        if frames is not None:
+            check(whole == frames, "%s: the whole run scored %d frames, not %d" % (
+                what, whole, frames))
+        tail = os.path.join(tmp, "%s.tail.json" % tag)
+        run([quale] + base + ["--frames", "2:", "-o", tail])
+        with open(tail) as f:
+            got = len(json.load(f)["frames"])
+        check(got == whole - 2, "%s: --frames 2: scored %d frames, not %d" % (
+            what, got, whole - 2))
+        print("%s (%d frames): 3 parts merged = the whole run; --frames 2: reads to the end"
+              % (what, whole))
+
+
 def vulkan_device():
     """The index of a Vulkan device (lavapipe counts), or None."""
     proc = subprocess.run([QUALE, "--list-devices", "--json"], capture_output=True, text=True)
@@ -226,6 +298,7 @@ def main():
                 split_and_merge(args.quale, compressed, tmp, "compressed", 3, ["json"])
                 print("%s and %s (compressed): 3 parts merged = the whole run" % (
                     pair["ref"], pair["dis"]))
+                miscounted(args.quale, os.path.join(args.shared, "corpus"), tmp)
             else:
                 print("compressed input not read by this build (%s): its split is not "
                       "checked here" % probe.stderr.strip()[-120:])

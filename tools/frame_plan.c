@@ -59,11 +59,17 @@ int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, un
     const unsigned sub = s->subsample > 1 ? s->subsample : 1;
     from -= from % sub;
     plan->read_first = from;
-    if (end) {
-        uint64_t stop = end + after;
-        if (total >= 0 && stop > (uint64_t)total) stop = (uint64_t)total;
-        plan->read_count = (unsigned)(stop - from);
+    if (parts && part == parts) {
+        plan->open_end = true;
+        plan->counted_end = plan->end;
+        plan->end = s->frames_end; /* 0: the videos' end */
     }
+    /* Reading stops after the frame past the end (motion2 looks ahead), or
+     * at --frame_cnt; never at the count, which only the sizes of raw video
+     * make exact: a frame after it would be scored as a last frame. */
+    uint64_t stop = plan->end ? (uint64_t)plan->end + after : 0;
+    if (s->frame_count && (!stop || stop > s->frame_count)) stop = s->frame_count;
+    if (stop) plan->read_count = (unsigned)(stop - from);
     return 0;
 }
 

@@ -23,12 +23,21 @@ typedef struct FramePlan {
     unsigned read_first;
     unsigned read_count;        /* 0: to the last frame */
     unsigned range_first;
+    /* The last part of a split: it reads to the videos' end (or the range's
+     * END), not to the end the frame count gave, which it only compares
+     * with what it read (counted_end). */
+    bool open_end;
+    unsigned counted_end;
 } FramePlan;
 
 /* Plans the frames of a --frames or --segment run (part `part` of `parts`,
- * 0 of 0 for none) of a run of `total` frames (-1: not known), once the
- * context's models and metrics are requested; -1 with the reason in error
- * when the plan cannot be made. */
+ * 0 of 0 for none) of a run of `total` frames (-1: not known; a split
+ * needs it, counted as the frames will be read), once the context's models
+ * and metrics are requested; -1 with the reason in error when the plan
+ * cannot be made.  A wrong count can move a frame from one part to
+ * another but never change which frames are scored: no part stops reading
+ * at the count (only at its own end and the frame after it, or the range's
+ * END and --frame_cnt), and the last part reads to the videos' end. */
 int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, unsigned part,
                 unsigned parts, FramePlan *plan, char *error, size_t error_size);
 

@@ -465,15 +465,26 @@ static void progress_update(Progress *p, const QualeContext *ctx, bool final)
     pthread_mutex_unlock(&stderr_lock);
 }
 
-/* The frames the run will score, when both files' sizes tell (counted,
- * with `count`, where a container does not say). */
-static int64_t frames_to_score(const CliSettings *s, Input inputs[2], bool count)
+/* How frames_to_score() knows a video's frames. */
+enum FrameCount {
+    FRAMES_DECLARED, /* the sizes, and what containers declare: for progress */
+    FRAMES_EXACT,    /* raw video's sizes only (-1 for others): for --frames */
+    FRAMES_COUNTED,  /* as they will be read (quale_video_count_frames()) */
+};
+
+/* The frames the run will score, when the videos tell, counted as `how`
+ * says. */
+static int64_t frames_to_score(const CliSettings *s, Input inputs[2], enum FrameCount how)
 {
     const unsigned skips[2] = { s->frame_skip_ref, s->frame_skip_dist };
     int64_t total = -1;
     for (int i = 0; i < 2; i++) {
-        const int64_t n = count ? quale_video_count_frames(inputs[i].lanes[0])
-                                : quale_video_frames_in_file(inputs[i].lanes[0]);
+        QualeVideoReader *video = inputs[i].lanes[0];
+        /* y4m's size may count frames its FRAME lines make fewer: more
+         * than there are, never fewer, which is all --frames may assume */
+        const int64_t n = how == FRAMES_COUNTED ? quale_video_count_frames(video)
+                          : how == FRAMES_EXACT && quale_video_codec(video) ? -1
+                          : quale_video_frames_in_file(video);
         if (n < 0) return -1;
         const int64_t left = n > (int64_t)skips[i] ? n - (int64_t)skips[i] : 0;
         total = total < 0 || left < total ? left : total;
@@ -981,18 +992,18 @@ static int run(const CliSettings *s, RunPart *part)
     /* --frames, --segment and the parts of --gpu: the frames to write,
      * and those to read around them */
     FramePlan plan;
-    /* a split needs the frame count: counted where the container has none */
+    /* a split needs the frame count, as the frames will be read */
     const bool split = s->segment_parts || (part && part->parts > 1);
+    const enum FrameCount how = split ? FRAMES_COUNTED : FRAMES_EXACT;
     int64_t total;
     if (part) {
         pthread_mutex_lock(&part->count->lock);
-        if (!part->count->known)
-            part->count->total = frames_to_score(s, inputs, split && !s->frames_end);
+        if (!part->count->known) part->count->total = frames_to_score(s, inputs, how);
         part->count->known = true;
         total = part->count->total;
         pthread_mutex_unlock(&part->count->lock);
     } else {
-        total = frames_to_score(s, inputs, split && !s->frames_end);
+        total = frames_to_score(s, inputs, how);
     }
     char plan_error[512];
     if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
@@ -1018,9 +1029,9 @@ static int run(const CliSettings *s, RunPart *part)
     for (int i = 0; i < 2; i++)
         for (unsigned k = 0; k < inputs[i].lane_count; k++) quale_video_set_planes(inputs[i].lanes[k], planes);
 
-    Progress progress = { .enabled = !part && !s->quiet && isatty(fileno(stderr)),
-                          .total = plan.partial ? (plan.read_count ? (int64_t)plan.read_count : -1)
-                                                : total };
+    Progress progress = { .enabled = !part && !s->quiet && isatty(fileno(stderr)) };
+    if (plan.partial) progress.total = plan.read_count ? (int64_t)plan.read_count : -1;
+    else progress.total = split ? total : frames_to_score(s, inputs, FRAMES_DECLARED);
     const double start = now_seconds();
     progress.start = start;
     progress.last = start - 1; /* the first frame shows at once */
@@ -1064,16 +1075,22 @@ static int run(const CliSettings *s, RunPart *part)
         /* the frames of the plan that were read */
         const unsigned read_end = plan.read_first + (unsigned)frames;
         const unsigned end = plan.end && plan.end < read_end ? plan.end : read_end;
-        if (read_end <= plan.first || (plan.parts && read_end < plan.end)) {
+        /* A part before the last must hold all its frames: the next part
+         * starts after them. */
+        if (read_end <= plan.first || (plan.parts && !plan.open_end && read_end < plan.end)) {
             say("error", "the videos end at frame %u, before %s frame %u: they have fewer "
-                "frames than their %s said", read_end - 1, plan.parts ? "this part's last" :
+                "frames than %s", read_end - 1, plan.parts ? "this part's last" :
                 "the first asked,", read_end <= plan.first ? plan.first : plan.end - 1,
-                plan.parts ? "sizes" : "sizes or --frames");
+                plan.parts ? "were counted" : "--frames asks for");
             goto out;
         }
         if (plan.end > read_end)
             say("warning", "--frames %u:%u: the videos end at frame %u; scoring %u to %u",
                 s->frames_first, s->frames_end, read_end - 1, plan.first, end - 1);
+        else if (plan.open_end && end != plan.counted_end)
+            say("warning", "the videos were counted to end at frame %u, but they end at frame "
+                "%u: this last part scored frames %u to %u", plan.counted_end - 1, end - 1,
+                plan.first, end - 1);
         out.options.frame_first = plan.first - plan.read_first;
         out.options.frame_end = end - plan.read_first;
         out.options.frame_number_offset = plan.read_first;

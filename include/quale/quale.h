@@ -146,7 +146,10 @@ QUALE_API const char *quale_video_codec(const QualeVideoReader *reader);
 
 /** The frames a regular file holds from its start, from its size at open:
  *  exact for raw yuv, for YUV4MPEG2 as if every FRAME line were "FRAME\n"
- *  (as nearly every writer has it); -1 for a pipe or stream. */
+ *  (as nearly every writer has it); for compressed video the count its
+ *  container declares, which can differ from the frames decoded (a
+ *  fragmented MP4, an edit list; quale_video_count_frames() counts them);
+ *  -1 for a pipe or stream, or a container that declares none. */
 QUALE_API int64_t quale_video_frames_in_file(const QualeVideoReader *reader);
 
 /** Same, over a stream the caller keeps open (closed by the caller). */
@@ -201,9 +204,11 @@ QUALE_API uint64_t quale_video_clamped_samples(const QualeVideoReader *reader);
 QUALE_API int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num,
                                      unsigned *den);
 
-/** The frames of the video: quale_video_frames_in_file()'s, and for a
- *  compressed file whose container does not say (Matroska), its video
- *  packets counted by reading the file once, without decoding; -1 when
+/** The frames of the video as they will be read: raw yuv's from the file's
+ *  size; YUV4MPEG2's FRAME lines, looked up one by one where the size does
+ *  not tell; compressed video's packets that decode to a frame (an
+ *  unfragmented MP4's from its index, other files demuxed once from the
+ *  start, without decoding), never the count a container declares; -1 when
  *  they cannot be known (a pipe).  The reader's position is unchanged. */
 QUALE_API int64_t quale_video_count_frames(QualeVideoReader *reader);
 

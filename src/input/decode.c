@@ -57,6 +57,8 @@ static struct {
     int (*av_find_best_stream)(AVFormatContext *, enum AVMediaType, int, int, const AVCodec **, int);
     void (*avformat_close_input)(AVFormatContext **);
     int (*av_read_frame)(AVFormatContext *, AVPacket *);
+    int (*avformat_index_get_entries_count)(const AVStream *);
+    const AVIndexEntry *(*avformat_index_get_entry)(AVStream *, int);
     AVIOContext *(*avio_alloc_context)(unsigned char *, int, int, void *, int (*)(void *, uint8_t *, int), int (*)(void *, uint8_t *, int), int64_t (*)(void *, int64_t, int));
     void (*avio_context_free)(AVIOContext **);
     AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
@@ -94,7 +96,7 @@ static const struct {
     const char *library;
     const char *const *symbols;
 } ff_libraries[] = {
-    { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avio_alloc_context", "avio_context_free", NULL } },
+    { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avformat_index_get_entries_count", "avformat_index_get_entry", "avio_alloc_context", "avio_context_free", NULL } },
     { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "avcodec_flush_buffers", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
     { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
     { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
@@ -534,15 +536,61 @@ static int64_t counter_io_seek(void *opaque, int64_t offset, int whence)
     return cursor_seek(c->fd, &c->position, offset, whence);
 }
 
+/* Whether an MP4/MOV file has movie fragments ('moof' boxes among its
+ * top-level ones): their samples are not in the index the demuxer read at
+ * open, which then holds only those its 'moov' declares. */
+static bool mp4_has_fragments(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st)) return true;
+    int64_t at = 0;
+    /* a file of a few boxes (ftyp, moov, mdat, free); fragmented ones meet
+     * their first 'moof' after the 'moov' */
+    for (unsigned boxes = 0; at + 8 <= (int64_t)st.st_size && boxes < 4096; boxes++) {
+        uint8_t head[16];
+        int64_t position = at;
+        if (cursor_read(fd, &position, head, 16) < 8) return true;
+        uint64_t size = (uint64_t)head[0] << 24 | (uint64_t)head[1] << 16 |
+                        (uint64_t)head[2] << 8 | head[3];
+        if (!memcmp(head + 4, "moof", 4)) return true;
+        if (size == 1) { /* a 64-bit size follows the type */
+            if (position - at < 16) return true;
+            size = 0;
+            for (int i = 8; i < 16; i++) size = size << 8 | head[i];
+        } else if (size == 0) { /* to the end of the file */
+            return false;
+        }
+        if (size < 8 || size > (uint64_t)st.st_size - (uint64_t)at) return true;
+        at += (int64_t)size;
+    }
+    return at + 8 <= (int64_t)st.st_size; /* too many boxes to look at: count */
+}
+
 int64_t decoder_count_frames(const struct QualeVideoReader *r)
 {
     const struct Decoder *d = r->decoder;
     if (!d || !d->seekable || !r->file) return -1;
-    const int64_t told = decoder_frames(r);
-    if (told > 0) return told;
-    /* Matroska and others give no count: the video stream's packets,
-     * demuxed from the start by a demuxer of its own (one packet a frame
-     * in the containers FFmpeg reads; nothing is decoded). */
+    /* A container's own frame count is not the frames decoded: a fragmented
+     * MP4 declares those of its first fragment, an edit list hides frames
+     * the packets still hold.  What is decoded is what is counted: the
+     * video packets the demuxer does not mark to discard (those before an
+     * edit list's start, which the decoder drops). */
+    AVStream *st = d->format->streams[d->stream];
+    if (strstr(d->format->iformat->name, "mp4") && !mp4_has_fragments(fileno(r->file))) {
+        /* An unfragmented MP4 indexes every sample in its 'moov', which
+         * the demuxer read at open: counted there, without reading the
+         * file (the discarded entries are flagged as their packets are). */
+        const int entries = ff.avformat_index_get_entries_count(st);
+        int64_t count = 0;
+        for (int i = 0; i < entries; i++) {
+            const AVIndexEntry *e = ff.avformat_index_get_entry(st, i);
+            if (e && !(e->flags & AVINDEX_DISCARD_FRAME)) count++;
+        }
+        if (entries > 0) return count;
+    }
+    /* Other containers: the video packets, demuxed from the start by a
+     * demuxer of its own (one packet a frame in the containers FFmpeg
+     * reads; nothing is decoded). */
     struct Counter c = { fileno(r->file), 0 };
     unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
     AVIOContext *io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, &c,
@@ -559,7 +607,8 @@ int64_t decoder_count_frames(const struct QualeVideoReader *r)
             int err;
             count = 0;
             while ((err = ff.av_read_frame(format, packet)) >= 0) {
-                if (packet->stream_index == d->stream) count++;
+                if (packet->stream_index == d->stream && !(packet->flags & AV_PKT_FLAG_DISCARD))
+                    count++;
                 ff.av_packet_unref(packet);
             }
             if (err != AVERROR_EOF) count = -1;

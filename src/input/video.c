@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "input/reader.h"
@@ -559,9 +560,42 @@ int quale_video_frame_rate(const QualeVideoReader *reader, unsigned *num, unsign
     return reader->variable_rate ? 1 : 0;
 }
 
+/* A y4m file's whole frames, each FRAME line read where it is (pread): a
+ * line with parameters ("FRAME Ixyz") is longer than the "FRAME\n" the
+ * size alone assumes. */
+static int64_t y4m_count_frames(const QualeVideoReader *r)
+{
+    const int fd = fileno(r->file);
+    if (fd < 0 || !r->frame_bytes) return -1;
+    struct stat st;
+    if (fstat(fd, &st) || st.st_size < 0) return -1;
+    const uint64_t size = (uint64_t)st.st_size;
+    /* every line "FRAME\n": the size tells (a line with parameters would
+     * have to be made up for by others to the byte, which no writer does) */
+    const uint64_t plain = r->frame_bytes + 6;
+    if (size >= r->data_start && (size - r->data_start) % plain == 0)
+        return (int64_t)((size - r->data_start) / plain);
+    int64_t count = 0;
+    for (uint64_t at = r->data_start; at < size; count++) {
+        char line[Y4M_MAX_LINE];
+        const uint64_t want = size - at < sizeof(line) ? size - at : sizeof(line);
+        ssize_t got;
+        do got = pread(fd, line, (size_t)want, (off_t)at);
+        while (got < 0 && errno == EINTR);
+        if (got < 6 || memcmp(line, "FRAME", 5)) break; /* the read will say what is wrong */
+        const char *newline = memchr(line, '\n', (size_t)got);
+        if (!newline) break;
+        at += (uint64_t)(newline - line) + 1;
+        if (size - at < r->frame_bytes) break; /* a cut last frame: not a frame */
+        at += r->frame_bytes;
+    }
+    return count;
+}
+
 int64_t quale_video_count_frames(QualeVideoReader *reader)
 {
     if (reader && reader->decoder) return decoder_count_frames(reader);
+    if (reader && reader->is_y4m && reader->seekable) return y4m_count_frames(reader);
     return quale_video_frames_in_file(reader);
 }
 
