@@ -375,11 +375,28 @@ static bool same_text(const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Whether two parts hold the same keys in the same order, and the same
- * notes on the inputs. */
-static const char *differs(const QualeResults *a, const QualeResults *b)
+/* The item of a run's description (items separated by "; ") where two
+ * descriptions first differ, as "'item a' against 'item b'". */
+static const char *run_difference(const char *a, const char *b, char *why, size_t size)
 {
-    if (!same_text(a->segment.run, b->segment.run)) return "they are parts of different runs";
+    size_t at = 0;
+    while (a[at] && a[at] == b[at]) at++;
+    /* back to the start of the item */
+    while (at > 0 && !(at >= 2 && a[at - 2] == ';' && a[at - 1] == ' ')) at--;
+    const size_t la = strcspn(a + at, ";"), lb = strcspn(b + at, ";");
+    snprintf(why, size, "they are parts of different runs: '%.*s' against '%.*s'",
+             (int)(la < 160 ? la : 160), a + at, (int)(lb < 160 ? lb : 160), b + at);
+    return why;
+}
+
+/* Whether two parts hold the same keys in the same order, and the same
+ * notes on the inputs: NULL, or why not (in why, or a constant). */
+static const char *differs(const QualeResults *a, const QualeResults *b, char *why,
+                           size_t size)
+{
+    if (!a->segment.run != !b->segment.run) return "they are parts of different runs";
+    if (a->segment.run && strcmp(a->segment.run, b->segment.run))
+        return run_difference(a->segment.run, b->segment.run, why, size);
     if (a->segment.parts != b->segment.parts) return "they split the run in different counts";
     if (a->segment.range_first != b->segment.range_first) return "they split different ranges";
     if (!same_text(a->version, b->version)) return "different versions of quale wrote them";
@@ -448,7 +465,8 @@ int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
             return fail(error, error_size, "%s holds '%s', computed over the whole run, which "
                         "its parts cannot give: score that run whole", parts[i]->name, key);
         }
-        const char *why = i ? differs(parts[0], parts[i]) : NULL;
+        char text[512];
+        const char *why = i ? differs(parts[0], parts[i], text, sizeof(text)) : NULL;
         if (why)
             return fail(error, error_size, "%s and %s cannot be merged: %s", parts[0]->name,
                         parts[i]->name, why);

@@ -108,6 +108,23 @@ def refusals(quale, base, tmp, parts):
     whole = os.path.join(tmp, "plain.json")
     run([quale] + base + ["-o", whole])
     refused([parts[0], whole, parts[2]], r"not a part", "a whole run's file")
+    # parts of two videos of the same name and size, other pictures: the
+    # second distorted video is another pair's, copied under the first's name
+    dist = base[base.index("-d") + 1]
+    other_dist = dist.replace("x264crf28", "x264crf42")
+    check(other_dist != dist and os.path.getsize(other_dist) == os.path.getsize(dist),
+          "no video of the same size to stand in for %s" % dist)
+    folder = os.path.join(tmp, "elsewhere")
+    os.makedirs(folder, exist_ok=True)
+    same_name = os.path.join(folder, os.path.basename(dist))
+    with open(other_dist, "rb") as src, open(same_name, "wb") as dst:
+        dst.write(src.read())
+    moved = list(base)
+    moved[moved.index("-d") + 1] = same_name
+    impostor = os.path.join(tmp, "impostor.part2.json")
+    run([quale] + moved + ["--segment", "2/3", "-o", impostor])
+    refused([parts[0], impostor, parts[2]], r"different runs: 'distorted=\S+ \(\d+ bytes, "
+            r"content [0-9a-f]{16}\)' against 'distorted=", "a part of another video")
     cut = os.path.join(tmp, "cut.json")
     with open(parts[1]) as f:
         text = f.read()

@@ -1,9 +1,12 @@
 /*
  * Frame plans of split runs (frame_plan.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "frame_plan.h"
 
@@ -73,6 +76,62 @@ int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, un
     return 0;
 }
 
+/* FNV-1a, 64 bits: a digest to tell files apart, not to resist forgery. */
+static uint64_t digest_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+/* Blocks of a video hashed by video_digest(): the whole file up to
+ * DIGEST_WHOLE bytes, else its first and last DIGEST_END bytes and
+ * DIGEST_BLOCKS blocks of DIGEST_BLOCK spread evenly between them. */
+#define DIGEST_WHOLE ((off_t)1 << 20)
+#define DIGEST_END ((off_t)1 << 16)
+#define DIGEST_BLOCKS 64
+#define DIGEST_BLOCK ((off_t)4096)
+
+/* A digest of the video file's content at the same places in every part
+ * (a few hundred KiB of its bytes, whatever its size): two files of one
+ * name and size but other pictures, or bitstreams, tell apart.  False
+ * where the file cannot be read (the run then says so when it reads). */
+static bool video_digest(const char *path, off_t size, uint64_t *digest)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    unsigned char buffer[1 << 16];
+    uint64_t h = 0xcbf29ce484222325u;
+    bool ok = true;
+    off_t at[DIGEST_BLOCKS + 2], length[DIGEST_BLOCKS + 2];
+    unsigned count = 0;
+    if (size <= DIGEST_WHOLE) {
+        for (off_t o = 0; o < size; o += (off_t)sizeof(buffer)) {
+            at[count] = o;
+            length[count++] = size - o < (off_t)sizeof(buffer) ? size - o : (off_t)sizeof(buffer);
+        }
+    } else {
+        at[count] = 0;
+        length[count++] = DIGEST_END;
+        const off_t span = size - 2 * DIGEST_END - DIGEST_BLOCK;
+        for (unsigned i = 0; i < DIGEST_BLOCKS; i++) {
+            at[count] = DIGEST_END + span * (off_t)i / (DIGEST_BLOCKS - 1);
+            length[count++] = DIGEST_BLOCK;
+        }
+        at[count] = size - DIGEST_END;
+        length[count++] = DIGEST_END;
+    }
+    for (unsigned i = 0; i < count && ok; i++) {
+        ssize_t got;
+        do got = pread(fd, buffer, (size_t)length[i], at[i]);
+        while (got < 0 && errno == EINTR);
+        ok = got == length[i];
+        if (ok) h = digest_bytes(h, buffer, (size_t)got);
+    }
+    close(fd);
+    *digest = h;
+    return ok;
+}
+
 void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, size_t size)
 {
     size_t n = 0;
@@ -80,33 +139,37 @@ void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, siz
     do { \
         if (n < size) n += (size_t)snprintf(text + n, size - n, __VA_ARGS__); \
     } while (0)
-    /* the videos by name and size, not by path: the nodes of a cluster
-     * mount the same files at different places */
+    /* The videos by name, size and a digest of their content, not by path:
+     * the nodes of a cluster mount the same files at different places, and
+     * two folders may hold other videos of the same names.  Items are
+     * separated by "; " so that a merge can say which one differs. */
     for (int i = 0; i < 2; i++) {
         const char *path = i ? s->distorted : s->reference;
         const char *slash = strrchr(path, '/');
+        const char *role = i ? "; distorted=" : "reference=";
         struct stat st;
-        if (!strcmp(path, "-")) PUT("%sstandard input", i ? " distorted=" : "reference=");
-        else if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-            PUT("%s%s (%lld bytes)", i ? " distorted=" : "reference=", slash ? slash + 1 : path,
-                (long long)st.st_size);
-        else PUT("%s%s", i ? " distorted=" : "reference=", slash ? slash + 1 : path);
+        uint64_t digest;
+        if (!strcmp(path, "-")) PUT("%sstandard input", role);
+        else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+                 video_digest(path, st.st_size, &digest))
+            PUT("%s%s (%lld bytes, content %016llx)", role, slash ? slash + 1 : path,
+                (long long)st.st_size, (unsigned long long)digest);
+        else PUT("%s%s", role, slash ? slash + 1 : path);
     }
     if (s->raw_given)
-        PUT(" raw=%ux%u:%s:%u", s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
+        PUT("; raw=%ux%u:%s:%u", s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
             s->raw.bitdepth);
-    for (unsigned i = 0; i < s->model_count; i++) PUT(" model=%s", s->models[i]);
-    for (unsigned i = 0; i < s->feature_count; i++) PUT(" feature=%s", s->features[i]);
-    if (s->no_prediction) PUT(" no_prediction");
-    if (s->subsample > 1) PUT(" subsample=%u", s->subsample);
+    for (unsigned i = 0; i < s->model_count; i++) PUT("; model=%s", s->models[i]);
+    for (unsigned i = 0; i < s->feature_count; i++) PUT("; feature=%s", s->features[i]);
+    if (s->no_prediction) PUT("; no_prediction");
+    if (s->subsample > 1) PUT("; subsample=%u", s->subsample);
     if (s->frame_skip_ref || s->frame_skip_dist)
-        PUT(" frame_skip=%u,%u", s->frame_skip_ref, s->frame_skip_dist);
-    if (s->frame_count) PUT(" frame_cnt=%u", s->frame_count);
-    if (s->frames_given) PUT(" frames=%u:%u", s->frames_first, s->frames_end);
-    if (s->scaler) PUT(" scaler=%s", s->scaler);
-    if (s->score_bitdepth) PUT(" score_bitdepth=%u", s->score_bitdepth);
+        PUT("; frame_skip=%u,%u", s->frame_skip_ref, s->frame_skip_dist);
+    if (s->frame_count) PUT("; frame_cnt=%u", s->frame_count);
+    if (s->frames_given) PUT("; frames=%u:%u", s->frames_first, s->frames_end);
+    if (s->scaler) PUT("; scaler=%s", s->scaler);
+    if (s->score_bitdepth) PUT("; score_bitdepth=%u", s->score_bitdepth);
     /* float twins agree with the CPU to the tolerance table, not the bit */
-    PUT(" backend=%s", quale_backend_name(quale_backend(ctx)));
+    PUT("; backend=%s", quale_backend_name(quale_backend(ctx)));
 #undef PUT
 }
-
