@@ -323,7 +323,19 @@ int pool_method_parse(const char *name, PoolMethod *method)
         }
     const bool percentile = name[0] == 'p';
     const char *digits = percentile ? name + 1 : !strncmp(name, "low", 3) ? name + 3 : NULL;
-    if (!digits || !*digits || *digits == '-' || *digits == '+' || *digits == ' ') return -EINVAL;
+    /* A decimal number as it is written in the key it names, one spelling
+     * per share: digits without a leading zero (but "0.5"), then maybe a
+     * fraction without a trailing one; no sign, exponent, hexadecimal
+     * ("p0x10" is not p16), infinity or spaces. */
+    if (!digits) return -EINVAL;
+    const size_t whole = strspn(digits, "0123456789");
+    if (whole == 0 || (digits[0] == '0' && whole > 1)) return -EINVAL;
+    if (digits[whole]) {
+        const size_t fraction = strspn(digits + whole + 1, "0123456789");
+        if (digits[whole] != '.' || fraction == 0 || digits[whole + 1 + fraction] ||
+            digits[whole + fraction] == '0')
+            return -EINVAL;
+    }
     char *end;
     const double share = json_strtod(digits, &end);
     if (*end || !(share > 0.) || !(share < 100.)) return -EINVAL;

@@ -1188,6 +1188,97 @@ def test_split_runs(t, ref, dist):
           not os.path.exists(os.path.join(t.tmp, "bad.html")), f"report of a non-result: {p.stderr}")
 
 
+def test_robustness_three(t, ref, dist):
+    """No output destroys an input or another output; fewer frames than
+    GPUs; --pool's numbers in decimal only."""
+    import hashlib
+
+    def digest(path):
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+
+    work = os.path.join(t.tmp, "r3")
+    os.makedirs(work, exist_ok=True)
+    r, d = os.path.join(work, "r.y4m"), os.path.join(work, "d.y4m")
+    shutil.copy(ref, r)
+    shutil.copy(dist, d)
+    before = {p: digest(p) for p in (r, d)}
+    base = ["-r", r, "-d", d, "--feature", "psnr", "--threads", "2", "-q"]
+
+    def refused(args, pattern, what, append_stdout_to=None):
+        if append_stdout_to:
+            with open(append_stdout_to, "a") as out:
+                p = subprocess.run([t.quale, *args], stdout=out, stderr=subprocess.PIPE,
+                                   text=True)
+        else:
+            p = t.run(*args)
+        no_crash(p, what)
+        check(p.returncode == 2 and re.search(pattern, p.stderr),
+              f"{what}: exit {p.returncode}, {p.stderr.strip()!r}")
+        for path, sha in before.items():
+            check(digest(path) == sha, f"{what}: {os.path.basename(path)} was changed")
+
+    refused([*base, "-o", r], r"-o '.*r\.y4m' is the reference video", "-o REFERENCE")
+    refused([*base, "--html", d], r"--html '.*d\.y4m' is the distorted video", "--html DISTORTED")
+    link = os.path.join(work, "link.json")
+    os.symlink(r, link)
+    refused([*base, "-o", link], r"is the reference video", "-o LINK-TO-REFERENCE")
+    hard = os.path.join(work, "hard.json")
+    os.link(d, hard)
+    refused([*base, "-o", hard], r"is the distorted video", "-o HARD-LINK-TO-DISTORTED")
+    out = os.path.join(work, "same.json")
+    refused([*base, "-o", out, "--html", out], r"are the same file", "-o X --html X")
+    check(not os.path.exists(out), "-o X --html X: X was written")
+    refused([*base, "-o", os.path.join(work, ".", "same.json"), "--html",
+             os.path.join(os.path.abspath(work), "same.json")], r"are the same file",
+            "-o DIR/./X --html /ABS/DIR/X")
+    refused([*base, "-o", "-"], r"standard output \(-o -\) is the reference video",
+            "-o - appended to the reference", append_stdout_to=r)
+    model = os.path.join(work, "model.json")
+    # any file given as a model's path= is an input, whatever it holds
+    with open(model, "w") as f:
+        f.write("{}")
+    before[model] = digest(model)
+    refused([*base, "-m", f"path={model}:name=m", "-o", model], r"is a model file",
+            "-o MODEL-FILE")
+    # merge and its parts
+    parts = [os.path.join(work, f"p{k}.json") for k in (1, 2)]
+    for k, part in enumerate(parts, 1):
+        p = t.run(*base, "--segment", f"{k}/2", "-o", part)
+        check(p.returncode == 0, f"--segment {k}/2: {p.stderr}")
+        before[part] = digest(part)
+    refused(["merge", "-o", parts[0], *parts], r"-o '.*p1\.json' is a part", "merge -o PART")
+    refused(["report", parts[0], "-o", parts[0]], r"is a results file", "report -o RESULTS")
+
+    # fewer frames than GPUs (a device named twice stands in for two)
+    listing = t.run("--list-devices", "--json")
+    devices = json.loads(listing.stdout).get("vulkan", {}).get("devices", []) \
+        if listing.returncode == 0 else []
+    if devices:
+        dev = str(devices[0]["index"])
+        one = os.path.join(work, "tail.one.json")
+        two = os.path.join(work, "tail.two.json")
+        p1 = t.run(*base, "--backend", "vulkan", "--gpu_device", dev, "--frames", "5:",
+                   "--json", "-o", one)
+        p = t.run(*base, "--backend", "vulkan", "--gpu", f"{dev},{dev},{dev}", "--frames", "5:",
+                  "--json", "-o", two)
+        no_crash(p, "--gpu with more devices than frames")
+        strip = lambda text: re.sub(r'"fps": [^\n]*\n', "", text)  # noqa: E731
+        same = False
+        if p.returncode == 0 and p1.returncode == 0:
+            with open(one) as a, open(two) as b:
+                same = strip(a.read()) == strip(b.read())
+        check(same and "--segment" not in p.stderr,
+              f"--gpu {dev},{dev},{dev} --frames 5: on 6 frames: {p.stderr.strip()!r}")
+
+    for bad in ("p0x10", "p1e1", "p05", "p5.0", "p-1", "pinf", "p 5", "low0x1", "p.5", "p5."):
+        p = t.run(*base, "--pool", bad, "--json", "-o", "-")
+        check(p.returncode == 2 and "--pool takes" in p.stderr, f"--pool {bad!r}: {p.stderr}")
+    p = t.run(*base, "--pool", "p0.5,p99.9,low2.5", "--json", "-o", "-")
+    pooled = json.loads(p.stdout)["pooled_metrics"]["psnr_y"] if p.returncode == 0 else {}
+    check({"p0.5", "p99.9", "low2.5"} <= set(pooled), f"--pool p0.5,p99.9,low2.5: {pooled}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quale", required=True)
@@ -1213,6 +1304,7 @@ def main():
         test_first_hour(t, ref, dist, ref_yuv, dist_yuv)
         test_tiny_frames(t)
         test_split_runs(t, ref, dist)
+        test_robustness_three(t, ref, dist)
     return finish()
 
 

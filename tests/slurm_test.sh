@@ -155,7 +155,7 @@ with open(os.path.join(work, "catalog.csv"), "w", newline="") as f:
 PY
 catalog=$work/catalog.json
 
-catalog_py() { python3 "$slurm_scripts/catalog.py" "$@"; }
+catalog_py() { python3 "$slurm_scripts/catalog.py" --quale "$quale" "$@"; }
 check "the CSV catalog gives the JSON catalog's tasks" \
     cmp -s <(catalog_py tasks "$catalog" --segments 3 --parts-dir "$work/parts") \
            <(catalog_py tasks "$work/catalog.csv" --segments 3 --parts-dir "$work/parts")
@@ -166,6 +166,26 @@ check "a catalog with an output twice is refused (exit 2)" test $? -eq 2
 printf '[{"ref": "a", "dist": "b", "output": "o.json", "colour": "red"}]' >"$work/bad.json"
 catalog_py tasks "$work/bad.json" --segments 3 --parts-dir "$work/parts" >/dev/null 2>&1
 check "a catalog with an unknown field is refused (exit 2)" test $? -eq 2
+# Another input, output or part in the options, in every spelling getopt
+# takes, would make a task score another video or write elsewhere.
+for spelling in "-rX" "--ref=X" "--dist X" "-qdX" "--distorted=X" "-o X" "--out=X" \
+                "--segm 1/2" "--html X" "--gpu all"; do
+    printf '[{"ref": "a", "dist": "b", "output": "o.json", "options": "--feature psnr %s"}]' \
+        "$spelling" >"$work/bad.json"
+    message=$(catalog_py tasks "$work/bad.json" --segments 3 --parts-dir "$work/parts" 2>&1)
+    rc=$?
+    check "options holding '$spelling' are refused (exit 2, the flag named)" \
+        test $rc -eq 2 -a -n "$(grep -e "may not hold" <<<"$message")"
+done
+# The merge's flags in other spellings go to the merge, not the tasks.
+printf '[{"ref": "a", "dist": "b", "output": "o.json", "options": "--js --prec=6 --feature psnr"}]' \
+    >"$work/good.json"
+check "--js and --prec=6 go to the merge" \
+    grep -q $'merge\t--js\t--prec=6\t-o' \
+    <(catalog_py merges "$work/good.json" --segments 2 --parts-dir "$work/parts")
+check "--feature psnr goes to the tasks, --js and --prec=6 do not" \
+    grep -q $'\t--feature\tpsnr\t-q\t--segment' \
+    <(catalog_py tasks "$work/good.json" --segments 2 --parts-dir "$work/parts")
 
 # wait_jobs SECONDS ID...: until squeue no longer lists them.
 wait_jobs() {

@@ -42,6 +42,9 @@ enum {
     ARG_HTML,
 };
 
+/* libvmaf's short flags; all others are long only. */
+#define SHORT_OPTIONS "r:d:w:h:p:b:m:o:nvq"
+
 static const struct option long_options[] = {
     { "reference", required_argument, NULL, 'r' },
     { "distorted", required_argument, NULL, 'd' },
@@ -220,7 +223,7 @@ int cli_parse_pools(const char *arg, char *text, size_t text_size, const char **
         if (quale_pool_method_check(p))
             return fail(error, error_size, "--pool takes mean, min, max, harmonic_mean, pN (the "
                         "N-th percentile, 0 < N < 100) or lowN (the mean of the lowest N%%), "
-                        "not '%s'", p);
+                        "N in decimal (5, 0.5, 99.9), not '%s'", p);
         pools[(*count)++] = p;
     }
     return 0;
@@ -352,6 +355,78 @@ static int parse_backend(const char *text, enum QualeBackend *out)
     return -EINVAL;
 }
 
+/* The flags a task of a split run may not be given: the task sets its
+ * inputs, output and part itself, and a flag that only prints or a page
+ * every part would write makes no part. */
+static bool task_reserved(int c)
+{
+    switch (c) {
+    case 'r': case 'd': case 'o': case 'v': case ARG_SEGMENT: case ARG_HTML: case ARG_GPU:
+    case ARG_HELP: case ARG_LIST_FEATURES: case ARG_LIST_MODELS: case ARG_LIST_DEVICES:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A flag's name as the option table spells it ("--distorted", "-q"). */
+static void flag_name(int c, int index, char *name, size_t size)
+{
+    if (index >= 0) {
+        snprintf(name, size, "--%s", long_options[index].name);
+        return;
+    }
+    for (const struct option *o = long_options; o->name; o++)
+        if (o->val == c) {
+            snprintf(name, size, "-%c/--%s", c, o->name);
+            return;
+        }
+    snprintf(name, size, "-%c", c);
+}
+
+int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *error,
+                              size_t size)
+{
+    error[0] = '\0';
+    for (int i = 0; i < argc; i++) kinds[i] = 't';
+    optind = 0;
+    opterr = 0;
+    /* '+': no reordering, so that each flag's words are the ones getopt
+     * has just passed (a flag glued to others, -qn, is never an output
+     * flag: those are long only) */
+    for (;;) {
+        const int before = optind ? optind : 1;
+        int index = -1;
+        const int c = getopt_long(argc, argv, "+:" SHORT_OPTIONS, long_options, &index);
+        if (c == -1) break;
+        char name[64];
+        if (c == ':' || c == '?') {
+            if (optopt && optopt < 256)
+                return fail(error, size, "%s -%c", c == ':' ? "a value is missing after" :
+                            "unknown option", optopt);
+            return fail(error, size, "%s '%s'", c == ':' ? "a value is missing after" :
+                        "unknown option", argv[optind - 1]);
+        }
+        flag_name(c, index, name, size < sizeof(name) ? size : sizeof(name));
+        if (task_reserved(c)) {
+            /* the token as the table spells it: -o, --output, or -o/--output */
+            const char *slash = strchr(name, '/');
+            const bool plain = !strcmp(argv[before], name) ||
+                               (slash && (!strcmp(argv[before], slash + 1) ||
+                                          (strlen(argv[before]) == (size_t)(slash - name) &&
+                                           !strncmp(argv[before], name, (size_t)(slash - name)))));
+            return fail(error, size, "a task's options may not hold %s%s%s%s: the task sets "
+                        "its inputs, output and part itself, and scores", name,
+                        plain ? "" : " ('", plain ? "" : argv[before], plain ? "" : "')");
+        }
+        const bool layout = c == ARG_XML || c == ARG_JSON || c == ARG_CSV || c == ARG_SUB;
+        for (int i = before; (layout || c == ARG_PRECISION) && i < optind && i < argc; i++)
+            kinds[i] = layout ? 'f' : 'm';
+    }
+    if (optind < argc) return fail(error, size, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
 int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t size)
 {
     memset(s, 0, sizeof(*s));
@@ -366,7 +441,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
     opterr = 0;
     int c, err = 0;
     unsigned v;
-    while (!err && (c = getopt_long(argc, argv, ":r:d:w:h:p:b:m:o:nvq", long_options, NULL)) != -1) {
+    while (!err && (c = getopt_long(argc, argv, ":" SHORT_OPTIONS, long_options, NULL)) != -1) {
         switch (c) {
         case 'r': s->reference = optarg; break;
         case 'd': s->distorted = optarg; break;

@@ -87,6 +87,20 @@ int cli_parse_pools(const char *arg, char *text, size_t text_size, const char **
 int cli_parse(int argc, char *const argv[], CliSettings *settings,
               char *error, size_t error_size);
 
+/*
+ * The options of one task of a split run (scripts/slurm/catalog.py, through
+ * quale check-options), read with the option table cli_parse() reads: for
+ * each of argv[1..argc-1], kinds[i] is 'f' for an output layout flag and
+ * 'm' for --precision and its value, which belong to the merge (in any
+ * spelling getopt takes: --js, --precision=6, --prec 6), and 't' where it
+ * belongs to the task.
+ * Refuses (non-zero, the reason in error) the flags a task sets itself or
+ * that make no part, in every spelling (-rX, --ref=X, --dist X, -qdX):
+ * -r, -d, -o, --segment, --html, --gpu, and the listings.
+ */
+int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *error,
+                              size_t error_size);
+
 /* The --help text. */
 void cli_print_usage(FILE *f);
 

@@ -11,7 +11,8 @@
 #include "frame_plan.h"
 
 int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, unsigned part,
-                unsigned parts, FramePlan *plan, char *error, size_t error_size)
+                unsigned parts, bool fewer_parts, FramePlan *plan, char *error,
+                size_t error_size)
 {
     memset(plan, 0, sizeof(*plan));
     plan->partial = s->frames_given || parts;
@@ -40,6 +41,13 @@ int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, un
             return -1;
         }
         const uint64_t length = end - first;
+        if (length < parts && fewer_parts) {
+            parts = (unsigned)length;
+            if (part > parts) {
+                plan->idle = true;
+                return 0;
+            }
+        }
         if (length < parts) {
             snprintf(error, error_size, "--segment %u/%u: the frames to score, %u to %u, are "
                      "fewer than %u parts", part, parts, (unsigned)first, (unsigned)end - 1,

@@ -28,6 +28,8 @@ typedef struct FramePlan {
      * with what it read (counted_end). */
     bool open_end;
     unsigned counted_end;
+    /* A part of --gpu with no frame of its own: fewer frames than GPUs. */
+    bool idle;
 } FramePlan;
 
 /* Plans the frames of a --frames or --segment run (part `part` of `parts`,
@@ -37,9 +39,13 @@ typedef struct FramePlan {
  * cannot be made.  A wrong count can move a frame from one part to
  * another but never change which frames are scored: no part stops reading
  * at the count (only at its own end and the frame after it, or the range's
- * END and --frame_cnt), and the last part reads to the videos' end. */
+ * END and --frame_cnt), and the last part reads to the videos' end.  With
+ * fewer_parts (--gpu, where the parts are the tool's own), a run of fewer
+ * frames than parts is split in one part a frame, and the parts beyond are
+ * idle. */
 int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, unsigned part,
-                unsigned parts, FramePlan *plan, char *error, size_t error_size);
+                unsigned parts, bool fewer_parts, FramePlan *plan, char *error,
+                size_t error_size);
 
 /* What was run, in words, for a part's "segment": parts of one run say the
  * same, so that a merge cannot join parts of different runs. */

@@ -223,6 +223,18 @@ int merge_main(int argc, char *argv[])
                 output);
         return EXIT_USAGE;
     }
+    if (output) {
+        NamedFile *inputs = calloc(count, sizeof(*inputs));
+        if (!inputs) {
+            fprintf(stderr, "quale: error: out of memory\n");
+            return EXIT_RUN_FAILED;
+        }
+        for (unsigned i = 0; i < count; i++) inputs[i] = (NamedFile){ argv[optind + i], "a part" };
+        const NamedFile out = { output, "-o" };
+        const int distinct = output_file_distinct(&out, 1, inputs, count);
+        free(inputs);
+        if (distinct) return EXIT_USAGE;
+    }
     if (output && strcmp(output, "-") && output_file_check(output)) return EXIT_RUN_FAILED;
 
     QualeResults **parts = calloc(count, sizeof(*parts));

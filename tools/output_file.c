@@ -324,3 +324,101 @@ int output_file_write(const char *path, OutputFormatFn format, void *cookie)
     free(resolved);
     return status ? -1 : 0;
 }
+
+/* Where a path leads: the file's device and inode when it exists (through
+ * links), else its directory's real path and its name; a path that cannot
+ * be resolved is compared as given. */
+typedef struct FileIdentity {
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    char *name; /* malloc'ed, for a file not there yet */
+} FileIdentity;
+
+static void identify(const char *path, bool output, FileIdentity *id)
+{
+    memset(id, 0, sizeof(*id));
+    struct stat st;
+    if (!strcmp(path, "-")) {
+        /* standard input, or output redirected into a regular file (-o -
+         * >> input): a pipe or terminal is nobody's input */
+        if (!fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) && S_ISREG(st.st_mode)) {
+            id->exists = true;
+            id->dev = st.st_dev;
+            id->ino = st.st_ino;
+        }
+        return;
+    }
+    if (!stat(path, &st)) {
+        id->exists = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    const char *base = slash ? slash + 1 : path;
+    if (real) {
+        const size_t size = strlen(real) + strlen(base) + 2;
+        if ((id->name = malloc(size))) snprintf(id->name, size, "%s/%s", real, base);
+    }
+    if (!id->name) id->name = strdup(path);
+    free(real);
+    free(dir);
+}
+
+static bool same_file(const FileIdentity *a, const FileIdentity *b)
+{
+    if (a->exists || b->exists)
+        return a->exists && b->exists && a->dev == b->dev && a->ino == b->ino;
+    return a->name && b->name && !strcmp(a->name, b->name);
+}
+
+int output_file_distinct(const NamedFile *outputs, unsigned output_count,
+                         const NamedFile *inputs, unsigned input_count)
+{
+    FileIdentity *out = calloc(output_count ? output_count : 1, sizeof(*out));
+    FileIdentity in;
+    int status = 0;
+    if (!out) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        return -1;
+    }
+    for (unsigned o = 0; o < output_count; o++)
+        if (outputs[o].path) identify(outputs[o].path, true, &out[o]);
+    for (unsigned o = 0; o < output_count && !status; o++) {
+        if (!outputs[o].path) continue;
+        /* "-" twice is standard output twice, which the CLI refuses itself */
+        const bool stream = !strcmp(outputs[o].path, "-");
+        for (unsigned p = 0; p < o && !status; p++) {
+            if (!outputs[p].path || stream || !strcmp(outputs[p].path, "-") ||
+                !same_file(&out[o], &out[p]))
+                continue;
+            fprintf(stderr, "quale: error: %s '%s' and %s '%s' are the same file: give each "
+                    "output a file of its own\n", outputs[p].what, outputs[p].path,
+                    outputs[o].what, outputs[o].path);
+            status = -1;
+        }
+        if (stream && !out[o].exists) continue;
+        for (unsigned i = 0; i < input_count && !status; i++) {
+            if (!inputs[i].path) continue;
+            identify(inputs[i].path, false, &in);
+            if (in.exists && same_file(&out[o], &in)) {
+                if (stream)
+                    fprintf(stderr, "quale: error: standard output (%s -) is %s ('%s'): quale "
+                            "never writes over what it reads\n", outputs[o].what,
+                            inputs[i].what, inputs[i].path);
+                else
+                    fprintf(stderr, "quale: error: %s '%s' is %s ('%s'): quale never writes "
+                            "over what it reads\n", outputs[o].what, outputs[o].path,
+                            inputs[i].what, inputs[i].path);
+                status = -1;
+            }
+            free(in.name);
+        }
+    }
+    for (unsigned o = 0; o < output_count; o++) free(out[o].name);
+    free(out);
+    return status;
+}

@@ -40,4 +40,21 @@ int output_file_write(const char *path, OutputFormatFn format, void *cookie);
  */
 int output_file_check(const char *path);
 
+/* A file a run reads or writes, and what it is to the user ("the
+ * reference video", "-o"). */
+typedef struct NamedFile {
+    const char *path; /* "-": standard input for a read, output for a write */
+    const char *what;
+} NamedFile;
+
+/*
+ * Whether every output is a file of its own: not one of the inputs (the
+ * same file, also through a link or another path), not another output.
+ * Call it before any work: a run must never write over what it reads.
+ * NULL paths are skipped.  Prints one line on stderr and returns -1 when
+ * two meet, 0 otherwise.
+ */
+int output_file_distinct(const NamedFile *outputs, unsigned output_count,
+                         const NamedFile *inputs, unsigned input_count);
+
 #endif /* QUALE_TOOLS_OUTPUT_FILE_H */

@@ -6,6 +6,7 @@
  * device failure), 2 a usage error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -746,6 +747,7 @@ typedef struct RunPart {
     QualeModelInfo models[CLI_MAX_ENTRIES]; /* names and labels strdup()ed */
     unsigned model_count;
     int status;
+    bool idle;             /* no frame of its own: fewer frames than GPUs */
 } RunPart;
 
 static int format_to_memory(const ResultsOutput *out, char **text, size_t *size)
@@ -1007,9 +1009,15 @@ static int run(const CliSettings *s, RunPart *part)
     }
     char plan_error[512];
     if (plan_frames(s, ctx, total, part ? part->part : s->segment_part,
-                    part ? part->parts : s->segment_parts, &plan, plan_error,
+                    part ? part->parts : s->segment_parts, part != NULL, &plan, plan_error,
                     sizeof(plan_error))) {
         say("error", "%s", plan_error);
+        goto out;
+    }
+    if (plan.idle) {
+        /* fewer frames than GPUs: the parts before this one have them all */
+        part->idle = true;
+        status = 0;
         goto out;
     }
     CliSettings read_settings = *s;
@@ -1246,21 +1254,27 @@ static int run_on_gpus(const CliSettings *s)
     for (unsigned k = 0; k < started; k++) pthread_join(threads[k], NULL);
     if (started < count) goto out;
     double slowest = 0.;
+    unsigned working = 0;
     for (unsigned k = 0; k < count; k++) {
         if (parts[k].status) {
             say("error", "the part on GPU %u failed", gpus[k]);
             status = parts[k].status;
             goto out;
         }
+        if (parts[k].idle) continue;
         char error[1024];
-        if (quale_results_read(&results[k], parts[k].json, parts[k].json_size, "a part", error,
-                               sizeof(error))) {
+        if (quale_results_read(&results[working], parts[k].json, parts[k].json_size, "a part",
+                               error, sizeof(error))) {
             say("error", "%s", error);
             goto out;
         }
+        working++;
         if (parts[k].seconds > slowest) slowest = parts[k].seconds;
     }
-    if (merge_write((const QualeResults *const *)results, count, s->output, s->output_format,
+    if (working < count && !s->quiet)
+        say("note", "fewer frames than GPUs: %u of the %u GPUs had frames to score", working,
+            count);
+    if (merge_write((const QualeResults *const *)results, working, s->output, s->output_format,
                     s->precision, s->pools, s->pool_count, &merged))
         goto out;
     status = 0;
@@ -1272,9 +1286,11 @@ static int run_on_gpus(const CliSettings *s)
     if (s->html && status == 0)
         status = write_html(s, merged, parts[0].models, parts[0].model_count, NULL, s->backend,
                             count);
-    if (!s->quiet)
-        say("note", "%u frames on %u GPUs in %.2f s: %.1f fps", quale_results_frame_count(merged),
-            count, slowest, slowest > 0 ? quale_results_frame_count(merged) / slowest : 0.);
+    if (!s->quiet) {
+        const unsigned frames = quale_results_frame_count(merged);
+        say("note", "%u frame%s on %u GPU%s in %.2f s: %.1f fps", frames, frames == 1 ? "" : "s",
+            working, working == 1 ? "" : "s", slowest, slowest > 0 ? frames / slowest : 0.);
+    }
 out:
     for (unsigned k = 0; parts && k < count; k++) {
         free(parts[k].json);
@@ -1291,8 +1307,70 @@ out:
     return status;
 }
 
+/* Refuses, before any work, a run whose outputs would write over one of
+ * its inputs (videos, model files) or over each other: 0, or -1 after
+ * saying so. */
+static int outputs_distinct(const CliSettings *s)
+{
+    NamedFile inputs[2 + CLI_MAX_ENTRIES] = { { s->reference, "the reference video" },
+                                             { s->distorted, "the distorted video" } };
+    char paths[CLI_MAX_ENTRIES][PATH_MAX];
+    unsigned n = 2;
+    /* a model file: path= up to the next ':', as the model's spec reads it */
+    for (unsigned i = 0; i < s->model_count; i++) {
+        const char *spec = s->models[i];
+        const char *at = strncmp(spec, "path=", 5) ? strstr(spec, ":path=") : spec - 1;
+        if (!at) continue;
+        at += 6;
+        char *path = paths[n - 2];
+        snprintf(path, sizeof(paths[0]), "%.*s", (int)strcspn(at, ":"), at);
+        inputs[n++] = (NamedFile){ path, "a model file" };
+    }
+    const NamedFile outputs[2] = { { s->output, "-o" }, { s->html, "--html" } };
+    return output_file_distinct(outputs, 2, inputs, n);
+}
+
+/* quale check-options ARG...: the options of a task of a split run, read
+ * as a run reads them (cli_classify_task_options(), then cli_parse() with
+ * stand-in videos): prints one letter per ARG, 't' for the task, 'f' (an
+ * output layout flag) and 'm' (--precision) for the merge, or refuses with
+ * exit 2. */
+static int check_options_main(int argc, char *argv[])
+{
+    char error[512];
+    char *kinds = malloc((size_t)argc + 1);
+    char **run_argv = calloc((size_t)argc + 5, sizeof(*run_argv));
+    int status = EXIT_USAGE;
+    if (!kinds || !run_argv) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        status = EXIT_RUN_FAILED;
+        goto out;
+    }
+    if (cli_classify_task_options(argc, argv, kinds, error, sizeof(error))) {
+        fprintf(stderr, "quale check-options: %s\n", error);
+        goto out;
+    }
+    const char *stand_in[] = { "quale", "-r", "REFERENCE", "-d", "DISTORTED" };
+    for (int i = 0; i < 5; i++) run_argv[i] = (char *)stand_in[i];
+    for (int i = 1; i < argc; i++) run_argv[4 + i] = argv[i];
+    CliSettings settings;
+    if (cli_parse(argc + 4, run_argv, &settings, error, sizeof(error))) {
+        fprintf(stderr, "quale check-options: %s\n", error);
+        goto out;
+    }
+    kinds[argc] = '\0';
+    printf("%s\n", kinds + 1);
+    status = fflush(stdout) ? EXIT_RUN_FAILED : 0;
+out:
+    free(kinds);
+    free(run_argv);
+    return status;
+}
+
 int main(int argc, char *argv[])
 {
+    if (argc >= 2 && !strcmp(argv[1], "check-options"))
+        return check_options_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
     CliSettings settings;
@@ -1318,6 +1396,7 @@ int main(int argc, char *argv[])
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
     if (settings.list_devices) return list_devices(settings.list_json);
+    if (outputs_distinct(&settings)) return EXIT_USAGE;
     if (settings.align_auto && apply_alignment(&settings)) return EXIT_RUN_FAILED;
     if (settings.gpu_all || settings.gpu_count) return run_on_gpus(&settings);
     return run(&settings, NULL);

@@ -282,9 +282,32 @@ QUALE_API void quale_settings_default(QualeSettings *settings);
 
 typedef struct QualeContext QualeContext;
 
+/*
+ * Threads.  Calls on one context may come from several threads at once:
+ * - quale_send_pictures() from any number of them: the calls take turns,
+ *   and frames are numbered in the order the calls are taken (frames sent
+ *   at the same moment by two threads come in either order, so send from
+ *   one thread where the order matters, as it does to temporal metrics).
+ * - quale_flush() while other threads send: it waits for the frame being
+ *   taken; frames sent after it are refused (-EINVAL).
+ * - quale_use_metric(), quale_use_model() and quale_use_cuda_context()
+ *   while another thread sends the first frame: in that frame's run or
+ *   refused, never half made.
+ * - quale_frame_count(), quale_frames_done(), quale_feature_value(),
+ *   quale_context_alloc_picture() and quale_context_alloc_device_picture()
+ *   at any time.
+ * - The results (quale_feature_count(), quale_feature_name(), the pooled
+ *   values, quale_write_output()) once quale_flush() has returned.
+ * - quale_close() only when no other call on the context is running or
+ *   will be made: it frees the context.
+ * The log callback may be called from any of these threads and from the
+ * workers.
+ */
+
 QUALE_API int quale_open(QualeContext **ctx, const QualeSettings *settings);
 
-/** Ends the workers and frees everything. *ctx becomes NULL. */
+/** Ends the workers and frees everything. *ctx becomes NULL.  The last
+ *  call on the context: no other thread may be in a call on it. */
 QUALE_API void quale_close(QualeContext **ctx);
 
 /**
@@ -398,7 +421,9 @@ QUALE_API int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *
  * Hands one frame pair to the context.  Frames are numbered 0, 1, ... in
  * the order they are sent.  The first pair fixes the format; both must
  * have the same format.  Work runs on the worker threads; the call blocks
- * only while too many frames are in flight.
+ * only while too many frames are in flight, or while another thread's
+ * call on the context takes its frame (calls from several threads take
+ * turns; see "Threads" above).
  *
  * Ownership: the caller's structs are cleared, accepted or not.  A
  * reference-counted picture's reference passes to the context; a borrowed
@@ -424,10 +449,12 @@ QUALE_API int quale_send_pictures(QualeContext *ctx, QualePicture *ref,
 
 /** Waits for every frame sent, then runs the metrics' end-of-stream work
  *  and the models.  A value that is not a finite number (a model with
- *  absurd parameters) is logged as a warning naming the key and frames. */
+ *  absurd parameters) is logged as a warning naming the key and frames.
+ *  Called while another thread sends, it waits for that frame to be
+ *  taken; frames sent after it are refused. */
 QUALE_API int quale_flush(QualeContext *ctx);
 
-/** The number of frames sent so far. */
+/** The number of frames sent so far.  Thread-safe. */
 QUALE_API unsigned quale_frame_count(const QualeContext *ctx);
 
 /** Of the frames sent, those whose metrics have all finished (the others
@@ -465,8 +492,10 @@ QUALE_API int quale_feature_pooled(const QualeContext *ctx, const char *key,
 /** Pooling by name: "min", "max", "mean", "harmonic_mean" (libvmaf's), "pN"
  *  the N-th percentile of the frames (0 < N < 100, linear between the
  *  closest ranks), "lowN" the mean of the lowest N% of the frames (at least
- *  one): FFmpeg's pool= and the 1% and 5% lows ("p1", "low5").  0 when
- *  method is one of them, -EINVAL when not. */
+ *  one): FFmpeg's pool= and the 1% and 5% lows ("p1", "low5").  N is
+ *  written in decimal, one spelling per number ("p5", "p0.5", "p99.9"; not
+ *  "p05", "p5.0", "p1e1" or "p0x10").  0 when method is one of them,
+ *  -EINVAL when not. */
 QUALE_API int quale_pool_method_check(const char *method);
 
 /** The key pooled by a method of quale_pool_method_check() over the scored

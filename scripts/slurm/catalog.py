@@ -42,9 +42,12 @@ may not share one.  The output flags of options (--json, --xml, --csv,
 --sub, --precision) go to the merge, since a part is always full-precision
 JSON; the other flags go to the tasks.
 
-A bad catalog (unreadable, a missing or unknown field, an output or id used
-twice, a flag that the tasks set themselves) is reported with its entry and
-exits 2.
+The options are read by quale's own option parser (`quale check-options`,
+with --quale PATH, else $QUALE, else quale in PATH), so that every spelling
+getopt takes is seen as the tool sees it.  A bad catalog (unreadable, a
+missing or unknown field, an output or id used twice, a flag that the tasks
+set themselves in any spelling, -rX or --dist=X included, an option quale
+refuses) is reported with its entry and exits 2.
 """
 import argparse
 import csv
@@ -52,15 +55,12 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 
 FIELDS = ("ref", "dist", "model", "options", "output")
 REQUIRED = ("ref", "dist", "output")
 FORMATS = {".json": "--json", ".xml": "--xml", ".csv": "--csv", ".sub": "--sub"}
-FORMAT_FLAGS = set(FORMATS.values())
-# Flags that the tasks and merges write themselves: one in options would
-# make a second input, output or segment.
-RESERVED = {"-r", "--reference", "-d", "--distorted", "-o", "--output", "--segment"}
 
 
 class CatalogError(Exception):
@@ -131,7 +131,30 @@ def check_arg(where, arg):
     return arg
 
 
-def load(path):
+def classify(quale, where, options):
+    """Which options go to the tasks ('t') and which to the merge ('f', an
+    output layout flag; 'm', --precision and its value), read by quale's own
+    option parser (quale check-options), which refuses, in every spelling
+    (-rX, --ref=X, --dist X, -qdX), the flags the tasks set themselves:
+    another input, output or part would score another video or write
+    elsewhere."""
+    try:
+        proc = subprocess.run([quale, "check-options", *options], capture_output=True,
+                              text=True)
+    except OSError as e:
+        raise CatalogError(f"cannot run {quale} to check the options ({e.strerror}): give "
+                           "--quale PATH, or put quale in PATH")
+    if proc.returncode != 0:
+        message = proc.stderr.strip().replace("quale check-options: ", "")
+        raise CatalogError(f"{where}: options: {message}")
+    kinds = proc.stdout.strip()
+    if len(kinds) != len(options) or set(kinds) - set("tfm"):
+        raise CatalogError(f"{where}: {quale} check-options answered {kinds!r} for "
+                           f"{len(options)} options (not the quale this catalog.py belongs to?)")
+    return kinds
+
+
+def load(path, quale):
     """The catalog's pairs: dicts with id, ref, dist, model, task_options,
     output and merge_options."""
     base = os.path.dirname(os.path.abspath(path))
@@ -158,28 +181,10 @@ def load(path):
             options = shlex.split(e.get("options", ""))
         except ValueError as err:
             raise CatalogError(f"{where}: options: {err}")
-        task_options, merge_options = [], []
-        i = 0
-        while i < len(options):
-            opt = options[i]
-            name = opt.split("=", 1)[0]
-            if name in RESERVED:
-                raise CatalogError(f"{where}: options may not hold {name}: the tasks set "
-                                   "the inputs, the output and the segment themselves")
-            if opt in FORMAT_FLAGS:
-                merge_options.append(opt)
-            elif name == "--precision":
-                if "=" in opt:
-                    merge_options.append(opt)
-                elif i + 1 < len(options):
-                    merge_options += [opt, options[i + 1]]
-                    i += 1
-                else:
-                    raise CatalogError(f"{where}: options: --precision needs a value")
-            else:
-                task_options.append(opt)
-            i += 1
-        if not any(o in FORMAT_FLAGS for o in merge_options):
+        kinds = classify(quale, where, options)
+        task_options = [o for o, k in zip(options, kinds) if k == "t"]
+        merge_options = [o for o, k in zip(options, kinds) if k != "t"]
+        if "f" not in kinds:
             ext = os.path.splitext(output)[1].lower()
             # A single run writes XML when neither a flag nor the name says
             # otherwise; the merge is told so, to give that run's file.
@@ -233,13 +238,16 @@ def main():
                     help="segments per pair (1 or more)")
     ap.add_argument("--parts-dir", required=True, metavar="DIR",
                     help="where the tasks write their parts")
+    ap.add_argument("--quale", default=os.environ.get("QUALE") or "quale", metavar="PATH",
+                    help="the quale that checks the options (default: $QUALE, else quale "
+                         "in PATH)")
     args = ap.parse_args()
     if args.segments < 1:
         ap.error("--segments must be 1 or more")
     parts_dir = os.path.abspath(args.parts_dir)
     try:
         check_arg("--parts-dir", parts_dir)
-        pairs = load(args.catalog)
+        pairs = load(args.catalog, args.quale)
     except CatalogError as e:
         print(f"catalog.py: {args.catalog}: {e}", file=sys.stderr)
         return 2

@@ -63,11 +63,6 @@ for c in sbatch scontrol python3; do
 done
 
 [[ -n $parts_dir ]] || parts_dir=${catalog%.*}.parts
-# The catalog checked before anything is made of it.
-python3 "$here/catalog.py" merges "$catalog" --segments "$segments" --parts-dir "$parts_dir" \
-    >/dev/null || exit 2
-mkdir -p -- "$parts_dir/logs"
-parts_dir=$(cd -- "$parts_dir" && pwd)
 # A path given with a slash is made absolute: the jobs need not start in
 # this directory.  A bare name is looked up in the nodes' PATH.
 if [[ $quale == */* && -d $(dirname -- "$quale") ]]; then
@@ -76,9 +71,16 @@ fi
 if [[ -z $quale ]]; then
     quale=quale
 fi
+# The catalog's options are read by quale's own parser (quale
+# check-options), so the same quale must run here.
 command -v "$quale" >/dev/null ||
-    echo "$prog: warning: $quale is not found here; the nodes must have it" >&2
+    die "$quale is not found here: the catalog's options are checked with it (--quale PATH)"
 export QUALE=$quale
+# The catalog checked before anything is made of it.
+python3 "$here/catalog.py" merges "$catalog" --segments "$segments" --parts-dir "$parts_dir" \
+    --quale "$quale" >/dev/null || exit 2
+mkdir -p -- "$parts_dir/logs"
+parts_dir=$(cd -- "$parts_dir" && pwd)
 
 # The lists are named by their content: submitting an unchanged catalog
 # again reuses them, and a changed one gets new files instead of changing
@@ -87,7 +89,7 @@ write_list() {
     local what=$1 tmp sum file
     tmp=$(mktemp "$parts_dir/.$what.XXXXXX")
     if ! python3 "$here/catalog.py" "$what" "$catalog" --segments "$segments" \
-            --parts-dir "$parts_dir" >"$tmp"; then
+            --parts-dir "$parts_dir" --quale "$quale" >"$tmp"; then
         rm -f -- "$tmp"
         exit 2
     fi
