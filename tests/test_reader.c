@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "input/av1_header.h"
 #include "quale/quale.h"
 
 static unsigned passed, failed;
@@ -1458,9 +1459,116 @@ static void test_decode_on_gpu_refusals(void)
     quale_video_close(&r);
 }
 
+/* AV1 sequence headers, as MP4 and Matroska store them (av1C) or as
+ * OBUs, from encodes made for this test (libaom and SVT-AV1 through
+ * FFmpeg); whether each has film grain is what FFmpeg's trace_headers
+ * printed for film_grain_params_present. */
+static void test_av1_film_grain(void)
+{
+    static const struct {
+        const char *what;
+        unsigned char bytes[40];
+        size_t size;
+        int grain;
+    } cases[] = {
+        { "4:2:0 8-bit, grain (av1C)",
+          { 0x81, 0x01, 0x0c, 0x00, 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f, 0x43, 0x36, 0xbe,
+            0x40, 0x30 }, 17, 1 },
+        { "4:2:0 8-bit, no grain (av1C)",
+          { 0x81, 0x01, 0x0c, 0x00, 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f, 0x43, 0x36, 0xbe,
+            0x40, 0x10 }, 17, 0 },
+        { "no grain (OBUs, as from IVF)",
+          { 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f, 0x43, 0x36, 0xbe, 0x40, 0x10 }, 13, 0 },
+        { "4:2:0 10-bit SVT-AV1, grain",
+          { 0x81, 0x01, 0x4d, 0x00, 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f, 0x43, 0x00, 0xbe,
+            0x10, 0xb0 }, 17, 1 },
+        { "timing info, grain",
+          { 0x81, 0x01, 0x0c, 0x00, 0x0a, 0x14, 0x04, 0, 0, 0, 0x04, 0, 0, 0, 0x63, 0x40, 0x00,
+            0x01, 0xbc, 0xc4, 0x7f, 0x43, 0x36, 0xbe, 0x40, 0x30 }, 26, 1 },
+        { "4:4:4 with a decoder model, no grain",
+          { 0x81, 0x21, 0x00, 0x00, 0x0a, 0x1e, 0x24, 0, 0, 0, 0x04, 0, 0, 0, 0x61, 0x78, 0, 0,
+            0, 0x0a, 0x53, 0, 0, 0x07, 0x5f, 0x91, 0x5f, 0x90, 0xbc, 0xc4, 0xff, 0x67, 0x36,
+            0xbe, 0x40, 0x80 }, 36, 0 },
+        { "monochrome, no grain",
+          { 0x81, 0x01, 0x1c, 0x00, 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f, 0x43, 0x36, 0xbe,
+            0x4a, 0x80 }, 17, 0 },
+        { "4:2:2 12-bit (profile 2), grain",
+          { 0x81, 0x41, 0x68, 0x00, 0x0a, 0x0b, 0x40, 0, 0, 0x0c, 0xc4, 0xff, 0x67, 0x36, 0xbe,
+            0x58, 0x98 }, 17, 1 },
+        { "cut before its last field", { 0x0a, 0x0b, 0, 0, 0, 0x0c, 0xc4, 0x7f }, 8, -1 },
+        { "no sequence header (a temporal delimiter)", { 0x12, 0x00 }, 2, -1 },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const int got = av1_film_grain_present(cases[i].bytes, cases[i].size);
+        CHECK(got == cases[i].grain, "AV1 %s: film grain %d, not %d", cases[i].what, got,
+              cases[i].grain);
+    }
+    CHECK(av1_film_grain_present(NULL, 0) == -1, "AV1: no configuration");
+}
+
+/* Where compressed files decode with --backend cuda: the stream's reasons
+ * come before the machine's, so a CPU context shows them.  The files in
+ * tests/data are 3 frames of 64x48 made for this test. */
+static void test_gpu_decoding_policy(void)
+{
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.backend = QUALE_BACKEND_CPU;
+    QualeContext *ctx = NULL;
+    int rc = quale_open(&ctx, &settings);
+    CHECK(rc == 0 && ctx, "quale_open: %d", rc);
+    if (!ctx) return;
+    static const struct {
+        const char *file;
+        const char *reason; /* a piece of the note; NULL: the machine's reason */
+    } cases[] = {
+        /* MPEG-2's IDCT is exact only within IEEE 1180's tolerance */
+        { "tiny_mpeg2.mkv", "does not define its decoded pictures to the bit" },
+        { "tiny_av1_grain.ivf", "film grain" },
+        { "tiny_av1.ivf", NULL },
+        { "tiny_h264.mp4", NULL },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char path[4096], error[512];
+        snprintf(path, sizeof(path), "%s/data/%s", QUALE_TEST_DIR, cases[i].file);
+        QualeVideoReader *r = NULL;
+        rc = quale_video_open(&r, path, NULL, error, sizeof(error));
+        CHECK(rc == 0 && r, "%s: open: %s", cases[i].file, error);
+        if (!r) continue;
+        rc = quale_video_decode_on_gpu(r, ctx);
+        const char *why = quale_video_error(r);
+        CHECK(rc == 0, "%s on a CPU context: %d (%s)", cases[i].file, rc, why);
+        if (cases[i].reason)
+            CHECK(strstr(why, cases[i].reason) != NULL, "%s: the reason '%s' lacks '%s'",
+                  cases[i].file, why, cases[i].reason);
+        else
+            /* past the stream's checks: the reason is the context's (AV1
+             * through FFmpeg's own decoder where libdav1d has no NVDEC) */
+            CHECK(strstr(why, "does not define") == NULL && strstr(why, "film grain") == NULL &&
+                  strstr(why, "libdav1d") == NULL && strstr(why, "NVDEC lacks") == NULL &&
+                  why[0] != '\0', "%s: stopped at the stream, not the machine: '%s'",
+                  cases[i].file, why);
+        /* and it reads on the CPU: three frames */
+        QualeVideoFormat f;
+        quale_video_get_format(r, &f);
+        QualePicture pic;
+        unsigned frames = 0;
+        if (quale_picture_alloc(&pic, &f) == 0) {
+            while (quale_video_read(r, &pic) == 1) frames++;
+            quale_picture_unref(&pic);
+        }
+        CHECK(frames == 3, "%s: %u frames read after the refusal (%s)", cases[i].file, frames,
+              quale_video_error(r));
+        quale_video_close(&r);
+    }
+    quale_close(&ctx);
+}
+
 int main(void)
 {
     atexit(remove_temp_files);
+    test_av1_film_grain();
+    test_gpu_decoding_policy();
     test_y4m_tags();
     test_raw_formats();
     test_y4m_variants();

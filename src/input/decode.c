@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "context.h"
+#include "input/av1_header.h"
 #include "reader.h"
 #include "scale.h"
 
@@ -68,6 +69,7 @@ static struct {
     int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
     int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
     void (*avcodec_flush_buffers)(AVCodecContext *);
+    const AVCodec *(*avcodec_find_decoder_by_name)(const char *);
     AVPacket *(*av_packet_alloc)(void);
     void (*av_packet_free)(AVPacket **);
     void (*av_packet_unref)(AVPacket *);
@@ -82,6 +84,7 @@ static struct {
     void (*av_frame_unref)(AVFrame *);
     void (*av_frame_move_ref)(AVFrame *, AVFrame *);
     int (*av_frame_get_buffer)(AVFrame *, int);
+    AVFrameSideData *(*av_frame_get_side_data)(const AVFrame *, enum AVFrameSideDataType);
     const AVPixFmtDescriptor *(*av_pix_fmt_desc_get)(enum AVPixelFormat);
     AVBufferRef *(*av_hwdevice_ctx_alloc)(enum AVHWDeviceType);
     int (*av_hwdevice_ctx_init)(AVBufferRef *);
@@ -97,8 +100,8 @@ static const struct {
     const char *const *symbols;
 } ff_libraries[] = {
     { "libavformat.so." STR(LIBAVFORMAT_VERSION_MAJOR), (const char *const[]){ "avformat_alloc_context", "avformat_open_input", "avformat_find_stream_info", "av_find_best_stream", "avformat_close_input", "av_read_frame", "avformat_index_get_entries_count", "avformat_index_get_entry", "avio_alloc_context", "avio_context_free", NULL } },
-    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "avcodec_flush_buffers", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
-    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_get_buffer", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
+    { "libavcodec.so." STR(LIBAVCODEC_VERSION_MAJOR), (const char *const[]){ "avcodec_alloc_context3", "avcodec_parameters_to_context", "avcodec_open2", "avcodec_free_context", "avcodec_send_packet", "avcodec_receive_frame", "avcodec_flush_buffers", "avcodec_find_decoder_by_name", "av_packet_alloc", "av_packet_free", "av_packet_unref", "avcodec_get_hw_config", NULL } },
+    { "libavutil.so." STR(LIBAVUTIL_VERSION_MAJOR), (const char *const[]){ "av_log_set_level", "av_malloc", "av_free", "av_freep", "av_strerror", "av_frame_alloc", "av_frame_free", "av_frame_unref", "av_frame_move_ref", "av_frame_get_buffer", "av_frame_get_side_data", "av_pix_fmt_desc_get", "av_hwdevice_ctx_alloc", "av_hwdevice_ctx_init", "av_buffer_ref", "av_buffer_unref", NULL } },
     { "libswscale.so." STR(LIBSWSCALE_VERSION_MAJOR), (const char *const[]){ "sws_getCachedContext", "sws_scale", "sws_freeContext", NULL } },
 };
 
@@ -395,6 +398,30 @@ static enum AVPixelFormat pick_cuda(AVCodecContext *c, const enum AVPixelFormat 
 /* Says why the reader stays on the CPU: 0, the reason in r->error. */
 #define STAY_ON_CPU(...) (video_reader_fail(r, 0, __VA_ARGS__), 0)
 
+/* Codecs whose standard defines the decoded picture to the bit, so that
+ * NVDEC's pictures are the CPU decoder's.  MPEG-1/2, MPEG-4 Part 2, VC-1,
+ * H.263 and MJPEG define their inverse transform only within a tolerance
+ * (IEEE 1180 and its successors): a GPU decoder's pictures differ from
+ * FFmpeg's software decoder's in low bits, which moves the scores (an
+ * MPEG-2 clip on an H200: vmaf by up to 0.0096, float moments by 0.93).
+ * Those decode on the CPU on every backend. */
+static bool decodes_exactly(enum AVCodecID id)
+{
+    return id == AV_CODEC_ID_H264 || id == AV_CODEC_ID_HEVC || id == AV_CODEC_ID_VP8 ||
+           id == AV_CODEC_ID_VP9 || id == AV_CODEC_ID_AV1;
+}
+
+static bool has_nvdec(const AVCodec *codec)
+{
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *config = ff.avcodec_get_hw_config(codec, i);
+        if (!config) return false;
+        if (config->device_type == AV_HWDEVICE_TYPE_CUDA &&
+            (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+            return true;
+    }
+}
+
 int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
 {
     struct Decoder *d = r->decoder;
@@ -402,30 +429,46 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     if (r->frame || d->draining)
         return video_reader_fail(r, -EINVAL, "decoding on the GPU is chosen before the first "
                                  "frame is read");
-    char why[256];
-    void *cu_context = NULL;
-    if (context_decode_context(ctx, &cu_context, why, sizeof(why))) return STAY_ON_CPU("%s", why);
+    /* What the stream allows first: the reason a note gives then holds
+     * on every machine. */
     if (r->format.chroma != QUALE_CHROMA_420 || r->format.bitdepth > 12)
         return STAY_ON_CPU("NVDEC's frames are 4:2:0 of 8 to 12 bits here, not %s %u-bit",
                            r->format.chroma == QUALE_CHROMA_422 ? "4:2:2"
                            : r->format.chroma == QUALE_CHROMA_444 ? "4:4:4" : "4:0:0",
                            r->format.bitdepth);
     const AVCodec *codec = d->codec->codec;
+    const AVCodecParameters *par = d->format->streams[d->stream]->codecpar;
+    if (!decodes_exactly(codec->id))
+        return STAY_ON_CPU("%s does not define its decoded pictures to the bit (decoders' "
+                           "inverse transforms may differ within a tolerance), so it decodes "
+                           "on the CPU on every backend: the scores do not depend on the GPU",
+                           codec->name);
     /* H.264's Baseline, Main, Extended and High profiles: not High 10,
      * 4:2:2, or the lossless High 4:4:4 Predictive */
-    const int profile = d->format->streams[d->stream]->codecpar->profile & 0xff;
+    const int profile = par->profile & 0xff;
     if (codec->id == AV_CODEC_ID_H264 && profile != 66 && profile != 77 && profile != 88 &&
         profile != 100)
         return STAY_ON_CPU("NVDEC lacks this H.264 profile (%d)", profile);
-    bool has_nvdec = false;
-    for (int i = 0;; i++) {
-        const AVCodecHWConfig *config = ff.avcodec_get_hw_config(codec, i);
-        if (!config) break;
-        if (config->device_type == AV_HWDEVICE_TYPE_CUDA &&
-            (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
-            has_nvdec = true;
+    if (codec->id == AV_CODEC_ID_AV1) {
+        /* Film grain is synthesised after decoding, by a process NVDEC need
+         * not carry out as dav1d does; the grain-free pictures are exact. */
+        const int grain = av1_film_grain_present(par->extradata, (size_t)par->extradata_size);
+        if (grain != 0)
+            return STAY_ON_CPU(grain > 0 ? "its AV1 stream carries film grain, whose synthesis "
+                               "NVDEC need not do as the CPU decoder does"
+                               : "its AV1 sequence header was not found before the first frame");
+        /* Debian's FFmpeg decodes AV1 with libdav1d, which has no NVDEC:
+         * FFmpeg's own AV1 decoder has it (and decodes only through a
+         * hwaccel). */
+        if (!has_nvdec(codec)) {
+            const AVCodec *native = ff.avcodec_find_decoder_by_name("av1");
+            if (native && has_nvdec(native)) codec = native;
+        }
     }
-    if (!has_nvdec) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
+    if (!has_nvdec(codec)) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
+    char why[256];
+    void *cu_context = NULL;
+    if (context_decode_context(ctx, &cu_context, why, sizeof(why))) return STAY_ON_CPU("%s", why);
 
     /* Another size or depth than the pictures': resampled as it is
      * imported, with the tables of the CPU's swscale arithmetic (a depth
@@ -466,6 +509,10 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);
     c->hw_device_ctx = ff.av_buffer_ref(d->hw_device);
     c->get_format = pick_cuda;
+    /* FFmpeg's H.264 and HEVC decoders add the grain an H.274 film grain
+     * SEI describes on the CPU, never with a hwaccel: exported, its
+     * parameters tell gpu_frame() that the CPU's picture would differ. */
+    c->export_side_data |= AV_CODEC_EXPORT_DATA_FILM_GRAIN;
     if (!c->hw_device_ctx || (err = ff.avcodec_open2(c, codec, NULL)) < 0) {
         ff.avcodec_free_context(&c);
         ff.av_buffer_unref(&d->hw_device);
@@ -474,6 +521,9 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     ff.avcodec_free_context(&d->codec);
     d->codec = c;
     d->gpu = ctx;
+    /* the decoder that runs now (FFmpeg's own, for AV1) */
+    snprintf(d->description, sizeof(d->description), "%s in %s", codec->name,
+             d->format->iformat->name);
     /* NV12, or P010 / P016 with the samples in the top bits */
     d->gpu_bytes = r->file_bitdepth > 8 ? 2 : 1;
     d->gpu_shift = r->file_bitdepth > 8 ? 16 - r->file_bitdepth : 0;
@@ -632,9 +682,11 @@ static int decode_next(struct QualeVideoReader *r)
         if (err == 0) return 1;
         if (err == AVERROR_EOF) return 0;
         if (err != AVERROR(EAGAIN))
-            return video_reader_fail(r, -EPROTO, "frame %llu: decoding failed (%s)",
+            return video_reader_fail(r, -EPROTO, "frame %llu: decoding failed (%s)%s",
                                      (unsigned long long)r->frame,
-                                     error_text(err, text, sizeof(text)));
+                                     error_text(err, text, sizeof(text)),
+                                     d->gpu ? "; NVDEC decoded it: QUALE_DECODE_ON_CPU=1 decodes "
+                                     "on the CPU" : "");
         if (d->draining) return 0;
         err = ff.av_read_frame(d->format, d->packet);
         if (err == AVERROR_EOF) {
@@ -705,6 +757,11 @@ static int gpu_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture 
                                  "--backend cpu", (unsigned long long)r->frame);
     const int err = check_frame_size(r, f);
     if (err || !pic) return err;
+    if (ff.av_frame_get_side_data(f, AV_FRAME_DATA_FILM_GRAIN_PARAMS))
+        return video_reader_fail(r, -ENOTSUP, "frame %llu carries film grain (an H.274 film "
+                                 "grain SEI), which FFmpeg adds to the picture on the CPU and "
+                                 "NVDEC does not: decode it on the CPU (QUALE_DECODE_ON_CPU=1, "
+                                 "or --backend cpu)", (unsigned long long)r->frame);
     const QualeVideoFormat *want = r->scaler ? &r->scaled_format : &r->format;
     if (pic->format.width != want->width || pic->format.height != want->height ||
         pic->format.bitdepth != want->bitdepth || pic->format.chroma != want->chroma)
