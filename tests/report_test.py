@@ -15,13 +15,24 @@ Checks what a reader of the page relies on:
     codes and the bitrate plot;
   - bad input: not results, no frames, no scores: exit 1 and a one-line
     message that names the file; a run with NaN (null) values still reports;
-  - a synthetic run of 432,000 frames: a report under 10 MB that draws.
+  - a synthetic run of 432,000 frames: a report under 10 MB that draws;
+  - strings that could change how the page parses (a key, a file's name or
+    a path given to --html holding "<!--<script>", "&", U+2028, bytes that
+    are not UTF-8, keys named "constructor" or "__proto__"): escaped in the
+    data, drawn as they are; a page whose data cannot be read (damaged, cut
+    short, or swallowed by the HTML parser) shows its error box;
+  - frames far apart (0, 1 and 16777215): a page of a few KB, made at once,
+    whose size follows the frames there are, not their numbers' span;
+  - write errors of the page (a full disk, a closed pipe): exit 1 and a
+    line that says what failed.
 
 Prints PASS or FAIL for each check and "N passed, M failed".  Exits 0 when
 everything passed, 77 when no headless Chromium can be had
 (scripts/chromium.sh), 1 otherwise.
 """
 import argparse
+import errno
+import html
 import html.parser
 import json
 import math
@@ -29,7 +40,9 @@ import os
 import pathlib
 import random
 import re
+import resource
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -154,12 +167,19 @@ def page_ok(browser, page, label, budget=5000):
     return p
 
 
-def fill_template(data_text, out, extra_script=""):
-    """The page as quale report makes it: the data in place of the marker,
-    "</" escaped."""
+def escape_data(text):
+    """JSON text as tools/report.c writes it into the page: '<', '>', '&',
+    U+2028 and U+2029 escaped (they can only be inside strings)."""
+    for c in "<>&\u2028\u2029":
+        text = text.replace(c, f"\\u{ord(c):04x}")
+    return text
+
+
+def fill_template(data_text, out, extra_script="", escape=escape_data):
+    """The page as quale report makes it: the data in place of the marker."""
     with open(TEMPLATE) as f:
         template = f.read()
-    page = template.replace(PLACEHOLDER, data_text.replace("</", "<\\/"))
+    page = template.replace(PLACEHOLDER, escape(data_text))
     if extra_script:
         page = page.replace("</body>", extra_script + "\n</body>")
     with open(out, "w") as f:
@@ -437,10 +457,18 @@ def page_alone(browser, tmp):
 
 # ---- quale report -----------------------------------------------------------
 
-def run_report(quale, inputs, out):
+def run_report(quale, inputs, out, env=None):
     t0 = time.monotonic()
-    proc = subprocess.run([quale, "report", *inputs, "-o", out], capture_output=True, text=True)
+    proc = subprocess.run([quale, "report", *inputs, "-o", out], capture_output=True, text=True,
+                          env=env)
     return proc, time.monotonic() - t0
+
+
+def cpu_seconds_of_children():
+    """The processor time of the children that ended: unlike the wall
+    clock, it does not grow when other work shares the machine."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
 
 
 def corpus_report(args, browser, tmp):
@@ -624,6 +652,364 @@ def large_report(args, browser, tmp):
           f"says it was drawn {p.body.get('data-drawn-ms') if p else '?'} ms after it began loading")
 
 
+# ---- strings that reach the page ---------------------------------------------
+
+# Strings that would change how the page parses if written as they are: the
+# second one puts the HTML parser into the "double-escaped" state in which
+# the data's <script> runs on over the rest of the page.
+HOSTILE_KEYS = ("<!--<script>", "</script><script>x()</script>", "a&b>c<!--",
+                "line\u2028sep\u2029", "constructor", "__proto__", "toString")
+
+KEYS_TEST = r"""<script>
+// Added by tests/report_test.py: draws the chart of every key in turn.
+(function () {
+  var out = { keys: [] };
+  try {
+    var select = document.querySelector('#per-frame select');
+    Array.prototype.forEach.call(select.options, function (o) {
+      select.value = o.value;
+      select.dispatchEvent(new Event('change'));
+      out.keys.push(o.value);
+    });
+  } catch (e) {
+    out.error = String(e);
+  }
+  document.body.dataset.keystest = JSON.stringify(out);
+})();
+</script>"""
+
+
+def page_data(text):
+    """The data object embedded in a page's text, or None."""
+    m = re.search(r'<script id="quale-data" type="application/json">(.*?)</script>', text, re.S)
+    try:
+        return json.loads(m.group(1)) if m else None
+    except ValueError:
+        return None
+
+
+def data_escaped(text, label):
+    """The data script of a written page holds no character that the HTML
+    parser treats specially, and the page is UTF-8."""
+    raw = open(text, "rb").read()
+    try:
+        page = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, f"{label}: the page is UTF-8", str(e))
+        return None
+    check(True, f"{label}: the page is UTF-8")
+    m = re.search(r'<script id="quale-data" type="application/json">(.*?)</script>', page, re.S)
+    inside = m.group(1) if m else ""
+    found = sorted({c for c in inside if c in "<>&\u2028\u2029"})
+    check(bool(m) and not found,
+          f"{label}: the data has no '<', '>', '&', U+2028, U+2029 as they are",
+          f"found {found!r}" if m else "no data script")
+    return page
+
+
+def text_of(dom, element_id):
+    m = re.search(rf'<[a-z]+[^>]*id="{element_id}"[^>]*>(.*?)</div>', dom, re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", m.group(1))) if m else ""
+
+
+def with_script(path, script):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head, tail = text.rsplit("</body>", 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head + script + "\n</body>" + tail)
+
+
+def write_y4m(path, w, h, frames, seed):
+    rng = random.Random(seed)
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F25:1 Ip C420jpeg\n".encode())
+        for _ in range(frames):
+            f.write(b"FRAME\n" + bytes(rng.randrange(256) for _ in range(w * h * 3 // 2)))
+
+
+def hostile_strings(args, browser, tmp):
+    """Keys, a results file's name and the paths of an --html run that hold
+    what HTML or JavaScript would read as markup: the page draws them."""
+    doc = synthetic(48, seed=5)
+    for n, fr in enumerate(doc["frames"]):
+        for i, key in enumerate(HOSTILE_KEYS):
+            fr["metrics"][key] = 50 + i + (n % 7) * 0.5
+    for i, key in enumerate(HOSTILE_KEYS):
+        x = [fr["metrics"][key] for fr in doc["frames"]]
+        doc["pooled_metrics"][key] = {"min": min(x), "max": max(x), "mean": sum(x) / len(x)}
+    name = "<!--<script>&\u2028.json"
+    path = os.path.join(tmp, name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    # a second result without those keys: its page must not find them in
+    # what every object inherits
+    other = os.path.join(tmp, "plain.json")
+    with open(other, "w") as f:
+        json.dump(synthetic(48, seed=6), f)
+    out = os.path.join(tmp, "hostile.html")
+    proc, _ = run_report(args.quale, [path, other], out)
+    if not check(proc.returncode == 0, "hostile keys and names: quale report writes the page",
+                 proc.stderr.strip()[-300:]):
+        return
+    if data_escaped(out, "hostile keys and names") is None:
+        return
+    with_script(out, KEYS_TEST)
+    p = page_ok(browser, out, "hostile keys and names")
+    if p:
+        try:
+            st = json.loads(p.body.get("data-keystest", "{}"))
+        except ValueError:
+            st = {}
+        missing = [k for k in HOSTILE_KEYS if k not in st.get("keys", [])]
+        check(st and "error" not in st and not missing,
+              f"hostile keys and names: the chart draws each of the {len(HOSTILE_KEYS)} keys",
+              st.get("error", f"not offered: {missing!r}"))
+        dom = browser.dom(out)
+        shown = text_of(dom, "quale-names")
+        check(name in shown, "hostile keys and names: the file's name is shown as it is",
+              repr(shown[:200]))
+
+    # --html on a scoring run: the distorted video's path (its name heads
+    # the page, both paths are among the settings) with markup and a byte
+    # that is not UTF-8
+    ref = os.path.join(tmp, "ref.y4m")
+    dis = os.path.join(os.fsencode(tmp), b"\xff<!--<script>dis.y4m")
+    write_y4m(ref, 64, 48, 3, seed=1)
+    write_y4m(dis, 64, 48, 3, seed=2)
+    out = os.path.join(tmp, "hostile_run.html")
+    proc = subprocess.run([os.fsencode(args.quale), b"-r", os.fsencode(ref), b"-d", dis,
+                           b"--html", os.fsencode(out), b"-q"], capture_output=True)
+    if not check(proc.returncode == 0, "--html of a run whose path holds '<!--<script>': "
+                 "the page is written", proc.stderr.decode(errors="replace").strip()[-300:]):
+        return
+    if data_escaped(out, "--html, hostile path") is None:
+        return
+    p = page_ok(browser, out, "--html, hostile path")
+    if p:
+        shown = text_of(browser.dom(out), "quale-names")
+        check("\ufffd<!--<script>dis.y4m" in shown,
+              "--html, hostile path: the name is shown, its stray byte as U+FFFD",
+              repr(shown[:200]))
+
+
+def error_box(browser, tmp):
+    """A page whose data cannot be read says so in its error box instead of
+    staying blank."""
+    def shows_error(page, label, want):
+        dom = browser.dom(page)
+        p = Page(dom) if dom else None
+        errors = p.errors.strip() if p else ""
+        count = p.body.get("data-errors") if p else None
+        check(p is not None and count not in (None, "0") and want in errors,
+              f"{label}: the error box says so", f"data-errors={count!r}, box {errors[:300]!r}")
+        print(f"  box: {errors[:160]!r}")
+
+    page = os.path.join(tmp, "broken_data.html")
+    fill_template('{"generator": "quale", "results": [', page)
+    shows_error(page, "data that is not JSON", "data cannot be read")
+
+    # data escaped as the page's writer once escaped it ("</" alone):
+    # "<!--<script>" makes the HTML parser take the rest of the page for data
+    with open(SAMPLE) as f:
+        sample = json.load(f)
+    sample["results"][0]["name"] = "<!--<script>"
+    page = os.path.join(tmp, "swallowed.html")
+    fill_template(json.dumps(sample), page, escape=lambda t: t.replace("</", "<\\/"))
+    shows_error(page, "data that runs on over the page", "did not load")
+
+    page = os.path.join(tmp, "cut_short.html")
+    fill_template(json.dumps(json.load(open(SAMPLE))), page)
+    with open(page, "rb") as f:
+        text = f.read()
+    with open(page, "wb") as f:
+        f.write(text[:text.index(b'<script id="quale-data"') + 2000])
+    shows_error(page, "a page cut short in its data", "did not load")
+
+
+# ---- frames far apart ---------------------------------------------------------
+
+SPARSE_TEST = r"""<script>
+// Added by tests/report_test.py: hovers near the right end of the chart,
+// and counts the pieces of the line.
+(function () {
+  var out = {};
+  try {
+    var box = document.querySelector('#per-frame .chart');
+    var overlay = box.querySelector('.overlay');
+    var r = overlay.getBoundingClientRect();
+    var at = function (share) {
+      overlay.dispatchEvent(new MouseEvent('mousemove', { bubbles: true,
+        clientX: r.left + r.width * share, clientY: r.top + r.height / 2 }));
+      return box.querySelector('.tooltip').textContent;
+    };
+    out.right = at(0.999);
+    out.middle = at(0.5);
+    var line = box.querySelector('path.line');
+    out.pieces = line ? (line.getAttribute('d').match(/M/g) || []).length : 0;
+  } catch (e) {
+    out.error = String(e);
+  }
+  document.body.dataset.sparsetest = JSON.stringify(out);
+})();
+</script>"""
+
+
+def sparse_report(args, browser, tmp):
+    """Frames whose numbers are far apart: the page holds the frames there
+    are.  The file the issue found: frames 0, 1 and 16777215 (the largest
+    span a results file may have) of eight keys that are not metrics, which
+    made a 671 MB page."""
+    keys = [f"score{i}" for i in range(8)]
+    frames = [{"frameNum": n, "metrics": {k: 1.5 for k in keys}} for n in (0, 1, 16777215)]
+    doc = {"version": "0.1.0", "frames": frames, "pooled_metrics": {}, "aggregate_metrics": {}}
+    path = os.path.join(tmp, "far_apart.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    out = os.path.join(tmp, "far_apart.html")
+    # Timed without MALLOC_PERTURB_ (meson test sets it): glibc then fills
+    # every block it hands out, and the library's reading of this file
+    # reserves 1 GB (its values are kept by frame number), untouched
+    # otherwise: 3 s more, the reading's and not the page's.
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
+    cpu = cpu_seconds_of_children()
+    proc, seconds = run_report(args.quale, [path], out, env=env)
+    cpu = cpu_seconds_of_children() - cpu
+    if not check(proc.returncode == 0, "frames 0, 1, 16777215: quale report writes the page",
+                 proc.stderr.strip()[-300:]):
+        return
+    size = os.path.getsize(out)
+    data_size = size - os.path.getsize(TEMPLATE)
+    print(f"  frames 0, 1, 16777215 ({os.path.getsize(path)}-byte file): {size} bytes "
+          f"({data_size} of data) in {seconds:.2f} s ({cpu:.2f} s of processor time)")
+    # 3 frames of 8 keys: a few hundred bytes of values, names and runs
+    if not check(data_size < 4096, f"frames 0, 1, 16777215: the page's data is under 4 KB "
+                 f"({data_size} bytes)"):
+        return  # a page of the span's size is not opened
+    # 0.7 s on 2 cores; writing the span (16777216 frames) took 5.5 s
+    check(cpu < 3, f"frames 0, 1, 16777215: made in under 3 s of processor time ({cpu:.2f} s)")
+    with open(out, encoding="utf-8") as f:
+        data = page_data(f.read())
+    r = data["results"][0] if data else {}
+    check(r.get("frame_numbers", {}).get("runs") == [[0, 2], [16777215, 1]] and
+          all(len(r["values"][k]) == 3 for k in keys),
+          "frames 0, 1, 16777215: two runs of frames, three values of each key",
+          repr(r.get("frame_numbers")))
+    with_script(out, SPARSE_TEST)
+    p = page_ok(browser, out, "frames 0, 1, 16777215")
+    if p:
+        rows = [int(c["data-frame"]) for c in p.cells if "data-frame" in c]
+        check(rows == [0, 1, 16777215], "frames 0, 1, 16777215: the worst frames", repr(rows))
+        st = json.loads(p.body.get("data-sparsetest", "{}"))
+        check("frame 16777215" in st.get("right", "") and "1.500000" in st.get("right", ""),
+              "frames 0, 1, 16777215: hovering at the right end shows frame 16777215",
+              repr(st))
+        check(st.get("pieces") == 2, "frames 0, 1, 16777215: the line breaks where no frame is",
+              f"{st.get('pieces')} pieces")
+
+    # a frame with none of the first key's values is a frame all the same
+    doc["frames"][1] = {"frameNum": 2, "metrics": {"score7": 2.5}}
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    proc, seconds = run_report(args.quale, [path], out)
+    size = os.path.getsize(out) if proc.returncode == 0 else 0
+    with open(out, encoding="utf-8") as f:
+        data = page_data(f.read()) if size < 1_000_000 else None
+    r = data["results"][0] if data else {}
+    check(proc.returncode == 0 and r.get("frame_numbers", {}).get("runs") ==
+          [[0, 1], [2, 1], [16777215, 1]] and r["values"]["score7"] == [1.5, 2.5, 1.5] and
+          r["values"]["score0"] == [1.5, None, 1.5],
+          f"frames 0, 2 (another key alone), 16777215: three frames ({size} bytes, "
+          f"{seconds:.2f} s)", repr(r.get("frame_numbers")) + proc.stderr.strip()[-200:])
+
+
+def gap_report(args, browser, tmp):
+    """A gap amid an ordinary run (frames 0-9 and 20-29): two runs, drawn
+    with a break, the hover finding the frames on either side."""
+    doc = {"version": "0.1.0", "frames": [{"frameNum": n, "metrics": {"score": n + 0.25}}
+                                          for n in list(range(10)) + list(range(20, 30))],
+           "pooled_metrics": {}, "aggregate_metrics": {}}
+    path = os.path.join(tmp, "gap.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(tmp, "gap.html")
+    proc, _ = run_report(args.quale, [path], out)
+    if not check(proc.returncode == 0, "frames 0-9 and 20-29: quale report writes the page",
+                 proc.stderr.strip()[-300:]):
+        return
+    with open(out, encoding="utf-8") as f:
+        data = page_data(f.read())
+    r = data["results"][0] if data else {}
+    check(r.get("frame_numbers", {}).get("runs") == [[0, 10], [20, 10]] and
+          len(r.get("values", {}).get("score", [])) == 20,
+          "frames 0-9 and 20-29: two runs, 20 values", repr(r.get("frame_numbers")))
+    with_script(out, SPARSE_TEST)
+    p = page_ok(browser, out, "frames 0-9 and 20-29")
+    if p:
+        st = json.loads(p.body.get("data-sparsetest", "{}"))
+        m = re.search(r"frame (\d+)", st.get("middle", ""))
+        frame = int(m.group(1)) if m else -1
+        check(frame in (9, 20) and f"{frame + 0.25:.6f}" in st["middle"],
+              "frames 0-9 and 20-29: hovering in the gap shows the nearest frame and its value",
+              repr(st))
+        check(st.get("right", "").startswith("frame 29") and "29.250000" in st["right"],
+              "frames 0-9 and 20-29: the chart reaches frame 29", repr(st))
+        check(st.get("pieces") == 2, "frames 0-9 and 20-29: the line breaks at the gap",
+              f"{st.get('pieces')} pieces")
+
+
+# ---- write errors -------------------------------------------------------------
+
+def write_errors(args, tmp):
+    """A page that cannot be written: exit 1 and one line that says what
+    failed and why."""
+    if not os.path.exists("/dev/full"):
+        print("skip: no /dev/full: write errors of the page not checked")
+        return
+    path = os.path.join(tmp, "small_for_errors.json")
+    with open(path, "w") as f:
+        json.dump(synthetic(48, seed=7), f)
+    full, broken = os.strerror(errno.ENOSPC), os.strerror(errno.EPIPE)
+
+    def said(label, proc, *wants):
+        message = proc.stderr.strip() if isinstance(proc.stderr, str) else \
+            proc.stderr.decode(errors="replace").strip()
+        check(proc.returncode == 1, f"{label}: exit 1", f"exit {proc.returncode}")
+        check(len(message.splitlines()) == 1 and all(w in message for w in wants),
+              f"{label}: one line saying what failed", repr(message[:300]))
+        print(f"  message: {message[:200]}")
+
+    said("quale report -o /dev/full",
+         subprocess.run([args.quale, "report", path, "-o", "/dev/full"], capture_output=True,
+                        text=True), "cannot write '/dev/full'", full)
+    with open("/dev/full", "w") as dev_full:
+        said("quale report -o - into a full disk",
+             subprocess.run([args.quale, "report", path, "-o", "-"], stdout=dev_full,
+                            stderr=subprocess.PIPE, text=True), "standard output", full)
+    # a closed pipe, SIGPIPE ignored (as under many supervisors): EPIPE
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        said("quale report -o - into a closed pipe",
+             subprocess.run([args.quale, "report", path, "-o", "-"], stdout=write_end,
+                            stderr=subprocess.PIPE, text=True, restore_signals=False,
+                            preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)),
+             "standard output", broken)
+    finally:
+        os.close(write_end)
+    with open("/dev/full", "w") as dev_full:
+        said("quale report --help into a full disk",
+             subprocess.run([args.quale, "report", "--help"], stdout=dev_full,
+                            stderr=subprocess.PIPE, text=True), full)
+    ref, dis = os.path.join(tmp, "err_ref.y4m"), os.path.join(tmp, "err_dis.y4m")
+    write_y4m(ref, 64, 48, 3, seed=3)
+    write_y4m(dis, 64, 48, 3, seed=4)
+    said("--html /dev/full on a scoring run",
+         subprocess.run([args.quale, "-r", ref, "-d", dis, "--html", "/dev/full", "-q",
+                         "-o", os.path.join(tmp, "err.json")], capture_output=True, text=True),
+         "cannot write '/dev/full'", full)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quale", required=True, help="path of the quale tool")
@@ -650,6 +1036,11 @@ def main():
         compressed_report(args, browser, tmp)
         bad_input(args, browser, tmp, done[0] if done else None)
         large_report(args, browser, tmp)
+        hostile_strings(args, browser, tmp)
+        error_box(browser, tmp)
+        sparse_report(args, browser, tmp)
+        gap_report(args, browser, tmp)
+        write_errors(args, tmp)
     print(f"{PASSED} passed, {FAILED} failed ({time.monotonic() - t0:.0f} s)")
     return 1 if FAILED or not PASSED else 0
 

@@ -39,16 +39,52 @@ static const char *const report_pools[] = { "mean", "harmonic_mean", "min", "max
 
 /* ---- JSON text out ------------------------------------------------------ */
 
-/* A JSON string that may sit inside a <script> element: "</" is written
- * "<\/" so that no text ends the element early. */
+/* The length of the UTF-8 sequence at s (1 to 4 bytes), or 0 when it is
+ * not one (a stray or cut byte, an overlong form, a surrogate, past U+10FFFF);
+ * *code is the code point. */
+static unsigned utf8_sequence(const unsigned char *s, unsigned *code)
+{
+    static const unsigned min_code[] = { 0, 0, 0x80, 0x800, 0x10000 };
+    const unsigned lead = s[0];
+    const unsigned len = lead < 0x80 ? 1 : (lead & 0xe0) == 0xc0 ? 2 : (lead & 0xf0) == 0xe0 ? 3
+                       : (lead & 0xf8) == 0xf0 ? 4 : 0;
+    if (!len) return 0;
+    unsigned c = len == 1 ? lead : lead & (0x7fu >> len);
+    for (unsigned i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the string's end */
+        c = c << 6 | (s[i] & 0x3f);
+    }
+    if (c < min_code[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    *code = c;
+    return len;
+}
+
+/*
+ * A JSON string inside the page's <script> element, written so that no
+ * string can change how the page parses: '<', '>' and '&' as \u003c, \u003e,
+ * \u0026 (so that no "</script>", "<!--" or "<script" can end the element
+ * or put the HTML parser into the escaped states in which the data runs on
+ * over the rest of the page), U+2028 and U+2029 escaped (line ends to older
+ * JavaScript), and a byte that is not UTF-8 (a path given on the command
+ * line is any bytes) as U+FFFD, so that the page is UTF-8 throughout.
+ */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-        else if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\u%04x", *c);
-        else if (*c == '/' && c > (const unsigned char *)s && c[-1] == '<') fputs("\\/", f);
-        else fputc(*c, f);
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        unsigned code = 0;
+        const unsigned len = utf8_sequence(c, &code);
+        if (!len) {
+            fputs("\\ufffd", f);
+            c++;
+            continue;
+        }
+        if (code == '"' || code == '\\') fprintf(f, "\\%c", (int)code);
+        else if (code < 0x20 || code == 0x7f || code == '<' || code == '>' || code == '&' ||
+                 code == 0x2028 || code == 0x2029)
+            fprintf(f, "\\u%04x", code);
+        else fwrite(c, 1, len, f);
+        c += len;
     }
     fputc('"', f);
 }
@@ -60,11 +96,17 @@ static void put_number(FILE *f, double x)
 }
 
 /* Six decimals, trailing zeros dropped: drawing and hovering need no more,
- * and a long run's page stays small. */
+ * and a long run's page stays small.  From 1e15 on, where "%.6f" would
+ * write up to 316 digits, "%.17g" (exact): no value takes more than
+ * 24 bytes, which bounds the page (docs/report.md). */
 static void put_short(FILE *f, double x)
 {
     if (!isfinite(x)) {
         fputs("null", f);
+        return;
+    }
+    if (fabs(x) >= 1e15) {
+        fprintf(f, "%.17g", x);
         return;
     }
     char text[64];
@@ -182,39 +224,223 @@ static double bitrate_of(const ReportInput *in)
     return 0.;
 }
 
-static void put_values(FILE *f, const QualeResults *r, const char *key, unsigned first,
-                       unsigned count, unsigned step)
+/* ---- the frames a result lists -------------------------------------------- */
+
+/* Frames start, start + step, ... (count of them). */
+typedef struct FrameRun {
+    unsigned start, count;
+} FrameRun;
+
+/*
+ * What the page of one result is made from, found before any of the page
+ * is written, so that a result with nothing to show leaves no half page.
+ * The frames that have a value, as runs, index the page's arrays: the
+ * page's size follows the frames there are, not the span of their numbers
+ * (frames 0, 1 and 16777215 are three frames, not 16777216).
+ */
+typedef struct Analysis {
+    FrameRun *runs;
+    unsigned run_count;
+    unsigned frames;        /* in all the runs */
+    unsigned step;
+    const char *main_key;   /* what the page opens on; its worst frames are listed */
+    Worst *worst;           /* the main key's scored frames, lowest first */
+    unsigned scored;
+} Analysis;
+
+static void analysis_free(Analysis *a)
 {
+    free(a->runs);
+    free(a->worst);
+    *a = (Analysis){ 0 };
+}
+
+/* Adds frame to the runs: the last one grows, or a new one starts. */
+static int add_frame(Analysis *a, unsigned *capacity, unsigned frame, unsigned count)
+{
+    FrameRun *last = a->run_count ? &a->runs[a->run_count - 1] : NULL;
+    a->frames += count;
+    if (last && last->start + (uint64_t)last->count * a->step == frame) {
+        last->count += count;
+        return 0;
+    }
+    if (a->run_count == *capacity) {
+        const unsigned grown = *capacity ? *capacity * 2 : 16;
+        FrameRun *runs = realloc(a->runs, sizeof(*runs) * grown);
+        if (!runs) return -ENOMEM;
+        a->runs = runs;
+        *capacity = grown;
+    }
+    a->runs[a->run_count++] = (FrameRun){ frame, count };
+    return 0;
+}
+
+/* The frames of the span that have a value of one of keys. */
+static int scan_frames(const QualeResults *r, Analysis *a, const char *const *keys,
+                       unsigned key_count, unsigned first, unsigned end)
+{
+    unsigned capacity = 0, hint = 0;
+    for (uint64_t frame = first; frame < end; frame += a->step) {
+        bool present = false;
+        /* the key found last first: one lookup a frame along a run */
+        for (unsigned t = 0; t < key_count && !present; t++) {
+            const unsigned k = (hint + t) % key_count;
+            double v;
+            if (!quale_results_value(r, keys[k], (unsigned)frame, &v)) {
+                present = true;
+                hint = k;
+            }
+        }
+        if (present && add_frame(a, &capacity, (unsigned)frame, 1)) return -ENOMEM;
+    }
+    return 0;
+}
+
+/*
+ * The frames that have a value (those the results file lists).  The results
+ * say where their frames are only as a span (first, end, step): a span
+ * whose every slot is listed is one run, found at once (every ordinary
+ * run); another is looked at slot by slot through the library's lookup
+ * by key name, first by its first key alone (one lookup a slot), and by
+ * every key only when some listed frame lacks the first key.
+ */
+static int find_frames(const QualeResults *r, Analysis *a)
+{
+    unsigned first, end, step;
+    quale_results_frames(r, &first, &end, &step);
+    a->step = step ? step : 1;
+    const uint64_t slots = end > first ? ((uint64_t)end - first + a->step - 1) / a->step : 0;
+    const unsigned listed = quale_results_frame_count(r);
+    unsigned capacity = 0;
+    if (listed == slots) return slots ? add_frame(a, &capacity, first, listed) : 0;
+
+    const unsigned keys = quale_results_key_count(r);
+    const char **names = malloc(sizeof(*names) * (keys ? keys : 1));
+    if (!names) return -ENOMEM;
+    for (unsigned k = 0; k < keys; k++) names[k] = quale_results_key_name(r, k);
+    int err = scan_frames(r, a, names, keys ? 1 : 0, first, end);
+    if (!err && a->frames != listed && keys > 1) {
+        free(a->runs);
+        a->runs = NULL;
+        a->run_count = a->frames = 0;
+        err = scan_frames(r, a, names, keys, first, end);
+    }
+    free(names);
+    return err;
+}
+
+/* The frames of the runs in order: `FrameCursor c = { a, 0, 0 };` then
+ * `while (next_frame(&c, &frame))`. */
+typedef struct FrameCursor {
+    const Analysis *a;
+    unsigned run, at;
+} FrameCursor;
+
+static bool next_frame(FrameCursor *c, unsigned *frame)
+{
+    while (c->run < c->a->run_count && c->at == c->a->runs[c->run].count) {
+        c->run++;
+        c->at = 0;
+    }
+    if (c->run == c->a->run_count) return false;
+    *frame = c->a->runs[c->run].start + c->at++ * c->a->step;
+    return true;
+}
+
+/* The page's view of a result: its frames, its main key and its worst
+ * frames; -1 with the reason in error when it has nothing to show. */
+static int analyse(const ReportInput *in, Analysis *a, char *error, size_t error_size)
+{
+    const QualeResults *r = in->results;
+    const char *shown = in->source ? in->source : in->name;
+    *a = (Analysis){ 0 };
+    const unsigned keys = quale_results_key_count(r);
+    for (unsigned k = 0; k < keys && !a->main_key; k++)
+        if (is_model(in, quale_results_key_name(r, k))) a->main_key = quale_results_key_name(r, k);
+    /* without a model, the first key is what the page opens on */
+    if (!a->main_key && keys) a->main_key = quale_results_key_name(r, 0);
+    if (!a->main_key) {
+        snprintf(error, error_size, "%s: no scores to show", shown);
+        return -1;
+    }
+    if (find_frames(r, a) ||
+        !(a->worst = malloc(sizeof(*a->worst) * (a->frames ? a->frames : 1)))) {
+        snprintf(error, error_size, "out of memory");
+        analysis_free(a);
+        return -1;
+    }
+    FrameCursor c = { a, 0, 0 };
+    unsigned frame;
+    while (next_frame(&c, &frame)) {
+        double v;
+        if (quale_results_value(r, a->main_key, frame, &v) || isnan(v)) continue;
+        a->worst[a->scored++] = (Worst){ frame, v };
+    }
+    if (a->scored == 0) {
+        snprintf(error, error_size, "%s: '%s' has no score at any frame (every value is NaN or "
+                 "missing): nothing to show", shown, a->main_key);
+        analysis_free(a);
+        return -1;
+    }
+    qsort(a->worst, a->scored, sizeof(*a->worst), compare_worst);
+    return 0;
+}
+
+/* ---- one result's data ------------------------------------------------------ */
+
+/* 0, or the stream's error (its errno, which the failed write set). */
+static int stream_error(FILE *f)
+{
+    return ferror(f) ? -(errno ? errno : EIO) : 0;
+}
+
+static void put_values(FILE *f, const QualeResults *r, const char *key, const Analysis *a)
+{
+    bool any = false;
     fputc('[', f);
-    for (unsigned i = 0; i < count; i++) {
+    FrameCursor c = { a, 0, 0 };
+    unsigned frame;
+    while (next_frame(&c, &frame)) {
         double v = NAN;
-        quale_results_value(r, key, first + i * step, &v);
-        if (i) fputc(',', f);
+        quale_results_value(r, key, frame, &v);
+        if (any) fputc(',', f);
         put_short(f, v);
+        any = true;
     }
     fputc(']', f);
 }
 
-static void put_envelope(FILE *f, const QualeResults *r, const char *key, unsigned first,
-                         unsigned count, unsigned step)
+/* The min and max of each run of `bucket` frames (of the frames there are,
+ * so that a bucket never stands for frame numbers no frame has). */
+static int put_envelope(FILE *f, const QualeResults *r, const char *key, const Analysis *a)
 {
-    const unsigned bucket = (count + ENVELOPE_POINTS - 1) / ENVELOPE_POINTS;
+    const unsigned bucket = (a->frames + ENVELOPE_POINTS - 1) / ENVELOPE_POINTS;
+    const unsigned buckets = (a->frames + bucket - 1) / bucket;
+    double *low = malloc(sizeof(*low) * 2 * buckets), *high = low ? low + buckets : NULL;
+    if (!low) return -ENOMEM;
+    for (unsigned b = 0; b < buckets; b++) low[b] = high[b] = NAN;
+    unsigned i = 0;
+    FrameCursor c = { a, 0, 0 };
+    unsigned frame;
+    while (next_frame(&c, &frame)) {
+        const unsigned b = i++ / bucket;
+        double v;
+        if (quale_results_value(r, key, frame, &v) || isnan(v)) continue;
+        if (isnan(low[b]) || v < low[b]) low[b] = v;
+        if (isnan(high[b]) || v > high[b]) high[b] = v;
+    }
     fprintf(f, "{\"bucket\": %u", bucket);
     for (int pass = 0; pass < 2; pass++) {
         fprintf(f, ", \"%s\": [", pass ? "max" : "min");
-        for (unsigned b = 0; b * bucket < count; b++) {
-            double best = NAN;
-            for (unsigned i = b * bucket; i < count && i < (b + 1) * bucket; i++) {
-                double v;
-                if (quale_results_value(r, key, first + i * step, &v) || isnan(v)) continue;
-                if (isnan(best) || (pass ? v > best : v < best)) best = v;
-            }
+        for (unsigned b = 0; b < buckets; b++) {
             if (b) fputc(',', f);
-            put_short(f, best);
+            put_short(f, pass ? high[b] : low[b]);
         }
         fputc(']', f);
     }
     fputc('}', f);
+    free(low);
+    return 0;
 }
 
 /* A key whose every frame the page keeps on a long run: a model, or its
@@ -224,50 +450,19 @@ static bool drawn_whole(const ReportInput *in, const char *key)
     return is_model(in, key) || bootstrap_statistic(in->results, key);
 }
 
-/* The main model's worst frames; -1 (with the reason) when it has no
- * score at all. */
-static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_size)
+/* 0, -ENOMEM, or the stream's error (the rest of the result unwritten). */
+static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
 {
     const QualeResults *r = in->results;
-    unsigned first, end, step;
-    quale_results_frames(r, &first, &end, &step);
-    step = step ? step : 1;
-    const unsigned count = (end - first + step - 1) / step;
     const unsigned keys = quale_results_key_count(r);
-    const char *main_model = NULL;
-    for (unsigned k = 0; k < keys && !main_model; k++)
-        if (is_model(in, quale_results_key_name(r, k))) main_model = quale_results_key_name(r, k);
-    /* without a model, the first key is what the page opens on */
-    const char *main_key = main_model ? main_model : keys ? quale_results_key_name(r, 0) : NULL;
-    if (!main_key) {
-        snprintf(error, error_size, "%s: no scores to show", in->source ? in->source : in->name);
-        return -1;
-    }
-
-    /* the worst frames, which also tell whether there is any score */
-    Worst *worst = malloc(sizeof(*worst) * (count ? count : 1));
-    if (!worst) {
-        snprintf(error, error_size, "out of memory");
-        return -1;
-    }
-    unsigned scored = 0;
-    for (unsigned i = 0; i < count; i++) {
-        double v;
-        if (quale_results_value(r, main_key, first + i * step, &v) || isnan(v)) continue;
-        worst[scored++] = (Worst){ first + i * step, v };
-    }
-    if (scored == 0) {
-        free(worst);
-        snprintf(error, error_size, "%s: '%s' has no score at any frame (every value is NaN or "
-                 "missing): nothing to show", in->source ? in->source : in->name, main_key);
-        return -1;
-    }
-    qsort(worst, scored, sizeof(*worst), compare_worst);
 
     fprintf(f, "{\"name\": ");
     put_string(f, in->name);
-    fprintf(f, ", \"frames\": %u, \"frame_numbers\": {\"first\": %u, \"step\": %u}, "
-            "\"frame_rate\": ", quale_results_frame_count(r), first, step);
+    fprintf(f, ", \"frames\": %u, \"frame_numbers\": {\"first\": %u, \"step\": %u, "
+            "\"runs\": [", quale_results_frame_count(r), a->runs[0].start, a->step);
+    for (unsigned g = 0; g < a->run_count; g++)
+        fprintf(f, "%s[%u, %u]", g ? ", " : "", a->runs[g].start, a->runs[g].count);
+    fprintf(f, "]}, \"frame_rate\": ");
     const double rate = frame_rate_of(in), kbps = bitrate_of(in);
     if (rate > 0) put_number(f, rate);
     else fputs("null", f);
@@ -320,7 +515,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
     }
 
     fprintf(f, "], \"keys\": [");
-    const bool full = (uint64_t)count * keys <= FULL_VALUES_LIMIT;
+    const bool full = (uint64_t)a->frames * keys <= FULL_VALUES_LIMIT;
     for (unsigned k = 0; k < keys; k++) {
         const char *name = quale_results_key_name(r, k);
         const bool model = is_model(in, name);
@@ -330,7 +525,12 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
         bool first_pool = true;
         for (unsigned m = 0; m < sizeof(report_pools) / sizeof(report_pools[0]); m++) {
             double v;
-            if (quale_results_pooled_by(r, name, report_pools[m], &v)) continue;
+            const int pooled = quale_results_pooled_by(r, name, report_pools[m], &v);
+            /* -ENOENT: a frame of the span lacks the key, which every method
+             * finds; the percentiles would first take a buffer of the span's
+             * size (128 MB for frames 0 to 16777215) to find it again */
+            if (pooled == -ENOENT) break;
+            if (pooled) continue;
             fprintf(f, "%s\"%s\": ", first_pool ? "" : ", ", report_pools[m]);
             put_number(f, v);
             first_pool = false;
@@ -348,40 +548,43 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
         }
         fputc('}', f);
     }
+    int err = stream_error(f);
 
     /* every frame of the models and their bands; the rest as envelopes
-     * when the run is long */
+     * when the run is long.  A failed stream stops at the next key: a
+     * full disk need not be fed the rest of a long run. */
     fprintf(f, "], \"values\": {");
     bool first_value = true;
-    for (unsigned k = 0; k < keys; k++) {
+    for (unsigned k = 0; k < keys && !err; k++) {
         const char *name = quale_results_key_name(r, k);
         if (!full && !drawn_whole(in, name)) continue;
         fprintf(f, "%s", first_value ? "" : ", ");
         put_string(f, name);
         fputs(": ", f);
-        put_values(f, r, name, first, count, step);
+        put_values(f, r, name, a);
         first_value = false;
+        err = stream_error(f);
     }
     fprintf(f, "}, \"envelopes\": {");
     bool first_envelope = true;
-    for (unsigned k = 0; k < keys && !full; k++) {
+    for (unsigned k = 0; k < keys && !full && !err; k++) {
         const char *name = quale_results_key_name(r, k);
         if (drawn_whole(in, name)) continue;
         fprintf(f, "%s", first_envelope ? "" : ", ");
         put_string(f, name);
         fputs(": ", f);
-        put_envelope(f, r, name, first, count, step);
+        err = put_envelope(f, r, name, a);
         first_envelope = false;
+        if (!err) err = stream_error(f);
     }
     fprintf(f, "}, \"worst\": [");
-    for (unsigned i = 0; i < scored && i < WORST_FRAMES; i++) {
-        fprintf(f, "%s{\"frame\": %u, \"score\": ", i ? ", " : "", worst[i].frame);
-        put_number(f, worst[i].score);
+    for (unsigned i = 0; i < a->scored && i < WORST_FRAMES; i++) {
+        fprintf(f, "%s{\"frame\": %u, \"score\": ", i ? ", " : "", a->worst[i].frame);
+        put_number(f, a->worst[i].score);
         fputc('}', f);
     }
     fputs("]}", f);
-    free(worst);
-    return 0;
+    return err ? err : stream_error(f);
 }
 
 /* ---- the page ------------------------------------------------------------- */
@@ -389,6 +592,7 @@ static int put_result(FILE *f, const ReportInput *in, char *error, size_t error_
 typedef struct Page {
     const ReportInput *inputs;
     unsigned count;
+    const char *path;   /* where it goes, for messages; "-": standard output */
 } Page;
 
 static int format_page(void *cookie, FILE *f)
@@ -406,29 +610,59 @@ static int format_page(void *cookie, FILE *f)
         fprintf(stderr, "quale: error: the report's page has no place for its data\n");
         return -EINVAL;
     }
+    Analysis *analyses = calloc(page->count ? page->count : 1, sizeof(*analyses));
+    if (!analyses) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        return -ENOMEM;
+    }
+    /* every result is looked at before a byte is written: "-o -" must not
+     * get half a page for a result that has nothing to show */
+    int err = 0;
+    for (unsigned i = 0; i < page->count && !err; i++) {
+        char error[512] = "";
+        if (analyse(&page->inputs[i], &analyses[i], error, sizeof(error))) {
+            fprintf(stderr, "quale: error: %s\n", error);
+            err = -EINVAL;
+        }
+    }
+    if (err) goto out;
+
+    errno = 0;
     fwrite(tpl, 1, (size_t)(at - tpl), f);
     fprintf(f, "{\"generator\": ");
     char generator[64];
     snprintf(generator, sizeof(generator), "quale %s", quale_version());
     put_string(f, generator);
     fprintf(f, ", \"results\": [");
-    for (unsigned i = 0; i < page->count; i++) {
-        char error[512] = "";
+    err = stream_error(f);
+    for (unsigned i = 0; i < page->count && !err; i++) {
         if (i) fputs(", ", f);
-        if (put_result(f, &page->inputs[i], error, sizeof(error))) {
-            fprintf(stderr, "quale: error: %s\n", error);
-            return -EINVAL;
-        }
+        err = put_result(f, &page->inputs[i], &analyses[i]);
     }
-    fputs("]}", f);
-    const size_t rest = report_template_size - (size_t)(at - tpl) - (sizeof(marker) - 1);
-    fwrite(at + sizeof(marker) - 1, 1, rest, f);
-    return ferror(f) ? -EIO : 0;
+    if (!err) {
+        fputs("]}", f);
+        const size_t rest = report_template_size - (size_t)(at - tpl) - (sizeof(marker) - 1);
+        fwrite(at + sizeof(marker) - 1, 1, rest, f);
+        /* the page must arrive, standard output included: a full disk or a
+         * closed pipe is said, not left to the exit's silent flush */
+        if (fflush(f) || ferror(f)) err = -(errno ? errno : EIO);
+    }
+    if (err == -ENOMEM)
+        fprintf(stderr, "quale: error: out of memory\n");
+    else if (err && !strcmp(page->path, "-"))
+        fprintf(stderr, "quale: error: cannot write the report to standard output: %s\n",
+                strerror(-err));
+    else if (err)
+        fprintf(stderr, "quale: error: cannot write '%s': %s\n", page->path, strerror(-err));
+out:
+    for (unsigned i = 0; i < page->count; i++) analysis_free(&analyses[i]);
+    free(analyses);
+    return err;
 }
 
 int report_write(const ReportInput *inputs, unsigned count, const char *path)
 {
-    const Page page = { inputs, count };
+    const Page page = { inputs, count, path };
     return output_file_write(path, format_page, (void *)&page);
 }
 
@@ -478,7 +712,15 @@ int report_main(int argc, char *argv[])
             }
             break;
         }
-        case ARG_HELP: usage(stdout); return 0;
+        case ARG_HELP:
+            usage(stdout);
+            /* asked for, it must arrive: a full disk is said, not an exit 0 */
+            if (fflush(stdout) || ferror(stdout)) {
+                fprintf(stderr, "quale: error: cannot write the help to standard output: %s\n",
+                        strerror(errno ? errno : EIO));
+                return EXIT_RUN_FAILED;
+            }
+            return 0;
         case ':':
             fprintf(stderr, "quale report: option '%s' needs a value\n", argv[optind - 1]);
             return EXIT_USAGE;
@@ -494,6 +736,19 @@ int report_main(int argc, char *argv[])
                 count ? "give the page's path with -o REPORT.html" : "no results given");
         return EXIT_USAGE;
     }
+    /* the page never goes over a results file it reads (also through a
+     * link, or -o - appended to one), as quale merge's -o never does */
+    NamedFile *read = calloc(count, sizeof(*read));
+    if (!read) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    for (unsigned i = 0; i < count; i++)
+        read[i] = (NamedFile){ argv[optind + i], "a results file" };
+    const NamedFile written = { output, "-o" };
+    const int distinct = output_file_distinct(&written, 1, read, count);
+    free(read);
+    if (distinct) return EXIT_USAGE;
     if (strcmp(output, "-") && output_file_check(output)) return EXIT_RUN_FAILED;
     ReportInput *inputs = calloc(count, sizeof(*inputs));
     int status = EXIT_RUN_FAILED;
