@@ -1271,6 +1271,13 @@ def test_robustness_three(t, ref, dist):
         check(same and "--segment" not in p.stderr,
               f"--gpu {dev},{dev},{dev} --frames 5: on 6 frames: {p.stderr.strip()!r}")
 
+    # what is asked for on standard output must arrive, or be said
+    for args in (["--help"], ["-v"], ["--list-features"], ["--list-models", "--json"],
+                 ["--list-devices"], ["merge", "--help"], ["report", "--help"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([t.quale, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+        check(p.returncode == 1 and "cannot write" in p.stderr,
+              f"{' '.join(args)} > /dev/full: exit {p.returncode}, {p.stderr.strip()!r}")
     for bad in ("p0x10", "p1e1", "p05", "p5.0", "p-1", "pinf", "p 5", "low0x1", "p.5", "p5."):
         p = t.run(*base, "--pool", bad, "--json", "-o", "-")
         check(p.returncode == 2 and "--pool takes" in p.stderr, f"--pool {bad!r}: {p.stderr}")

@@ -200,7 +200,15 @@ int merge_main(int argc, char *argv[])
             }
             break;
         }
-        case ARG_HELP: usage(stdout); return 0;
+        case ARG_HELP:
+            usage(stdout);
+            /* asked for, it must arrive: a full disk is said, not an exit 0 */
+            if (fflush(stdout) || ferror(stdout)) {
+                fprintf(stderr, "quale: error: cannot write the help to standard output: %s\n",
+                        strerror(errno ? errno : EIO));
+                return EXIT_RUN_FAILED;
+            }
+            return 0;
         case ':':
             fprintf(stderr, "quale merge: option '%s' needs a value\n", argv[optind - 1]);
             return EXIT_USAGE;

@@ -162,6 +162,16 @@ static void print_option_default(FILE *f, const QualeOptionInfo *o, bool json)
     }
 }
 
+/* What was printed on standard output must arrive: a failed write (a full
+ * disk, a closed pipe) is said, never an exit 0.  Returns the exit status. */
+static int stdout_written(const char *what)
+{
+    /* errno is the failed write's, also one before the flush */
+    if (!fflush(stdout) && !ferror(stdout)) return 0;
+    say("error", "cannot write %s to standard output: %s", what, strerror(errno ? errno : EIO));
+    return EXIT_RUN_FAILED;
+}
+
 static int list_features(bool json)
 {
     FILE *f = stdout;
@@ -217,7 +227,7 @@ static int list_features(bool json)
         }
     }
     fprintf(f, json ? "\n]\n" : "");
-    return fflush(f) ? EXIT_RUN_FAILED : 0;
+    return stdout_written("the metrics");
 }
 
 static int list_models(bool json)
@@ -252,7 +262,7 @@ static int list_models(bool json)
     /* Any libvmaf-format model loads by path too. */
     if (json) fprintf(f, "\n], \"load_by_path\": true}\n");
     else fprintf(f, "\nAny libvmaf model file loads with -m path=FILE.\n");
-    return fflush(f) ? EXIT_RUN_FAILED : 0;
+    return stdout_written("the models");
 }
 
 static int list_devices(bool json)
@@ -301,7 +311,7 @@ static int list_devices(bool json)
         }
     }
     if (json) fprintf(f, "\n}\n");
-    return fflush(f) ? EXIT_RUN_FAILED : 0;
+    return stdout_written("the devices");
 }
 
 static bool has_y4m_extension(const char *path)
@@ -1387,11 +1397,11 @@ int main(int argc, char *argv[])
     }
     if (settings.help) {
         cli_print_usage(stdout);
-        return 0;
+        return stdout_written("the help");
     }
     if (settings.version) {
         printf("quale %s\n", quale_version());
-        return 0;
+        return stdout_written("the version");
     }
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
