@@ -70,9 +70,16 @@ struct QualeContext {
     ThreadPool *pool;
     void **scratch; /* [worker * instance_count + instance] */
 
+    /* The frame intake, held by quale_send_pictures() and quale_flush()
+     * from start to end, so that callers on several threads take turns:
+     * the format, the frame numbers, the history and the order in which
+     * a GPU backend's submit() queues frames (on the caller's thread) are
+     * one sequence.  Requests before the first frame hold it too.  The
+     * workers never take it. */
+    pthread_mutex_t send_lock;
     bool format_known;
     QualeVideoFormat format;
-    unsigned frames_sent;
+    unsigned frames_sent; /* written under send_lock and flow_lock both */
     QualePicture prev_ref[2], prev_dist[2];
 
     pthread_mutex_t flow_lock;
@@ -138,6 +145,11 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     *out = NULL;
     QualeContext *ctx = calloc(1, sizeof(*ctx));
     if (!ctx) return -ENOMEM;
+    /* First, so that quale_close() of a context that failed part way
+     * destroys only what was made. */
+    pthread_mutex_init(&ctx->send_lock, NULL);
+    pthread_mutex_init(&ctx->flow_lock, NULL);
+    pthread_cond_init(&ctx->slot_free, NULL);
     if (settings) ctx->settings = *settings;
     else quale_settings_default(&ctx->settings);
     ctx->log = (LogSink){ ctx->settings.log, ctx->settings.log_cookie, ctx->settings.log_level };
@@ -181,8 +193,6 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     for (unsigned i = 0; i < ctx->max_in_flight; i++) ctx->free_slots[i] = ctx->max_in_flight - 1 - i;
     ctx->free_slot_count = ctx->max_in_flight;
     ctx->raw_sink = (FeatureSink){ .collector = ctx->collector, .log = &ctx->log };
-    pthread_mutex_init(&ctx->flow_lock, NULL);
-    pthread_cond_init(&ctx->slot_free, NULL);
     atomic_init(&ctx->error, 0);
 
     err = thread_pool_open(&ctx->pool, ctx->worker_count);
@@ -237,11 +247,10 @@ void quale_close(QualeContext **pctx)
     picture_pool_close(&ctx->device_pictures);
     if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
     free(ctx->free_slots);
-    if (ctx->collector) {
-        collector_close(&ctx->collector);
-        pthread_mutex_destroy(&ctx->flow_lock);
-        pthread_cond_destroy(&ctx->slot_free);
-    }
+    collector_close(&ctx->collector);
+    pthread_mutex_destroy(&ctx->send_lock);
+    pthread_mutex_destroy(&ctx->flow_lock);
+    pthread_cond_destroy(&ctx->slot_free);
     free(ctx);
     *pctx = NULL;
 }
@@ -508,12 +517,18 @@ int quale_use_metric(QualeContext *ctx, const char *spec)
     }
     memcpy(name, spec, name_len);
     name[name_len] = '\0';
-    return context_request_metric(ctx, name, eq ? eq + 1 : NULL, NULL);
+    /* Under send_lock: a request made while another thread sends the first
+     * frame is either in that frame's metrics or refused, never half set
+     * up. */
+    pthread_mutex_lock(&ctx->send_lock);
+    const int err = context_request_metric(ctx, name, eq ? eq + 1 : NULL, NULL);
+    pthread_mutex_unlock(&ctx->send_lock);
+    return err;
 }
 
-int quale_use_model(QualeContext *ctx, const char *spec)
+/* quale_use_model() under the context's send_lock. */
+static int use_model_locked(QualeContext *ctx, const char *spec)
 {
-    if (!ctx || !spec) return -EINVAL;
     if (ctx->format_known) {
         context_log(ctx, QUALE_LOG_ERROR, "model '%s' requested after the first frame", spec);
         return -EBUSY;
@@ -542,6 +557,15 @@ int quale_use_model(QualeContext *ctx, const char *spec)
     }
     ctx->models[ctx->model_count++] = model;
     return 0;
+}
+
+int quale_use_model(QualeContext *ctx, const char *spec)
+{
+    if (!ctx || !spec) return -EINVAL;
+    pthread_mutex_lock(&ctx->send_lock); /* as in quale_use_metric() */
+    const int err = use_model_locked(ctx, spec);
+    pthread_mutex_unlock(&ctx->send_lock);
+    return err;
 }
 
 unsigned quale_planes_needed(const QualeContext *ctx)
@@ -982,9 +1006,9 @@ static int take_device_pictures(QualeContext *ctx, QualePicture *ref, QualePictu
     return err;
 }
 
-int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
+/* quale_send_pictures() under the context's send_lock. */
+static int send_locked(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
 {
-    if (!ctx) return -EINVAL;
     int err = 0;
     if (ctx->flushed) {
         context_log(ctx, QUALE_LOG_ERROR, "pictures sent after quale_flush()");
@@ -1030,7 +1054,6 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
     }
     quale_picture_unref(ref);
     quale_picture_unref(dist); /* a no-op when dist == ref: cleared above */
-    ctx->frames_sent++;
     for (unsigned h = 0; h < ctx->history; h++) {
         if (ctx->prev_ref[h].buffer) quale_picture_ref(&job->prev_ref[h], &ctx->prev_ref[h]);
         if (ctx->prev_dist[h].buffer) quale_picture_ref(&job->prev_dist[h], &ctx->prev_dist[h]);
@@ -1053,6 +1076,9 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
     while (ctx->in_flight >= ctx->max_in_flight)
         pthread_cond_wait(&ctx->slot_free, &ctx->flow_lock);
     ctx->in_flight++;
+    /* With in_flight, so that quale_frames_done() never counts this frame
+     * as done. */
+    ctx->frames_sent++;
     job->slot = ctx->free_slots[--ctx->free_slot_count];
     pthread_mutex_unlock(&ctx->flow_lock);
 
@@ -1077,6 +1103,18 @@ int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist
 drop:
     quale_picture_unref(ref);
     quale_picture_unref(dist);
+    return err;
+}
+
+int quale_send_pictures(QualeContext *ctx, QualePicture *ref, QualePicture *dist)
+{
+    if (!ctx) return -EINVAL;
+    /* Callers on several threads take turns (send_lock): each frame gets
+     * its own number, the history is shifted once a frame, and a GPU
+     * backend's submit() queues frames in their order. */
+    pthread_mutex_lock(&ctx->send_lock);
+    const int err = send_locked(ctx, ref, dist);
+    pthread_mutex_unlock(&ctx->send_lock);
     return err;
 }
 
@@ -1111,9 +1149,9 @@ static void warn_non_finite(const QualeContext *ctx)
                     keys_hit - MAX_KEYS);
 }
 
-int quale_flush(QualeContext *ctx)
+/* quale_flush() under the context's send_lock. */
+static int flush_locked(QualeContext *ctx)
 {
-    if (!ctx) return -EINVAL;
     if (ctx->flushed) return atomic_load(&ctx->error);
     thread_pool_wait(ctx->pool);
     ctx->flushed = true;
@@ -1158,6 +1196,17 @@ int quale_flush(QualeContext *ctx)
     return err;
 }
 
+int quale_flush(QualeContext *ctx)
+{
+    if (!ctx) return -EINVAL;
+    /* A flush called while another thread sends waits for that frame to
+     * be taken; frames sent after it are refused (ctx->flushed). */
+    pthread_mutex_lock(&ctx->send_lock);
+    const int err = flush_locked(ctx);
+    pthread_mutex_unlock(&ctx->send_lock);
+    return err;
+}
+
 int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
                                 const QualeVideoFormat *format)
 {
@@ -1165,9 +1214,9 @@ int quale_context_alloc_picture(QualeContext *ctx, QualePicture *pic,
     return picture_pool_get(ctx->pictures, pic, format);
 }
 
-int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
+/* quale_use_cuda_context() under the context's send_lock. */
+static int use_cuda_context_locked(QualeContext *ctx, void *cu_context)
 {
-    if (!ctx) return -EINVAL;
     if (ctx->frames_sent || ctx->format_known || ctx->device_pictures) {
         context_log(ctx, QUALE_LOG_ERROR, "quale_use_cuda_context: %s",
                     ctx->device_pictures ? "device pictures were allocated in the context before"
@@ -1207,6 +1256,16 @@ int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
     ctx->settings.backend = QUALE_BACKEND_CUDA;
     context_log(ctx, QUALE_LOG_INFO, "using cuda%s", cu_context ? " in the caller's CUDA context" : "");
     return 0;
+}
+
+int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
+{
+    if (!ctx) return -EINVAL;
+    /* The backend changes under it: no frame may be half taken meanwhile. */
+    pthread_mutex_lock(&ctx->send_lock);
+    const int err = use_cuda_context_locked(ctx, cu_context);
+    pthread_mutex_unlock(&ctx->send_lock);
+    return err;
 }
 
 int context_decode_context(QualeContext *ctx, void **native, char *error, size_t error_size)
@@ -1261,7 +1320,14 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
 
 unsigned quale_frame_count(const QualeContext *ctx)
 {
-    return ctx ? ctx->frames_sent : 0;
+    if (!ctx) return 0;
+    /* Under flow_lock, as quale_frames_done() reads it: a progress display
+     * may ask while another thread sends. */
+    pthread_mutex_t *lock = (pthread_mutex_t *)&ctx->flow_lock;
+    pthread_mutex_lock(lock);
+    const unsigned sent = ctx->frames_sent;
+    pthread_mutex_unlock(lock);
+    return sent;
 }
 
 int context_import_score(QualeContext *ctx, const char *key, unsigned index, double value)

@@ -3,9 +3,13 @@
  * layout a caller may hand over (borrowed memory, padded, odd or negative
  * strides), the same picture as both inputs, pictures that do not match
  * their format, results asked for before the flush, and two requests that
- * would write one key.  scripts/sanitize.sh runs it under ASan and UBSan.
+ * would write one key; and several threads sending to one context at once.
+ * scripts/sanitize.sh runs it under ASan and UBSan.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,6 +496,219 @@ static void test_thread_cap(void)
     quale_close(&ctx);
 }
 
+/* ---- several threads on one context --------------------------------------- */
+
+enum { SENT = 200 };
+
+static const QualeVideoFormat marked_format = { QUALE_CHROMA_420, 8, 64, 48 };
+
+/*
+ * Pair k of a run: flat pictures whose distorted luma differs in k + 1
+ * samples, by 16 (a psnr_y under libvmaf's 60 dB cap), so that psnr_y
+ * tells each k from every other: the scores of a run say which pairs were
+ * scored, and how often.
+ */
+static void marked_pair(QualeContext *ctx, unsigned k, QualePicture *ref, QualePicture *dist)
+{
+    const QualePicture *pics[2] = { ref, dist };
+    quale_context_alloc_picture(ctx, ref, &marked_format);
+    quale_context_alloc_picture(ctx, dist, &marked_format);
+    for (unsigned i = 0; i < 2; i++) {
+        const QualePicture *p = pics[i];
+        for (unsigned plane = 0; p->buffer && plane < p->plane_count; plane++)
+            for (unsigned y = 0; y < p->plane_height[plane]; y++)
+                memset((uint8_t *)p->data[plane] + (ptrdiff_t)y * p->stride[plane], 128,
+                       p->plane_width[plane]);
+    }
+    for (unsigned j = 0; dist->buffer && j <= k; j++) {
+        uint8_t *row = (uint8_t *)dist->data[0] + (ptrdiff_t)(j / 64) * dist->stride[0];
+        row[j % 64] = 144;
+    }
+}
+
+static QualeContext *open_marked(LogCapture *cap)
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = 2;
+    s.log = capture_log;
+    s.log_cookie = cap;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    /* motion keeps the previous pictures: the history is shifted once a
+     * frame, by whichever thread sends it. */
+    CHECK(ctx && quale_use_metric(ctx, "psnr") == 0 && quale_use_metric(ctx, "motion") == 0);
+    return ctx;
+}
+
+typedef struct Sender {
+    QualeContext *ctx;
+    unsigned first, step; /* sends pairs first, first + step, ... below SENT */
+    pthread_barrier_t *start;
+    unsigned refused;
+} Sender;
+
+/* Makes its pairs, then (at the barrier, all threads at once) sends them
+ * as fast as it can. */
+static void *send_marked(void *arg)
+{
+    Sender *s = arg;
+    QualePicture refs[SENT], dists[SENT];
+    unsigned n = 0;
+    for (unsigned k = s->first; k < SENT; k += s->step, n++)
+        marked_pair(s->ctx, k, &refs[n], &dists[n]);
+    if (s->start) pthread_barrier_wait(s->start);
+    for (unsigned i = 0; i < n; i++)
+        if (quale_send_pictures(s->ctx, &refs[i], &dists[i])) s->refused++;
+    return NULL;
+}
+
+/* Asks what a progress display asks, while the others send. */
+typedef struct Watcher {
+    QualeContext *ctx;
+    atomic_int stop;
+    unsigned wrong; /* counts that went down or past what was sent */
+} Watcher;
+
+static void *watch(void *arg)
+{
+    Watcher *w = arg;
+    unsigned last = 0;
+    while (!atomic_load(&w->stop)) {
+        const unsigned done = quale_frames_done(w->ctx), sent = quale_frame_count(w->ctx);
+        if (done > sent || sent > SENT || sent < last) w->wrong++;
+        last = sent;
+    }
+    return NULL;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* psnr_y of frames 0 .. SENT-1, sorted; 0 where a frame has none. */
+static void sorted_psnr(const QualeContext *ctx, double *out)
+{
+    for (unsigned f = 0; f < SENT; f++) {
+        out[f] = 0;
+        quale_feature_value(ctx, "psnr_y", f, &out[f]);
+    }
+    qsort(out, SENT, sizeof(*out), compare_doubles);
+}
+
+/*
+ * quale_send_pictures() from 2, 3 and 4 threads at once on one context,
+ * several times: every pair sent is scored once (SENT frames, the
+ * single-thread run's psnr values, each once), whatever the interleaving;
+ * quale_frames_done() and quale_frame_count() may be asked meanwhile.
+ * Then quale_flush() while another thread sends: the flush waits for the
+ * frame being taken, the frames before it are all scored, those after it
+ * refused.
+ */
+static void test_concurrent_sends(void)
+{
+    LogCapture cap = { 0 };
+    QualeContext *ctx = open_marked(&cap);
+    Sender one = { ctx, 0, 1, NULL, 0 };
+    send_marked(&one);
+    CHECK(one.refused == 0 && quale_flush(ctx) == 0);
+    double expected[SENT], got[SENT];
+    sorted_psnr(ctx, expected);
+    CHECK(expected[0] > 0 && expected[0] < expected[1] && expected[SENT - 1] < 60);
+    quale_close(&ctx);
+
+    for (unsigned threads = 2; threads <= 4; threads++) {
+        for (unsigned round = 0; round < 4; round++) {
+            cap = (LogCapture){ 0 };
+            ctx = open_marked(&cap);
+            Sender senders[4];
+            pthread_t ids[4], watcher_id;
+            pthread_barrier_t start;
+            pthread_barrier_init(&start, NULL, threads);
+            Watcher watcher = { .ctx = ctx };
+            atomic_init(&watcher.stop, 0);
+            CHECK(pthread_create(&watcher_id, NULL, watch, &watcher) == 0);
+            for (unsigned t = 0; t < threads; t++) {
+                senders[t] = (Sender){ ctx, t, threads, &start, 0 };
+                CHECK(pthread_create(&ids[t], NULL, send_marked, &senders[t]) == 0);
+            }
+            unsigned refused = 0;
+            for (unsigned t = 0; t < threads; t++) {
+                pthread_join(ids[t], NULL);
+                refused += senders[t].refused;
+            }
+            atomic_store(&watcher.stop, 1);
+            pthread_join(watcher_id, NULL);
+            pthread_barrier_destroy(&start);
+            CHECK(refused == 0 && watcher.wrong == 0 && cap.errors == 0);
+            CHECK(quale_flush(ctx) == 0);
+            CHECK(quale_frame_count(ctx) == SENT && quale_frames_done(ctx) == SENT);
+            sorted_psnr(ctx, got);
+            CHECK(!memcmp(got, expected, sizeof(got)));
+            unsigned with_motion = 0;
+            double v;
+            for (unsigned f = 0; f < SENT; f++)
+                with_motion += quale_feature_value(ctx, "integer_motion2", f, &v) == 0;
+            CHECK(with_motion == SENT);
+            CHECK(quale_feature_value(ctx, "psnr_y", SENT, &v) == -ENOENT);
+            quale_close(&ctx);
+        }
+    }
+}
+
+typedef struct Streamer {
+    QualeContext *ctx;
+    atomic_uint accepted;
+    atomic_int done;
+    int last_error;
+} Streamer;
+
+/* Sends until a pair is refused (or SENT * 50 of them). */
+static void *send_until_refused(void *arg)
+{
+    Streamer *s = arg;
+    for (unsigned k = 0; k < SENT * 50; k++) {
+        QualePicture ref, dist;
+        marked_pair(s->ctx, k % SENT, &ref, &dist);
+        const int err = quale_send_pictures(s->ctx, &ref, &dist);
+        if (err) {
+            s->last_error = err;
+            break;
+        }
+        atomic_fetch_add(&s->accepted, 1);
+    }
+    atomic_store(&s->done, 1);
+    return NULL;
+}
+
+static void test_flush_while_sending(void)
+{
+    for (unsigned round = 0; round < 12; round++) {
+        LogCapture cap = { 0 };
+        QualeContext *ctx = open_marked(&cap);
+        Streamer s = { .ctx = ctx };
+        atomic_init(&s.accepted, 0);
+        atomic_init(&s.done, 0);
+        pthread_t id;
+        CHECK(pthread_create(&id, NULL, send_until_refused, &s) == 0);
+        while (atomic_load(&s.accepted) < 10 + round && !atomic_load(&s.done)) sched_yield();
+        CHECK(quale_flush(ctx) == 0);
+        pthread_join(id, NULL);
+        /* Every frame taken before the flush is scored, and none after. */
+        const unsigned accepted = atomic_load(&s.accepted);
+        CHECK(s.last_error == -EINVAL && strstr(cap.text, "after quale_flush()"));
+        CHECK(quale_frame_count(ctx) == accepted);
+        unsigned scored = 0;
+        double v;
+        for (unsigned f = 0; f <= accepted; f++)
+            scored += quale_feature_value(ctx, "psnr_y", f, &v) == 0;
+        CHECK(scored == accepted);
+        quale_close(&ctx);
+    }
+}
+
 int main(void)
 {
     const QualeVideoFormat formats[] = {
@@ -506,5 +723,7 @@ int main(void)
     test_results_before_flush();
     test_key_clashes();
     test_thread_cap();
+    test_concurrent_sends();
+    test_flush_while_sending();
     return test_summary();
 }

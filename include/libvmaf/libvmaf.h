@@ -54,6 +54,21 @@ typedef struct VmafConfiguration {
 
 typedef struct VmafContext VmafContext;
 
+/*
+ * Threads: any call on a context may be made from any thread, also while
+ * another thread is in a call on the same context: the calls take turns
+ * (each holds the context from start to end).  Two vmaf_read_pictures()
+ * with one index: one is taken, the other refused (-EINVAL).  The flush
+ * (vmaf_read_pictures(vmaf, NULL, NULL, 0)) waits for a frame being read;
+ * frames read after it are refused.  vmaf_close() waits for the call in
+ * progress; every call after it is refused (-EINVAL), and
+ * vmaf_read_pictures() still takes its pictures.  Frames must still come
+ * in order: threads that read frames of one context must agree on which
+ * index comes next.  Models, feature dictionaries and pictures have no
+ * lock: a model may serve several contexts at once, but is not to be
+ * changed (vmaf_model_feature_overload()) or destroyed meanwhile.
+ */
+
 int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg);
 
 int vmaf_use_features_from_model(VmafContext *vmaf, VmafModel *model);
@@ -65,12 +80,14 @@ int vmaf_use_features_from_model_collection(VmafContext *vmaf,
 int vmaf_use_feature(VmafContext *vmaf, const char *feature_name,
                      VmafFeatureDictionary *opts_dict);
 
-/* A score computed elsewhere, stored under feature_name at index. */
+/* A score computed elsewhere, stored under feature_name at index; a second
+ * score for the same name and index is refused (-EINVAL), as in libvmaf. */
 int vmaf_import_feature_score(VmafContext *vmaf, const char *feature_name,
                               double value, unsigned index);
 
-/* Frame index's pictures (taking both references); NULL, NULL ends the
- * stream and computes what is left.  Indices come in order from 0. */
+/* Frame index's pictures (taking both references, whatever the call
+ * returns); NULL, NULL ends the stream and computes what is left.  Indices
+ * come in order from 0, each once. */
 int vmaf_read_pictures(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist,
                        unsigned index);
 
@@ -111,7 +128,10 @@ int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic);
 
 int vmaf_close(VmafContext *vmaf);
 
-/* The results in libvmaf's layouts (the quale tool's, at 6 decimals). */
+/* The results in libvmaf's layouts (the quale tool's, at 6 decimals), after
+ * the flush.  A call that fails (before the flush, after a run that failed)
+ * leaves the file as it was: the results replace it whole, keeping its
+ * mode; a device or a FIFO (/dev/stdout) is written into. */
 int vmaf_write_output(VmafContext *vmaf, const char *output_path,
                       enum VmafOutputFormat fmt);
 

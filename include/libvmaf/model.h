@@ -30,6 +30,8 @@ typedef struct VmafModelConfig {
 
 int vmaf_model_load(VmafModel **model, VmafModelConfig *cfg,
                     const char *version);
+/* Any path, ':' in it too (the file is then held open while the model
+ * lives). */
 int vmaf_model_load_from_path(VmafModel **model, VmafModelConfig *cfg,
                               const char *path);
 

@@ -293,9 +293,10 @@ typedef struct QualeContext QualeContext;
  * - quale_use_metric(), quale_use_model() and quale_use_cuda_context()
  *   while another thread sends the first frame: in that frame's run or
  *   refused, never half made.
- * - quale_frame_count(), quale_frames_done(), quale_feature_value(),
- *   quale_context_alloc_picture() and quale_context_alloc_device_picture()
- *   at any time.
+ * - quale_frame_count(), quale_frames_done() and quale_feature_value() at
+ *   any time; quale_context_alloc_picture() and
+ *   quale_context_alloc_device_picture() at any time once the backend is
+ *   set (quale_use_cuda_context() replaces the pools they draw from).
  * - The results (quale_feature_count(), quale_feature_name(), the pooled
  *   values, quale_write_output()) once quale_flush() has returned.
  * - quale_close() only when no other call on the context is running or

@@ -13,6 +13,7 @@
  * why.  docs/libvmaf.md lists what differs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "libvmaf/libvmaf.h"
@@ -196,6 +199,7 @@ static void add_options(Text *t, const VmafFeatureDictionary *d, const char *pre
 struct VmafModel {
     char *spec; /* quale's model spec: version= or path=, name=, flags, overloads */
     char *name; /* the key of its scores */
+    int fd;     /* the file of a path holding ':' (see model_path()), else -1 */
 };
 
 struct VmafModelCollection {
@@ -217,6 +221,53 @@ static int check_model_spec(const char *spec)
     return err;
 }
 
+/*
+ * The path= of a model file in quale's spec, whose options ':' separates.
+ * A path holding ':' (a directory named "a:b") is opened here, and the spec
+ * names the open file instead (/proc/self/fd/N, Linux's name of the file
+ * behind a descriptor: opening it opens the file afresh, at its start), for
+ * as long as the model lives.  *fd is that descriptor, or -1.
+ */
+static int model_path(const char *path, Text *spec, int *fd)
+{
+    *fd = -1;
+    if (!strchr(path, ':')) {
+        text_add(spec, "path=%s", path);
+        return 0;
+    }
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) {
+        const int e = errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot read model file '%s': %s", path, strerror(e));
+        return -e;
+    }
+    text_add(spec, "path=/proc/self/fd/%d", *fd);
+    return 0;
+}
+
+/* A copy of model (for a collection), with a descriptor of its own. */
+static VmafModel *model_copy(const VmafModel *model)
+{
+    VmafModel *copy = calloc(1, sizeof(*copy));
+    if (!copy) return NULL;
+    copy->fd = -1;
+    copy->name = strdup(model->name);
+    if (model->fd < 0) {
+        copy->spec = strdup(model->spec);
+    } else if ((copy->fd = fcntl(model->fd, F_DUPFD_CLOEXEC, 0)) >= 0) {
+        /* The same spec, naming the copy's descriptor. */
+        Text spec = { 0 };
+        const char *rest = strchr(model->spec, ':');
+        text_add(&spec, "path=/proc/self/fd/%d%s", copy->fd, rest ? rest : "");
+        copy->spec = text_take(&spec);
+    }
+    if (!copy->name || !copy->spec) {
+        vmaf_model_destroy(copy);
+        return NULL;
+    }
+    return copy;
+}
+
 static int model_new(VmafModel **out, const VmafModelConfig *cfg, const char *how,
                      const char *what)
 {
@@ -227,13 +278,21 @@ static int model_new(VmafModel **out, const VmafModelConfig *cfg, const char *ho
     }
     *out = NULL;
     const char *name = cfg && cfg->name ? cfg->name : "vmaf";
-    if (strchr(what, ':') || strchr(name, ':')) {
+    const bool path = !strcmp(how, "path");
+    if ((!path && strchr(what, ':')) || strchr(name, ':')) {
         say(VMAF_LOG_LEVEL_ERROR, "model %s '%s' (name '%s'): ':' cannot be part of it", how,
             what, name);
         return -EINVAL;
     }
     Text spec = { 0 };
-    text_add(&spec, "%s=%s:name=%s", how, what, name);
+    int fd = -1;
+    if (path) {
+        const int err = model_path(what, &spec, &fd);
+        if (err) return err;
+    } else {
+        text_add(&spec, "version=%s", what);
+    }
+    text_add(&spec, ":name=%s", name);
     if (cfg && (cfg->flags & VMAF_MODEL_FLAG_DISABLE_CLIP)) text_add(&spec, ":disable_clip");
     /* DISABLE_TRANSFORM is quale's default: a transform applies only when
      * asked for. */
@@ -247,12 +306,17 @@ static int model_new(VmafModel **out, const VmafModelConfig *cfg, const char *ho
         free(m);
         free(s);
         free(n);
+        if (fd >= 0) close(fd);
         return -ENOMEM;
     }
     m->spec = s;
     m->name = n;
+    m->fd = fd;
     const int err = check_model_spec(m->spec);
     if (err) {
+        if (fd >= 0)
+            say(VMAF_LOG_LEVEL_ERROR, "(/proc/self/fd/%d is the model file '%s', opened so: "
+                "its path holds ':')", fd, what);
         vmaf_model_destroy(m);
         return err;
     }
@@ -300,6 +364,7 @@ int vmaf_model_feature_overload(VmafModel *model, const char *feature_name,
 void vmaf_model_destroy(VmafModel *model)
 {
     if (!model) return;
+    if (model->fd >= 0) close(model->fd);
     free(model->spec);
     free(model->name);
     free(model);
@@ -317,12 +382,8 @@ static int collection_new(VmafModel **model, VmafModelCollection **collection,
     int err = model_new(model, cfg, how, what);
     if (err) return err;
     VmafModelCollection *c = calloc(1, sizeof(*c));
-    VmafModel *copy = calloc(1, sizeof(*copy));
-    if (c && copy) {
-        copy->spec = strdup((*model)->spec);
-        copy->name = strdup((*model)->name);
-    }
-    if (!c || !copy || !copy->spec || !copy->name) {
+    VmafModel *copy = model_copy(*model);
+    if (!c || !copy) {
         free(c);
         vmaf_model_destroy(copy);
         vmaf_model_destroy(*model);
@@ -482,10 +543,18 @@ int vmaf_picture_unref(VmafPicture *pic)
 
 /* Every context ever made stays listed; a closed one keeps its husk, so
  * that a call on it (a second vmaf_close(), say) is refused instead of
- * reading freed memory. */
+ * reading freed memory.
+ *
+ * Every call on a context holds its lock from start to end (enter() and
+ * leave()), so that calls from several threads take turns: two
+ * vmaf_read_pictures() cannot both take one index, a flush waits for the
+ * frame being read, and vmaf_close() waits for the calls in progress
+ * (those after it find the context closed).  The husk keeps the lock, so
+ * it is never destroyed. */
 struct VmafContext {
     struct VmafContext *next_made;
-    bool closed;
+    pthread_mutex_t lock;
+    bool closed; /* under lock */
 
     QualeContext *ctx;
     VmafConfiguration cfg;
@@ -503,17 +572,29 @@ struct VmafContext {
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct VmafContext *contexts;
 
-static bool alive(const VmafContext *vmaf, const char *caller)
+/* Takes the context's lock for a call, when vmaf is an open context made
+ * by vmaf_init(); else says why not, and the call is refused.  leave()
+ * ends the call. */
+static bool enter(VmafContext *vmaf, const char *caller)
 {
-    bool found = false;
+    bool made = false;
     pthread_mutex_lock(&contexts_lock);
-    for (const struct VmafContext *c = contexts; c; c = c->next_made)
-        if (c == vmaf) found = !c->closed;
+    for (const struct VmafContext *c = contexts; c && !made; c = c->next_made)
+        made = c == vmaf;
     pthread_mutex_unlock(&contexts_lock);
-    if (!found)
-        say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, vmaf ? "the context is closed (or was never "
-            "made by vmaf_init)" : "no context");
-    return found;
+    if (made) {
+        pthread_mutex_lock(&vmaf->lock);
+        if (!vmaf->closed) return true;
+        pthread_mutex_unlock(&vmaf->lock);
+    }
+    say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, !vmaf ? "no context" : made ? "the context is "
+        "closed" : "not a context made by vmaf_init");
+    return false;
+}
+
+static void leave(VmafContext *vmaf)
+{
+    pthread_mutex_unlock(&vmaf->lock);
 }
 
 static double seconds(void)
@@ -534,6 +615,10 @@ int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
     atomic_store(&log_level, (int)cfg.log_level);
     struct VmafContext *v = calloc(1, sizeof(*v));
     if (!v) return -ENOMEM;
+    if (pthread_mutex_init(&v->lock, NULL)) {
+        free(v);
+        return -ENOMEM;
+    }
     v->cfg = cfg;
     QualeSettings settings;
     quale_settings_default(&settings);
@@ -546,6 +631,7 @@ int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
     settings.log = log_from_quale;
     int err = quale_open(&v->ctx, &settings);
     if (err) {
+        pthread_mutex_destroy(&v->lock);
         free(v);
         return err;
     }
@@ -559,13 +645,12 @@ int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
 
 int vmaf_close(VmafContext *vmaf)
 {
-    if (!alive(vmaf, "vmaf_close")) return -EINVAL;
+    if (!enter(vmaf, "vmaf_close")) return -EINVAL;
     quale_close(&vmaf->ctx);
     free(vmaf->cuda_state);
     vmaf->cuda_state = NULL;
-    pthread_mutex_lock(&contexts_lock);
     vmaf->closed = true;
-    pthread_mutex_unlock(&contexts_lock);
+    leave(vmaf);
     return 0;
 }
 
@@ -596,10 +681,11 @@ int vmaf_use_feature(VmafContext *vmaf, const char *feature_name,
                      VmafFeatureDictionary *opts_dict)
 {
     int err = -EINVAL;
-    if (!alive(vmaf, "vmaf_use_feature") || !before_frames(vmaf, "vmaf_use_feature")) goto out;
+    if (!enter(vmaf, "vmaf_use_feature")) goto out;
+    if (!before_frames(vmaf, "vmaf_use_feature")) goto unlock;
     if (!feature_name || !*feature_name || strpbrk(feature_name, ":=")) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_use_feature: no feature name");
-        goto out;
+        goto unlock;
     }
     Text spec = { 0 };
     text_add(&spec, "%s", feature_name);
@@ -607,13 +693,15 @@ int vmaf_use_feature(VmafContext *vmaf, const char *feature_name,
     char *s = text_take(&spec);
     if (!s) {
         err = -ENOMEM;
-        goto out;
+        goto unlock;
     }
     /* quale's syntax: the first option after '=', the others after ':'. */
     char *colon = strchr(s, ':');
     if (colon) *colon = '=';
     err = quale_use_metric(vmaf->ctx, s);
     free(s);
+unlock:
+    leave(vmaf);
 out:
     vmaf_feature_dictionary_free(&opts_dict); /* libvmaf takes it, used or not */
     return err;
@@ -621,14 +709,14 @@ out:
 
 int vmaf_use_features_from_model(VmafContext *vmaf, VmafModel *model)
 {
-    if (!alive(vmaf, "vmaf_use_features_from_model") ||
-        !before_frames(vmaf, "vmaf_use_features_from_model"))
-        return -EINVAL;
-    if (!model) {
+    if (!enter(vmaf, "vmaf_use_features_from_model")) return -EINVAL;
+    int err = -EINVAL;
+    if (!model)
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_use_features_from_model: no model");
-        return -EINVAL;
-    }
-    return quale_use_model(vmaf->ctx, model->spec);
+    else if (before_frames(vmaf, "vmaf_use_features_from_model"))
+        err = quale_use_model(vmaf->ctx, model->spec);
+    leave(vmaf);
+    return err;
 }
 
 int vmaf_use_features_from_model_collection(VmafContext *vmaf,
@@ -644,12 +732,22 @@ int vmaf_use_features_from_model_collection(VmafContext *vmaf,
 int vmaf_import_feature_score(VmafContext *vmaf, const char *feature_name, double value,
                               unsigned index)
 {
-    if (!alive(vmaf, "vmaf_import_feature_score")) return -EINVAL;
+    if (!enter(vmaf, "vmaf_import_feature_score")) return -EINVAL;
+    int err = -EINVAL;
+    double stored;
     if (!feature_name || !*feature_name) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_import_feature_score: no feature name");
-        return -EINVAL;
+    } else if (!quale_feature_value(vmaf->ctx, feature_name, index, &stored)) {
+        /* libvmaf's feature collector keeps the first score of a frame and
+         * refuses another; the lock makes the look and the store one step
+         * against another thread's import. */
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_import_feature_score: '%s' has a score at frame %u "
+            "already (%.17g); a score is never replaced", feature_name, index, stored);
+    } else {
+        err = context_import_score(vmaf->ctx, feature_name, index, value);
     }
-    return context_import_score(vmaf->ctx, feature_name, index, value);
+    leave(vmaf);
+    return err;
 }
 
 /* A quale picture for one of the caller's: a reference to ours, or a
@@ -686,46 +784,61 @@ static void release(VmafPicture *pic)
     memset(pic, 0, sizeof(*pic));
 }
 
-int vmaf_read_pictures(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist, unsigned index)
+/* The flush: vmaf_read_pictures(vmaf, NULL, NULL, 0), inside its call. */
+static int flush(VmafContext *vmaf)
 {
-    int err = -EINVAL;
-    if (!alive(vmaf, "vmaf_read_pictures")) return -EINVAL;
-    if (!ref && !dist) {
-        if (vmaf->flushed) {
-            say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: flushed already");
-            return -EINVAL;
-        }
-        vmaf->flushed = true;
-        err = quale_flush(vmaf->ctx);
-        vmaf->elapsed = vmaf->next_index ? seconds() - vmaf->started : 0;
-        return err;
+    if (vmaf->flushed) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: flushed already");
+        return -EINVAL;
     }
-    /* From here on the pictures are taken, whatever happens. */
+    vmaf->flushed = true;
+    const int err = quale_flush(vmaf->ctx);
+    vmaf->elapsed = vmaf->next_index ? seconds() - vmaf->started : 0;
+    return err;
+}
+
+/* A frame, inside its vmaf_read_pictures() call: the context's lock makes
+ * the index check, the send and the count one step, so that of two threads
+ * reading one index, one is refused. */
+static int read_frame(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist, unsigned index)
+{
     if (!ref || !dist) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: a reference and a distorted picture, or "
             "neither (the end of the stream)");
-        goto out;
+        return -EINVAL;
     }
     if (vmaf->flushed) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: frame %u after the end of the stream",
             index);
-        goto out;
+        return -EINVAL;
     }
     if (index != vmaf->next_index) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_read_pictures: frame %u where frame %u comes next "
-            "(frames come in order from 0)", index, vmaf->next_index);
-        goto out;
+            "(frames come in order from 0, each once)", index, vmaf->next_index);
+        return -EINVAL;
     }
     QualePicture qref, qdist;
-    if ((err = quale_view(vmaf, ref, "reference", &qref))) goto out;
+    int err = quale_view(vmaf, ref, "reference", &qref);
+    if (err) return err;
     if ((err = quale_view(vmaf, dist, "distorted", &qdist))) {
         quale_picture_unref(&qref);
-        goto out;
+        return err;
     }
     if (index == 0) vmaf->started = seconds();
     err = quale_send_pictures(vmaf->ctx, &qref, &qdist);
     if (!err) vmaf->next_index++;
-out:
+    return err;
+}
+
+int vmaf_read_pictures(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist, unsigned index)
+{
+    int err = -EINVAL;
+    if (enter(vmaf, "vmaf_read_pictures")) {
+        err = !ref && !dist ? flush(vmaf) : read_frame(vmaf, ref, dist, index);
+        leave(vmaf);
+    }
+    /* The pictures are taken whatever happened, a closed context's too:
+     * the caller's structs are cleared, and its references let go. */
     if (ref) release(ref);
     if (dist && dist != ref) release(dist);
     return err;
@@ -733,10 +846,10 @@ out:
 
 /* ---- scores -------------------------------------------------------------- */
 
+/* The score of key at frame index, inside a call on vmaf. */
 static int score_at(VmafContext *vmaf, const char *key, double *score, unsigned index,
                     const char *caller)
 {
-    if (!alive(vmaf, caller)) return -EINVAL;
     if (!key || !score) {
         say(VMAF_LOG_LEVEL_ERROR, "%s: a %s and a score pointer are needed", caller,
             key ? "feature" : "model");
@@ -747,21 +860,27 @@ static int score_at(VmafContext *vmaf, const char *key, double *score, unsigned 
 
 int vmaf_score_at_index(VmafContext *vmaf, VmafModel *model, double *score, unsigned index)
 {
-    return score_at(vmaf, model ? model->name : NULL, score, index, "vmaf_score_at_index");
+    if (!enter(vmaf, "vmaf_score_at_index")) return -EINVAL;
+    const int err = score_at(vmaf, model ? model->name : NULL, score, index,
+                             "vmaf_score_at_index");
+    leave(vmaf);
+    return err;
 }
 
 int vmaf_feature_score_at_index(VmafContext *vmaf, const char *feature_name, double *score,
                                 unsigned index)
 {
-    return score_at(vmaf, feature_name, score, index, "vmaf_feature_score_at_index");
+    if (!enter(vmaf, "vmaf_feature_score_at_index")) return -EINVAL;
+    const int err = score_at(vmaf, feature_name, score, index, "vmaf_feature_score_at_index");
+    leave(vmaf);
+    return err;
 }
 
 /* Pools key over frames low..high (those scored: with n_subsample the
- * others are not there), with quale's own pooling. */
+ * others are not there), with quale's own pooling; inside a call on vmaf. */
 static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod method,
                 double *score, unsigned low, unsigned high, const char *caller)
 {
-    if (!alive(vmaf, caller)) return -EINVAL;
     if (!key || !score || low > high || method <= VMAF_POOL_METHOD_UNKNOWN ||
         method >= VMAF_POOL_METHOD_NB) {
         say(VMAF_LOG_LEVEL_ERROR, "%s: %s", caller, !key || !score ? "a key and a score pointer "
@@ -796,26 +915,32 @@ static int pool(VmafContext *vmaf, const char *key, enum VmafPoolingMethod metho
 int vmaf_score_pooled(VmafContext *vmaf, VmafModel *model, enum VmafPoolingMethod pool_method,
                       double *score, unsigned index_low, unsigned index_high)
 {
-    return pool(vmaf, model ? model->name : NULL, pool_method, score, index_low, index_high,
-                "vmaf_score_pooled");
+    if (!enter(vmaf, "vmaf_score_pooled")) return -EINVAL;
+    const int err = pool(vmaf, model ? model->name : NULL, pool_method, score, index_low,
+                         index_high, "vmaf_score_pooled");
+    leave(vmaf);
+    return err;
 }
 
 int vmaf_feature_score_pooled(VmafContext *vmaf, const char *feature_name,
                               enum VmafPoolingMethod pool_method, double *score,
                               unsigned index_low, unsigned index_high)
 {
-    return pool(vmaf, feature_name, pool_method, score, index_low, index_high,
-                "vmaf_feature_score_pooled");
+    if (!enter(vmaf, "vmaf_feature_score_pooled")) return -EINVAL;
+    const int err = pool(vmaf, feature_name, pool_method, score, index_low, index_high,
+                         "vmaf_feature_score_pooled");
+    leave(vmaf);
+    return err;
 }
 
-/* A collection's keys: NAME_bagging, NAME_stddev, NAME_ci_p95_lo/hi. */
-static int collection_score(VmafContext *vmaf, const VmafModelCollection *c,
-                            enum VmafPoolingMethod method, VmafModelCollectionScore *score,
-                            unsigned low, unsigned high, bool pooled, const char *caller)
+/* A collection's keys: NAME_bagging, NAME_stddev, NAME_ci_p95_lo/hi;
+ * inside a call on vmaf. */
+static int collection_score_in(VmafContext *vmaf, const VmafModelCollection *c,
+                               enum VmafPoolingMethod method, VmafModelCollectionScore *score,
+                               unsigned low, unsigned high, bool pooled, const char *caller)
 {
     if (!c || !score) {
-        if (alive(vmaf, caller))
-            say(VMAF_LOG_LEVEL_ERROR, "%s: a collection and a score pointer are needed", caller);
+        say(VMAF_LOG_LEVEL_ERROR, "%s: a collection and a score pointer are needed", caller);
         return -EINVAL;
     }
     static const char *const suffixes[4] = { "bagging", "stddev", "ci_p95_lo", "ci_p95_hi" };
@@ -834,6 +959,17 @@ static int collection_score(VmafContext *vmaf, const VmafModelCollection *c,
     score->bootstrap.ci.p95.lo = values[2];
     score->bootstrap.ci.p95.hi = values[3];
     return 0;
+}
+
+/* The four keys are read in one call: no frame or flush comes between. */
+static int collection_score(VmafContext *vmaf, const VmafModelCollection *c,
+                            enum VmafPoolingMethod method, VmafModelCollectionScore *score,
+                            unsigned low, unsigned high, bool pooled, const char *caller)
+{
+    if (!enter(vmaf, caller)) return -EINVAL;
+    const int err = collection_score_in(vmaf, c, method, score, low, high, pooled, caller);
+    leave(vmaf);
+    return err;
 }
 
 int vmaf_score_at_index_model_collection(VmafContext *vmaf,
@@ -899,15 +1035,19 @@ static int fetch(VmafContext *vmaf, VmafPicture *pic, const char *caller)
 
 int vmaf_preallocate_pictures(VmafContext *vmaf, VmafPictureConfiguration cfg)
 {
-    if (!alive(vmaf, "vmaf_preallocate_pictures")) return -EINVAL;
-    return set_pool(vmaf, "vmaf_preallocate_pictures", cfg.pic_params.pix_fmt, cfg.pic_params.bpc,
-                    cfg.pic_params.w, cfg.pic_params.h, false);
+    if (!enter(vmaf, "vmaf_preallocate_pictures")) return -EINVAL;
+    const int err = set_pool(vmaf, "vmaf_preallocate_pictures", cfg.pic_params.pix_fmt,
+                             cfg.pic_params.bpc, cfg.pic_params.w, cfg.pic_params.h, false);
+    leave(vmaf);
+    return err;
 }
 
 int vmaf_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
 {
-    if (!alive(vmaf, "vmaf_fetch_preallocated_picture")) return -EINVAL;
-    return fetch(vmaf, pic, "vmaf_fetch_preallocated_picture");
+    if (!enter(vmaf, "vmaf_fetch_preallocated_picture")) return -EINVAL;
+    const int err = fetch(vmaf, pic, "vmaf_fetch_preallocated_picture");
+    leave(vmaf);
+    return err;
 }
 
 /* ---- CUDA ------------------------------------------------------------------ */
@@ -943,10 +1083,10 @@ int vmaf_cuda_state_init(VmafCudaState **cu_state, VmafCudaConfiguration cfg)
     return 0;
 }
 
-int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state)
+/* vmaf_cuda_import_state(), inside its call. */
+static int import_state(VmafContext *vmaf, VmafCudaState *cu_state)
 {
-    if (!alive(vmaf, "vmaf_cuda_import_state") || !before_frames(vmaf, "vmaf_cuda_import_state"))
-        return -EINVAL;
+    if (!before_frames(vmaf, "vmaf_cuda_import_state")) return -EINVAL;
     if (!cu_state || vmaf->cuda_state) {
         say(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_import_state: %s",
             cu_state ? "the context has a CUDA state already" : "no state");
@@ -962,10 +1102,18 @@ int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state)
     return err;
 }
 
-int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfiguration cfg)
+int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state)
+{
+    if (!enter(vmaf, "vmaf_cuda_import_state")) return -EINVAL;
+    const int err = import_state(vmaf, cu_state);
+    leave(vmaf);
+    return err;
+}
+
+/* vmaf_cuda_preallocate_pictures(), inside its call. */
+static int cuda_preallocate(VmafContext *vmaf, VmafCudaPictureConfiguration cfg)
 {
     static const char caller[] = "vmaf_cuda_preallocate_pictures";
-    if (!alive(vmaf, caller)) return -EINVAL;
     if (!vmaf->cuda_state) {
         say(VMAF_LOG_LEVEL_ERROR, "%s: no CUDA state (vmaf_cuda_import_state() first)", caller);
         return -EINVAL;
@@ -986,41 +1134,197 @@ int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfigurati
     return -EINVAL;
 }
 
+int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfiguration cfg)
+{
+    if (!enter(vmaf, "vmaf_cuda_preallocate_pictures")) return -EINVAL;
+    const int err = cuda_preallocate(vmaf, cfg);
+    leave(vmaf);
+    return err;
+}
+
 int vmaf_cuda_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
 {
-    if (!alive(vmaf, "vmaf_cuda_fetch_preallocated_picture")) return -EINVAL;
-    return fetch(vmaf, pic, "vmaf_cuda_fetch_preallocated_picture");
+    if (!enter(vmaf, "vmaf_cuda_fetch_preallocated_picture")) return -EINVAL;
+    const int err = fetch(vmaf, pic, "vmaf_cuda_fetch_preallocated_picture");
+    leave(vmaf);
+    return err;
 }
 
 /* ---- output -------------------------------------------------------------- */
 
-int vmaf_write_output(VmafContext *vmaf, const char *output_path, enum VmafOutputFormat fmt)
+/*
+ * A call that fails leaves the file as it was: everything that can be
+ * checked is checked before the file is touched, and the results go to a
+ * new file beside it that is renamed over it once whole (a failed write
+ * removes that file).  The new file takes the old one's mode and owner.
+ * Where a rename cannot keep the file as the user has it (a device or a
+ * FIFO such as /dev/stdout, a file of several hard links, one whose owner
+ * cannot be kept, a directory that takes no new file) the results are
+ * written into the file directly, after the same checks.
+ */
+
+/* The results, at libvmaf 3.x's 6 decimals, into f, which is closed. */
+static int write_stream(VmafContext *vmaf, FILE *f, enum QualeOutputFormat format,
+                        const char *path)
 {
-    if (!alive(vmaf, "vmaf_write_output")) return -EINVAL;
-    static const enum QualeOutputFormat formats[] = {
-        [VMAF_OUTPUT_FORMAT_XML] = QUALE_OUTPUT_XML, [VMAF_OUTPUT_FORMAT_JSON] = QUALE_OUTPUT_JSON,
-        [VMAF_OUTPUT_FORMAT_CSV] = QUALE_OUTPUT_CSV, [VMAF_OUTPUT_FORMAT_SUB] = QUALE_OUTPUT_SUB,
-    };
-    if (!output_path || fmt <= VMAF_OUTPUT_FORMAT_NONE || fmt > VMAF_OUTPUT_FORMAT_SUB) {
-        say(VMAF_LOG_LEVEL_ERROR, "vmaf_write_output: %s", output_path ? "unknown output "
-            "format" : "no path");
-        return -EINVAL;
-    }
-    FILE *f = fopen(output_path, "w");
-    if (!f) {
-        const int e = errno;
-        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", output_path, strerror(e));
-        return -e;
-    }
-    /* libvmaf 3.x's layouts print 6 decimals. */
     const QualeOutputOptions options = {
         .precision = 6,
         .fps = vmaf->elapsed > 0 ? vmaf->next_index / vmaf->elapsed : 0,
     };
-    int err = quale_write_output(vmaf->ctx, f, formats[fmt], &options);
+    int err = quale_write_output(vmaf->ctx, f, format, &options);
     if (fclose(f) && !err) {
-        say(VMAF_LOG_LEVEL_ERROR, "writing '%s' failed: %s", output_path, strerror(errno));
+        say(VMAF_LOG_LEVEL_ERROR, "writing '%s' failed: %s", path, strerror(errno));
         err = -EIO;
     }
+    return err;
+}
+
+static int write_direct(VmafContext *vmaf, const char *path, enum QualeOutputFormat format)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        const int e = errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(e));
+        return -e;
+    }
+    return write_stream(vmaf, f, format, path);
+}
+
+/* ".NAME.PID-N.partial" in target's directory: hidden, and unique to this
+ * call (N counts the calls of the process), shortened to fit a name of
+ * NAME_MAX bytes.  NULL without memory. */
+static char *partial_name(const char *target)
+{
+    static atomic_uint calls;
+    const char *slash = strrchr(target, '/');
+    const size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
+    const char *base = target + dir_len;
+    char suffix[48];
+    const int n = snprintf(suffix, sizeof(suffix), ".%ld-%u.partial", (long)getpid(),
+                           atomic_fetch_add(&calls, 1));
+    if (n < 0) return NULL;
+    size_t keep = strlen(base);
+    const size_t room = NAME_MAX - 1 - (size_t)n; /* 1: the leading '.' */
+    if (keep > room) keep = room;
+    char *out = malloc(dir_len + 1 + keep + (size_t)n + 1);
+    if (!out) return NULL;
+    memcpy(out, target, dir_len);
+    out[dir_len] = '.';
+    memcpy(out + dir_len + 1, base, keep);
+    memcpy(out + dir_len + 1 + keep, suffix, (size_t)n + 1);
+    return out;
+}
+
+/* The results into a new file renamed over target (old: the file there,
+ * NULL for none).  1 when this way cannot keep the old file as it is (its
+ * owner, or a directory that takes no new file): write it directly. */
+static int write_replacing(VmafContext *vmaf, const char *path, const char *target,
+                           const struct stat *old, enum QualeOutputFormat format)
+{
+    char *partial = NULL;
+    int fd = -1, e = 0;
+    for (unsigned attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        free(partial);
+        if (!(partial = partial_name(target))) return -ENOMEM;
+        /* A new file gets the mode fopen() would give it (0666 less the
+         * umask); a replacement starts private and takes the old mode. */
+        fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, old ? 0600 : 0666);
+        e = fd < 0 ? errno : 0;
+        if (fd < 0 && e != EEXIST) break;
+    }
+    if (fd < 0) {
+        free(partial);
+        if (old && (e == EACCES || e == EPERM || e == EROFS)) return 1;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(e));
+        return -e;
+    }
+    if (old && (((old->st_uid != geteuid() || old->st_gid != getegid()) &&
+                 fchown(fd, old->st_uid, old->st_gid)) ||
+                fchmod(fd, old->st_mode & 07777))) {
+        close(fd);
+        unlink(partial);
+        free(partial);
+        return 1;
+    }
+    FILE *f = fdopen(fd, "w");
+    int err = 0;
+    if (!f) {
+        err = -errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(-err));
+        close(fd);
+    } else {
+        err = write_stream(vmaf, f, format, path);
+    }
+    if (!err && rename(partial, target)) {
+        err = -errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(-err));
+    }
+    if (err) unlink(partial);
+    free(partial);
+    return err;
+}
+
+/* vmaf_write_output(), inside its call. */
+static int write_output(VmafContext *vmaf, const char *path, enum VmafOutputFormat fmt)
+{
+    static const enum QualeOutputFormat formats[] = {
+        [VMAF_OUTPUT_FORMAT_XML] = QUALE_OUTPUT_XML, [VMAF_OUTPUT_FORMAT_JSON] = QUALE_OUTPUT_JSON,
+        [VMAF_OUTPUT_FORMAT_CSV] = QUALE_OUTPUT_CSV, [VMAF_OUTPUT_FORMAT_SUB] = QUALE_OUTPUT_SUB,
+    };
+    if (!path || !*path || fmt <= VMAF_OUTPUT_FORMAT_NONE || fmt > VMAF_OUTPUT_FORMAT_SUB) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_write_output: %s", path && *path ? "unknown output "
+            "format" : "no path");
+        return -EINVAL;
+    }
+    const enum QualeOutputFormat format = formats[fmt];
+    /* Nothing to write yet, or a run without results: the file is not
+     * touched. */
+    if (!vmaf->flushed) {
+        say(VMAF_LOG_LEVEL_ERROR, "vmaf_write_output: before the end of the stream "
+            "(vmaf_read_pictures(vmaf, NULL, NULL, 0)) the scores are not complete; '%s' is "
+            "left as it was", path);
+        return -EINVAL;
+    }
+    int err = context_results_ready(vmaf->ctx, "vmaf_write_output");
+    if (err) return err;
+
+    struct stat st;
+    if (stat(path, &st)) {
+        const int e = errno;
+        struct stat link;
+        if (e != ENOENT) {
+            say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(e));
+            return -e;
+        }
+        /* A link to no file: fopen() makes the file it names. */
+        if (!lstat(path, &link) && S_ISLNK(link.st_mode)) return write_direct(vmaf, path, format);
+        return write_replacing(vmaf, path, path, NULL, format);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(EISDIR));
+        return -EISDIR;
+    }
+    if (!S_ISREG(st.st_mode)) return write_direct(vmaf, path, format);
+    /* A file the caller may not write stays as it is: a rename would go
+     * around its permissions. */
+    if (access(path, W_OK)) {
+        const int e = errno;
+        say(VMAF_LOG_LEVEL_ERROR, "cannot write '%s': %s", path, strerror(e));
+        return -e;
+    }
+    /* A rename would part a file of several names; a symbolic link stays
+     * and its target gets the results. */
+    if (st.st_nlink > 1) return write_direct(vmaf, path, format);
+    char *target = realpath(path, NULL);
+    err = write_replacing(vmaf, path, target ? target : path, &st, format);
+    free(target);
+    return err == 1 ? write_direct(vmaf, path, format) : err;
+}
+
+int vmaf_write_output(VmafContext *vmaf, const char *output_path, enum VmafOutputFormat fmt)
+{
+    if (!enter(vmaf, "vmaf_write_output")) return -EINVAL;
+    const int err = write_output(vmaf, output_path, fmt);
+    leave(vmaf);
     return err;
 }
