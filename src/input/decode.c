@@ -301,7 +301,9 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
     d->seekable = seekable;
     char text[128];
     /* FFmpeg's own messages would repeat ours, less clearly. */
-    ff.av_log_set_level(AV_LOG_QUIET);
+    /* (QUALE_FFMPEG_LOG=1 lets them through, for a decoder's own reasons) */
+    const char *ffmpeg_log = getenv("QUALE_FFMPEG_LOG");
+    ff.av_log_set_level(ffmpeg_log && *ffmpeg_log == '1' ? AV_LOG_VERBOSE : AV_LOG_QUIET);
     unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
     d->io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, r, io_read, NULL,
                                         seekable ? io_seek : NULL)
@@ -422,6 +424,9 @@ static bool has_nvdec(const AVCodec *codec)
     }
 }
 
+static const char *nvdec_probe(struct QualeVideoReader *r, const AVCodec *codec,
+                               AVBufferRef *device, char *why, size_t size);
+
 int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
 {
     struct Decoder *d = r->decoder;
@@ -504,6 +509,11 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
         return STAY_ON_CPU("FFmpeg cannot use the CUDA context (%s)",
                            error_text(err, text, sizeof(text)));
     }
+    const char *refused = nvdec_probe(r, codec, d->hw_device, why, sizeof(why));
+    if (refused) {
+        ff.av_buffer_unref(&d->hw_device);
+        return STAY_ON_CPU("%s", refused);
+    }
     AVCodecContext *c = ff.avcodec_alloc_context3(codec);
     if (!c) return video_reader_fail(r, -ENOMEM, "out of memory");
     ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);
@@ -569,21 +579,125 @@ int64_t decoder_frames(const struct QualeVideoReader *r)
     return n > 0 ? n : -1;
 }
 
-struct Counter {
+/* A demuxer of the reader's file of its own, from its start, through its
+ * own position (pread): the frame count, and the NVDEC probe, read the
+ * file without moving the reader. */
+struct PrivateDemuxer {
     int fd;
     int64_t position;
+    AVIOContext *io;
+    AVFormatContext *format;
+    AVPacket *packet;
 };
 
-static int counter_io_read(void *opaque, uint8_t *buf, int size)
+static int private_io_read(void *opaque, uint8_t *buf, int size)
 {
-    struct Counter *c = opaque;
-    return cursor_read(c->fd, &c->position, buf, size);
+    struct PrivateDemuxer *m = opaque;
+    return cursor_read(m->fd, &m->position, buf, size);
 }
 
-static int64_t counter_io_seek(void *opaque, int64_t offset, int whence)
+static int64_t private_io_seek(void *opaque, int64_t offset, int whence)
 {
-    struct Counter *c = opaque;
-    return cursor_seek(c->fd, &c->position, offset, whence);
+    struct PrivateDemuxer *m = opaque;
+    return cursor_seek(m->fd, &m->position, offset, whence);
+}
+
+static void private_demuxer_close(struct PrivateDemuxer *m)
+{
+    ff.av_packet_free(&m->packet);
+    /* frees format (also one not opened: it has no io yet), not the io */
+    ff.avformat_close_input(&m->format);
+    if (m->io) ff.av_freep(&m->io->buffer);
+    ff.avio_context_free(&m->io);
+}
+
+/* 0, or -1 (close it all the same) when the file cannot be opened or has
+ * no stream `stream`. */
+static int private_demuxer_open(struct PrivateDemuxer *m, int fd, int stream)
+{
+    *m = (struct PrivateDemuxer){ .fd = fd };
+    unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
+    m->io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, m, private_io_read, NULL,
+                                           private_io_seek)
+                   : NULL;
+    if (!m->io) ff.av_free(buffer);
+    m->format = m->io ? ff.avformat_alloc_context() : NULL;
+    m->packet = m->format ? ff.av_packet_alloc() : NULL;
+    if (!m->packet) return -1;
+    m->format->pb = m->io;
+    if (ff.avformat_open_input(&m->format, NULL, NULL, NULL) < 0) return -1;
+    return (unsigned)stream < m->format->nb_streams ? 0 : -1;
+}
+
+/* Whether NVDEC decodes the stream's first picture, with a decoder of its
+ * own over a demuxer of its own: a GPU whose NVDEC lacks the codec (the
+ * H200 has no AV1), or a stream it refuses only when it sees it (a
+ * profile FFmpeg's checks let through), then stays on the CPU instead of
+ * failing at frame 0.  NULL, or why not. */
+static const char *nvdec_probe(struct QualeVideoReader *r, const AVCodec *codec,
+                               AVBufferRef *device, char *why, size_t size)
+{
+    struct Decoder *d = r->decoder;
+    struct stat st;
+    /* a pipe cannot be read twice: its first picture is the run's */
+    if (!d->seekable || fstat(fileno(r->file), &st) || !S_ISREG(st.st_mode)) return NULL;
+    struct PrivateDemuxer m = { 0 };
+    AVCodecContext *c = NULL;
+    AVFrame *frame = ff.av_frame_alloc();
+    const char *refused = NULL;
+    char text[128];
+    int err = frame && !private_demuxer_open(&m, fileno(r->file), d->stream) ? 0 : -1;
+    if (!err) {
+        c = ff.avcodec_alloc_context3(codec);
+        err = c ? ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar)
+                : -1;
+    }
+    if (!err) {
+        c->hw_device_ctx = ff.av_buffer_ref(device);
+        c->get_format = pick_cuda;
+        err = c->hw_device_ctx ? ff.avcodec_open2(c, codec, NULL) : -1;
+        if (err) {
+            snprintf(why, size, "FFmpeg cannot open its %s decoder with NVDEC", codec->name);
+            refused = why;
+        }
+    }
+    /* the first frame out, within the packets a decoder may hold back */
+    bool draining = false;
+    for (int packets = 0; !err && !refused && packets < 64;) {
+        const int got = ff.avcodec_receive_frame(c, frame);
+        if (got == 0) {
+            if (frame->format != AV_PIX_FMT_CUDA)
+                refused = "NVDEC could not decode it (FFmpeg fell back to its software decoder)";
+            break;
+        }
+        if (got == AVERROR_EOF || (got == AVERROR(EAGAIN) && draining))
+            break; /* no picture at all: the run says so */
+        if (got != AVERROR(EAGAIN)) {
+            snprintf(why, size, "NVDEC refused its first picture (%s)",
+                     error_text(got, text, sizeof(text)));
+            refused = why;
+            break;
+        }
+        if (ff.av_read_frame(m.format, m.packet) < 0) {
+            draining = true;
+            ff.avcodec_send_packet(c, NULL);
+            continue;
+        }
+        if (m.packet->stream_index == d->stream) {
+            const int sent = ff.avcodec_send_packet(c, m.packet);
+            packets++;
+            if (sent < 0 && sent != AVERROR(EAGAIN)) {
+                snprintf(why, size, "NVDEC refused its first picture (%s)",
+                         error_text(sent, text, sizeof(text)));
+                refused = why;
+            }
+        }
+        ff.av_packet_unref(m.packet);
+    }
+    ff.avcodec_free_context(&c);
+    ff.av_frame_free(&frame);
+    private_demuxer_close(&m);
+    return refused;
 }
 
 /* Whether an MP4/MOV file has movie fragments ('moof' boxes among its
@@ -641,35 +755,20 @@ int64_t decoder_count_frames(const struct QualeVideoReader *r)
     /* Other containers: the video packets, demuxed from the start by a
      * demuxer of its own (one packet a frame in the containers FFmpeg
      * reads; nothing is decoded). */
-    struct Counter c = { fileno(r->file), 0 };
-    unsigned char *buffer = ff.av_malloc(IO_BUFFER_SIZE);
-    AVIOContext *io = buffer ? ff.avio_alloc_context(buffer, IO_BUFFER_SIZE, 0, &c,
-                                                     counter_io_read, NULL, counter_io_seek)
-                             : NULL;
-    AVFormatContext *format = io ? ff.avformat_alloc_context() : NULL;
-    AVPacket *packet = format ? ff.av_packet_alloc() : NULL;
-    int64_t count = -1;
-    if (!io) ff.av_free(buffer);
-    if (packet) {
-        format->pb = io;
-        if (ff.avformat_open_input(&format, NULL, NULL, NULL) >= 0 &&
-            (unsigned)d->stream < format->nb_streams) {
-            int err;
-            count = 0;
-            while ((err = ff.av_read_frame(format, packet)) >= 0) {
-                if (packet->stream_index == d->stream && !(packet->flags & AV_PKT_FLAG_DISCARD))
-                    count++;
-                ff.av_packet_unref(packet);
-            }
-            if (err != AVERROR_EOF) count = -1;
-        }
+    struct PrivateDemuxer m;
+    if (private_demuxer_open(&m, fileno(r->file), d->stream)) {
+        private_demuxer_close(&m);
+        return -1;
     }
-    ff.av_packet_free(&packet);
-    /* frees format (also one not opened: it has no io yet), not the io */
-    ff.avformat_close_input(&format);
-    if (io) ff.av_freep(&io->buffer);
-    ff.avio_context_free(&io);
-    return count;
+    int64_t count = 0;
+    int err;
+    while ((err = ff.av_read_frame(m.format, m.packet)) >= 0) {
+        if (m.packet->stream_index == d->stream && !(m.packet->flags & AV_PKT_FLAG_DISCARD))
+            count++;
+        ff.av_packet_unref(m.packet);
+    }
+    private_demuxer_close(&m);
+    return err == AVERROR_EOF ? count : -1;
 }
 
 /* The next decoded frame into d->frame: 1, 0 at the end, or an error. */
