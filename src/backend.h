@@ -4,7 +4,7 @@
 #ifndef QUALE_SRC_BACKEND_H
 #define QUALE_SRC_BACKEND_H
 
-#include "gpu.h"
+#include "gpu/gpu.h"
 #include "log.h"
 #include "quale/quale.h"
 

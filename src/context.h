@@ -7,7 +7,7 @@
 
 #include <stdarg.h>
 
-#include "gpu.h"
+#include "gpu/gpu.h"
 #include "metric.h"
 #include "quale/quale.h"
 

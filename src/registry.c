@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "gpu.h"
+#include "gpu/gpu.h"
 #include "metric.h"
 #include "metric_list.h"
 

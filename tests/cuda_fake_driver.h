@@ -24,7 +24,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#include "cuda_twin.h"
+#include "gpu/cuda/cuda_twin.h"
 #ifdef __cplusplus
 }
 #endif

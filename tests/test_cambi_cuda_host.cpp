@@ -59,11 +59,11 @@ extern "C" {
 #include "option.h"
 #include "quale/quale.h"
 }
-#include "cuda/cambi_cuda.h"
-#include "metrics/cambi.h"
-#include "metrics/cambi_tables.h"
+#include "metrics/cambi/cuda/cambi_cuda.h"
+#include "metrics/cambi/cambi.h"
+#include "metrics/cambi/cambi_tables.h"
 
-#include "cuda/cambi.cu"
+#include "metrics/cambi/cuda/cambi.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0xbb67ae8584caa73bull

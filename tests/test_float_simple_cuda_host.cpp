@@ -43,13 +43,13 @@ extern "C" {
 #include "option.h"
 #include "quale/quale.h"
 }
-#include "metrics/float_ansnr.h"
-#include "metrics/float_moment.h"
-#include "metrics/float_psnr.h"
+#include "metrics/float_ansnr/float_ansnr.h"
+#include "metrics/float_moment/float_moment.h"
+#include "metrics/float_psnr/float_psnr.h"
 
-#include "cuda/float_ansnr.cu"
-#include "cuda/float_moment.cu"
-#include "cuda/float_psnr.cu"
+#include "metrics/float_ansnr/cuda/float_ansnr.cu"
+#include "metrics/float_moment/cuda/float_moment.cu"
+#include "metrics/float_psnr/cuda/float_psnr.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull

@@ -56,14 +56,14 @@ extern "C" {
 #include "json.h"
 #include "metric.h"
 #include "option.h"
-#include "metrics/picture_float.h"
+#include "metrics/common/picture_float.h"
 #include "quale/quale.h"
 }
-#include "metrics/float_ms_ssim.h"
-#include "metrics/float_ssim.h"
-#include "metrics/iqa.h"
+#include "metrics/float_ms_ssim/float_ms_ssim.h"
+#include "metrics/float_ssim/float_ssim.h"
+#include "metrics/common/iqa.h"
 
-#include "cuda/float_ms_ssim.cu"
+#include "metrics/float_ms_ssim/cuda/float_ms_ssim.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x510e527fade682d1ull

@@ -53,9 +53,9 @@ extern "C" {
 #include "quale/quale.h"
 }
 
-#include "cuda/float_adm.cu"
-#include "cuda/float_motion.cu"
-#include "cuda/float_vif.cu"
+#include "metrics/float_adm/cuda/float_adm.cu"
+#include "metrics/float_motion/cuda/float_motion.cu"
+#include "metrics/float_vif/cuda/float_vif.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x3c6ef372fe94f82bull

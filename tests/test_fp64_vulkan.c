@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "vulkan/spirv_reflect.h"
-#include "vulkan/vulkan_twin.h"
+#include "gpu/vulkan/spirv_reflect.h"
+#include "gpu/vulkan/vulkan_twin.h"
 
 extern const unsigned char vulkan_test_fp64[];
 extern const size_t vulkan_test_fp64_size;

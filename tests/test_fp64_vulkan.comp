@@ -10,8 +10,8 @@
 //   5: f32_from_f64(a)
 //   6: f32_rsqrt_c's steps for midpoints too close to call (C's doubles)
 #extension GL_GOOGLE_include_directive : require
-#include "common.glsl"
-#include "fp64.glsl"
+#include "gpu/vulkan/common.glsl"
+#include "gpu/vulkan/fp64.glsl"
 
 layout(local_size_x = 64) in;
 

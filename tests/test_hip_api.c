@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fake_hip.h"
-#include "hip_api.h"
+#include "gpu/hip/hip_api.h"
 #include "quale/quale.h"
 #include "test.h"
 

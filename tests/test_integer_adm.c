@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "context.h"
-#include "metrics/integer_adm.h"
+#include "metrics/integer_adm/integer_adm.h"
 #include "option.h"
 #include "quale/quale.h"
 #include "test.h"

@@ -41,9 +41,9 @@ extern "C" {
 #include "option.h"
 #include "quale/quale.h"
 }
-#include "metrics/integer_adm.h"
+#include "metrics/integer_adm/integer_adm.h"
 
-#include "cuda/integer_adm.cu"
+#include "metrics/integer_adm/cuda/integer_adm.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x243f6a8885a308d3ull

@@ -45,9 +45,9 @@ extern "C" {
 #include "option.h"
 #include "quale/quale.h"
 }
-#include "metrics/integer_vif.h"
+#include "metrics/integer_vif/integer_vif.h"
 
-#include "cuda/integer_vif.cu"
+#include "metrics/integer_vif/cuda/integer_vif.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x6a09e667f3bcc909ull

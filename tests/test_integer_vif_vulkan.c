@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/bitcast.h"
-#include "metrics/integer_vif.h"
+#include "metrics/common/bitcast.h"
+#include "metrics/integer_vif/integer_vif.h"
 #include "test.h"
-#include "vulkan/integer_vif_vulkan.h"
-#include "vulkan/vulkan_twin.h"
+#include "metrics/integer_vif/vulkan/integer_vif_vulkan.h"
+#include "gpu/vulkan/vulkan_twin.h"
 
 extern const unsigned char vulkan_test_integer_vif[];
 extern const size_t vulkan_test_integer_vif_size;

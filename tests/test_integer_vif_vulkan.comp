@@ -15,7 +15,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define QUALE_FLOAT64 1
 #endif
-#include "common.glsl"
+#include "gpu/vulkan/common.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
     uint gain_hi;
 } pc;
 
-#include "integer_vif_pixel.glsl"
+#include "metrics/integer_vif/vulkan/integer_vif_pixel.glsl"
 
 void main()
 {

@@ -65,11 +65,11 @@ extern "C" {
 #include "metric.h"
 #include "quale/quale.h"
 }
-#include "metrics/ciede.h"
-#include "metrics/psnr_hvs.h"
+#include "metrics/ciede/ciede.h"
+#include "metrics/psnr_hvs/psnr_hvs.h"
 
-#include "cuda/ciede.cu"
-#include "cuda/psnr_hvs.cu"
+#include "metrics/ciede/cuda/ciede.cu"
+#include "metrics/psnr_hvs/cuda/psnr_hvs.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x3c6ef372fe94f82bull

@@ -35,8 +35,8 @@ extern "C" {
 #include "quale/quale.h"
 }
 
-#include "cuda/integer_motion.cu"
-#include "cuda/psnr.cu"
+#include "metrics/integer_motion/cuda/integer_motion.cu"
+#include "metrics/psnr/cuda/psnr.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x9b05688c2b3e6c1full

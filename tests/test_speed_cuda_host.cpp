@@ -38,10 +38,10 @@ extern "C" {
 #include "metric.h"
 #include "option.h"
 #include "quale/quale.h"
-#include "metrics/speed.h"
+#include "metrics/speed/speed.h"
 }
 
-#include "cuda/speed.cu"
+#include "metrics/speed/cuda/speed.cu"
 #include "test.h"
 
 #define QUALE_HOST_TEST_SEED 0x9e3779b97f4a7c15ull

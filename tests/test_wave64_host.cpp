@@ -131,8 +131,8 @@ static void run_block(unsigned n, const std::function<void()> &body)
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
-#include "lanes.cuh"
-#include "reduce.cuh"
+#include "gpu/cuda/lanes.cuh"
+#include "gpu/cuda/reduce.cuh"
 
 /* ---- what a 32-lane NVIDIA warp computes ----------------------------------- */
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics/host_device.h"
+#include "metrics/common/host_device.h"
 
 /* The deepest samples the 15-bit intermediate holds (swscale scales 15- and
  * 16-bit video through 19-bit intermediates instead: not here). */

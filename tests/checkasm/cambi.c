@@ -20,8 +20,8 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/cambi.h"
-#include "metrics/cambi_tables.h"
+#include "metrics/cambi/cambi.h"
+#include "metrics/cambi/cambi_tables.h"
 
 enum { MAX_W = 1920 };
 

@@ -16,7 +16,7 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/ciede.h"
+#include "metrics/ciede/ciede.h"
 
 enum { MAX_N = 1920 };
 

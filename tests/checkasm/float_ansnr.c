@@ -15,7 +15,7 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/float_ansnr.h"
+#include "metrics/float_ansnr/float_ansnr.h"
 
 enum { MAX_W = 1920, PAD = ANSNR_DIS_TAPS / 2 };
 

@@ -22,7 +22,7 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/integer_adm.h"
+#include "metrics/integer_adm/integer_adm.h"
 
 #define MAX_LEVELS 4
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "checkasm.h"
-#include "metrics/integer_motion.h"
+#include "metrics/integer_motion/integer_motion.h"
 
 static const unsigned widths[] = { 3, 4, 7, 15, 16, 17, 31, 32, 33, 63, 100, 257, 1920 };
 static const unsigned heights[] = { 3, 5, 8 };

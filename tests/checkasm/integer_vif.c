@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "checkasm.h"
-#include "metrics/integer_vif.h"
+#include "metrics/integer_vif/integer_vif.h"
 
 static const unsigned widths[] = { 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 257, 1920 };
 static const unsigned filter_widths[] = { 17, 9, 5, 3 };

@@ -15,8 +15,8 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/float_ms_ssim.h"
-#include "metrics/iqa.h"
+#include "metrics/float_ms_ssim/float_ms_ssim.h"
+#include "metrics/common/iqa.h"
 
 enum { MAX_W = 1920, ROW_PAD = 16 };
 

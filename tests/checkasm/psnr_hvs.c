@@ -13,7 +13,7 @@
 
 #include "checkasm.h"
 #include "common.h"
-#include "metrics/psnr_hvs.h"
+#include "metrics/psnr_hvs/psnr_hvs.h"
 
 enum { MAX_BLOCKS = 274, STRIP_W = HVS_STEP * MAX_BLOCKS + 1 + 16 };
 

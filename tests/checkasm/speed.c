@@ -20,7 +20,7 @@
 #include "checkasm.h"
 #include "common.h"
 #include "cpu.h"
-#include "metrics/speed.h"
+#include "metrics/speed/speed.h"
 
 enum { MAX_W = 128, MAX_H = 64, STRIDE = MAX_W + 8 };
 

@@ -1,0 +1,1092 @@
+/*
+ * The CUDA backend: the device, its streams and memory, and the flow of
+ * frames through the twins.
+ *
+ * Each frame in flight holds a slot: a stream, device buffers for the
+ * planes its twins read, pinned staging for pictures that are not pinned,
+ * and an event that marks the end of its work.  The reference luma of every
+ * frame goes to a ring of device planes instead, so that temporal twins
+ * (motion) read the previous frames where they already are: a frame is
+ * uploaded once, whatever reads it.  With a twin that reads the previous
+ * distorted lumas too (speed_temporal), they go to a second ring, guarded
+ * by the same events.  Ring entries and the events that guard
+ * them are indexed by frame number modulo the ring size, so the waits below
+ * are exact however the frames finish:
+ *   - before frame n overwrites ring entry n % R, its stream waits for the
+ *     frames that read the old occupant (n - R .. n - R + history);
+ *   - before a twin of frame n reads frame n - 1 - k, the stream waits for
+ *     that frame's upload.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "context.h"
+#include "cuda_twin.h"
+#include "gpu/gpu.h"
+#include "input/scale.h"
+#include "gpu/hip/hip_api.h"
+#include "kernel_images.h"
+
+/* The most streams one frame's twins are spread over. */
+#define CUDA_MAX_BRANCHES 16
+
+typedef struct CudaSlot {
+    CUstream stream;
+    CUevent done;
+    /* The frame's twins fork from the stream after the upload onto
+     * branch[0] (the stream itself) ... branch[branches - 1] and join it
+     * again before done: independent twins of one frame run side by side
+     * instead of one after another. */
+    CUstream branch[CUDA_MAX_BRANCHES];
+    CUevent forked, joined[CUDA_MAX_BRANCHES];
+    CUdeviceptr ref_chroma, dist;  /* device planes of the frame */
+    void *staging;                 /* pinned copy of unpinned pictures */
+    CUevent caller_done;           /* the caller's copies into device pictures */
+} CudaSlot;
+
+typedef struct ActiveTwin {
+    const CudaTwin *twin;
+    void *state;
+    FeatureSink *sink;
+    CUmodule module;
+} ActiveTwin;
+
+struct GpuBackend {
+    QualeContext *ctx;
+    const struct Runtime *runtime; /* CUDA's driver or HIP's runtime */
+    CudaDevice dev;
+    atomic_uint refs; /* the context, and the picture pools' allocators */
+    PictureAllocator host;
+    PictureAllocator device; /* pictures the caller fills on the device */
+    pthread_mutex_t pinned_lock;
+    void **pinned; /* host blocks we allocated, to tell pinned pictures apart */
+    size_t pinned_count, pinned_capacity;
+
+    QualeVideoFormat format;
+    unsigned planes, history;
+    size_t plane_offset[3], plane_bytes[3], frame_bytes;
+    CudaSlot *slots;
+    unsigned slot_count;
+    unsigned branches; /* streams per frame */
+    CUdeviceptr *ring;
+    CUdeviceptr *ring_dist; /* the distorted lumas too, for twins that read them */
+    bool dist_history;
+    CUevent *ring_uploaded, *ring_done;
+    unsigned ring_size;
+    ActiveTwin *twins;
+    unsigned twin_count;
+
+    /* picture_import.cu, loaded at the first decoded frame */
+    pthread_mutex_t import_lock;
+    CUmodule import_module;
+    CUfunction import_luma, import_chroma, scale_rows, scale_columns;
+
+    /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
+     * between events around the upload and each twin; the means are logged
+     * when the run stops.  For finding where the GPU time goes. */
+    bool profile;
+    CUevent *marks;   /* twin_count + 2: start, after upload, after each twin */
+    double *stage_ms; /* twin_count + 1 sums: upload, then each twin */
+    unsigned profiled_frames;
+};
+
+/* ---- pinned host memory for the context's pictures ---------------------- */
+
+static void backend_release(GpuBackend *gpu);
+
+static void *pinned_alloc(void *opaque, size_t size)
+{
+    GpuBackend *gpu = opaque;
+    void *p = NULL;
+    char error[256];
+    if (gpu->dev.api.CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
+    if (cuda_alloc_host(&gpu->dev, &p, size, "a picture", error, sizeof(error))) {
+        context_log(gpu->ctx, QUALE_LOG_WARNING, "%s; using pageable memory", error);
+        return quale_aligned_alloc(size);
+    }
+    pthread_mutex_lock(&gpu->pinned_lock);
+    if (gpu->pinned_count == gpu->pinned_capacity) {
+        const size_t cap = gpu->pinned_capacity ? 2 * gpu->pinned_capacity : 64;
+        void **list = realloc(gpu->pinned, cap * sizeof(*list));
+        if (!list) {
+            pthread_mutex_unlock(&gpu->pinned_lock);
+            gpu->dev.api.MemFreeHost(p);
+            return NULL;
+        }
+        gpu->pinned = list;
+        gpu->pinned_capacity = cap;
+    }
+    gpu->pinned[gpu->pinned_count++] = p;
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return p;
+}
+
+static bool forget_pinned(GpuBackend *gpu, void *p)
+{
+    bool found = false;
+    pthread_mutex_lock(&gpu->pinned_lock);
+    for (size_t i = 0; i < gpu->pinned_count; i++) {
+        if (gpu->pinned[i] == p) {
+            gpu->pinned[i] = gpu->pinned[--gpu->pinned_count];
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return found;
+}
+
+static void pinned_free(void *opaque, void *p)
+{
+    GpuBackend *gpu = opaque;
+    if (forget_pinned(gpu, p)) {
+        gpu->dev.api.CtxSetCurrent(gpu->dev.context);
+        gpu->dev.api.MemFreeHost(p);
+    } else {
+        quale_aligned_free(p);
+    }
+}
+
+static void pinned_release(void *opaque)
+{
+    backend_release(opaque);
+}
+
+/* Whether the whole of a picture's planes lies in memory we pinned. */
+static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
+{
+    bool found = false;
+    pthread_mutex_lock(&gpu->pinned_lock);
+    for (size_t i = 0; i < gpu->pinned_count && !found; i++)
+        found = gpu->pinned[i] == pic->data[0];
+    pthread_mutex_unlock(&gpu->pinned_lock);
+    return found;
+}
+
+/* ---- device life cycle -------------------------------------------------- */
+
+/* The runtime under the backend: CUDA's driver (--backend cuda), or HIP's
+ * runtime through the same table (--backend hip, hip_api.c), with the same
+ * kernel sources built for it (hip_module_for()).  Its library is loaded
+ * once per process and kept (as the CUDA runtime does): loading and
+ * unloading it with every context costs time and, with some drivers,
+ * static TLS that a process runs out of.  A failure is remembered and
+ * repeated. */
+typedef struct Runtime {
+    const char *name; /* in messages: "CUDA", "HIP" */
+    enum QualeBackend kind;
+    int (*load)(CudaApi *api, char *error, size_t error_size);
+    pthread_mutex_t lock;
+    bool tried;
+    int status;
+    char error[512];
+    CudaApi api;
+} Runtime;
+
+static Runtime cuda_runtime = { .name = "CUDA", .kind = QUALE_BACKEND_CUDA, .load = cuda_api_load,
+                                .lock = PTHREAD_MUTEX_INITIALIZER };
+static Runtime hip_runtime = { .name = "HIP", .kind = QUALE_BACKEND_HIP, .load = hip_api_load,
+                               .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int load_driver(Runtime *rt, CudaApi *api, char *error, size_t error_size)
+{
+    pthread_mutex_lock(&rt->lock);
+    if (!rt->tried) {
+        rt->tried = true;
+        rt->status = rt->load(&rt->api, rt->error, sizeof(rt->error));
+        if (!rt->status) {
+            const CUresult r = rt->api.Init(0);
+            if (r == CUDA_ERROR_NO_DEVICE) {
+                snprintf(rt->error, sizeof(rt->error), "no %s device is present (%s)", rt->name,
+                         cuda_error_text(&rt->api, r));
+                rt->status = -ENODEV;
+            } else if (r != CUDA_SUCCESS) {
+                snprintf(rt->error, sizeof(rt->error), "initialising the %s runtime failed: %s",
+                         rt->name, cuda_error_text(&rt->api, r));
+                rt->status = -EIO;
+            }
+        }
+    }
+    const int status = rt->status;
+    snprintf(error, error_size, "%s", rt->error);
+    *api = rt->api;
+    pthread_mutex_unlock(&rt->lock);
+    return status;
+}
+
+/* A kernel module's image for the runtime: the CUDA fatbin, or the same
+ * source built for HIP (NULL where this build has none). */
+static const unsigned char *module_image(const Runtime *rt, const unsigned char *cuda_image)
+{
+    return rt == &hip_runtime ? hip_module_for(cuda_image) : cuda_image;
+}
+
+/* The name, the multiprocessors, and whether quale runs on it (compute
+ * capability 7.0 or newer), of dev->device. */
+static int describe_device(CudaDevice *dev, char *error, size_t error_size)
+{
+    dev->api.DeviceGetName(dev->name, sizeof(dev->name), dev->device);
+    int major = 0;
+    dev->api.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->device);
+    if (major < 7) {
+        snprintf(error, error_size, "%s (compute capability %d.x) is older than quale supports (7.0)",
+                 dev->name, major);
+        return -ENODEV;
+    }
+    dev->api.DeviceGetAttribute(&dev->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                dev->device);
+    return 0;
+}
+
+static int open_device(Runtime *rt, CudaDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    int err = load_driver(rt, &dev->api, error, error_size);
+    if (err) return err;
+    int count = 0;
+    CU_TRY(dev, dev->api.DeviceGetCount(&count), "counting devices");
+    if (count == 0) {
+        snprintf(error, error_size, "no %s device is present", rt->name);
+        return -ENODEV;
+    }
+    if (ordinal >= count) {
+        snprintf(error, error_size, "%s device %d does not exist (there %s %d)", rt->name, ordinal,
+                 count == 1 ? "is" : "are", count);
+        return -ENODEV;
+    }
+    CU_TRY(dev, dev->api.DeviceGet(&dev->device, ordinal < 0 ? 0 : ordinal), "opening the device");
+    if ((err = describe_device(dev, error, error_size))) return err;
+    CU_TRY(dev, dev->api.DevicePrimaryCtxRetain(&dev->context, dev->device), "creating a context");
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the context current");
+    return 0;
+}
+
+/* The backend in a context of the caller's: its device is the context's. */
+static int adopt_device(CudaDevice *dev, CUcontext context, char *error, size_t error_size)
+{
+    int err = load_driver(&cuda_runtime, &dev->api, error, error_size);
+    if (err) return err;
+    CU_TRY(dev, dev->api.CtxSetCurrent(context), "making the caller's CUDA context current");
+    CU_TRY(dev, dev->api.CtxGetDevice(&dev->device), "finding the device of the caller's context");
+    dev->context = context;
+    dev->external = true;
+    return describe_device(dev, error, error_size);
+}
+
+static void stop(GpuBackend *gpu)
+{
+    CudaDevice *dev = &gpu->dev;
+    if (!dev->context) return;
+    dev->api.CtxSetCurrent(dev->context);
+    for (unsigned i = 0; i < gpu->slot_count; i++)
+        for (unsigned b = 0; b < gpu->branches; b++)
+            if (gpu->slots[i].branch[b]) dev->api.StreamSynchronize(gpu->slots[i].branch[b]);
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        if (gpu->twins[i].state) cuda_twin_close(gpu->twins[i].twin, gpu->twins[i].state);
+        if (gpu->twins[i].module) dev->api.ModuleUnload(gpu->twins[i].module);
+    }
+    if (gpu->profile && gpu->profiled_frames) {
+        const double n = gpu->profiled_frames;
+        double total = 0;
+        for (unsigned i = 0; i <= gpu->twin_count; i++) total += gpu->stage_ms[i];
+        context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile, %u frames, device ms per frame: "
+                    "%.4f in all, upload %.4f", gpu->profiled_frames, total / n,
+                    gpu->stage_ms[0] / n);
+        for (unsigned i = 0; i < gpu->twin_count; i++)
+            context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile:   %-14s %.4f",
+                        gpu->twins[i].twin->metric->name, gpu->stage_ms[i + 1] / n);
+    }
+    if (gpu->marks)
+        for (unsigned i = 0; i < gpu->twin_count + 2; i++)
+            if (gpu->marks[i]) dev->api.EventDestroy(gpu->marks[i]);
+    free(gpu->marks);
+    free(gpu->stage_ms);
+    gpu->marks = NULL;
+    gpu->stage_ms = NULL;
+    gpu->profiled_frames = 0;
+    free(gpu->twins);
+    gpu->twins = NULL;
+    gpu->twin_count = 0;
+    const size_t luma = gpu->plane_bytes[0];
+    for (unsigned i = 0; i < gpu->slot_count; i++) {
+        CudaSlot *s = &gpu->slots[i];
+        cuda_free(dev, s->ref_chroma, gpu->plane_bytes[1] + gpu->plane_bytes[2]);
+        cuda_free(dev, s->dist, gpu->frame_bytes);
+        if (s->staging) dev->api.MemFreeHost(s->staging);
+        if (s->done) dev->api.EventDestroy(s->done);
+        if (s->caller_done) dev->api.EventDestroy(s->caller_done);
+        if (s->forked) dev->api.EventDestroy(s->forked);
+        for (unsigned b = 1; b < CUDA_MAX_BRANCHES; b++) {
+            if (s->joined[b]) dev->api.EventDestroy(s->joined[b]);
+            if (s->branch[b]) dev->api.StreamDestroy(s->branch[b]);
+        }
+        if (s->stream) dev->api.StreamDestroy(s->stream);
+    }
+    free(gpu->slots);
+    gpu->slots = NULL;
+    gpu->slot_count = 0;
+    for (unsigned i = 0; i < gpu->ring_size; i++) {
+        cuda_free(dev, gpu->ring[i], luma);
+        if (gpu->ring_dist) cuda_free(dev, gpu->ring_dist[i], luma);
+        if (gpu->ring_uploaded[i]) dev->api.EventDestroy(gpu->ring_uploaded[i]);
+        if (gpu->ring_done[i]) dev->api.EventDestroy(gpu->ring_done[i]);
+    }
+    free(gpu->ring);
+    free(gpu->ring_dist);
+    gpu->ring_dist = NULL;
+    free(gpu->ring_uploaded);
+    free(gpu->ring_done);
+    gpu->ring = NULL;
+    gpu->ring_size = 0;
+}
+
+static void backend_release(GpuBackend *gpu)
+{
+    if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
+    /* The last user: the context is closed and every pinned picture is back. */
+    if (gpu->import_module && gpu->dev.api.CtxSetCurrent(gpu->dev.context) == CUDA_SUCCESS)
+        gpu->dev.api.ModuleUnload(gpu->import_module);
+    if (gpu->dev.context && !gpu->dev.external) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+    free(gpu->pinned);
+    pthread_mutex_destroy(&gpu->pinned_lock);
+    pthread_mutex_destroy(&gpu->import_lock);
+    free(gpu);
+}
+
+static int list_devices(Runtime *rt, QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                        char *error, size_t error_size)
+{
+    CudaApi api;
+    *count = 0;
+    int err = load_driver(rt, &api, error, error_size);
+    if (err) return err;
+    int n = 0;
+    CUresult r = api.DeviceGetCount(&n);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "counting %s devices failed: %s", rt->name,
+                 cuda_error_text(&api, r));
+        return -EIO;
+    }
+    *count = (unsigned)n;
+    for (int i = 0; i < n && (unsigned)i < max; i++) {
+        QualeDeviceInfo *d = &devices[i];
+        memset(d, 0, sizeof(*d));
+        d->backend = rt->kind;
+        d->index = (unsigned)i;
+        d->preferred = i == 0;
+        CUdevice device;
+        if (api.DeviceGet(&device, i) != CUDA_SUCCESS) {
+            snprintf(d->name, sizeof(d->name), "%s device %d (not answering)", rt->name, i);
+            d->type = QUALE_DEVICE_OTHER;
+            continue;
+        }
+        api.DeviceGetName(d->name, (int)sizeof(d->name), device);
+        int integrated = 0;
+        api.DeviceGetAttribute(&integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, device);
+        d->type = integrated ? QUALE_DEVICE_INTEGRATED : QUALE_DEVICE_DISCRETE;
+        size_t bytes = 0;
+        if (api.DeviceTotalMem(&bytes, device) == CUDA_SUCCESS) d->memory_bytes = bytes;
+    }
+    return 0;
+}
+
+static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                             char *error, size_t error_size)
+{
+    return list_devices(&cuda_runtime, devices, max, count, error, error_size);
+}
+
+static int hip_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
+                            char *error, size_t error_size)
+{
+    return list_devices(&hip_runtime, devices, max, count, error, error_size);
+}
+
+static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->backend = gpu->runtime->kind;
+    info->index = (unsigned)gpu->dev.device;
+    info->type = QUALE_DEVICE_DISCRETE;
+    snprintf(info->name, sizeof(info->name), "%s", gpu->dev.name);
+}
+
+/* Whether the build has a twin of the metric with kernels for the runtime. */
+static bool twin_built(const Runtime *rt, const Metric *metric)
+{
+    for (unsigned i = 0; cuda_twins[i]; i++)
+        if (cuda_twins[i]->metric == metric && module_image(rt, cuda_twins[i]->module_image))
+            return true;
+    return false;
+}
+
+static bool cuda_twin_built(const Metric *metric)
+{
+    return twin_built(&cuda_runtime, metric);
+}
+
+static bool hip_twin_built(const Metric *metric)
+{
+    return twin_built(&hip_runtime, metric);
+}
+
+static const CudaTwin *find_twin(const Metric *metric, const void *state)
+{
+    for (unsigned i = 0; cuda_twins[i]; i++)
+        if (cuda_twins[i]->metric == metric &&
+            (!cuda_twins[i]->supports || cuda_twins[i]->supports(state)))
+            return cuda_twins[i];
+    return NULL;
+}
+
+static void *device_picture_alloc(void *opaque, size_t size);
+static void device_picture_free(void *opaque, void *memory);
+
+/* Opens the device (external: a context of the caller's; else ordinal's
+ * primary context). */
+static int open_backend(QualeContext *ctx, Runtime *rt, int ordinal, CUcontext external,
+                        GpuBackend **out, char *error, size_t error_size)
+{
+    *out = NULL;
+    if (!module_image(rt, cuda_module_picture_import)) {
+        snprintf(error, error_size, "this build of quale has no kernels for %s (hipcc was not "
+                 "found when it was built)", rt->name);
+        return -ENOSYS;
+    }
+    GpuBackend *gpu = calloc(1, sizeof(*gpu));
+    if (!gpu) return -ENOMEM;
+    gpu->ctx = ctx;
+    gpu->runtime = rt;
+    atomic_init(&gpu->refs, 2); /* the context and the picture pool */
+    pthread_mutex_init(&gpu->pinned_lock, NULL);
+    pthread_mutex_init(&gpu->import_lock, NULL);
+    int err = external ? adopt_device(&gpu->dev, external, error, error_size)
+                       : open_device(rt, &gpu->dev, ordinal, error, error_size);
+    if (err) {
+        if (gpu->dev.context && !gpu->dev.external)
+            gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
+        pthread_mutex_destroy(&gpu->pinned_lock);
+        free(gpu);
+        return err;
+    }
+    gpu->host = (PictureAllocator){ pinned_alloc, pinned_free, pinned_release, gpu, false };
+    gpu->device = (PictureAllocator){ device_picture_alloc, device_picture_free, pinned_release,
+                                      gpu, true };
+    context_log(ctx, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s", rt->name,
+                gpu->dev.name, gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
+    *out = gpu;
+    return 0;
+}
+
+static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                     size_t error_size)
+{
+    return open_backend(ctx, &cuda_runtime, device, NULL, out, error, error_size);
+}
+
+static int hip_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+                    size_t error_size)
+{
+    return open_backend(ctx, &hip_runtime, device, NULL, out, error, error_size);
+}
+
+static int cuda_adopt(QualeContext *ctx, void *native_context, GpuBackend **out, char *error,
+                      size_t error_size)
+{
+    return open_backend(ctx, &cuda_runtime, -1, (CUcontext)native_context, out, error,
+                        error_size);
+}
+
+static void cuda_close(GpuBackend *gpu)
+{
+    if (!gpu) return;
+    stop(gpu);
+    backend_release(gpu);
+}
+
+static const PictureAllocator *cuda_host_allocator(const GpuBackend *gpu)
+{
+    return &gpu->host;
+}
+
+/* ---- pictures in device memory ---------------------------------------- */
+
+/* Device memory for a picture, cleared: a caller that fills only some
+ * planes (FFmpeg's libvmaf_cuda copies the luma alone) leaves the others
+ * zero rather than whatever the memory held. */
+static void *device_picture_alloc(void *opaque, size_t size)
+{
+    GpuBackend *gpu = opaque;
+    CUdeviceptr p = 0;
+    const CudaApi *api = &gpu->dev.api;
+    if (api->CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
+    /* The caller's pictures, not the backend's working memory: outside
+     * what QUALE_CUDA_MEMORY_LIMIT counts. */
+    const CUresult r = api->MemAlloc(&p, size ? size : 1);
+    if (r != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "allocating a device picture of %zu bytes failed: %s",
+                    size, cuda_error_text(api, r));
+        return NULL;
+    }
+    if (api->MemsetD8(p, 0, size) != CUDA_SUCCESS) {
+        api->MemFree(p);
+        return NULL;
+    }
+    return (void *)(uintptr_t)p;
+}
+
+static void device_picture_free(void *opaque, void *memory)
+{
+    GpuBackend *gpu = opaque;
+    gpu->dev.api.CtxSetCurrent(gpu->dev.context);
+    gpu->dev.api.MemFree((CUdeviceptr)(uintptr_t)memory);
+}
+
+static const PictureAllocator *cuda_device_allocator(GpuBackend *gpu)
+{
+    atomic_fetch_add(&gpu->refs, 1);
+    return &gpu->device;
+}
+
+static int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *device,
+                         char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
+    /* Both are laid out as quale_picture_alloc() lays out their format:
+     * one copy from the first plane's start to the last one's end.  On the
+     * context's default stream, after the caller's copies into it. */
+    const unsigned last = device->plane_count - 1;
+    const size_t bytes = (size_t)((const uint8_t *)device->data[last] - (const uint8_t *)device->data[0]) +
+                         (size_t)device->stride[last] * device->plane_height[last];
+    CU_TRY(dev, dev->api.MemcpyDtoH(host->data[0], (CUdeviceptr)(uintptr_t)device->data[0], bytes),
+           "copying a device picture to the host");
+    return 0;
+}
+
+static void *cuda_native_context(const GpuBackend *gpu)
+{
+    return gpu->dev.context;
+}
+
+/* A scaled import's tables on the device (GpuFrameImport.state): for luma
+ * and chroma, each direction's first samples and weights, and the
+ * intermediate rows of the largest plane. */
+typedef struct CudaScale {
+    CUdeviceptr first[2][2], coeff[2][2]; /* [plane kind][0: horizontal, 1: vertical] */
+    size_t first_bytes[2][2], coeff_bytes[2][2];
+    CUdeviceptr mid;
+    size_t mid_bytes;
+} CudaScale;
+
+static void cuda_import_release(GpuBackend *gpu, void *state)
+{
+    CudaScale *sc = state;
+    if (!sc) return;
+    CudaDevice *dev = &gpu->dev;
+    if (dev->api.CtxSetCurrent(dev->context) == CUDA_SUCCESS) {
+        for (unsigned k = 0; k < 2; k++)
+            for (unsigned d = 0; d < 2; d++) {
+                cuda_free(dev, sc->first[k][d], sc->first_bytes[k][d]);
+                cuda_free(dev, sc->coeff[k][d], sc->coeff_bytes[k][d]);
+            }
+        cuda_free(dev, sc->mid, sc->mid_bytes);
+    }
+    free(sc);
+}
+
+/* The plan's tables into device memory, once per reader. */
+static int scale_upload(GpuBackend *gpu, const ScalePlan *plan, CudaScale **out, char *error,
+                        size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CudaScale *sc = calloc(1, sizeof(*sc));
+    if (!sc) {
+        snprintf(error, error_size, "out of memory");
+        return -ENOMEM;
+    }
+    int err = 0;
+    for (unsigned k = 0; k < (plan->planes > 1 ? 2u : 1u) && !err; k++) {
+        const ScaleFilter *f[2] = { &plan->horizontal[k], &plan->vertical[k] };
+        for (unsigned d = 0; d < 2 && !err; d++) {
+            sc->first_bytes[k][d] = f[d]->dst_size * sizeof(*f[d]->first);
+            sc->coeff_bytes[k][d] = (size_t)f[d]->dst_size * f[d]->taps * sizeof(*f[d]->coeff);
+            err = cuda_alloc(dev, &sc->first[k][d], sc->first_bytes[k][d], "the scaler's table",
+                             error, error_size);
+            if (!err)
+                err = cuda_alloc(dev, &sc->coeff[k][d], sc->coeff_bytes[k][d],
+                                 "the scaler's weights", error, error_size);
+            if (!err && dev->api.MemcpyHtoDAsync(sc->first[k][d], f[d]->first,
+                                                 sc->first_bytes[k][d], NULL) != CUDA_SUCCESS)
+                err = -EIO;
+            if (!err && dev->api.MemcpyHtoDAsync(sc->coeff[k][d], f[d]->coeff,
+                                                 sc->coeff_bytes[k][d], NULL) != CUDA_SUCCESS)
+                err = -EIO;
+            if (err == -EIO) snprintf(error, error_size, "copying the scaler's tables failed");
+        }
+        const size_t mid = (size_t)plan->src_height[k] * plan->dst_width[k] * sizeof(int16_t);
+        if (mid > sc->mid_bytes) sc->mid_bytes = mid;
+    }
+    if (!err) err = cuda_alloc(dev, &sc->mid, sc->mid_bytes, "the scaler's rows", error, error_size);
+    if (!err && dev->api.StreamSynchronize(NULL) != CUDA_SUCCESS) {
+        snprintf(error, error_size, "copying the scaler's tables failed");
+        err = -EIO;
+    }
+    if (err) {
+        cuda_import_release(gpu, sc);
+        return err;
+    }
+    *out = sc;
+    return 0;
+}
+
+/* Plane p of the frame (0: luma; 1, 2: Cb, Cr of the interleaved chroma)
+ * resampled into plane p of dst: rows, then columns. */
+static int scale_plane(GpuBackend *gpu, const GpuFrameImport *src, const CudaScale *sc,
+                       unsigned p, QualePicture *dst, char *error, size_t error_size)
+{
+    enum { THREADS = 128 };
+    const CudaDevice *dev = &gpu->dev;
+    const ScalePlan *plan = src->scale;
+    const unsigned k = p ? 1 : 0;
+    CUdeviceptr plane = (CUdeviceptr)(uintptr_t)src->planes[k];
+    int pitch = src->pitch[k], step = p ? 2 : 1, offset = p ? (int)p - 1 : 0;
+    int bytes = (int)src->bytes, shift = (int)src->shift;
+    int src_rows = (int)plan->src_height[k], dst_w = (int)plan->dst_width[k];
+    int dst_rows = (int)plan->dst_height[k];
+    int h_taps = (int)plan->horizontal[k].taps, v_taps = (int)plan->vertical[k].taps;
+    int depth = (int)plan->bitdepth, deepen = (int)src->deepen;
+    CUdeviceptr mid = sc->mid, out = (CUdeviceptr)(uintptr_t)dst->data[p];
+    CUdeviceptr h_first = sc->first[k][0], h_coeff = sc->coeff[k][0];
+    CUdeviceptr v_first = sc->first[k][1], v_coeff = sc->coeff[k][1];
+    int out_pitch = (int)dst->stride[p];
+    void *rows[] = { &plane, &pitch, &step,  &offset, &bytes, &shift, &src_rows,
+                     &h_first, &h_coeff, &h_taps, &mid, &dst_w, &depth };
+    int err = cuda_launch(dev, gpu->scale_rows, "scale_rows", cuda_blocks_for((size_t)dst_w, THREADS),
+                          (unsigned)src_rows, THREADS, 0, NULL, rows, error, error_size);
+    void *columns[] = { &mid, &dst_w, &dst_rows, &v_first, &v_coeff, &v_taps,
+                        &out, &out_pitch, &depth, &deepen };
+    if (!err)
+        err = cuda_launch(dev, gpu->scale_columns, "scale_columns",
+                          cuda_blocks_for((size_t)dst_w, THREADS), (unsigned)dst_rows, THREADS, 0,
+                          NULL, columns, error, error_size);
+    return err;
+}
+
+static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
+                             char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
+    pthread_mutex_lock(&gpu->import_lock);
+    int err = 0;
+    if (!gpu->import_module) {
+        const CUresult r = dev->api.ModuleLoadData(
+            &gpu->import_module, module_image(gpu->runtime, cuda_module_picture_import));
+        if (r != CUDA_SUCCESS) {
+            gpu->import_module = NULL;
+            snprintf(error, error_size, "loading the picture import kernels failed: %s",
+                     cuda_error_text(&dev->api, r));
+            err = -EIO;
+        }
+        static const char *const names[] = { "import_luma", "import_chroma", "scale_rows",
+                                             "scale_columns" };
+        CUfunction *functions[] = { &gpu->import_luma, &gpu->import_chroma, &gpu->scale_rows,
+                                    &gpu->scale_columns };
+        for (unsigned i = 0; i < 4 && !err; i++)
+            err = cuda_function(dev, gpu->import_module, names[i], functions[i], error,
+                                error_size);
+    }
+    pthread_mutex_unlock(&gpu->import_lock);
+    if (err) return err;
+
+    if (src->scale) {
+        /* the reader's own tables: uploaded at its first frame */
+        if (!src->state) {
+            snprintf(error, error_size, "a scaled import needs a place for its tables");
+            return -EINVAL;
+        }
+        if (!*src->state) {
+            CudaScale *sc = NULL;
+            if ((err = scale_upload(gpu, src->scale, &sc, error, error_size))) return err;
+            *src->state = sc;
+        }
+        for (unsigned p = 0; p < dst->plane_count && !err; p++)
+            err = scale_plane(gpu, src, *src->state, p, dst, error, error_size);
+        if (err) return err;
+        CU_TRY(dev, dev->api.StreamSynchronize(NULL), "waiting for the scaled picture import");
+        return 0;
+    }
+
+    enum { THREADS = 256 };
+    CUdeviceptr luma = (CUdeviceptr)(uintptr_t)src->planes[0];
+    CUdeviceptr out = (CUdeviceptr)(uintptr_t)dst->data[0];
+    int src_pitch = src->pitch[0], dst_pitch = (int)dst->stride[0];
+    int w = (int)dst->plane_width[0], h = (int)dst->plane_height[0];
+    int bytes = (int)src->bytes, shift = (int)src->shift;
+    void *luma_args[] = { &luma, &src_pitch, &out, &dst_pitch, &w, &h, &bytes, &shift };
+    /* the context's default stream: after the decoder's copies into the
+     * frame, before the backend's uploads of the picture */
+    err = cuda_launch(dev, gpu->import_luma, "import_luma", (unsigned)(w + THREADS - 1) / THREADS,
+                      (unsigned)h, THREADS, 0, NULL, luma_args, error, error_size);
+    if (!err && dst->plane_count == 3) {
+        CUdeviceptr chroma = (CUdeviceptr)(uintptr_t)src->planes[1];
+        CUdeviceptr cb = (CUdeviceptr)(uintptr_t)dst->data[1];
+        CUdeviceptr cr = (CUdeviceptr)(uintptr_t)dst->data[2];
+        int chroma_pitch = src->pitch[1], out_pitch = (int)dst->stride[1];
+        int cw = (int)dst->plane_width[1], ch = (int)dst->plane_height[1];
+        void *chroma_args[] = { &chroma, &chroma_pitch, &cb, &cr, &out_pitch, &cw, &ch, &bytes,
+                                &shift };
+        err = cuda_launch(dev, gpu->import_chroma, "import_chroma",
+                          (unsigned)(cw + THREADS - 1) / THREADS, (unsigned)ch, THREADS, 0, NULL,
+                          chroma_args, error, error_size);
+    }
+    if (err) return err;
+    /* the decoder reuses the frame's memory once it is given back */
+    CU_TRY(dev, dev->api.StreamSynchronize(NULL), "waiting for the picture import");
+    return 0;
+}
+
+static bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
+{
+    const CudaTwin *twin = find_twin(metric, state);
+    return twin && module_image(gpu->runtime, twin->module_image);
+}
+
+/* ---- start: twins, slots, ring ------------------------------------------ */
+
+static int start_slots(GpuBackend *gpu, unsigned slots, char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    gpu->slots = calloc(slots, sizeof(*gpu->slots));
+    if (!gpu->slots) return -ENOMEM;
+    gpu->slot_count = slots;
+    for (unsigned i = 0; i < slots; i++) {
+        CudaSlot *s = &gpu->slots[i];
+        CU_TRY(dev, dev->api.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+        CU_TRY(dev, dev->api.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING), "creating an event");
+        s->branch[0] = s->stream;
+        if (gpu->branches > 1)
+            CU_TRY(dev, dev->api.EventCreate(&s->forked, CU_EVENT_DISABLE_TIMING),
+                   "creating an event");
+        for (unsigned b = 1; b < gpu->branches; b++) {
+            CU_TRY(dev, dev->api.StreamCreate(&s->branch[b], CU_STREAM_NON_BLOCKING),
+                   "creating a stream");
+            CU_TRY(dev, dev->api.EventCreate(&s->joined[b], CU_EVENT_DISABLE_TIMING),
+                   "creating an event");
+        }
+        int err = 0;
+        if (gpu->planes & 6)
+            err = cuda_alloc(dev, &s->ref_chroma, gpu->plane_bytes[1] + gpu->plane_bytes[2],
+                             "reference chroma", error, error_size);
+        if (!err) err = cuda_alloc(dev, &s->dist, gpu->frame_bytes, "the distorted frame", error,
+                                   error_size);
+        if (err) return err;
+    }
+    /* Enough ring entries that a frame rarely waits for an older one. */
+    gpu->ring_size = slots + gpu->history + 1;
+    gpu->ring = calloc(gpu->ring_size, sizeof(*gpu->ring));
+    gpu->ring_uploaded = calloc(gpu->ring_size, sizeof(*gpu->ring_uploaded));
+    gpu->ring_done = calloc(gpu->ring_size, sizeof(*gpu->ring_done));
+    if (!gpu->ring || !gpu->ring_uploaded || !gpu->ring_done) return -ENOMEM;
+    if (gpu->dist_history && !(gpu->ring_dist = calloc(gpu->ring_size, sizeof(*gpu->ring_dist))))
+        return -ENOMEM;
+    for (unsigned i = 0; i < gpu->ring_size; i++) {
+        int err = cuda_alloc(dev, &gpu->ring[i], gpu->plane_bytes[0], "reference luma", error,
+                             error_size);
+        if (!err && gpu->ring_dist)
+            err = cuda_alloc(dev, &gpu->ring_dist[i], gpu->plane_bytes[0], "distorted luma", error,
+                             error_size);
+        if (err) return err;
+        CU_TRY(dev, dev->api.EventCreate(&gpu->ring_uploaded[i], CU_EVENT_DISABLE_TIMING),
+               "creating an event");
+        CU_TRY(dev, dev->api.EventCreate(&gpu->ring_done[i], CU_EVENT_DISABLE_TIMING),
+               "creating an event");
+    }
+    return 0;
+}
+
+/* How many streams a frame's twins are spread over: one per twin, up to
+ * CUDA_MAX_BRANCHES, so that the small kernels of one twin (ADM's coarse
+ * scales, say) share the GPU with the others' instead of leaving most of
+ * it idle; one when profiling, which times each twin alone.
+ * QUALE_CUDA_BRANCHES sets it (1: every twin on the frame's stream). */
+static unsigned choose_branches(const GpuBackend *gpu)
+{
+    if (gpu->profile) return 1;
+    const char *text = getenv("QUALE_CUDA_BRANCHES");
+    const unsigned long asked = text && *text ? strtoul(text, NULL, 10) : 0;
+    const unsigned long branches = asked >= 1 ? asked : gpu->twin_count;
+    return (unsigned)QUALE_MAX(1ul, QUALE_MIN(branches, (unsigned long)CUDA_MAX_BRANCHES));
+}
+
+static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
+                      const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
+                      char *error, size_t error_size)
+{
+    const char *profile = getenv("QUALE_CUDA_PROFILE");
+    gpu->profile = profile && profile[0] && strcmp(profile, "0");
+    if (gpu->profile) *slots_in_out = 1;
+    const unsigned slots = *slots_in_out;
+    CudaDevice *dev = &gpu->dev;
+    int err = 0;
+    error[0] = '\0';
+    if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
+        snprintf(error, error_size, "the CUDA context cannot be made current");
+        return -EIO;
+    }
+    gpu->format = *format;
+    gpu->twins = calloc(count, sizeof(*gpu->twins));
+    if (!gpu->twins) return -ENOMEM;
+
+    /* The frame layout on the device mirrors the host pictures'. */
+    QualePicture layout;
+    if ((err = quale_picture_alloc(&layout, format))) return err;
+    for (unsigned p = 0; p < layout.plane_count; p++) {
+        gpu->plane_offset[p] = (size_t)((uint8_t *)layout.data[p] - (uint8_t *)layout.data[0]);
+        gpu->plane_bytes[p] = (size_t)layout.stride[p] * layout.plane_height[p];
+        gpu->frame_bytes += gpu->plane_bytes[p];
+    }
+    quale_picture_unref(&layout);
+
+    for (unsigned i = 0; i < count && !err; i++) {
+        const CudaTwin *twin = find_twin(requests[i].metric, requests[i].state);
+        ActiveTwin *a = &gpu->twins[gpu->twin_count++];
+        a->twin = twin;
+        a->sink = requests[i].sink;
+        gpu->planes |= metric_planes(twin->metric, requests[i].state);
+        if (twin->metric->history > gpu->history) gpu->history = twin->metric->history;
+        if (twin->dist_history) gpu->dist_history = true;
+        const CUresult r = dev->api.ModuleLoadData(&a->module,
+                                                   module_image(gpu->runtime, twin->module_image));
+        if (r != CUDA_SUCCESS) {
+            snprintf(error, error_size, "loading the %s kernels failed: %s", twin->metric->name,
+                     cuda_error_text(&dev->api, r));
+            err = -EIO;
+            break;
+        }
+        err = cuda_twin_init(twin, dev, a->module, requests[i].state, format, slots, &a->state,
+                             error, error_size);
+    }
+    if (format->chroma == QUALE_CHROMA_400) gpu->planes &= 1;
+    gpu->branches = choose_branches(gpu);
+    if (!err) err = start_slots(gpu, slots, error, error_size);
+    if (!err && gpu->profile) {
+        gpu->marks = calloc(gpu->twin_count + 2, sizeof(*gpu->marks));
+        gpu->stage_ms = calloc(gpu->twin_count + 1, sizeof(*gpu->stage_ms));
+        if (!gpu->marks || !gpu->stage_ms) err = -ENOMEM;
+        for (unsigned i = 0; i < gpu->twin_count + 2 && !err; i++)
+            if (dev->api.EventCreate(&gpu->marks[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) err = -EIO;
+    }
+    if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
+    return err;
+}
+
+/* ---- frames --------------------------------------------------------------- */
+
+static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdeviceptr ref_luma,
+                  CUdeviceptr dist_luma, char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    const QualePicture *pics[2] = { frame->ref, frame->dist };
+    const size_t chroma_bytes = gpu->plane_bytes[1] + gpu->plane_bytes[2];
+    const bool chroma = (gpu->planes & 6) != 0;
+    for (int i = 0; i < 2; i++) {
+        const CUdeviceptr luma = i == 0 ? ref_luma : dist_luma;
+        if (picture_on_device(pics[i])) {
+            /* The caller filled it on the device, with copies on the
+             * context's default stream that the slot's (non-blocking)
+             * stream does not wait for by itself. */
+            if (!s->caller_done)
+                CU_TRY(dev, dev->api.EventCreate(&s->caller_done, CU_EVENT_DISABLE_TIMING),
+                       "creating an event");
+            CU_TRY(dev, dev->api.EventRecord(s->caller_done, NULL), "marking the caller's copies");
+            CU_TRY(dev, dev->api.StreamWaitEvent(s->stream, s->caller_done, 0),
+                   "waiting for the caller's copies");
+            const CUdeviceptr src = (CUdeviceptr)(uintptr_t)pics[i]->data[0];
+            CU_TRY(dev, dev->api.MemcpyDtoDAsync(luma, src, gpu->plane_bytes[0], s->stream),
+                   "copying luma on the device");
+            if (chroma) {
+                const CUdeviceptr dst = i == 0 ? s->ref_chroma : s->dist + gpu->plane_offset[1];
+                CU_TRY(dev, dev->api.MemcpyDtoDAsync(dst, src + gpu->plane_offset[1], chroma_bytes,
+                                                     s->stream),
+                       "copying chroma on the device");
+            }
+            continue;
+        }
+        const uint8_t *host = pics[i]->data[0];
+        if (!is_pinned(gpu, pics[i])) {
+            /* A picture from elsewhere: one host copy into pinned staging,
+             * so that the transfer itself is a DMA like the others.  The
+             * staging is made on first need: pictures from the context's
+             * pool are pinned already. */
+            if (!s->staging) {
+                int err = cuda_alloc_host(dev, &s->staging, 2 * gpu->frame_bytes, "staging", error,
+                                          error_size);
+                if (err) return err;
+            }
+            uint8_t *staging = (uint8_t *)s->staging + (size_t)i * gpu->frame_bytes;
+            memcpy(staging, host, chroma ? gpu->frame_bytes : gpu->plane_bytes[0]);
+            host = staging;
+        }
+        CU_TRY(dev, dev->api.MemcpyHtoDAsync(luma, host, gpu->plane_bytes[0], s->stream),
+               "uploading luma");
+        if (chroma) {
+            const CUdeviceptr dst = i == 0 ? s->ref_chroma : s->dist + gpu->plane_offset[1];
+            CU_TRY(dev, dev->api.MemcpyHtoDAsync(dst, host + gpu->plane_offset[1], chroma_bytes,
+                                                 s->stream),
+                   "uploading chroma");
+        }
+    }
+    return 0;
+}
+
+static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    char error[512] = "";
+    CudaDevice *dev = &gpu->dev;
+    CudaSlot *s = &gpu->slots[slot];
+    const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
+    int err = 0;
+    if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
+        return -EIO;
+    }
+
+    /* The old occupant of ring entry e and the frames that read it must be
+     * done before it is overwritten. */
+    for (unsigned j = 0; j <= gpu->history && n >= R; j++) {
+        const unsigned reader = n - R + j;
+        const CUresult r = dev->api.StreamWaitEvent(s->stream, gpu->ring_done[reader % R], 0);
+        if (r != CUDA_SUCCESS) {
+            context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: waiting for frame %u failed: %s",
+                        reader, cuda_error_text(&dev->api, r));
+            return -EIO;
+        }
+    }
+    if (gpu->profile && dev->api.EventRecord(gpu->marks[0], s->stream) != CUDA_SUCCESS) err = -EIO;
+    const CUdeviceptr dist_luma = gpu->ring_dist ? gpu->ring_dist[e] : s->dist;
+    if (!err) err = upload(gpu, s, frame, gpu->ring[e], dist_luma, error, sizeof(error));
+    if (!err && gpu->profile && dev->api.EventRecord(gpu->marks[1], s->stream) != CUDA_SUCCESS)
+        err = -EIO;
+
+    CudaFrame f = { .index = n };
+    const QualePicture *ref = frame->ref;
+    for (unsigned p = 0; p < ref->plane_count; p++) {
+        f.stride[p] = (size_t)ref->stride[p];
+        f.width[p] = ref->plane_width[p];
+        f.height[p] = ref->plane_height[p];
+        f.dist[p] = s->dist + gpu->plane_offset[p];
+    }
+    f.ref[0] = gpu->ring[e];
+    f.dist[0] = dist_luma;
+    if (ref->plane_count == 3) {
+        f.ref[1] = s->ref_chroma;
+        f.ref[2] = s->ref_chroma + gpu->plane_bytes[1];
+    }
+    if (!err && dev->api.EventRecord(gpu->ring_uploaded[e], s->stream) != CUDA_SUCCESS) err = -EIO;
+    for (unsigned k = 0; k < gpu->history && !err; k++) {
+        if (n < k + 1) break;
+        const unsigned prev = (n - 1 - k) % R;
+        f.prev_ref[k] = gpu->ring[prev];
+        if (gpu->ring_dist) f.prev_dist[k] = gpu->ring_dist[prev];
+        if (dev->api.StreamWaitEvent(s->stream, gpu->ring_uploaded[prev], 0) != CUDA_SUCCESS)
+            err = -EIO;
+    }
+    /* Fork: every branch starts after the upload and the waits above. */
+    const unsigned branches = gpu->branches;
+    if (!err && branches > 1 && dev->api.EventRecord(s->forked, s->stream) != CUDA_SUCCESS)
+        err = -EIO;
+    for (unsigned b = 1; b < branches && !err; b++)
+        if (dev->api.StreamWaitEvent(s->branch[b], s->forked, 0) != CUDA_SUCCESS) err = -EIO;
+    for (unsigned i = 0; i < gpu->twin_count && !err; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        err = cuda_twin_enqueue(a->twin, a->state, slot, &f, s->branch[i % branches], error,
+                                sizeof(error));
+        if (!err && gpu->profile &&
+            dev->api.EventRecord(gpu->marks[i + 2], s->stream) != CUDA_SUCCESS)
+            err = -EIO;
+    }
+    /* Join: the frame is done when every branch is. */
+    for (unsigned b = 1; b < branches && !err; b++)
+        if (dev->api.EventRecord(s->joined[b], s->branch[b]) != CUDA_SUCCESS ||
+            dev->api.StreamWaitEvent(s->stream, s->joined[b], 0) != CUDA_SUCCESS)
+            err = -EIO;
+    if (!err && (dev->api.EventRecord(gpu->ring_done[e], s->stream) != CUDA_SUCCESS ||
+                 dev->api.EventRecord(s->done, s->stream) != CUDA_SUCCESS))
+        err = -EIO;
+    if (err)
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: %s", n,
+                    error[0] ? error : "queueing work failed");
+    return err;
+}
+
+static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    CudaDevice *dev = &gpu->dev;
+    CudaSlot *s = &gpu->slots[slot];
+    CUresult r = dev->api.CtxSetCurrent(dev->context);
+    if (r == CUDA_SUCCESS) r = dev->api.EventSynchronize(s->done);
+    if (r != CUDA_SUCCESS) {
+        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: the device failed: %s",
+                    frame->index, cuda_error_text(&dev->api, r));
+        return -EIO;
+    }
+    if (gpu->profile) {
+        for (unsigned i = 0; i <= gpu->twin_count; i++) {
+            float ms = 0;
+            if (dev->api.EventElapsedTime(&ms, gpu->marks[i], gpu->marks[i + 1]) == CUDA_SUCCESS)
+                gpu->stage_ms[i] += ms;
+        }
+        gpu->profiled_frames++;
+    }
+    for (unsigned i = 0; i < gpu->twin_count; i++) {
+        ActiveTwin *a = &gpu->twins[i];
+        int err = cuda_twin_collect(a->twin, a->state, slot, frame, a->sink);
+        if (err) return err;
+    }
+    return 0;
+}
+
+const GpuOps gpu_cuda_ops = {
+    .kind = QUALE_BACKEND_CUDA,
+    .twin_built = cuda_twin_built,
+    .list_devices = cuda_list_devices,
+    .describe = cuda_describe,
+    .open = cuda_open,
+    .close = cuda_close,
+    .host_allocator = cuda_host_allocator,
+    .adopt = cuda_adopt,
+    .device_allocator = cuda_device_allocator,
+    .download = cuda_download,
+    .native_context = cuda_native_context,
+    .import_frame = cuda_import_frame,
+    .import_release = cuda_import_release,
+    .has_twin = cuda_has_twin,
+    .start = cuda_start,
+    .submit = cuda_submit,
+    .complete = cuda_complete,
+};
+
+/* The same backend over HIP's runtime (hip_api.c) with the kernels built
+ * for HIP.  Decoded frames (NVDEC) and the caller's own contexts are
+ * CUDA's alone. */
+const GpuOps gpu_hip_ops = {
+    .kind = QUALE_BACKEND_HIP,
+    .twin_built = hip_twin_built,
+    .list_devices = hip_list_devices,
+    .describe = cuda_describe,
+    .open = hip_open,
+    .close = cuda_close,
+    .host_allocator = cuda_host_allocator,
+    .device_allocator = cuda_device_allocator,
+    .download = cuda_download,
+    .has_twin = cuda_has_twin,
+    .start = cuda_start,
+    .submit = cuda_submit,
+    .complete = cuda_complete,
+};

@@ -1,0 +1,110 @@
+/*
+ * float_moment on CUDA: the device sums each picture's samples and squares
+ * as exact integers (float_moment.cu), in per-block partials; the host adds
+ * them and finishes through the C reference's own steps (float_moment_sums,
+ * float_moment_write of src/metrics/float_moment.h).
+ *
+ * Per 1080p frame: one launch (270 x 2 blocks of 4 rows), both luma planes
+ * read once (4 MB at 8 bits), 1080 partials (8.4 KB) read back.
+ *
+ * tests/test_float_simple_cuda_host.cpp runs this twin's plan through the
+ * plan executor on a fake driver whose kernels are the element code of the
+ * .cu file on the CPU.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda/cuda_twin.h"
+#include "float_moment_args.h"
+#include "metrics/float_moment/float_moment.h"
+
+extern const unsigned char cuda_module_float_moment[];
+
+
+/* THREADS: the kernels' launch bounds; PARTIALS per block column: 2
+ * pictures x (first, second). */
+enum { THREADS = FMOMENT_THREADS, ROWS_PER_BLOCK = 4, PARTIALS = 4 };
+
+static unsigned float_moment_cuda_blocks(unsigned height)
+{
+    return (height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+}
+
+/* The frame's launch: kernel name, grid (x, y, threads) and arguments
+ * (args: a struct FloatMomentArgs); partials holds PARTIALS x blocks. */
+static const char *float_moment_cuda_launch(const FloatMomentState *s,
+                                            const QualeVideoFormat *format, uint64_t ref,
+                                            uint64_t dist, uint64_t stride, uint64_t partials,
+                                            unsigned launch[3], void *args)
+{
+    FloatMomentArgs a;
+    memset(&a, 0, sizeof(a));
+    a.pic[0] = ref;
+    a.pic[1] = dist;
+    a.stride = stride;
+    a.partials = partials;
+    a.w = format->width;
+    a.h = format->height;
+    a.rows = ROWS_PER_BLOCK;
+    a.float_squares = !s->exact_sums;
+    a.scaler = s->scaler;
+    memcpy(args, &a, sizeof(a));
+    launch[0] = float_moment_cuda_blocks(format->height);
+    launch[1] = 2;
+    launch[2] = THREADS;
+    return format->bitdepth > 8 ? "float_moment_16bit" : "float_moment_8bit";
+}
+
+/* collect(): the partials' sums ([picture][first, second][block]), then the
+ * C reference's steps. */
+static int float_moment_cuda_finish(const FloatMomentState *s, const uint64_t *partials,
+                                    unsigned blocks, const MetricFrame *frame, FeatureSink *sink)
+{
+    int err = float_moment_check(&frame->ref->format, sink);
+    if (err) return err;
+    uint64_t sum[PARTIALS] = { 0, 0, 0, 0 };
+    for (unsigned k = 0; k < PARTIALS; k++)
+        for (unsigned b = 0; b < blocks; b++) sum[k] += partials[(size_t)k * blocks + b];
+    return float_moment_write(s, sink, frame, float_moment_sums(s, sum[0], sum[1]),
+                              float_moment_sums(s, sum[2], sum[3]));
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+/* Per slot: PARTIALS partials per block, all read back. */
+static int float_moment_cuda_plan(const void *state, const QualeVideoFormat *format,
+                                  CudaPlan *plan, char *error, size_t error_size)
+{
+    plan->slot_bytes = plan->readback_bytes =
+        (size_t)PARTIALS * float_moment_cuda_blocks(format->height) * sizeof(uint64_t);
+    plan->steps = 1;
+    return 0;
+}
+
+static void float_moment_cuda_step(const CudaPlan *plan, unsigned index,
+                                   const CudaPlanMemory *memory, CudaStep *step)
+{
+    const CudaFrame *f = memory->frame;
+    unsigned launch[3] = { 0, 0, 0 };
+    const char *name = float_moment_cuda_launch(plan->state, &plan->format, f->ref[0], f->dist[0],
+                                                f->stride[0], memory->slot, launch, step->args);
+    cuda_step_launch(step, name, launch, sizeof(FloatMomentArgs));
+}
+
+static int float_moment_cuda_collect(const CudaPlan *plan, const void *readback,
+                                     const MetricFrame *frame, FeatureSink *sink)
+{
+    return float_moment_cuda_finish(plan->state, readback,
+                                    float_moment_cuda_blocks(plan->format.height), frame, sink);
+}
+
+const CudaTwin cuda_twin_float_moment = {
+    .metric = &metric_float_moment,
+    .module_image = cuda_module_float_moment,
+    .plan = float_moment_cuda_plan,
+    .step = float_moment_cuda_step,
+    .collect = float_moment_cuda_collect,
+};

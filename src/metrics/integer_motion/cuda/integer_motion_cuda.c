@@ -1,0 +1,67 @@
+/* Integer motion on CUDA: the device computes each row's SAD, the host adds
+ * the rows and writes the score through the C reference's own step
+ * (motion_write_sad); motion2 and motion3 come from the metric's flush.
+ *
+ * Per frame: the rows' sums cleared, one launch (a block per MOTION_SEGMENT
+ * columns of a row), the sums read back (4 bytes a row).  Where the C
+ * reference computes no SAD (the first frames, or a picture below 3x3) the
+ * launch has no blocks and collect() reads nothing. */
+#include "gpu/cuda/cuda_twin.h"
+#include "integer_motion_args.h"
+#include "metrics/integer_motion/integer_motion.h"
+
+extern const unsigned char cuda_module_integer_motion[];
+
+static int motion_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                            char *error, size_t error_size)
+{
+    plan->slot_bytes = plan->clear_bytes = plan->readback_bytes =
+        (size_t)format->height * sizeof(uint32_t);
+    plan->steps = 1;
+    return 0;
+}
+
+static void motion_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                             CudaStep *step)
+{
+    const MotionState *s = plan->state;
+    const CudaFrame *f = memory->frame;
+    /* The earlier frame is on the device whenever the reference needs it
+     * (the metric's history); were it not, the launch would fault, not
+     * score zero. */
+    const MotionArgs a = {
+        .prev = f->prev_ref[s->five_frame_window ? 1 : 0],
+        .cur = f->ref[0],
+        .stride = f->stride[0],
+        .w = (int)s->width,
+        .h = (int)s->height,
+        .bitdepth = (int)s->bitdepth,
+        .row_sad = memory->slot,
+    };
+    const bool work = motion_needs_sad(s, f->index) && s->width >= 3 && s->height >= 3;
+    CUDA_STEP_SET(step, s->bitdepth > 8 ? "motion_sad_16bit" : "motion_sad_8bit",
+                  work ? cuda_blocks_for(s->width, MOTION_SEGMENT) : 0, s->height, 1,
+                  MOTION_THREADS, 0, a);
+}
+
+static int motion_cuda_collect(const CudaPlan *plan, const void *readback,
+                               const MetricFrame *frame, FeatureSink *sink)
+{
+    const MotionState *s = plan->state;
+    uint64_t sad = 0;
+    if (motion_needs_sad(s, frame->index)) {
+        const int err = motion_check_size(s, sink);
+        if (err) return err;
+        const uint32_t *rows = readback;
+        for (unsigned y = 0; y < plan->format.height; y++) sad += rows[y];
+    }
+    return motion_write_sad(s, sink, frame->index, sad);
+}
+
+const CudaTwin cuda_twin_integer_motion = {
+    .metric = &metric_integer_motion,
+    .module_image = cuda_module_integer_motion,
+    .plan = motion_cuda_plan,
+    .step = motion_cuda_step,
+    .collect = motion_cuda_collect,
+};

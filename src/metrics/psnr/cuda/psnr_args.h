@@ -1,0 +1,23 @@
+/* The argument block of psnr.cu's kernels: one declaration for
+ * psnr_cuda.c and the kernels (cuda_args.h). */
+#ifndef QUALE_SRC_CUDA_PSNR_ARGS_H
+#define QUALE_SRC_CUDA_PSNR_ARGS_H
+
+#include <stdint.h>
+
+#include "gpu/cuda/cuda_args.h"
+
+/* Threads per block (the kernels' launch bounds). */
+#define PSNR_THREADS 256
+
+typedef struct PsnrArgs {
+    DEVICE_POINTER(const uint8_t) ref[3];
+    DEVICE_POINTER(const uint8_t) dist[3];
+    unsigned long long stride[3];
+    unsigned width[3], height[3];
+    unsigned rows_per_block;
+    /* planes x blocks: block (x, p) writes partials[p * gridDim.x + x] */
+    DEVICE_POINTER(unsigned long long) partials;
+} PsnrArgs;
+
+#endif /* QUALE_SRC_CUDA_PSNR_ARGS_H */
