@@ -84,7 +84,7 @@ static void log_device(const LogSink *log, const GpuOps *ops, const GpuBackend *
         log_sink_print(log, QUALE_LOG_INFO, "using %s: %s", quale_backend_name(ops->kind), info.name);
 }
 
-int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend requested, int device,
+int backend_open(const LogSink *log, enum QualeBackend requested, int device,
                  enum QualeBackend *selected, const GpuOps **ops, GpuBackend **gpu)
 {
     *ops = NULL;
@@ -103,7 +103,7 @@ int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend reques
                            quale_backend_name(requested), o->unavailable);
             return -ENOSYS;
         }
-        int err = o->open(ctx, device, gpu, error, sizeof(error));
+        int err = o->open(log, device, gpu, error, sizeof(error));
         if (err) {
             log_sink_print(log, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
                            quale_backend_name(requested), error);
@@ -127,7 +127,7 @@ int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend reques
             const GpuOps *o = gpu_ops(order[i]);
             if (o->unavailable) {
                 snprintf(error, sizeof(error), "not built");
-            } else if (!o->open(ctx, device, gpu, error, sizeof(error))) {
+            } else if (!o->open(log, device, gpu, error, sizeof(error))) {
                 QualeDeviceInfo info;
                 o->describe(*gpu, &info);
                 /* Tests reach what lies behind on lavapipe with this. */

@@ -15,7 +15,7 @@
  * For the CPU, *ops and *gpu are NULL.  ctx is handed to the GPU backend
  * it opens; the messages go to log.
  */
-int backend_open(QualeContext *ctx, const LogSink *log, enum QualeBackend requested, int device,
+int backend_open(const LogSink *log, enum QualeBackend requested, int device,
                  enum QualeBackend *selected, const GpuOps **ops, GpuBackend **gpu);
 
 #endif /* QUALE_SRC_BACKEND_H */

@@ -40,20 +40,6 @@ struct Collector;
 /* Stores a score computed elsewhere under key at frame index (libvmaf's
  * vmaf_import_feature_score()); a key a metric or model writes is refused. */
 int context_import_score(QualeContext *ctx, const char *key, unsigned index, double value);
-/*
- * Decoding on the context's GPU (src/input/decode.c).  The native context
- * of the backend (a CUcontext), in which a decoder's frames are memory the
- * backend reads; or a negative errno with the reason in error (no GPU
- * backend, or one that cannot take decoded frames).  Then a decoded frame
- * into a device picture of the context (quale_context_alloc_device_picture()),
- * written when this returns.
- */
-int context_decode_context(QualeContext *ctx, void **native, char *error, size_t error_size);
-int context_import_frame(QualeContext *ctx, const GpuFrameImport *src, QualePicture *dst,
-                         char *error, size_t error_size);
-/* Gives back what import_frame() kept for a scaled import (its *state). */
-void context_import_release(QualeContext *ctx, void *state);
-
 /* libvmaf's pooling of key over frames [first, end), skipping those that
  * subsample leaves out (collector_pool_range()); -ENOENT for an unknown key
  * or a scored frame without it. */

@@ -61,6 +61,16 @@ typedef void (*MetricTaskFn)(void *arg, unsigned task, void *scratch);
 int metric_run_tasks(const MetricFrame *frame, void *scratch, unsigned count, MetricTaskFn fn,
                      void *arg);
 
+/* What runs a metric's tasks: the context's scheduler hands one down in
+ * every MetricFrame, so that no metric calls into the context. */
+struct MetricRunner {
+    unsigned threads; /* the workers that may run tasks */
+    /* Tasks 0 .. count-1 of fn, worker being the caller's, as
+     * metric_run_tasks() says. */
+    int (*run_tasks)(const MetricRunner *runner, unsigned worker, void *scratch,
+                     unsigned count, MetricTaskFn fn, void *arg);
+};
+
 /*
  * Rows a band when `rows` rows are cut into bands for metric_run_tasks()
  * by the thread count (the context's workers, 1 outside a context): all of

@@ -15,7 +15,7 @@
 
 #include "collector.h"
 #include "common.h"
-#include "context.h"
+#include "log.h"
 #include "output.h"
 #include "quale/quale.h"
 
@@ -38,7 +38,7 @@ static void writer_error(const Writer *w, const char *fmt, ...)
 #endif
     ;
 
-/* A context's writers log through it; results read back have no context:
+/* A context's writers log through its sink; results read back have none:
  * their reason goes to the caller's buffer. */
 static void writer_error(const Writer *w, const char *fmt, ...)
 {
@@ -47,7 +47,7 @@ static void writer_error(const Writer *w, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(text, sizeof(text), fmt, args);
     va_end(args);
-    if (w->src->ctx) context_log(w->src->ctx, QUALE_LOG_ERROR, "%s", text);
+    if (w->src->log) log_sink_print(w->src->log, QUALE_LOG_ERROR, "%s", text);
     else if (w->error && w->error_size) snprintf(w->error, w->error_size, "%s", text);
 }
 
@@ -535,54 +535,4 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
         return -EIO;
     }
     return 0;
-}
-
-int quale_write_output(const QualeContext *ctx, FILE *stream,
-                       enum QualeOutputFormat format, const QualeOutputOptions *options)
-{
-    if (!ctx || !stream) return -EINVAL;
-    const int ready = context_results_ready(ctx, "quale_write_output");
-    if (ready) return ready;
-    const QualeVideoFormat *fmt = context_format(ctx);
-    const unsigned frames = quale_frame_count(ctx);
-    OutputSource src = {
-        .ctx = ctx,
-        .collector = context_collector(ctx),
-        .width = fmt ? fmt->width : 0,
-        .height = fmt ? fmt->height : 0,
-        .subsample = context_subsample(ctx),
-        .first = 0,
-        .end = frames,
-        .fps = options ? options->fps : 0.,
-        .notes = options ? options->notes : NULL,
-        .note_count = options ? options->note_count : 0,
-        .pool_methods = options ? options->pool_methods : NULL,
-        .pool_method_count = options && options->pool_methods ? options->pool_method_count : 0,
-    };
-    if (options && (options->frame_first || options->frame_end)) {
-        if (options->frame_first >= options->frame_end || options->frame_end > frames) {
-            context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): the frames [%u, %u) are "
-                        "not frames of the run (0 to %u)", options->frame_first,
-                        options->frame_end, frames);
-            return -EINVAL;
-        }
-        src.first = options->frame_first;
-        src.end = options->frame_end;
-    }
-    if (options) {
-        src.offset = options->frame_number_offset;
-        src.segment = options->segment;
-        if (src.segment && (src.segment->first != src.first + src.offset ||
-                            src.segment->end != src.end + src.offset)) {
-            context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): the segment's frames [%u, "
-                        "%u) are not those written, [%u, %u)", src.segment->first,
-                        src.segment->end, src.first + src.offset, src.end + src.offset);
-            return -EINVAL;
-        }
-    }
-    if (src.offset > UINT32_MAX - src.end) {
-        context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): frame numbers past 2^32");
-        return -EINVAL;
-    }
-    return output_write(&src, stream, format, options ? options->precision : -1, NULL, 0);
 }

@@ -8,10 +8,11 @@
 #include <stdio.h>
 
 #include "collector.h"
+#include "log.h"
 #include "quale/quale.h"
 
 typedef struct OutputSource {
-    const QualeContext *ctx;     /* logs the writer's errors; NULL: to error */
+    const LogSink *log;          /* takes the writer's errors; NULL: to error */
     const Collector *collector;
     unsigned width, height;      /* the pictures' (XML's params) */
     unsigned subsample;          /* frames not a multiple of it are not listed */
@@ -25,8 +26,8 @@ typedef struct OutputSource {
     unsigned pool_method_count;
 } OutputSource;
 
-/* Writes src in a layout; on failure the reason goes to the context's log,
- * or to error without one. */
+/* Writes src in a layout; on failure the reason goes to src's log, or to
+ * error without one. */
 int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat format,
                  int precision, char *error, size_t error_size);
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "log.h"
 #include "metric.h"
 #include "picture_pool.h"
 #include "quale/quale.h"
@@ -50,6 +51,16 @@ typedef struct GpuFrameImport {
     void **state;
 } GpuFrameImport;
 
+/* What a decoder that leaves its frames in device memory is handed (the
+ * context's backend, behind its operations; never the context):
+ * native_context() is the context the decoder works in, import_frame()
+ * writes a decoded frame into a device picture, import_release() gives
+ * back what a scaled import kept. */
+typedef struct GpuImporter {
+    const struct GpuOps *ops;
+    GpuBackend *gpu;
+} GpuImporter;
+
 typedef struct GpuOps {
     enum QualeBackend kind;
     /* Why the backend is missing from this build; NULL when it is built
@@ -65,9 +76,10 @@ typedef struct GpuOps {
                         size_t error_size);
     void (*describe)(const GpuBackend *gpu, QualeDeviceInfo *info);
 
-    /* Opens the device (index -1: the first).  On failure error holds the
-     * reason, in one line; the caller decides how loudly to say it. */
-    int (*open)(QualeContext *ctx, int device, GpuBackend **gpu, char *error,
+    /* Opens the device (index -1: the first); the backend logs to a copy
+     * of log.  On failure error holds the reason, in one line; the caller
+     * decides how loudly to say it. */
+    int (*open)(const LogSink *log, int device, GpuBackend **gpu, char *error,
                 size_t error_size);
     void (*close)(GpuBackend *gpu);
 
@@ -81,7 +93,7 @@ typedef struct GpuOps {
      * device; each call takes a reference to the backend that the
      * allocator's release() gives back.  download() copies a device
      * picture into a host picture of the same format and layout. */
-    int (*adopt)(QualeContext *ctx, void *native_context, GpuBackend **gpu, char *error,
+    int (*adopt)(const LogSink *log, void *native_context, GpuBackend **gpu, char *error,
                  size_t error_size);
     const PictureAllocator *(*device_allocator)(GpuBackend *gpu);
     int (*download)(GpuBackend *gpu, QualePicture *host, const QualePicture *device, char *error,

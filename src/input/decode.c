@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "context.h"
+#include "gpu/gpu.h"
 #include "input/av1_header.h"
 #include "reader.h"
 #include "scale.h"
@@ -156,7 +156,7 @@ struct Decoder {
     /* Decoding on the GPU (decoder_use_gpu()): frames stay in device
      * memory and go into the context's device pictures. */
     AVBufferRef *hw_device;
-    QualeContext *gpu;
+    GpuImporter gpu; /* gpu.ops set: decoding on the GPU */
     unsigned gpu_bytes, gpu_shift;
     /* A scaled or deepened video resamples on the GPU as it is imported:
      * the plan of the CPU's swscale arithmetic, and the backend's copy of
@@ -279,7 +279,8 @@ void decoder_close(struct QualeVideoReader *r)
     ff.avcodec_free_context(&d->codec);
     ff.av_buffer_unref(&d->hw_device);
     if (d->gpu_scale) {
-        context_import_release(d->gpu, d->gpu_scale_state);
+        if (d->gpu.ops && d->gpu_scale_state)
+            d->gpu.ops->import_release(d->gpu.gpu, d->gpu_scale_state);
         scale_plan_free(d->gpu_scale);
         free(d->gpu_scale);
     }
@@ -427,10 +428,11 @@ static bool has_nvdec(const AVCodec *codec)
 static const char *nvdec_probe(struct QualeVideoReader *r, const AVCodec *codec,
                                AVBufferRef *device, char *why, size_t size);
 
-int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
+int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
+                    const char *unavailable)
 {
     struct Decoder *d = r->decoder;
-    if (d->gpu) return 1;
+    if (d->gpu.ops) return 1;
     if (r->frame || d->draining)
         return video_reader_fail(r, -EINVAL, "decoding on the GPU is chosen before the first "
                                  "frame is read");
@@ -471,9 +473,9 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
         }
     }
     if (!has_nvdec(codec)) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
+    if (!importer) return STAY_ON_CPU("%s", unavailable);
     char why[256];
-    void *cu_context = NULL;
-    if (context_decode_context(ctx, &cu_context, why, sizeof(why))) return STAY_ON_CPU("%s", why);
+    void *cu_context = importer->ops->native_context(importer->gpu);
 
     /* Another size or depth than the pictures': resampled as it is
      * imported, with the tables of the CPU's swscale arithmetic (a depth
@@ -530,7 +532,7 @@ int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
     }
     ff.avcodec_free_context(&d->codec);
     d->codec = c;
-    d->gpu = ctx;
+    d->gpu = *importer;
     /* the decoder that runs now (FFmpeg's own, for AV1) */
     snprintf(d->description, sizeof(d->description), "%s in %s", codec->name,
              d->format->iformat->name);
@@ -784,7 +786,7 @@ static int decode_next(struct QualeVideoReader *r)
             return video_reader_fail(r, -EPROTO, "frame %llu: decoding failed (%s)%s",
                                      (unsigned long long)r->frame,
                                      error_text(err, text, sizeof(text)),
-                                     d->gpu ? "; NVDEC decoded it: QUALE_DECODE_ON_CPU=1 decodes "
+                                     d->gpu.ops ? "; NVDEC decoded it: QUALE_DECODE_ON_CPU=1 decodes "
                                      "on the CPU" : "");
         if (d->draining) return 0;
         err = ff.av_read_frame(d->format, d->packet);
@@ -875,7 +877,7 @@ static int gpu_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture 
         .state = &d->gpu_scale_state,
     };
     char why[512];
-    const int imported = context_import_frame(d->gpu, &in, pic, why, sizeof(why));
+    const int imported = d->gpu.ops->import_frame(d->gpu.gpu, &in, pic, why, sizeof(why));
     if (imported)
         return video_reader_fail(r, imported, "frame %llu: %s", (unsigned long long)r->frame, why);
     return 0;
@@ -892,7 +894,7 @@ static void count_damage(struct QualeVideoReader *r, const AVFrame *f)
 static int deliver_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture *pic)
 {
     count_damage(r, f);
-    if (r->decoder->gpu) return gpu_frame(r, f, pic);
+    if (r->decoder->gpu.ops) return gpu_frame(r, f, pic);
     if (!pic) return 0;
     const AVFrame *planar = planar_frame(r, f);
     if (!planar) return r->error[0] ? -EPROTO : -ENOMEM;
@@ -1277,7 +1279,7 @@ static unsigned session_count(void)
 static int parallel_start(struct QualeVideoReader *r)
 {
     struct Decoder *d = r->decoder;
-    if (d->gpu) return 0;
+    if (d->gpu.ops) return 0;
     const unsigned sessions = session_count();
     struct stat st;
     const char *container = d->format->iformat->name;
@@ -1450,9 +1452,11 @@ const char *decoder_description(const struct QualeVideoReader *r)
     return NULL;
 }
 
-int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx)
+int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
+                    const char *unavailable)
 {
-    (void)ctx;
+    (void)importer;
+    (void)unavailable;
     video_reader_fail(r, 0, "this build of quale has no decoder");
     return 0;
 }

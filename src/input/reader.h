@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gpu/gpu.h"
 #include "quale/quale.h"
 
 /* The longest y4m stream header or FRAME line we accept, newline included.
@@ -106,7 +107,8 @@ const char *decoder_description(const struct QualeVideoReader *r);
  * CUDA hwaccel): 1, or 0 with the reason in r->error when the video stays
  * on the CPU, or a negative errno.  Then decoder_read() takes device
  * pictures of ctx. */
-int decoder_use_gpu(struct QualeVideoReader *r, QualeContext *ctx);
+int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
+                    const char *unavailable);
 /* decode.c too: swscale between two sizes of one layout. */
 int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
                 const QualeVideoFormat *to, const char *name);

@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "input/reader.h"
+#include "input/video_gpu.h"
 #include "quale/quale.h"
 
 /* Small frames cost one read(2) per several frames.  Kept well below a
@@ -298,14 +299,14 @@ int quale_video_is_y4m(const QualeVideoReader *reader)
     return reader && reader->is_y4m;
 }
 
-int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx)
+int video_reader_use_gpu(QualeVideoReader *reader, const GpuImporter *importer,
+                         const char *unavailable)
 {
-    if (!reader || !ctx) return -EINVAL;
     if (!reader->decoder) {
         video_reader_fail(reader, 0, "not a compressed video (only those decode on the GPU)");
         return 0;
     }
-    return decoder_use_gpu(reader, ctx);
+    return decoder_use_gpu(reader, importer, unavailable);
 }
 
 const char *quale_video_codec(const QualeVideoReader *reader)

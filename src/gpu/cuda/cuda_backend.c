@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "context.h"
+#include "log.h"
 #include "cuda_twin.h"
 #include "gpu/gpu.h"
 #include "input/scale.h"
@@ -57,7 +57,7 @@ typedef struct ActiveTwin {
 } ActiveTwin;
 
 struct GpuBackend {
-    QualeContext *ctx;
+    LogSink log; /* the context's, copied: a backend may outlive it in a picture pool */
     const struct Runtime *runtime; /* CUDA's driver or HIP's runtime */
     CudaDevice dev;
     atomic_uint refs; /* the context, and the picture pools' allocators */
@@ -106,7 +106,7 @@ static void *pinned_alloc(void *opaque, size_t size)
     char error[256];
     if (gpu->dev.api.CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
     if (cuda_alloc_host(&gpu->dev, &p, size, "a picture", error, sizeof(error))) {
-        context_log(gpu->ctx, QUALE_LOG_WARNING, "%s; using pageable memory", error);
+        log_sink_print(&gpu->log, QUALE_LOG_WARNING, "%s; using pageable memory", error);
         return quale_aligned_alloc(size);
     }
     pthread_mutex_lock(&gpu->pinned_lock);
@@ -293,11 +293,11 @@ static void stop(GpuBackend *gpu)
         const double n = gpu->profiled_frames;
         double total = 0;
         for (unsigned i = 0; i <= gpu->twin_count; i++) total += gpu->stage_ms[i];
-        context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile, %u frames, device ms per frame: "
+        log_sink_print(&gpu->log, QUALE_LOG_INFO, "CUDA profile, %u frames, device ms per frame: "
                     "%.4f in all, upload %.4f", gpu->profiled_frames, total / n,
                     gpu->stage_ms[0] / n);
         for (unsigned i = 0; i < gpu->twin_count; i++)
-            context_log(gpu->ctx, QUALE_LOG_INFO, "CUDA profile:   %-14s %.4f",
+            log_sink_print(&gpu->log, QUALE_LOG_INFO, "CUDA profile:   %-14s %.4f",
                         gpu->twins[i].twin->metric->name, gpu->stage_ms[i + 1] / n);
     }
     if (gpu->marks)
@@ -448,7 +448,7 @@ static void device_picture_free(void *opaque, void *memory);
 
 /* Opens the device (external: a context of the caller's; else ordinal's
  * primary context). */
-static int open_backend(QualeContext *ctx, Runtime *rt, int ordinal, CUcontext external,
+static int open_backend(const LogSink *log, Runtime *rt, int ordinal, CUcontext external,
                         GpuBackend **out, char *error, size_t error_size)
 {
     *out = NULL;
@@ -459,7 +459,7 @@ static int open_backend(QualeContext *ctx, Runtime *rt, int ordinal, CUcontext e
     }
     GpuBackend *gpu = calloc(1, sizeof(*gpu));
     if (!gpu) return -ENOMEM;
-    gpu->ctx = ctx;
+    gpu->log = log ? *log : (LogSink){ 0 };
     gpu->runtime = rt;
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->pinned_lock, NULL);
@@ -476,28 +476,28 @@ static int open_backend(QualeContext *ctx, Runtime *rt, int ordinal, CUcontext e
     gpu->host = (PictureAllocator){ pinned_alloc, pinned_free, pinned_release, gpu, false };
     gpu->device = (PictureAllocator){ device_picture_alloc, device_picture_free, pinned_release,
                                       gpu, true };
-    context_log(ctx, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s", rt->name,
+    log_sink_print(log, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s", rt->name,
                 gpu->dev.name, gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
     *out = gpu;
     return 0;
 }
 
-static int cuda_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+static int cuda_open(const LogSink *log, int device, GpuBackend **out, char *error,
                      size_t error_size)
 {
-    return open_backend(ctx, &cuda_runtime, device, NULL, out, error, error_size);
+    return open_backend(log, &cuda_runtime, device, NULL, out, error, error_size);
 }
 
-static int hip_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+static int hip_open(const LogSink *log, int device, GpuBackend **out, char *error,
                     size_t error_size)
 {
-    return open_backend(ctx, &hip_runtime, device, NULL, out, error, error_size);
+    return open_backend(log, &hip_runtime, device, NULL, out, error, error_size);
 }
 
-static int cuda_adopt(QualeContext *ctx, void *native_context, GpuBackend **out, char *error,
+static int cuda_adopt(const LogSink *log, void *native_context, GpuBackend **out, char *error,
                       size_t error_size)
 {
-    return open_backend(ctx, &cuda_runtime, -1, (CUcontext)native_context, out, error,
+    return open_backend(log, &cuda_runtime, -1, (CUcontext)native_context, out, error,
                         error_size);
 }
 
@@ -528,7 +528,7 @@ static void *device_picture_alloc(void *opaque, size_t size)
      * what QUALE_CUDA_MEMORY_LIMIT counts. */
     const CUresult r = api->MemAlloc(&p, size ? size : 1);
     if (r != CUDA_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "allocating a device picture of %zu bytes failed: %s",
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "allocating a device picture of %zu bytes failed: %s",
                     size, cuda_error_text(api, r));
         return NULL;
     }
@@ -953,7 +953,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
     const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
     int err = 0;
     if (dev->api.CtxSetCurrent(dev->context) != CUDA_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "CUDA: the context cannot be made current");
         return -EIO;
     }
 
@@ -963,7 +963,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
         const unsigned reader = n - R + j;
         const CUresult r = dev->api.StreamWaitEvent(s->stream, gpu->ring_done[reader % R], 0);
         if (r != CUDA_SUCCESS) {
-            context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA: waiting for frame %u failed: %s",
+            log_sink_print(&gpu->log, QUALE_LOG_ERROR, "CUDA: waiting for frame %u failed: %s",
                         reader, cuda_error_text(&dev->api, r));
             return -EIO;
         }
@@ -1020,7 +1020,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
                  dev->api.EventRecord(s->done, s->stream) != CUDA_SUCCESS))
         err = -EIO;
     if (err)
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: %s", n,
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "CUDA, frame %u: %s", n,
                     error[0] ? error : "queueing work failed");
     return err;
 }
@@ -1032,7 +1032,7 @@ static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     CUresult r = dev->api.CtxSetCurrent(dev->context);
     if (r == CUDA_SUCCESS) r = dev->api.EventSynchronize(s->done);
     if (r != CUDA_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "CUDA, frame %u: the device failed: %s",
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "CUDA, frame %u: the device failed: %s",
                     frame->index, cuda_error_text(&dev->api, r));
         return -EIO;
     }

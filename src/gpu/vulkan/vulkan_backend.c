@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "context.h"
+#include "log.h"
 #include "gpu/gpu.h"
 #include "vulkan_twin.h"
 
@@ -80,7 +80,7 @@ typedef struct HostBlock {
 } HostBlock;
 
 struct GpuBackend {
-    QualeContext *ctx;
+    LogSink log; /* the context's, copied: a backend may outlive it in a picture pool */
     VulkanDevice dev;
     atomic_uint refs; /* the context, and the picture pool's allocator */
     PictureAllocator host;
@@ -192,7 +192,7 @@ static void log_profile(GpuBackend *gpu)
     const double n = gpu->profiled_frames;
     double total = 0;
     for (unsigned i = 0; i < gpu->twin_count * PROFILE_ROUNDS; i++) total += gpu->round_ns[i];
-    context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan profile, %u frames, device ms per frame: %.4f "
+    log_sink_print(&gpu->log, QUALE_LOG_INFO, "Vulkan profile, %u frames, device ms per frame: %.4f "
                 "for the twins, one after another", gpu->profiled_frames, total / n * 1e-6);
     for (unsigned i = 0; i < gpu->twin_count; i++) {
         const double *r = gpu->round_ns + (size_t)i * PROFILE_ROUNDS;
@@ -204,7 +204,7 @@ static void log_profile(GpuBackend *gpu)
             if (r[k] > 0 && at < sizeof(rounds))
                 at += (size_t)snprintf(rounds + at, sizeof(rounds) - at, " %.4f", r[k] / n * 1e-6);
         }
-        context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan profile:   %-14s %.4f (rounds:%s)",
+        log_sink_print(&gpu->log, QUALE_LOG_INFO, "Vulkan profile:   %-14s %.4f (rounds:%s)",
                     gpu->twins[i].twin->metric->name, sum / n * 1e-6, rounds);
     }
 }
@@ -279,13 +279,13 @@ static const VulkanTwin *find_twin(const GpuBackend *gpu, const Metric *metric, 
     return NULL;
 }
 
-static int vulkan_open(QualeContext *ctx, int device, GpuBackend **out, char *error,
+static int vulkan_open(const LogSink *log, int device, GpuBackend **out, char *error,
                        size_t error_size)
 {
     *out = NULL;
     GpuBackend *gpu = calloc(1, sizeof(*gpu));
     if (!gpu) return -ENOMEM;
-    gpu->ctx = ctx;
+    gpu->log = log ? *log : (LogSink){ 0 };
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->host_lock, NULL);
     int err = vulkan_device_open(&gpu->dev, device, error, error_size);
@@ -295,7 +295,7 @@ static int vulkan_open(QualeContext *ctx, int device, GpuBackend **out, char *er
         return err;
     }
     gpu->host = (PictureAllocator){ host_alloc, host_free, host_release, gpu, false };
-    context_log(ctx, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
+    log_sink_print(log, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
     *out = gpu;
     return 0;
 }
@@ -440,7 +440,7 @@ static int start_profile(GpuBackend *gpu, unsigned twins, char *error, size_t er
     const bool stamps = dev->queue_family < families && props[dev->queue_family].timestampValidBits;
     free(props);
     if (!stamps || dev->properties.limits.timestampPeriod <= 0) {
-        context_log(gpu->ctx, QUALE_LOG_WARNING, "Vulkan: QUALE_VULKAN_PROFILE: the device's "
+        log_sink_print(&gpu->log, QUALE_LOG_WARNING, "Vulkan: QUALE_VULKAN_PROFILE: the device's "
                     "compute queue has no timestamps; not profiled");
         gpu->profile = false;
         return 0;
@@ -536,7 +536,7 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     if (!err) order_twins(gpu);
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));
     if (!err)
-        context_log(gpu->ctx, QUALE_LOG_INFO, "Vulkan: %u frames in flight on %u lane%s (%u compute "
+        log_sink_print(&gpu->log, QUALE_LOG_INFO, "Vulkan: %u frames in flight on %u lane%s (%u compute "
                     "queue%s of family %u), uploads on %s", slots, gpu->dev.lanes,
                     gpu->dev.lanes == 1 ? "" : "s", gpu->dev.compute_queue_count,
                     gpu->dev.compute_queue_count == 1 ? "" : "s", gpu->dev.queue_family,
@@ -713,7 +713,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     if (r == VK_SUCCESS) r = begin_commands(dev, s->cb);
     if (r == VK_SUCCESS && dev->timeline) r = begin_commands(dev, s->upload_cb);
     if (r != VK_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: preparing commands failed: %s", n,
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "Vulkan, frame %u: preparing commands failed: %s", n,
                     vulkan_result_text(r));
         return -EIO;
     }
@@ -832,7 +832,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         snprintf(error, error_size, "submitting work failed: %s", vulkan_result_text(r));
         err = -EIO;
     }
-    if (err) context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: %s", n, error);
+    if (err) log_sink_print(&gpu->log, QUALE_LOG_ERROR, "Vulkan, frame %u: %s", n, error);
     return err;
 }
 
@@ -841,7 +841,7 @@ static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fr
     VulkanDevice *dev = &gpu->dev;
     const VkResult r = dev->api.vkWaitForFences(dev->device, 1, &gpu->slots[slot].fence, VK_TRUE, UINT64_MAX);
     if (r != VK_SUCCESS) {
-        context_log(gpu->ctx, QUALE_LOG_ERROR, "Vulkan, frame %u: the device failed: %s",
+        log_sink_print(&gpu->log, QUALE_LOG_ERROR, "Vulkan, frame %u: the device failed: %s",
                     frame->index, vulkan_result_text(r));
         return -EIO;
     }
