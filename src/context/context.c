@@ -140,12 +140,28 @@ fail:
     return err;
 }
 
+/* The metrics' per-worker buffers (made by the scheduler as workers need
+ * them). */
+static void free_scratch(QualeContext *ctx)
+{
+    if (!ctx->scratch) return;
+    for (unsigned w = 0; w < ctx->worker_count; w++) {
+        for (unsigned i = 0; i < ctx->instance_count; i++) {
+            void *s = ctx->scratch[w * ctx->instance_count + i];
+            if (s && ctx->instances[i]->metric->scratch_free)
+                ctx->instances[i]->metric->scratch_free(s);
+        }
+    }
+    free(ctx->scratch);
+    ctx->scratch = NULL;
+}
+
 void quale_close(QualeContext **pctx)
 {
     QualeContext *ctx = pctx ? *pctx : NULL;
     if (!ctx) return;
     if (ctx->pool) thread_pool_close(&ctx->pool);
-    context_free_scratch(ctx);
+    free_scratch(ctx);
     for (unsigned i = 0; i < ctx->model_count; i++) model_close(&ctx->models[i]);
     free(ctx->models);
     for (unsigned i = 0; i < ctx->instance_count; i++) {

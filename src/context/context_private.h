@@ -86,12 +86,11 @@ unsigned context_pool_keep(const QualeContext *ctx);
 /* scheduler.c: the metrics set up at the first frame; a worker's failure
  * kept (the first one wins); a job's pictures given back; the view of a
  * job that metrics and twins get; a frame job queued on a free slot (the
- * GPU backend's submit() first); the metrics' per-worker buffers freed. */
+ * GPU backend's submit() first). */
 int context_start_metrics(QualeContext *ctx, const QualeVideoFormat *format);
 void context_record_error(QualeContext *ctx, int err);
 void context_release_job(FrameJob *job);
 MetricFrame context_job_frame(const FrameJob *job);
 int context_submit_job(QualeContext *ctx, FrameJob *job);
-void context_free_scratch(QualeContext *ctx);
 
 #endif /* QUALE_SRC_CONTEXT_CONTEXT_PRIVATE_H */

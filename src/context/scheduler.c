@@ -108,19 +108,6 @@ int context_start_metrics(QualeContext *ctx, const QualeVideoFormat *format)
     return err;
 }
 
-void context_free_scratch(QualeContext *ctx)
-{
-    if (!ctx->scratch) return;
-    for (unsigned w = 0; w < ctx->worker_count; w++) {
-        for (unsigned i = 0; i < ctx->instance_count; i++) {
-            void *s = ctx->scratch[w * ctx->instance_count + i];
-            if (s && ctx->instances[i]->metric->scratch_free)
-                ctx->instances[i]->metric->scratch_free(s);
-        }
-    }
-    free(ctx->scratch);
-    ctx->scratch = NULL;
-}
 
 void context_record_error(QualeContext *ctx, int err)
 {
