@@ -68,14 +68,14 @@ int quale_list_devices(enum QualeBackend backend, QualeDeviceInfo *devices, unsi
         snprintf(error, error_size, "%s", ops->unavailable);
         return -ENOSYS;
     }
-    return ops->list_devices(devices, max, count, error, error_size);
+    return ops->device.list_devices(devices, max, count, error, error_size);
 }
 
 /* "using cuda: NVIDIA H100 80GB HBM3", and what a software device means. */
 static void log_device(const LogSink *log, const GpuOps *ops, const GpuBackend *gpu)
 {
     QualeDeviceInfo info;
-    ops->describe(gpu, &info);
+    ops->device.describe(gpu, &info);
     if (info.type == QUALE_DEVICE_SOFTWARE)
         log_sink_print(log, QUALE_LOG_WARNING, "using %s: %s, a software renderer on the CPU: "
                        "--backend cpu is many times faster", quale_backend_name(ops->kind),
@@ -103,7 +103,7 @@ int backend_open(const LogSink *log, enum QualeBackend requested, int device,
                            quale_backend_name(requested), o->unavailable);
             return -ENOSYS;
         }
-        int err = o->open(log, device, gpu, error, sizeof(error));
+        int err = o->device.open(log, device, gpu, error, sizeof(error));
         if (err) {
             log_sink_print(log, QUALE_LOG_ERROR, "the %s backend cannot start: %s",
                            quale_backend_name(requested), error);
@@ -127,9 +127,9 @@ int backend_open(const LogSink *log, enum QualeBackend requested, int device,
             const GpuOps *o = gpu_ops(order[i]);
             if (o->unavailable) {
                 snprintf(error, sizeof(error), "not built");
-            } else if (!o->open(log, device, gpu, error, sizeof(error))) {
+            } else if (!o->device.open(log, device, gpu, error, sizeof(error))) {
                 QualeDeviceInfo info;
-                o->describe(*gpu, &info);
+                o->device.describe(*gpu, &info);
                 /* Tests reach what lies behind on lavapipe with this. */
                 const char *take = getenv("QUALE_AUTO_TAKES_SOFTWARE");
                 if (info.type != QUALE_DEVICE_SOFTWARE || (take && !strcmp(take, "1"))) {
@@ -140,9 +140,9 @@ int backend_open(const LogSink *log, enum QualeBackend requested, int device,
                 }
                 /* Closed before a picture pool took the host allocator's
                  * reference: drop that one too. */
-                const PictureAllocator *host = o->host_allocator(*gpu);
+                const PictureAllocator *host = o->device.host_allocator(*gpu);
                 const PictureAllocator kept = host ? *host : (PictureAllocator){ 0 };
-                o->close(*gpu);
+                o->device.close(*gpu);
                 if (kept.release) kept.release(kept.opaque);
                 *gpu = NULL;
                 snprintf(error, sizeof(error), "only %s, a software renderer", info.name);

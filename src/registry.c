@@ -46,7 +46,7 @@ int quale_metric_info(unsigned index, QualeMetricInfo *info)
                                               QUALE_BACKEND_VULKAN };
     for (unsigned g = 0; g < QUALE_ARRAY_SIZE(gpus); g++) {
         const GpuOps *ops = gpu_ops(gpus[g]);
-        if (!ops->unavailable && ops->twin_built(m)) info->backends |= 1u << gpus[g];
+        if (!ops->unavailable && ops->twins.built(m)) info->backends |= 1u << gpus[g];
     }
     return 0;
 }

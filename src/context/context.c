@@ -113,7 +113,7 @@ int quale_open(QualeContext **out, const QualeSettings *settings)
     /* Enough recycled pictures for every frame in flight, its history, and
      * the pair being read. */
     err = picture_pool_open(&ctx->pictures,
-                            ctx->gpu ? ctx->gpu_ops->host_allocator(ctx->gpu) : NULL,
+                            ctx->gpu ? ctx->gpu_ops->device.host_allocator(ctx->gpu) : NULL,
                             context_pool_keep(ctx));
     if (err) goto fail;
     ctx->free_slots = malloc(sizeof(*ctx->free_slots) * ctx->max_in_flight);
@@ -178,7 +178,7 @@ void quale_close(QualeContext **pctx)
     }
     picture_pool_close(&ctx->pictures);
     picture_pool_close(&ctx->device_pictures);
-    if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
+    if (ctx->gpu) ctx->gpu_ops->device.close(ctx->gpu);
     free(ctx->free_slots);
     collector_close(&ctx->collector);
     pthread_mutex_destroy(&ctx->send_lock);

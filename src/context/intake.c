@@ -92,7 +92,7 @@ static int host_copy(QualeContext *ctx, QualePicture *pic)
         return err;
     }
     char error[256] = "";
-    if ((err = ctx->gpu_ops->download(ctx->gpu, &host, pic, error, sizeof(error)))) {
+    if ((err = ctx->gpu_ops->device.download(ctx->gpu, &host, pic, error, sizeof(error)))) {
         context_log(ctx, QUALE_LOG_ERROR, "frame %u: %s", ctx->frames_sent, error);
         quale_picture_unref(&host);
         return err;
@@ -238,25 +238,25 @@ static int use_cuda_context_locked(QualeContext *ctx, void *cu_context)
     }
     GpuBackend *gpu = NULL;
     char error[512] = "";
-    int err = ops->adopt(&ctx->log, cu_context, &gpu, error, sizeof(error));
+    int err = ops->device.adopt(&ctx->log, cu_context, &gpu, error, sizeof(error));
     if (err) {
         context_log(ctx, QUALE_LOG_ERROR, "the cuda backend cannot start%s: %s",
                     cu_context ? " in the given CUDA context" : "", error);
         return err;
     }
     PicturePool *pictures = NULL;
-    const PictureAllocator *host = ops->host_allocator(gpu);
+    const PictureAllocator *host = ops->device.host_allocator(gpu);
     if ((err = picture_pool_open(&pictures, host, context_pool_keep(ctx)))) {
         /* No pool took the host allocator's reference: drop it too. */
         const PictureAllocator kept = *host;
-        ops->close(gpu);
+        ops->device.close(gpu);
         kept.release(kept.opaque);
         return err;
     }
     /* Pictures handed out before keep their pool (and its backend) until
      * they come back. */
     picture_pool_close(&ctx->pictures);
-    if (ctx->gpu) ctx->gpu_ops->close(ctx->gpu);
+    if (ctx->gpu) ctx->gpu_ops->device.close(ctx->gpu);
     ctx->pictures = pictures;
     ctx->gpu = gpu;
     ctx->gpu_ops = ops;
@@ -279,7 +279,7 @@ int quale_use_cuda_context(QualeContext *ctx, void *cu_context)
 int quale_video_decode_on_gpu(QualeVideoReader *reader, QualeContext *ctx)
 {
     if (!reader || !ctx) return -EINVAL;
-    const bool imports = ctx->gpu && ctx->gpu_ops->native_context && ctx->gpu_ops->import_frame;
+    const bool imports = ctx->gpu && ctx->gpu_ops->device.native_context && ctx->gpu_ops->device.import_frame;
     const GpuImporter importer = { ctx->gpu_ops, ctx->gpu };
     return video_reader_use_gpu(reader, imports ? &importer : NULL,
                                 "decoding on the GPU needs the CUDA backend");
@@ -290,7 +290,7 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
 {
     if (!ctx || !pic) return -EINVAL;
     memset(pic, 0, sizeof(*pic));
-    if (!ctx->gpu || !ctx->gpu_ops->device_allocator) {
+    if (!ctx->gpu || !ctx->gpu_ops->device.device_allocator) {
         context_log(ctx, QUALE_LOG_ERROR, "device pictures need the cuda backend (this context "
                     "runs on %s)", quale_backend_name(ctx->backend));
         return -EINVAL;
@@ -300,7 +300,7 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
     pthread_mutex_lock(&ctx->flow_lock);
     int err = 0;
     if (!ctx->device_pictures) {
-        const PictureAllocator *device = ctx->gpu_ops->device_allocator(ctx->gpu);
+        const PictureAllocator *device = ctx->gpu_ops->device.device_allocator(ctx->gpu);
         err = picture_pool_open(&ctx->device_pictures, device, context_pool_keep(ctx));
         if (err) device->release(device->opaque);
     }

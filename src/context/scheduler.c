@@ -36,7 +36,7 @@ static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
     unsigned n = 0;
     for (unsigned i = 0; i < ctx->instance_count; i++) {
         MetricInstance *inst = ctx->instances[i];
-        if (ctx->gpu_ops->has_twin(ctx->gpu, inst->metric, inst->state)) {
+        if (ctx->gpu_ops->twins.has_twin(ctx->gpu, inst->metric, inst->state)) {
             twins[n++] = (GpuTwinRequest){ inst->metric, inst->state, &inst->sink };
             inst->on_gpu = true;
         } else {
@@ -51,7 +51,7 @@ static int start_gpu(QualeContext *ctx, const QualeVideoFormat *format)
      * memory. */
     if (n == ctx->instance_count) slots = QUALE_MIN(slots, 8u);
     char error[512] = "";
-    if (n) err = ctx->gpu_ops->start(ctx->gpu, format, twins, n, &slots, error, sizeof(error));
+    if (n) err = ctx->gpu_ops->twins.start(ctx->gpu, format, twins, n, &slots, error, sizeof(error));
     if (err && ctx->settings.backend == QUALE_BACKEND_AUTO) {
         /* The device opened but cannot run this video (out of memory, say):
          * with auto, the CPU scores it instead. */
@@ -246,7 +246,7 @@ static void run_frame(void *arg, unsigned worker)
     };
 
     if (ctx->gpu_used) {
-        int err = ctx->gpu_ops->complete(ctx->gpu, job->slot, &tasks.frame);
+        int err = ctx->gpu_ops->twins.complete(ctx->gpu, job->slot, &tasks.frame);
         if (err) context_record_error(ctx, err);
     }
 
@@ -313,7 +313,7 @@ int context_submit_job(QualeContext *ctx, FrameJob *job)
         /* Uploads and kernels are queued here, in frame order, so that a
          * frame's twins can rely on the frames before it being queued. */
         const MetricFrame frame = context_job_frame(job);
-        err = ctx->gpu_ops->submit(ctx->gpu, job->slot, &frame);
+        err = ctx->gpu_ops->twins.submit(ctx->gpu, job->slot, &frame);
     }
     if (!err) err = thread_pool_submit(ctx->pool, run_frame, job);
     if (err) {

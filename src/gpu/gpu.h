@@ -1,7 +1,9 @@
 /*
- * What the context sees of a GPU backend (CUDA, Vulkan, later HIP and
- * SYCL).  The same table of operations for all of them; a backend that is
- * not built provides a table whose open() answers "not available".
+ * What the context sees of a GPU backend: CUDA (src/gpu/cuda/), HIP
+ * (src/gpu/hip/: the CUDA backend's kernels and code over HIP's runtime)
+ * and Vulkan (src/gpu/vulkan/).  The same table of operations for all of
+ * them, the device's apart from the twins'; a backend that is not built
+ * provides a table that says why (`unavailable`).
  *
  * Frames flow through slots: each of the `slots` frames in flight owns one
  * (its device buffers, its stream or command buffer, its readback memory).
@@ -61,15 +63,8 @@ typedef struct GpuImporter {
     GpuBackend *gpu;
 } GpuImporter;
 
-typedef struct GpuOps {
-    enum QualeBackend kind;
-    /* Why the backend is missing from this build; NULL when it is built
-     * (and every function below is then set). */
-    const char *unavailable;
-
-    /* Whether this build has a twin of the metric (for --list-features). */
-    bool (*twin_built)(const Metric *metric);
-
+/* The device: found, opened, its memory, the frames decoders leave in it. */
+typedef struct GpuDeviceOps {
     /* Lists the devices (quale_list_devices()), and describes the one a
      * backend opened. */
     int (*list_devices)(QualeDeviceInfo *devices, unsigned max, unsigned *count, char *error,
@@ -109,6 +104,12 @@ typedef struct GpuOps {
     int (*import_frame)(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,
                         char *error, size_t error_size);
     void (*import_release)(GpuBackend *gpu, void *state);
+} GpuDeviceOps;
+
+/* The metrics' twins: which there are, and the frames through them. */
+typedef struct GpuTwinOps {
+    /* Whether this build has a twin of the metric (for --list-features). */
+    bool (*built)(const Metric *metric);
 
     /* Whether a twin exists for this metric with the options in state. */
     bool (*has_twin)(const GpuBackend *gpu, const Metric *metric, const void *state);
@@ -124,6 +125,15 @@ typedef struct GpuOps {
 
     int (*submit)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
     int (*complete)(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
+} GpuTwinOps;
+
+typedef struct GpuOps {
+    enum QualeBackend kind;
+    /* Why the backend is missing from this build; NULL when it is built
+     * (and every operation is then set, but those said to be CUDA's). */
+    const char *unavailable;
+    GpuDeviceOps device;
+    GpuTwinOps twins;
 } GpuOps;
 
 extern const GpuOps gpu_cuda_ops;

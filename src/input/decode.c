@@ -280,7 +280,7 @@ void decoder_close(struct QualeVideoReader *r)
     ff.av_buffer_unref(&d->hw_device);
     if (d->gpu_scale) {
         if (d->gpu.ops && d->gpu_scale_state)
-            d->gpu.ops->import_release(d->gpu.gpu, d->gpu_scale_state);
+            d->gpu.ops->device.import_release(d->gpu.gpu, d->gpu_scale_state);
         scale_plan_free(d->gpu_scale);
         free(d->gpu_scale);
     }
@@ -475,7 +475,7 @@ int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
     if (!has_nvdec(codec)) return STAY_ON_CPU("this FFmpeg has no NVDEC for %s", codec->name);
     if (!importer) return STAY_ON_CPU("%s", unavailable);
     char why[256];
-    void *cu_context = importer->ops->native_context(importer->gpu);
+    void *cu_context = importer->ops->device.native_context(importer->gpu);
 
     /* Another size or depth than the pictures': resampled as it is
      * imported, with the tables of the CPU's swscale arithmetic (a depth
@@ -877,7 +877,7 @@ static int gpu_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture 
         .state = &d->gpu_scale_state,
     };
     char why[512];
-    const int imported = d->gpu.ops->import_frame(d->gpu.gpu, &in, pic, why, sizeof(why));
+    const int imported = d->gpu.ops->device.import_frame(d->gpu.gpu, &in, pic, why, sizeof(why));
     if (imported)
         return video_reader_fail(r, imported, "frame %llu: %s", (unsigned long long)r->frame, why);
     return 0;

@@ -26,10 +26,10 @@
 
 #include "common.h"
 #include "log.h"
+#include "cuda_backend.h"
 #include "cuda_twin.h"
 #include "gpu/gpu.h"
 #include "input/scale.h"
-#include "gpu/hip/hip_api.h"
 #include "kernel_images.h"
 
 /* The most streams one frame's twins are spread over. */
@@ -58,7 +58,7 @@ typedef struct ActiveTwin {
 
 struct GpuBackend {
     LogSink log; /* the context's, copied: a backend may outlive it in a picture pool */
-    const struct Runtime *runtime; /* CUDA's driver or HIP's runtime */
+    const CudaRuntime *runtime; /* CUDA's driver or HIP's runtime */
     CudaDevice dev;
     atomic_uint refs; /* the context, and the picture pools' allocators */
     PictureAllocator host;
@@ -170,30 +170,10 @@ static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
 
 /* ---- device life cycle -------------------------------------------------- */
 
-/* The runtime under the backend: CUDA's driver (--backend cuda), or HIP's
- * runtime through the same table (--backend hip, hip_api.c), with the same
- * kernel sources built for it (hip_module_for()).  Its library is loaded
- * once per process and kept (as the CUDA runtime does): loading and
- * unloading it with every context costs time and, with some drivers,
- * static TLS that a process runs out of.  A failure is remembered and
- * repeated. */
-typedef struct Runtime {
-    const char *name; /* in messages: "CUDA", "HIP" */
-    enum QualeBackend kind;
-    int (*load)(CudaApi *api, char *error, size_t error_size);
-    pthread_mutex_t lock;
-    bool tried;
-    int status;
-    char error[512];
-    CudaApi api;
-} Runtime;
+static CudaRuntime cuda_runtime = { .name = "CUDA", .kind = QUALE_BACKEND_CUDA,
+                                    .load = cuda_api_load, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static Runtime cuda_runtime = { .name = "CUDA", .kind = QUALE_BACKEND_CUDA, .load = cuda_api_load,
-                                .lock = PTHREAD_MUTEX_INITIALIZER };
-static Runtime hip_runtime = { .name = "HIP", .kind = QUALE_BACKEND_HIP, .load = hip_api_load,
-                               .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static int load_driver(Runtime *rt, CudaApi *api, char *error, size_t error_size)
+static int load_driver(CudaRuntime *rt, CudaApi *api, char *error, size_t error_size)
 {
     pthread_mutex_lock(&rt->lock);
     if (!rt->tried) {
@@ -221,9 +201,9 @@ static int load_driver(Runtime *rt, CudaApi *api, char *error, size_t error_size
 
 /* A kernel module's image for the runtime: the CUDA fatbin, or the same
  * source built for HIP (NULL where this build has none). */
-static const unsigned char *module_image(const Runtime *rt, const unsigned char *cuda_image)
+static const unsigned char *module_image(const CudaRuntime *rt, const unsigned char *cuda_image)
 {
-    return rt == &hip_runtime ? hip_module_for(cuda_image) : cuda_image;
+    return rt->module_image ? rt->module_image(cuda_image) : cuda_image;
 }
 
 /* The name, the multiprocessors, and whether quale runs on it (compute
@@ -243,7 +223,7 @@ static int describe_device(CudaDevice *dev, char *error, size_t error_size)
     return 0;
 }
 
-static int open_device(Runtime *rt, CudaDevice *dev, int ordinal, char *error, size_t error_size)
+static int open_device(CudaRuntime *rt, CudaDevice *dev, int ordinal, char *error, size_t error_size)
 {
     int err = load_driver(rt, &dev->api, error, error_size);
     if (err) return err;
@@ -357,7 +337,7 @@ static void backend_release(GpuBackend *gpu)
     free(gpu);
 }
 
-static int list_devices(Runtime *rt, QualeDeviceInfo *devices, unsigned max, unsigned *count,
+int cuda_backend_list_devices(CudaRuntime *rt, QualeDeviceInfo *devices, unsigned max, unsigned *count,
                         char *error, size_t error_size)
 {
     CudaApi api;
@@ -397,16 +377,10 @@ static int list_devices(Runtime *rt, QualeDeviceInfo *devices, unsigned max, uns
 static int cuda_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
                              char *error, size_t error_size)
 {
-    return list_devices(&cuda_runtime, devices, max, count, error, error_size);
+    return cuda_backend_list_devices(&cuda_runtime, devices, max, count, error, error_size);
 }
 
-static int hip_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
-                            char *error, size_t error_size)
-{
-    return list_devices(&hip_runtime, devices, max, count, error, error_size);
-}
-
-static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
+void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
 {
     memset(info, 0, sizeof(*info));
     info->backend = gpu->runtime->kind;
@@ -415,8 +389,7 @@ static void cuda_describe(const GpuBackend *gpu, QualeDeviceInfo *info)
     snprintf(info->name, sizeof(info->name), "%s", gpu->dev.name);
 }
 
-/* Whether the build has a twin of the metric with kernels for the runtime. */
-static bool twin_built(const Runtime *rt, const Metric *metric)
+bool cuda_backend_twin_built(const CudaRuntime *rt, const Metric *metric)
 {
     for (unsigned i = 0; cuda_twins[i]; i++)
         if (cuda_twins[i]->metric == metric && module_image(rt, cuda_twins[i]->module_image))
@@ -426,12 +399,7 @@ static bool twin_built(const Runtime *rt, const Metric *metric)
 
 static bool cuda_twin_built(const Metric *metric)
 {
-    return twin_built(&cuda_runtime, metric);
-}
-
-static bool hip_twin_built(const Metric *metric)
-{
-    return twin_built(&hip_runtime, metric);
+    return cuda_backend_twin_built(&cuda_runtime, metric);
 }
 
 static const CudaTwin *find_twin(const Metric *metric, const void *state)
@@ -446,11 +414,10 @@ static const CudaTwin *find_twin(const Metric *metric, const void *state)
 static void *device_picture_alloc(void *opaque, size_t size);
 static void device_picture_free(void *opaque, void *memory);
 
-/* Opens the device (external: a context of the caller's; else ordinal's
- * primary context). */
-static int open_backend(const LogSink *log, Runtime *rt, int ordinal, CUcontext external,
-                        GpuBackend **out, char *error, size_t error_size)
+int cuda_backend_open(const LogSink *log, CudaRuntime *rt, int ordinal, void *native_context,
+                      GpuBackend **out, char *error, size_t error_size)
 {
+    const CUcontext external = (CUcontext)native_context;
     *out = NULL;
     if (!module_image(rt, cuda_module_picture_import)) {
         snprintf(error, error_size, "this build of quale has no kernels for %s (hipcc was not "
@@ -485,30 +452,23 @@ static int open_backend(const LogSink *log, Runtime *rt, int ordinal, CUcontext 
 static int cuda_open(const LogSink *log, int device, GpuBackend **out, char *error,
                      size_t error_size)
 {
-    return open_backend(log, &cuda_runtime, device, NULL, out, error, error_size);
-}
-
-static int hip_open(const LogSink *log, int device, GpuBackend **out, char *error,
-                    size_t error_size)
-{
-    return open_backend(log, &hip_runtime, device, NULL, out, error, error_size);
+    return cuda_backend_open(log, &cuda_runtime, device, NULL, out, error, error_size);
 }
 
 static int cuda_adopt(const LogSink *log, void *native_context, GpuBackend **out, char *error,
                       size_t error_size)
 {
-    return open_backend(log, &cuda_runtime, -1, (CUcontext)native_context, out, error,
-                        error_size);
+    return cuda_backend_open(log, &cuda_runtime, -1, native_context, out, error, error_size);
 }
 
-static void cuda_close(GpuBackend *gpu)
+void cuda_close(GpuBackend *gpu)
 {
     if (!gpu) return;
     stop(gpu);
     backend_release(gpu);
 }
 
-static const PictureAllocator *cuda_host_allocator(const GpuBackend *gpu)
+const PictureAllocator *cuda_host_allocator(const GpuBackend *gpu)
 {
     return &gpu->host;
 }
@@ -546,13 +506,13 @@ static void device_picture_free(void *opaque, void *memory)
     gpu->dev.api.MemFree((CUdeviceptr)(uintptr_t)memory);
 }
 
-static const PictureAllocator *cuda_device_allocator(GpuBackend *gpu)
+const PictureAllocator *cuda_device_allocator(GpuBackend *gpu)
 {
     atomic_fetch_add(&gpu->refs, 1);
     return &gpu->device;
 }
 
-static int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *device,
+int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *device,
                          char *error, size_t error_size)
 {
     CudaDevice *dev = &gpu->dev;
@@ -751,7 +711,7 @@ static int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePi
     return 0;
 }
 
-static bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
+bool cuda_has_twin(const GpuBackend *gpu, const Metric *metric, const void *state)
 {
     const CudaTwin *twin = find_twin(metric, state);
     return twin && module_image(gpu->runtime, twin->module_image);
@@ -824,7 +784,7 @@ static unsigned choose_branches(const GpuBackend *gpu)
     return (unsigned)QUALE_MAX(1ul, QUALE_MIN(branches, (unsigned long)CUDA_MAX_BRANCHES));
 }
 
-static int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
+int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format,
                       const GpuTwinRequest *requests, unsigned count, unsigned *slots_in_out,
                       char *error, size_t error_size)
 {
@@ -945,7 +905,7 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
     return 0;
 }
 
-static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
 {
     char error[512] = "";
     CudaDevice *dev = &gpu->dev;
@@ -1025,7 +985,7 @@ static int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
     return err;
 }
 
-static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
 {
     CudaDevice *dev = &gpu->dev;
     CudaSlot *s = &gpu->slots[slot];
@@ -1054,39 +1014,24 @@ static int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
 
 const GpuOps gpu_cuda_ops = {
     .kind = QUALE_BACKEND_CUDA,
-    .twin_built = cuda_twin_built,
-    .list_devices = cuda_list_devices,
-    .describe = cuda_describe,
-    .open = cuda_open,
-    .close = cuda_close,
-    .host_allocator = cuda_host_allocator,
-    .adopt = cuda_adopt,
-    .device_allocator = cuda_device_allocator,
-    .download = cuda_download,
-    .native_context = cuda_native_context,
-    .import_frame = cuda_import_frame,
-    .import_release = cuda_import_release,
-    .has_twin = cuda_has_twin,
-    .start = cuda_start,
-    .submit = cuda_submit,
-    .complete = cuda_complete,
-};
-
-/* The same backend over HIP's runtime (hip_api.c) with the kernels built
- * for HIP.  Decoded frames (NVDEC) and the caller's own contexts are
- * CUDA's alone. */
-const GpuOps gpu_hip_ops = {
-    .kind = QUALE_BACKEND_HIP,
-    .twin_built = hip_twin_built,
-    .list_devices = hip_list_devices,
-    .describe = cuda_describe,
-    .open = hip_open,
-    .close = cuda_close,
-    .host_allocator = cuda_host_allocator,
-    .device_allocator = cuda_device_allocator,
-    .download = cuda_download,
-    .has_twin = cuda_has_twin,
-    .start = cuda_start,
-    .submit = cuda_submit,
-    .complete = cuda_complete,
+    .device = {
+        .list_devices = cuda_list_devices,
+        .describe = cuda_describe,
+        .open = cuda_open,
+        .close = cuda_close,
+        .host_allocator = cuda_host_allocator,
+        .adopt = cuda_adopt,
+        .device_allocator = cuda_device_allocator,
+        .download = cuda_download,
+        .native_context = cuda_native_context,
+        .import_frame = cuda_import_frame,
+        .import_release = cuda_import_release,
+    },
+    .twins = {
+        .built = cuda_twin_built,
+        .has_twin = cuda_has_twin,
+        .start = cuda_start,
+        .submit = cuda_submit,
+        .complete = cuda_complete,
+    },
 };
