@@ -2,7 +2,7 @@
 """The HTML report (quale report), opened in a headless Chromium.
 
 Checks what a reader of the page relies on:
-  - the page alone (tools/report_template.html with tests/report_sample_data.json):
+  - the page alone (tools/quale/report_template.html with tests/report_sample_data.json):
     draws without a script error, refers to nothing outside itself, and its
     chart answers the mouse (hover, drag to zoom, double-click, key choice);
   - a report of two corpus runs (VMAF and the bootstrap model vmaf_b):
@@ -54,7 +54,7 @@ SOURCE_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import corpus as shared_corpus  # noqa: E402
 
-TEMPLATE = os.path.join(SOURCE_ROOT, "tools", "report_template.html")
+TEMPLATE = os.path.join(SOURCE_ROOT, "tools", "quale", "report_template.html")
 SAMPLE = os.path.join(HERE, "report_sample_data.json")
 SCREENSHOT = os.path.join(SOURCE_ROOT, "docs", "report.png")
 PLACEHOLDER = "@QUALE_REPORT_DATA@"
@@ -167,7 +167,7 @@ def page_ok(browser, page, label, budget=5000):
 
 
 def escape_data(text):
-    """JSON text as tools/report.c writes it into the page: '<', '>', '&',
+    """JSON text as tools/quale/report.c writes it into the page: '<', '>', '&',
     U+2028 and U+2029 escaped (they can only be inside strings)."""
     for c in "<>&\u2028\u2029":
         text = text.replace(c, f"\\u{ord(c):04x}")

@@ -1,5 +1,5 @@
 /*
- * The tool's results files (tools/output_file.c): a signal while the
+ * The tool's results files (tools/quale/output_file.c): a signal while the
  * results are written removes the partial file and leaves the old results;
  * a failed format leaves nothing; an ignored signal (nohup) changes
  * nothing.  The signals come from inside the format callback, so that they

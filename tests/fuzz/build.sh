@@ -41,9 +41,9 @@ ninja -C "$out/lib" src/libquale.a >/dev/null
 
 for target in y4m yuv model cli pictures output decode results; do
     extra=()
-    [[ $target == cli ]] && extra=("$src/tools/cli.c")
+    [[ $target == cli ]] && extra=("$src/tools/quale/cli.c")
     "$cc" -std=c17 -g -O1 -D_GNU_SOURCE -DQUALE_LIBFUZZER -fsanitize=fuzzer "${sanitize[@]}" \
-        -I"$src/include" -I"$src/src" -I"$src/tools" -I"$src/tests/fuzz" \
+        -I"$src/include" -I"$src/src" -I"$src/tools/quale" -I"$src/tests/fuzz" \
         "$src/tests/fuzz/fuzz_$target.c" "$src/tests/fuzz/fuzz_common.c" "${extra[@]}" \
         "$out/lib/src/libquale.a" -lm -ldl -lpthread -o "$out/fuzz_$target"
 done

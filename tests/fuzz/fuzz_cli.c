@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the tool's flag parser (tools/cli.c cli_parse) and what it
+ * Fuzz target: the tool's flag parser (tools/quale/cli.c cli_parse) and what it
  * hands to the library: --feature specs (quale_use_metric, the option
  * parser of src/option.c), -m specs (quale_use_model with version=; path=
  * is left to the model target), the CTC presets, the raw format.  A

@@ -2,6 +2,9 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,221 +430,274 @@ int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *e
     return 0;
 }
 
-int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t size)
+/* ---- the flags, as a table ----------------------------------------------- */
+
+/* How a flag's value goes into the settings. */
+enum FlagKind {
+    FLAG_SET,      /* a flag without a value: the bool at `field` set */
+    FLAG_STRING,   /* the value, as given, at `field` (a const char *) */
+    FLAG_UNSIGNED, /* a whole number from min to max at `field` */
+    FLAG_PARSE,    /* the value through parse() */
+};
+
+typedef struct Flag {
+    int id; /* getopt's: a short flag's letter, else ARG_* */
+    enum FlagKind kind;
+    size_t field;
+    unsigned min, max;
+    /* FLAG_UNSIGNED: the bool set when the flag is given (SIZE_MAX: none) */
+    size_t given;
+    /* FLAG_PARSE: 0, or an error (in error, or -EINVAL for the table's
+     * message "FLAG takes <takes>, not 'VALUE'") */
+    int (*parse)(CliSettings *s, int id, const char *arg, char *error, size_t size);
+    const char *takes;
+} Flag;
+
+#define FIELD(name) offsetof(CliSettings, name)
+#define SET(id, name) { (id), FLAG_SET, FIELD(name), 0, 0, SIZE_MAX, NULL, NULL }
+#define STRING(id, name) { (id), FLAG_STRING, FIELD(name), 0, 0, SIZE_MAX, NULL, NULL }
+#define NUMBER(id, name, min, max, given, takes) \
+    { (id), FLAG_UNSIGNED, FIELD(name), (min), (max), (given), NULL, (takes) }
+#define PARSE(id, fn, takes) { (id), FLAG_PARSE, 0, 0, 0, SIZE_MAX, (fn), (takes) }
+
+static int parse_pixel_format(CliSettings *s, int id, const char *arg, char *error, size_t size)
 {
-    memset(s, 0, sizeof(*s));
-    s->output_format = QUALE_OUTPUT_XML;
-    s->precision = -1;
-    s->gpu_device = -1;
-    s->backend = QUALE_BACKEND_CPU;
-    s->align_window = 15;
-    error[0] = '\0';
+    (void)id, (void)error, (void)size;
+    static const struct { const char *name; enum QualeChroma chroma; } formats[] = {
+        { "420", QUALE_CHROMA_420 }, { "422", QUALE_CHROMA_422 },
+        { "444", QUALE_CHROMA_444 }, { "400", QUALE_CHROMA_400 },
+    };
+    for (unsigned i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+        if (!strcmp(arg, formats[i].name)) {
+            s->raw.chroma = formats[i].chroma;
+            s->raw_given = true;
+            return 0;
+        }
+    return -EINVAL;
+}
 
-    optind = 0; /* glibc: full re-initialisation, so tests can parse twice */
-    opterr = 0;
-    int c, err = 0;
+static int parse_list_entry(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    return id == 'm' ? add_entry(s->models, &s->model_count, arg, "models", error, size)
+                     : add_entry(s->features, &s->feature_count, arg, "features", error, size);
+}
+
+static int parse_format_flag(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)arg;
+    const enum QualeOutputFormat format = id == ARG_XML ? QUALE_OUTPUT_XML
+                                          : id == ARG_JSON ? QUALE_OUTPUT_JSON
+                                          : id == ARG_CSV ? QUALE_OUTPUT_CSV : QUALE_OUTPUT_SUB;
+    if (id == ARG_JSON) s->list_json = true; /* the listings' JSON too */
+    return set_format_flag(s, format, error, size);
+}
+
+static int parse_ctc(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    return id == ARG_AOM_CTC ? apply_aom_ctc(s, arg, error, size)
+                             : apply_nflx_ctc(s, arg, error, size);
+}
+
+static int parse_backend_flag(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    if (parse_backend(arg, &s->backend)) return -EINVAL;
+    s->backend_given = true;
+    return 0;
+}
+
+static int parse_precision(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
     unsigned v;
-    while (!err && (c = getopt_long(argc, argv, ":" SHORT_OPTIONS, long_options, NULL)) != -1) {
-        switch (c) {
-        case 'r': s->reference = optarg; break;
-        case 'd': s->distorted = optarg; break;
-        case 'w':
-        case 'h':
-            if (parse_unsigned(optarg, 32768, &v) || v == 0)
-                return fail(error, size, "-%c/--%s takes a size from 1 to 32768, not '%s'", c,
-                            c == 'w' ? "width" : "height", optarg);
-            if (c == 'w') s->raw.width = v;
-            else s->raw.height = v;
-            s->raw_given = true;
-            break;
-        case 'p':
-            if (!strcmp(optarg, "420")) s->raw.chroma = QUALE_CHROMA_420;
-            else if (!strcmp(optarg, "422")) s->raw.chroma = QUALE_CHROMA_422;
-            else if (!strcmp(optarg, "444")) s->raw.chroma = QUALE_CHROMA_444;
-            else if (!strcmp(optarg, "400")) s->raw.chroma = QUALE_CHROMA_400;
-            else
-                return fail(error, size,
-                            "-p/--pixel_format takes 420, 422, 444 or 400, not '%s'", optarg);
-            s->raw_given = true;
-            break;
-        case 'b':
-            if (parse_unsigned(optarg, 16, &v) || v < 8)
-                return fail(error, size, "-b/--bitdepth takes 8 to 16, not '%s'", optarg);
-            s->raw.bitdepth = v;
-            s->raw_given = true;
-            break;
-        case 'm': err = add_entry(s->models, &s->model_count, optarg, "models", error, size); break;
-        case 'o': s->output = optarg; break;
-        case ARG_XML: err = set_format_flag(s, QUALE_OUTPUT_XML, error, size); break;
-        case ARG_JSON:
-            err = set_format_flag(s, QUALE_OUTPUT_JSON, error, size);
-            s->list_json = true;
-            break;
-        case ARG_CSV: err = set_format_flag(s, QUALE_OUTPUT_CSV, error, size); break;
-        case ARG_SUB: err = set_format_flag(s, QUALE_OUTPUT_SUB, error, size); break;
-        case ARG_FEATURE:
-            err = add_entry(s->features, &s->feature_count, optarg, "features", error, size);
-            break;
-        case ARG_THREADS:
-            if (parse_unsigned(optarg, 1024, &s->threads))
-                return fail(error, size, "--threads takes a count from 0 to 1024, not '%s'", optarg);
-            s->threads_given = true;
-            break;
-        case ARG_SUBSAMPLE:
-            if (parse_unsigned(optarg, UINT_MAX, &s->subsample))
-                return fail(error, size, "--subsample takes a whole number, not '%s'", optarg);
-            break;
-        case ARG_CPUMASK:
-            if (parse_unsigned(optarg, UINT_MAX, &s->cpumask))
-                return fail(error, size, "--cpumask takes a bit mask, not '%s'", optarg);
-            break;
-        case ARG_GPUMASK:
-            if (parse_unsigned(optarg, UINT_MAX, &s->gpumask))
-                return fail(error, size, "--gpumask takes a bit mask, not '%s'", optarg);
-            break;
-        case ARG_AOM_CTC: err = apply_aom_ctc(s, optarg, error, size); break;
-        case ARG_NFLX_CTC: err = apply_nflx_ctc(s, optarg, error, size); break;
-        case ARG_FRAME_CNT:
-        case ARG_FRAME_SKIP_REF:
-        case ARG_FRAME_SKIP_DIST:
-            if (parse_unsigned(optarg, UINT_MAX, &v))
-                return fail(error, size, "--%s takes a whole number, not '%s'",
-                            c == ARG_FRAME_CNT ? "frame_cnt"
-                            : c == ARG_FRAME_SKIP_REF ? "frame_skip_ref" : "frame_skip_dist",
-                            optarg);
-            if (c == ARG_FRAME_CNT) s->frame_count = v;
-            else if (c == ARG_FRAME_SKIP_REF) s->frame_skip_ref = v;
-            else s->frame_skip_dist = v;
-            break;
-        case 'n': s->no_prediction = true; break;
-        case 'v': s->version = true; break;
-        case 'q': s->quiet = true; break;
-        case ARG_BACKEND:
-            if (parse_backend(optarg, &s->backend))
-                return fail(error, size, "--backend takes cpu, cuda, hip, vulkan or auto, not '%s'",
-                            optarg);
-            s->backend_given = true;
-            break;
-        case ARG_PRECISION:
-            if (!strcmp(optarg, "max") || !strcmp(optarg, "full")) {
-                s->precision = -1;
-            } else {
-                if (parse_unsigned(optarg, 17, &v))
-                    return fail(error, size, "--precision takes 0 to 17 or 'max', not '%s'", optarg);
-                s->precision = (int)v;
-            }
-            break;
-        case ARG_SCORE_BITDEPTH:
-            if (parse_unsigned(optarg, 16, &v) || v < 9)
-                return fail(error, size, "--score-bitdepth takes 9 to 16, not '%s'", optarg);
-            s->score_bitdepth = v;
-            break;
-        case ARG_HELP: s->help = true; break;
-        case ARG_LIST_FEATURES: s->list_features = true; break;
-        case ARG_LIST_MODELS: s->list_models = true; break;
-        case ARG_LIST_DEVICES: s->list_devices = true; break;
-        case ARG_ALIGN:
-            if (!strcmp(optarg, "auto")) s->align_auto = true;
-            else if (!strcmp(optarg, "none")) s->align_auto = false;
-            else return fail(error, size, "--align takes auto or none, not '%s'", optarg);
-            break;
-        case ARG_SCALER: {
-            static const char *const names[] = { "bicubic", "bilinear", "lanczos", "neighbor",
-                                                 "area", "spline" };
-            s->scaler = NULL;
-            for (unsigned i = 0; i < 6; i++)
-                if (!strcmp(optarg, names[i])) s->scaler = names[i];
-            if (!s->scaler)
-                return fail(error, size, "--scaler takes bicubic, bilinear, lanczos, neighbor, "
-                            "area or spline, not '%s'", optarg);
-            break;
-        }
-        case ARG_ALIGN_WINDOW:
-            if (parse_unsigned(optarg, 1000, &v) || v == 0)
-                return fail(error, size, "--align-window takes 1 to 1000 frames, not '%s'", optarg);
-            s->align_window = v;
-            break;
-        case ARG_SEGMENT: {
-            /* parsed from a copy: argv's strings may be read-only */
-            char text[64], *slash;
-            unsigned k = 0, n = 0;
-            snprintf(text, sizeof(text), "%s", optarg);
-            if (strlen(optarg) >= sizeof(text) || !(slash = strchr(text, '/')) ||
-                (*slash = '\0', parse_unsigned(text, UINT_MAX, &k)) ||
-                parse_unsigned(slash + 1, 100000, &n) || k == 0 || n == 0 || k > n)
-                return fail(error, size, "--segment takes K/N, part K (1 to N) of N, not '%s'",
-                            optarg);
-            s->segment_part = k;
-            s->segment_parts = n;
-            break;
-        }
-        case ARG_FRAMES: {
-            char text[64], *colon;
-            unsigned first = 0, end = 0;
-            snprintf(text, sizeof(text), "%s", optarg);
-            if (strlen(optarg) >= sizeof(text) || !(colon = strchr(text, ':')) ||
-                (*colon = '\0', parse_unsigned(text, UINT_MAX / 2, &first)) ||
-                (colon[1] && (parse_unsigned(colon + 1, UINT_MAX / 2, &end) || end <= first)))
-                return fail(error, size, "--frames takes FIRST:END (frames FIRST to END - 1; "
-                            "END may be left out), not '%s'", optarg);
-            s->frames_first = first;
-            s->frames_end = end;
-            s->frames_given = true;
-            break;
-        }
-        case ARG_GPU:
-            if (!strcmp(optarg, "all")) {
-                s->gpu_all = true;
-                s->gpu_count = 0;
-                break;
-            }
-            s->gpu_all = false;
-            s->gpu_count = 0;
-            for (const char *p = optarg;;) {
-                char item[16];
-                const size_t len = strcspn(p, ",");
-                if (len == 0 || len >= sizeof(item) || s->gpu_count == CLI_MAX_GPUS)
-                    return fail(error, size, "--gpu takes 'all' or device indices (0,1,3: at "
-                                "most %d), not '%s'", CLI_MAX_GPUS, optarg);
-                memcpy(item, p, len);
-                item[len] = '\0';
-                if (parse_unsigned(item, 1024, &v))
-                    return fail(error, size, "--gpu takes 'all' or device indices (0,1,3), not "
-                                "'%s'", optarg);
-                /* a device named twice runs two parts at once */
-                s->gpus[s->gpu_count++] = v;
-                if (!p[len]) break;
-                p += len + 1;
-            }
-            break;
-        case ARG_HTML: s->html = optarg; break;
-        case ARG_POOL:
-            if (cli_parse_pools(optarg, s->pool_text, sizeof(s->pool_text), s->pools,
-                                &s->pool_count, error, size))
-                return -EINVAL;
-            break;
-        case ARG_GPU_DEVICE:
-            if (parse_unsigned(optarg, 1024, &v))
-                return fail(error, size, "--gpu_device takes a device index, not '%s'", optarg);
-            s->gpu_device = (int)v;
-            break;
-        case ':':
-            if (optopt == 'h')
-                return fail(error, size, "option '-h' (--height) needs a value; for help, "
-                                         "use --help");
-            return fail(error, size, "option '%s' needs a value", argv[optind - 1]);
-        case '?':
-        default:
-            if (optopt && optopt < 256)
-                return fail(error, size, "unknown option '-%c'", optopt);
-            return fail(error, size, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (err) return err;
-    if (optind < argc) return fail(error, size, "unexpected argument '%s'", argv[optind]);
-    if (s->help || s->version || s->list_features || s->list_models || s->list_devices)
-        return 0;
+    if (!strcmp(arg, "max") || !strcmp(arg, "full")) s->precision = -1;
+    else if (parse_unsigned(arg, 17, &v)) return -EINVAL;
+    else s->precision = (int)v;
+    return 0;
+}
 
+static int parse_align(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    if (strcmp(arg, "auto") && strcmp(arg, "none")) return -EINVAL;
+    s->align_auto = !strcmp(arg, "auto");
+    return 0;
+}
+
+static int parse_scaler(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    static const char *const names[] = { "bicubic", "bilinear", "lanczos", "neighbor", "area",
+                                         "spline" };
+    s->scaler = NULL;
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(arg, names[i])) s->scaler = names[i];
+    return s->scaler ? 0 : -EINVAL;
+}
+
+/* "A<sep>B": two whole numbers (B may be left out where b_optional),
+ * parsed from a copy (argv's strings may be read-only); 0 or -EINVAL. */
+static int parse_pair(const char *arg, char sep, unsigned max_a, unsigned max_b, bool b_optional,
+                      unsigned *a, unsigned *b)
+{
+    char text[64], *at;
+    *a = *b = 0;
+    if (strlen(arg) >= sizeof(text)) return -EINVAL;
+    snprintf(text, sizeof(text), "%s", arg);
+    if (!(at = strchr(text, sep))) return -EINVAL;
+    *at = '\0';
+    if (parse_unsigned(text, max_a, a)) return -EINVAL;
+    if (!at[1] && b_optional) return 0;
+    return parse_unsigned(at + 1, max_b, b) ? -EINVAL : 0;
+}
+
+static int parse_segment(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    unsigned k, n;
+    if (parse_pair(arg, '/', UINT_MAX, 100000, false, &k, &n) || !k || !n || k > n)
+        return -EINVAL;
+    s->segment_part = k;
+    s->segment_parts = n;
+    return 0;
+}
+
+static int parse_frames(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    unsigned first, end;
+    const bool to_the_end = arg[0] && arg[strlen(arg) - 1] == ':';
+    if (parse_pair(arg, ':', UINT_MAX / 2, UINT_MAX / 2, true, &first, &end) ||
+        (!to_the_end && end <= first))
+        return -EINVAL;
+    s->frames_first = first;
+    s->frames_end = end;
+    s->frames_given = true;
+    return 0;
+}
+
+static int parse_gpus(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    s->gpu_all = !strcmp(arg, "all");
+    s->gpu_count = 0;
+    if (s->gpu_all) return 0;
+    for (const char *p = arg;;) {
+        char item[16];
+        unsigned v;
+        const size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof(item) || s->gpu_count == CLI_MAX_GPUS) return -EINVAL;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_unsigned(item, 1024, &v)) return -EINVAL;
+        /* a device named twice runs two parts at once */
+        s->gpus[s->gpu_count++] = v;
+        if (!p[len]) return 0;
+        p += len + 1;
+    }
+}
+
+static int parse_pool(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id;
+    return cli_parse_pools(arg, s->pool_text, sizeof(s->pool_text), s->pools, &s->pool_count,
+                           error, size);
+}
+
+static int parse_gpu_device(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)id, (void)error, (void)size;
+    unsigned v;
+    if (parse_unsigned(arg, 1024, &v)) return -EINVAL;
+    s->gpu_device = (int)v;
+    return 0;
+}
+
+static const Flag flags[] = {
+    STRING('r', reference),
+    STRING('d', distorted),
+    NUMBER('w', raw.width, 1, 32768, FIELD(raw_given), "a size from 1 to 32768"),
+    NUMBER('h', raw.height, 1, 32768, FIELD(raw_given), "a size from 1 to 32768"),
+    PARSE('p', parse_pixel_format, "420, 422, 444 or 400"),
+    NUMBER('b', raw.bitdepth, 8, 16, FIELD(raw_given), "8 to 16"),
+    PARSE('m', parse_list_entry, NULL),
+    STRING('o', output),
+    PARSE(ARG_XML, parse_format_flag, NULL),
+    PARSE(ARG_JSON, parse_format_flag, NULL),
+    PARSE(ARG_CSV, parse_format_flag, NULL),
+    PARSE(ARG_SUB, parse_format_flag, NULL),
+    PARSE(ARG_FEATURE, parse_list_entry, NULL),
+    NUMBER(ARG_THREADS, threads, 0, 1024, FIELD(threads_given), "a count from 0 to 1024"),
+    NUMBER(ARG_SUBSAMPLE, subsample, 0, UINT_MAX, SIZE_MAX, "a whole number"),
+    NUMBER(ARG_CPUMASK, cpumask, 0, UINT_MAX, SIZE_MAX, "a bit mask"),
+    NUMBER(ARG_GPUMASK, gpumask, 0, UINT_MAX, SIZE_MAX, "a bit mask"),
+    PARSE(ARG_AOM_CTC, parse_ctc, NULL),
+    PARSE(ARG_NFLX_CTC, parse_ctc, NULL),
+    NUMBER(ARG_FRAME_CNT, frame_count, 0, UINT_MAX, SIZE_MAX, "a whole number"),
+    NUMBER(ARG_FRAME_SKIP_REF, frame_skip_ref, 0, UINT_MAX, SIZE_MAX, "a whole number"),
+    NUMBER(ARG_FRAME_SKIP_DIST, frame_skip_dist, 0, UINT_MAX, SIZE_MAX, "a whole number"),
+    SET('n', no_prediction),
+    SET('v', version),
+    SET('q', quiet),
+    PARSE(ARG_BACKEND, parse_backend_flag, "cpu, cuda, hip, vulkan or auto"),
+    PARSE(ARG_PRECISION, parse_precision, "0 to 17 or 'max'"),
+    NUMBER(ARG_SCORE_BITDEPTH, score_bitdepth, 9, 16, SIZE_MAX, "9 to 16"),
+    SET(ARG_HELP, help),
+    SET(ARG_LIST_FEATURES, list_features),
+    SET(ARG_LIST_MODELS, list_models),
+    SET(ARG_LIST_DEVICES, list_devices),
+    PARSE(ARG_ALIGN, parse_align, "auto or none"),
+    PARSE(ARG_SCALER, parse_scaler, "bicubic, bilinear, lanczos, neighbor, area or spline"),
+    NUMBER(ARG_ALIGN_WINDOW, align_window, 1, 1000, SIZE_MAX, "1 to 1000 frames"),
+    PARSE(ARG_SEGMENT, parse_segment, "K/N, part K (1 to N) of N"),
+    PARSE(ARG_FRAMES, parse_frames, "FIRST:END (frames FIRST to END - 1; END may be left out)"),
+    PARSE(ARG_GPU, parse_gpus, "'all' or device indices (0,1,3: at most 64)"),
+    STRING(ARG_HTML, html),
+    PARSE(ARG_POOL, parse_pool, NULL),
+    PARSE(ARG_GPU_DEVICE, parse_gpu_device, "a device index"),
+};
+_Static_assert(CLI_MAX_GPUS == 64, "--gpu's message says at most 64 devices");
+
+/* One flag's value into the settings: 0, or an error in error. */
+static int apply_flag(CliSettings *s, int id, int index, const char *arg, char *error,
+                      size_t size)
+{
+    const Flag *f = NULL;
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && !f; i++)
+        if (flags[i].id == id) f = &flags[i];
+    if (!f) return fail(error, size, "option %d has no entry in the flag table", id);
+    char *field = (char *)s + f->field;
+    int err = 0;
+    switch (f->kind) {
+    case FLAG_SET: *(bool *)(void *)field = true; return 0;
+    case FLAG_STRING: *(const char **)(void *)field = arg; return 0;
+    case FLAG_UNSIGNED: {
+        unsigned v;
+        if (parse_unsigned(arg, f->max, &v) || v < f->min) {
+            err = -EINVAL;
+            break;
+        }
+        *(unsigned *)(void *)field = v;
+        if (f->given != SIZE_MAX) *(bool *)(void *)((char *)s + f->given) = true;
+        return 0;
+    }
+    case FLAG_PARSE:
+        error[0] = '\0';
+        err = f->parse(s, id, arg, error, size);
+        break;
+    }
+    if (err && !error[0]) {
+        char name[64];
+        flag_name(id, index, name, sizeof(name));
+        return fail(error, size, "%s takes %s, not '%s'", name, f->takes, arg);
+    }
+    return err;
+}
+
+/* What no single flag can check: the output's format against -o, the
+ * flags that go together, the inputs required. */
+static int check_settings(CliSettings *s, char *error, size_t size)
+{
     /* The output format: the flag, else -o's extension; a flag without -o
      * writes to standard output. */
     const char *extension = NULL;
@@ -691,4 +747,38 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
         return fail(error, size, "-n/--no_prediction needs at least one --feature or -m/--model "
                                  "(whose features are then computed)");
     return 0;
+}
+
+int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t size)
+{
+    memset(s, 0, sizeof(*s));
+    s->output_format = QUALE_OUTPUT_XML;
+    s->precision = -1;
+    s->gpu_device = -1;
+    s->backend = QUALE_BACKEND_CPU;
+    s->align_window = 15;
+    error[0] = '\0';
+
+    optind = 0; /* glibc: full re-initialisation, so tests can parse twice */
+    opterr = 0;
+    int c, index = -1;
+    while ((c = getopt_long(argc, argv, ":" SHORT_OPTIONS, long_options, &index)) != -1) {
+        if (c == ':') {
+            if (optopt == 'h')
+                return fail(error, size, "option '-h' (--height) needs a value; for help, "
+                                         "use --help");
+            return fail(error, size, "option '%s' needs a value", argv[optind - 1]);
+        }
+        if (c == '?') {
+            if (optopt && optopt < 256) return fail(error, size, "unknown option '-%c'", optopt);
+            return fail(error, size, "unknown option '%s'", argv[optind - 1]);
+        }
+        const int err = apply_flag(s, c, index, optarg, error, size);
+        if (err) return err;
+        index = -1;
+    }
+    if (optind < argc) return fail(error, size, "unexpected argument '%s'", argv[optind]);
+    if (s->help || s->version || s->list_features || s->list_models || s->list_devices)
+        return 0;
+    return check_settings(s, error, size);
 }
