@@ -242,29 +242,18 @@ static bool token_is(const char *token, size_t length, const char *word)
 
 #define SVM_FAIL(...) load_fail(L, at, -EINVAL, __VA_ARGS__)
 
-/*
- * Parses the "model" string (libsvm's model file format) of a model with
- * `dimension` features into svm, the way libvmaf's svm.cpp reads it: a
- * header of "key value" pairs up to "SV", then total_sv lines of
- * "coef index:value ...".  Only what VMAF models use is accepted: nu_svr
- * (or epsilon_svr, which predicts the same way), rbf, two "classes".
- */
-static int parse_libsvm(const Loader *L, const JsonValue *at, const char *where,
-                        const char *text, size_t length, unsigned dimension,
-                        ModelSvmDesc *svm)
+/* The libsvm header, from the start to its "SV" line (past it at the
+ * end): gamma and rho into svm, total_sv. */
+static int parse_libsvm_header(const Loader *L, const JsonValue *at, const char *where,
+                               Cursor *cursor, ModelSvmDesc *svm, unsigned long *total_out)
 {
-    Cursor c = { text, length, 0 };
+    Cursor c = *cursor;
     const char *tok;
     size_t len;
     bool have_type = false, have_kernel = false, have_gamma = false;
     bool have_rho = false;
     unsigned long nr_class = 0, total_sv = 0;
     bool have_nr_class = false, have_total = false;
-
-    memset(svm, 0, sizeof(*svm));
-    if (memchr(text, '\0', length))
-        return SVM_FAIL("%s: the libsvm model holds a NUL character", where);
-
     for (;;) {
         if (!next_token(&c, &tok, &len))
             return SVM_FAIL("%s: the libsvm model has no \"SV\" line", where);
@@ -347,6 +336,19 @@ static int parse_libsvm(const Loader *L, const JsonValue *at, const char *where,
     }
     if (c.pos < c.n) c.pos++;
 
+    *cursor = c;
+    *total_out = total_sv;
+    return 0;
+}
+
+/* total_sv lines of "coef index:value ..." from the cursor on, the
+ * vectors `dimension` long (indices from 1, increasing). */
+static int parse_support_vectors(const Loader *L, const JsonValue *at, const char *where,
+                                 Cursor c, unsigned long total_sv, unsigned dimension,
+                                 ModelSvmDesc *svm)
+{
+    const char *tok;
+    size_t len;
     /* Before allocating, check that the text has room for total_sv lines. */
     size_t lines = 1;
     for (size_t i = c.pos; i < c.n; i++) lines += c.s[i] == '\n';
@@ -401,6 +403,26 @@ static int parse_libsvm(const Loader *L, const JsonValue *at, const char *where,
     svm->coef = coef;
     svm->sv = sv;
     return 0;
+}
+
+/*
+ * Parses the "model" string (libsvm's model file format) of a model with
+ * `dimension` features into svm, the way libvmaf's svm.cpp reads it: a
+ * header of "key value" pairs up to "SV", then total_sv lines of
+ * "coef index:value ...".  Only what VMAF models use is accepted: nu_svr
+ * (or epsilon_svr, which predicts the same way), rbf, two "classes".
+ */
+static int parse_libsvm(const Loader *L, const JsonValue *at, const char *where,
+                        const char *text, size_t length, unsigned dimension,
+                        ModelSvmDesc *svm)
+{
+    Cursor c = { text, length, 0 };
+    unsigned long total_sv = 0;
+    memset(svm, 0, sizeof(*svm));
+    if (memchr(text, '\0', length))
+        return SVM_FAIL("%s: the libsvm model holds a NUL character", where);
+    const int err = parse_libsvm_header(L, at, where, &c, svm, &total_sv);
+    return err ? err : parse_support_vectors(L, at, where, c, total_sv, dimension, svm);
 }
 
 #undef SVM_FAIL
@@ -598,16 +620,11 @@ static int load_chroma_correction(const Loader *L, const JsonValue *v, const cha
     return 0;
 }
 
-static int load_model_dict(const Loader *L, const JsonValue *md, const char *where,
-                           ModelDesc *d)
+/* feature_names: every one a feature some metric provides. */
+static int load_feature_names(const Loader *L, const JsonValue *md, const char *where,
+                              ModelDesc *d)
 {
     int err;
-    memset(d, 0, sizeof(*d));
-    if (md->type != JSON_OBJECT)
-        return FAIL(md, "%s: expected an object, found %s", where,
-                    json_type_name(md->type));
-
-    /* feature_names */
     const JsonValue *names = field(L, md, where, "feature_names", JSON_ARRAY, true, &err);
     if (!names) return err;
     const size_t n = names->u.array.count;
@@ -630,8 +647,16 @@ static int load_model_dict(const Loader *L, const JsonValue *md, const char *whe
     d->feature_count = (unsigned)n;
     d->features = features;
 
-    /* model_type: libvmaf reads it but predicts every type the same way;
-     * it matters for bootstrap collections. */
+    return 0;
+}
+
+/* model_type (libvmaf reads it but predicts every type the same way; it
+ * matters for bootstrap collections) and norm_type (libvmaf fails at the
+ * first prediction without it), with its slopes and intercepts. */
+static int load_types(const Loader *L, const JsonValue *md, const char *where, ModelDesc *d)
+{
+    int err;
+    const size_t n = d->feature_count;
     const JsonValue *v = field(L, md, where, "model_type", JSON_STRING, false, &err);
     if (err) return err;
     if (v) {
@@ -648,7 +673,6 @@ static int load_model_dict(const Loader *L, const JsonValue *md, const char *whe
                         "RESIDUEBOOTSTRAP_LIBSVMNUSVR)", where, t);
     }
 
-    /* norm_type: libvmaf fails at the first prediction without it. */
     v = field(L, md, where, "norm_type", JSON_STRING, true, &err);
     if (!v) return err;
     if (!strcmp(v->u.string.chars, "linear_rescale"))
@@ -669,6 +693,23 @@ static int load_model_dict(const Loader *L, const JsonValue *md, const char *whe
         d->intercepts = intercepts;
     }
 
+    return 0;
+}
+
+static int load_model_dict(const Loader *L, const JsonValue *md, const char *where,
+                           ModelDesc *d)
+{
+    int err;
+    memset(d, 0, sizeof(*d));
+    if (md->type != JSON_OBJECT)
+        return FAIL(md, "%s: expected an object, found %s", where,
+                    json_type_name(md->type));
+    if ((err = load_feature_names(L, md, where, d)) || (err = load_types(L, md, where, d)))
+        return err;
+    const size_t n = d->feature_count;
+    /* the pool's memory load_feature_names() made, filled in below */
+    ModelFeatureDesc *features = (ModelFeatureDesc *)d->features;
+    const JsonValue *v;
     /* score_clip */
     v = field(L, md, where, "score_clip", JSON_ARRAY, false, &err);
     if (err) return err;

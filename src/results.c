@@ -447,12 +447,11 @@ static int copy_notes(QualeResults *to, const QualeResults *from)
     return 0;
 }
 
-int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
-                        unsigned count, char *error, size_t error_size)
+/* Whether the parts can be merged at all: each a part, none holding a
+ * whole-run aggregate, all of one run.  0, or an error in error. */
+static int check_mergeable(const QualeResults *const *parts, unsigned count, char *error,
+                           size_t error_size)
 {
-    if (!merged) return -EINVAL;
-    *merged = NULL;
-    if (!parts || count == 0) return fail(error, error_size, "no parts to merge");
     for (unsigned i = 0; i < count; i++) {
         if (!parts[i]) return fail(error, error_size, "part %u is NULL", i + 1);
         if (!is_part(parts[i]))
@@ -471,98 +470,115 @@ int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
             return fail(error, error_size, "%s and %s cannot be merged: %s", parts[0]->name,
                         parts[i]->name, why);
     }
-    const unsigned n = parts[0]->segment.parts;
-    const QualeResults **order = malloc(sizeof(*order) * count);
-    const QualeResults **by_part = calloc(n, sizeof(*by_part));
-    QualeResults *r = NULL;
-    int err = 0;
-    if (!order || !by_part) {
-        err = -ENOMEM;
-        goto out;
-    }
+    return 0;
+}
+
+/* Every part of 1..n once (by_part, indexed by part), or an error naming
+ * the ones given twice or missing. */
+static int check_parts_present(const QualeResults *const *parts, unsigned count, unsigned n,
+                               const QualeResults **by_part, char *error, size_t error_size)
+{
     for (unsigned i = 0; i < count; i++) {
         const unsigned k = parts[i]->segment.part - 1;
-        if (by_part[k]) {
-            err = fail(error, error_size, "%s and %s are both part %u of %u", by_part[k]->name,
-                       parts[i]->name, k + 1, n);
-            goto out;
-        }
+        if (by_part[k])
+            return fail(error, error_size, "%s and %s are both part %u of %u", by_part[k]->name,
+                        parts[i]->name, k + 1, n);
         by_part[k] = parts[i];
-        order[i] = parts[i];
     }
-    if (count < n) {
-        char missing[512] = "";
-        size_t used = 0;
-        unsigned listed = 0;
-        for (unsigned k = 0; k < n && used < sizeof(missing) - 16; k++) {
-            if (by_part[k]) continue;
-            if (listed++ == 8) {
-                used += (size_t)snprintf(missing + used, sizeof(missing) - used, ", ...");
-                break;
-            }
-            used += (size_t)snprintf(missing + used, sizeof(missing) - used, "%s%u",
-                                     listed > 1 ? ", " : "", k + 1);
+    if (count == n) return 0;
+    char missing[512] = "";
+    size_t used = 0;
+    unsigned listed = 0;
+    for (unsigned k = 0; k < n && used < sizeof(missing) - 16; k++) {
+        if (by_part[k]) continue;
+        if (listed++ == 8) {
+            used += (size_t)snprintf(missing + used, sizeof(missing) - used, ", ...");
+            break;
         }
-        err = fail(error, error_size, "%u of the %u parts %s missing: part%s %s (run them "
-                   "again: quale --segment K/%u)", n - count, n, n - count == 1 ? "is" : "are",
-                   n - count == 1 ? "" : "s", missing, n);
-        goto out;
+        used += (size_t)snprintf(missing + used, sizeof(missing) - used, "%s%u",
+                                 listed > 1 ? ", " : "", k + 1);
     }
-    qsort(order, count, sizeof(*order), compare_parts);
-    if (order[0]->segment.first != order[0]->segment.range_first) {
-        err = fail(error, error_size, "no part starts the range at frame %u (%s starts at %u)",
-                   order[0]->segment.range_first, order[0]->name, order[0]->segment.first);
-        goto out;
-    }
+    return fail(error, error_size, "%u of the %u parts %s missing: part%s %s (run them again: "
+                "quale --segment K/%u)", n - count, n, n - count == 1 ? "is" : "are",
+                n - count == 1 ? "" : "s", missing, n);
+}
+
+/* The parts in frame order cover the range from its first frame, each
+ * from where the one before ends, in the order of their numbers. */
+static int check_contiguous(const QualeResults *const *order, unsigned count, char *error,
+                            size_t error_size)
+{
+    if (order[0]->segment.first != order[0]->segment.range_first)
+        return fail(error, error_size, "no part starts the range at frame %u (%s starts at %u)",
+                    order[0]->segment.range_first, order[0]->name, order[0]->segment.first);
     for (unsigned i = 1; i < count; i++) {
         const QualeSegment *a = &order[i - 1]->segment, *b = &order[i]->segment;
-        if (b->first < a->end) {
-            err = fail(error, error_size, "%s (frames %u to %u) and %s (frames %u to %u) "
-                       "overlap", order[i - 1]->name, a->first, a->end - 1, order[i]->name,
-                       b->first, b->end - 1);
-            goto out;
-        }
-        if (b->first > a->end) {
-            err = fail(error, error_size, "frames %u to %u are in no part: %s ends before them, "
-                       "%s starts after them", a->end, b->first - 1, order[i - 1]->name,
-                       order[i]->name);
-            goto out;
-        }
-        if (a->part + 1 != b->part) {
-            err = fail(error, error_size, "%s is part %u but follows part %u, %s", order[i]->name,
-                       b->part, a->part, order[i - 1]->name);
-            goto out;
-        }
+        if (b->first < a->end)
+            return fail(error, error_size, "%s (frames %u to %u) and %s (frames %u to %u) "
+                        "overlap", order[i - 1]->name, a->first, a->end - 1, order[i]->name,
+                        b->first, b->end - 1);
+        if (b->first > a->end)
+            return fail(error, error_size, "frames %u to %u are in no part: %s ends before "
+                        "them, %s starts after them", a->end, b->first - 1, order[i - 1]->name,
+                        order[i]->name);
+        if (a->part + 1 != b->part)
+            return fail(error, error_size, "%s is part %u but follows part %u, %s",
+                        order[i]->name, b->part, a->part, order[i - 1]->name);
     }
-    if (!(r = results_new("merged"))) {
-        err = -ENOMEM;
-        goto out;
-    }
+    return 0;
+}
+
+/* The merged results of the parts in frame order: every value at its
+ * frame, the first part's notes, the run's speed over every part. */
+static int join_parts(QualeResults *r, const QualeResults *const *order, unsigned count,
+                      char *error, size_t error_size)
+{
     const QualeResults *p0 = order[0];
+    int err = 0;
     r->version = p0->version ? strdup(p0->version) : NULL;
     r->subsample = p0->subsample;
     r->width = p0->width;
     r->height = p0->height;
     r->first = p0->first;
     r->end = order[count - 1]->end;
-    if (r->end - r->first > MAX_FRAMES || (err = collector_set_base(r->collector, r->first))) {
-        err = err ? err : fail(error, error_size, "the parts span %u frames, more than %u",
-                               r->end - r->first, MAX_FRAMES);
-        goto out;
-    }
+    if (r->end - r->first > MAX_FRAMES || (err = collector_set_base(r->collector, r->first)))
+        return err ? err : fail(error, error_size, "the parts span %u frames, more than %u",
+                                r->end - r->first, MAX_FRAMES);
     r->precision = p0->precision;
-    if ((p0->version && !r->version) || (err = copy_notes(r, p0))) {
-        err = err ? err : -ENOMEM;
-        goto out;
-    }
+    if ((p0->version && !r->version) || (err = copy_notes(r, p0))) return err ? err : -ENOMEM;
     /* the run's speed: every part's frames over every part's time */
     double seconds = 0.;
     for (unsigned i = 0; i < count && (err = copy_values(r, order[i])) == 0; i++) {
         r->frames += order[i]->frames;
         seconds += order[i]->fps > 0 ? order[i]->frames / order[i]->fps : NAN;
     }
-    if (err) goto out;
+    if (err) return err;
     r->fps = seconds > 0 ? r->frames / seconds : NAN;
+    return 0;
+}
+
+int quale_results_merge(QualeResults **merged, const QualeResults *const *parts,
+                        unsigned count, char *error, size_t error_size)
+{
+    if (!merged) return -EINVAL;
+    *merged = NULL;
+    if (!parts || count == 0) return fail(error, error_size, "no parts to merge");
+    int err = check_mergeable(parts, count, error, error_size);
+    if (err) return err;
+    const unsigned n = parts[0]->segment.parts;
+    const QualeResults **order = malloc(sizeof(*order) * count);
+    const QualeResults **by_part = calloc(n, sizeof(*by_part));
+    QualeResults *r = NULL;
+    if (!order || !by_part) {
+        err = -ENOMEM;
+        goto out;
+    }
+    if ((err = check_parts_present(parts, count, n, by_part, error, error_size))) goto out;
+    memcpy(order, parts, sizeof(*order) * count);
+    qsort(order, count, sizeof(*order), compare_parts);
+    if ((err = check_contiguous(order, count, error, error_size))) goto out;
+    if (!(r = results_new("merged"))) err = -ENOMEM;
+    else err = join_parts(r, order, count, error, error_size);
 out:
     free(order);
     free(by_part);

@@ -20,6 +20,7 @@
 
 extern "C" {
 #include "context.h"
+#include "gpu/cuda/cuda_plan.h" /* CudaSlotLayout: the twins' slots */
 #include "metric.h"
 #include "option.h"
 #include "quale/quale.h"

@@ -335,7 +335,7 @@ struct Emulation {
 static int fetch_from_slot(void *cookie, size_t offset, void *dst, size_t bytes, char *, size_t)
 {
     const Emulation *e = static_cast<const Emulation *>(cookie);
-    if (offset + bytes > cambi_cuda_slot_bytes(e->plan)) return -EFAULT;
+    if (offset + bytes > cambi_cuda_slot(e->plan)->bytes) return -EFAULT;
     memcpy(dst, e->slot.data() + offset, bytes);
     return 0;
 }
@@ -354,7 +354,7 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
 {
     Emulation e;
     e.plan = plan;
-    const size_t bytes = cambi_cuda_slot_bytes(plan);
+    const size_t bytes = cambi_cuda_slot(plan)->bytes;
     e.slot.resize(bytes + GUARD);
     random_fill(e.slot);
     const std::vector<uint8_t> guard(e.slot.end() - GUARD, e.slot.end());
@@ -364,7 +364,7 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
     uint8_t *slot = e.slot.data();
 
     bool ok = true;
-    const unsigned steps = cambi_cuda_step_count(plan);
+    const unsigned steps = cambi_cuda_slot(plan)->steps;
     CHECK(steps == (s->full_ref ? 18u : 9u));
     for (unsigned i = 0; i < steps && ok; i++) {
         union {
@@ -475,7 +475,7 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
         ok = false;
     }
     char error[256] = "";
-    const int err = cambi_cuda_scores(plan, slot + cambi_cuda_stats_offset(plan), fetch_from_slot,
+    const int err = cambi_cuda_scores(plan, slot + cambi_cuda_slot(plan)->readback_offset, fetch_from_slot,
                                       &e, score, error, sizeof(error));
     if (err) {
         fprintf(stderr, "  %s: pooling failed: %s\n", label, error);
@@ -628,7 +628,7 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
             }
             printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
             fflush(stdout);
-            cambi_cuda_plan_free(plan);
+            free(plan);
         }
         /* The twin as the backend runs it: its plan through the executor,
          * the layout from the (fake) device's shared memory, every key

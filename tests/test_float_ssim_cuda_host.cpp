@@ -77,22 +77,16 @@ struct FmsPlan;
 
 extern "C" {
 FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s);
-void fssim_cuda_plan_free(FssimPlan *p);
-size_t fssim_cuda_slot_bytes(const FssimPlan *p);
-size_t fssim_cuda_partials_offset(const FssimPlan *p);
+const CudaSlotLayout *fssim_cuda_slot(const FssimPlan *p);
 unsigned fssim_cuda_tiles(const FssimPlan *p);
-unsigned fssim_cuda_step_count(const FssimPlan *p);
 const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                             uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *m);
 
 FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s);
-void fms_cuda_plan_free(FmsPlan *p);
-size_t fms_cuda_slot_bytes(const FmsPlan *p);
-size_t fms_cuda_partials_offset(const FmsPlan *p);
+const CudaSlotLayout *fms_cuda_slot(const FmsPlan *p);
 size_t fms_cuda_plane_offset(const FmsPlan *p, unsigned scale, unsigned which);
 unsigned fms_cuda_tiles(const FmsPlan *p);
-unsigned fms_cuda_step_count(const FmsPlan *p);
 const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                           uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_SSIM_SCALES]);
@@ -698,11 +692,11 @@ static void run_case(const Case &c, unsigned index)
                     FssimPlan *plan = fssim_cuda_plan_new(s);
                     CHECK(plan != NULL);
                     if (!plan) break;
-                    slot.reset(fssim_cuda_slot_bytes(plan));
-                    CHECK(run_steps(plan, fssim_cuda_step, fssim_cuda_step_count(plan), slot,
+                    slot.reset(fssim_cuda_slot(plan)->bytes);
+                    CHECK(run_steps(plan, fssim_cuda_step, fssim_cuda_slot(plan)->steps, slot,
                                     &refs[f], &dists[f], backwards));
                     const double *partials =
-                        (const double *)(slot.data() + fssim_cuda_partials_offset(plan));
+                        (const double *)(slot.data() + fssim_cuda_slot(plan)->readback_offset);
                     IqaSsimMeans means;
                     fssim_cuda_means(plan, partials, &means);
                     count = float_ssim_values(s, &means, values);
@@ -740,17 +734,17 @@ static void run_case(const Case &c, unsigned index)
                     }
                     const IqaSsimSums ref = reference_sums(rp, dp);
                     note_sums(twin, ref, means, iqa_ssim_means(&ref, rp.w, rp.h), label, 0);
-                    fssim_cuda_plan_free(plan);
+                    free(plan);
                 } else {
                     const FloatMsSsimState *s = static_cast<const FloatMsSsimState *>(state);
                     FmsPlan *plan = fms_cuda_plan_new(s);
                     CHECK(plan != NULL);
                     if (!plan) break;
-                    slot.reset(fms_cuda_slot_bytes(plan));
-                    CHECK(run_steps(plan, fms_cuda_step, fms_cuda_step_count(plan), slot,
+                    slot.reset(fms_cuda_slot(plan)->bytes);
+                    CHECK(run_steps(plan, fms_cuda_step, fms_cuda_slot(plan)->steps, slot,
                                     &refs[f], &dists[f], backwards));
                     const double *partials =
-                        (const double *)(slot.data() + fms_cuda_partials_offset(plan));
+                        (const double *)(slot.data() + fms_cuda_slot(plan)->readback_offset);
                     IqaSsimMeans means[MS_SSIM_SCALES];
                     fms_cuda_means(plan, partials, means);
                     count = float_ms_ssim_values(s, means, values);
@@ -787,7 +781,7 @@ static void run_case(const Case &c, unsigned index)
                         note_sums(twin, ref, means[k], iqa_ssim_means(&ref, rs[k].w, rs[k].h),
                                   label, k);
                     }
-                    fms_cuda_plan_free(plan);
+                    free(plan);
                 }
 
                 CHECK(count == keys);

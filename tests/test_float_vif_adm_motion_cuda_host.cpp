@@ -70,10 +70,7 @@ struct FloatMotionPlan;
 
 extern "C" {
 FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth);
-void float_vif_cuda_plan_free(FloatVifPlan *p);
-size_t float_vif_cuda_slot_bytes(const FloatVifPlan *p);
-size_t float_vif_cuda_rows_bytes(const FloatVifPlan *p);
-unsigned float_vif_cuda_step_count(const FloatVifPlan *p);
+const CudaSlotLayout *float_vif_cuda_slot(const FloatVifPlan *p);
 const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args);
 int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned frame,
@@ -81,10 +78,7 @@ int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned fram
 bool float_vif_cuda_supports(const void *state);
 
 FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth);
-void float_adm_cuda_plan_free(FloatAdmPlan *p);
-size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p);
-size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p);
-unsigned float_adm_cuda_step_count(const FloatAdmPlan *p);
+const CudaSlotLayout *float_adm_cuda_slot(const FloatAdmPlan *p);
 const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot,
                                 uint64_t rcp_table, unsigned rcp_shift, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args);
@@ -93,8 +87,7 @@ int float_adm_cuda_write(const FloatAdmPlan *p, FeatureSink *sink, unsigned fram
 bool float_adm_cuda_supports(const void *state);
 
 FloatMotionPlan *float_motion_cuda_plan_new(FloatMotionState *s, unsigned bitdepth);
-void float_motion_cuda_plan_free(FloatMotionPlan *p);
-size_t float_motion_cuda_rows_bytes(const FloatMotionPlan *p);
+const CudaSlotLayout *float_motion_cuda_slot(const FloatMotionPlan *p);
 const char *float_motion_cuda_launch(const FloatMotionPlan *p, unsigned index, uint64_t rows,
                                      uint64_t cur, uint64_t prev, uint64_t prev2,
                                      uint64_t stride, unsigned launch[4], void *args);
@@ -522,9 +515,9 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
         CHECK(float_vif_cuda_supports(s));
         FloatVifPlan *plan = float_vif_cuda_plan_new(s, bd);
         for (unsigned f = 0; f < c.frames; f++) {
-            slot.reset(float_vif_cuda_slot_bytes(plan));
+            slot.reset(float_vif_cuda_slot(plan)->bytes);
             bool ok = true;
-            const unsigned steps = float_vif_cuda_step_count(plan);
+            const unsigned steps = float_vif_cuda_slot(plan)->steps;
             for (unsigned i = 0; i < steps && ok; i++) {
                 FvifArgs a;
                 unsigned launch[4];
@@ -541,7 +534,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
             CHECK(float_vif_cuda_write(plan, sink, f, (const float *)slot.bytes.data()) == 0);
             compare_keys("float_vif", label, cpu_ctx, twin_ctx, f);
         }
-        float_vif_cuda_plan_free(plan);
+        free(plan);
         plan_run(cuda_twin_float_vif, m, spec, fr, cpu_ctx, label);
     } else if (m == &metric_float_adm) {
         const FloatAdmState *s = static_cast<const FloatAdmState *>(state);
@@ -552,9 +545,9 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
         const uint32_t *table = float_adm_reciprocal_table(&shift, &count, &usable);
         FloatAdmPlan *plan = float_adm_cuda_plan_new(s, bd);
         for (unsigned f = 0; f < c.frames; f++) {
-            slot.reset(float_adm_cuda_slot_bytes(plan));
+            slot.reset(float_adm_cuda_slot(plan)->bytes);
             bool ok = true;
-            const unsigned steps = float_adm_cuda_step_count(plan);
+            const unsigned steps = float_adm_cuda_slot(plan)->steps;
             for (unsigned i = 0; i < steps && ok; i++) {
                 FadmArgs a;
                 unsigned launch[4];
@@ -571,14 +564,14 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
             CHECK(float_adm_cuda_write(plan, sink, f, (const float *)slot.bytes.data()) == 0);
             compare_keys("float_adm", label, cpu_ctx, twin_ctx, f);
         }
-        float_adm_cuda_plan_free(plan);
+        free(plan);
         plan_run(cuda_twin_float_adm, m, spec, fr, cpu_ctx, label);
     } else {
         FloatMotionState *s = static_cast<FloatMotionState *>(state);
         CHECK(float_motion_cuda_supports(s));
         FloatMotionPlan *plan = float_motion_cuda_plan_new(s, bd);
         for (unsigned f = 0; f < c.frames; f++) {
-            slot.reset(float_motion_cuda_rows_bytes(plan));
+            slot.reset(float_motion_cuda_slot(plan)->readback_bytes);
             FmotArgs a;
             unsigned launch[4];
             const char *name = float_motion_cuda_launch(
@@ -592,7 +585,7 @@ static void run_spec(const Metric *m, const char *spec, const Case &c, Frames &f
         /* the last frame's motion2 and motion3: the metric's own flush */
         CHECK(metric_float_motion.flush(s, sink, c.frames) == 0);
         for (unsigned f = 0; f < c.frames; f++) compare_keys("float_motion", label, cpu_ctx, twin_ctx, f);
-        float_motion_cuda_plan_free(plan);
+        free(plan);
         plan_run(cuda_twin_float_motion, m, spec, fr, cpu_ctx, label, true);
     }
     printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
@@ -788,7 +781,7 @@ static void test_motion_refusal()
                 fprintf(stderr, "  the CPU:\n");
                 for (const std::string &m : cpu_messages) fprintf(stderr, "    %s\n", m.c_str());
             }
-            float_motion_cuda_plan_free(plan);
+            free(plan);
         }
         free_state(&metric_float_motion, state);
         quale_close(&twin_ctx);

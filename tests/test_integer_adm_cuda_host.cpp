@@ -59,9 +59,7 @@ struct AdmStep {
 
 extern "C" {
 AdmPlan *adm_cuda_plan_new(const AdmState *s);
-void adm_cuda_plan_free(AdmPlan *p);
-size_t adm_cuda_slot_bytes(const AdmPlan *p);
-size_t adm_cuda_sums_offset(const AdmPlan *p);
+const CudaSlotLayout *adm_cuda_slot(const AdmPlan *p);
 const char *adm_cuda_kernel_name(unsigned kernel);
 void adm_cuda_level_args(const AdmPlan *p, uint64_t slot, uint64_t ref, uint64_t dist,
                          uint64_t pic_stride, int level, AdmArgs *a);
@@ -295,7 +293,7 @@ static bool twin_sums(const AdmPlan *plan, uint8_t *slot, const QualePicture *re
                       const QualePicture *dist, bool backwards, uint64_t sums[ADM_SUMS])
 {
     bool ok = true;
-    uint64_t *acc = reinterpret_cast<uint64_t *>(slot + adm_cuda_sums_offset(plan));
+    uint64_t *acc = reinterpret_cast<uint64_t *>(slot + adm_cuda_slot(plan)->readback_offset);
     memset(acc, 0, ADM_SUMS * sizeof(uint64_t)); /* the enqueue's memset */
     for (int level = 0; level < ADM_SCALES; level++) {
         AdmArgs a;
@@ -351,7 +349,7 @@ static void run_case(const Case &c, unsigned index)
     CHECK(plan != NULL);
     if (err || !s || !plan) goto done;
     {
-        const size_t bytes = adm_cuda_slot_bytes(plan);
+        const size_t bytes = adm_cuda_slot(plan)->bytes;
         std::vector<uint8_t> memory(bytes + GUARD + 256);
         uint8_t *slot = memory.data() + (256 - (uintptr_t)memory.data() % 256) % 256;
         for (size_t i = 0; i < bytes; i++) slot[i] = (uint8_t)rng(); /* uninitialised device memory */
@@ -406,7 +404,7 @@ done:
         fprintf(stderr, "  case %u failed: %ux%u %u-bit %s, %s / %s\n", index, c.w, c.h, c.bitdepth,
                 spec.c_str(), pattern_names[c.pattern], distortion_names[c.distortion]);
     }
-    adm_cuda_plan_free(plan);
+    free(plan);
     free(s);
     quale_close(&cpu);
     quale_close(&aux);

@@ -60,10 +60,7 @@ struct VifPlan;
 
 extern "C" {
 VifPlan *vif_cuda_plan_new(const VifState *s);
-void vif_cuda_plan_free(VifPlan *p);
-size_t vif_cuda_slot_bytes(const VifPlan *p);
-size_t vif_cuda_sums_offset(const VifPlan *p);
-unsigned vif_cuda_step_count(const VifPlan *p);
+const CudaSlotLayout *vif_cuda_slot(const VifPlan *p);
 const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t table,
                           uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[3],
                           void *args);
@@ -300,14 +297,14 @@ static bool twin_sums(const VifPlan *plan, const VifState *s, std::vector<uint8_
                       VifSums sums[VIF_SCALES])
 {
     uint8_t *slot = memory.data();
-    const size_t bytes = vif_cuda_slot_bytes(plan);
+    const size_t bytes = vif_cuda_slot(plan)->bytes;
     for (size_t i = 0; i < bytes + GUARD; i++) slot[i] = (uint8_t)rng();
-    const uint64_t *dev_sums = (const uint64_t *)(slot + vif_cuda_sums_offset(plan));
-    memset(slot + vif_cuda_sums_offset(plan), 0, 16 * sizeof(uint64_t)); /* enqueue's memset */
+    const uint64_t *dev_sums = (const uint64_t *)(slot + vif_cuda_slot(plan)->readback_offset);
+    memset(slot + vif_cuda_slot(plan)->readback_offset, 0, 16 * sizeof(uint64_t)); /* enqueue's memset */
     std::vector<uint8_t> guard(slot + bytes, slot + bytes + GUARD);
 
     bool ok = true;
-    const unsigned steps = vif_cuda_step_count(plan);
+    const unsigned steps = vif_cuda_slot(plan)->steps;
     for (unsigned i = 0; i < steps && ok; i++) {
         VifArgs a;
         unsigned launch[3];
@@ -380,13 +377,13 @@ static void run_case(const Case &c, unsigned index)
         CHECK(plan != NULL);
         if (run_err || !s || !scratch || !plan) {
             if (scratch) metric_integer_vif.scratch_free(scratch);
-            if (plan) vif_cuda_plan_free(plan);
+            if (plan) free(plan);
             free(s);
             quale_close(&declare_ctx);
             quale_close(&ctx);
             continue;
         }
-        std::vector<uint8_t> memory(vif_cuda_slot_bytes(plan) + GUARD);
+        std::vector<uint8_t> memory(vif_cuda_slot(plan)->bytes + GUARD);
         const unsigned keys = quale_feature_count(ctx);
         CHECK(keys == (s->debug ? (unsigned)VIF_KEY_COUNT : 4u));
 
@@ -432,7 +429,7 @@ static void run_case(const Case &c, unsigned index)
         fflush(stdout);
 
         metric_integer_vif.scratch_free(scratch);
-        vif_cuda_plan_free(plan);
+        free(plan);
         free(s);
         quale_close(&declare_ctx);
         quale_close(&ctx);

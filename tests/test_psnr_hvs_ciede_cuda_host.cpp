@@ -98,10 +98,7 @@ struct CiedePlan;
 
 extern "C" {
 HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *format);
-void hvs_cuda_plan_free(HvsPlan *p);
-size_t hvs_cuda_slot_bytes(const HvsPlan *p);
-size_t hvs_cuda_sums_offset(const HvsPlan *p);
-unsigned hvs_cuda_step_count(const HvsPlan *p);
+const CudaSlotLayout *hvs_cuda_slot(const HvsPlan *p);
 void hvs_cuda_counts(const HvsPlan *p, uint64_t count[3]);
 void hvs_cuda_tables(const PsnrHvsState *s, float *tables);
 const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t tables,
@@ -109,7 +106,6 @@ const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t 
                           unsigned launch[3], void *args);
 
 CiedePlan *ciede_cuda_plan_new(const CiedeState *s, const QualeVideoFormat *format);
-void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
@@ -440,7 +436,7 @@ static bool hvs_twin_sums(const HvsPlan *plan, const float *tables, std::vector<
                           Estimate estimate, float sums[3])
 {
     uint8_t *slot = memory.data();
-    const size_t bytes = hvs_cuda_slot_bytes(plan);
+    const size_t bytes = hvs_cuda_slot(plan)->bytes;
     for (size_t i = 0; i < bytes + GUARD; i++) slot[i] = (uint8_t)rng();
     std::vector<uint8_t> guard(slot + bytes, slot + bytes + GUARD);
     uint64_t r[3], d[3], stride[3];
@@ -450,7 +446,7 @@ static bool hvs_twin_sums(const HvsPlan *plan, const float *tables, std::vector<
         stride[k] = (uint64_t)ref->stride[k];
     }
     bool ok = true;
-    const unsigned steps = hvs_cuda_step_count(plan);
+    const unsigned steps = hvs_cuda_slot(plan)->steps;
     for (unsigned i = 0; i < steps && ok; i++) {
         HvsArgs a;
         unsigned launch[3];
@@ -474,7 +470,7 @@ static bool hvs_twin_sums(const HvsPlan *plan, const float *tables, std::vector<
         fprintf(stderr, "  the kernels wrote past the slot\n");
         ok = false;
     }
-    memcpy(sums, slot + hvs_cuda_sums_offset(plan), 3 * sizeof(float));
+    memcpy(sums, slot + hvs_cuda_slot(plan)->readback_offset, 3 * sizeof(float));
     return ok;
 }
 
@@ -574,7 +570,7 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
     HvsPlan *plan = hvs_cuda_plan_new(&format);
     CHECK(plan != NULL);
     if (!run_err && s && scratch && plan) {
-        std::vector<uint8_t> memory(hvs_cuda_slot_bytes(plan) + GUARD);
+        std::vector<uint8_t> memory(hvs_cuda_slot(plan)->bytes + GUARD);
         std::vector<float> tables(2 * 3 * 64);
         hvs_cuda_tables(s, tables.data());
         uint64_t count[3], ref_count[3];
@@ -622,7 +618,7 @@ static void run_hvs_case(const Case &c, unsigned index, bool every_estimate)
            (double)(w.runs - before.runs) / (double)(w.planes - before.planes),
            (double)(w.changes - before.changes) / (double)(w.planes - before.planes));
     fflush(stdout);
-    hvs_cuda_plan_free(plan);
+    free(plan);
     if (scratch) metric_psnr_hvs.scratch_free(scratch);
     free(s);
     quale_close(&declare_ctx);
@@ -891,7 +887,7 @@ static void run_ciede_case(const Case &c, unsigned index)
     printf("%s %s\n", test_failed == failed_before ? "ok  " : "FAIL", label);
     fflush(stdout);
     if (scratch) metric_ciede.scratch_free(scratch);
-    ciede_cuda_plan_free(plan);
+    free(plan);
     if (inited) metric_ciede.close(s);
     free(s);
     quale_close(&declare_ctx);

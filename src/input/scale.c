@@ -131,33 +131,27 @@ static int64_t rounded_div(int64_t a, int64_t b)
     return (a >= 0 ? a + (b >> 1) : a - (b >> 1)) / b;
 }
 
-/* One direction of one plane (swscale's initFilter()); `step` is the
- * input distance between outputs in 16-bit fixed point, `one` the weight
- * sum, src_pos and dst_pos the sample sites in 1/256 of a sample. */
-static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, int align, int one,
-                       const int method_index, int src_pos, int dst_pos)
+/* The weights of each output before trimming (size of them each, from
+ * first[i]), by the method, in units of fone: *filter malloc'ed, or
+ * -ENOMEM. */
+static int raw_weights(int step, int src_size, int dst_size, int method_index, int src_pos,
+                       int dst_pos, int64_t fone, int32_t *first, int64_t **filter_out,
+                       int *size_out)
 {
     const enum Method method = methods[method_index].method;
-    /* the weights' unit: 2^54, less the downscale's octaves (up to 8) */
-    const int octaves = log2_int((unsigned)(src_size / dst_size));
-    const int64_t fone = 1LL << (54 - (octaves < 8 ? octaves : 8));
-    int64_t *filter = NULL, *trimmed = NULL;
-    int32_t *first = calloc((size_t)dst_size, sizeof(*first));
+    int64_t *filter = NULL;
     int size;
-    int err = -ENOMEM;
-    if (!first) goto done;
-
     if ((step - 0x10000 < 10 && step - 0x10000 > -10) && src_pos == dst_pos) {
         /* the same size: each output is its input */
         size = 1;
-        if (!(filter = calloc((size_t)dst_size, sizeof(*filter)))) goto done;
+        if (!(filter = calloc((size_t)dst_size, sizeof(*filter)))) return -ENOMEM;
         for (int i = 0; i < dst_size; i++) {
             filter[i] = fone;
             first[i] = i;
         }
     } else if (method == NEIGHBOR) {
         size = 1;
-        if (!(filter = calloc((size_t)dst_size, sizeof(*filter)))) goto done;
+        if (!(filter = calloc((size_t)dst_size, sizeof(*filter)))) return -ENOMEM;
         int64_t at = (((int64_t)dst_pos * step) >> 8) - ((src_pos * 0x8000LL) >> 7);
         for (int i = 0; i < dst_size; i++) {
             first[i] = (int32_t)((at + (1 << 15)) >> 16);
@@ -167,7 +161,7 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
     } else if (step <= (1 << 16) && method == AREA) {
         /* area upscales as a linear interpolation */
         size = 2;
-        if (!(filter = calloc((size_t)dst_size * 2, sizeof(*filter)))) goto done;
+        if (!(filter = calloc((size_t)dst_size * 2, sizeof(*filter)))) return -ENOMEM;
         int64_t at = (((int64_t)dst_pos * step) >> 8) - ((src_pos * 0x8000LL) >> 7);
         for (int i = 0; i < dst_size; i++) {
             int xx = (int)((at - (1 << 15) + (1 << 15)) >> 16);
@@ -183,7 +177,7 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
         size = step <= (1 << 16) ? 1 + factor : 1 + (factor * src_size + dst_size - 1) / dst_size;
         if (size > src_size - 2) size = src_size - 2;
         if (size < 1) size = 1;
-        if (!(filter = calloc((size_t)dst_size * (size_t)size, sizeof(*filter)))) goto done;
+        if (!(filter = calloc((size_t)dst_size * (size_t)size, sizeof(*filter)))) return -ENOMEM;
         int64_t at = (((int64_t)dst_pos * step) >> 7) - ((src_pos * 0x10000LL) >> 7);
         for (int i = 0; i < dst_size; i++) {
             int xx = (int)((at - (size - 2) * (1LL << 16)) / (1 << 17));
@@ -197,9 +191,16 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
         }
     }
 
-    /* Trim near-zero weights: from the left by moving the window right
-     * (while it stays left of the next output's), and count those on the
-     * right; the longest remainder is the filter's length. */
+    *filter_out = filter;
+    *size_out = size;
+    return 0;
+}
+
+/* Trims near-zero weights: from the left by moving the window right (while
+ * it stays left of the next output's), and counts those on the right; the
+ * longest remainder is the filter's length. */
+static int trim_weights(int64_t *filter, int32_t *first, int size, int dst_size, int64_t fone)
+{
     int min_size = 0;
     for (int i = dst_size - 1; i >= 0; i--) {
         int keep = size;
@@ -220,18 +221,12 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
         }
         if (keep > min_size) min_size = keep;
     }
-    if (align == 2 && min_size == 1) align = 1; /* swscale's unscaled vertical case */
-    const int taps = (min_size + align - 1) & ~(align - 1);
-    if (taps > MAX_TAPS) {
-        err = -ERANGE;
-        goto done;
-    }
-    if (!(trimmed = calloc((size_t)dst_size * (size_t)taps, sizeof(*trimmed)))) goto done;
-    for (int i = 0; i < dst_size; i++)
-        for (int j = 0; j < taps && j < min_size && j < size; j++)
-            trimmed[i * taps + j] = filter[i * size + j];
+    return min_size;
+}
 
-    /* Fold the taps outside the picture onto its edges. */
+/* Folds the taps outside the picture onto its edges. */
+static void fold_edges(int64_t *trimmed, int32_t *first, int taps, int src_size, int dst_size)
+{
     for (int i = 0; i < dst_size; i++) {
         int64_t *f = trimmed + (size_t)i * taps;
         if (first[i] < 0) {
@@ -255,10 +250,14 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
             f[src_size - 1 - first[i]] += past;
         }
     }
+}
 
-    /* Normalise to `one`, carrying each tap's rounding error to the next. */
+/* The taps normalised to `one`, each tap's rounding error carried to the
+ * next: out->coeff, or -ENOMEM. */
+static int normalise(ScaleFilter *out, const int64_t *trimmed, int taps, int dst_size, int one)
+{
     out->coeff = calloc((size_t)dst_size * (size_t)taps, sizeof(*out->coeff));
-    if (!out->coeff) goto done;
+    if (!out->coeff) return -ENOMEM;
     for (int i = 0; i < dst_size; i++) {
         const int64_t *f = trimmed + (size_t)i * taps;
         int64_t sum = 0, error = 0;
@@ -272,12 +271,46 @@ static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, i
             error = v - w * sum;
         }
     }
+    return 0;
+}
+
+/* One direction of one plane (swscale's initFilter()); `step` is the
+ * input distance between outputs in 16-bit fixed point, `one` the weight
+ * sum, src_pos and dst_pos the sample sites in 1/256 of a sample. */
+static int make_filter(ScaleFilter *out, int step, int src_size, int dst_size, int align, int one,
+                       const int method_index, int src_pos, int dst_pos)
+{
+    /* the weights' unit: 2^54, less the downscale's octaves (up to 8) */
+    const int octaves = log2_int((unsigned)(src_size / dst_size));
+    const int64_t fone = 1LL << (54 - (octaves < 8 ? octaves : 8));
+    int64_t *filter = NULL, *trimmed = NULL;
+    int32_t *first = calloc((size_t)dst_size, sizeof(*first));
+    int size = 0;
+    int err = first ? raw_weights(step, src_size, dst_size, method_index, src_pos, dst_pos, fone,
+                                  first, &filter, &size)
+                    : -ENOMEM;
+    if (err) goto done;
+    const int min_size = trim_weights(filter, first, size, dst_size, fone);
+    if (align == 2 && min_size == 1) align = 1; /* swscale's unscaled vertical case */
+    const int taps = (min_size + align - 1) & ~(align - 1);
+    if (taps > MAX_TAPS) {
+        err = -ERANGE;
+        goto done;
+    }
+    if (!(trimmed = calloc((size_t)dst_size * (size_t)taps, sizeof(*trimmed)))) {
+        err = -ENOMEM;
+        goto done;
+    }
+    for (int i = 0; i < dst_size; i++)
+        for (int j = 0; j < taps && j < min_size && j < size; j++)
+            trimmed[i * taps + j] = filter[i * size + j];
+    fold_edges(trimmed, first, taps, src_size, dst_size);
+    if ((err = normalise(out, trimmed, taps, dst_size, one))) goto done;
     out->first = first;
     first = NULL;
     out->taps = (unsigned)taps;
     out->src_size = (unsigned)src_size;
     out->dst_size = (unsigned)dst_size;
-    err = 0;
 done:
     free(first);
     free(filter);

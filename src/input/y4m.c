@@ -131,10 +131,11 @@ static int read_error(struct QualeVideoReader *r, const char *where)
     return video_reader_fail(r, -EIO, "read error in %s: %s", where, strerror(e));
 }
 
-int y4m_open(struct QualeVideoReader *r)
+/* The stream header's line into line (its signature checked, NUL
+ * bytes refused, a CR before the LF dropped), terminated: 0, or the
+ * error said. */
+static int read_header_line(struct QualeVideoReader *r, char line[Y4M_MAX_LINE + 1])
 {
-    char line[Y4M_MAX_LINE + 1];
-
     errno = 0;
     size_t len = reader_read(r, line, Y4M_SIGNATURE_LEN + 1);
     if (len < Y4M_SIGNATURE_LEN + 1 && ferror(r->file))
@@ -178,6 +179,20 @@ int y4m_open(struct QualeVideoReader *r)
     if (len > Y4M_SIGNATURE_LEN && line[len - 1] == '\r') len--;
     line[len] = '\0';
 
+    return 0;
+}
+
+typedef struct Y4mTags {
+    unsigned width, height;
+    const char *chroma; /* the C tag, else XYSCSS=, else NULL */
+    size_t chroma_len;
+    size_t chroma_skip; /* of "C" or "XYSCSS=" */
+} Y4mTags;
+
+/* The header's tags: the size, the chroma tag and the frame rate, which
+ * goes into the reader.  0, or the error said. */
+static int parse_tags(struct QualeVideoReader *r, const char *line, Y4mTags *out)
+{
     unsigned width = 0, height = 0;
     const char *chroma_tag = NULL, *xyscss = NULL;
     size_t chroma_len = 0, xyscss_len = 0;
@@ -229,6 +244,19 @@ int y4m_open(struct QualeVideoReader *r)
         }
         if (err) return err;
     }
+    *out = (Y4mTags){ width, height, chroma_tag ? chroma_tag : xyscss,
+                      chroma_tag ? chroma_len : xyscss_len, chroma_tag ? 1 : 7 };
+    return 0;
+}
+
+int y4m_open(struct QualeVideoReader *r)
+{
+    char line[Y4M_MAX_LINE + 1];
+    Y4mTags t;
+    int err = read_header_line(r, line);
+    if (!err) err = parse_tags(r, line, &t);
+    if (err) return err;
+    const unsigned width = t.width, height = t.height;
     if (!width)
         return video_reader_fail(r, -EPROTO, "YUV4MPEG2 header has no width (W tag)");
     if (!height)
@@ -236,9 +264,8 @@ int y4m_open(struct QualeVideoReader *r)
 
     /* C wins over XYSCSS; with neither, the spec's default is 420jpeg. */
     Y4mChroma chroma = { QUALE_CHROMA_420, 8, 0 };
-    const char *source = chroma_tag ? chroma_tag : xyscss;
-    const size_t source_len = chroma_tag ? chroma_len : xyscss_len;
-    const size_t skip = chroma_tag ? 1 : 7; /* "C" or "XYSCSS=" */
+    const char *source = t.chroma;
+    const size_t source_len = t.chroma_len, skip = t.chroma_skip;
     if (source && parse_chroma(source + skip, source_len - skip, &chroma)) {
         char quoted[48];
         video_reader_quote(quoted, sizeof(quoted), source, source_len);

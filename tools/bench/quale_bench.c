@@ -282,7 +282,8 @@ static void median_of(double *v, unsigned n, double *out)
     *out = n ? v[n / 2] : 0;
 }
 
-int main(int argc, char *argv[])
+/* The flags into b: 0, or 2 (usage) after saying why. */
+static int parse_args(int argc, char *argv[], BenchSettings *b)
 {
     static const struct option options[] = {
         { "backend", required_argument, NULL, 'B' },
@@ -299,7 +300,7 @@ int main(int argc, char *argv[])
         { "verbose", no_argument, NULL, 'v' },
         { NULL, 0, NULL, 0 },
     };
-    BenchSettings b = { .frames = 240, .repeat = 3 };
+    *b = (BenchSettings){ .frames = 240, .repeat = 3 };
     const char *backend_names[MAX_LIST] = { "cpu" };
     unsigned backend_names_count = 1;
     char *backends_arg = NULL, *sizes_arg = NULL;
@@ -308,18 +309,18 @@ int main(int argc, char *argv[])
         switch (c) {
         case 'B': backends_arg = optarg; break;
         case 'R': sizes_arg = optarg; break;
-        case 'N': b.frames = (unsigned)strtoul(optarg, NULL, 10); break;
-        case 'T': b.threads = (unsigned)strtoul(optarg, NULL, 10); break;
-        case 'P': b.repeat = (unsigned)strtoul(optarg, NULL, 10); break;
-        case 'M': b.per_metric = true; break;
+        case 'N': b->frames = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'T': b->threads = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'P': b->repeat = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'M': b->per_metric = true; break;
         case 'v': verbose = true; break;
-        case 'm': b.model = optarg; break;
-        case 'n': b.no_model = true; break;
+        case 'm': b->model = optarg; break;
+        case 'n': b->no_model = true; break;
         case 'F':
-            if (b.feature_count < MAX_LIST) b.features[b.feature_count++] = optarg;
+            if (b->feature_count < MAX_LIST) b->features[b->feature_count++] = optarg;
             break;
-        case 'C': b.cli = optarg; break;
-        case 'D': b.clips = optarg; break;
+        case 'C': b->cli = optarg; break;
+        case 'D': b->clips = optarg; break;
         default:
             fprintf(stderr, "usage: quale-bench [--backend cpu,cuda,hip,vulkan] [--resolution 1080p,4k,WxH[:bits]] "
                             "[--frames N] [--threads N] [--repeat N] [--model SPEC | -n] "
@@ -328,7 +329,7 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
-    if (!b.frames || !b.repeat) {
+    if (!b->frames || !b->repeat) {
         fprintf(stderr, "quale-bench: --frames and --repeat must be positive\n");
         return 2;
     }
@@ -342,7 +343,7 @@ int main(int argc, char *argv[])
         bool found = false;
         for (unsigned k = 0; k < sizeof(all) / sizeof(all[0]); k++)
             if (!strcmp(backend_names[i], quale_backend_name(all[k]))) {
-                b.backends[b.backend_count++] = all[k];
+                b->backends[b->backend_count++] = all[k];
                 found = true;
             }
         if (!found) {
@@ -350,14 +351,63 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
-    char default_sizes[] = "1080p,4k";
-    if (split_list(sizes_arg ? sizes_arg : default_sizes, b.size_names, &b.size_count)) return 2;
-    for (unsigned i = 0; i < b.size_count; i++) {
-        if (parse_size(b.size_names[i], &b.sizes[i])) {
-            fprintf(stderr, "quale-bench: bad resolution '%s'\n", b.size_names[i]);
+    static char default_sizes[] = "1080p,4k";
+    if (split_list(sizes_arg ? sizes_arg : default_sizes, b->size_names, &b->size_count)) return 2;
+    for (unsigned i = 0; i < b->size_count; i++) {
+        if (parse_size(b->size_names[i], &b->sizes[i])) {
+            fprintf(stderr, "quale-bench: bad resolution '%s'\n", b->size_names[i]);
             return 2;
         }
     }
+    return 0;
+}
+
+/* One backend at size si: its medians over the runs as one JSON object
+ * (an "error" in it when a run failed): 0, or 1 after a failure. */
+static int bench_backend(const BenchSettings *b, enum QualeBackend backend, unsigned si,
+                         const QualePicture *ref, const QualePicture *dist, const char *ref_path,
+                         const char *dist_path, bool first)
+{
+    const QualeVideoFormat *f = &b->sizes[si];
+    double startup[16], steady[16], cli[16], startup_ms = 0, steady_fps = 0, cli_fps = 0;
+    const unsigned runs = b->repeat > 16 ? 16 : b->repeat;
+    int err = 0;
+    for (unsigned r = 0; r < runs && !err; r++) err = measure_startup(b, backend, ref, dist, &startup[r]);
+    for (unsigned r = 0; r < runs && !err; r++) err = measure_steady(b, backend, ref, dist, &steady[r]);
+    unsigned cli_frames = b->frames;
+    if (b->clips) {
+        struct stat st;
+        const size_t frame_bytes = (size_t)f->width * f->height * 3 / 2 * (f->bitdepth > 8 ? 2 : 1);
+        cli_frames = !stat(ref_path, &st) ? (unsigned)(st.st_size / frame_bytes) : 0;
+    }
+    for (unsigned r = 0; r < runs && !err && b->cli; r++) {
+        double seconds = 0;
+        err = run_cli(b, backend, ref_path, dist_path, f, &seconds);
+        cli[r] = err ? 0 : cli_frames / seconds;
+    }
+    if (!err) {
+        median_of(startup, runs, &startup_ms);
+        median_of(steady, runs, &steady_fps);
+        if (b->cli) median_of(cli, runs, &cli_fps);
+    }
+    printf("%s\n    {\"backend\": \"%s\", \"resolution\": \"%s\", \"width\": %u, \"height\": %u, ",
+           first ? "" : ",", quale_backend_name(backend), b->size_names[si], f->width, f->height);
+    if (err) {
+        printf("\"error\": \"%s\"}", strerror(-err));
+    } else {
+        printf("\"startup_ms\": %.1f, \"steady_fps\": %.1f", startup_ms, steady_fps);
+        if (b->cli) printf(", \"cli_fps\": %.1f, \"cli_frames\": %u", cli_fps, cli_frames);
+        if (b->per_metric) print_per_metric(b, backend, ref, dist);
+        printf("}");
+    }
+    fflush(stdout);
+    return err ? 1 : 0;
+}
+
+int main(int argc, char *argv[])
+{
+    BenchSettings b;
+    if (parse_args(argc, argv, &b)) return 2;
 
     char tmpdir[] = "/tmp/quale-bench-XXXXXX";
     const bool need_files = b.cli && !b.clips;
@@ -370,15 +420,13 @@ int main(int argc, char *argv[])
     printf("{\n  \"version\": \"%s\",\n  \"frames\": %u,\n  \"threads\": %u,\n  \"results\": [",
            quale_version(), b.frames, b.threads);
     bool first = true;
-    for (unsigned si = 0; si < b.size_count; si++) {
-        const QualeVideoFormat *f = &b.sizes[si];
+    for (unsigned si = 0; si < b.size_count && status != 3; si++) {
         QualePicture ref[DISTINCT_FRAMES] = { 0 }, dist[DISTINCT_FRAMES] = { 0 };
-        if (make_frames(f, ref, dist)) {
-            fprintf(stderr, "quale-bench: out of memory for %s frames\n", b.size_names[si]);
-            return 1;
-        }
         char ref_path[4096] = "", dist_path[4096] = "";
-        if (b.cli && b.clips) {
+        if (make_frames(&b.sizes[si], ref, dist)) {
+            fprintf(stderr, "quale-bench: out of memory for %s frames\n", b.size_names[si]);
+            status = 3;
+        } else if (b.cli && b.clips) {
             snprintf(ref_path, sizeof(ref_path), "%s/bench_%s_ref.yuv", b.clips, b.size_names[si]);
             snprintf(dist_path, sizeof(dist_path), "%s/bench_%s_x264crf30.yuv", b.clips,
                      b.size_names[si]);
@@ -387,45 +435,13 @@ int main(int argc, char *argv[])
             snprintf(dist_path, sizeof(dist_path), "%s/%s_dist.yuv", tmpdir, b.size_names[si]);
             if (write_yuv(ref_path, ref, b.frames) || write_yuv(dist_path, dist, b.frames)) {
                 fprintf(stderr, "quale-bench: cannot write the clips in %s\n", tmpdir);
-                return 1;
+                status = 3;
             }
         }
-        for (unsigned bi = 0; bi < b.backend_count; bi++) {
-            const enum QualeBackend backend = b.backends[bi];
-            double startup[16], steady[16], cli[16], startup_ms = 0, steady_fps = 0, cli_fps = 0;
-            const unsigned runs = b.repeat > 16 ? 16 : b.repeat;
-            int err = 0;
-            for (unsigned r = 0; r < runs && !err; r++) err = measure_startup(&b, backend, ref, dist, &startup[r]);
-            for (unsigned r = 0; r < runs && !err; r++) err = measure_steady(&b, backend, ref, dist, &steady[r]);
-            unsigned cli_frames = b.frames;
-            if (b.clips) {
-                struct stat st;
-                const size_t frame_bytes = (size_t)f->width * f->height * 3 / 2 * (f->bitdepth > 8 ? 2 : 1);
-                cli_frames = !stat(ref_path, &st) ? (unsigned)(st.st_size / frame_bytes) : 0;
-            }
-            for (unsigned r = 0; r < runs && !err && b.cli; r++) {
-                double seconds = 0;
-                err = run_cli(&b, backend, ref_path, dist_path, f, &seconds);
-                cli[r] = err ? 0 : cli_frames / seconds;
-            }
-            if (!err) {
-                median_of(startup, runs, &startup_ms);
-                median_of(steady, runs, &steady_fps);
-                if (b.cli) median_of(cli, runs, &cli_fps);
-            }
-            printf("%s\n    {\"backend\": \"%s\", \"resolution\": \"%s\", \"width\": %u, \"height\": %u, ",
-                   first ? "" : ",", quale_backend_name(backend), b.size_names[si], f->width, f->height);
-            if (err) {
-                printf("\"error\": \"%s\"}", strerror(-err));
+        for (unsigned bi = 0; bi < b.backend_count && status != 3; bi++) {
+            if (bench_backend(&b, b.backends[bi], si, ref, dist, ref_path, dist_path, first))
                 status = 1;
-            } else {
-                printf("\"startup_ms\": %.1f, \"steady_fps\": %.1f", startup_ms, steady_fps);
-                if (b.cli) printf(", \"cli_fps\": %.1f, \"cli_frames\": %u", cli_fps, cli_frames);
-                if (b.per_metric) print_per_metric(&b, backend, ref, dist);
-                printf("}");
-            }
             first = false;
-            fflush(stdout);
         }
         for (unsigned i = 0; i < DISTINCT_FRAMES; i++) {
             quale_picture_unref(&ref[i]);
@@ -438,5 +454,5 @@ int main(int argc, char *argv[])
     }
     printf("\n  ]\n}\n");
     if (need_files) rmdir(tmpdir);
-    return status;
+    return status == 3 ? 1 : status;
 }

@@ -6,6 +6,7 @@
  * merged file appears whole or not at all.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,9 +138,67 @@ int merge_write(const QualeResults *const *parts, unsigned count, const char *pa
     return output_file_write(path, format_merged, &out);
 }
 
-int merge_main(int argc, char *argv[])
+/* quale merge's flags. */
+typedef struct MergeOptions {
+    const char *output;
+    int format, precision; /* -1: from -o's name; -2: the parts' */
+    bool quiet, help;
+    char pool_text[256];
+    const char *pools[CLI_MAX_POOLS];
+    unsigned pool_count;
+} MergeOptions;
+
+enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP, ARG_POOL };
+
+/* One flag's value into o: 0, or an exit status after saying why. */
+static int merge_flag(MergeOptions *o, int c, const char *arg)
 {
-    enum { ARG_JSON = 256, ARG_XML, ARG_CSV, ARG_SUB, ARG_PRECISION, ARG_HELP, ARG_POOL };
+    switch (c) {
+    case 'o': o->output = arg; return 0;
+    case 'q': o->quiet = true; return 0;
+    case ARG_HELP: o->help = true; return 0;
+    case ARG_JSON:
+    case ARG_XML:
+    case ARG_CSV:
+    case ARG_SUB: {
+        const int f = c == ARG_JSON ? QUALE_OUTPUT_JSON : c == ARG_XML ? QUALE_OUTPUT_XML
+                    : c == ARG_CSV ? QUALE_OUTPUT_CSV : QUALE_OUTPUT_SUB;
+        if (o->format >= 0 && o->format != f) {
+            fprintf(stderr, "quale merge: give one layout flag\n");
+            return EXIT_USAGE;
+        }
+        o->format = f;
+        return 0;
+    }
+    case ARG_PRECISION: {
+        char *end;
+        const long v = strtol(arg, &end, 10);
+        if (!strcmp(arg, "max") || !strcmp(arg, "full")) {
+            o->precision = -1;
+        } else if (*arg && !*end && v >= 0 && v <= 17) {
+            o->precision = (int)v;
+        } else {
+            fprintf(stderr, "quale merge: --precision takes 0 to 17 or 'max', not '%s'\n", arg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    case ARG_POOL: {
+        char error[256];
+        if (cli_parse_pools(arg, o->pool_text, sizeof(o->pool_text), o->pools, &o->pool_count,
+                            error, sizeof(error))) {
+            fprintf(stderr, "quale merge: %s\n", error);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    default: return EXIT_USAGE;
+    }
+}
+
+/* The flags, then the parts from argv[*first]: 0, or an exit status. */
+static int merge_parse(int argc, char *argv[], MergeOptions *o, int *first)
+{
     static const struct option options[] = {
         { "output", required_argument, NULL, 'o' },
         { "json", no_argument, NULL, ARG_JSON },
@@ -152,115 +211,93 @@ int merge_main(int argc, char *argv[])
         { "pool", required_argument, NULL, ARG_POOL },
         { NULL, 0, NULL, 0 },
     };
-    const char *output = NULL;
-    int format = -1, precision = -2;
-    int quiet = 0, c;
-    char pool_text[256];
-    const char *pools[CLI_MAX_POOLS];
-    unsigned pool_count = 0;
+    *o = (MergeOptions){ .format = -1, .precision = -2 };
     optind = 0;
     opterr = 0;
+    int c;
     while ((c = getopt_long(argc, argv, ":o:q", options, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'q': quiet = 1; break;
-        case ARG_JSON:
-        case ARG_XML:
-        case ARG_CSV:
-        case ARG_SUB: {
-            const int f = c == ARG_JSON ? QUALE_OUTPUT_JSON : c == ARG_XML ? QUALE_OUTPUT_XML
-                        : c == ARG_CSV ? QUALE_OUTPUT_CSV : QUALE_OUTPUT_SUB;
-            if (format >= 0 && format != f) {
-                fprintf(stderr, "quale merge: give one layout flag\n");
-                return EXIT_USAGE;
-            }
-            format = f;
-            break;
-        }
-        case ARG_PRECISION: {
-            char *end;
-            const long v = strtol(optarg, &end, 10);
-            if (!strcmp(optarg, "max") || !strcmp(optarg, "full")) {
-                precision = -1;
-            } else if (*optarg && !*end && v >= 0 && v <= 17) {
-                precision = (int)v;
-            } else {
-                fprintf(stderr, "quale merge: --precision takes 0 to 17 or 'max', not '%s'\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        }
-        case ARG_POOL: {
-            char error[256];
-            if (cli_parse_pools(optarg, pool_text, sizeof(pool_text), pools, &pool_count, error,
-                                sizeof(error))) {
-                fprintf(stderr, "quale merge: %s\n", error);
-                return EXIT_USAGE;
-            }
-            break;
-        }
-        case ARG_HELP:
-            usage(stdout);
-            /* asked for, it must arrive: a full disk is said, not an exit 0 */
-            if (fflush(stdout) || ferror(stdout)) {
-                fprintf(stderr, "quale: error: cannot write the help to standard output: %s\n",
-                        strerror(errno ? errno : EIO));
-                return EXIT_RUN_FAILED;
-            }
-            return 0;
-        case ':':
+        if (c == ':') {
             fprintf(stderr, "quale merge: option '%s' needs a value\n", argv[optind - 1]);
             return EXIT_USAGE;
-        default:
+        }
+        if (c == '?') {
             fprintf(stderr, "quale merge: unknown option '%s'\nTry 'quale merge --help'.\n",
                     argv[optind - 1]);
             return EXIT_USAGE;
         }
+        const int status = merge_flag(o, c, optarg);
+        if (status || o->help) return status;
     }
-    const unsigned count = (unsigned)(argc - optind);
-    if (count == 0) {
+    *first = optind;
+    if (argc - optind == 0) {
         fprintf(stderr, "quale merge: no parts given\nTry 'quale merge --help'.\n");
         return EXIT_USAGE;
     }
     const char *extension;
-    const int by_name = output ? cli_format_of_extension(output, &extension) : -1;
-    if (format < 0) format = by_name >= 0 ? by_name : QUALE_OUTPUT_XML;
-    else if (by_name >= 0 && by_name != format) {
+    const int by_name = o->output ? cli_format_of_extension(o->output, &extension) : -1;
+    if (o->format < 0) o->format = by_name >= 0 ? by_name : QUALE_OUTPUT_XML;
+    else if (by_name >= 0 && by_name != o->format) {
         fprintf(stderr, "quale merge: -o '%s' names another layout than the flag asks for\n",
-                output);
+                o->output);
         return EXIT_USAGE;
     }
-    if (output) {
-        NamedFile *inputs = calloc(count, sizeof(*inputs));
-        if (!inputs) {
-            fprintf(stderr, "quale: error: out of memory\n");
+    return 0;
+}
+
+/* -o, before anything is read: never one of the parts, and writable. */
+static int merge_check_output(const char *output, char *const *parts, unsigned count)
+{
+    if (!output) return 0;
+    NamedFile *inputs = calloc(count, sizeof(*inputs));
+    if (!inputs) {
+        fprintf(stderr, "quale: error: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    for (unsigned i = 0; i < count; i++) inputs[i] = (NamedFile){ parts[i], "a part" };
+    const NamedFile out = { output, "-o" };
+    const int distinct = output_file_distinct(&out, 1, inputs, count);
+    free(inputs);
+    if (distinct) return EXIT_USAGE;
+    if (strcmp(output, "-") && output_file_check(output)) return EXIT_RUN_FAILED;
+    return 0;
+}
+
+int merge_main(int argc, char *argv[])
+{
+    MergeOptions o;
+    int first = 0;
+    int status = merge_parse(argc, argv, &o, &first);
+    if (status) return status;
+    if (o.help) {
+        usage(stdout);
+        /* asked for, it must arrive: a full disk is said, not an exit 0 */
+        if (fflush(stdout) || ferror(stdout)) {
+            fprintf(stderr, "quale: error: cannot write the help to standard output: %s\n",
+                    strerror(errno ? errno : EIO));
             return EXIT_RUN_FAILED;
         }
-        for (unsigned i = 0; i < count; i++) inputs[i] = (NamedFile){ argv[optind + i], "a part" };
-        const NamedFile out = { output, "-o" };
-        const int distinct = output_file_distinct(&out, 1, inputs, count);
-        free(inputs);
-        if (distinct) return EXIT_USAGE;
+        return 0;
     }
-    if (output && strcmp(output, "-") && output_file_check(output)) return EXIT_RUN_FAILED;
+    const unsigned count = (unsigned)(argc - first);
+    if ((status = merge_check_output(o.output, argv + first, count))) return status;
 
     QualeResults **parts = calloc(count, sizeof(*parts));
     QualeResults *merged = NULL;
-    int status = EXIT_RUN_FAILED;
+    status = EXIT_RUN_FAILED;
     if (!parts) {
         fprintf(stderr, "quale: error: out of memory\n");
         return EXIT_RUN_FAILED;
     }
     for (unsigned i = 0; i < count; i++)
-        if (results_load(argv[optind + i], &parts[i])) goto out;
-    if (merge_write((const QualeResults *const *)parts, count, output ? output : "-",
-                    (enum QualeOutputFormat)format, precision, pools, pool_count, &merged))
+        if (results_load(argv[first + i], &parts[i])) goto out;
+    if (merge_write((const QualeResults *const *)parts, count, o.output ? o.output : "-",
+                    (enum QualeOutputFormat)o.format, o.precision, o.pools, o.pool_count,
+                    &merged))
         goto out;
     status = 0;
-    if (!quiet && output && strcmp(output, "-"))
+    if (!o.quiet && o.output && strcmp(o.output, "-"))
         fprintf(stderr, "quale: merged %u parts, %u frames, into %s\n", count,
-                quale_results_frame_count(merged), output);
+                quale_results_frame_count(merged), o.output);
 out:
     for (unsigned i = 0; i < count; i++) quale_results_close(&parts[i]);
     free(parts);

@@ -450,27 +450,11 @@ static bool drawn_whole(const ReportInput *in, const char *key)
     return is_model(in, key) || bootstrap_statistic(in->results, key);
 }
 
-/* 0, -ENOMEM, or the stream's error (the rest of the result unwritten). */
-static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
+/* The run's settings: quale's version, the caller's, the notes on the
+ * inputs, the speed; as [name, value] pairs. */
+static void put_settings(FILE *f, const ReportInput *in)
 {
     const QualeResults *r = in->results;
-    const unsigned keys = quale_results_key_count(r);
-
-    fprintf(f, "{\"name\": ");
-    put_string(f, in->name);
-    fprintf(f, ", \"frames\": %u, \"frame_numbers\": {\"first\": %u, \"step\": %u, "
-            "\"runs\": [", quale_results_frame_count(r), a->runs[0].start, a->step);
-    for (unsigned g = 0; g < a->run_count; g++)
-        fprintf(f, "%s[%u, %u]", g ? ", " : "", a->runs[g].start, a->runs[g].count);
-    fprintf(f, "]}, \"frame_rate\": ");
-    const double rate = frame_rate_of(in), kbps = bitrate_of(in);
-    if (rate > 0) put_number(f, rate);
-    else fputs("null", f);
-    fprintf(f, ", \"bitrate_kbps\": ");
-    if (kbps > 0) put_number(f, kbps);
-    else fputs("null", f);
-
-    fprintf(f, ", \"settings\": [");
     bool any = false;
     const char *version = quale_results_version(r);
     if (version) {
@@ -504,18 +488,14 @@ static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
         put_string(f, text);
         fputc(']', f);
     }
+}
 
-    fprintf(f, "], \"models\": [");
-    unsigned models = 0;
-    for (unsigned k = 0; k < keys; k++) {
-        const char *name = quale_results_key_name(r, k);
-        if (!is_model(in, name)) continue;
-        fprintf(f, "%s", models++ ? ", " : "");
-        put_string(f, name);
-    }
-
-    fprintf(f, "], \"keys\": [");
-    const bool full = (uint64_t)a->frames * keys <= FULL_VALUES_LIMIT;
+/* Every key: its name, whether a model wrote it, its pooled values, and a
+ * bootstrap model's confidence interval's keys. */
+static void put_keys(FILE *f, const ReportInput *in)
+{
+    const QualeResults *r = in->results;
+    const unsigned keys = quale_results_key_count(r);
     for (unsigned k = 0; k < keys; k++) {
         const char *name = quale_results_key_name(r, k);
         const bool model = is_model(in, name);
@@ -548,11 +528,17 @@ static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
         }
         fputc('}', f);
     }
-    int err = stream_error(f);
+}
 
-    /* every frame of the models and their bands; the rest as envelopes
-     * when the run is long.  A failed stream stops at the next key: a
-     * full disk need not be fed the rest of a long run. */
+/* Every frame of the models and their bands; the rest as envelopes when
+ * the run is long.  A failed stream stops at the next key: a full disk
+ * need not be fed the rest of a long run. */
+static int put_values_and_envelopes(FILE *f, const ReportInput *in, const Analysis *a,
+                                    bool full)
+{
+    const QualeResults *r = in->results;
+    const unsigned keys = quale_results_key_count(r);
+    int err = stream_error(f);
     fprintf(f, "], \"values\": {");
     bool first_value = true;
     for (unsigned k = 0; k < keys && !err; k++) {
@@ -577,7 +563,46 @@ static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
         first_envelope = false;
         if (!err) err = stream_error(f);
     }
-    fprintf(f, "}, \"worst\": [");
+    fputc('}', f);
+    return err;
+}
+
+/* 0, -ENOMEM, or the stream's error (the rest of the result unwritten). */
+static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
+{
+    const QualeResults *r = in->results;
+    const unsigned keys = quale_results_key_count(r);
+
+    fprintf(f, "{\"name\": ");
+    put_string(f, in->name);
+    fprintf(f, ", \"frames\": %u, \"frame_numbers\": {\"first\": %u, \"step\": %u, "
+            "\"runs\": [", quale_results_frame_count(r), a->runs[0].start, a->step);
+    for (unsigned g = 0; g < a->run_count; g++)
+        fprintf(f, "%s[%u, %u]", g ? ", " : "", a->runs[g].start, a->runs[g].count);
+    fprintf(f, "]}, \"frame_rate\": ");
+    const double rate = frame_rate_of(in), kbps = bitrate_of(in);
+    if (rate > 0) put_number(f, rate);
+    else fputs("null", f);
+    fprintf(f, ", \"bitrate_kbps\": ");
+    if (kbps > 0) put_number(f, kbps);
+    else fputs("null", f);
+
+    fprintf(f, ", \"settings\": [");
+    put_settings(f, in);
+    fprintf(f, "], \"models\": [");
+    unsigned models = 0;
+    for (unsigned k = 0; k < keys; k++) {
+        const char *name = quale_results_key_name(r, k);
+        if (!is_model(in, name)) continue;
+        fprintf(f, "%s", models++ ? ", " : "");
+        put_string(f, name);
+    }
+
+    fprintf(f, "], \"keys\": [");
+    const bool full = (uint64_t)a->frames * keys <= FULL_VALUES_LIMIT;
+    put_keys(f, in);
+    int err = put_values_and_envelopes(f, in, a, full);
+    fprintf(f, ", \"worst\": [");
     for (unsigned i = 0; i < a->scored && i < WORST_FRAMES; i++) {
         fprintf(f, "%s{\"frame\": %u, \"score\": ", i ? ", " : "", a->worst[i].frame);
         put_number(f, a->worst[i].score);

@@ -169,6 +169,29 @@ static inline size_t cuda_plan_place(size_t *at, size_t bytes)
     return offset;
 }
 
+/* A frame's share of a twin's plan, as the twin lays it out: its slot
+ * (the buffers placed one after another by cuda_plan_place(&bytes, ...)),
+ * the region cleared before its steps and the one read back after them,
+ * and how many steps it has.  cuda_plan_use_slot() hands it to the
+ * executor; the host tests read the same through the twin's layout
+ * function. */
+typedef struct CudaSlotLayout {
+    size_t bytes;
+    size_t clear_offset, clear_bytes;
+    size_t readback_offset, readback_bytes;
+    unsigned steps;
+} CudaSlotLayout;
+
+static inline void cuda_plan_use_slot(CudaPlan *plan, const CudaSlotLayout *slot)
+{
+    plan->slot_bytes = slot->bytes;
+    plan->clear_offset = slot->clear_offset;
+    plan->clear_bytes = slot->clear_bytes;
+    plan->readback_offset = slot->readback_offset;
+    plan->readback_bytes = slot->readback_bytes;
+    plan->steps = slot->steps;
+}
+
 /* Called by a twin's collect() with the readback it was given: `bytes` of
  * that frame's slot at `offset`, read now (the frame's stream has
  * finished, and the slot is not reused before collect() returns).  For

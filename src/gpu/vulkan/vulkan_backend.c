@@ -47,6 +47,7 @@
 #include "common.h"
 #include "log.h"
 #include "gpu/gpu.h"
+#include "vulkan_host_memory.h"
 #include "vulkan_twin.h"
 
 typedef struct VulkanSlot {
@@ -74,19 +75,12 @@ typedef struct ActiveTwin {
     bool pending; /* while recording a frame: it has rounds left */
 } ActiveTwin;
 
-typedef struct HostBlock {
-    void *pointer;
-    VulkanBuffer buffer;
-} HostBlock;
-
 struct GpuBackend {
     LogSink log; /* the context's, copied: a backend may outlive it in a picture pool */
     VulkanDevice dev;
     atomic_uint refs; /* the context, and the picture pool's allocator */
     PictureAllocator host;
-    pthread_mutex_t host_lock;
-    HostBlock *blocks;
-    size_t block_count, block_capacity;
+    VulkanHostMemory host_memory; /* the pool's pictures */
 
     QualeVideoFormat format;
     unsigned planes, history;
@@ -126,64 +120,18 @@ static void backend_release(GpuBackend *gpu);
 static void *host_alloc(void *opaque, size_t size)
 {
     GpuBackend *gpu = opaque;
-    HostBlock block = { 0 };
-    char error[256];
-    if (vulkan_buffer_create(&gpu->dev, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &block.buffer,
-                             "a picture", error, sizeof(error)) ||
-        ((uintptr_t)block.buffer.mapped & (QUALE_ALIGNMENT - 1))) {
-        /* Plain memory still works, through the staging copy. */
-        vulkan_buffer_destroy(&gpu->dev, &block.buffer);
-        return quale_aligned_alloc(size);
-    }
-    block.pointer = block.buffer.mapped;
-    pthread_mutex_lock(&gpu->host_lock);
-    if (gpu->block_count == gpu->block_capacity) {
-        const size_t cap = gpu->block_capacity ? 2 * gpu->block_capacity : 64;
-        HostBlock *list = realloc(gpu->blocks, cap * sizeof(*list));
-        if (!list) {
-            pthread_mutex_unlock(&gpu->host_lock);
-            vulkan_buffer_destroy(&gpu->dev, &block.buffer);
-            return NULL;
-        }
-        gpu->blocks = list;
-        gpu->block_capacity = cap;
-    }
-    gpu->blocks[gpu->block_count++] = block;
-    pthread_mutex_unlock(&gpu->host_lock);
-    return block.pointer;
+    return vulkan_host_alloc(&gpu->host_memory, size);
 }
 
 static void host_free(void *opaque, void *p)
 {
     GpuBackend *gpu = opaque;
-    HostBlock block = { 0 };
-    pthread_mutex_lock(&gpu->host_lock);
-    for (size_t i = 0; i < gpu->block_count; i++) {
-        if (gpu->blocks[i].pointer == p) {
-            block = gpu->blocks[i];
-            gpu->blocks[i] = gpu->blocks[--gpu->block_count];
-            break;
-        }
-    }
-    pthread_mutex_unlock(&gpu->host_lock);
-    if (block.pointer) vulkan_buffer_destroy(&gpu->dev, &block.buffer);
-    else quale_aligned_free(p);
+    vulkan_host_free(&gpu->host_memory, p);
 }
 
 static void host_release(void *opaque)
 {
     backend_release(opaque);
-}
-
-/* The buffer a picture's memory belongs to, if it is ours. */
-static VkBuffer host_buffer(GpuBackend *gpu, const void *p)
-{
-    VkBuffer found = VK_NULL_HANDLE;
-    pthread_mutex_lock(&gpu->host_lock);
-    for (size_t i = 0; i < gpu->block_count && !found; i++)
-        if (gpu->blocks[i].pointer == p) found = gpu->blocks[i].buffer.buffer;
-    pthread_mutex_unlock(&gpu->host_lock);
-    return found;
 }
 
 static void log_profile(GpuBackend *gpu)
@@ -252,9 +200,8 @@ static void backend_release(GpuBackend *gpu)
 {
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every picture is back. */
+    vulkan_host_memory_destroy(&gpu->host_memory);
     vulkan_device_close(&gpu->dev);
-    free(gpu->blocks);
-    pthread_mutex_destroy(&gpu->host_lock);
     free(gpu);
 }
 
@@ -287,13 +234,12 @@ static int vulkan_open(const LogSink *log, int device, GpuBackend **out, char *e
     if (!gpu) return -ENOMEM;
     gpu->log = log ? *log : (LogSink){ 0 };
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
-    pthread_mutex_init(&gpu->host_lock, NULL);
     int err = vulkan_device_open(&gpu->dev, device, error, error_size);
     if (err) {
-        pthread_mutex_destroy(&gpu->host_lock);
         free(gpu);
         return err;
     }
+    vulkan_host_memory_init(&gpu->host_memory, &gpu->dev);
     gpu->host = (PictureAllocator){ host_alloc, host_free, host_release, gpu, false };
     log_sink_print(log, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
     *out = gpu;
@@ -556,7 +502,7 @@ static int record_upload(GpuBackend *gpu, VulkanSlot *s, VkCommandBuffer cb, uns
     VulkanDevice *dev = &gpu->dev;
     const bool chroma = (gpu->planes & 6) != 0;
     const size_t bytes = chroma ? gpu->frame_bytes : gpu->plane_bytes[0];
-    VkBuffer src = host_buffer(gpu, pic->data[0]);
+    VkBuffer src = vulkan_host_buffer(&gpu->host_memory, pic->data[0]);
     VkDeviceSize src_offset = 0;
     if (!src) {
         /* A picture from elsewhere: one copy into this slot's staging. */
@@ -680,6 +626,105 @@ static void wait_for(const GpuBackend *gpu, Waits *w, SyncPoint point, VkPipelin
     w->stage[w->count++] = stage;
 }
 
+/* Where frame n's planes lie for the twins: the distorted ones in the
+ * slot, the reference's luma in the ring (with the history's frames
+ * before it), its chroma after the slot's frame. */
+static VulkanFrame frame_layout(const GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
+{
+    const unsigned n = frame->index, R = gpu->ring_size, lane = n % gpu->dev.lanes;
+    const VkDeviceSize luma = gpu->plane_bytes[0];
+    VulkanFrame f = { .index = n, .lane = lane };
+    const QualePicture *ref = frame->ref;
+    const VkDeviceSize slot_base = (VkDeviceSize)slot * gpu->slot_bytes;
+    for (unsigned p = 0; p < ref->plane_count; p++) {
+        f.stride[p] = (uint32_t)ref->stride[p];
+        f.width[p] = ref->plane_width[p];
+        f.height[p] = ref->plane_height[p];
+        f.dist_offset[p] = slot_base + gpu->plane_offset[p];
+    }
+    f.ref_offset[0] = (VkDeviceSize)(n % R) * gpu->ring_entry;
+    if (ref->plane_count == 3) {
+        f.ref_offset[1] = slot_base + gpu->frame_bytes;
+        f.ref_offset[2] = f.ref_offset[1] + gpu->plane_bytes[1];
+    }
+    for (unsigned k = 0; k < gpu->history && k + 1 <= n; k++) {
+        f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * gpu->ring_entry;
+        if (gpu->dist_history) f.prev_dist_offset[k] = f.prev_ref_offset[k] + luma;
+        f.has_prev[k] = true;
+    }
+    return f;
+}
+
+/* Frame n's two submissions with timelines: the uploads, after the frames
+ * that last read the ring entry and slot they overwrite; the work, after
+ * the uploads of the frames it reads. */
+static VkResult submit_on_timelines(GpuBackend *gpu, VulkanSlot *s, unsigned n)
+{
+    VulkanDevice *dev = &gpu->dev;
+    const unsigned R = gpu->ring_size, e = n % R, lane = n % dev->lanes;
+    const unsigned upload_timeline = gpu->upload_queue ? UPLOAD_TIMELINE : lane;
+    VkResult r;
+    Waits upload_waits = { .count = 0 }, work_waits = { .count = 0 };
+    for (unsigned j = 0; j <= gpu->history && n + j >= R; j++)
+        wait_for(gpu, &upload_waits, gpu->done[(n + j) % R], VK_PIPELINE_STAGE_TRANSFER_BIT);
+    const SyncPoint uploaded = { upload_timeline, ++gpu->timeline_value[upload_timeline] };
+    gpu->uploaded[e] = uploaded;
+    for (unsigned k = 0; k <= gpu->history && k <= n; k++)
+        wait_for(gpu, &work_waits, gpu->uploaded[(n - k) % R], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    const SyncPoint done = { lane, ++gpu->timeline_value[lane] };
+    gpu->done[e] = done;
+
+    const VkTimelineSemaphoreSubmitInfoKHR values[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
+            .waitSemaphoreValueCount = upload_waits.count,
+            .pWaitSemaphoreValues = upload_waits.value,
+            .signalSemaphoreValueCount = 1,
+            .pSignalSemaphoreValues = &uploaded.value,
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
+            .waitSemaphoreValueCount = work_waits.count,
+            .pWaitSemaphoreValues = work_waits.value,
+            .signalSemaphoreValueCount = 1,
+            .pSignalSemaphoreValues = &done.value,
+        },
+    };
+    const VkSubmitInfo submits[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .pNext = &values[0],
+            .waitSemaphoreCount = upload_waits.count,
+            .pWaitSemaphores = upload_waits.semaphore,
+            .pWaitDstStageMask = upload_waits.stage,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &s->upload_cb,
+            .signalSemaphoreCount = 1,
+            .pSignalSemaphores = &gpu->timeline[upload_timeline],
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .pNext = &values[1],
+            .waitSemaphoreCount = work_waits.count,
+            .pWaitSemaphores = work_waits.semaphore,
+            .pWaitDstStageMask = work_waits.stage,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &s->cb,
+            .signalSemaphoreCount = 1,
+            .pSignalSemaphores = &gpu->timeline[lane],
+        },
+    };
+    /* Lanes beyond the device's queues share them. */
+    VkQueue compute_queue = dev->compute_queues[lane % dev->compute_queue_count];
+    if (!gpu->upload_queue) {
+        r = dev->api.vkQueueSubmit(compute_queue, 2, submits, s->fence);
+    } else {
+        r = dev->api.vkQueueSubmit(gpu->upload_queue, 1, &submits[0], VK_NULL_HANDLE);
+        if (r == VK_SUCCESS) r = dev->api.vkQueueSubmit(compute_queue, 1, &submits[1], s->fence);
+    }
+    return r;
+}
+
 /*
  * Frame n on lane n % lanes.  With timelines, its upload and its work are
  * two batches, each ordered after exactly what it depends on:
@@ -702,11 +747,8 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
     const size_t error_size = sizeof(error);
     VulkanDevice *dev = &gpu->dev;
     VulkanSlot *s = &gpu->slots[slot];
-    const unsigned n = frame->index, R = gpu->ring_size, e = n % R;
-    const unsigned lane = n % dev->lanes;
-    const unsigned upload_timeline = gpu->upload_queue ? UPLOAD_TIMELINE : lane;
-    const VkDeviceSize luma = gpu->plane_bytes[0];
-    const VkDeviceSize ring_offset = (VkDeviceSize)e * gpu->ring_entry;
+    const unsigned n = frame->index;
+    const VkDeviceSize ring_offset = (VkDeviceSize)(n % gpu->ring_size) * gpu->ring_entry;
     int err = 0;
 
     VkResult r = dev->api.vkResetFences(dev->device, 1, &s->fence);
@@ -733,26 +775,8 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     }
 
-    VulkanFrame f = { .index = n, .lane = lane };
-    const QualePicture *ref = frame->ref;
-    const VkDeviceSize slot_base = (VkDeviceSize)slot * gpu->slot_bytes;
-    for (unsigned p = 0; p < ref->plane_count; p++) {
-        f.stride[p] = (uint32_t)ref->stride[p];
-        f.width[p] = ref->plane_width[p];
-        f.height[p] = ref->plane_height[p];
-        f.dist_offset[p] = slot_base + gpu->plane_offset[p];
-    }
-    f.ref_offset[0] = ring_offset;
-    if (ref->plane_count == 3) {
-        f.ref_offset[1] = slot_base + gpu->frame_bytes;
-        f.ref_offset[2] = f.ref_offset[1] + gpu->plane_bytes[1];
-    }
-    for (unsigned k = 0; k < gpu->history && k + 1 <= n; k++) {
-        f.prev_ref_offset[k] = (VkDeviceSize)((n - 1 - k) % R) * gpu->ring_entry;
-        if (gpu->dist_history) f.prev_dist_offset[k] = f.prev_ref_offset[k] + luma;
-        f.has_prev[k] = true;
-    }
-    err = record_twins(gpu, slot, &f, s->cb, error, error_size);
+    VulkanFrame f = frame_layout(gpu, slot, frame);
+    if (!err) err = record_twins(gpu, slot, &f, s->cb, error, error_size);
     vulkan_barrier(dev, s->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r = dev->api.vkEndCommandBuffer(s->cb);
@@ -769,64 +793,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
         };
         r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, s->fence);
     } else if (!err) {
-        Waits upload_waits = { .count = 0 }, work_waits = { .count = 0 };
-        for (unsigned j = 0; j <= gpu->history && n + j >= R; j++)
-            wait_for(gpu, &upload_waits, gpu->done[(n + j) % R], VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const SyncPoint uploaded = { upload_timeline, ++gpu->timeline_value[upload_timeline] };
-        gpu->uploaded[e] = uploaded;
-        for (unsigned k = 0; k <= gpu->history && k <= n; k++)
-            wait_for(gpu, &work_waits, gpu->uploaded[(n - k) % R], VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-        const SyncPoint done = { lane, ++gpu->timeline_value[lane] };
-        gpu->done[e] = done;
-
-        const VkTimelineSemaphoreSubmitInfoKHR values[2] = {
-            {
-                .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
-                .waitSemaphoreValueCount = upload_waits.count,
-                .pWaitSemaphoreValues = upload_waits.value,
-                .signalSemaphoreValueCount = 1,
-                .pSignalSemaphoreValues = &uploaded.value,
-            },
-            {
-                .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO_KHR,
-                .waitSemaphoreValueCount = work_waits.count,
-                .pWaitSemaphoreValues = work_waits.value,
-                .signalSemaphoreValueCount = 1,
-                .pSignalSemaphoreValues = &done.value,
-            },
-        };
-        const VkSubmitInfo submits[2] = {
-            {
-                .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                .pNext = &values[0],
-                .waitSemaphoreCount = upload_waits.count,
-                .pWaitSemaphores = upload_waits.semaphore,
-                .pWaitDstStageMask = upload_waits.stage,
-                .commandBufferCount = 1,
-                .pCommandBuffers = &s->upload_cb,
-                .signalSemaphoreCount = 1,
-                .pSignalSemaphores = &gpu->timeline[upload_timeline],
-            },
-            {
-                .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                .pNext = &values[1],
-                .waitSemaphoreCount = work_waits.count,
-                .pWaitSemaphores = work_waits.semaphore,
-                .pWaitDstStageMask = work_waits.stage,
-                .commandBufferCount = 1,
-                .pCommandBuffers = &s->cb,
-                .signalSemaphoreCount = 1,
-                .pSignalSemaphores = &gpu->timeline[lane],
-            },
-        };
-        /* Lanes beyond the device's queues share them. */
-        VkQueue compute_queue = dev->compute_queues[lane % dev->compute_queue_count];
-        if (!gpu->upload_queue) {
-            r = dev->api.vkQueueSubmit(compute_queue, 2, submits, s->fence);
-        } else {
-            r = dev->api.vkQueueSubmit(gpu->upload_queue, 1, &submits[0], VK_NULL_HANDLE);
-            if (r == VK_SUCCESS) r = dev->api.vkQueueSubmit(compute_queue, 1, &submits[1], s->fence);
-        }
+        r = submit_on_timelines(gpu, s, n);
     }
     if (!err && r != VK_SUCCESS) {
         snprintf(error, error_size, "submitting work failed: %s", vulkan_result_text(r));

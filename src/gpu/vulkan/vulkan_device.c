@@ -156,30 +156,11 @@ int vulkan_list_devices(QualeDeviceInfo *devices, unsigned max, unsigned *count,
     return 0;
 }
 
-static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+/* The queue families: compute (a compute family without graphics where
+ * there is one, the one with the most queues) and transfer (a copy engine,
+ * where there is one).  0, or -ENODEV with the reason. */
+static int choose_queue_families(VulkanDevice *dev, char *error, size_t error_size)
 {
-    int err = shared_instance(&dev->api, &dev->instance, error, error_size);
-    if (err) return err;
-
-    VkPhysicalDevice list[MAX_PHYSICAL_DEVICES];
-    uint32_t count;
-    err = physical_devices(&dev->api, dev->instance, list, &count, error, error_size);
-    if (err) return err;
-    if (count == 0) {
-        snprintf(error, error_size, "no Vulkan device is present");
-        return -ENODEV;
-    }
-    if (ordinal >= (int)count) {
-        snprintf(error, error_size, "Vulkan device %d does not exist (there %s %u)", ordinal,
-                 count == 1 ? "is" : "are", count);
-        return -ENODEV;
-    }
-    const unsigned pick = ordinal >= 0 ? (unsigned)ordinal : preferred_device(&dev->api, list, count);
-    dev->index = pick;
-    dev->physical = list[pick];
-    dev->api.vkGetPhysicalDeviceProperties(dev->physical, &dev->properties);
-    dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
-
     uint32_t families = 0;
     VkQueueFamilyProperties family[16];
     dev->api.vkGetPhysicalDeviceQueueFamilyProperties(dev->physical, &families, NULL);
@@ -225,9 +206,14 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     dev->compute_queue_count = QUALE_MIN(family[dev->queue_family].queueCount, (uint32_t)VULKAN_MAX_LANES);
     if (dev->compute_queue_count == 0) dev->compute_queue_count = 1;
 
-    /* Timeline semaphores order each frame's work after exactly the work
-     * it depends on (see vulkan_submit); without them the frames stay on
-     * one queue, each after all the work before it. */
+    return 0;
+}
+
+/* Timeline semaphores order each frame's work after exactly the work it
+ * depends on (see vulkan_submit); without them the frames stay on one
+ * queue, each after all the work before it. */
+static void find_timeline(VulkanDevice *dev)
+{
     uint32_t extension_count = 0;
     VkExtensionProperties *extensions = NULL;
     if (dev->api.vkEnumerateDeviceExtensionProperties(dev->physical, NULL, &extension_count, NULL) ==
@@ -241,7 +227,34 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     }
     free(extensions);
     if (!dev->timeline) dev->transfer_family = UINT32_MAX;
+}
 
+static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+{
+    int err = shared_instance(&dev->api, &dev->instance, error, error_size);
+    if (err) return err;
+
+    VkPhysicalDevice list[MAX_PHYSICAL_DEVICES];
+    uint32_t count;
+    err = physical_devices(&dev->api, dev->instance, list, &count, error, error_size);
+    if (err) return err;
+    if (count == 0) {
+        snprintf(error, error_size, "no Vulkan device is present");
+        return -ENODEV;
+    }
+    if (ordinal >= (int)count) {
+        snprintf(error, error_size, "Vulkan device %d does not exist (there %s %u)", ordinal,
+                 count == 1 ? "is" : "are", count);
+        return -ENODEV;
+    }
+    const unsigned pick = ordinal >= 0 ? (unsigned)ordinal : preferred_device(&dev->api, list, count);
+    dev->index = pick;
+    dev->physical = list[pick];
+    dev->api.vkGetPhysicalDeviceProperties(dev->physical, &dev->properties);
+    dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
+
+    if ((err = choose_queue_families(dev, error, error_size))) return err;
+    find_timeline(dev);
     static const float priorities[VULKAN_MAX_LANES] = { 1, 1, 1, 1, 1, 1, 1, 1 };
     VkDeviceQueueCreateInfo queue_info[2] = {
         {

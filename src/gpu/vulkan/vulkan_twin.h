@@ -27,6 +27,12 @@
 #include "vulkan_plan.h"
 #include "vulkan_primitives.h"
 
+/* A shader the build embeds (SPIR-V from <name>.comp): declares its bytes,
+ * vulkan_shader_<name>, and their count, vulkan_shader_<name>_size. */
+#define VULKAN_SHADER(name)                             \
+    extern const unsigned char vulkan_shader_##name[];  \
+    extern const size_t vulkan_shader_##name##_size
+
 typedef struct VulkanTwin {
     const Metric *metric;
     /* It reads earlier distorted lumas too, as many as the metric's history

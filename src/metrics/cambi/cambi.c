@@ -221,46 +221,11 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     CambiState *s = state;
     for (unsigned scale = 0; scale < CAMBI_SCALES; scale++) s->heatmap_fd[scale] = -1;
-    const unsigned w = f->width, h = f->height;
     s->eotf = (enum CambiEotf)(s->cambi_eotf_option != CAMBI_EOTF_BT1886 ? s->cambi_eotf_option
                                                                           : s->eotf_option);
-
-    unsigned enc_w = (unsigned)s->enc_width, enc_h = (unsigned)s->enc_height;
-    if (!enc_w || !enc_h) {
-        enc_w = w;
-        enc_h = h;
-    }
-    unsigned src_w = (unsigned)s->src_width, src_h = (unsigned)s->src_height;
-    if (!src_w || !src_h) {
-        src_w = w;
-        src_h = h;
-    }
-    /* A downscaled encode is not scored back at its encoding size. */
-    if (enc_w > w || enc_h > h) {
-        enc_w = w;
-        enc_h = h;
-    }
-
-    if (enc_w < CAMBI_MIN_SIDE && enc_h < CAMBI_MIN_SIDE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "cambi: a %ux%u encode is too small: cambi needs %u samples "
-                         "in width or height", enc_w, enc_h, CAMBI_MIN_SIDE);
-        return -EINVAL;
-    }
-    if (src_w < CAMBI_MIN_SIDE && src_h < CAMBI_MIN_SIDE) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "cambi: a %ux%u source is too small: cambi needs %u samples "
-                         "in width or height", src_w, src_h, CAMBI_MIN_SIDE);
-        return -EINVAL;
-    }
-    if ((src_w > enc_w && src_h < enc_h) || (src_w < enc_w && src_h > enc_h)) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "cambi: the source size %ux%u and the encoding size %ux%u "
-                         "must not be larger each in one direction", src_w, src_h,
-                         enc_w, enc_h);
-        return -EINVAL;
-    }
-
+    unsigned enc_w, enc_h, src_w, src_h;
+    int err = cambi_sizes(s, f, &enc_w, &enc_h, &src_w, &src_h, sink);
+    if (err) return err;
     const uint64_t enc_pixels = (uint64_t)enc_w * enc_h;
     switch (s->high_res_speedup) {
     case 1080: s->speedup = enc_pixels >= 1920u * 1080u; break;
@@ -269,7 +234,7 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     default: s->speedup = false; break;
     }
 
-    int err = cambi_geometry(s, &s->dist, enc_w, enc_h, "picture", sink);
+    err = cambi_geometry(s, &s->dist, enc_w, enc_h, "picture", sink);
     if (err) return err;
     /* libvmaf sizes the source window whether full_ref is set or not. */
     const unsigned src_window = cambi_window(s->window_size, src_w, src_h, s->speedup);
@@ -292,33 +257,7 @@ static int cambi_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     /* topk wins when set, else cambi_topk. */
     s->pool_topk = s->topk != CAMBI_DEFAULT_TOPK ? s->topk : s->cambi_topk;
 
-    CambiContrast *k = &s->contrast;
-    k->num_diffs = 1 << s->max_log_contrast;
-    int band_top = 0;
-    for (int d = 0; d < k->num_diffs; d++) {
-        const int tvi = cambi_tvi_for_diff(d + 1, s->tvi_threshold, s->eotf);
-        if (tvi < 0) {
-            feature_sink_log(sink, QUALE_LOG_ERROR,
-                             "cambi: no visibility threshold for a step of %d codes "
-                             "with tvi_threshold %g", d + 1, s->tvi_threshold);
-            return -EINVAL;
-        }
-        k->tvi[d] = tvi + k->num_diffs;
-        band_top = QUALE_MAX(band_top, k->tvi[d]);
-    }
-    k->vlt_luma = cambi_vlt_luma(s->vis_lum_threshold, s->eotf);
-    if (k->vlt_luma < 0) {
-        feature_sink_log(sink, QUALE_LOG_ERROR,
-                         "cambi: cambi_vis_lum_threshold %g is above the peak luminance",
-                         s->vis_lum_threshold);
-        return -EINVAL;
-    }
-    /* A c-value reads the counts of values v - num_diffs .. v + num_diffs
-     * for v with v + num_diffs <= tvi[d] and v + num_diffs + d + 1 >
-     * vlt_luma: these bounds keep every count it can read (and no other),
-     * as libvmaf's. */
-    k->band_base = QUALE_MAX(0, k->vlt_luma - 3 * k->num_diffs + 1);
-    k->band_size = QUALE_MAX(0, band_top + 1 - k->band_base);
+    if ((err = cambi_contrast(s, sink))) return err;
     cambi_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
     s->alloc_w = s->dist.width;

@@ -21,6 +21,12 @@
 #define CAMBI_LUMA_HEAD 940
 #define CAMBI_LUMA_MAX 1023
 
+/* The encoding and source sizes a run scores at, and the contrast steps'
+ * thresholds (s->contrast): 0, or -EINVAL said through sink. */
+int cambi_sizes(const CambiState *s, const QualeVideoFormat *f, unsigned *enc_w_out,
+                unsigned *enc_h_out, unsigned *src_w_out, unsigned *src_h_out, FeatureSink *sink);
+int cambi_contrast(CambiState *s, FeatureSink *sink);
+
 /* Visibility thresholds: the smallest visible step at a sample value
  * (the TVI), and the luma below which nothing counts (VLT). */
 int cambi_tvi_for_diff(int diff, double threshold, enum CambiEotf eotf);

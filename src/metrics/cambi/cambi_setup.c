@@ -20,6 +20,92 @@
 
 #include "cambi_private.h"
 
+/* ---- sizes and contrast steps ------------------------------------------- */
+
+/* The encoding and source sizes (the picture's where not given, the
+ * encoding no larger than the picture): 0, or -EINVAL said. */
+int cambi_sizes(const CambiState *s, const QualeVideoFormat *f, unsigned *enc_w_out,
+                       unsigned *enc_h_out, unsigned *src_w_out, unsigned *src_h_out,
+                       FeatureSink *sink)
+{
+    const unsigned w = f->width, h = f->height;
+    unsigned enc_w = (unsigned)s->enc_width, enc_h = (unsigned)s->enc_height;
+    if (!enc_w || !enc_h) {
+        enc_w = w;
+        enc_h = h;
+    }
+    unsigned src_w = (unsigned)s->src_width, src_h = (unsigned)s->src_height;
+    if (!src_w || !src_h) {
+        src_w = w;
+        src_h = h;
+    }
+    /* A downscaled encode is not scored back at its encoding size. */
+    if (enc_w > w || enc_h > h) {
+        enc_w = w;
+        enc_h = h;
+    }
+
+    if (enc_w < CAMBI_MIN_SIDE && enc_h < CAMBI_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: a %ux%u encode is too small: cambi needs %u samples "
+                         "in width or height", enc_w, enc_h, CAMBI_MIN_SIDE);
+        return -EINVAL;
+    }
+    if (src_w < CAMBI_MIN_SIDE && src_h < CAMBI_MIN_SIDE) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: a %ux%u source is too small: cambi needs %u samples "
+                         "in width or height", src_w, src_h, CAMBI_MIN_SIDE);
+        return -EINVAL;
+    }
+    if ((src_w > enc_w && src_h < enc_h) || (src_w < enc_w && src_h > enc_h)) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: the source size %ux%u and the encoding size %ux%u "
+                         "must not be larger each in one direction", src_w, src_h,
+                         enc_w, enc_h);
+        return -EINVAL;
+    }
+
+    *enc_w_out = enc_w;
+    *enc_h_out = enc_h;
+    *src_w_out = src_w;
+    *src_h_out = src_h;
+    return 0;
+}
+
+/* The visibility thresholds of every contrast step, and the band of
+ * values whose counts a c-value reads: 0, or -EINVAL said. */
+int cambi_contrast(CambiState *s, FeatureSink *sink)
+{
+    CambiContrast *k = &s->contrast;
+    k->num_diffs = 1 << s->max_log_contrast;
+    int band_top = 0;
+    for (int d = 0; d < k->num_diffs; d++) {
+        const int tvi = cambi_tvi_for_diff(d + 1, s->tvi_threshold, s->eotf);
+        if (tvi < 0) {
+            feature_sink_log(sink, QUALE_LOG_ERROR,
+                             "cambi: no visibility threshold for a step of %d codes "
+                             "with tvi_threshold %g", d + 1, s->tvi_threshold);
+            return -EINVAL;
+        }
+        k->tvi[d] = tvi + k->num_diffs;
+        band_top = QUALE_MAX(band_top, k->tvi[d]);
+    }
+    k->vlt_luma = cambi_vlt_luma(s->vis_lum_threshold, s->eotf);
+    if (k->vlt_luma < 0) {
+        feature_sink_log(sink, QUALE_LOG_ERROR,
+                         "cambi: cambi_vis_lum_threshold %g is above the peak luminance",
+                         s->vis_lum_threshold);
+        return -EINVAL;
+    }
+    /* A c-value reads the counts of values v - num_diffs .. v + num_diffs
+     * for v with v + num_diffs <= tvi[d] and v + num_diffs + d + 1 >
+     * vlt_luma: these bounds keep every count it can read (and no other),
+     * as libvmaf's. */
+    k->band_base = QUALE_MAX(0, k->vlt_luma - 3 * k->num_diffs + 1);
+    k->band_size = QUALE_MAX(0, band_top + 1 - k->band_base);
+    return 0;
+}
+
 /* ---- visibility thresholds ---------------------------------------------- */
 
 static double cambi_bt1886_eotf(double v)

@@ -58,7 +58,6 @@ extern const unsigned char cuda_module_cambi[];
 enum {
     THREADS = CAMBI_THREADS,
     VSUM_ROWS = CAMBI_VSUM_ROWS,
-    ALIGN = 256,
     STEP_ROWS_BYTES = 2 * 2 * 128 * 2 + 2 * 2 * 4 * 4,
     STEPS_PER_PICTURE = 3 + CAMBI_SCALES + 1,
 };
@@ -86,8 +85,8 @@ struct CambiPlan {
     /* slot offsets, shared by the pictures */
     size_t image, vsum, mask;
     size_t scale_out[CAMBI_SCALES], codes[CAMBI_SCALES];
-    size_t stats, stats_bytes;     /* both pictures' statistics, together */
-    size_t slot_bytes;
+    size_t stats;                  /* both pictures' statistics, together */
+    CudaSlotLayout slot;           /* the statistics read back */
     size_t table_bytes;
 };
 
@@ -120,28 +119,21 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
     p->bins_bytes = bins_bytes(s, strip);
     p->shared_bytes = cambi_cuda_shared_bytes(s, strip);
 
-    size_t at = 0, table = 0;
-#define CAMBI_PLACE(offset, bytes)          \
-    do {                                    \
-        (offset) = at;                      \
-        at = cuda_align_up(at + (bytes), ALIGN); \
-    } while (0)
-    p->stats = 0;
-    p->stats_bytes = (size_t)p->pictures * CAMBI_SCALES * sizeof(CambiScaleStats);
-    at = cuda_align_up(p->stats_bytes, ALIGN);
+    size_t *at = &p->slot.bytes, table = 0;
+    p->slot.readback_bytes = (size_t)p->pictures * CAMBI_SCALES * sizeof(CambiScaleStats);
+    p->stats = p->slot.readback_offset = cuda_plan_place(at, p->slot.readback_bytes);
+    p->slot.steps = p->pictures * STEPS_PER_PICTURE;
 
     size_t area = 0, scale_area[CAMBI_SCALES] = { 0 };
-    table = cuda_align_up(CAMBI_RECIPROCAL_SIZE * sizeof(float), ALIGN);
+    cuda_plan_place(&table, CAMBI_RECIPROCAL_SIZE * sizeof(float));
     for (unsigned k = 0; k < p->pictures; k++) {
         CambiPicturePlan *pp = &p->pic[k];
         pp->g = k == 0 ? &s->dist : &s->ref;
         pp->stats = p->stats + (size_t)k * CAMBI_SCALES * sizeof(CambiScaleStats);
         pp->resample = p->in_w != pp->g->width || p->in_h != pp->g->height;
         if (pp->resample) {
-            pp->src_x = table;
-            table = cuda_align_up(table + pp->g->width * sizeof(uint32_t), ALIGN);
-            pp->src_y = table;
-            table = cuda_align_up(table + pp->g->height * sizeof(uint32_t), ALIGN);
+            pp->src_x = cuda_plan_place(&table, pp->g->width * sizeof(uint32_t));
+            pp->src_y = cuda_plan_place(&table, pp->g->height * sizeof(uint32_t));
         }
         const size_t a = (size_t)pp->g->width * pp->g->height;
         if (a > area) area = a;
@@ -160,31 +152,24 @@ CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *form
     }
     p->table_bytes = table;
 
-    CAMBI_PLACE(p->image, area * sizeof(uint16_t));
-    CAMBI_PLACE(p->vsum, area);
-    CAMBI_PLACE(p->mask, area);
+    p->image = cuda_plan_place(at, area * sizeof(uint16_t));
+    p->vsum = cuda_plan_place(at, area);
+    p->mask = cuda_plan_place(at, area);
     for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
-        CAMBI_PLACE(p->scale_out[sc], scale_area[sc] * sizeof(uint16_t));
-        CAMBI_PLACE(p->codes[sc], scale_area[sc] * sizeof(uint16_t));
+        p->scale_out[sc] = cuda_plan_place(at, scale_area[sc] * sizeof(uint16_t));
+        p->codes[sc] = cuda_plan_place(at, scale_area[sc] * sizeof(uint16_t));
     }
     for (unsigned k = 0; k < p->pictures; k++) {
         CambiPicturePlan *pp = &p->pic[k];
         for (unsigned sc = 0; sc < CAMBI_SCALES; sc++)
-            CAMBI_PLACE(pp->c_values[sc], (size_t)pp->sw[sc] * pp->sh[sc] * sizeof(float));
+            pp->c_values[sc] = cuda_plan_place(at, (size_t)pp->sw[sc] * pp->sh[sc] * sizeof(float));
     }
-#undef CAMBI_PLACE
-    p->slot_bytes = at;
     return p;
 }
 
-void cambi_cuda_plan_free(CambiPlan *p)
+const CudaSlotLayout *cambi_cuda_slot(const CambiPlan *p)
 {
-    free(p);
-}
-
-size_t cambi_cuda_slot_bytes(const CambiPlan *p)
-{
-    return p->slot_bytes;
+    return &p->slot;
 }
 
 size_t cambi_cuda_table_bytes(const CambiPlan *p)
@@ -207,21 +192,6 @@ void cambi_cuda_table_fill(const CambiPlan *p, void *table)
     }
 }
 
-size_t cambi_cuda_stats_offset(const CambiPlan *p)
-{
-    return p->stats;
-}
-
-size_t cambi_cuda_stats_bytes(const CambiPlan *p)
-{
-    return p->stats_bytes;
-}
-
-unsigned cambi_cuda_step_count(const CambiPlan *p)
-{
-    return p->pictures * STEPS_PER_PICTURE;
-}
-
 /*
  * Step i of a frame in slot memory `slot`, with the table at `table`
  * (device addresses; the host test passes host addresses): the kernel's
@@ -235,7 +205,7 @@ const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint6
                             uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[4],
                             void *args)
 {
-    if (i >= cambi_cuda_step_count(p)) return NULL;
+    if (i >= p->slot.steps) return NULL;
     const CambiState *s = p->s;
     const unsigned k = i / STEPS_PER_PICTURE, part = i % STEPS_PER_PICTURE;
     const CambiPicturePlan *pp = &p->pic[k];
@@ -337,7 +307,7 @@ static int read_scale(void *cookie, unsigned scale, float *values, char *error, 
 /*
  * The scores of the frame's pictures (score[1]: the reference's, with
  * full_ref) from the statistics the device wrote (stats: a copy of the
- * slot's, cambi_cuda_stats_bytes()), through cambi_pool_picture(); fetch
+ * slot's, the slot's readback), through cambi_pool_picture(); fetch
  * reads a scale's c-values from the slot when pooling needs them.
  */
 int cambi_cuda_scores(const CambiPlan *p, const void *stats, CambiFetch fetch, void *cookie,
@@ -426,7 +396,7 @@ typedef struct CambiRun {
 static void cambi_run_free(void *own)
 {
     CambiRun *run = own;
-    cambi_cuda_plan_free(run->plan);
+    free(run->plan);
     free(run->table);
     free(run);
 }
@@ -452,10 +422,7 @@ static int cambi_cuda_plan(const void *state, const QualeVideoFormat *format, Cu
     plan->constant_bytes = p->table_bytes;
     plan->uploads[0] = (CudaPlanUpload){ .offset = 0, .data = run->table, .bytes = p->table_bytes };
     plan->upload_count = 1;
-    plan->slot_bytes = p->slot_bytes;
-    plan->steps = cambi_cuda_step_count(p);
-    plan->readback_offset = p->stats;
-    plan->readback_bytes = p->stats_bytes;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/cuda/cuda_plan.h"
 #include "metrics/cambi/cambi.h"
 
 #ifdef __cplusplus
@@ -26,23 +27,19 @@ unsigned cambi_cuda_shared_bytes(const CambiState *s, unsigned strip);
  * unknown).  NULL when out of memory or for another strip. */
 CambiPlan *cambi_cuda_plan_new(const CambiState *s, const QualeVideoFormat *format,
                                unsigned strip, unsigned resident_blocks);
-void cambi_cuda_plan_free(CambiPlan *p);
 
-/* Bytes of a slot's device memory, and of the table uploaded once. */
-size_t cambi_cuda_slot_bytes(const CambiPlan *p);
+/* A slot's layout (its statistics read back) and its steps. */
+const CudaSlotLayout *cambi_cuda_slot(const CambiPlan *p);
+
+/* Bytes of the table uploaded once, and its contents. */
 size_t cambi_cuda_table_bytes(const CambiPlan *p);
 void cambi_cuda_table_fill(const CambiPlan *p, void *table);
-
-/* Where in a slot the statistics that are read back are, and their size. */
-size_t cambi_cuda_stats_offset(const CambiPlan *p);
-size_t cambi_cuda_stats_bytes(const CambiPlan *p);
 
 /* The launches of a frame, in stream order: step i's kernel name, launch
  * (grid x, grid y, threads per block, shared bytes) and arguments (args:
  * room for the larger of cambi.cu's CambiPrepArgs and CambiCArgs); NULL
  * past the last.  Addresses are device addresses (the test passes host
  * ones). */
-unsigned cambi_cuda_step_count(const CambiPlan *p);
 const char *cambi_cuda_step(const CambiPlan *p, unsigned i, uint64_t slot, uint64_t table,
                             uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[4],
                             void *args);

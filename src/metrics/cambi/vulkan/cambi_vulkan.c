@@ -61,12 +61,9 @@
 #include "metrics/cambi/cambi_tables.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_cambi_preprocess[];
-extern const size_t vulkan_shader_cambi_preprocess_size;
-extern const unsigned char vulkan_shader_cambi_scale[];
-extern const size_t vulkan_shader_cambi_scale_size;
-extern const unsigned char vulkan_shader_cambi_c_values[];
-extern const size_t vulkan_shader_cambi_c_values_size;
+VULKAN_SHADER(cambi_preprocess);
+VULKAN_SHADER(cambi_scale);
+VULKAN_SHADER(cambi_c_values);
 
 enum {
     BINDINGS = 6,        /* cambi.glsl's buffers and cambi_c_values.comp's partials */

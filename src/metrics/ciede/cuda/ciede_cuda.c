@@ -44,7 +44,6 @@ typedef struct CiedePlan {
 
 /* Not static: the host test calls them (it declares them itself). */
 CiedePlan *ciede_cuda_plan_new(const CiedeState *s, const QualeVideoFormat *format);
-void ciede_cuda_plan_free(CiedePlan *p);
 unsigned ciede_cuda_partial_count(const CiedePlan *p);
 double ciede_cuda_sum(const CiedePlan *p, const double *partials);
 const char *ciede_cuda_launch(const CiedePlan *p, uint64_t partials, uint64_t chroma_col,
@@ -65,11 +64,6 @@ CiedePlan *ciede_cuda_plan_new(const CiedeState *s, const QualeVideoFormat *f)
     p->grid[1] = (s->height + ROWS - 1) / ROWS;
     p->partial_count = p->grid[0] * p->grid[1];
     return p;
-}
-
-void ciede_cuda_plan_free(CiedePlan *p)
-{
-    free(p);
 }
 
 unsigned ciede_cuda_partial_count(const CiedePlan *p)
@@ -151,7 +145,7 @@ typedef struct CiedeRun {
 static void ciede_run_free(void *own)
 {
     CiedeRun *r = own;
-    ciede_cuda_plan_free(r->plan);
+    free(r->plan);
     free(r);
 }
 

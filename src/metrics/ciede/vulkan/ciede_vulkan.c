@@ -16,8 +16,7 @@
 #include "metrics/ciede/ciede.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_ciede[];
-extern const size_t vulkan_shader_ciede_size;
+VULKAN_SHADER(ciede);
 
 /* THREADS is CIEDE_THREADS of ciede.comp. */
 enum { THREADS = 128, ROWS = 8, BINDINGS = 4 };

@@ -46,7 +46,7 @@ extern const unsigned char cuda_module_float_adm[];
 
 /* A rows segment of MAX_SEGMENT columns takes 9 (S + 1) floats of shared
  * memory: 45 KiB. */
-enum { THREADS = FADM_THREADS, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280, ALIGN = 256 };
+enum { THREADS = FADM_THREADS, ROWS_PER_BLOCK = 1, MAX_SEGMENT = 1280 };
 enum { SUMS = FLOAT_ADM_SUMS };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -59,19 +59,14 @@ typedef struct FloatAdmPlan {
     FloatAdmRect rect[FLOAT_ADM_SCALES];
     /* offsets in a slot, bytes */
     size_t rows[FLOAT_ADM_SCALES];   /* the row sums of each level, from 0 on */
-    size_t rows_bytes;
     size_t approx[FLOAT_ADM_SCALES][2];
     size_t details[2][3];
     size_t csf[6];
-    size_t slot_bytes;
-    unsigned step_count;
+    CudaSlotLayout slot; /* the row sums read back */
 } FloatAdmPlan;
 
 FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth);
-void float_adm_cuda_plan_free(FloatAdmPlan *p);
-size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p);
-size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p);
-unsigned float_adm_cuda_step_count(const FloatAdmPlan *p);
+const CudaSlotLayout *float_adm_cuda_slot(const FloatAdmPlan *p);
 const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot,
                                 uint64_t rcp_table, unsigned rcp_shift, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args);
@@ -99,53 +94,28 @@ FloatAdmPlan *float_adm_cuda_plan_new(const FloatAdmState *s, unsigned bitdepth)
         w = p->w2[k];
         h = p->h2[k];
     }
-    size_t at = 0;
+    size_t rows = 0;
     for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
-        p->rows[k] = at;
-        at += (size_t)SUMS * sizeof(float) * (size_t)p->h2[k];
+        p->rows[k] = rows;
+        rows += (size_t)SUMS * sizeof(float) * (size_t)p->h2[k];
     }
-    p->rows_bytes = at;
-    at = cuda_align_up(at, ALIGN);
+    p->slot.readback_bytes = rows;
+    size_t *at = &p->slot.bytes;
+    cuda_plan_place(at, rows);
     const size_t band0 = (size_t)p->w2[0] * (size_t)p->h2[0] * sizeof(float);
-    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++) {
-        for (unsigned i = 0; i < 2; i++) {
-            p->approx[k][i] = at;
-            at = cuda_align_up(at + (size_t)p->w2[k] * (size_t)p->h2[k] * sizeof(float), ALIGN);
-        }
-    }
-    for (unsigned i = 0; i < 2; i++) {
-        for (unsigned b = 0; b < 3; b++) {
-            p->details[i][b] = at;
-            at = cuda_align_up(at + band0, ALIGN);
-        }
-    }
-    for (unsigned b = 0; b < 6; b++) {
-        p->csf[b] = at;
-        at = cuda_align_up(at + band0, ALIGN);
-    }
-    p->slot_bytes = at;
-    p->step_count = 3 * FLOAT_ADM_SCALES - (s->skip_scale0 ? 2 : 0);
+    for (unsigned k = 0; k < FLOAT_ADM_SCALES; k++)
+        for (unsigned i = 0; i < 2; i++)
+            p->approx[k][i] = cuda_plan_place(at, (size_t)p->w2[k] * (size_t)p->h2[k] * sizeof(float));
+    for (unsigned i = 0; i < 2; i++)
+        for (unsigned b = 0; b < 3; b++) p->details[i][b] = cuda_plan_place(at, band0);
+    for (unsigned b = 0; b < 6; b++) p->csf[b] = cuda_plan_place(at, band0);
+    p->slot.steps = 3 * FLOAT_ADM_SCALES - (s->skip_scale0 ? 2 : 0);
     return p;
 }
 
-void float_adm_cuda_plan_free(FloatAdmPlan *p)
+const CudaSlotLayout *float_adm_cuda_slot(const FloatAdmPlan *p)
 {
-    free(p);
-}
-
-size_t float_adm_cuda_slot_bytes(const FloatAdmPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t float_adm_cuda_rows_bytes(const FloatAdmPlan *p)
-{
-    return p->rows_bytes;
-}
-
-unsigned float_adm_cuda_step_count(const FloatAdmPlan *p)
-{
-    return p->step_count;
+    return &p->slot;
 }
 
 /*
@@ -159,7 +129,7 @@ const char *float_adm_cuda_step(const FloatAdmPlan *p, unsigned i, uint64_t slot
                                 uint64_t rcp_table, unsigned rcp_shift, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args)
 {
-    if (i >= p->step_count) return NULL;
+    if (i >= p->slot.steps) return NULL;
     const FloatAdmState *s = p->s;
     /* Which level and which of its steps (0 dwt, 1 decouple, 2 rows). */
     const unsigned k = i + (s->skip_scale0 && i > 0 ? 2 : 0);
@@ -270,7 +240,7 @@ typedef struct FloatAdmRun {
 static void float_adm_run_free(void *own)
 {
     FloatAdmRun *r = own;
-    float_adm_cuda_plan_free(r->plan);
+    free(r->plan);
     free(r);
 }
 
@@ -298,9 +268,7 @@ static int float_adm_cuda_twin_plan(const void *state, const QualeVideoFormat *f
         plan->uploads[0] = (CudaPlanUpload){ 0, table, plan->constant_bytes };
         plan->upload_count = 1;
     }
-    plan->slot_bytes = r->plan->slot_bytes;
-    plan->readback_bytes = r->plan->rows_bytes;
-    plan->steps = r->plan->step_count;
+    cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }
 

@@ -37,12 +37,9 @@
 #include "metrics/float_adm/float_adm.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_float_adm_dwt[];
-extern const size_t vulkan_shader_float_adm_dwt_size;
-extern const unsigned char vulkan_shader_float_adm_decouple[];
-extern const size_t vulkan_shader_float_adm_decouple_size;
-extern const unsigned char vulkan_shader_float_adm_rows[];
-extern const size_t vulkan_shader_float_adm_rows_size;
+VULKAN_SHADER(float_adm_dwt);
+VULKAN_SHADER(float_adm_decouple);
+VULKAN_SHADER(float_adm_rows);
 
 enum {
     DWT_SEGMENT = 128,   /* float_adm_dwt.comp: SEGMENT */

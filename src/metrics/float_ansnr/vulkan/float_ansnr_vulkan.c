@@ -8,8 +8,7 @@
 #include "metrics/float_ansnr/float_ansnr.h"
 #include "metrics/common/vulkan/picture_float_vulkan.h"
 
-extern const unsigned char vulkan_shader_float_ansnr[];
-extern const size_t vulkan_shader_float_ansnr_size;
+VULKAN_SHADER(float_ansnr);
 
 /* Mirrors the push constants of float_ansnr.comp. */
 typedef struct FloatAnsnrPush {

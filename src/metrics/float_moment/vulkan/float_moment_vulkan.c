@@ -7,8 +7,7 @@
 #include "metrics/float_moment/float_moment.h"
 #include "metrics/common/vulkan/picture_float_vulkan.h"
 
-extern const unsigned char vulkan_shader_float_moment[];
-extern const size_t vulkan_shader_float_moment_size;
+VULKAN_SHADER(float_moment);
 
 static int float_moment_vulkan_plan(const VulkanDevice *dev, const void *state,
                                     const QualeVideoFormat *format, VulkanPlan *plan,

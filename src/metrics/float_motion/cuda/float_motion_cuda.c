@@ -40,13 +40,12 @@ enum { THREADS = FMOT_THREADS, ROWS_PER_BLOCK = FMOT_ROWS, MAX_SEGMENT = 508 };
 typedef struct FloatMotionPlan {
     FloatMotionState *s;   /* float_motion_put() remembers the last score */
     unsigned bitdepth;
-    size_t rows_bytes;     /* the slot: the row sums */
+    CudaSlotLayout slot;   /* the row sums, read back */
 } FloatMotionPlan;
 
 /* Not static: the host test calls them (it declares them itself). */
 FloatMotionPlan *float_motion_cuda_plan_new(FloatMotionState *s, unsigned bitdepth);
-void float_motion_cuda_plan_free(FloatMotionPlan *p);
-size_t float_motion_cuda_rows_bytes(const FloatMotionPlan *p);
+const CudaSlotLayout *float_motion_cuda_slot(const FloatMotionPlan *p);
 const char *float_motion_cuda_launch(const FloatMotionPlan *p, unsigned index, uint64_t rows,
                                      uint64_t cur, uint64_t prev, uint64_t prev2,
                                      uint64_t stride, unsigned launch[4], void *args);
@@ -59,18 +58,14 @@ FloatMotionPlan *float_motion_cuda_plan_new(FloatMotionState *s, unsigned bitdep
     if (!p) return NULL;
     p->s = s;
     p->bitdepth = bitdepth;
-    p->rows_bytes = 2 * sizeof(float) * (size_t)s->h;
+    p->slot.bytes = p->slot.readback_bytes = 2 * sizeof(float) * (size_t)s->h;
+    p->slot.steps = 1;
     return p;
 }
 
-void float_motion_cuda_plan_free(FloatMotionPlan *p)
+const CudaSlotLayout *float_motion_cuda_slot(const FloatMotionPlan *p)
 {
-    free(p);
-}
-
-size_t float_motion_cuda_rows_bytes(const FloatMotionPlan *p)
-{
-    return p->rows_bytes;
+    return &p->slot;
 }
 
 /* The kernel for a bit depth and a blur (5 taps, 3 with motion_filter_size
@@ -154,9 +149,7 @@ static int float_motion_cuda_twin_plan(const void *state, const QualeVideoFormat
     FloatMotionPlan *p = float_motion_cuda_plan_new((FloatMotionState *)state, format->bitdepth);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->free_own = (void (*)(void *))float_motion_cuda_plan_free;
-    plan->slot_bytes = plan->readback_bytes = p->rows_bytes;
-    plan->steps = 1;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

@@ -16,8 +16,7 @@
 #include "metrics/float_motion/float_motion.h"
 #include "metrics/common/vulkan/picture_float_vulkan.h"
 
-extern const unsigned char vulkan_shader_float_motion[];
-extern const size_t vulkan_shader_float_motion_size;
+VULKAN_SHADER(float_motion);
 
 /* ROWS of float_motion.comp: rows per workgroup. */
 enum { ROWS_PER_GROUP = 2 };

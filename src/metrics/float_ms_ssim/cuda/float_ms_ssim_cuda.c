@@ -29,8 +29,6 @@ extern const unsigned char cuda_module_float_ms_ssim[];
 
 _Static_assert(MS_SSIM_SCALES <= SSIM_MAX_SCALES, "one SSIM launch covers every scale");
 
-enum { ALIGN = 256 };
-
 /* ---- the plan ------------------------------------------------------------- */
 
 typedef struct FmsPlan {
@@ -38,7 +36,7 @@ typedef struct FmsPlan {
     unsigned tiles_x[MS_SSIM_SCALES], first_tile[MS_SSIM_SCALES + 1];
     size_t partials;                                  /* offsets in a slot, bytes */
     size_t ref_plane[MS_SSIM_SCALES], dist_plane[MS_SSIM_SCALES]; /* scales 1 .. 4 */
-    size_t slot_bytes;
+    CudaSlotLayout slot; /* the tiles' sums read back */
 } FmsPlan;
 
 /* The decimations, then one SSIM launch. */
@@ -46,12 +44,9 @@ enum { FMS_STEPS = MS_SSIM_SCALES };
 
 /* Not static: the host test calls them (it declares them itself). */
 FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s);
-void fms_cuda_plan_free(FmsPlan *p);
-size_t fms_cuda_slot_bytes(const FmsPlan *p);
-size_t fms_cuda_partials_offset(const FmsPlan *p);
+const CudaSlotLayout *fms_cuda_slot(const FmsPlan *p);
 size_t fms_cuda_plane_offset(const FmsPlan *p, unsigned scale, unsigned which);
 unsigned fms_cuda_tiles(const FmsPlan *p);
-unsigned fms_cuda_step_count(const FmsPlan *p);
 const char *fms_cuda_step(const FmsPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                           uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_SSIM_SCALES]);
@@ -70,33 +65,21 @@ FmsPlan *fms_cuda_plan_new(const FloatMsSsimState *s)
         tiles += p->tiles_x[i] * cuda_blocks_for(out_h, SSIM_TILE_H);
     }
     p->first_tile[MS_SSIM_SCALES] = tiles;
-    size_t at = 0;
-    p->partials = at;
-    at = cuda_align_up(at + (size_t)tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    size_t *at = &p->slot.bytes;
+    p->slot.readback_bytes = (size_t)tiles * SSIM_SUMS * sizeof(double);
+    p->partials = p->slot.readback_offset = cuda_plan_place(at, p->slot.readback_bytes);
     for (unsigned i = 1; i < MS_SSIM_SCALES; i++) {
         const size_t plane = (size_t)s->w[i] * (size_t)s->h[i] * sizeof(float);
-        p->ref_plane[i] = at;
-        at = cuda_align_up(at + plane, ALIGN);
-        p->dist_plane[i] = at;
-        at = cuda_align_up(at + plane, ALIGN);
+        p->ref_plane[i] = cuda_plan_place(at, plane);
+        p->dist_plane[i] = cuda_plan_place(at, plane);
     }
-    p->slot_bytes = at;
+    p->slot.steps = FMS_STEPS;
     return p;
 }
 
-void fms_cuda_plan_free(FmsPlan *p)
+const CudaSlotLayout *fms_cuda_slot(const FmsPlan *p)
 {
-    free(p);
-}
-
-size_t fms_cuda_slot_bytes(const FmsPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t fms_cuda_partials_offset(const FmsPlan *p)
-{
-    return p->partials;
+    return &p->slot;
 }
 
 /* The offset of scale's (1 .. 4) reference (which 0) or distorted picture. */
@@ -108,12 +91,6 @@ size_t fms_cuda_plane_offset(const FmsPlan *p, unsigned scale, unsigned which)
 unsigned fms_cuda_tiles(const FmsPlan *p)
 {
     return p->first_tile[MS_SSIM_SCALES];
-}
-
-unsigned fms_cuda_step_count(const FmsPlan *p)
-{
-    (void)p;
-    return FMS_STEPS;
 }
 
 /*
@@ -217,11 +194,7 @@ static int fms_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
     FmsPlan *p = fms_cuda_plan_new(state);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->free_own = (void (*)(void *))fms_cuda_plan_free;
-    plan->slot_bytes = p->slot_bytes;
-    plan->readback_offset = p->partials;
-    plan->readback_bytes = (size_t)fms_cuda_tiles(p) * SSIM_SUMS * sizeof(double);
-    plan->steps = FMS_STEPS;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

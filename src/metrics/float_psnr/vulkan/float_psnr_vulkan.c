@@ -6,8 +6,7 @@
 #include "metrics/float_psnr/float_psnr.h"
 #include "metrics/common/vulkan/picture_float_vulkan.h"
 
-extern const unsigned char vulkan_shader_float_psnr[];
-extern const size_t vulkan_shader_float_psnr_size;
+VULKAN_SHADER(float_psnr);
 
 static int float_psnr_vulkan_plan(const VulkanDevice *dev, const void *state,
                                   const QualeVideoFormat *format, VulkanPlan *plan, char *error,

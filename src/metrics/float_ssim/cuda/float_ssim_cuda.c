@@ -26,8 +26,6 @@
 
 extern const unsigned char cuda_module_float_ssim[];
 
-enum { ALIGN = 256 };
-
 /* ---- the plan ------------------------------------------------------------- */
 
 typedef struct FssimPlan {
@@ -35,17 +33,13 @@ typedef struct FssimPlan {
     unsigned tiles_x, tiles;      /* SSIM tiles: one block each */
     size_t partials;              /* offsets in a slot, bytes */
     size_t ref_plane, dist_plane; /* the shrunk pictures (scale > 1) */
-    size_t slot_bytes;
-    unsigned step_count;
+    CudaSlotLayout slot; /* the tiles' sums read back */
 } FssimPlan;
 
 /* Not static: the host test calls them (it declares them itself). */
 FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s);
-void fssim_cuda_plan_free(FssimPlan *p);
-size_t fssim_cuda_slot_bytes(const FssimPlan *p);
-size_t fssim_cuda_partials_offset(const FssimPlan *p);
+const CudaSlotLayout *fssim_cuda_slot(const FssimPlan *p);
 unsigned fssim_cuda_tiles(const FssimPlan *p);
-unsigned fssim_cuda_step_count(const FssimPlan *p);
 const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                             uint64_t dist, uint64_t stride, unsigned launch[3], void *args);
 void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *m);
@@ -59,44 +53,26 @@ FssimPlan *fssim_cuda_plan_new(const FloatSsimState *s)
     const unsigned out_h = (unsigned)s->scaled_h - (IQA_GAUSSIAN_TAPS - 1);
     p->tiles_x = cuda_blocks_for(out_w, SSIM_TILE_W);
     p->tiles = p->tiles_x * cuda_blocks_for(out_h, SSIM_TILE_H);
-    size_t at = 0;
-    p->partials = at;
-    at = cuda_align_up(at + (size_t)p->tiles * SSIM_SUMS * sizeof(double), ALIGN);
+    size_t *at = &p->slot.bytes;
+    p->slot.readback_bytes = (size_t)p->tiles * SSIM_SUMS * sizeof(double);
+    p->partials = p->slot.readback_offset = cuda_plan_place(at, p->slot.readback_bytes);
     if (s->scale > 1) {
         const size_t plane = (size_t)s->scaled_w * (size_t)s->scaled_h * sizeof(float);
-        p->ref_plane = at;
-        at = cuda_align_up(at + plane, ALIGN);
-        p->dist_plane = at;
-        at = cuda_align_up(at + plane, ALIGN);
+        p->ref_plane = cuda_plan_place(at, plane);
+        p->dist_plane = cuda_plan_place(at, plane);
     }
-    p->slot_bytes = at;
-    p->step_count = s->scale > 1 ? 2 : 1;
+    p->slot.steps = s->scale > 1 ? 2 : 1;
     return p;
 }
 
-void fssim_cuda_plan_free(FssimPlan *p)
+const CudaSlotLayout *fssim_cuda_slot(const FssimPlan *p)
 {
-    free(p);
-}
-
-size_t fssim_cuda_slot_bytes(const FssimPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t fssim_cuda_partials_offset(const FssimPlan *p)
-{
-    return p->partials;
+    return &p->slot;
 }
 
 unsigned fssim_cuda_tiles(const FssimPlan *p)
 {
     return p->tiles;
-}
-
-unsigned fssim_cuda_step_count(const FssimPlan *p)
-{
-    return p->step_count;
 }
 
 /*
@@ -110,11 +86,11 @@ unsigned fssim_cuda_step_count(const FssimPlan *p)
 const char *fssim_cuda_step(const FssimPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                             uint64_t dist, uint64_t stride, unsigned launch[3], void *args)
 {
-    if (i >= p->step_count) return NULL;
+    if (i >= p->slot.steps) return NULL;
     const FloatSsimState *s = p->s;
     const bool wide = s->bitdepth > 8;
     const float inv_scaler = 1.0f / (float)(1u << (s->bitdepth - 8));
-    if (i + 1 < p->step_count) {
+    if (i + 1 < p->slot.steps) {
         FssimDecimateArgs a;
         memset(&a, 0, sizeof(a));
         a.ref = ref;
@@ -190,11 +166,7 @@ static int fssim_cuda_twin_plan(const void *state, const QualeVideoFormat *forma
     FssimPlan *p = fssim_cuda_plan_new(state);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->free_own = (void (*)(void *))fssim_cuda_plan_free;
-    plan->slot_bytes = p->slot_bytes;
-    plan->readback_offset = p->partials;
-    plan->readback_bytes = (size_t)p->tiles * SSIM_SUMS * sizeof(double);
-    plan->steps = p->step_count;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

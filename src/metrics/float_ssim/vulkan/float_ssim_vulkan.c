@@ -20,10 +20,8 @@
 #include "metrics/float_ssim/float_ssim.h"
 #include "metrics/common/vulkan/picture_float_vulkan.h"
 
-extern const unsigned char vulkan_shader_float_ssim[];
-extern const size_t vulkan_shader_float_ssim_size;
-extern const unsigned char vulkan_shader_float_ssim_decimate[];
-extern const size_t vulkan_shader_float_ssim_decimate_size;
+VULKAN_SHADER(float_ssim);
+VULKAN_SHADER(float_ssim_decimate);
 
 enum {
     STRIP = 64,          /* float_ssim.comp: positions (columns) per workgroup */

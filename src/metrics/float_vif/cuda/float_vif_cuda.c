@@ -33,7 +33,7 @@ extern const unsigned char cuda_module_float_vif[];
  * take 4 (5 (S + 2r) + 2 S + 2) floats of shared memory (34 KiB with 17
  * taps); with 17 taps a segment and its margins are one column per thread
  * (240 + 16). */
-enum { THREADS = FVIF_THREADS, ROWS_PER_BLOCK = FVIF_ROWS, MAX_SEGMENT = 240, ALIGN = 256 };
+enum { THREADS = FVIF_THREADS, ROWS_PER_BLOCK = FVIF_ROWS, MAX_SEGMENT = 240 };
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -43,19 +43,14 @@ typedef struct FloatVifPlan {
     unsigned w[FLOAT_VIF_SCALES], h[FLOAT_VIF_SCALES];
     /* offsets in a slot, bytes */
     size_t rows[FLOAT_VIF_SCALES];  /* the row sums of each scale, from 0 on */
-    size_t rows_bytes;
     size_t scaled_ref[FLOAT_VIF_SCALES], scaled_dis[FLOAT_VIF_SCALES]; /* scales 1..3 */
     size_t low_ref, low_dis;
-    size_t slot_bytes;
-    unsigned step_count;
+    CudaSlotLayout slot; /* the row sums read back */
 } FloatVifPlan;
 
 /* Not static: the host test calls them (it declares them itself). */
 FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth);
-void float_vif_cuda_plan_free(FloatVifPlan *p);
-size_t float_vif_cuda_slot_bytes(const FloatVifPlan *p);
-size_t float_vif_cuda_rows_bytes(const FloatVifPlan *p);
-unsigned float_vif_cuda_step_count(const FloatVifPlan *p);
+const CudaSlotLayout *float_vif_cuda_slot(const FloatVifPlan *p);
 const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args);
 int float_vif_cuda_write(const FloatVifPlan *p, FeatureSink *sink, unsigned frame,
@@ -71,18 +66,15 @@ FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth)
         p->w[k] = (unsigned)s->w[k];
         p->h[k] = (unsigned)s->h[k];
     }
-    size_t at = 0;
+    size_t rows = 0;
     for (unsigned k = 0; k < FLOAT_VIF_SCALES; k++) {
-        p->rows[k] = at;
-        at += 2 * sizeof(float) * p->h[k];
+        p->rows[k] = rows;
+        rows += 2 * sizeof(float) * p->h[k];
     }
-    p->rows_bytes = at;
-    at = cuda_align_up(at, ALIGN);
-#define FVIF_PLACE(field, bytes)            \
-    do {                                    \
-        p->field = at;                      \
-        at = cuda_align_up(at + (bytes), ALIGN); \
-    } while (0)
+    p->slot.readback_bytes = rows;
+    size_t *at = &p->slot.bytes;
+    cuda_plan_place(at, rows);
+#define FVIF_PLACE(field, bytes) p->field = cuda_plan_place(at, bytes)
     for (unsigned k = 1; k < FLOAT_VIF_SCALES; k++) {
         const size_t bytes = (size_t)p->w[k] * p->h[k] * sizeof(float);
         FVIF_PLACE(scaled_ref[k], bytes);
@@ -92,29 +84,13 @@ FloatVifPlan *float_vif_cuda_plan_new(const FloatVifState *s, unsigned bitdepth)
     FVIF_PLACE(low_ref, low);
     FVIF_PLACE(low_dis, low);
 #undef FVIF_PLACE
-    p->slot_bytes = at;
-    p->step_count = (s->skip_scale0 ? 0 : 1) + 3 * (FLOAT_VIF_SCALES - 1);
+    p->slot.steps = (s->skip_scale0 ? 0 : 1) + 3 * (FLOAT_VIF_SCALES - 1);
     return p;
 }
 
-void float_vif_cuda_plan_free(FloatVifPlan *p)
+const CudaSlotLayout *float_vif_cuda_slot(const FloatVifPlan *p)
 {
-    free(p);
-}
-
-size_t float_vif_cuda_slot_bytes(const FloatVifPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t float_vif_cuda_rows_bytes(const FloatVifPlan *p)
-{
-    return p->rows_bytes;
-}
-
-unsigned float_vif_cuda_step_count(const FloatVifPlan *p)
-{
-    return p->step_count;
+    return &p->slot;
 }
 
 /* fvif_rows_shared_floats() of float_vif.cu */
@@ -137,7 +113,7 @@ static unsigned rows_shared_bytes(int taps, int segment)
 const char *float_vif_cuda_step(const FloatVifPlan *p, unsigned i, uint64_t slot, uint64_t ref,
                                 uint64_t dist, uint64_t stride, unsigned launch[4], void *args)
 {
-    if (i >= p->step_count) return NULL;
+    if (i >= p->slot.steps) return NULL;
     const FloatVifState *s = p->s;
     /* Which scale and which of its steps (0 rows, 1 vdec, 2 hdec). */
     const unsigned k = i + (s->skip_scale0 ? 1 : 0);
@@ -256,10 +232,7 @@ static int float_vif_cuda_twin_plan(const void *state, const QualeVideoFormat *f
     FloatVifPlan *p = float_vif_cuda_plan_new(state, format->bitdepth);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->free_own = (void (*)(void *))float_vif_cuda_plan_free;
-    plan->slot_bytes = p->slot_bytes;
-    plan->readback_bytes = p->rows_bytes;
-    plan->steps = p->step_count;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

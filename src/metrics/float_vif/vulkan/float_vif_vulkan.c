@@ -28,10 +28,8 @@
 #include "metrics/float_vif/float_vif.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_float_vif[];
-extern const size_t vulkan_shader_float_vif_size;
-extern const unsigned char vulkan_shader_float_vif_decimate[];
-extern const size_t vulkan_shader_float_vif_decimate_size;
+VULKAN_SHADER(float_vif);
+VULKAN_SHADER(float_vif_decimate);
 
 enum {
     ROWS_PER_GROUP = 2,     /* float_vif.comp: ROWS */

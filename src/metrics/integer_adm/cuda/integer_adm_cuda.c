@@ -59,7 +59,7 @@ typedef struct AdmPlan {
     size_t picture[2][PICTURE_PLANES];      /* offsets in a slot, bytes */
     size_t mask[4];
     size_t sums;
-    size_t slot_bytes;
+    CudaSlotLayout slot; /* the sums cleared and read back */
 } AdmPlan;
 
 /* A launch of a level. */
@@ -69,9 +69,7 @@ typedef struct AdmStep {
 
 /* Not static: the host test calls them (it declares them itself). */
 AdmPlan *adm_cuda_plan_new(const AdmState *s);
-void adm_cuda_plan_free(AdmPlan *p);
-size_t adm_cuda_slot_bytes(const AdmPlan *p);
-size_t adm_cuda_sums_offset(const AdmPlan *p);
+const CudaSlotLayout *adm_cuda_slot(const AdmPlan *p);
 const char *adm_cuda_kernel_name(unsigned kernel);
 void adm_cuda_level_args(const AdmPlan *p, uint64_t slot, uint64_t ref, uint64_t dist,
                          uint64_t pic_stride, int level, AdmArgs *a);
@@ -108,23 +106,19 @@ AdmPlan *adm_cuda_plan_new(const AdmState *s)
     for (int m = 0; m < 4; m++, at += full) p->mask[m] = at;
     p->sums = at;
     at += cuda_align_up(ADM_SUMS * sizeof(uint64_t), ALIGN);
-    p->slot_bytes = at;
+    p->slot.bytes = at;
+    p->slot.clear_offset = p->slot.readback_offset = p->sums;
+    p->slot.clear_bytes = p->slot.readback_bytes = ADM_SUMS * sizeof(uint64_t);
+    for (int level = 0; level < ADM_SCALES; level++) {
+        AdmStep steps[4];
+        p->slot.steps += adm_cuda_steps(p, level, steps);
+    }
     return p;
 }
 
-void adm_cuda_plan_free(AdmPlan *p)
+const CudaSlotLayout *adm_cuda_slot(const AdmPlan *p)
 {
-    free(p);
-}
-
-size_t adm_cuda_slot_bytes(const AdmPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t adm_cuda_sums_offset(const AdmPlan *p)
-{
-    return p->sums;
+    return &p->slot;
 }
 
 const char *adm_cuda_kernel_name(unsigned kernel)
@@ -234,7 +228,7 @@ typedef struct AdmRun {
 static void adm_run_free(void *own)
 {
     AdmRun *r = own;
-    adm_cuda_plan_free(r->plan);
+    free(r->plan);
     free(r);
 }
 
@@ -259,10 +253,7 @@ static int adm_cuda_plan(const void *state, const QualeVideoFormat *format, Cuda
             r->launch[r->steps++] = (unsigned char)i;
         }
     }
-    plan->slot_bytes = r->plan->slot_bytes;
-    plan->clear_offset = plan->readback_offset = r->plan->sums;
-    plan->clear_bytes = plan->readback_bytes = ADM_SUMS * sizeof(uint64_t);
-    plan->steps = r->steps;
+    cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }
 

@@ -34,14 +34,10 @@
 #include "metrics/integer_adm/integer_adm.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_integer_adm_dwt[];
-extern const size_t vulkan_shader_integer_adm_dwt_size;
-extern const unsigned char vulkan_shader_integer_adm_decouple[];
-extern const size_t vulkan_shader_integer_adm_decouple_size;
-extern const unsigned char vulkan_shader_integer_adm_decouple_f64[];
-extern const size_t vulkan_shader_integer_adm_decouple_f64_size;
-extern const unsigned char vulkan_shader_integer_adm_rows[];
-extern const size_t vulkan_shader_integer_adm_rows_size;
+VULKAN_SHADER(integer_adm_dwt);
+VULKAN_SHADER(integer_adm_decouple);
+VULKAN_SHADER(integer_adm_decouple_f64);
+VULKAN_SHADER(integer_adm_rows);
 
 enum {
     DWT_SEGMENT = 127,     /* integer_adm_dwt.comp: outputs per workgroup */

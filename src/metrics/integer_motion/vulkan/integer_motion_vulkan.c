@@ -9,8 +9,7 @@
 #include "metrics/integer_motion/integer_motion.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_integer_motion[];
-extern const size_t vulkan_shader_integer_motion_size;
+VULKAN_SHADER(integer_motion);
 
 enum { OUTPUTS = 252 }; /* integer_motion.comp: columns per workgroup */
 

@@ -31,7 +31,7 @@
 extern const unsigned char cuda_module_integer_vif[];
 
 /* THREADS: the kernels' launch bounds */
-enum { THREADS = VIF_THREADS, HSTATS_ROWS = 8, ALIGN = 256 };
+enum { THREADS = VIF_THREADS, HSTATS_ROWS = 8 };
 
 enum { SUMS_PER_SCALE = 4, SUM_COUNT = VIF_SCALES * SUMS_PER_SCALE };
 
@@ -43,16 +43,12 @@ typedef struct VifPlan {
     /* offsets in a slot, bytes */
     size_t sums, mu1, mu2, xx, yy, xy, low_ref, low_dis;
     size_t scaled_ref[VIF_SCALES], scaled_dis[VIF_SCALES]; /* scales 1..3 */
-    size_t slot_bytes;
-    unsigned step_count;
+    CudaSlotLayout slot; /* the sums cleared and read back */
 } VifPlan;
 
 /* Not static: the host test calls them (it declares them itself). */
 VifPlan *vif_cuda_plan_new(const VifState *s);
-void vif_cuda_plan_free(VifPlan *p);
-size_t vif_cuda_slot_bytes(const VifPlan *p);
-size_t vif_cuda_sums_offset(const VifPlan *p);
-unsigned vif_cuda_step_count(const VifPlan *p);
+const CudaSlotLayout *vif_cuda_slot(const VifPlan *p);
 const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t table,
                           uint64_t ref, uint64_t dist, uint64_t stride, unsigned launch[3],
                           void *args);
@@ -67,12 +63,8 @@ VifPlan *vif_cuda_plan_new(const VifState *s)
         p->h[scale] = s->height >> scale;
     }
     const size_t area = (size_t)p->w[0] * p->h[0];
-    size_t at = 0;
-#define VIF_PLACE(field, bytes)       \
-    do {                              \
-        p->field = at;                \
-        at = cuda_align_up(at + (bytes), ALIGN); \
-    } while (0)
+    size_t *at = &p->slot.bytes;
+#define VIF_PLACE(field, bytes) p->field = cuda_plan_place(at, bytes)
     VIF_PLACE(sums, SUM_COUNT * sizeof(uint64_t));
     VIF_PLACE(mu1, area * sizeof(uint16_t));
     VIF_PLACE(mu2, area * sizeof(uint16_t));
@@ -87,29 +79,15 @@ VifPlan *vif_cuda_plan_new(const VifState *s)
         VIF_PLACE(scaled_dis[scale], bytes);
     }
 #undef VIF_PLACE
-    p->slot_bytes = at;
-    p->step_count = (s->skip_scale0 ? 0 : 2) + 4 * (VIF_SCALES - 1);
+    p->slot.clear_offset = p->slot.readback_offset = p->sums;
+    p->slot.clear_bytes = p->slot.readback_bytes = SUM_COUNT * sizeof(uint64_t);
+    p->slot.steps = (s->skip_scale0 ? 0 : 2) + 4 * (VIF_SCALES - 1);
     return p;
 }
 
-void vif_cuda_plan_free(VifPlan *p)
+const CudaSlotLayout *vif_cuda_slot(const VifPlan *p)
 {
-    free(p);
-}
-
-size_t vif_cuda_slot_bytes(const VifPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t vif_cuda_sums_offset(const VifPlan *p)
-{
-    return p->sums;
-}
-
-unsigned vif_cuda_step_count(const VifPlan *p)
-{
-    return p->step_count;
+    return &p->slot;
 }
 
 /*
@@ -140,7 +118,7 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
     };
     static const char *const hlow[VIF_SCALES] = { NULL, "vif_hlow_9", "vif_hlow_5", "vif_hlow_3" };
 
-    if (i >= p->step_count) return NULL;
+    if (i >= p->slot.steps) return NULL;
     const VifState *s = p->s;
     /* Which scale and which of its steps (0 vlow, 1 hlow, 2 vstats, 3 hstats). */
     const unsigned k = i + (s->skip_scale0 ? 2 : 0) + 2;
@@ -229,14 +207,10 @@ static int vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
     VifPlan *p = vif_cuda_plan_new(s);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->free_own = (void (*)(void *))vif_cuda_plan_free;
     plan->constant_bytes = VIF_LOG2_TABLE_SIZE * sizeof(uint16_t);
     plan->uploads[0] = (CudaPlanUpload){ 0, s->log2_table, plan->constant_bytes };
     plan->upload_count = 1;
-    plan->slot_bytes = p->slot_bytes;
-    plan->clear_offset = plan->readback_offset = p->sums;
-    plan->clear_bytes = plan->readback_bytes = SUM_COUNT * sizeof(uint64_t);
-    plan->steps = p->step_count;
+    cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 

@@ -27,12 +27,9 @@
 #include "metrics/integer_vif/integer_vif.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_integer_vif[];
-extern const size_t vulkan_shader_integer_vif_size;
-extern const unsigned char vulkan_shader_integer_vif_f64[];
-extern const size_t vulkan_shader_integer_vif_f64_size;
-extern const unsigned char vulkan_shader_integer_vif_decimate[];
-extern const size_t vulkan_shader_integer_vif_decimate_size;
+VULKAN_SHADER(integer_vif);
+VULKAN_SHADER(integer_vif_f64);
+VULKAN_SHADER(integer_vif_decimate);
 
 enum {
     STATS_THREADS = 256,   /* integer_vif.glsl: invocations (columns) per workgroup */

@@ -5,8 +5,7 @@
 #include "metrics/psnr/psnr.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_psnr[];
-extern const size_t vulkan_shader_psnr_size;
+VULKAN_SHADER(psnr);
 
 enum { ROWS_PER_GROUP = 8 };
 

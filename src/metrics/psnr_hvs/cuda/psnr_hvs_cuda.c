@@ -27,7 +27,7 @@ extern const unsigned char cuda_module_psnr_hvs[];
 
 /* THREADS and WALK_THREADS: the kernels' launch bounds. */
 enum { THREADS = HVS_THREADS, WALK_THREADS = HVS_WALK_THREADS, CAND_BYTES = sizeof(HvsCand),
-       ALIGN = 256, STEPS = 4 };
+       STEPS = 4 };
 enum { TABLE_FLOATS = 2 * 3 * 64 };
 
 /* ---- the plan ------------------------------------------------------------- */
@@ -37,15 +37,12 @@ typedef struct HvsPlan {
     PsnrHvsLayout layout;
     /* offsets in a slot, bytes */
     size_t terms, prefix, cand, sums;
-    size_t slot_bytes;
+    CudaSlotLayout slot; /* the sums read back */
 } HvsPlan;
 
 /* Not static: the host test calls them (it declares them itself). */
 HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *format);
-void hvs_cuda_plan_free(HvsPlan *p);
-size_t hvs_cuda_slot_bytes(const HvsPlan *p);
-size_t hvs_cuda_sums_offset(const HvsPlan *p);
-unsigned hvs_cuda_step_count(const HvsPlan *p);
+const CudaSlotLayout *hvs_cuda_slot(const HvsPlan *p);
 void hvs_cuda_counts(const HvsPlan *p, uint64_t count[3]);
 void hvs_cuda_tables(const PsnrHvsState *s, float tables[TABLE_FLOATS]);
 const char *hvs_cuda_step(const HvsPlan *p, unsigned i, uint64_t slot, uint64_t tables,
@@ -58,40 +55,20 @@ HvsPlan *hvs_cuda_plan_new(const QualeVideoFormat *f)
     if (!p) return NULL;
     p->hbd = f->bitdepth > 8;
     psnr_hvs_layout(f, &p->layout);
-    size_t at = 0;
-#define HVS_PLACE(field, bytes)             \
-    do {                                    \
-        p->field = at;                      \
-        at = cuda_align_up(at + (bytes), ALIGN); \
-    } while (0)
-    HVS_PLACE(terms, (size_t)p->layout.total * 64 * sizeof(float));
-    HVS_PLACE(prefix, (size_t)p->layout.total * sizeof(double));
-    HVS_PLACE(cand, (size_t)p->layout.total * CAND_BYTES);
-    HVS_PLACE(sums, 4 * sizeof(float));
-#undef HVS_PLACE
-    p->slot_bytes = at;
+    size_t *at = &p->slot.bytes;
+    p->terms = cuda_plan_place(at, (size_t)p->layout.total * 64 * sizeof(float));
+    p->prefix = cuda_plan_place(at, (size_t)p->layout.total * sizeof(double));
+    p->cand = cuda_plan_place(at, (size_t)p->layout.total * CAND_BYTES);
+    p->sums = cuda_plan_place(at, 4 * sizeof(float));
+    p->slot.readback_offset = p->sums;
+    p->slot.readback_bytes = 3 * sizeof(float);
+    p->slot.steps = STEPS;
     return p;
 }
 
-void hvs_cuda_plan_free(HvsPlan *p)
+const CudaSlotLayout *hvs_cuda_slot(const HvsPlan *p)
 {
-    free(p);
-}
-
-size_t hvs_cuda_slot_bytes(const HvsPlan *p)
-{
-    return p->slot_bytes;
-}
-
-size_t hvs_cuda_sums_offset(const HvsPlan *p)
-{
-    return p->sums;
-}
-
-unsigned hvs_cuda_step_count(const HvsPlan *p)
-{
-    (void)p;
-    return STEPS;
+    return &p->slot;
 }
 
 /* The number of terms of each plane's sum. */
@@ -168,7 +145,7 @@ typedef struct HvsRun {
 static void hvs_run_free(void *own)
 {
     HvsRun *r = own;
-    hvs_cuda_plan_free(r->plan);
+    free(r->plan);
     free(r);
 }
 
@@ -189,10 +166,7 @@ static int hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
     plan->constant_bytes = sizeof(r->tables);
     plan->uploads[0] = (CudaPlanUpload){ 0, r->tables, sizeof(r->tables) };
     plan->upload_count = 1;
-    plan->slot_bytes = r->plan->slot_bytes;
-    plan->readback_offset = r->plan->sums;
-    plan->readback_bytes = 3 * sizeof(float);
-    plan->steps = STEPS;
+    cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }
 

@@ -29,14 +29,10 @@
 #include "metrics/psnr_hvs/psnr_hvs.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
-extern const unsigned char vulkan_shader_psnr_hvs_terms[];
-extern const size_t vulkan_shader_psnr_hvs_terms_size;
-extern const unsigned char vulkan_shader_psnr_hvs_prefix[];
-extern const size_t vulkan_shader_psnr_hvs_prefix_size;
-extern const unsigned char vulkan_shader_psnr_hvs_cand[];
-extern const size_t vulkan_shader_psnr_hvs_cand_size;
-extern const unsigned char vulkan_shader_psnr_hvs_walk[];
-extern const size_t vulkan_shader_psnr_hvs_walk_size;
+VULKAN_SHADER(psnr_hvs_terms);
+VULKAN_SHADER(psnr_hvs_prefix);
+VULKAN_SHADER(psnr_hvs_cand);
+VULKAN_SHADER(psnr_hvs_walk);
 
 enum {
     THREADS = 64,          /* psnr_hvs.glsl: HVS_THREADS */

@@ -271,24 +271,11 @@ SPEED_FN void speed_matrix_mul(float *out, const float *A, const float *B, int c
     }
 }
 
-/*
- * speed_picture_stats() of one picture, by `threads` threads (tid: this
- * one's); SPEED_SYNC() between the steps.  K at cov, the picture at f,
- * Y, X and M Y in y, x and rhs (25 x blocks, global); the results: the
- * blocks' entropies, then their variances, then 1 if K was singular.
- */
-SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float *K, float *Y,
-                               float *X, float *RHS, float *results, double log2_2pie,
-                               SpeedShared *sh, int tid, int threads)
+/* Householder tridiagonalisation of A in place (tridiagonalise() of
+ * speed.c), the reflections' scalars through sh. */
+SPEED_FN void speed_tridiagonalise(float *A, SpeedShared *sh, int tid, int threads)
 {
     const int n = SPEED_ELEMENTS;
-    const SpeedGeometry *g = &s->g;
-    const int blocks = g->blocks;
-    float *A = sh->A;
-    for (int e = tid; e < n * n; e += threads) A[e] = K[e];
-    SPEED_SYNC();
-
-    /* Householder tridiagonalisation (tridiagonalise() of speed.c). */
     for (int i = 0; i < n - 2; i++) {
         if (tid == 0) {
             float tau = 0.0f, norm = 0;
@@ -333,30 +320,14 @@ SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float 
         }
         SPEED_SYNC();
     }
+}
 
-    /* The implicit QR iteration, on one thread. */
-    if (tid == 0) {
-        float *d = sh->d, *sd = sh->sd;
-        for (int i = 0; i < n; i++) d[i] = A[i * n + i];
-        for (int i = 0; i < n - 1; i++) sd[i] = A[(i + 1) * n + i];
-        speed_qr_iterate(d, sd, n);
-        int regular = 1;
-        for (int k = 0; k < n; k++) {
-            sh->eig[k] = d[k];
-            regular &= !(d[k] < SPEED_EIGENVALUE_EPS);
-        }
-        sh->singular = !regular;
-    }
-    /* Y: block b's sample at offset o. */
-    for (int e = tid; e < n * blocks; e += threads) {
-        const int o = e / blocks, b = e % blocks;
-        const int by = b / g->blocks_x, bx = b % g->blocks_x;
-        Y[e] = f[(size_t)(SPEED_BLOCK * by + o / SPEED_BLOCK) * g->op_w + SPEED_BLOCK * bx +
-                 o % SPEED_BLOCK];
-    }
-    SPEED_SYNC();
-
-    /* K X = Y by solve(): M = H_23 ... H_0, R = M K, R X = M Y. */
+/* K X = Y by solve() of speed.c: M = H_23 ... H_0, R = M K, R X = M Y;
+ * sh->singular set where R has a pivot too small. */
+SPEED_FN void speed_solve(const float *K, const float *Y, float *X, float *RHS, int blocks,
+                          SpeedShared *sh, int tid, int threads)
+{
+    const int n = SPEED_ELEMENTS;
     if (!sh->singular) {
         for (int e = tid; e < n * n; e += threads) {
             sh->Z[e] = K[e];
@@ -415,8 +386,15 @@ SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float 
         }
     }
     SPEED_SYNC();
+}
 
-    /* The blocks' variances and entropies. */
+/* Each block's variance (X . Y / 25) and entropy (the sum over the
+ * eigenvalues of log2 of L v + sigma_nn, and log2(2 pi e)). */
+SPEED_FN void speed_block_entropies(const SpeedSetup *s, const float *X, const float *Y,
+                                    int blocks, const SpeedShared *sh, float *results,
+                                    double log2_2pie, int tid, int threads)
+{
+    const int n = SPEED_ELEMENTS;
     const bool singular = sh->singular != 0;
     float *entropies = results, *variances = results + blocks;
     for (int b = tid; b < blocks; b += threads) {
@@ -434,7 +412,52 @@ SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float 
         variances[b] = v;
         entropies[b] = e;
     }
-    if (tid == 0) results[2 * blocks] = singular ? 1.0f : 0.0f;
+}
+
+/*
+ * speed_picture_stats() of one picture, by `threads` threads (tid: this
+ * one's); SPEED_SYNC() between the steps.  K at cov, the picture at f,
+ * Y, X and M Y in y, x and rhs (25 x blocks, global); the results: the
+ * blocks' entropies, then their variances, then 1 if K was singular.
+ */
+SPEED_FN void speed_stats_body(const SpeedSetup *s, const float *f, const float *K, float *Y,
+                               float *X, float *RHS, float *results, double log2_2pie,
+                               SpeedShared *sh, int tid, int threads)
+{
+    const int n = SPEED_ELEMENTS;
+    const SpeedGeometry *g = &s->g;
+    const int blocks = g->blocks;
+    float *A = sh->A;
+    for (int e = tid; e < n * n; e += threads) A[e] = K[e];
+    SPEED_SYNC();
+    speed_tridiagonalise(A, sh, tid, threads);
+
+    /* The implicit QR iteration, on one thread. */
+    if (tid == 0) {
+        float *d = sh->d, *sd = sh->sd;
+        for (int i = 0; i < n; i++) d[i] = A[i * n + i];
+        for (int i = 0; i < n - 1; i++) sd[i] = A[(i + 1) * n + i];
+        speed_qr_iterate(d, sd, n);
+        int regular = 1;
+        for (int k = 0; k < n; k++) {
+            sh->eig[k] = d[k];
+            regular &= !(d[k] < SPEED_EIGENVALUE_EPS);
+        }
+        sh->singular = !regular;
+    }
+    /* Y: block b's sample at offset o. */
+    for (int e = tid; e < n * blocks; e += threads) {
+        const int o = e / blocks, b = e % blocks;
+        const int by = b / g->blocks_x, bx = b % g->blocks_x;
+        Y[e] = f[(size_t)(SPEED_BLOCK * by + o / SPEED_BLOCK) * g->op_w + SPEED_BLOCK * bx +
+                 o % SPEED_BLOCK];
+    }
+    SPEED_SYNC();
+
+    speed_solve(K, Y, X, RHS, blocks, sh, tid, threads);
+    SPEED_SYNC();
+    speed_block_entropies(s, X, Y, blocks, sh, results, log2_2pie, tid, threads);
+    if (tid == 0) results[2 * blocks] = sh->singular ? 1.0f : 0.0f;
 }
 
 /* ---- one element of each kernel (what a thread, or a block, computes) ---------- */

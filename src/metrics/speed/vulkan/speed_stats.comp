@@ -137,20 +137,10 @@ void qr_step(int a, int n, double eps)
     sd_sd[a + n - 2] = bk;
 }
 
-void main()
+// Householder tridiagonalisation of A in place (tridiagonalise() of
+// speed.c), the reflections' scalars through shared memory.
+void tridiagonalise(int tid)
 {
-    const int tid = int(gl_LocalInvocationID.x);
-    const uint z = gl_WorkGroupID.y;
-    const int blocks = c_int(C_BLOCKS), blocks_x = c_int(C_BLOCKS_X), op_w = c_int(C_OP_W);
-    const double eps = c_double(C_EPS);
-    const uint base = speed_work(z);
-    const uint K = base + cst[C_L_COV], F = base + cst[C_L_F];
-    const uint Y = base + cst[C_L_Y], X = base + cst[C_L_X], RHS = base + cst[C_L_RHS];
-
-    for (int e = tid; e < N * N; e += THREADS) A[e] = work[K + uint(e)];
-    barrier();
-
-    // Householder tridiagonalisation (tridiagonalise() of speed.c).
     for (int i = 0; i < N - 2; i++) {
         if (tid == 0) {
             float tau = 0.0, sv = 0.0, beta = 0.0;
@@ -210,8 +200,12 @@ void main()
         }
         barrier();
     }
+}
 
-    // The implicit QR iteration, on one invocation.
+// K's eigenvalues into sd_eig by the implicit QR iteration, on one
+// invocation; sh_singular where one is below eps.
+void eigenvalues(int tid, double eps)
+{
     if (tid == 0) {
         for (int i = 0; i < N; i++) sd_d[i] = A[i * N + i];
         for (int i = 0; i < N - 1; i++) sd_sd[i] = A[(i + 1) * N + i];
@@ -235,17 +229,12 @@ void main()
         }
         sh_singular = regular ? 0 : 1;
     }
-    // Y: block b's sample at offset o.
-    for (int e = tid; e < N * blocks; e += THREADS) {
-        const int o = e / blocks, b = e % blocks;
-        const int by = b / blocks_x, bx = b % blocks_x;
-        work[Y + uint(e)] = work[F + uint((SPEED_BLOCK * by + o / SPEED_BLOCK) * op_w +
-                                          SPEED_BLOCK * bx + o % SPEED_BLOCK)];
-    }
-    memoryBarrierBuffer();
-    barrier();
+}
 
-    // K X = Y by solve(): M = H_23 ... H_0, R = M K, R X = M Y.
+// K X = Y by solve(): M = H_23 ... H_0, R = M K, R X = M Y; sh_singular
+// set where R has a pivot too small.
+void solve(int tid, uint K, uint Y, uint X, uint RHS, int blocks, double eps)
+{
     if (sh_singular == 0) {
         for (int e = tid; e < N * N; e += THREADS) {
             Z[e] = work[K + uint(e)];
@@ -329,10 +318,12 @@ void main()
     }
     memoryBarrierShared();
     barrier();
+}
 
-    // The blocks' variances and entropies.
-    const bool singular = sh_singular != 0;
-    const uint out_base = pc.result_base + z * cst[C_RESULT_FLOATS];
+// Each block's variance (X . Y / 25) and entropy (the sum over the
+// eigenvalues of log2 of L v + sigma_nn, and log2(2 pi e)).
+void block_entropies(int tid, uint Y, uint X, int blocks, bool singular, uint out_base)
+{
     const float sigma_nn = c_float(C_SIGMA_NN);
     const double log2_2pie = c_double(C_LOG2_2PIE);
     for (int b = tid; b < blocks; b += THREADS) {
@@ -353,5 +344,36 @@ void main()
         results[out_base + uint(blocks + b)] = v;
         results[out_base + uint(b)] = e;
     }
+}
+
+void main()
+{
+    const int tid = int(gl_LocalInvocationID.x);
+    const uint z = gl_WorkGroupID.y;
+    const int blocks = c_int(C_BLOCKS), blocks_x = c_int(C_BLOCKS_X), op_w = c_int(C_OP_W);
+    const double eps = c_double(C_EPS);
+    const uint base = speed_work(z);
+    const uint K = base + cst[C_L_COV], F = base + cst[C_L_F];
+    const uint Y = base + cst[C_L_Y], X = base + cst[C_L_X], RHS = base + cst[C_L_RHS];
+
+    for (int e = tid; e < N * N; e += THREADS) A[e] = work[K + uint(e)];
+    barrier();
+    tridiagonalise(tid);
+    eigenvalues(tid, eps);
+    // Y: block b's sample at offset o.
+    for (int e = tid; e < N * blocks; e += THREADS) {
+        const int o = e / blocks, b = e % blocks;
+        const int by = b / blocks_x, bx = b % blocks_x;
+        work[Y + uint(e)] = work[F + uint((SPEED_BLOCK * by + o / SPEED_BLOCK) * op_w +
+                                          SPEED_BLOCK * bx + o % SPEED_BLOCK)];
+    }
+    memoryBarrierBuffer();
+    barrier();
+
+    solve(tid, K, Y, X, RHS, blocks, eps);
+
+    const bool singular = sh_singular != 0;
+    const uint out_base = pc.result_base + z * cst[C_RESULT_FLOATS];
+    block_entropies(tid, Y, X, blocks, singular, out_base);
     if (tid == 0) results[out_base + uint(2 * blocks)] = singular ? 1.0 : 0.0;
 }

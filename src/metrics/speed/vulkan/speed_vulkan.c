@@ -30,14 +30,11 @@
 
 extern const Metric metric_speed_chroma, metric_speed_temporal;
 
-#define SHADER(name)                                   \
-    extern const unsigned char vulkan_shader_##name[]; \
-    extern const size_t vulkan_shader_##name##_size;
-SHADER(speed_blur)
-SHADER(speed_local_mean)
-SHADER(speed_means)
-SHADER(speed_cov)
-SHADER(speed_stats)
+VULKAN_SHADER(speed_blur);
+VULKAN_SHADER(speed_local_mean);
+VULKAN_SHADER(speed_means);
+VULKAN_SHADER(speed_cov);
+VULKAN_SHADER(speed_stats);
 
 enum SpeedStep { STEP_BLUR, STEP_LOCAL_MEAN, STEP_MEANS, STEP_COV, STEP_STATS, SPEED_STEPS };
 
