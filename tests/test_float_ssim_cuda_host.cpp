@@ -637,6 +637,115 @@ static const Case fixed_cases[] = {
     { 1919, 1081, 16, QUALE_CHROMA_444, P_WIDE, D_CONTRAST, BOTH, 0x2, 0x2, 1 },
 };
 
+/* Frame f of float_ssim through the twin's steps (backwards: the threads
+ * in reverse), checked step by step against the C reference's pictures
+ * and sums: the values, or 0 when the plan could not be made. */
+static unsigned ssim_frame(const FloatSsimState *s, const QualePicture *ref_pic,
+                           const QualePicture *dist_pic, Slot &slot, bool backwards,
+                           const char *label, unsigned f, double *values)
+{
+    FssimPlan *plan = fssim_cuda_plan_new(s);
+    CHECK(plan != NULL);
+    if (!plan) return 0;
+    slot.reset(fssim_cuda_slot(plan)->bytes);
+    CHECK(run_steps(plan, fssim_cuda_step, fssim_cuda_slot(plan)->steps, slot,
+                    ref_pic, dist_pic, backwards));
+    const double *partials =
+        (const double *)(slot.data() + fssim_cuda_slot(plan)->readback_offset);
+    IqaSsimMeans means;
+    fssim_cuda_means(plan, partials, &means);
+    const unsigned count = float_ssim_values(s, &means, values);
+
+    /* the C reference's pictures and sums */
+    FloatPicture rp, dp;
+    if (s->scale > 1) {
+        ssim_shrunk(s, ref_pic, rp);
+        ssim_shrunk(s, dist_pic, dp);
+        /* the shrunk planes follow the partials: the
+         * decimation's arguments name them */
+        unsigned launch[3];
+        FssimDecimateArgs da;
+        SsimArgs room;
+        fssim_cuda_step(plan, 0, (uint64_t)(uintptr_t)slot.data(), 0, 0, 0,
+                        launch, &room);
+        memcpy(&da, &room, sizeof(da));
+        const bool same = same_plane(da.dst_ref, rp) && same_plane(da.dst_dist, dp);
+        CHECK(same);
+        if (!same) fprintf(stderr, "  %s, frame %u: shrunk pictures differ\n", label, f);
+    } else {
+        rp.alloc(s->w, s->h);
+        dp.alloc(s->w, s->h);
+        for (int y = 0; y < s->h; y++) {
+            picture_float_row(ref_pic, 0, (unsigned)y, 0.0f, rp.row(y));
+            picture_float_row(dist_pic, 0, (unsigned)y, 0.0f, dp.row(y));
+        }
+    }
+    IqaSsimSums twin = { 0, 0, 0, 0 };
+    for (unsigned t = 0; t < fssim_cuda_tiles(plan); t++) {
+        twin.ssim += partials[4 * t];
+        twin.l += partials[4 * t + 1];
+        twin.c += partials[4 * t + 2];
+        twin.s += partials[4 * t + 3];
+    }
+    const IqaSsimSums ref = reference_sums(rp, dp);
+    note_sums(twin, ref, means, iqa_ssim_means(&ref, rp.w, rp.h), label, 0);
+    free(plan);
+    return count;
+}
+
+/* The same for float_ms_ssim, every scale. */
+static unsigned ms_ssim_frame(const FloatMsSsimState *s, const QualePicture *ref_pic,
+                              const QualePicture *dist_pic, Slot &slot, bool backwards,
+                              const char *label, unsigned f, double *values)
+{
+    FmsPlan *plan = fms_cuda_plan_new(s);
+    CHECK(plan != NULL);
+    if (!plan) return 0;
+    slot.reset(fms_cuda_slot(plan)->bytes);
+    CHECK(run_steps(plan, fms_cuda_step, fms_cuda_slot(plan)->steps, slot,
+                    ref_pic, dist_pic, backwards));
+    const double *partials =
+        (const double *)(slot.data() + fms_cuda_slot(plan)->readback_offset);
+    IqaSsimMeans means[MS_SSIM_SCALES];
+    fms_cuda_means(plan, partials, means);
+    const unsigned count = float_ms_ssim_values(s, means, values);
+
+    FloatPicture rs[MS_SSIM_SCALES], ds_[MS_SSIM_SCALES];
+    ms_scales(s, ref_pic, rs);
+    ms_scales(s, dist_pic, ds_);
+    /* the tiles of each scale, as the SSIM launch's arguments say */
+    unsigned launch[3];
+    SsimArgs sa;
+    fms_cuda_step(plan, MS_SSIM_SCALES - 1, (uint64_t)(uintptr_t)slot.data(), 0,
+                  0, 0, launch, &sa);
+    for (unsigned k = 0; k < MS_SSIM_SCALES; k++) {
+        if (k > 0) {
+            const float *tr = (const float *)(slot.data() + fms_cuda_plane_offset(plan, k, 0));
+            const float *td = (const float *)(slot.data() + fms_cuda_plane_offset(plan, k, 1));
+            const bool same = same_plane(tr, rs[k]) && same_plane(td, ds_[k]);
+            CHECK(same);
+            if (!same)
+                fprintf(stderr, "  %s, frame %u: scale %u pictures differ\n", label,
+                        f, k);
+        }
+        const unsigned first = sa.scale[k].first_tile;
+        const unsigned end = k + 1 < MS_SSIM_SCALES ? sa.scale[k + 1].first_tile
+                                                    : fms_cuda_tiles(plan);
+        IqaSsimSums twin = { 0, 0, 0, 0 };
+        for (unsigned t = first; t < end; t++) {
+            twin.ssim += partials[4 * t];
+            twin.l += partials[4 * t + 1];
+            twin.c += partials[4 * t + 2];
+            twin.s += partials[4 * t + 3];
+        }
+        const IqaSsimSums ref = reference_sums(rs[k], ds_[k]);
+        note_sums(twin, ref, means[k], iqa_ssim_means(&ref, rs[k].w, rs[k].h),
+                  label, k);
+    }
+    free(plan);
+    return count;
+}
+
 static void run_case(const Case &c, unsigned index)
 {
     const QualeVideoFormat format = { c.chroma, c.bitdepth, c.w, c.h };
@@ -687,102 +796,13 @@ static void run_case(const Case &c, unsigned index)
                 const bool backwards = f % 2 == 1;
                 double values[FLOAT_MS_SSIM_KEY_COUNT];
                 unsigned count = 0;
-                if (!ms) {
-                    const FloatSsimState *s = static_cast<const FloatSsimState *>(state);
-                    FssimPlan *plan = fssim_cuda_plan_new(s);
-                    CHECK(plan != NULL);
-                    if (!plan) break;
-                    slot.reset(fssim_cuda_slot(plan)->bytes);
-                    CHECK(run_steps(plan, fssim_cuda_step, fssim_cuda_slot(plan)->steps, slot,
-                                    &refs[f], &dists[f], backwards));
-                    const double *partials =
-                        (const double *)(slot.data() + fssim_cuda_slot(plan)->readback_offset);
-                    IqaSsimMeans means;
-                    fssim_cuda_means(plan, partials, &means);
-                    count = float_ssim_values(s, &means, values);
-
-                    /* the C reference's pictures and sums */
-                    FloatPicture rp, dp;
-                    if (s->scale > 1) {
-                        ssim_shrunk(s, &refs[f], rp);
-                        ssim_shrunk(s, &dists[f], dp);
-                        /* the shrunk planes follow the partials: the
-                         * decimation's arguments name them */
-                        unsigned launch[3];
-                        FssimDecimateArgs da;
-                        SsimArgs room;
-                        fssim_cuda_step(plan, 0, (uint64_t)(uintptr_t)slot.data(), 0, 0, 0,
-                                        launch, &room);
-                        memcpy(&da, &room, sizeof(da));
-                        const bool same = same_plane(da.dst_ref, rp) && same_plane(da.dst_dist, dp);
-                        CHECK(same);
-                        if (!same) fprintf(stderr, "  %s, frame %u: shrunk pictures differ\n", label, f);
-                    } else {
-                        rp.alloc(s->w, s->h);
-                        dp.alloc(s->w, s->h);
-                        for (int y = 0; y < s->h; y++) {
-                            picture_float_row(&refs[f], 0, (unsigned)y, 0.0f, rp.row(y));
-                            picture_float_row(&dists[f], 0, (unsigned)y, 0.0f, dp.row(y));
-                        }
-                    }
-                    IqaSsimSums twin = { 0, 0, 0, 0 };
-                    for (unsigned t = 0; t < fssim_cuda_tiles(plan); t++) {
-                        twin.ssim += partials[4 * t];
-                        twin.l += partials[4 * t + 1];
-                        twin.c += partials[4 * t + 2];
-                        twin.s += partials[4 * t + 3];
-                    }
-                    const IqaSsimSums ref = reference_sums(rp, dp);
-                    note_sums(twin, ref, means, iqa_ssim_means(&ref, rp.w, rp.h), label, 0);
-                    free(plan);
-                } else {
-                    const FloatMsSsimState *s = static_cast<const FloatMsSsimState *>(state);
-                    FmsPlan *plan = fms_cuda_plan_new(s);
-                    CHECK(plan != NULL);
-                    if (!plan) break;
-                    slot.reset(fms_cuda_slot(plan)->bytes);
-                    CHECK(run_steps(plan, fms_cuda_step, fms_cuda_slot(plan)->steps, slot,
-                                    &refs[f], &dists[f], backwards));
-                    const double *partials =
-                        (const double *)(slot.data() + fms_cuda_slot(plan)->readback_offset);
-                    IqaSsimMeans means[MS_SSIM_SCALES];
-                    fms_cuda_means(plan, partials, means);
-                    count = float_ms_ssim_values(s, means, values);
-
-                    FloatPicture rs[MS_SSIM_SCALES], ds_[MS_SSIM_SCALES];
-                    ms_scales(s, &refs[f], rs);
-                    ms_scales(s, &dists[f], ds_);
-                    /* the tiles of each scale, as the SSIM launch's arguments say */
-                    unsigned launch[3];
-                    SsimArgs sa;
-                    fms_cuda_step(plan, MS_SSIM_SCALES - 1, (uint64_t)(uintptr_t)slot.data(), 0,
-                                  0, 0, launch, &sa);
-                    for (unsigned k = 0; k < MS_SSIM_SCALES; k++) {
-                        if (k > 0) {
-                            const float *tr = (const float *)(slot.data() + fms_cuda_plane_offset(plan, k, 0));
-                            const float *td = (const float *)(slot.data() + fms_cuda_plane_offset(plan, k, 1));
-                            const bool same = same_plane(tr, rs[k]) && same_plane(td, ds_[k]);
-                            CHECK(same);
-                            if (!same)
-                                fprintf(stderr, "  %s, frame %u: scale %u pictures differ\n", label,
-                                        f, k);
-                        }
-                        const unsigned first = sa.scale[k].first_tile;
-                        const unsigned end = k + 1 < MS_SSIM_SCALES ? sa.scale[k + 1].first_tile
-                                                                    : fms_cuda_tiles(plan);
-                        IqaSsimSums twin = { 0, 0, 0, 0 };
-                        for (unsigned t = first; t < end; t++) {
-                            twin.ssim += partials[4 * t];
-                            twin.l += partials[4 * t + 1];
-                            twin.c += partials[4 * t + 2];
-                            twin.s += partials[4 * t + 3];
-                        }
-                        const IqaSsimSums ref = reference_sums(rs[k], ds_[k]);
-                        note_sums(twin, ref, means[k], iqa_ssim_means(&ref, rs[k].w, rs[k].h),
-                                  label, k);
-                    }
-                    free(plan);
-                }
+                if (!ms)
+                    count = ssim_frame(static_cast<const FloatSsimState *>(state), &refs[f],
+                                       &dists[f], slot, backwards, label, f, values);
+                else
+                    count = ms_ssim_frame(static_cast<const FloatMsSsimState *>(state), &refs[f],
+                                          &dists[f], slot, backwards, label, f, values);
+                if (!count) break;
 
                 CHECK(count == keys);
                 for (unsigned k = 0; k < count && k < keys; k++) {

@@ -87,11 +87,10 @@ static void expect_bad(const char *text, unsigned line, unsigned column,
     expect_json_error(text, strlen(text), line, column, fragment);
 }
 
-static void test_json(void)
+static void test_json_values(void)
 {
     JsonDocument *doc = NULL;
     JsonError error;
-
     /* Values of every kind. */
     int err = parse_text(" {\"a\": [1, -2.5e3, 0, -0, 1E+2, 0.1], \"b\": true, "
                          "\"c\": false, \"d\": null, \"e\": \"x\", \"f\": {}, "
@@ -123,7 +122,13 @@ static void test_json(void)
         check(f && f->type == JSON_OBJECT && f->u.object.count == 0, "json: {}");
         json_document_free(&doc);
     }
+}
 
+static void test_json_numbers(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Numbers are correctly rounded, like strtod. */
     err = parse_text("[0.012020766332648465, 1.7976931348623157e308, 5e-324, "
                      "2.2250738585072011e-308, 1e-400, 123456789012345678901234567890]",
@@ -140,7 +145,13 @@ static void test_json(void)
               "json: long integer");
         json_document_free(&doc);
     }
+}
 
+static void test_json_strings(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Strings and escapes. */
     err = parse_text("[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\", \"\\u00e9\\u20AC\", "
                      "\"\\ud83d\\ude00\", \"\xc3\xa9\xe2\x82\xac\", \"a\\u0000b\"]",
@@ -161,12 +172,21 @@ static void test_json(void)
               "json: \\u0000 kept with its length");
         json_document_free(&doc);
     }
+}
 
+static void test_json_bom(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Byte order mark and surrounding blanks are accepted. */
     err = parse_text("\xef\xbb\xbf \t\r\n[1]\n\n", &doc, &error);
     check(!err, "json: BOM: %s", error.message);
     json_document_free(&doc);
+}
 
+static void test_json_errors(void)
+{
     /* Errors, with their positions. */
     expect_bad("", 1, 1, "empty");
     expect_bad("   \n  ", 2, 3, "empty");
@@ -208,7 +228,13 @@ static void test_json(void)
     expect_bad("[\"\xc3\xa9\xc3\xa9\", x]", 1, 8, NULL); /* columns count characters */
     expect_json_error("[1,\0 2]", 7, 1, 4, "byte 0x00");
     expect_json_error("\"a\0b\"", 5, 1, 3, "control character");
+}
 
+static void test_json_duplicates(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Duplicate keys in a large object (the sorted path). */
     {
         char big[4096];
@@ -223,7 +249,13 @@ static void test_json(void)
         check(!err, "json: 41 distinct keys: %s", error.message);
         json_document_free(&doc);
     }
+}
 
+static void test_json_depth(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Depth limit: 64 levels parse, 65 do not, and a deep hostile input
      * fails cleanly instead of exhausting the stack. */
     {
@@ -252,7 +284,13 @@ static void test_json(void)
         check(err == -EINVAL && strstr(error.message, "values"),
               "json: value limit: %s", error.message);
     }
+}
 
+static void test_json_fuzz(void)
+{
+    JsonDocument *doc = NULL;
+    JsonError error;
+    int err;
     /* Never crashes: every prefix of a valid document, and random bytes. */
     {
         const char *text = "{\"a\": [1.5e-3, \"\\u00e9x\\n\", true, null, {\"b\": []}], "
@@ -280,6 +318,18 @@ static void test_json(void)
         }
         check(1, "json: random input");
     }
+}
+
+static void test_json(void)
+{
+    test_json_values();
+    test_json_numbers();
+    test_json_strings();
+    test_json_bom();
+    test_json_errors();
+    test_json_duplicates();
+    test_json_depth();
+    test_json_fuzz();
 }
 
 /* ---- models: malformed input ---------------------------------------------- */
@@ -342,7 +392,7 @@ static char *model_text(const char *features, const char *slopes,
     return text;
 }
 
-static void test_malformed(void)
+static void test_small_model(void)
 {
     /* The good one loads, and predicts what libsvm's formula says. */
     const char *path = write_temp("good_model.json",
@@ -380,7 +430,10 @@ static void test_malformed(void)
               out[0], expect);
         model_close(&m);
     }
+}
 
+static void test_bad_specs(void)
+{
     /* Specs. */
     expect_load_error("version=vmaf_v9", "vmaf_v0.6.1", "unknown version lists built-ins");
     expect_load_error("version=vmaf_v9", "vmaf_b_v0.6.3", "unknown version lists all");
@@ -393,6 +446,10 @@ static void test_malformed(void)
     expect_load_error("version=vmaf_v0.6.1:adm.=1", "bad option", "overload without option");
     expect_load_error("version=vmaf_v0.6.1:adm.x.y=1", "bad option", "overload with 2 dots");
     expect_load_error("version=vmaf_v0.6.1:disable_clip=maybe", "true or false", "flag value");
+}
+
+static void test_output_names(void)
+{
     /* name= becomes output keys in every layout: XML attribute names, JSON
      * keys, CSV columns, subtitle fields. */
     static const char *const bad_names[] = {
@@ -420,7 +477,10 @@ static void test_malformed(void)
                       "unreadable file");
     expect_load_error("path=/nonexistent/dir/model.json", "No such file", "errno text");
     expect_load_error("path=/", "/", "directory as a model");
+}
 
+static void test_bad_files(void)
+{
     /* Files. */
     expect_file_error("", "empty", "empty file");
     expect_file_error("{\"model_dict\": {\"norm_type\": \"none\",", ":1:37:",
@@ -433,6 +493,10 @@ static void test_malformed(void)
     expect_file_error("{\"foo\": 1}", "neither", "no model_dict");
     expect_file_error("{\"0\": {\"model_dict\": {}}}", "\"1\" is missing",
                       "collection of one");
+}
+
+static void test_numbering_gap(void)
+{
     /* A numbered model after a gap would be left out: the gap is named. */
     expect_file_error("{\"0\": {}, \"1\": {}, \"2\": {}, \"4\": {}}",
                       "bootstrap model \"3\" is missing: the collection has \"0\" to \"2\", "
@@ -442,6 +506,10 @@ static void test_malformed(void)
     expect_file_error(model_text("[\"VMAF_feature_bogus\", \"VMAF_integer_feature_motion2_score\"]",
                                  "[2.0, 1.0, 3.0]", GOOD_SVM, ""),
                       "unknown feature \"VMAF_feature_bogus\"", "unknown feature");
+}
+
+static void test_chroma_correction(void)
+{
     /* chroma_correction_parameter (the v1 models) needs one speed_chroma
      * and one adm3 feature, and a value other than 0. */
 #define CHROMA_FEATURES "[\"Speed_chroma_feature_speed_chroma_uv_score\", " \
@@ -576,7 +644,10 @@ static void test_malformed(void)
         snprintf(text, sizeof(text), "{\"0\": %s, \"1\": %s}", one, one);
         expect_file_error(text, "not a bootstrap model", "collection of plain models");
     }
+}
 
+static void test_mutations(void)
+{
     /* Mutations of a real model never crash and either load or fail with a
      * message. */
     {
@@ -627,6 +698,17 @@ static void test_malformed(void)
         check(silent == 0, "model: mutated files: %u refused without a message", silent);
         printf("mutated model files: %u loaded, %u refused\n", loaded, refused);
     }
+}
+
+static void test_malformed(void)
+{
+    test_small_model();
+    test_bad_specs();
+    test_output_names();
+    test_bad_files();
+    test_numbering_gap();
+    test_chroma_correction();
+    test_mutations();
 }
 
 /* ---- models against the golden data ---------------------------------------- */

@@ -555,12 +555,9 @@ static void expect_read_error(QualeVideoReader *r, const QualeVideoFormat *f,
     quale_picture_unref(&pic);
 }
 
-static void test_end_and_truncation(void)
+static void test_empty_raw(void)
 {
     const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 17, 9 };
-    const QualeVideoFormat f10 = { QUALE_CHROMA_420, 10, 33, 65 };
-    char expect[128];
-
     /* Empty raw file: clean end at once. */
     {
         const char *path = temp_write("", 0);
@@ -570,6 +567,11 @@ static void test_end_and_truncation(void)
             quale_video_close(&r);
         }
     }
+}
+
+static void test_empty_y4m(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 17, 9 };
     /* y4m header without frames: clean end at once. */
     {
         Buf b = { 0 };
@@ -582,6 +584,12 @@ static void test_end_and_truncation(void)
             quale_video_close(&r);
         }
     }
+}
+
+static void test_raw_truncated(void)
+{
+    const QualeVideoFormat f10 = { QUALE_CHROMA_420, 10, 33, 65 };
+    char expect[128];
     /* Raw: two frames and 1000 bytes of a third.  A regular file like that
      * is refused when opened (its size is no whole number of frames); one
      * that shrinks while it is read (truncated under us) is caught at the
@@ -631,6 +639,12 @@ static void test_end_and_truncation(void)
                  "4:2:0 10-bit frames of %zu bytes (0 frames and 3 bytes over)", fs);
         expect_open_error("\x01\x02\x03", 3, &f10, -EBADMSG, open_expect);
     }
+}
+
+static void test_y4m_truncated(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 17, 9 };
+    char expect[128];
     /* y4m: truncated inside the payload, inside the marker, inside the
      * FRAME line, and right after the marker. */
     {
@@ -674,6 +688,11 @@ static void test_end_and_truncation(void)
         }
         buf_free(&c);
     }
+}
+
+static void test_y4m_missing_marker(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 17, 9 };
     /* y4m: the second frame's marker is missing (the first frame is one
      * byte longer than the header says), or misspelt, or runs on. */
     {
@@ -709,6 +728,15 @@ static void test_end_and_truncation(void)
             quale_video_close(&r);
         }
     }
+}
+
+static void test_end_and_truncation(void)
+{
+    test_empty_raw();
+    test_empty_y4m();
+    test_raw_truncated();
+    test_y4m_truncated();
+    test_y4m_missing_marker();
 }
 
 /* ---------------------------------------------------------------------- */
