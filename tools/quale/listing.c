@@ -159,7 +159,7 @@ int list_models(bool json)
     return stdout_written("the models");
 }
 
-int list_devices(bool json)
+int print_devices(bool json)
 {
     FILE *f = stdout;
     static const enum QualeBackend backends[] = { QUALE_BACKEND_CUDA, QUALE_BACKEND_HIP,

@@ -9,6 +9,6 @@
 /* Each prints its listing on standard output; the exit status. */
 int list_features(bool json);
 int list_models(bool json);
-int list_devices(bool json);
+int print_devices(bool json);
 
 #endif /* QUALE_TOOLS_QUALE_LISTING_H */

@@ -138,7 +138,7 @@ int main(int argc, char *argv[])
     }
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
-    if (settings.list_devices) return list_devices(settings.list_json);
+    if (settings.list_devices) return print_devices(settings.list_json);
     if (outputs_distinct(&settings)) return EXIT_USAGE;
     if (settings.align_auto && apply_alignment(&settings)) return EXIT_RUN_FAILED;
     if (settings.gpu_all || settings.gpu_count) return run_on_gpus(&settings);
