@@ -10,4 +10,9 @@ fi
 if [[ ! -f build/build.ninja ]]; then
     meson setup build -Dwerror=true >/dev/null
 fi
-ninja -C build >/dev/null
+# On a terminal ninja's one line of progress shows; elsewhere only errors.
+if [[ -t 2 ]]; then
+    ninja -C build 1>&2
+else
+    ninja -C build >/dev/null
+fi

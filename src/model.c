@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "json.h"
 #include "metric.h"
 #include "model_private.h"
+#include "nearest_name.h"
 
 
 /* ------------------------------------------------------------------------ */
@@ -118,6 +120,15 @@ static bool valid_model_name(const char *s)
     return true;
 }
 
+/* A bare word in a model spec that names a model ("-m vmaf_v0.6.1", "-m
+ * model.json"): a built-in version or a file, version= or path= left out. */
+static bool is_model_word(const char *word)
+{
+    for (unsigned i = 0; i < model_builtin_count; i++)
+        if (!strcmp(model_builtins[i].version, word)) return true;
+    return !access(word, R_OK);
+}
+
 static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
 {
     memset(s, 0, sizeof(*s));
@@ -169,7 +180,10 @@ static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
             /* "<metric>.<option>=<value>" overloads the metric's option for
              * every feature of the model that the metric provides. */
             const char *dot = strchr(key, '.');
-            if (!dot || dot == key || !dot[1] || strchr(dot + 1, '.') || !value ||
+            if (!value && is_model_word(key)) {
+                err = model_set_error(error, error_size, "model \"%s\": did you mean %s=%s?",
+                                      text, access(key, R_OK) ? "version" : "path", key);
+            } else if (!dot || dot == key || !dot[1] || strchr(dot + 1, '.') || !value ||
                 !valid_option_text(value)) {
                 err = model_set_error(error, error_size,
                                 "model \"%s\": bad option \"%s%s%s\" (expected "
@@ -415,6 +429,32 @@ static const ModelBuiltin *find_builtin(const char *version)
     return NULL;
 }
 
+/* "unknown model version", every built-in version, and the nearest. */
+static int unknown_version(const char *version, char *error, size_t error_size)
+{
+    const char *names[64];
+    unsigned count = 0;
+    size_t list_size = 1;
+    for (; count < model_builtin_count && count < QUALE_ARRAY_SIZE(names); count++) {
+        names[count] = model_builtins[count].version;
+        list_size += strlen(names[count]) + 2;
+    }
+    char *list = calloc(1, list_size);
+    if (!list) return model_out_of_memory(error, error_size);
+    size_t at = 0;
+    for (unsigned i = 0; i < count; i++)
+        at += (size_t)snprintf(list + at, list_size - at, "%s%s", i ? ", " : "", names[i]);
+    char meant[256];
+    if (nearest_names(version, names, count, meant, sizeof(meant)))
+        model_set_error(error, error_size, "unknown model version \"%s\" (did you mean %s?); "
+                        "the built-in versions are: %s", version, meant, list);
+    else
+        model_set_error(error, error_size, "unknown model version \"%s\"; the built-in "
+                        "versions are: %s", version, list);
+    free(list);
+    return -EINVAL;
+}
+
 /* Loads spec into a new model; error gets one line on failure. */
 static int load(Model **out, Spec *spec, char *error, size_t error_size)
 {
@@ -432,14 +472,8 @@ static int load(Model **out, Spec *spec, char *error, size_t error_size)
     if (spec->version) {
         const ModelBuiltin *b = find_builtin(spec->version);
         if (!b) {
-            char list[256] = "";
-            size_t at = 0;
-            for (unsigned i = 0; i < model_builtin_count && at < sizeof(list); i++)
-                at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s",
-                                       i ? ", " : "", model_builtins[i].version);
             model_free(m);
-            return model_set_error(error, error_size, "unknown model version \"%s\"; "
-                             "the built-in versions are: %s", spec->version, list);
+            return unknown_version(spec->version, error, error_size);
         }
         char source[128];
         snprintf(source, sizeof(source), "built-in model %s", b->version);
@@ -510,7 +544,7 @@ int model_load(Model **model, const char *spec_text, char *error, size_t error_s
 
 int model_open(Model **model, const ModelHost *host, const char *spec_text)
 {
-    char error[512] = "";
+    char error[1024] = ""; /* as long as a log line: every built-in version fits */
     if (!model) return -EINVAL;
     *model = NULL;
 

@@ -398,9 +398,10 @@ SELF_TEST = r"""<script>
 
 
 def timecode(frame, fps):
-    s = math.floor(frame / fps + 1e-9)
-    ff = max(0, round(frame - s * fps))
-    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.{ff:02d}"
+    """hh:mm:ss.mmm: the frame's start time to the millisecond."""
+    ms = math.floor(frame * 1000 / fps + 1e-6)
+    s = ms // 1000
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.{ms % 1000:03d}"
 
 
 def page_alone(browser, tmp):

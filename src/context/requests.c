@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "collector.h"
+#include "common.h"
 #include "context_private.h"
 #include "model.h"
+#include "nearest_name.h"
 #include "option.h"
 
 typedef struct OptionTarget {
@@ -166,8 +168,17 @@ int context_request_metric(QualeContext *ctx, const char *name,
     }
     const Metric *metric = metric_find(name);
     if (!metric) {
-        context_log(ctx, QUALE_LOG_ERROR,
-                    "unknown metric '%s' (quale --list-features lists them)", name);
+        const char *names[64];
+        unsigned count = 0;
+        for (; count < quale_metric_total && count < QUALE_ARRAY_SIZE(names); count++)
+            names[count] = quale_metrics[count]->name;
+        char meant[160];
+        if (nearest_names(name, names, count, meant, sizeof(meant)))
+            context_log(ctx, QUALE_LOG_ERROR, "unknown metric '%s': did you mean %s? (quale "
+                        "--list-features lists them)", name, meant);
+        else
+            context_log(ctx, QUALE_LOG_ERROR,
+                        "unknown metric '%s' (quale --list-features lists them)", name);
         return -ENOENT;
     }
     void *state = calloc(1, metric->state_size ? metric->state_size : 1);

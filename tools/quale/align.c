@@ -18,18 +18,32 @@
 #define ALIGN_FRAMES 8
 
 typedef struct Thumbs {
+    unsigned source_w, source_h; /* the video's size, as scored */
     unsigned w, h, count;
     float *pixels; /* count pictures of w x h, in 8-bit units */
 } Thumbs;
 
+/* size: the thumbs of a video of another size are of it scaled to size
+ * (the run scores it so), else NULL. */
 static int read_thumbs(const char *path, const QualeVideoFormat *raw, unsigned skip,
-                       unsigned want, Thumbs *t, char *error, size_t error_size)
+                       unsigned want, const Thumbs *size, const char *scaler, Thumbs *t,
+                       char *error, size_t error_size)
 {
     QualeVideoReader *r = NULL;
     int err = quale_video_open(&r, path, raw, error, error_size);
     if (err) return err;
     QualeVideoFormat f;
     quale_video_get_format(r, &f);
+    if (size && (f.width != size->source_w || f.height != size->source_h)) {
+        if ((err = quale_video_set_size(r, size->source_w, size->source_h, scaler))) {
+            snprintf(error, error_size, "%s", quale_video_error(r));
+            quale_video_close(&r);
+            return err;
+        }
+        quale_video_get_format(r, &f);
+    }
+    t->source_w = f.width;
+    t->source_h = f.height;
     quale_video_set_planes(r, 1);
     t->w = f.width / 4 ? f.width / 4 : 1;
     t->h = f.height / 4 ? f.height / 4 : 1;
@@ -94,17 +108,17 @@ static double psnr(const float *a, const float *b, size_t n)
 
 int align_find(const char *ref, const char *dist, const QualeVideoFormat *ref_raw,
                const QualeVideoFormat *dist_raw, unsigned skip_ref, unsigned skip_dist,
-               unsigned window, AlignResult *result, char *error, size_t error_size)
+               unsigned window, const char *scaler, AlignResult *result, char *error,
+               size_t error_size)
 {
     memset(result, 0, sizeof(*result));
     Thumbs r = { 0 }, d = { 0 };
     const unsigned want = ALIGN_FRAMES + window;
-    int err = read_thumbs(ref, ref_raw, skip_ref, want, &r, error, error_size);
-    if (!err) err = read_thumbs(dist, dist_raw, skip_dist, want, &d, error, error_size);
-    if (!err && (r.w != d.w || r.h != d.h)) {
-        snprintf(error, error_size, "the videos have different sizes");
-        err = -EINVAL;
-    }
+    /* a distorted video of another size is compared as it is scored: scaled
+     * to the reference's size */
+    int err = read_thumbs(ref, ref_raw, skip_ref, want, NULL, NULL, &r, error, error_size);
+    if (!err)
+        err = read_thumbs(dist, dist_raw, skip_dist, want, &r, scaler, &d, error, error_size);
     if (err) {
         free(r.pixels);
         free(d.pixels);

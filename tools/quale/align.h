@@ -17,11 +17,13 @@ typedef struct AlignResult {
 } AlignResult;
 
 /* Reads the first frames of both videos (after the skips), opened as the
- * tool opens them (raw formats or NULL), and finds the offset in
- * [-window, window] with the highest mean luma PSNR.  0, or a negative
- * errno with the reason in error. */
+ * tool opens them (raw formats or NULL), a distorted video of another size
+ * scaled to the reference's with scaler (NULL: bicubic) as the run scores
+ * it, and finds the offset in [-window, window] with the highest mean luma
+ * PSNR.  0, or a negative errno with the reason in error. */
 int align_find(const char *ref, const char *dist, const QualeVideoFormat *ref_raw,
                const QualeVideoFormat *dist_raw, unsigned skip_ref, unsigned skip_dist,
-               unsigned window, AlignResult *result, char *error, size_t error_size);
+               unsigned window, const char *scaler, AlignResult *result, char *error,
+               size_t error_size);
 
 #endif /* QUALE_TOOLS_ALIGN_H */

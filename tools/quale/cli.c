@@ -43,6 +43,7 @@ enum {
     ARG_GPU,
     ARG_POOL,
     ARG_HTML,
+    ARG_FORCE,
 };
 
 /* libvmaf's short flags; all others are long only. */
@@ -91,6 +92,7 @@ static const struct option long_options[] = {
     { "gpu", required_argument, NULL, ARG_GPU },
     { "pool", required_argument, NULL, ARG_POOL },
     { "html", required_argument, NULL, ARG_HTML },
+    { "force", no_argument, NULL, ARG_FORCE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -129,11 +131,15 @@ void cli_print_usage(FILE *f)
         "      --score-bitdepth N    score both videos at N bits (9 to 16), samples\n"
         "                            shifted left: VMAF v1 is meant to be measured\n"
         "                            at 10 bits, also for 8-bit video\n"
+        "      --force               score raw video whose first frame does not\n"
+        "                            look like -w -h -p -b (else an error)\n"
         "\n"
         "What to compute:\n"
         "  -m, --model SPEC          version=NAME or path=FILE, with :name=KEY,\n"
         "                            :disable_clip, :enable_transform,\n"
-        "                            :METRIC.OPTION=VALUE (default version=vmaf_v0.6.1)\n"
+        "                            :METRIC.OPTION=VALUE (default version=vmaf_v0.6.1);\n"
+        "                            auto: VMAF v1's model for the reference's size\n"
+        "                            and frame rate (4K, HFR), scored at 10 bits\n"
         "      --feature NAME[=OPT=VAL:...]  an extra metric (see --list-features)\n"
         "  -n, --no_prediction       metrics only, no model (with -m: the model's\n"
         "                            features, without its score)\n"
@@ -655,6 +661,7 @@ static const Flag flags[] = {
     STRING(ARG_HTML, html),
     PARSE(ARG_POOL, parse_pool, NULL),
     PARSE(ARG_GPU_DEVICE, parse_gpu_device, "a device index"),
+    SET(ARG_FORCE, force),
 };
 _Static_assert(CLI_MAX_GPUS == 64, "--gpu's message says at most 64 devices");
 

@@ -40,6 +40,7 @@ typedef struct CliSettings {
     unsigned align_window;         /* frames tried each way (--align-window) */
     char align_note[160];          /* what --align auto found, for the output */
     bool no_prediction;
+    bool force;                    /* --force: score a raw video that looks misread */
     bool quiet;
     bool version;
     bool help;

@@ -26,9 +26,10 @@ const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path)
     return has_y4m_extension(path) || !s->raw_given ? NULL : &s->raw;
 }
 
-/* The first lane of an input says what a user should know about it. */
+/* The first lane of an input says what a user should know about it.
+ * *usage: the failure is the command's (-w/-h/-p/-b missing or wrong). */
 static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, const char *path,
-                                    const char *role, bool first_lane)
+                                    const char *role, bool first_lane, bool *usage)
 {
     const QualeVideoFormat *raw = raw_format_for(s, path);
     char error[512];
@@ -38,6 +39,7 @@ static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, co
         say(voice, "error", "%s video: %s", role, error);
         const char *flag = strcmp(role, "reference") ? "-d" : "-r";
         if (err == -EBADMSG) {
+            /* not *usage: a truncated file says the same */
             say(voice, "hint", "check -w/-h/-p/-b: they must be the raw video's width, height, "
                 "chroma and bit depth");
         } else if (err == -EPROTONOSUPPORT) {
@@ -49,6 +51,7 @@ static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, co
         } else if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path) &&
                    strstr(error, "not a YUV4MPEG2 file")) {
             /* A file that is there but is not y4m is likely raw yuv. */
+            *usage = true;
             say(voice, "hint", "raw .yuv input needs -w, -h, -p and -b");
         }
         return NULL;
@@ -85,14 +88,15 @@ static unsigned lanes_for(const char *path, unsigned lane_share)
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share)
 {
-    in->lanes[0] = open_input(s, voice, in->path, role, true);
-    if (!in->lanes[0]) return -1;
+    bool usage = false;
+    in->lanes[0] = open_input(s, voice, in->path, role, true, &usage);
+    if (!in->lanes[0]) return usage ? EXIT_USAGE : EXIT_RUN_FAILED;
     in->lane_count = 1;
     /* A decoder's lanes would each decode the whole file. */
     const unsigned want = quale_video_codec(in->lanes[0]) ? 1 : lanes_for(in->path, lane_share);
     for (unsigned i = 1; i < want; i++) {
-        in->lanes[i] = open_input(s, voice, in->path, role, false);
-        if (!in->lanes[i]) return -1;
+        in->lanes[i] = open_input(s, voice, in->path, role, false, &usage);
+        if (!in->lanes[i]) return EXIT_RUN_FAILED;
         in->lane_count++;
     }
     if (s->score_bitdepth) {
@@ -101,12 +105,12 @@ int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *
         if (f.bitdepth > s->score_bitdepth) {
             say(voice, "error", "--score-bitdepth %u is below the %u bits of %s", s->score_bitdepth,
                 f.bitdepth, shown(in->path));
-            return -1;
+            return EXIT_USAGE;
         }
         for (unsigned i = 0; i < in->lane_count; i++) {
             if (quale_video_set_bitdepth(in->lanes[i], s->score_bitdepth)) {
                 say(voice, "error", "%s", quale_video_error(in->lanes[i]));
-                return -1;
+                return EXIT_RUN_FAILED;
             }
         }
     }

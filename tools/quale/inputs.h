@@ -26,7 +26,8 @@ const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path);
 
 /* Opens in's lanes: its share of the lanes one run would use (lane_share:
  * the parts reading it at once), the depth --score-bitdepth asks.  0, or
- * -1 after saying why. */
+ * after saying why the exit status: EXIT_USAGE where the command is wrong
+ * (a raw video without -w/-h/-p/-b, --score-bitdepth below a video's). */
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share);
 void close_lanes(Input *in);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "listing.h"
@@ -62,7 +63,14 @@ static void print_option_default(FILE *f, const QualeOptionInfo *o, bool json)
         if (json) print_json_string(f, name);
         else fprintf(f, "%s", name);
     } else {
-        fprintf(f, "%.17g", o->default_value);
+        /* the shortest text that reads back to the value: 0.6, not
+         * 0.59999999999999998 */
+        char text[32];
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(text, sizeof(text), "%.*g", digits, o->default_value);
+            if (strtod(text, NULL) == o->default_value) break;
+        }
+        fprintf(f, "%s", text);
     }
 }
 

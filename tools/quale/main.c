@@ -27,7 +27,8 @@ static int apply_alignment(CliSettings *s)
     char error[512];
     if (align_find(s->reference, s->distorted, raw_format_for(s, s->reference),
                    raw_format_for(s, s->distorted), s->frame_skip_ref,
-                   s->frame_skip_dist, s->align_window, &a, error, sizeof(error))) {
+                   s->frame_skip_dist, s->align_window, s->scaler ? s->scaler : "bicubic", &a,
+                   error, sizeof(error))) {
         say(NULL, "error", "--align auto: %s", error);
         return -1;
     }

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "merge.h"
 #include "output_file.h"
+#include "summary.h"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
         "                      parts' run asked for with --precision)\n"
         "      --pool M[,M..]  more pooled values: pN (percentile), lowN (mean of\n"
         "                      the lowest N%%), as quale --pool\n"
-        "  -q, --quiet         no summary\n");
+        "  -q, --quiet         no summary (with -o: what was merged and the pooled\n"
+        "                      values, on standard error)\n");
 }
 
 static int read_file(const char *path, char **text, size_t *length)
@@ -295,9 +297,13 @@ int merge_main(int argc, char *argv[])
                     &merged))
         goto out;
     status = 0;
-    if (!o.quiet && o.output && strcmp(o.output, "-"))
+    if (!o.quiet && o.output && strcmp(o.output, "-")) {
         fprintf(stderr, "quale: merged %u parts, %u frames, into %s\n", count,
                 quale_results_frame_count(merged), o.output);
+        /* the merged run's pooled values, where a run with -o says its
+         * summary */
+        print_pooled_keys(stderr, merged, o.pools, o.pool_count);
+    }
 out:
     for (unsigned i = 0; i < count; i++) quale_results_close(&parts[i]);
     free(parts);

@@ -49,61 +49,6 @@ int format_to_memory(const Voice *voice, const ResultsOutput *out, char **text, 
     return 0;
 }
 
-static int summary_pooled(const SummarySource *src, const char *key, const char *method,
-                          double *value)
-{
-    return src->results ? quale_results_pooled_by(src->results, key, method, value)
-                        : quale_feature_pooled_by(src->ctx, key, method, value);
-}
-
-static int summary_mean(const SummarySource *src, const char *key, double *mean)
-{
-    return summary_pooled(src, key, "mean", mean);
-}
-
-void print_summary(FILE *f, const CliSettings *s, const SummarySource *src)
-{
-    const unsigned models = s->no_prediction ? 0 : src->model_count;
-    for (unsigned i = 0; i < models; i++) {
-        const QualeModelInfo info = src->models[i];
-        double mean;
-        /* --pool: FFmpeg's pool=, each method on a line of its own */
-        for (unsigned m = 0; m < s->pool_count; m++) {
-            double v;
-            if (summary_pooled(src, info.name, s->pools[m], &v)) continue;
-            if (strcmp(s->pools[m], "mean"))
-                fprintf(f, "%s (%s): %f\n", info.label, s->pools[m], v);
-            else fprintf(f, "%s: %f\n", info.label, v);
-        }
-        if (s->pool_count || summary_mean(src, info.name, &mean)) continue;
-        /* libvmaf's summary: the mean of every model, then for a bootstrap
-         * collection its bagged score and confidence interval. */
-        fprintf(f, "%s: %f\n", info.label, mean);
-        if (!info.bootstrap) continue;
-        char key[256];
-        double bagging = 0, lo = 0, hi = 0, stddev = 0;
-        snprintf(key, sizeof(key), "%s_bagging", info.name);
-        summary_mean(src, key, &bagging);
-        snprintf(key, sizeof(key), "%s_ci_p95_lo", info.name);
-        summary_mean(src, key, &lo);
-        snprintf(key, sizeof(key), "%s_ci_p95_hi", info.name);
-        summary_mean(src, key, &hi);
-        snprintf(key, sizeof(key), "%s_stddev", info.name);
-        summary_mean(src, key, &stddev);
-        fprintf(f, "%s: %f, ci.p95: [%f, %f], stddev: %f\n", info.label, bagging, lo, hi, stddev);
-    }
-    if (models) return;
-    /* Metrics only: the mean of every key. */
-    const unsigned keys = src->results ? quale_results_key_count(src->results)
-                                       : quale_feature_count(src->ctx);
-    for (unsigned k = 0; k < keys; k++) {
-        const char *name = src->results ? quale_results_key_name(src->results, k)
-                                        : quale_feature_name(src->ctx, k);
-        double mean;
-        if (!summary_mean(src, name, &mean)) fprintf(f, "%s: %f\n", name, mean);
-    }
-}
-
 int write_html(const CliSettings *s, const QualeResults *results,
                       const QualeModelInfo *models, unsigned model_count,
                       const QualeVideoReader *distorted, enum QualeBackend backend,

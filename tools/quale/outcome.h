@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "messages.h"
+#include "summary.h"
 #include "quale/quale.h"
 
 typedef struct ResultsOutput {
@@ -37,20 +38,6 @@ int write_results(const CliSettings *s, const ResultsOutput *out);
 /* The results formatted into memory (*text malloc'ed); 0, or -1 after
  * saying why. */
 int format_to_memory(const Voice *voice, const ResultsOutput *out, char **text, size_t *size);
-
-/* Where the summary's pooled means come from: a run's context, or the
- * results of a part of it or of its merged parts. */
-typedef struct SummarySource {
-    const QualeContext *ctx;
-    const QualeResults *results;
-    const QualeModelInfo *models;
-    unsigned model_count;
-} SummarySource;
-
-/* libvmaf's summary: every model's pooled mean (bootstrap models with
- * their interval), or with --pool each method; without models the mean of
- * every key. */
-void print_summary(FILE *f, const CliSettings *s, const SummarySource *src);
 
 /* --html: the report of a run's results, with what the run knows that
  * the results file does not say (the models, the frame rate, the

@@ -696,7 +696,7 @@ int report_write(const ReportInput *inputs, unsigned count, const char *path)
 static void usage(FILE *f)
 {
     fprintf(f,
-        "Usage: quale report RESULT.json [RESULT.json ...] -o REPORT.html\n"
+        "Usage: quale report RESULT.json [RESULT.json ...] [-o REPORT.html]\n"
         "\n"
         "Writes one HTML file, which any browser opens offline: per-frame curves of\n"
         "the models and every feature (zoom by dragging), the pooled mean, harmonic\n"
@@ -705,9 +705,21 @@ static void usage(FILE *f)
         "plot when the files give bitrates) and each run's settings.  RESULT files\n"
         "are quale's or libvmaf's JSON output (docs/report.md).\n"
         "\n"
-        "  -o, --output PATH      the page (required)\n"
+        "  -o, --output PATH      the page (default, for one results file: beside it,\n"
+        "                         RESULT.html)\n"
         "      --frame-rate R     the videos' frames per second, for time codes\n"
         "                         (compressed inputs note theirs in the results)\n");
+}
+
+/* The page of one results file, without -o: beside it, its name with .html
+ * for .json ("run.json" -> "run.html").  Not for standard input. */
+static bool page_beside(const char *results, char *page, size_t size)
+{
+    if (!strcmp(results, "-")) return false;
+    size_t stem = strlen(results);
+    if (stem > 5 && !strcmp(results + stem - 5, ".json")) stem -= 5;
+    const int n = snprintf(page, size, "%.*s.html", (int)stem, results);
+    return n > 0 && (size_t)n < size;
 }
 
 int report_main(int argc, char *argv[])
@@ -756,9 +768,13 @@ int report_main(int argc, char *argv[])
         }
     }
     const unsigned count = (unsigned)(argc - optind);
+    char beside[4096];
+    if (count == 1 && !output && page_beside(argv[optind], beside, sizeof(beside)))
+        output = beside;
     if (!count || !output) {
         fprintf(stderr, "quale report: %s\nTry 'quale report --help'.\n",
-                count ? "give the page's path with -o REPORT.html" : "no results given");
+                count ? "give the page's path with -o REPORT.html (several results have no "
+                        "one name to take)" : "no results given");
         return EXIT_USAGE;
     }
     /* the page never goes over a results file it reads (also through a
@@ -791,7 +807,10 @@ int report_main(int argc, char *argv[])
         if (results_load(path, &r)) goto out;
         inputs[i].results = r;
     }
-    if (!report_write(inputs, count, output)) status = 0;
+    if (!report_write(inputs, count, output)) {
+        status = 0;
+        if (output == beside) fprintf(stderr, "quale report: wrote %s\n", output);
+    }
 out:
     for (unsigned i = 0; i < count; i++) quale_results_close((QualeResults **)&inputs[i].results);
     free(inputs);

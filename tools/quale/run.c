@@ -15,6 +15,7 @@
 #include "frame_plan.h"
 #include "inputs.h"
 #include "messages.h"
+#include "model_choice.h"
 #include "outcome.h"
 #include "output_file.h"
 #include "raw_check.h"
@@ -33,6 +34,7 @@ typedef struct Run {
     unsigned decoder_note[2];   /* each compressed video's note */
     int scaled_note;            /* the distorted video's conversion, or -1 */
     size_t scaled_where;        /* where its text says where it is scaled */
+    char auto_model[64];        /* -m auto: the version chosen */
     QualeContext *ctx;
     FramePlan plan;
     int frames;                 /* read */
@@ -42,6 +44,40 @@ typedef struct Run {
 } Run;
 
 /* ---- opening the inputs -------------------------------------------------- */
+
+static bool asks_auto_model(const CliSettings *s)
+{
+    for (unsigned i = 0; i < s->model_count; i++)
+        if (!strcmp(s->models[i], "auto")) return true;
+    return false;
+}
+
+/* -m auto: VMAF v1's model for the reference, scored at 10 bits as v1 is
+ * meant to be (unless --score-bitdepth says otherwise). */
+static int resolve_auto_model(Run *r)
+{
+    if (!asks_auto_model(r->s)) return 0;
+    unsigned num = 0, den = 0;
+    const bool known = quale_video_frame_rate(r->inputs[0].lanes[0], &num, &den) >= 0 && den;
+    char why[256];
+    choose_auto_model(&r->ref_format, known ? (double)num / den : 0., r->auto_model,
+                      sizeof(r->auto_model), why, sizeof(why));
+    say(&r->voice, "note", "-m auto: %s (%s)", r->auto_model, why);
+    const bool eight_bits = r->ref_format.bitdepth == 8 && r->dist_format.bitdepth == 8;
+    if (r->s->score_bitdepth || !eight_bits) return 0;
+    for (int i = 0; i < 2; i++)
+        for (unsigned k = 0; k < r->inputs[i].lane_count; k++)
+            if (quale_video_set_bitdepth(r->inputs[i].lanes[k], 10)) {
+                say(&r->voice, "error", "%s", quale_video_error(r->inputs[i].lanes[k]));
+                return EXIT_RUN_FAILED;
+            }
+    quale_video_get_format(r->inputs[0].lanes[0], &r->ref_format);
+    quale_video_get_format(r->inputs[1].lanes[0], &r->dist_format);
+    say(&r->voice, "note", "-m auto: the 8-bit videos are scored at 10 bits, as VMAF v1 is meant "
+        "to be (--score-bitdepth 10)");
+    note_add(&r->notes, "score_bitdepth", "10 (-m auto)");
+    return 0;
+}
 
 /* The inputs, and what the output will note of them: their decoders, the
  * distorted video's bitrate and frame rate (what a ladder's report plots
@@ -53,9 +89,9 @@ static int open_inputs(Run *r)
     if (!r->part && s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
     if (!r->part && s->html && output_file_check(s->html)) return EXIT_RUN_FAILED;
     const unsigned share = r->part ? r->part->parts : 1;
-    if (open_lanes(s, &r->voice, &r->inputs[0], "reference", share) ||
-        open_lanes(s, &r->voice, &r->inputs[1], "distorted", share))
-        return EXIT_RUN_FAILED;
+    int status = open_lanes(s, &r->voice, &r->inputs[0], "reference", share);
+    if (!status) status = open_lanes(s, &r->voice, &r->inputs[1], "distorted", share);
+    if (status) return status;
     quale_video_get_format(r->inputs[0].lanes[0], &r->ref_format);
     quale_video_get_format(r->inputs[1].lanes[0], &r->dist_format);
     /* the decoders' notes say "in software" until a video goes to the GPU */
@@ -75,7 +111,7 @@ static int open_inputs(Run *r)
     }
     if (s->score_bitdepth) note_add(&r->notes, "score_bitdepth", "%u", s->score_bitdepth);
     if (s->align_note[0]) note_add(&r->notes, "alignment", "%s", s->align_note);
-    return 0;
+    return resolve_auto_model(r);
 }
 
 /* ---- matching their formats ---------------------------------------------- */
@@ -154,6 +190,31 @@ static int match_sizes(Run *r)
     return 0;
 }
 
+/* A wrong format that divides the file's size is not an error the reader
+ * can see; the first frame may show it.  Scores of a misread video mean
+ * nothing, so a run that looks misread stops (a usage error) unless
+ * --force says the format is right. */
+static int check_raw_layouts(Run *r)
+{
+    const CliSettings *s = r->s;
+    int status = 0;
+    for (int i = 0; i < 2; i++) {
+        const Input *in = &r->inputs[i];
+        char why[256];
+        if (i == 1 && !strcmp(r->inputs[0].path, in->path)) break;
+        if (!s->raw_given || quale_video_is_y4m(in->lanes[0]) || quale_video_codec(in->lanes[0]) ||
+            !raw_check(in->path, &s->raw, why, sizeof(why)))
+            continue;
+        say(&r->voice, s->force ? "warning" : "error", "%s does not look like %ux%u %s %u-bit "
+            "video: %s; check -w/-h/-p/-b, the scores mean nothing if they are wrong%s",
+            shown(in->path), s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma),
+            s->raw.bitdepth, why, s->force ? " (--force: scored all the same)"
+                                           : " (--force scores it all the same)");
+        if (!s->force) status = EXIT_USAGE;
+    }
+    return status;
+}
+
 static int match_formats(Run *r)
 {
     const CliSettings *s = r->s;
@@ -169,20 +230,7 @@ static int match_formats(Run *r)
     if (!status) status = match_sizes(r);
     if (status) return status;
     if (!check_formats(s, &r->voice, &r->ref_format, &r->dist_format)) return EXIT_RUN_FAILED;
-    /* A wrong format that divides the file's size is not an error the
-     * reader can see; the first frame may show it. */
-    for (int i = 0; i < 2; i++) {
-        const Input *in = &r->inputs[i];
-        char why[256];
-        if (i == 1 && !strcmp(r->inputs[0].path, in->path)) break;
-        if (s->raw_given && !quale_video_is_y4m(in->lanes[0]) && !quale_video_codec(in->lanes[0]) &&
-            raw_check(in->path, &s->raw, why, sizeof(why)))
-            say(&r->voice, "warning", "%s does not look like %ux%u %s %u-bit video: %s; check "
-                "-w/-h/-p/-b, the scores mean nothing if they are wrong", shown(in->path),
-                s->raw.width, s->raw.height, quale_chroma_name(s->raw.chroma), s->raw.bitdepth,
-                why);
-    }
-    return 0;
+    return check_raw_layouts(r);
 }
 
 /* ---- configuring the context --------------------------------------------- */
@@ -206,6 +254,20 @@ static void hint_gpu(const Run *r)
         "the same numbers");
 }
 
+/* VMAF v1 was trained on 10-bit video: 8-bit video scored at 8 bits gives
+ * other numbers (92.55 at 8 bits, 91.76 at 10 on the corpus's dune pair). */
+static void note_v1_bitdepth(const Run *r)
+{
+    if (r->s->no_prediction || r->ref_format.bitdepth != 8) return;
+    for (unsigned i = 0; i < quale_model_count(r->ctx); i++) {
+        QualeModelInfo info;
+        if (quale_model_info(r->ctx, i, &info) || !model_is_v1(info.label)) continue;
+        say(&r->voice, "note", "%s is VMAF v1, meant to be scored at 10 bits: Netflix's guidance "
+            "for 8-bit video is --score-bitdepth 10 (the scores differ)", info.label);
+        return;
+    }
+}
+
 static int request_models_and_features(Run *r)
 {
     const CliSettings *s = r->s;
@@ -216,11 +278,17 @@ static int request_models_and_features(Run *r)
     for (unsigned i = 0; i < s->model_count; i++) {
         /* With -n, the model's features only. */
         char spec[4096];
-        snprintf(spec, sizeof(spec), "%s%s", s->models[i], s->no_prediction ? ":no_prediction" : "");
+        if (!strcmp(s->models[i], "auto"))
+            snprintf(spec, sizeof(spec), "version=%s%s", r->auto_model,
+                     s->no_prediction ? ":no_prediction" : "");
+        else
+            snprintf(spec, sizeof(spec), "%s%s", s->models[i],
+                     s->no_prediction ? ":no_prediction" : "");
         if ((err = quale_use_model(r->ctx, spec))) return configuration_status(err);
     }
     for (unsigned i = 0; i < s->feature_count; i++)
         if ((err = quale_use_metric(r->ctx, s->features[i]))) return configuration_status(err);
+    note_v1_bitdepth(r);
     return 0;
 }
 
@@ -468,6 +536,7 @@ static int write_outcome(Run *r, ResultsOutput *out)
         }
         if (r->plan.partial) summary.results = r->written;
     }
+    summary.segment = out->options.segment;
     if (s->html && status == 0)
         status = write_html(s, r->written, models, summary.model_count, r->inputs[1].lanes[0],
                             quale_backend(r->ctx), 1);
