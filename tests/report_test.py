@@ -543,7 +543,7 @@ def compressed_report(args, browser, tmp):
     check(bool(plot) and plot.group(0).count("<circle") == len(files),
           f"compressed inputs: the bitrate plot has a point for each of the {len(files)} results")
     worst = re.search(r'<section id="worst".*?</section>', dom, re.S)
-    check(bool(worst) and len(re.findall(r">\d\d:\d\d:\d\d\.\d\d<", worst.group(0))) == 20 * len(files),
+    check(bool(worst) and len(re.findall(r">\d\d:\d\d:\d\d\.\d\d\d<", worst.group(0))) == 20 * len(files),
           "compressed inputs: the worst frames have their time codes")
 
 

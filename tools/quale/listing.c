@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,11 @@ static void print_option_default(FILE *f, const QualeOptionInfo *o, bool json)
         /* the shortest text that reads back to the value: 0.6, not
          * 0.59999999999999998 */
         char text[32];
-        for (int digits = 1; digits <= 17; digits++) {
+        /* from as many digits as the integer part has: 100, not 1e+02 */
+        const double magnitude = fabs(o->default_value);
+        int digits = 1;
+        while (digits < 17 && magnitude >= pow(10, digits)) digits++;
+        for (; digits <= 17; digits++) {
             snprintf(text, sizeof(text), "%.*g", digits, o->default_value);
             if (strtod(text, NULL) == o->default_value) break;
         }
