@@ -659,6 +659,23 @@ int speed_chroma_write(const SpeedChromaState *s, FeatureSink *sink, unsigned in
     return 0;
 }
 
+int speed_write_stats(const void *state, bool temporal, const SpeedSetup *setup,
+                      const SpeedStats stats[4], bool scored, unsigned index, FeatureSink *sink)
+{
+    if (temporal) {
+        const SpeedTemporalState *s = state;
+        const float score = scored ? speed_pair_score(setup, &stats[0], &stats[1]) : 0.0f;
+        return feature_sink_put(sink, s->key, index, (double)score);
+    }
+    float score[2];
+    bool singular[2];
+    for (unsigned c = 0; c < 2; c++) {
+        score[c] = speed_pair_score(setup, &stats[2 * c], &stats[2 * c + 1]);
+        singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
+    }
+    return speed_chroma_write(state, sink, index, score, singular);
+}
+
 static int speed_chroma_extract(const void *state, void *scratch, const MetricFrame *frame,
                                 FeatureSink *sink)
 {

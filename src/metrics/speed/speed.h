@@ -195,6 +195,12 @@ typedef struct SpeedTemporalState {
 int speed_chroma_write(const SpeedChromaState *s, FeatureSink *sink, unsigned index,
                        const float score[2], const bool singular[2]);
 
+/* A GPU twin's frame from its pictures' statistics (ref, dis; for
+ * speed_chroma U's then V's): speed_temporal's score of the pair, 0 for a
+ * frame without a previous one (scored false), or speed_chroma's keys. */
+int speed_write_stats(const void *state, bool temporal, const SpeedSetup *setup,
+                      const SpeedStats stats[4], bool scored, unsigned index, FeatureSink *sink);
+
 /* The chroma plane size libvmaf scores: the luma size halved, rounded down. */
 void speed_chroma_size(const QualeVideoFormat *f, int *w, int *h);
 

@@ -258,20 +258,9 @@ static int speed_cuda_collect(const CudaPlan *plan, const void *readback,
     const SpeedGeometry *g = &r->setup->g;
     SpeedStats stats[4];
     speed_cuda_pictures(g, readback, r->pictures, stats);
-    if (r->temporal) {
-        const SpeedTemporalState *s = plan->state;
-        if (frame->index == 0 || !frame->prev_ref[0] || !frame->prev_dist[0])
-            return feature_sink_put(sink, s->key, frame->index, 0.0);
-        const float score = speed_pair_score(r->setup, &stats[0], &stats[1]);
-        return feature_sink_put(sink, s->key, frame->index, (double)score);
-    }
-    float score[2];
-    bool singular[2];
-    for (unsigned c = 0; c < 2; c++) {
-        score[c] = speed_pair_score(r->setup, &stats[2 * c], &stats[2 * c + 1]);
-        singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
-    }
-    return speed_chroma_write(plan->state, sink, frame->index, score, singular);
+    const bool scored = frame->index > 0 && frame->prev_ref[0] && frame->prev_dist[0];
+    return speed_write_stats(plan->state, r->temporal, r->setup, stats, scored, frame->index,
+                             sink);
 }
 
 const CudaTwin cuda_twin_speed_chroma = {

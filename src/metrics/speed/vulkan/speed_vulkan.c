@@ -305,20 +305,9 @@ static int speed_vulkan_collect(const VulkanPlan *plan, const void *results,
         stats[z].variances = (float *)p + g->blocks;
         stats[z].singular = p[2 * g->blocks] != 0.0f;
     }
-    if (r->temporal) {
-        const SpeedTemporalState *s = plan->state;
-        if (!scores_frame(r, frame->index, frame->prev_ref[0] && frame->prev_dist[0]))
-            return feature_sink_put(sink, s->key, frame->index, 0.0);
-        const float score = speed_pair_score(r->setup, &stats[0], &stats[1]);
-        return feature_sink_put(sink, s->key, frame->index, (double)score);
-    }
-    float score[2];
-    bool singular[2];
-    for (unsigned c = 0; c < 2; c++) {
-        score[c] = speed_pair_score(r->setup, &stats[2 * c], &stats[2 * c + 1]);
-        singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
-    }
-    return speed_chroma_write(plan->state, sink, frame->index, score, singular);
+    const bool scored = scores_frame(r, frame->index, frame->prev_ref[0] && frame->prev_dist[0]);
+    return speed_write_stats(plan->state, r->temporal, r->setup, stats, scored, frame->index,
+                             sink);
 }
 
 const VulkanTwin vulkan_twin_speed_chroma = {
