@@ -166,7 +166,7 @@ def check_report(quale, runs, tmp):
     text = html.unescape(re.sub(r"<[^>]+>", " ", dom))
     check("What produced each run" in text and "vmaf_v0.6.1neg" in text,
           "the page shows what produced each run")
-    check(re.search(r"The runs differ in: [^.]*\bmodel\b", text) is not None,
+    check(re.search(r"the runs differ in: [^.]*\bmodel\b", text) is not None,
           "the page tells the two runs apart by their model")
 
 

@@ -52,10 +52,54 @@ static void begin(ToolProvenance *p, const char *section)
     p->records[r] = (QualeProvenanceRecord){ .section = section, .facts = p->facts[r] };
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 when it is
+ * not one. */
+static size_t utf8_length(const unsigned char *s)
+{
+    static const unsigned smallest[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    size_t n;
+    unsigned cp;
+    if (s[0] < 0x80) return 1;
+    if ((s[0] & 0xe0) == 0xc0) n = 2, cp = s[0] & 0x1f;
+    else if ((s[0] & 0xf0) == 0xe0) n = 3, cp = s[0] & 0x0f;
+    else if ((s[0] & 0xf8) == 0xf0) n = 4, cp = s[0] & 0x07;
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the end */
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    return cp < smallest[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* text as UTF-8 (a file's name is any bytes; the results are UTF-8): each
+ * byte that is not part of a valid sequence becomes U+FFFD.  Takes text
+ * (malloc'ed); NULL when out of memory. */
+static char *as_utf8(char *text)
+{
+    if (!text) return NULL;
+    size_t bad = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c;) {
+        const size_t n = utf8_length(c);
+        bad += !n;
+        c += n ? n : 1;
+    }
+    if (!bad) return text;
+    char *out = malloc(strlen(text) + 2 * bad + 1), *o = out;
+    for (const unsigned char *c = (const unsigned char *)text; out && *c;) {
+        const size_t n = utf8_length(c);
+        if (n) memcpy(o, c, n), o += n, c += n;
+        else memcpy(o, "\xef\xbf\xbd", 3), o += 3, c++;
+    }
+    if (out) *o = '\0';
+    free(text);
+    return out;
+}
+
 /* Adds a fact to the last record, taking value (malloc'ed); -1 when it is
  * NULL or there is no room. */
 static int add_owned(ToolProvenance *p, const char *name, char *value)
 {
+    value = as_utf8(value);
     QualeProvenanceRecord *r = &p->records[p->count - 1];
     if (!value || r->fact_count == TOOL_PROVENANCE_FACTS) {
         free(value);

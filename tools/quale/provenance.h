@@ -21,7 +21,9 @@ typedef struct ToolProvenance {
     unsigned owned_count;
 } ToolProvenance;
 
-/* Keeps the command line for provenance_gather(): main() calls it first. */
+/* Keeps the command line for provenance_gather(): main() calls it first.
+ * Names and words that are not UTF-8 are written with U+FFFD for each
+ * stray byte (the results are UTF-8 text). */
 void provenance_remember_command(int argc, char *const argv[]);
 
 /* The records of the run: an "input" for each video (name as given, file
