@@ -277,6 +277,86 @@ static void put_xml_value(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* ---- provenance ------------------------------------------------------------ */
+
+/* Whether record r is the first of its section: sections are written
+ * together, in the order they first appear. */
+static bool first_of_section(const OutputSource *src, unsigned r)
+{
+    for (unsigned i = 0; i < r; i++)
+        if (!strcmp(src->provenance[i].section, src->provenance[r].section)) return false;
+    return true;
+}
+
+/* "provenance": {"section": [{"fact": "value", ...}, ...], ...}, a
+ * section on a line of its own. */
+static void write_json_provenance(FILE *f, const OutputSource *src)
+{
+    fprintf(f, "  \"provenance\": {");
+    bool first_section = true;
+    for (unsigned s = 0; s < src->provenance_count; s++) {
+        if (!first_of_section(src, s)) continue;
+        const char *section = src->provenance[s].section;
+        fprintf(f, "%s\n    ", first_section ? "" : ",");
+        put_json_string(f, section);
+        fprintf(f, ": [");
+        first_section = false;
+        bool first_record = true;
+        for (unsigned r = s; r < src->provenance_count; r++) {
+            const QualeProvenanceRecord *rec = &src->provenance[r];
+            if (strcmp(rec->section, section)) continue;
+            fprintf(f, "%s{", first_record ? "" : ", ");
+            first_record = false;
+            for (unsigned i = 0; i < rec->fact_count; i++) {
+                fprintf(f, "%s", i ? ", " : "");
+                put_json_string(f, rec->facts[i].name);
+                fprintf(f, ": ");
+                put_json_string(f, rec->facts[i].value);
+            }
+            fprintf(f, "}");
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, "\n  },\n");
+}
+
+/* <provenance> with an element a record, named by its section. */
+static void write_xml_provenance(FILE *f, const OutputSource *src)
+{
+    fprintf(f, "  <provenance>\n");
+    for (unsigned s = 0; s < src->provenance_count; s++) {
+        if (!first_of_section(src, s)) continue;
+        for (unsigned r = s; r < src->provenance_count; r++) {
+            const QualeProvenanceRecord *rec = &src->provenance[r];
+            if (strcmp(rec->section, src->provenance[s].section)) continue;
+            fprintf(f, "    <%s", rec->section);
+            for (unsigned i = 0; i < rec->fact_count; i++) {
+                fprintf(f, " %s=", rec->facts[i].name);
+                put_xml_value(f, rec->facts[i].value);
+            }
+            fprintf(f, " />\n");
+        }
+    }
+    fprintf(f, "  </provenance>\n");
+}
+
+/* Why a record cannot be written (a name that is not an XML name, a
+ * value that is not UTF-8, a fact named twice), or NULL. */
+static const char *provenance_fault(const QualeProvenanceRecord *rec)
+{
+    if (!rec->section || !is_xml_name(rec->section)) return "its section is not an XML name";
+    if (rec->fact_count && !rec->facts) return "it has no facts";
+    for (unsigned i = 0; i < rec->fact_count; i++) {
+        const QualeOutputNote *n = &rec->facts[i];
+        if (!n->name || !n->value) return "a fact has no name or no value";
+        if (!is_xml_name(n->name)) return "a fact's name is not an XML name";
+        if (!is_utf8(n->value)) return "a fact's value is not UTF-8";
+        for (unsigned j = 0; j < i; j++)
+            if (!strcmp(rec->facts[j].name, n->name)) return "it names a fact twice";
+    }
+    return NULL;
+}
+
 static void write_json(const Writer *w, double fps)
 {
     FILE *f = w->f;
@@ -305,6 +385,7 @@ static void write_json(const Writer *w, double fps)
         }
         fprintf(f, "\n  },\n");
     }
+    if (w->src->provenance_count) write_json_provenance(f, w->src);
 
     fprintf(f, "  \"frames\": [");
     bool first_frame = true;
@@ -382,6 +463,7 @@ static void write_xml(const Writer *w, double fps)
         }
         fprintf(f, " />\n");
     }
+    if (w->src->provenance_count) write_xml_provenance(f, w->src);
     fprintf(f, "  <frames>\n");
     const unsigned span = QUALE_MIN(collector_frame_span(w->collector), w->src->end);
     for (unsigned i = w->src->first; i < span; i++) {
@@ -507,6 +589,17 @@ int output_write(const OutputSource *src, FILE *stream, enum QualeOutputFormat f
                          !n->name || !n->value ? "no name or no value"
                          : !is_xml_name(n->name) ? "its name is not an XML name"
                                                  : "its value is not UTF-8");
+            return -EINVAL;
+        }
+    }
+    if (src->provenance_count && !src->provenance) {
+        writer_error(&w, "%u provenance records, but none given", src->provenance_count);
+        return -EINVAL;
+    }
+    for (unsigned r = 0; r < src->provenance_count; r++) {
+        const char *fault = provenance_fault(&src->provenance[r]);
+        if (fault) {
+            writer_error(&w, "provenance record %u: %s", r, fault);
             return -EINVAL;
         }
     }

@@ -24,6 +24,8 @@ typedef struct OutputSource {
     const QualeSegment *segment; /* a part of a split run: JSON, full precision */
     const char *const *pool_methods; /* pooled values beyond libvmaf's four */
     unsigned pool_method_count;
+    const QualeProvenanceRecord *provenance; /* what produced them (JSON, XML) */
+    unsigned provenance_count;
 } OutputSource;
 
 /* Writes src in a layout; on failure the reason goes to src's log, or to

@@ -22,6 +22,7 @@
 #include "collector.h"
 #include "json.h"
 #include "output.h"
+#include "provenance.h"
 #include "quale/quale.h"
 
 /* 2^24 frames: 77 hours at 60 frames a second.  A file whose frame
@@ -35,6 +36,7 @@ struct QualeResults {
     double fps;               /* NaN: not given */
     QualeOutputNote *notes;   /* name and value strings owned */
     unsigned note_count;
+    Provenance provenance;    /* what produced them */
     unsigned frames;          /* frames listed */
     unsigned first, end;      /* the frames it covers */
     unsigned subsample;
@@ -76,6 +78,7 @@ void quale_results_close(QualeResults **results)
         free((char *)r->notes[i].value);
     }
     free(r->notes);
+    provenance_free(&r->provenance);
     free(r->version);
     free((char *)r->segment.run);
     free(r->name);
@@ -211,6 +214,36 @@ static int read_notes(const Reader *rd, const JsonValue *input, QualeResults *r)
     return 0;
 }
 
+/* "provenance": {"section": [{"fact": "text", ...}, ...], ...}: the
+ * records as written (an unknown section is kept like any other). */
+static int read_provenance(const Reader *rd, const JsonValue *v, QualeResults *r)
+{
+    if (v->type != JSON_OBJECT) return read_fail(rd, v, "\"provenance\" is not an object");
+    for (size_t s = 0; s < v->u.object.count; s++) {
+        const JsonMember *section = &v->u.object.members[s];
+        if (section->value.type != JSON_ARRAY)
+            return read_fail(rd, &section->value, "the provenance's \"%s\" is not an array",
+                             section->key);
+        for (size_t i = 0; i < section->value.u.array.count; i++) {
+            const JsonValue *record = &section->value.u.array.items[i];
+            if (record->type != JSON_OBJECT)
+                return read_fail(rd, record, "a record of the provenance's \"%s\" is not an "
+                                 "object", section->key);
+            if (provenance_begin(&r->provenance, section->key)) return -ENOMEM;
+            for (size_t k = 0; k < record->u.object.count; k++) {
+                const JsonMember *fact = &record->u.object.members[k];
+                if (fact->value.type != JSON_STRING)
+                    return read_fail(rd, &fact->value, "the provenance's %s fact '%s' is not a "
+                                     "string", section->key, fact->key);
+                if (provenance_fact(&r->provenance, fact->key, fact->value.u.string.chars))
+                    return -ENOMEM;
+            }
+        }
+    }
+    provenance_records(&r->provenance);
+    return 0;
+}
+
 /* The key's id, declared in the order keys are met (the files list them
  * in output order). */
 static int key_id(QualeResults *r, const char *key, unsigned *id)
@@ -314,6 +347,8 @@ int quale_results_read(QualeResults **results, const char *text, size_t length,
     if ((v = json_object_get(root, "fps")) && v->type == JSON_NUMBER) r->fps = v->u.number.value;
     if ((v = json_object_get(root, "segment")) && (err = read_segment(&rd, v, r))) goto out;
     if ((v = json_object_get(root, "input")) && (err = read_notes(&rd, v, r))) goto out;
+    if ((v = json_object_get(root, "provenance")) && (err = read_provenance(&rd, v, r)))
+        goto out;
     /* pooled_metrics lists every key in output order, some perhaps with no
      * value at any frame: declared first, they keep their places */
     if ((v = json_object_get(root, "pooled_metrics"))) {
@@ -447,6 +482,46 @@ static int copy_notes(QualeResults *to, const QualeResults *from)
     return 0;
 }
 
+/* Whether part p has a record equal to rec. */
+static bool part_has_record(const QualeResults *p, const QualeProvenanceRecord *rec)
+{
+    for (unsigned i = 0; i < p->provenance.count; i++)
+        if (provenance_equal(&p->provenance.records[i], rec)) return true;
+    return false;
+}
+
+/* The parts' provenance, each record once: as it is when every part has
+ * it (the build, the models, the inputs), else with a fact "parts" that
+ * names the parts that have it (a --gpu run's devices, each part's
+ * command line). */
+static int merge_provenance(QualeResults *r, const QualeResults *const *order, unsigned count)
+{
+    Provenance *to = &r->provenance;
+    for (unsigned p = 0; p < count; p++) {
+        const Provenance *from = &order[p]->provenance;
+        for (unsigned i = 0; i < from->count; i++) {
+            const QualeProvenanceRecord *rec = &from->records[i];
+            bool seen = false;
+            for (unsigned q = 0; q < p && !seen; q++) seen = part_has_record(order[q], rec);
+            if (seen) continue;
+            char holders[256] = "";
+            unsigned held = 0;
+            for (unsigned q = p; q < count; q++) {
+                if (!part_has_record(order[q], rec)) continue;
+                const size_t used = strlen(holders);
+                snprintf(holders + used, sizeof(holders) - used, "%s%u", held ? ", " : "",
+                         order[q]->segment.part);
+                held++;
+            }
+            if (provenance_copy(to, rec) ||
+                (held < count && provenance_fact(to, "parts", holders)))
+                return -ENOMEM;
+        }
+    }
+    provenance_records(to);
+    return 0;
+}
+
 /* Whether the parts can be merged at all: each a part, none holding a
  * whole-run aggregate, all of one run.  0, or an error in error. */
 static int check_mergeable(const QualeResults *const *parts, unsigned count, char *error,
@@ -545,7 +620,9 @@ static int join_parts(QualeResults *r, const QualeResults *const *order, unsigne
         return err ? err : fail(error, error_size, "the parts span %u frames, more than %u",
                                 r->end - r->first, MAX_FRAMES);
     r->precision = p0->precision;
-    if ((p0->version && !r->version) || (err = copy_notes(r, p0))) return err ? err : -ENOMEM;
+    if ((p0->version && !r->version) || (err = copy_notes(r, p0)) ||
+        (err = merge_provenance(r, order, count)))
+        return err ? err : -ENOMEM;
     /* the run's speed: every part's frames over every part's time */
     double seconds = 0.;
     for (unsigned i = 0; i < count && (err = copy_values(r, order[i])) == 0; i++) {
@@ -660,6 +737,11 @@ const char *quale_results_version(const QualeResults *results)
     return results ? results->version : NULL;
 }
 
+const QualeProvenanceRecord *quale_results_provenance(const QualeResults *results, unsigned i)
+{
+    return results && i < results->provenance.count ? &results->provenance.records[i] : NULL;
+}
+
 double quale_results_fps(const QualeResults *results)
 {
     return results ? results->fps : NAN;
@@ -680,6 +762,8 @@ int quale_results_write(const QualeResults *results, FILE *stream,
         .fps = results->fps,
         .notes = results->notes,
         .note_count = results->note_count,
+        .provenance = results->provenance.records,
+        .provenance_count = results->provenance.count,
         .pool_methods = options ? options->pool_methods : NULL,
         .pool_method_count = options && options->pool_methods ? options->pool_method_count : 0,
     };

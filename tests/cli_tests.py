@@ -92,7 +92,9 @@ def test_layouts(t, ref, dist):
     p = score(t, ref, dist, *base, "--json", "-o", "-")
     check(p.returncode == 0, f"json run: {p.stderr}")
     d = json.loads(p.stdout)
-    check(set(d) == {"version", "fps", "frames", "pooled_metrics", "aggregate_metrics"}, f"json top keys {set(d)}")
+    # libvmaf's keys, and quale's provenance (docs/output.md)
+    check(set(d) == {"version", "fps", "frames", "pooled_metrics", "aggregate_metrics",
+                     "provenance"}, f"json top keys {set(d)}")
     check(len(d["frames"]) == 6 and [f["frameNum"] for f in d["frames"]] == list(range(6)), "json frames")
     keys = list(d["frames"][0]["metrics"])
     check(keys == ["psnr_y", "mse_y", "psnr_cb", "mse_cb", "psnr_cr", "mse_cr"], f"json keys {keys}")
@@ -1118,8 +1120,11 @@ def test_split_runs(t, ref, dist):
     """--segment, quale merge, --frames, --pool, --gpu and quale report as a
     user meets them (under the sanitizers in scripts/sanitize.sh); the
     corpus-wide exactness is tests/segment_merge.py's."""
+    # the speed, and the command lines of the provenance (a part's names
+    # its --segment; tests/cli_provenance.py checks what the merge keeps)
     def strip_fps(text):
-        return re.sub(r'"fps": [^\n]*\n|<fyi fps="[^"]*" />', "", text)
+        return re.sub(r'"fps": [^\n]*\n|<fyi fps="[^"]*" />|\s*"command": \[[^\n]*\n', "",
+                      text)
 
     base = ["-r", ref, "-d", dist, "--feature", "psnr", "--threads", "2", "-q"]
     whole = os.path.join(t.tmp, "split.whole.json")

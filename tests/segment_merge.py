@@ -6,7 +6,8 @@ For every pair of the corpus: the v0 model (integer motion: motion2 looks a
 frame ahead), VMAF v1's hfr model (motion's five-frame window and moving
 average: values reach four frames back), a bootstrap model (confidence
 intervals), float_motion and psnr, split in 3 parts, merged as JSON and XML
-and compared with the whole run's files (all but the fps, a timing).  On
+and compared with the whole run's files (all but the fps, a timing, and the
+command lines).  On
 one pair also: 7 parts with --subsample 3, a --frames range split in 4,
 CSV and the subtitle layout, a --precision the merge keeps; and merge's
 refusals: a missing part, one given twice, overlapping parts, parts of
@@ -53,10 +54,14 @@ def run(cmd, expect=0):
 
 
 def without_fps(path):
-    """The file's text less the line that holds the run's speed."""
+    """The file's text less the lines that hold the run's speed and the
+    command lines of its provenance (a part's says --segment K/N and its
+    own -o; the merge keeps them, tests/cli_provenance.py checks how)."""
     with open(path) as f:
         text = f.read()
     text = re.sub(r'^\s*"fps": [^\n]*\n', "", text, flags=re.M)
+    text = re.sub(r'^\s*"command": \[[^\n]*\n', "", text, flags=re.M)
+    text = re.sub(r'^\s*<command [^\n]*/>\n', "", text, flags=re.M)
     return re.sub(r'<fyi fps="[^"]*" />', "", text)
 
 

@@ -496,6 +496,112 @@ static void test_thread_cap(void)
     quale_close(&ctx);
 }
 
+/* ---- provenance ------------------------------------------------------------ */
+
+/* The record of section whose fact name is value, or NULL. */
+static const QualeProvenanceRecord *find_record(const QualeResults *r, const char *section,
+                                                const char *name, const char *value)
+{
+    for (unsigned i = 0; quale_results_provenance(r, i); i++) {
+        const QualeProvenanceRecord *rec = quale_results_provenance(r, i);
+        if (strcmp(rec->section, section)) continue;
+        for (unsigned k = 0; k < rec->fact_count; k++)
+            if (!strcmp(rec->facts[k].name, name) && !strcmp(rec->facts[k].value, value))
+                return rec;
+    }
+    return NULL;
+}
+
+/* The results written as JSON into memory (free()), or NULL. */
+static char *written_json(const QualeContext *ctx, const QualeOutputOptions *o, size_t *size,
+                          int *err)
+{
+    char *text = NULL;
+    FILE *m = open_memstream(&text, size);
+    *err = m ? quale_write_output(ctx, m, QUALE_OUTPUT_JSON, o) : -ENOMEM;
+    if (m) fclose(m);
+    return text;
+}
+
+/* describe_run: the library's records (its version, the backend, the model
+ * and the metrics with their options), then the caller's, read back as
+ * written; none asked: libvmaf's layout; a record no layout can carry
+ * refused. */
+static void test_provenance(void)
+{
+    LogCapture cap = { 0 };
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = 2;
+    s.log = capture_log;
+    s.log_cookie = &cap;
+    QualeContext *ctx = NULL;
+    CHECK(quale_open(&ctx, &s) == 0);
+    CHECK(quale_use_model(ctx, "version=vmaf_v0.6.1") == 0);
+    CHECK(quale_use_metric(ctx, "psnr=enable_chroma=false") == 0);
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    for (unsigned i = 0; i < 2; i++) {
+        QualePicture ref, dist;
+        make_pair(&f, i, &ref, &dist);
+        CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+    }
+    CHECK(quale_flush(ctx) == 0);
+
+    const QualeOutputNote facts[] = { { "name", "clip.y4m" }, { "bytes", "1234" } };
+    const QualeProvenanceRecord mine = { "input", facts, 2 };
+    QualeOutputOptions o = { .precision = -1, .describe_run = 1, .provenance = &mine,
+                             .provenance_count = 1 };
+    size_t size = 0;
+    int err = 0;
+    char *text = written_json(ctx, &o, &size, &err);
+    CHECK(err == 0);
+    QualeResults *r = NULL;
+    char error[256] = "";
+    CHECK(text && quale_results_read(&r, text, size, "provenance", error, sizeof(error)) == 0);
+    CHECK(find_record(r, "quale", "version", quale_version()) != NULL);
+    CHECK(find_record(r, "backend", "name", "cpu") && find_record(r, "backend", "threads", "2"));
+    const QualeProvenanceRecord *model = find_record(r, "model", "name", "vmaf");
+    CHECK(model && find_record(r, "model", "version", "vmaf_v0.6.1") == model);
+    CHECK(find_record(r, "feature", "options", "enable_chroma=false") ==
+          find_record(r, "feature", "name", "psnr"));
+    const QualeProvenanceRecord *input = find_record(r, "input", "name", "clip.y4m");
+    CHECK(input && input->fact_count == 2 && !strcmp(input->facts[1].value, "1234"));
+    /* written again from the results: the same records */
+    char *again = NULL;
+    size_t again_size = 0;
+    FILE *m = open_memstream(&again, &again_size);
+    CHECK(m && quale_results_write(r, m, QUALE_OUTPUT_JSON, NULL, error, sizeof(error)) == 0);
+    if (m) fclose(m);
+    CHECK(again && text && strstr(again, "\"provenance\"") &&
+          !strcmp(strstr(again, "\"provenance\""), strstr(text, "\"provenance\"")));
+    free(again);
+    quale_results_close(&r);
+    free(text);
+
+    /* none asked: no provenance */
+    const QualeOutputOptions plain = { .precision = -1 };
+    text = written_json(ctx, &plain, &size, &err);
+    CHECK(err == 0 && text && !strstr(text, "provenance"));
+    free(text);
+
+    /* a section that is no XML name, a fact named twice: refused */
+    const QualeProvenanceRecord bad_section = { "1st", facts, 2 };
+    const QualeOutputNote twice[] = { { "name", "a" }, { "name", "b" } };
+    const QualeProvenanceRecord bad_facts = { "input", twice, 2 };
+    const QualeProvenanceRecord *bad[] = { &bad_section, &bad_facts };
+    for (unsigned i = 0; i < 2; i++) {
+        o.provenance = bad[i];
+        text = written_json(ctx, &o, &size, &err);
+        CHECK(err == -EINVAL && strstr(cap.last, "provenance record"));
+        free(text);
+    }
+    o.provenance = NULL;
+    text = written_json(ctx, &o, &size, &err);
+    CHECK(err == -EINVAL);
+    free(text);
+    quale_close(&ctx);
+}
+
 /* ---- several threads on one context --------------------------------------- */
 
 enum { SENT = 200 };
@@ -723,6 +829,7 @@ int main(void)
     test_results_before_flush();
     test_key_clashes();
     test_thread_cap();
+    test_provenance();
     test_concurrent_sends();
     test_flush_while_sending();
     return test_summary();

@@ -544,7 +544,31 @@ typedef struct QualeOutputOptions {
      * ("p1", "low5"); libvmaf's own four are not repeated. */
     const char *const *pool_methods;
     unsigned pool_method_count;
+    /* Provenance: what produced the results (docs/output.md), written as a
+     * "provenance" object after "input" in JSON and a <provenance> element
+     * after <input> in XML, where libvmaf's readers do not look (CSV and
+     * the subtitle layout stay libvmaf's).  describe_run: the library's
+     * own records first: "quale" (version, build), "backend" (device,
+     * threads, instruction sets), a "model" per model and a "feature" per
+     * metric with its options; then the caller's records (the tool adds
+     * its inputs and command line).  Both unset: no provenance.  (Added
+     * after the fields above; a caller that zeroes the struct gets none.) */
+    int describe_run;
+    const struct QualeProvenanceRecord *provenance;
+    unsigned provenance_count;
 } QualeOutputOptions;
+
+/* One record of a results file's provenance: a section ("quale",
+ * "backend", "model", "feature", "input", "command", or the caller's
+ * own) and its facts, in order.  Sections and fact names are XML names
+ * (a letter or '_', then letters, digits, '_', '-', '.'), values UTF-8;
+ * a record names a fact once.  Records of one section are written
+ * together, in the order they first appear. */
+typedef struct QualeProvenanceRecord {
+    const char *section;
+    const QualeOutputNote *facts;
+    unsigned fact_count;
+} QualeProvenanceRecord;
 
 /* One of the parts of a run split in segments. */
 typedef struct QualeSegment {
@@ -629,10 +653,17 @@ QUALE_API const QualeOutputNote *quale_results_note(const QualeResults *results,
 QUALE_API const char *quale_results_version(const QualeResults *results);
 QUALE_API double quale_results_fps(const QualeResults *results);
 
+/** The file's provenance records (its "provenance" object), i from 0, in
+ *  the order written; NULL past the last.  Merged results keep their
+ *  parts' records: those every part has once, the others with a fact
+ *  "parts" naming the parts that have them ("1, 3"). */
+QUALE_API const QualeProvenanceRecord *quale_results_provenance(const QualeResults *results,
+                                                                 unsigned i);
+
 /** Writes results in a layout, as quale_write_output() writes a run's.
  *  From options: the precision and the pooling methods (NULL: the precision
- *  the split run asked for, libvmaf's pooling only); the notes, fps and
- *  frames are the results' own. */
+ *  the split run asked for, libvmaf's pooling only); the notes, provenance,
+ *  fps and frames are the results' own. */
 QUALE_API int quale_results_write(const QualeResults *results, FILE *stream,
                                   enum QualeOutputFormat format,
                                   const QualeOutputOptions *options, char *error,

@@ -93,4 +93,9 @@ void context_release_job(FrameJob *job);
 MetricFrame context_job_frame(const FrameJob *job);
 int context_submit_job(QualeContext *ctx, FrameJob *job);
 
+/* provenance.c: the records that say what produced the results (the
+ * build, the backend, the models, the metrics); p->error. */
+struct Provenance;
+int context_describe(const QualeContext *ctx, struct Provenance *p);
+
 #endif /* QUALE_SRC_CONTEXT_CONTEXT_PRIVATE_H */

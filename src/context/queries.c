@@ -14,6 +14,7 @@
 #include "common.h"
 #include "context_private.h"
 #include "output.h"
+#include "provenance.h"
 
 unsigned quale_frame_count(const QualeContext *ctx)
 {
@@ -148,6 +149,37 @@ int quale_feature_pooled(const QualeContext *ctx, const char *key,
                           ctx->settings.subsample, value);
 }
 
+/* The records a file's provenance holds: the context's own when the
+ * caller asks (describe_run), then the caller's, copied (the writer checks
+ * their names and text). */
+static int gather_provenance(const QualeContext *ctx, const QualeOutputOptions *options,
+                             Provenance *p)
+{
+    if (!options) return 0;
+    if (options->provenance_count && !options->provenance) {
+        context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): %u provenance records, but "
+                    "none given", options->provenance_count);
+        return -EINVAL;
+    }
+    if (options->describe_run && context_describe(ctx, p)) return p->error;
+    for (unsigned i = 0; i < options->provenance_count; i++) {
+        const QualeProvenanceRecord *r = &options->provenance[i];
+        if (!r->section || (r->fact_count && !r->facts)) {
+            context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): provenance record %u has "
+                        "no section or no facts", i);
+            return -EINVAL;
+        }
+        for (unsigned k = 0; k < r->fact_count; k++)
+            if (!r->facts[k].name || !r->facts[k].value) {
+                context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): provenance record "
+                            "%u: a fact has no name or no value", i);
+                return -EINVAL;
+            }
+        if (provenance_copy(p, r)) return p->error;
+    }
+    return 0;
+}
+
 int quale_write_output(const QualeContext *ctx, FILE *stream,
                        enum QualeOutputFormat format, const QualeOutputOptions *options)
 {
@@ -195,5 +227,13 @@ int quale_write_output(const QualeContext *ctx, FILE *stream,
         context_log(ctx, QUALE_LOG_ERROR, "quale_write_output(): frame numbers past 2^32");
         return -EINVAL;
     }
-    return output_write(&src, stream, format, options ? options->precision : -1, NULL, 0);
+    Provenance provenance = { 0 };
+    int err = gather_provenance(ctx, options, &provenance);
+    if (!err) {
+        src.provenance = provenance.count ? provenance_records(&provenance) : NULL;
+        src.provenance_count = provenance.count;
+        err = output_write(&src, stream, format, options ? options->precision : -1, NULL, 0);
+    }
+    provenance_free(&provenance);
+    return err;
 }

@@ -35,6 +35,10 @@ static int write_stream(VmafContext *vmaf, FILE *f, enum QualeOutputFormat forma
     const QualeOutputOptions options = {
         .precision = 6,
         .fps = vmaf->elapsed > 0 ? vmaf->next_index / vmaf->elapsed : 0,
+        /* quale's version and build, the models and features: a file of
+         * FFmpeg's libvmaf filter says what scored it too (libvmaf's
+         * readers skip the "provenance" object and element) */
+        .describe_run = 1,
     };
     int err = quale_write_output(vmaf->ctx, f, format, &options);
     if (fclose(f) && !err) {

@@ -16,6 +16,7 @@
 #include "merge.h"
 #include "messages.h"
 #include "output_file.h"
+#include "provenance.h"
 #include "report.h"
 #include "run.h"
 
@@ -113,6 +114,7 @@ out:
 
 int main(int argc, char *argv[])
 {
+    provenance_remember_command(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "check-options"))
         return check_options_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);

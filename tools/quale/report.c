@@ -490,6 +490,26 @@ static void put_settings(FILE *f, const ReportInput *in)
     }
 }
 
+/* What produced the run, as the file says (its "provenance"): records of
+ * a section and its [name, value] facts. */
+static void put_provenance(FILE *f, const QualeResults *r)
+{
+    for (unsigned i = 0; quale_results_provenance(r, i); i++) {
+        const QualeProvenanceRecord *rec = quale_results_provenance(r, i);
+        fprintf(f, "%s{\"section\": ", i ? ", " : "");
+        put_string(f, rec->section);
+        fputs(", \"facts\": [", f);
+        for (unsigned k = 0; k < rec->fact_count; k++) {
+            fprintf(f, "%s[", k ? ", " : "");
+            put_string(f, rec->facts[k].name);
+            fputs(", ", f);
+            put_string(f, rec->facts[k].value);
+            fputc(']', f);
+        }
+        fputs("]}", f);
+    }
+}
+
 /* Every key: its name, whether a model wrote it, its pooled values, and a
  * bootstrap model's confidence interval's keys. */
 static void put_keys(FILE *f, const ReportInput *in)
@@ -589,6 +609,8 @@ static int put_result(FILE *f, const ReportInput *in, const Analysis *a)
 
     fprintf(f, ", \"settings\": [");
     put_settings(f, in);
+    fprintf(f, "], \"provenance\": [");
+    put_provenance(f, r);
     fprintf(f, "], \"models\": [");
     unsigned models = 0;
     for (unsigned k = 0; k < keys; k++) {

@@ -18,6 +18,7 @@
 #include "model_choice.h"
 #include "outcome.h"
 #include "output_file.h"
+#include "provenance.h"
 #include "raw_check.h"
 #include "run.h"
 
@@ -566,7 +567,19 @@ static int finish(Run *r)
         !(listed = partial_output(r, &out, &segment, run_text, sizeof(run_text))))
         return EXIT_RUN_FAILED;
     out.options.fps = r->elapsed > 0 ? listed / r->elapsed : 0.;
-    return r->part ? keep_part(r, &out) : write_outcome(r, &out);
+    /* what produced the results: the library's part and the tool's */
+    ToolProvenance provenance;
+    if (provenance_gather(&provenance, r->inputs, &r->notes)) {
+        say(&r->voice, "error", "out of memory");
+        provenance_release(&provenance);
+        return EXIT_RUN_FAILED;
+    }
+    out.options.describe_run = 1;
+    out.options.provenance = provenance.records;
+    out.options.provenance_count = provenance.count;
+    const int status = r->part ? keep_part(r, &out) : write_outcome(r, &out);
+    provenance_release(&provenance);
+    return status;
 }
 
 /* ---- the run -------------------------------------------------------------- */
