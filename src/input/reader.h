@@ -81,6 +81,10 @@ struct QualeVideoReader {
 
     /* Compressed video: FFmpeg's decoder (decode.c), NULL otherwise. */
     struct Decoder *decoder;
+    /* A filtered video (quale_video_filter(), filter.c): its frames come
+     * out of an FFmpeg filter graph fed by the reader it owns, and its
+     * format is the graph's output; NULL otherwise. */
+    struct Filter *filter;
 
     /* quale_video_set_size(): frames are read as `format` into `native`,
      * then scaled to `scaled_format` (and shifted by `shift` after). */
@@ -118,6 +122,12 @@ int64_t decoder_frames(const struct QualeVideoReader *r);
 /* The frames of a compressed file, from its header or counted (its video
  * packets, read once); -1 when it cannot be (a pipe). */
 int64_t decoder_count_frames(const struct QualeVideoReader *r);
+
+/* filter.c: the filtered video's next frame into pic (NULL: dropped), as
+ * decoder_read() does; its end; the reader it filters (NULL: none). */
+int filter_read(struct QualeVideoReader *r, QualePicture *pic);
+void filter_close(struct QualeVideoReader *r);
+struct QualeVideoReader *filter_source(const struct QualeVideoReader *r);
 
 /* fread() and getc() of the reader's stream, its sniffed prefix first. */
 size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n);

@@ -26,14 +26,30 @@ const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path)
     return has_y4m_extension(path) || !s->raw_given ? NULL : &s->raw;
 }
 
-/* The first lane of an input says what a user should know about it. */
+/* The input's filter graph (--vf, --ref-vf, --dist-vf) around reader:
+ * 0, or the exit status after saying why (a graph FFmpeg refuses, or whose
+ * output quale cannot score, is the user's to fix). */
+static int filter_input(const Voice *voice, QualeVideoReader **reader, const char *graph,
+                        const char *role)
+{
+    char error[1024];
+    const int err = quale_video_filter(reader, graph, error, sizeof(error));
+    if (!err) return 0;
+    say(voice, "error", "%s video: %s", role, error);
+    quale_video_close(reader);
+    return err == -EINVAL || err == -ENOTSUP ? EXIT_USAGE : EXIT_RUN_FAILED;
+}
+
+/* The first lane of an input says what a user should know about it.  NULL
+ * after saying why, with the exit status in *status. */
 static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, const char *path,
-                                    const char *role, bool first_lane)
+                                    const char *role, bool first_lane, int *status)
 {
     const QualeVideoFormat *raw = raw_format_for(s, path);
     char error[512];
     QualeVideoReader *reader = NULL;
     const int err = quale_video_open(&reader, path, raw, error, sizeof(error));
+    *status = EXIT_RUN_FAILED;
     if (err) {
         say(voice, "error", "%s video: %s", role, error);
         const char *flag = strcmp(role, "reference") ? "-d" : "-r";
@@ -59,6 +75,8 @@ static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, co
     if (first_lane && s->raw_given && quale_video_codec(reader))
         say(voice, "note", "%s is compressed video (%s), decoded; -w/-h/-p/-b are for raw video",
             shown(path), quale_video_codec(reader));
+    const char *graph = strcmp(role, "reference") ? s->dist_vf : s->ref_vf;
+    if (graph && (*status = filter_input(voice, &reader, graph, role))) return NULL;
     return reader;
 }
 
@@ -85,14 +103,18 @@ static unsigned lanes_for(const char *path, unsigned lane_share)
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share)
 {
-    in->lanes[0] = open_input(s, voice, in->path, role, true);
-    if (!in->lanes[0]) return -1;
+    int status;
+    in->lanes[0] = open_input(s, voice, in->path, role, true, &status);
+    if (!in->lanes[0]) return status;
     in->lane_count = 1;
-    /* A decoder's lanes would each decode the whole file. */
-    const unsigned want = quale_video_codec(in->lanes[0]) ? 1 : lanes_for(in->path, lane_share);
+    /* A decoder's lanes would each decode the whole file, and a filter
+     * graph's each run the whole graph (which may keep frames: fps, yadif). */
+    const bool filtered = strcmp(role, "reference") ? s->dist_vf != NULL : s->ref_vf != NULL;
+    const unsigned want = quale_video_codec(in->lanes[0]) || filtered
+                          ? 1 : lanes_for(in->path, lane_share);
     for (unsigned i = 1; i < want; i++) {
-        in->lanes[i] = open_input(s, voice, in->path, role, false);
-        if (!in->lanes[i]) return -1;
+        in->lanes[i] = open_input(s, voice, in->path, role, false, &status);
+        if (!in->lanes[i]) return status;
         in->lane_count++;
     }
     if (s->score_bitdepth) {
@@ -101,12 +123,12 @@ int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *
         if (f.bitdepth > s->score_bitdepth) {
             say(voice, "error", "--score-bitdepth %u is below the %u bits of %s", s->score_bitdepth,
                 f.bitdepth, shown(in->path));
-            return -1;
+            return EXIT_RUN_FAILED;
         }
         for (unsigned i = 0; i < in->lane_count; i++) {
             if (quale_video_set_bitdepth(in->lanes[i], s->score_bitdepth)) {
                 say(voice, "error", "%s", quale_video_error(in->lanes[i]));
-                return -1;
+                return EXIT_RUN_FAILED;
             }
         }
     }

@@ -25,8 +25,9 @@ typedef struct Input {
 const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path);
 
 /* Opens in's lanes: its share of the lanes one run would use (lane_share:
- * the parts reading it at once), the depth --score-bitdepth asks.  0, or
- * -1 after saying why. */
+ * the parts reading it at once; one lane where it is decoded or filtered),
+ * its filter graph, the depth --score-bitdepth asks.  0, or the exit
+ * status after saying why. */
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share);
 void close_lanes(Input *in);

@@ -53,9 +53,9 @@ static int open_inputs(Run *r)
     if (!r->part && s->output && output_file_check(s->output)) return EXIT_RUN_FAILED;
     if (!r->part && s->html && output_file_check(s->html)) return EXIT_RUN_FAILED;
     const unsigned share = r->part ? r->part->parts : 1;
-    if (open_lanes(s, &r->voice, &r->inputs[0], "reference", share) ||
-        open_lanes(s, &r->voice, &r->inputs[1], "distorted", share))
-        return EXIT_RUN_FAILED;
+    int status = open_lanes(s, &r->voice, &r->inputs[0], "reference", share);
+    if (!status) status = open_lanes(s, &r->voice, &r->inputs[1], "distorted", share);
+    if (status) return status;
     quale_video_get_format(r->inputs[0].lanes[0], &r->ref_format);
     quale_video_get_format(r->inputs[1].lanes[0], &r->dist_format);
     /* the decoders' notes say "in software" until a video goes to the GPU */

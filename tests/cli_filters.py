@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Filters before scoring (--vf, --ref-vf, --dist-vf): quale running an
+FFmpeg filter graph over its inputs gives, frame by frame and key by key,
+the scores of the same run on what `ffmpeg -i VIDEO -vf GRAPH -f
+yuv4mpegpipe` writes, for yadif, crop, pad, fps, scale and a chain; on
+y4m, raw yuv, compressed and 10-bit input, through a pipe and with the
+other input of another size.  Also the refusals: a graph FFmpeg refuses,
+an output quale does not score, --vf with --ref-vf (exit 2, saying why).
+Ends with "N passed, M failed"; exits 77 when quale was built without
+libavfilter or the ffmpeg tool is not installed.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tally import check, finish  # noqa: E402
+
+FEATURES = ["--feature", "psnr"]
+
+# (what, the graph, frames the 12 of the sample become)
+GRAPHS = [
+    ("yadif", "yadif", 12),
+    ("crop", "crop=128:96:24:16", 12),
+    ("pad", "pad=192:160:8:8", 12),
+    ("fps", "fps=20", 10),
+    ("scale", "scale=112:96", 12),
+    ("chain", "yadif,crop=160:128:4:6,scale=128:96:flags=lanczos", 12),
+]
+
+
+def ffmpeg(*args, stdout=None):
+    """Runs the ffmpeg tool quietly; raises on failure."""
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", *args], check=True, stdout=stdout)
+
+
+def filtered_y4m(src, graph, out):
+    """What `ffmpeg -i SRC -vf GRAPH -f yuv4mpegpipe` writes, in out."""
+    ffmpeg("-i", src, "-vf", graph, "-strict", "-1", "-f", "yuv4mpegpipe", out)
+    return out
+
+
+def frames(quale, *args, stdin=None):
+    """The JSON frames of a run (None and the messages when it failed)."""
+    p = subprocess.run([quale, *args, *FEATURES, "-q", "--threads", "2", "--json", "-o", "-"],
+                       capture_output=True, stdin=stdin if stdin is not None else subprocess.DEVNULL)
+    if p.returncode:
+        return None, p.stderr.decode(errors="replace")
+    return json.loads(p.stdout)["frames"], p.stderr.decode(errors="replace")
+
+
+def same(got, want, what, count):
+    """got equals want exactly and has count frames."""
+    g, err_g = got
+    w, err_w = want
+    check(w is not None, f"{what}: the run on ffmpeg's output failed: {err_w}")
+    check(g is not None, f"{what}: the filtered run failed: {err_g}")
+    if g is None or w is None:
+        return
+    check(len(w) == count, f"{what}: ffmpeg's output has {len(w)} frames, not {count}")
+    check(g == w, f"{what}: quale's filtered frames differ from ffmpeg's "
+          f"({len(g)} and {len(w)} frames)")
+    if g == w:
+            print(f"{what}: {len(g)} frames, {len(g[0]['metrics']) if g else 0} keys, identical",
+              flush=True)
+
+
+def make_inputs(tmp):
+    """A moving 176x144 reference of 12 frames (8 and 10 bits) and a noisy
+    copy, as y4m, raw yuv and a compressed Matroska file."""
+    ref = os.path.join(tmp, "ref.y4m")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "12",
+           "-pix_fmt", "yuv420p", ref)
+    dist = os.path.join(tmp, "dist.y4m")
+    ffmpeg("-i", ref, "-vf", "noise=alls=24:allf=t+u", dist)
+    files = {"ref": ref, "dist": dist}
+    files["ref10"] = os.path.join(tmp, "ref10.y4m")
+    ffmpeg("-i", ref, "-pix_fmt", "yuv420p10le", "-strict", "-1", files["ref10"])
+    files["dist10"] = os.path.join(tmp, "dist10.y4m")
+    ffmpeg("-i", dist, "-pix_fmt", "yuv420p10le", "-strict", "-1", files["dist10"])
+    files["dist_yuv"] = os.path.join(tmp, "dist.yuv")
+    ffmpeg("-i", dist, "-f", "rawvideo", files["dist_yuv"])
+    files["dist_mkv"] = os.path.join(tmp, "dist.mkv")
+    ffmpeg("-i", dist, "-c:v", "mpeg2video", "-q:v", "4", files["dist_mkv"])
+    return files
+
+
+def test_graphs(quale, files, tmp):
+    """Each graph on both videos (--vf) against both through ffmpeg."""
+    for what, graph, count in GRAPHS:
+        want = frames(quale, "-r", filtered_y4m(files["ref"], graph, os.path.join(tmp, "r.y4m")),
+                      "-d", filtered_y4m(files["dist"], graph, os.path.join(tmp, "d.y4m")))
+        got = frames(quale, "-r", files["ref"], "-d", files["dist"], "--vf", graph)
+        same(got, want, f"--vf {graph}", count)
+
+
+def test_one_side(quale, files, tmp):
+    """--ref-vf through a pipe (the distorted video then converted to the
+    filtered reference's size), --dist-vf on raw yuv, on compressed video,
+    and a graph at 10 bits."""
+    with open(filtered_y4m(files["ref"], "pad=192:160:8:8", os.path.join(tmp, "r.y4m")),
+              "rb") as piped:
+        want = frames(quale, "-r", "-", "-d", files["dist"], stdin=piped)
+    got = frames(quale, "-r", files["ref"], "-d", files["dist"], "--ref-vf", "pad=192:160:8:8")
+    same(got, want, "--ref-vf pad (the distorted video scaled to it)", 12)
+
+    raw = ["-w", "176", "-h", "144", "-p", "420", "-b", "8"]
+    d = os.path.join(tmp, "d.y4m")
+    ffmpeg("-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "176x144", "-i", files["dist_yuv"],
+           "-vf", "yadif", "-f", "yuv4mpegpipe", d)
+    want = frames(quale, "-r", files["ref"], "-d", d)
+    got = frames(quale, "-r", files["ref"], "-d", files["dist_yuv"], *raw, "--dist-vf", "yadif")
+    same(got, want, "--dist-vf yadif on raw yuv", 12)
+
+    graph = "fps=20,crop=176:128:0:8,pad=176:144:0:8"
+    want = frames(quale, "-r", filtered_y4m(files["ref"], "fps=20", os.path.join(tmp, "r.y4m")),
+                  "-d", filtered_y4m(files["dist_mkv"], graph, d))
+    got = frames(quale, "-r", files["ref"], "-d", files["dist_mkv"], "--ref-vf", "fps=20",
+                 "--dist-vf", graph)
+    same(got, want, f"--dist-vf {graph} on Matroska (MPEG-2)", 10)
+
+    graph = "scale=144:112,yadif"
+    want = frames(quale, "-r", filtered_y4m(files["ref10"], graph, os.path.join(tmp, "r.y4m")),
+                  "-d", filtered_y4m(files["dist10"], graph, d))
+    got = frames(quale, "-r", files["ref10"], "-d", files["dist10"], "--vf", graph)
+    same(got, want, f"--vf {graph} at 10 bits", 12)
+
+
+def refused(quale, files, what, args, words):
+    p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "-q", *args],
+                       capture_output=True, text=True)
+    check(p.returncode == 2, f"{what}: exit {p.returncode}, not 2: {p.stderr[-400:]}")
+    for w in words:
+        check(w in p.stderr, f"{what}: the message lacks {w!r}: {p.stderr[-400:]}")
+
+
+def test_refusals(quale, files):
+    refused(quale, files, "an unknown filter", ["--ref-vf", "cropp=10:10"],
+            ["reference video", "filter graph 'cropp=10:10'", "No such filter: 'cropp'"])
+    refused(quale, files, "a crop larger than the video", ["--dist-vf", "crop=400:400"],
+            ["distorted video", "FFmpeg refuses the filter graph 'crop=400:400'"])
+    refused(quale, files, "a bad option", ["--vf", "scale=w=64:hieght=64"],
+            ["FFmpeg refuses", "hieght"])
+    refused(quale, files, "RGB out of the graph", ["--vf", "format=rgb24"],
+            ["rgb24", "format=yuv420p"])
+    refused(quale, files, "--vf with --ref-vf", ["--vf", "yadif", "--ref-vf", "yadif"],
+            ["--vf filters both videos"])
+    refused(quale, files, "an empty graph", ["--dist-vf", " "], ["--dist-vf takes"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quale", required=True)
+    args = ap.parse_args()
+    if not shutil.which("ffmpeg"):
+        print("skip: the ffmpeg tool is not installed (scripts/bootstrap.sh --test installs it)")
+        return 77
+    with tempfile.TemporaryDirectory(prefix="quale-filters-") as tmp:
+        files = make_inputs(tmp)
+        probe = subprocess.run([args.quale, "-r", files["ref"], "-d", files["ref"], "-n",
+                                "--feature", "psnr", "--frame_cnt", "1", "-q", "--vf", "null"],
+                               capture_output=True, text=True)
+        if "has no libavfilter" in probe.stderr or "has no decoder" in probe.stderr:
+            print(f"skip: this build of quale cannot filter: {probe.stderr.strip()}")
+            return 77
+        test_graphs(args.quale, files, tmp)
+        test_one_side(args.quale, files, tmp)
+        test_refusals(args.quale, files)
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
