@@ -3,8 +3,8 @@
 FFmpeg filter graph over its inputs gives, frame by frame and key by key,
 the scores of the same run on what `ffmpeg -i VIDEO -vf GRAPH -f
 yuv4mpegpipe` writes, for yadif, crop, pad, fps, scale and a chain; on
-y4m, raw yuv, compressed and 10-bit input, through a pipe and with the
-other input of another size.  Also the refusals: a graph FFmpeg refuses,
+y4m, raw yuv, compressed and 10-bit input, through a pipe, with the other
+input of another size, and on interlaced input (bottom field first).  Also the refusals: a graph FFmpeg refuses,
 an output quale does not score, --vf with --ref-vf (exit 2, saying why).
 Ends with "N passed, M failed"; exits 77 when quale was built without
 libavfilter or the ffmpeg tool is not installed.
@@ -87,6 +87,14 @@ def make_inputs(tmp):
     ffmpeg("-i", dist, "-f", "rawvideo", files["dist_yuv"])
     files["dist_mkv"] = os.path.join(tmp, "dist.mkv")
     ffmpeg("-i", dist, "-c:v", "mpeg2video", "-q:v", "4", files["dist_mkv"])
+    # Interlaced, bottom field first: the y4m header says "Ib", the MPEG-2
+    # stream's pictures are coded as fields.
+    for name in ("ref", "dist"):
+        files[name + "_bff"] = os.path.join(tmp, name + "_bff.y4m")
+        ffmpeg("-i", files[name], "-vf", "setfield=bff", files[name + "_bff"])
+    files["dist_bff_mkv"] = os.path.join(tmp, "dist_bff.mkv")
+    ffmpeg("-i", files["dist_bff"], "-c:v", "mpeg2video", "-flags", "+ildct+ilme", "-q:v", "4",
+           files["dist_bff_mkv"])
     return files
 
 
@@ -131,6 +139,20 @@ def test_one_side(quale, files, tmp):
     same(got, want, f"--vf {graph} at 10 bits", 12)
 
 
+def test_interlaced(quale, files, tmp):
+    """yadif's parity as FFmpeg's readers give it: a y4m "Ib" header, an
+    MPEG-2 stream's field pictures (bottom first), one frame per field."""
+    want = frames(quale, "-r", files["ref"],
+                  "-d", filtered_y4m(files["dist_bff"], "yadif", os.path.join(tmp, "d.y4m")))
+    got = frames(quale, "-r", files["ref"], "-d", files["dist_bff"], "--dist-vf", "yadif")
+    same(got, want, "--dist-vf yadif, bottom field first (y4m)", 12)
+    graph = "yadif=mode=send_field"
+    want = frames(quale, "-r", filtered_y4m(files["ref_bff"], graph, os.path.join(tmp, "r.y4m")),
+                  "-d", filtered_y4m(files["dist_bff_mkv"], graph, os.path.join(tmp, "d.y4m")))
+    got = frames(quale, "-r", files["ref_bff"], "-d", files["dist_bff_mkv"], "--vf", graph)
+    same(got, want, f"--vf {graph}, bottom field first (y4m, interlaced MPEG-2)", 24)
+
+
 def refused(quale, files, what, args, words):
     p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "-q", *args],
                        capture_output=True, text=True)
@@ -170,6 +192,7 @@ def main():
             return 77
         test_graphs(args.quale, files, tmp)
         test_one_side(args.quale, files, tmp)
+        test_interlaced(args.quale, files, tmp)
         test_refusals(args.quale, files)
     return finish()
 

@@ -388,6 +388,8 @@ static void count_damage(struct QualeVideoReader *r, const AVFrame *f)
 int deliver_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture *pic)
 {
     count_damage(r, f);
+    r->field_order = !f->interlaced_frame ? READER_PROGRESSIVE
+                     : f->top_field_first ? READER_FIELDS_TOP_FIRST : READER_FIELDS_BOTTOM_FIRST;
     if (r->decoder->gpu.ops) return gpu_frame(r, f, pic);
     if (!pic) return 0;
     const AVFrame *planar = planar_frame(r, f);

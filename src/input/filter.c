@@ -10,8 +10,10 @@
  *
  * The frames enter the graph as the ffmpeg tool hands those of a y4m or
  * raw file to it: timed by their order at the video's frame rate (25 fps
- * where it is not known, as FFmpeg's rawvideo reader assumes), scale
- * filters with swscale's bicubic flags (the tool's default sws_flags).
+ * where it is not known, as FFmpeg's rawvideo reader assumes), the end of
+ * the stream where a frame after the last would begin, interlaced as the
+ * y4m header's I tag or the decoder says, scale filters with swscale's
+ * bicubic flags (the tool's default sws_flags).
  * libavfilter is loaded at the first graph (dlopen, as the decoder's
  * libraries are), so quale runs without it until a graph is asked for.
  */
@@ -364,6 +366,9 @@ static int feed(struct QualeVideoReader *r)
     int err = 0;
     if (got > 0) {
         in->pts = f->pts++;
+        /* what yadif's parity=auto reads (progressive: top field first) */
+        in->interlaced_frame = s->field_order != READER_PROGRESSIVE;
+        in->top_field_first = s->field_order == READER_FIELDS_TOP_FIRST;
         err = af.av_buffersrc_add_frame_flags(f->buffer, in, 0);
     } else if (got == 0) {
         /* The stream ends where a frame after the last would begin, as the

@@ -25,6 +25,14 @@
 /* Planes stored per frame in a file: Y, U, V and, for y4m 444alpha, A. */
 #define READER_MAX_FILE_PLANES 4
 
+/* How the pictures read are interlaced: what a filter graph's
+ * deinterlacer (yadif) is told of each frame. */
+enum ReaderFieldOrder {
+    READER_PROGRESSIVE = 0, /* or not known */
+    READER_FIELDS_TOP_FIRST,
+    READER_FIELDS_BOTTOM_FIRST,
+};
+
 enum ReaderState {
     READER_OK = 0,
     READER_END,   /* the clean end was reached: reads return 0 from now on */
@@ -67,6 +75,7 @@ struct QualeVideoReader {
     uint64_t damaged;     /* decoded frames the decoder flagged as damaged */
     unsigned rate_num, rate_den; /* frame rate (y4m F tag, container); 0: unknown */
     bool variable_rate;   /* the container says the rate varies */
+    enum ReaderFieldOrder field_order; /* y4m's I tag; a decoded frame's flags */
     int64_t bit_rate;     /* bits per second the container or stream gives; 0: unknown */
     enum ReaderState state;
     int failure;          /* negative errno returned while READER_FAILED */
