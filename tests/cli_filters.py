@@ -4,7 +4,8 @@ FFmpeg filter graph over its inputs gives, frame by frame and key by key,
 the scores of the same run on what `ffmpeg -i VIDEO -vf GRAPH -f
 yuv4mpegpipe` writes, for yadif, crop, pad, fps, scale and a chain; on
 y4m, raw yuv, compressed and 10-bit input, through a pipe, with the other
-input of another size, and on interlaced input (bottom field first).  Also the refusals: a graph FFmpeg refuses,
+input of another size, and on interlaced input (bottom field first);
+--align auto, --frames and --segment on the filtered videos.  Also the refusals: a graph FFmpeg refuses,
 an output quale does not score, --vf with --ref-vf (exit 2, saying why).
 Ends with "N passed, M failed"; exits 77 when quale was built without
 libavfilter or the ffmpeg tool is not installed.
@@ -153,6 +154,40 @@ def test_interlaced(quale, files, tmp):
     same(got, want, f"--vf {graph}, bottom field first (y4m, interlaced MPEG-2)", 24)
 
 
+def test_align(quale, files, tmp):
+    """--align auto compares the videos as they will be scored: after their
+    graphs (here one that drops the distorted video's first 2 frames)."""
+    graph = "trim=start_frame=2,setpts=PTS-STARTPTS"
+    p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "--dist-vf", graph,
+                        "--align", "auto", "-q", *FEATURES, "--json", "-o", "-"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "--frame_skip_ref 2" in p.stderr,
+          f"--align auto after --dist-vf {graph}: exit {p.returncode}: {p.stderr[-400:]}")
+    want = frames(quale, "-r", files["ref"], "--frame_skip_ref", "2",
+                  "-d", filtered_y4m(files["dist"], graph, os.path.join(tmp, "d.y4m")))
+    got = (json.loads(p.stdout)["frames"] if p.returncode == 0 else None, p.stderr)
+    same(got, want, f"--align auto with --dist-vf {graph}", 10)
+
+
+def test_split(quale, files, tmp):
+    """A range of the frames (--frames) and a part (--segment) of a filtered
+    run are the whole filtered run's frames, numbered as there."""
+    whole, err = frames(quale, "-r", files["ref"], "-d", files["dist"], "--vf", "fps=20")
+    check(whole is not None and len(whole) == 10, f"--vf fps=20: the whole run: {err}")
+    part, err = frames(quale, "-r", files["ref"], "-d", files["dist"], "--vf", "fps=20",
+                       "--frames", "3:8")
+    check(whole is not None and part == whole[3:8], f"--frames 3:8 of --vf fps=20: {err}")
+    out = os.path.join(tmp, "part.json")
+    p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "--vf", "fps=20",
+                        *FEATURES, "-q", "--segment", "2/2", "--frames", "0:10", "-o", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"--segment 2/2 of --vf fps=20: {p.stderr[-400:]}")
+    if p.returncode == 0:
+        with open(out) as f:
+            check(whole is not None and json.load(f)["frames"] == whole[5:10],
+                  "--segment 2/2 of --vf fps=20: not the whole run's frames 5 to 9")
+
+
 def refused(quale, files, what, args, words):
     p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "-q", *args],
                        capture_output=True, text=True)
@@ -173,6 +208,8 @@ def test_refusals(quale, files):
     refused(quale, files, "--vf with --ref-vf", ["--vf", "yadif", "--ref-vf", "yadif"],
             ["--vf filters both videos"])
     refused(quale, files, "an empty graph", ["--dist-vf", " "], ["--dist-vf takes"])
+    refused(quale, files, "an unknown filter before --align", ["--vf", "cropx", "--align", "auto"],
+            ["--align auto", "No such filter: 'cropx'"])
 
 
 def main():
@@ -193,6 +230,8 @@ def main():
         test_graphs(args.quale, files, tmp)
         test_one_side(args.quale, files, tmp)
         test_interlaced(args.quale, files, tmp)
+        test_align(args.quale, files, tmp)
+        test_split(args.quale, files, tmp)
         test_refusals(args.quale, files)
     return finish()
 

@@ -22,12 +22,18 @@ typedef struct Thumbs {
     float *pixels; /* count pictures of w x h, in 8-bit units */
 } Thumbs;
 
-static int read_thumbs(const char *path, const QualeVideoFormat *raw, unsigned skip,
-                       unsigned want, Thumbs *t, char *error, size_t error_size)
+static int read_thumbs(const AlignVideo *video, unsigned want, Thumbs *t, char *error,
+                       size_t error_size)
 {
     QualeVideoReader *r = NULL;
-    int err = quale_video_open(&r, path, raw, error, error_size);
+    const unsigned skip = video->skip;
+    int err = quale_video_open(&r, video->path, video->raw, error, error_size);
     if (err) return err;
+    /* compared as they will be scored: after their filter graph */
+    if (video->graph && (err = quale_video_filter(&r, video->graph, error, error_size))) {
+        quale_video_close(&r);
+        return err;
+    }
     QualeVideoFormat f;
     quale_video_get_format(r, &f);
     quale_video_set_planes(r, 1);
@@ -92,18 +98,17 @@ static double psnr(const float *a, const float *b, size_t n)
     return mse > 0 ? 10.0 * log10(255.0 * 255.0 / mse) : 100.0;
 }
 
-int align_find(const char *ref, const char *dist, const QualeVideoFormat *ref_raw,
-               const QualeVideoFormat *dist_raw, unsigned skip_ref, unsigned skip_dist,
-               unsigned window, AlignResult *result, char *error, size_t error_size)
+int align_find(const AlignVideo *ref, const AlignVideo *dist, unsigned window,
+               AlignResult *result, char *error, size_t error_size)
 {
     memset(result, 0, sizeof(*result));
     Thumbs r = { 0 }, d = { 0 };
     const unsigned want = ALIGN_FRAMES + window;
-    int err = read_thumbs(ref, ref_raw, skip_ref, want, &r, error, error_size);
-    if (!err) err = read_thumbs(dist, dist_raw, skip_dist, want, &d, error, error_size);
+    int err = read_thumbs(ref, want, &r, error, error_size);
+    if (!err) err = read_thumbs(dist, want, &d, error, error_size);
     if (!err && (r.w != d.w || r.h != d.h)) {
         snprintf(error, error_size, "the videos have different sizes");
-        err = -EINVAL;
+        err = -ERANGE;
     }
     if (err) {
         free(r.pixels);

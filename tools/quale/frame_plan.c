@@ -36,8 +36,8 @@ int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, un
     if (parts) {
         if (!end) {
             snprintf(error, error_size, "--segment needs the number of frames, which %s does "
-                     "not tell (a pipe, or a container without a frame count): give --frames "
-                     "FIRST:END", total < 0 ? "the input" : "it");
+                     "not tell (a pipe, a container without a frame count, or a filter graph's "
+                     "output): give --frames FIRST:END", total < 0 ? "the input" : "it");
             return -1;
         }
         const uint64_t length = end - first;
