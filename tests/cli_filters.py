@@ -106,6 +106,14 @@ def test_graphs(quale, files, tmp):
                       "-d", filtered_y4m(files["dist"], graph, os.path.join(tmp, "d.y4m")))
         got = frames(quale, "-r", files["ref"], "-d", files["dist"], "--vf", graph)
         same(got, want, f"--vf {graph}", count)
+    # the output says which graphs the videos went through
+    p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "--ref-vf", "yadif",
+                        "--dist-vf", "yadif,crop=160:128", *FEATURES, "-q", "--json", "-o", "-"],
+                       capture_output=True, text=True)
+    notes = json.loads(p.stdout).get("input", {}) if p.returncode == 0 else {}
+    check(notes.get("reference_filter") == "yadif" and
+          notes.get("distorted_filter") == "yadif,crop=160:128",
+          f"the output's notes of the graphs: {notes} {p.stderr[-300:]}")
 
 
 def test_one_side(quale, files, tmp):
@@ -186,6 +194,16 @@ def test_split(quale, files, tmp):
         with open(out) as f:
             check(whole is not None and json.load(f)["frames"] == whole[5:10],
                   "--segment 2/2 of --vf fps=20: not the whole run's frames 5 to 9")
+    # a part of a run with another graph is another run's
+    other = os.path.join(tmp, "other.json")
+    p = subprocess.run([quale, "-r", files["ref"], "-d", files["dist"], "--vf", "fps=25",
+                        *FEATURES, "-q", "--segment", "1/2", "--frames", "0:10", "-o", other],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"--segment 1/2 of --vf fps=25: {p.stderr[-400:]}")
+    p = subprocess.run([quale, "merge", "-o", "-", "--json", other, out], capture_output=True,
+                       text=True)
+    check(p.returncode != 0 and "vf=fps=" in p.stderr,
+          f"merge of parts with other graphs: exit {p.returncode}: {p.stderr[-400:]}")
 
 
 def refused(quale, files, what, args, words):
