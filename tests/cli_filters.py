@@ -141,6 +141,13 @@ def test_one_side(quale, files, tmp):
                  "--dist-vf", graph)
     same(got, want, f"--dist-vf {graph} on Matroska (MPEG-2)", 10)
 
+    with open(filtered_y4m(files["dist"], "crop=160:128,yadif", d), "rb") as piped:
+        want = frames(quale, "-r", files["ref"], "--ref-vf", "crop=160:128", "-d", "-",
+                      "--score-bitdepth", "10", stdin=piped)
+    got = frames(quale, "-r", files["ref"], "--ref-vf", "crop=160:128", "-d", files["dist"],
+                 "--dist-vf", "crop=160:128,yadif", "--score-bitdepth", "10")
+    same(got, want, "--dist-vf crop,yadif with --score-bitdepth 10", 12)
+
     graph = "scale=144:112,yadif"
     want = frames(quale, "-r", filtered_y4m(files["ref10"], graph, os.path.join(tmp, "r.y4m")),
                   "-d", filtered_y4m(files["dist10"], graph, d))
