@@ -259,6 +259,22 @@ static int wrap(struct Filter *f, struct QualeVideoReader **out, char *why, size
     return 0;
 }
 
+/* quale_video_filter()'s message, where the caller gave room for one. */
+static void set_error(char *error, size_t error_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_error(char *error, size_t error_size, const char *fmt, ...)
+{
+    if (!error || !error_size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error, error_size, fmt, ap);
+    va_end(ap);
+}
+
 /* Why a source cannot take a graph now, or NULL. */
 static const char *not_now(const struct QualeVideoReader *s)
 {
@@ -273,23 +289,23 @@ int quale_video_filter(QualeVideoReader **reader, const char *graph, char *error
 {
     char why[1024] = "";
     if (!reader || !*reader || !graph) {
-        snprintf(error, error_size, "quale_video_filter: no %s given", graph ? "reader" : "graph");
+        set_error(error, error_size, "quale_video_filter: no %s given", graph ? "reader" : "graph");
         return -EINVAL;
     }
     struct QualeVideoReader *source = *reader;
     const char *when = not_now(source);
     if (when) {
-        snprintf(error, error_size, "%s: a filter graph is set %s", source->name, when);
+        set_error(error, error_size, "%s: a filter graph is set %s", source->name, when);
         return -EBUSY;
     }
     pthread_once(&af_once, af_load);
     if (af_error[0]) {
-        snprintf(error, error_size, "%s: cannot filter: %s", source->name, af_error);
+        set_error(error, error_size, "%s: cannot filter: %s", source->name, af_error);
         return -EPROTONOSUPPORT;
     }
     struct Filter *f = calloc(1, sizeof(*f));
     if (!f) {
-        snprintf(error, error_size, "%s: out of memory", source->name);
+        set_error(error, error_size, "%s: out of memory", source->name);
         return -ENOMEM;
     }
     f->source = source;
@@ -305,7 +321,7 @@ int quale_video_filter(QualeVideoReader **reader, const char *graph, char *error
         f->source = NULL; /* still the caller's */
         filter_free(f);
         if (err == -ENOMEM) snprintf(why, sizeof(why), "out of memory");
-        snprintf(error, error_size, "%s: %s '%s': %s", source->name,
+        set_error(error, error_size, "%s: %s '%s': %s", source->name,
                  err == -EINVAL ? "FFmpeg refuses the filter graph" : "the filter graph",
                  graph, why);
         return err;
@@ -424,6 +440,7 @@ int quale_video_filter(QualeVideoReader **reader, const char *graph, char *error
                        size_t error_size)
 {
     (void)graph;
+    if (!error || !error_size) return -EPROTONOSUPPORT;
     snprintf(error, error_size, "%s: cannot filter: this build of quale has no libavfilter "
              "(its headers were not found when it was built)",
              reader && *reader ? (*reader)->name : "quale_video_filter");
