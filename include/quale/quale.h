@@ -142,7 +142,9 @@ QUALE_API int quale_video_convert(QualeVideoReader *reader, unsigned width, unsi
  * `ffmpeg -i VIDEO -vf GRAPH` does (libavfilter's syntax: "yadif",
  * "crop=1280:720:0:180", "pad=1920:1080:-1:-1,fps=30"): *reader becomes
  * the filtered video, whose format, frame rate and frames are the graph's
- * output, and closing it closes the video it filters.  Frames enter the
+ * output (quale_video_codec() and quale_video_is_y4m() still say what it
+ * reads), and closing it closes the video it filters.  It decodes on the
+ * CPU (quale_video_decode_on_gpu() gives 0).  Frames enter the
  * graph timed by their order at the video's frame rate (25 fps where none
  * is known), progressive; scale filters default to swscale's bicubic, as
  * in the ffmpeg tool.  The output must be planar YUV or gray, 8 to 16
