@@ -5,8 +5,10 @@ the scores of the same run on what `ffmpeg -i VIDEO -vf GRAPH -f
 yuv4mpegpipe` writes, for yadif, crop, pad, fps, scale and a chain; on
 y4m, raw yuv, compressed and 10-bit input, through a pipe, with the other
 input of another size, and on interlaced input (bottom field first);
---align auto, --frames and --segment on the filtered videos.  Also the refusals: a graph FFmpeg refuses,
-an output quale does not score, --vf with --ref-vf (exit 2, saying why).
+--align auto, --frames and --segment on the filtered videos.  Also the
+refusals: a graph FFmpeg refuses, an output quale does not score, --vf
+with --ref-vf (exit 2, saying why), and --vf without libavfilter on the
+machine (exit 1; checked as root, in a mount namespace that hides it).
 Ends with "N passed, M failed"; exits 77 when quale was built without
 libavfilter or the ffmpeg tool is not installed.
 """
@@ -237,6 +239,39 @@ def test_refusals(quale, files):
             ["--align auto", "No such filter: 'cropx'"])
 
 
+def libavfilter_path():
+    """Where the dynamic linker finds libavfilter (ldconfig's cache), or None."""
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        if line.strip().startswith("libavfilter.so.") and "=>" in line:
+            return line.split("=>")[1].strip()
+    return None
+
+
+def test_without_libavfilter(quale, files):
+    """With libavfilter hidden (an empty file mounted over it, in a mount
+    namespace of the test's own: needs root), --vf fails with exit 1 naming
+    the library, and runs without a graph are unchanged."""
+    lib = libavfilter_path()
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True) if lib else None
+    if not lib or probe.returncode:
+        print("not checked: a machine without libavfilter (needs root's unshare -m)")
+        return
+    hidden = f"mount --bind /dev/null {lib} && exec \"$@\""
+    def run(*args):
+        return subprocess.run(["unshare", "-m", "sh", "-c", hidden, "sh", quale, "-r", files["ref"],
+                               *args, *FEATURES, "-q", "--json", "-o", "-"],
+                              capture_output=True, text=True)
+    p = run("-d", files["dist"], "--vf", "yadif")
+    check(p.returncode == 1 and "libavfilter.so" in p.stderr and "could not be loaded" in p.stderr,
+          f"--vf without libavfilter: exit {p.returncode}: {p.stderr[-400:]}")
+    p = run("-d", files["dist_mkv"])
+    check(p.returncode == 0, f"a decoded run without libavfilter: {p.stderr[-400:]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quale", required=True)
@@ -258,6 +293,7 @@ def main():
         test_align(args.quale, files, tmp)
         test_split(args.quale, files, tmp)
         test_refusals(args.quale, files)
+        test_without_libavfilter(args.quale, files)
     return finish()
 
 
