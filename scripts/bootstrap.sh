@@ -5,7 +5,8 @@
 #   scripts/bootstrap.sh            build tools (meson, ninja, a C compiler,
 #                                   glslc + the Vulkan headers for the Vulkan backend,
 #                                   hipcc for the kernels' AMD code objects,
-#                                   FFmpeg's libraries for compressed input)
+#                                   FFmpeg's libraries for compressed input
+#                                   and --vf's filter graphs)
 #   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg, and
 #                                   Mesa's lavapipe, a Vulkan device on the CPU)
 # The CUDA backend is built when nvcc is there (it is not installed here:
@@ -28,8 +29,9 @@ have glslc || need+=(glslc)
 # The kernels are also built as AMD code objects (HIP: hipcc, clang with
 # the AMDGPU targets, ROCm's device libraries).
 have hipcc || need+=(hipcc libamdhip64-dev rocm-device-libs)
-# Compressed input (mp4, mkv, ...) is decoded with FFmpeg's libraries.
-for lib in libavformat libavcodec libavutil libswscale; do
+# Compressed input (mp4, mkv, ...) is decoded with FFmpeg's libraries;
+# --vf's filter graphs run through libavfilter.
+for lib in libavformat libavcodec libavutil libswscale libavfilter; do
     pkg-config --exists "$lib" 2>/dev/null || need+=("$lib-dev")
 done
 if ((want_tests)); then

@@ -127,11 +127,35 @@ static void test_errors(void)
     CHECK(s.no_prediction && s.model_count == 1);
 }
 
+/* --vf is both videos' graph; --ref-vf and --dist-vf each one's, and
+ * neither goes with --vf. */
+static void test_filter_flags(void)
+{
+    CliSettings s;
+    char e[512];
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", NULL) == 0);
+    CHECK(!s.ref_vf && !s.dist_vf);
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--vf", "yadif,crop=64:64", NULL) == 0);
+    CHECK(s.ref_vf && !strcmp(s.ref_vf, "yadif,crop=64:64") && s.dist_vf == s.ref_vf);
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--ref-vf", "yadif", NULL) == 0);
+    CHECK(s.ref_vf && !strcmp(s.ref_vf, "yadif") && !s.dist_vf);
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--dist-vf=fps=30", "--ref-vf", "null",
+                NULL) == 0);
+    CHECK(s.dist_vf && !strcmp(s.dist_vf, "fps=30") && s.ref_vf && !strcmp(s.ref_vf, "null"));
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--vf", "yadif", "--dist-vf", "yadif",
+                NULL) != 0);
+    CHECK(strstr(e, "--vf") && strstr(e, "--dist-vf"));
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--ref-vf", "", NULL) != 0);
+    CHECK(strstr(e, "--ref-vf takes an FFmpeg filter graph") != NULL);
+    CHECK(parse(&s, e, sizeof(e), "-r", "a", "-d", "b", "--vf", NULL) != 0);
+}
+
 int main(void)
 {
     test_libvmaf_flags();
     test_quale_flags();
     test_presets();
     test_errors();
+    test_filter_flags();
     return test_summary();
 }

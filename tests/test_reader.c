@@ -1592,6 +1592,98 @@ static void test_gpu_decoding_policy(void)
     quale_close(&ctx);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Filter graphs (quale_video_filter())                                    */
+
+/* Counts the samples of a crop of `frame`'s pattern, at (x0, y0) of the
+ * picture read, that differ. */
+static unsigned verify_crop(const QualePicture *pic, unsigned frame, const QualeVideoFormat *file,
+                            unsigned x0, unsigned y0)
+{
+    unsigned bad = 0;
+    for (unsigned p = 0; p < pic->plane_count; p++) {
+        const unsigned sx = p && file->chroma != QUALE_CHROMA_444 ? 1 : 0;
+        const unsigned sy = p && file->chroma == QUALE_CHROMA_420 ? 1 : 0;
+        for (unsigned y = 0; y < pic->plane_height[p]; y++)
+            for (unsigned x = 0; x < pic->plane_width[p]; x++)
+                bad += pic_sample(pic, p, x, y) !=
+                       pattern(frame, p, x + (x0 >> sx), y + (y0 >> sy), file->bitdepth);
+    }
+    return bad;
+}
+
+static void test_filter(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_422, 10, 40, 24 };
+    Buf b = { 0 };
+    make_y4m(&b, &f, "422p10", 4, 0);
+    const char *path = temp_write(b.p, b.n);
+    buf_free(&b);
+    char error[1024];
+    QualeVideoReader *r = open_file(path, NULL, "filter");
+    if (!r) return;
+    int rc = quale_video_filter(&r, "cropp=8:8", error, sizeof(error));
+    if (rc == -EPROTONOSUPPORT) {
+        /* a build or machine without libavfilter says so, and nothing more */
+        CHECK(strstr(error, "libavfilter") != NULL, "no libavfilter: %s", error);
+        quale_video_close(&r);
+        return;
+    }
+    /* a graph FFmpeg refuses leaves the video as it was, still readable */
+    CHECK(rc == -EINVAL && strstr(error, "No such filter: 'cropp'"), "bad graph: %d: %s", rc,
+          error);
+    read_all(r, &f, 4, "after a refused graph");
+    quale_video_close(&r);
+
+    /* the null filter changes nothing; a crop gives the crop of each frame */
+    r = open_file(path, NULL, "filter null");
+    rc = r ? quale_video_filter(&r, "null", error, sizeof(error)) : -1;
+    CHECK(rc == 0, "null: %d: %s", rc, error);
+    if (!rc) read_all(r, &f, 4, "null filter");
+    quale_video_close(&r);
+    r = open_file(path, NULL, "filter crop");
+    rc = r ? quale_video_filter(&r, "crop=20:10:6:4,fps=50", error, sizeof(error)) : -1;
+    CHECK(rc == 0, "crop: %d: %s", rc, error);
+    if (!rc) {
+        QualeVideoFormat got;
+        quale_video_get_format(r, &got);
+        const QualeVideoFormat want = { QUALE_CHROMA_422, 10, 20, 10 };
+        CHECK(same_format(&got, &want), "crop: %ux%u %u-bit", got.width, got.height,
+              got.bitdepth);
+        unsigned num = 0, den = 0;
+        CHECK(quale_video_frame_rate(r, &num, &den) == 0 && num == 50 && den == 1,
+              "fps=50: %u/%u", num, den);
+        CHECK(quale_video_count_frames(r) == -1 && quale_video_frames_in_file(r) == -1,
+              "a filtered video's frames are not known before they are read");
+        QualePicture pic;
+        if (quale_picture_alloc(&pic, &want) == 0) {
+            /* 4 frames at 25 fps are 8 at 50: each twice */
+            for (unsigned i = 0; i < 8; i++) {
+                rc = quale_video_read(r, &pic);
+                CHECK(rc == 1 && verify_crop(&pic, i / 2, &f, 6, 4) == 0,
+                      "crop, fps: frame %u: %d %s", i, rc, quale_video_error(r));
+            }
+            CHECK(quale_video_read(r, &pic) == 0, "crop, fps: the end");
+            quale_picture_unref(&pic);
+        }
+    }
+    quale_video_close(&r);
+
+    /* too late: after a read; no reader, no graph */
+    r = open_file(path, NULL, "filter late");
+    QualePicture pic;
+    if (r && quale_picture_alloc(&pic, &f) == 0) {
+        CHECK(quale_video_read(r, &pic) == 1, "late: first read");
+        QualeVideoReader *before = r;
+        CHECK(quale_video_filter(&r, "null", error, sizeof(error)) == -EBUSY && r == before,
+              "a graph after a read: %s", error);
+        quale_picture_unref(&pic);
+    }
+    CHECK(quale_video_filter(NULL, "null", error, sizeof(error)) == -EINVAL, "no reader");
+    CHECK(quale_video_filter(&r, NULL, error, sizeof(error)) == -EINVAL, "no graph");
+    quale_video_close(&r);
+}
+
 int main(void)
 {
     atexit(remove_temp_files);
@@ -1611,6 +1703,7 @@ int main(void)
     test_stdin();
     test_sniffing();
     test_decode_on_gpu_refusals();
+    test_filter();
     remove_temp_files();
     printf("%u passed, %u failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -137,6 +137,29 @@ QUALE_API int quale_video_set_size(QualeVideoReader *reader, unsigned width, uns
 QUALE_API int quale_video_convert(QualeVideoReader *reader, unsigned width, unsigned height,
                                   enum QualeChroma chroma, const char *scaler);
 
+/**
+ * Puts an FFmpeg filter graph between the video and its pictures, as
+ * `ffmpeg -i VIDEO -vf GRAPH` does (libavfilter's syntax: "yadif",
+ * "crop=1280:720:0:180", "pad=1920:1080:-1:-1,fps=30"): *reader becomes
+ * the filtered video, whose format, frame rate and frames are the graph's
+ * output (quale_video_codec() and quale_video_is_y4m() still say what it
+ * reads), and closing it closes the video it filters.  It decodes on the
+ * CPU (quale_video_decode_on_gpu() gives 0).  Frames enter the
+ * graph timed by their order at the video's frame rate (25 fps where none
+ * is known), progressive; scale filters default to swscale's bicubic, as
+ * in the ffmpeg tool.  The output must be planar YUV or gray, 8 to 16
+ * bits, little-endian: end the graph in format=yuv420p (say) where it is
+ * not.  Right after opening, before any other setting or read.  libavfilter
+ * is loaded at the first graph.  On failure *reader is the video as it was
+ * and error says why: -EINVAL a graph FFmpeg refuses for this video (its
+ * own message), -ENOTSUP an output quale does not score, -EPROTONOSUPPORT
+ * no libavfilter, -EBUSY too late.  The frames of a filtered video are not
+ * known before they are read (quale_video_frames_in_file() and
+ * quale_video_count_frames() give -1).
+ */
+QUALE_API int quale_video_filter(QualeVideoReader **reader, const char *graph,
+                                 char *error, size_t error_size);
+
 /** Whether the reader reads YUV4MPEG2 (else raw yuv or compressed video). */
 QUALE_API int quale_video_is_y4m(const QualeVideoReader *reader);
 

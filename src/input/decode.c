@@ -81,6 +81,12 @@ static void ff_load(void)
 }
 
 
+const char *ffmpeg_load(void)
+{
+    pthread_once(&ff_once, ff_load);
+    return ff_error[0] ? ff_error : NULL;
+}
+
 static int io_read(void *opaque, uint8_t *buf, int size)
 {
     struct QualeVideoReader *r = opaque;
@@ -108,7 +114,7 @@ const char *error_text(int err, char *buf, size_t size)
 }
 
 /* The planar little-endian layout of a quale format (NONE: no such). */
-static enum AVPixelFormat layout_of(const QualeVideoFormat *f)
+enum AVPixelFormat ffmpeg_layout_of(const QualeVideoFormat *f)
 {
     static const enum AVPixelFormat by_chroma[4][6] = {
         /* 8, 9, 10, 12, 14, 16 bits */
@@ -150,12 +156,12 @@ static enum AVPixelFormat planar_layout(const AVPixFmtDescriptor *d, enum QualeC
         .chroma = *chroma,
         .bitdepth = depth <= 8 ? 8 : depth <= 10 ? 10 : depth <= 12 ? 12 : 16,
     };
-    return layout_of(&f);
+    return ffmpeg_layout_of(&f);
 }
 
 /* Whether quale reads this layout as it is: planar YUV (or gray), one
  * sample per element, little-endian, 8 to 16 bits. */
-static bool readable_as_is(const AVPixFmtDescriptor *d)
+bool ffmpeg_readable_as_is(const AVPixFmtDescriptor *d)
 {
     if ((d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_BE | AV_PIX_FMT_FLAG_PAL |
                      AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)))
@@ -277,7 +283,7 @@ int decoder_open(struct QualeVideoReader *r, bool seekable)
     if (d->target == AV_PIX_FMT_NONE)
         return video_reader_fail(r, -ENOTSUP, "its pictures (%s, %s) have a chroma layout "
                                  "quale does not score", d->description, desc->name);
-    const unsigned depth = readable_as_is(desc) ? (unsigned)desc->comp[0].depth
+    const unsigned depth = ffmpeg_readable_as_is(desc) ? (unsigned)desc->comp[0].depth
                            : (unsigned)ff.av_pix_fmt_desc_get(d->target)->comp[0].depth;
     r->format = (QualeVideoFormat){ .chroma = chroma, .bitdepth = depth,
                                     .width = (unsigned)d->codec->width,
@@ -347,7 +353,7 @@ static const AVFrame *planar_frame(struct QualeVideoReader *r, const AVFrame *f)
     struct Decoder *d = r->decoder;
     if (check_frame_size(r, f)) return NULL;
     const AVPixFmtDescriptor *desc = ff.av_pix_fmt_desc_get((enum AVPixelFormat)f->format);
-    if (desc && readable_as_is(desc) && (unsigned)desc->comp[0].depth == r->file_bitdepth)
+    if (desc && ffmpeg_readable_as_is(desc) && (unsigned)desc->comp[0].depth == r->file_bitdepth)
         return f;
     if (!d->converted) {
         d->converted = ff.av_frame_alloc();
@@ -382,6 +388,8 @@ static void count_damage(struct QualeVideoReader *r, const AVFrame *f)
 int deliver_frame(struct QualeVideoReader *r, const AVFrame *f, QualePicture *pic)
 {
     count_damage(r, f);
+    r->field_order = !f->interlaced_frame ? READER_PROGRESSIVE
+                     : f->top_field_first ? READER_FIELDS_TOP_FIRST : READER_FIELDS_BOTTOM_FIRST;
     if (r->decoder->gpu.ops) return gpu_frame(r, f, pic);
     if (!pic) return 0;
     const AVFrame *planar = planar_frame(r, f);
@@ -451,7 +459,7 @@ int scaler_open(struct QualeVideoReader *r, const QualeVideoFormat *from,
     if (flags < 0)
         return video_reader_fail(r, -EINVAL, "unknown scaler '%s' (bicubic, bilinear, lanczos, "
                                  "neighbor, area, spline)", name);
-    const enum AVPixelFormat fmt = layout_of(from), out = layout_of(to);
+    const enum AVPixelFormat fmt = ffmpeg_layout_of(from), out = ffmpeg_layout_of(to);
     if (fmt == AV_PIX_FMT_NONE || out == AV_PIX_FMT_NONE)
         return video_reader_fail(r, -ENOTSUP, "cannot scale %u-bit video (8, 9, 10, 12, 14 "
                                  "and 16 bits can be)", from->bitdepth);

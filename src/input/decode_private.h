@@ -70,6 +70,14 @@ struct FFmpegFunctions {
 };
 extern struct FFmpegFunctions ff;
 
+/* Loads ff (once): NULL, or why the libraries could not be loaded. */
+const char *ffmpeg_load(void);
+/* The planar little-endian layout of a quale format (NONE: no such). */
+enum AVPixelFormat ffmpeg_layout_of(const QualeVideoFormat *f);
+/* Whether quale reads a layout as it is: planar YUV or gray, one sample
+ * per element, little-endian, 8 to 16 bits. */
+bool ffmpeg_readable_as_is(const AVPixFmtDescriptor *d);
+
 /* quale_video_set_size()'s swscale context (scaler_open()). */
 struct Scaler {
     struct SwsContext *sws;

@@ -25,6 +25,14 @@
 /* Planes stored per frame in a file: Y, U, V and, for y4m 444alpha, A. */
 #define READER_MAX_FILE_PLANES 4
 
+/* How the pictures read are interlaced: what a filter graph's
+ * deinterlacer (yadif) is told of each frame. */
+enum ReaderFieldOrder {
+    READER_PROGRESSIVE = 0, /* or not known */
+    READER_FIELDS_TOP_FIRST,
+    READER_FIELDS_BOTTOM_FIRST,
+};
+
 enum ReaderState {
     READER_OK = 0,
     READER_END,   /* the clean end was reached: reads return 0 from now on */
@@ -67,6 +75,7 @@ struct QualeVideoReader {
     uint64_t damaged;     /* decoded frames the decoder flagged as damaged */
     unsigned rate_num, rate_den; /* frame rate (y4m F tag, container); 0: unknown */
     bool variable_rate;   /* the container says the rate varies */
+    enum ReaderFieldOrder field_order; /* y4m's I tag; a decoded frame's flags */
     int64_t bit_rate;     /* bits per second the container or stream gives; 0: unknown */
     enum ReaderState state;
     int failure;          /* negative errno returned while READER_FAILED */
@@ -81,6 +90,10 @@ struct QualeVideoReader {
 
     /* Compressed video: FFmpeg's decoder (decode.c), NULL otherwise. */
     struct Decoder *decoder;
+    /* A filtered video (quale_video_filter(), filter.c): its frames come
+     * out of an FFmpeg filter graph fed by the reader it owns, and its
+     * format is the graph's output; NULL otherwise. */
+    struct Filter *filter;
 
     /* quale_video_set_size(): frames are read as `format` into `native`,
      * then scaled to `scaled_format` (and shifted by `shift` after). */
@@ -118,6 +131,12 @@ int64_t decoder_frames(const struct QualeVideoReader *r);
 /* The frames of a compressed file, from its header or counted (its video
  * packets, read once); -1 when it cannot be (a pipe). */
 int64_t decoder_count_frames(const struct QualeVideoReader *r);
+
+/* filter.c: the filtered video's next frame into pic (NULL: dropped), as
+ * decoder_read() does; its end; the reader it filters (NULL: none). */
+int filter_read(struct QualeVideoReader *r, QualePicture *pic);
+void filter_close(struct QualeVideoReader *r);
+struct QualeVideoReader *filter_source(const struct QualeVideoReader *r);
 
 /* fread() and getc() of the reader's stream, its sniffed prefix first. */
 size_t reader_read(struct QualeVideoReader *r, void *dst, size_t n);

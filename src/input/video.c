@@ -145,6 +145,7 @@ static void reader_free(struct QualeVideoReader *r)
 {
     if (!r) return;
     decoder_close(r);
+    filter_close(r);
     scaler_close(r);
     quale_picture_unref(&r->native);
     quale_picture_unref(&r->scaled_tmp);
@@ -294,14 +295,21 @@ int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
                        error, error_size);
 }
 
+/* A filtered video is its source's kind: YUV4MPEG2, raw or compressed. */
 int quale_video_is_y4m(const QualeVideoReader *reader)
 {
+    if (reader && reader->filter) return quale_video_is_y4m(filter_source(reader));
     return reader && reader->is_y4m;
 }
 
 int video_reader_use_gpu(QualeVideoReader *reader, const GpuImporter *importer,
                          const char *unavailable)
 {
+    if (reader->filter) {
+        /* The graph runs on the CPU, so the frames are decoded there. */
+        video_reader_fail(reader, 0, "its frames go through a filter graph, on the CPU");
+        return 0;
+    }
     if (!reader->decoder) {
         video_reader_fail(reader, 0, "not a compressed video (only those decode on the GPU)");
         return 0;
@@ -311,6 +319,7 @@ int video_reader_use_gpu(QualeVideoReader *reader, const GpuImporter *importer,
 
 const char *quale_video_codec(const QualeVideoReader *reader)
 {
+    if (reader && reader->filter) return quale_video_codec(filter_source(reader));
     return reader ? decoder_description(reader) : NULL;
 }
 
@@ -473,7 +482,9 @@ static void shift_into(const QualePicture *from, QualePicture *to, unsigned shif
 static int read_payload(struct QualeVideoReader *r, QualePicture *pic)
 {
     int ret = 1;
-    if (r->decoder) {
+    if (r->filter) {
+        ret = filter_read(r, pic);
+    } else if (r->decoder) {
         ret = decoder_read(r, pic);
     } else {
         if (r->is_y4m) ret = y4m_read_frame_header(r);
@@ -550,6 +561,8 @@ const char *quale_video_error(const QualeVideoReader *reader)
 
 uint64_t quale_video_clamped_samples(const QualeVideoReader *reader)
 {
+    if (reader && reader->filter)
+        return reader->clamped + quale_video_clamped_samples(filter_source(reader));
     return reader ? reader->clamped : 0;
 }
 
@@ -607,6 +620,7 @@ int64_t quale_video_bit_rate(const QualeVideoReader *reader)
 
 uint64_t quale_video_damaged_frames(const QualeVideoReader *reader)
 {
+    if (reader && reader->filter) return quale_video_damaged_frames(filter_source(reader));
     return reader ? reader->damaged : 0;
 }
 

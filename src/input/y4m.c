@@ -5,10 +5,11 @@
  *
  * Header: "YUV4MPEG2" then space-separated tags, each a letter and a value,
  * ended by '\n'.  We use W (width), H (height) and C (chroma and bit depth),
- * and the X-field XYSCSS= only when C is absent.  F (frame rate),
- * I (interlacing), A (aspect ratio), other X- fields and letters the spec
- * may add later do not change how samples are stored, so they are skipped
- * without being checked: a writer's odd value there must not stop a run.
+ * and the X-field XYSCSS= only when C is absent; F (frame rate) and I
+ * (interlacing: for a filter graph) are kept.  A (aspect ratio), other X-
+ * fields and letters the spec may add later do not change how samples are
+ * stored, so they are skipped without being checked: a writer's odd value
+ * there must not stop a run.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -238,8 +239,15 @@ static int parse_tags(struct QualeVideoReader *r, const char *line, Y4mTags *out
                 xyscss_len = tag_len;
             }
             break;
+        case 'I':
+            /* Which field comes first, for a filter graph's deinterlacer
+             * (as FFmpeg's y4m reader tells it); anything else: none. */
+            r->field_order = tag_len == 2 && tag[1] == 't' ? READER_FIELDS_TOP_FIRST
+                             : tag_len == 2 && tag[1] == 'b' ? READER_FIELDS_BOTTOM_FIRST
+                             : READER_PROGRESSIVE;
+            break;
         default:
-            /* I, A and unknown tags: see the top of the file. */
+            /* A and unknown tags: see the top of the file. */
             break;
         }
         if (err) return err;

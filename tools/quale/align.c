@@ -25,13 +25,18 @@ typedef struct Thumbs {
 
 /* size: the thumbs of a video of another size are of it scaled to size
  * (the run scores it so), else NULL. */
-static int read_thumbs(const char *path, const QualeVideoFormat *raw, unsigned skip,
-                       unsigned want, const Thumbs *size, const char *scaler, Thumbs *t,
-                       char *error, size_t error_size)
+static int read_thumbs(const AlignVideo *video, unsigned want, const Thumbs *size,
+                       const char *scaler, Thumbs *t, char *error, size_t error_size)
 {
     QualeVideoReader *r = NULL;
-    int err = quale_video_open(&r, path, raw, error, error_size);
+    const unsigned skip = video->skip;
+    int err = quale_video_open(&r, video->path, video->raw, error, error_size);
     if (err) return err;
+    /* compared as they will be scored: after their filter graph */
+    if (video->graph && (err = quale_video_filter(&r, video->graph, error, error_size))) {
+        quale_video_close(&r);
+        return err;
+    }
     QualeVideoFormat f;
     quale_video_get_format(r, &f);
     if (size && (f.width != size->source_w || f.height != size->source_h)) {
@@ -106,19 +111,16 @@ static double psnr(const float *a, const float *b, size_t n)
     return mse > 0 ? 10.0 * log10(255.0 * 255.0 / mse) : 100.0;
 }
 
-int align_find(const char *ref, const char *dist, const QualeVideoFormat *ref_raw,
-               const QualeVideoFormat *dist_raw, unsigned skip_ref, unsigned skip_dist,
-               unsigned window, const char *scaler, AlignResult *result, char *error,
-               size_t error_size)
+int align_find(const AlignVideo *ref, const AlignVideo *dist, unsigned window,
+               const char *scaler, AlignResult *result, char *error, size_t error_size)
 {
     memset(result, 0, sizeof(*result));
     Thumbs r = { 0 }, d = { 0 };
     const unsigned want = ALIGN_FRAMES + window;
     /* a distorted video of another size is compared as it is scored: scaled
      * to the reference's size */
-    int err = read_thumbs(ref, ref_raw, skip_ref, want, NULL, NULL, &r, error, error_size);
-    if (!err)
-        err = read_thumbs(dist, dist_raw, skip_dist, want, &r, scaler, &d, error, error_size);
+    int err = read_thumbs(ref, want, NULL, NULL, &r, error, error_size);
+    if (!err) err = read_thumbs(dist, want, &r, scaler, &d, error, error_size);
     if (err) {
         free(r.pixels);
         free(d.pixels);

@@ -16,14 +16,22 @@ typedef struct AlignResult {
     unsigned compared;     /* offsets tried */
 } AlignResult;
 
-/* Reads the first frames of both videos (after the skips), opened as the
- * tool opens them (raw formats or NULL), a distorted video of another size
- * scaled to the reference's with scaler (NULL: bicubic) as the run scores
- * it, and finds the offset in [-window, window] with the highest mean luma
- * PSNR.  0, or a negative errno with the reason in error. */
-int align_find(const char *ref, const char *dist, const QualeVideoFormat *ref_raw,
-               const QualeVideoFormat *dist_raw, unsigned skip_ref, unsigned skip_dist,
-               unsigned window, const char *scaler, AlignResult *result, char *error,
-               size_t error_size);
+/* A video as the tool opens it: its raw format (NULL: none), its filter
+ * graph (NULL: none), the frames skipped. */
+typedef struct AlignVideo {
+    const char *path;
+    const QualeVideoFormat *raw;
+    const char *graph;
+    unsigned skip;
+} AlignVideo;
+
+/* Reads the first frames of both videos (after their graphs and skips), a
+ * distorted video of another size scaled to the reference's with scaler
+ * as the run scores it, and finds the offset in [-window, window] with the
+ * highest mean luma PSNR.  0, or a negative errno with the reason in
+ * error: -EINVAL or -ENOTSUP a filter graph FFmpeg refuses or quale cannot
+ * score (the user's to fix). */
+int align_find(const AlignVideo *ref, const AlignVideo *dist, unsigned window,
+               const char *scaler, AlignResult *result, char *error, size_t error_size);
 
 #endif /* QUALE_TOOLS_ALIGN_H */

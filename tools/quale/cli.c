@@ -44,6 +44,9 @@ enum {
     ARG_POOL,
     ARG_HTML,
     ARG_FORCE,
+    ARG_VF,
+    ARG_REF_VF,
+    ARG_DIST_VF,
 };
 
 /* libvmaf's short flags; all others are long only. */
@@ -93,6 +96,9 @@ static const struct option long_options[] = {
     { "pool", required_argument, NULL, ARG_POOL },
     { "html", required_argument, NULL, ARG_HTML },
     { "force", no_argument, NULL, ARG_FORCE },
+    { "vf", required_argument, NULL, ARG_VF },
+    { "ref-vf", required_argument, NULL, ARG_REF_VF },
+    { "dist-vf", required_argument, NULL, ARG_DIST_VF },
     { NULL, 0, NULL, 0 },
 };
 
@@ -127,6 +133,12 @@ void cli_print_usage(FILE *f)
         "                            bicubic (default), bilinear, lanczos, neighbor,\n"
         "                            area or spline (a video of fewer bits is\n"
         "                            shifted up to the other's depth)\n"
+        "      --ref-vf GRAPH        an FFmpeg filter graph the reference goes\n"
+        "                            through before it is scored, as with ffmpeg\n"
+        "                            -vf GRAPH (yadif, crop=W:H:X:Y, pad=W:H:X:Y,\n"
+        "                            fps=30, scale=W:H, chains: \"yadif,crop=...\")\n"
+        "      --dist-vf GRAPH       the same for the distorted video\n"
+        "      --vf GRAPH            the same graph for both\n"
         "      --subsample N         score every Nth frame\n"
         "      --score-bitdepth N    score both videos at N bits (9 to 16), samples\n"
         "                            shifted left: VMAF v1 is meant to be measured\n"
@@ -619,6 +631,16 @@ static int parse_gpu_device(CliSettings *s, int id, const char *arg, char *error
     return 0;
 }
 
+/* --vf, --ref-vf, --dist-vf: graph text, which FFmpeg checks when the
+ * videos are open; here only that there is some. */
+static int parse_filter_graph(CliSettings *s, int id, const char *arg, char *error, size_t size)
+{
+    (void)error, (void)size;
+    if (!arg[strspn(arg, " \t")]) return -EINVAL;
+    *(id == ARG_VF ? &s->vf : id == ARG_REF_VF ? &s->ref_vf : &s->dist_vf) = arg;
+    return 0;
+}
+
 static const Flag flags[] = {
     STRING('r', reference),
     STRING('d', distorted),
@@ -662,6 +684,9 @@ static const Flag flags[] = {
     PARSE(ARG_POOL, parse_pool, NULL),
     PARSE(ARG_GPU_DEVICE, parse_gpu_device, "a device index"),
     SET(ARG_FORCE, force),
+    PARSE(ARG_VF, parse_filter_graph, "an FFmpeg filter graph (crop=1280:720,fps=30)"),
+    PARSE(ARG_REF_VF, parse_filter_graph, "an FFmpeg filter graph (crop=1280:720,fps=30)"),
+    PARSE(ARG_DIST_VF, parse_filter_graph, "an FFmpeg filter graph (crop=1280:720,fps=30)"),
 };
 _Static_assert(CLI_MAX_GPUS == 64, "--gpu's message says at most 64 devices");
 
@@ -746,6 +771,12 @@ static int check_settings(CliSettings *s, char *error, size_t size)
     if (s->align_auto && (!strcmp(s->reference, "-") || !strcmp(s->distorted, "-")))
         return fail(error, size, "--align auto reads the first frames twice, which standard "
                                  "input cannot give: give files");
+    /* --vf is both videos' graph; one of them given its own as well
+     * would leave which one applies to a guess. */
+    if (s->vf && (s->ref_vf || s->dist_vf))
+        return fail(error, size, "--vf filters both videos: give it alone, or --ref-vf and "
+                    "--dist-vf, not both");
+    if (s->vf) s->ref_vf = s->dist_vf = s->vf;
     if (s->raw_given && !(s->raw.width && s->raw.height && s->raw.chroma && s->raw.bitdepth))
         return fail(error, size, "raw .yuv input needs all of -w/--width, -h/--height, "
                                  "-p/--pixel_format and -b/--bitdepth");

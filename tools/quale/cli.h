@@ -65,6 +65,8 @@ typedef struct CliSettings {
     unsigned pool_count;
     char pool_text[256];           /* pools point into it */
     const char *html;              /* --html: the report's page */
+    const char *vf;                /* --vf: both videos' filter graph */
+    const char *ref_vf, *dist_vf;  /* each video's graph (--vf's, or its own); NULL: none */
 } CliSettings;
 
 /* The output format an -o path's extension names (.xml, .json, .csv,

@@ -36,8 +36,8 @@ int plan_frames(const CliSettings *s, const QualeContext *ctx, int64_t total, un
     if (parts) {
         if (!end) {
             snprintf(error, error_size, "--segment needs the number of frames, which %s does "
-                     "not tell (a pipe, or a container without a frame count): give --frames "
-                     "FIRST:END", total < 0 ? "the input" : "it");
+                     "not tell (a pipe, a container without a frame count, or a filter graph's "
+                     "output): give --frames FIRST:END", total < 0 ? "the input" : "it");
             return -1;
         }
         const uint64_t length = end - first;
@@ -177,6 +177,9 @@ void describe_run(const CliSettings *s, const QualeContext *ctx, char *text, siz
     if (s->frames_given) PUT("; frames=%u:%u", s->frames_first, s->frames_end);
     if (s->scaler) PUT("; scaler=%s", s->scaler);
     if (s->score_bitdepth) PUT("; score_bitdepth=%u", s->score_bitdepth);
+    /* the frames scored are the graphs' output */
+    if (s->ref_vf) PUT("; ref_vf=%s", s->ref_vf);
+    if (s->dist_vf) PUT("; dist_vf=%s", s->dist_vf);
     /* float twins agree with the CPU to the tolerance table, not the bit */
     PUT("; backend=%s", quale_backend_name(quale_backend(ctx)));
 #undef PUT

@@ -26,20 +26,35 @@ const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path)
     return has_y4m_extension(path) || !s->raw_given ? NULL : &s->raw;
 }
 
-/* The first lane of an input says what a user should know about it.
- * *usage: the failure is the command's (-w/-h/-p/-b missing or wrong). */
+/* The input's filter graph (--vf, --ref-vf, --dist-vf) around reader:
+ * 0, or the exit status after saying why (a graph FFmpeg refuses, or whose
+ * output quale cannot score, is the user's to fix). */
+static int filter_input(const Voice *voice, QualeVideoReader **reader, const char *graph,
+                        const char *role)
+{
+    char error[1024];
+    const int err = quale_video_filter(reader, graph, error, sizeof(error));
+    if (!err) return 0;
+    say(voice, "error", "%s video: %s", role, error);
+    quale_video_close(reader);
+    return err == -EINVAL || err == -ENOTSUP ? EXIT_USAGE : EXIT_RUN_FAILED;
+}
+
+/* The first lane of an input says what a user should know about it.  NULL
+ * after saying why, with the exit status in *status. */
 static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, const char *path,
-                                    const char *role, bool first_lane, bool *usage)
+                                    const char *role, bool first_lane, int *status)
 {
     const QualeVideoFormat *raw = raw_format_for(s, path);
     char error[512];
     QualeVideoReader *reader = NULL;
     const int err = quale_video_open(&reader, path, raw, error, sizeof(error));
+    *status = EXIT_RUN_FAILED;
     if (err) {
         say(voice, "error", "%s video: %s", role, error);
         const char *flag = strcmp(role, "reference") ? "-d" : "-r";
         if (err == -EBADMSG) {
-            /* not *usage: a truncated file says the same */
+            /* not a usage error: a truncated file says the same */
             say(voice, "hint", "check -w/-h/-p/-b: they must be the raw video's width, height, "
                 "chroma and bit depth");
         } else if (err == -EPROTONOSUPPORT) {
@@ -51,7 +66,7 @@ static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, co
         } else if (err == -EPROTO && !s->raw_given && !has_y4m_extension(path) &&
                    strstr(error, "not a YUV4MPEG2 file")) {
             /* A file that is there but is not y4m is likely raw yuv. */
-            *usage = true;
+            *status = EXIT_USAGE;
             say(voice, "hint", "raw .yuv input needs -w, -h, -p and -b");
         }
         return NULL;
@@ -62,6 +77,8 @@ static QualeVideoReader *open_input(const CliSettings *s, const Voice *voice, co
     if (first_lane && s->raw_given && quale_video_codec(reader))
         say(voice, "note", "%s is compressed video (%s), decoded; -w/-h/-p/-b are for raw video",
             shown(path), quale_video_codec(reader));
+    const char *graph = strcmp(role, "reference") ? s->dist_vf : s->ref_vf;
+    if (graph && (*status = filter_input(voice, &reader, graph, role))) return NULL;
     return reader;
 }
 
@@ -88,15 +105,18 @@ static unsigned lanes_for(const char *path, unsigned lane_share)
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share)
 {
-    bool usage = false;
-    in->lanes[0] = open_input(s, voice, in->path, role, true, &usage);
-    if (!in->lanes[0]) return usage ? EXIT_USAGE : EXIT_RUN_FAILED;
+    int status;
+    in->lanes[0] = open_input(s, voice, in->path, role, true, &status);
+    if (!in->lanes[0]) return status;
     in->lane_count = 1;
-    /* A decoder's lanes would each decode the whole file. */
-    const unsigned want = quale_video_codec(in->lanes[0]) ? 1 : lanes_for(in->path, lane_share);
+    /* A decoder's lanes would each decode the whole file, and a filter
+     * graph's each run the whole graph (which may keep frames: fps, yadif). */
+    const bool filtered = strcmp(role, "reference") ? s->dist_vf != NULL : s->ref_vf != NULL;
+    const unsigned want = quale_video_codec(in->lanes[0]) || filtered
+                          ? 1 : lanes_for(in->path, lane_share);
     for (unsigned i = 1; i < want; i++) {
-        in->lanes[i] = open_input(s, voice, in->path, role, false, &usage);
-        if (!in->lanes[i]) return EXIT_RUN_FAILED;
+        in->lanes[i] = open_input(s, voice, in->path, role, false, &status);
+        if (!in->lanes[i]) return status;
         in->lane_count++;
     }
     if (s->score_bitdepth) {

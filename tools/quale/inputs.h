@@ -25,9 +25,10 @@ typedef struct Input {
 const QualeVideoFormat *raw_format_for(const CliSettings *s, const char *path);
 
 /* Opens in's lanes: its share of the lanes one run would use (lane_share:
- * the parts reading it at once), the depth --score-bitdepth asks.  0, or
- * after saying why the exit status: EXIT_USAGE where the command is wrong
- * (a raw video without -w/-h/-p/-b, --score-bitdepth below a video's). */
+ * the parts reading it at once; one lane where it is decoded or filtered),
+ * its filter graph, the depth --score-bitdepth asks.  0, or after saying
+ * why the exit status: EXIT_USAGE where the command is wrong (a raw video
+ * without -w/-h/-p/-b, --score-bitdepth below a video's). */
 int open_lanes(const CliSettings *s, const Voice *voice, Input *in, const char *role,
                unsigned lane_share);
 void close_lanes(Input *in);

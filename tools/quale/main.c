@@ -3,6 +3,7 @@
  * or one of its other commands: the listings (listing.c), quale merge
  * (merge.c), quale report (report.c), quale check-options (below).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +22,20 @@
 #include "run.h"
 
 /* --align auto: the offset found becomes skips of the reference or the
- * distorted frames, said in one line. */
+ * distorted frames, said in one line.  0, or the exit status. */
 static int apply_alignment(CliSettings *s)
 {
     AlignResult a;
-    char error[512];
-    if (align_find(s->reference, s->distorted, raw_format_for(s, s->reference),
-                   raw_format_for(s, s->distorted), s->frame_skip_ref,
-                   s->frame_skip_dist, s->align_window, s->scaler ? s->scaler : "bicubic", &a,
-                   error, sizeof(error))) {
+    char error[1024];
+    const AlignVideo ref = { s->reference, raw_format_for(s, s->reference), s->ref_vf,
+                             s->frame_skip_ref };
+    const AlignVideo dist = { s->distorted, raw_format_for(s, s->distorted), s->dist_vf,
+                              s->frame_skip_dist };
+    const int err = align_find(&ref, &dist, s->align_window, s->scaler ? s->scaler : "bicubic",
+                               &a, error, sizeof(error));
+    if (err) {
         say(NULL, "error", "--align auto: %s", error);
-        return -1;
+        return err == -EINVAL || err == -ENOTSUP ? EXIT_USAGE : EXIT_RUN_FAILED;
     }
     if (a.offset > 0) s->frame_skip_dist += (unsigned)a.offset;
     else s->frame_skip_ref += (unsigned)-a.offset;
@@ -143,7 +147,8 @@ int main(int argc, char *argv[])
     if (settings.list_models) return list_models(settings.list_json);
     if (settings.list_devices) return print_devices(settings.list_json);
     if (outputs_distinct(&settings)) return EXIT_USAGE;
-    if (settings.align_auto && apply_alignment(&settings)) return EXIT_RUN_FAILED;
+    const int aligned = settings.align_auto ? apply_alignment(&settings) : 0;
+    if (aligned) return aligned;
     if (settings.gpu_all || settings.gpu_count) return run_on_gpus(&settings);
     return run(&settings, NULL);
 }

@@ -110,6 +110,8 @@ static int open_inputs(Run *r)
         if (quale_video_frame_rate(dist, &num, &den) >= 0)
             note_add(&r->notes, "distorted_frame_rate", "%u/%u", num, den);
     }
+    if (s->ref_vf) note_add(&r->notes, "reference_filter", "%s", s->ref_vf);
+    if (s->dist_vf) note_add(&r->notes, "distorted_filter", "%s", s->dist_vf);
     if (s->score_bitdepth) note_add(&r->notes, "score_bitdepth", "%u", s->score_bitdepth);
     if (s->align_note[0]) note_add(&r->notes, "alignment", "%s", s->align_note);
     return resolve_auto_model(r);
