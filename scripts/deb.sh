@@ -24,7 +24,7 @@ out=$(mkdir -p "${2:-$build}" && cd "${2:-$build}" && pwd)
 [[ -f $build/build.ninja ]] || { echo "deb.sh: $build is not a meson build directory" >&2; exit 2; }
 command -v dpkg-shlibdeps >/dev/null || apt_install dpkg-dev
 
-work=$(mktemp -d "$build/deb.XXXXXX")
+work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 root=$work/root
