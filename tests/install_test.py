@@ -96,7 +96,11 @@ def staged_install(build, tmp, version):
 
 
 def make_package(source, build, tmp):
-    p = run([os.path.join(source, "scripts", "deb.sh"), build, tmp])
+    script = os.path.join(source, "scripts", "deb.sh")
+    check(os.access(script, os.X_OK), f"no {script} to make the package with")
+    if not os.access(script, os.X_OK):
+        return None
+    p = run([script, build, tmp])
     check(p.returncode == 0, f"scripts/deb.sh: {p.stdout[-400:]}{p.stderr[-800:]}")
     if p.returncode:
         return None
