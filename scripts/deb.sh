@@ -38,9 +38,7 @@ prefix=$(meson introspect "$build" --buildoptions |
 [[ -d $stage$prefix ]] || { echo "deb.sh: meson installed nothing under $prefix" >&2; exit 1; }
 mkdir -p "$root"
 cp -a "$stage$prefix" "$root/usr"
-for pc in $(find "$root/usr" -name '*.pc'); do
-    sed -i "s|^prefix=.*|prefix=/usr|" "$pc"
-done
+find "$root/usr" -name '*.pc' -exec sed -i "s|^prefix=.*|prefix=/usr|" {} +
 # Every installed file must be under the prefix (a libdir given as an
 # absolute path outside it would not be).
 outside=$(find "$stage" ! -type d ! -path "$stage$prefix/*" | head -1)
@@ -63,21 +61,20 @@ gzip -9n -c "$src/debian/changelog" >"$doc/changelog.gz"
 # runs in the source tree, writing only to $work).
 mapfile -t elves < <(find "$root/usr" -type f \( -name '*.so*' -o -perm -u+x \) \
                      -exec sh -c 'head -c4 "$1" | grep -q ELF' sh {} \; -print)
-(cd "$src" && dpkg-shlibdeps -T"$work/substvars" -l"$root/usr/lib" \
-    $(find "$root/usr/lib" -mindepth 1 -maxdepth 1 -type d -printf ' -l%p') "${elves[@]}" 2>"$work/shlibdeps.log") ||
+mapfile -t libdirs < <(find "$root/usr/lib" -maxdepth 1 -type d -printf '-l%p\n')
+(cd "$src" && dpkg-shlibdeps -T"$work/substvars" "${libdirs[@]}" "${elves[@]}" 2>"$work/shlibdeps.log") ||
     { cat "$work/shlibdeps.log" >&2; exit 1; }
 echo "misc:Depends=" >>"$work/substvars"
-echo "ffmpeg:Recommends=$(PKG_CONFIG_PATH= "$src/debian/ffmpeg-recommends.sh")" >>"$work/substvars"
+echo "ffmpeg:Recommends=$("$src/debian/ffmpeg-recommends.sh")" >>"$work/substvars"
 (cd "$src" && dpkg-gencontrol -pquale -c"$src/debian/control" -l"$src/debian/changelog" \
     -T"$work/substvars" -P"$root" -f"$work/files")
 # ldconfig runs once dpkg has put the libraries in place (what dh_makeshlibs
 # adds to a library's package); the shlibs file tells packages built
 # against these libraries what to depend on.
 echo "activate-noawait ldconfig" >"$root/DEBIAN/triggers"
-for lib in $(find "$root/usr/lib" -name 'lib*.so.*' -type f); do
+find "$root/usr/lib" -name 'lib*.so.*' -type f | while read -r lib; do
     soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
-    name=${soname%%.so.*}
-    echo "$name ${soname##*.so.} quale (>= $version)"
+    echo "${soname%%.so.*} ${soname##*.so.} quale (>= $version)"
 done | sort -u >"$root/DEBIAN/shlibs"
 (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
 

@@ -116,7 +116,8 @@ rm -rf "$root/nv-codec-headers" && mkdir -p "$root/nv-codec-headers"
 tar -xJf "$nvtar" -C "$root/nv-codec-headers" --strip-components=1
 make -C "$root/nv-codec-headers" PREFIX="$root/ffnvcodec" install >/dev/null
 # Debian's own .pc files too (dav1d), after quale's and the codec headers'.
-export PKG_CONFIG_LIBDIR=$pcpath:$root/ffnvcodec/lib/pkgconfig:$(pkg-config --variable pc_path pkg-config)
+system_pc=$(pkg-config --variable pc_path pkg-config)
+export PKG_CONFIG_LIBDIR=$pcpath:$root/ffnvcodec/lib/pkgconfig:$system_pc
 tarball=$(ls "$root"/src/ffmpeg_7.1*.orig.tar.xz | sort -V | tail -1)
 version=$(basename "$tarball" | sed 's/^ffmpeg_\(.*\)\.orig\.tar\.xz$/\1/')
 
