@@ -98,7 +98,7 @@ def cuda_device_present():
 def check_run_path(ffmpeg, libdir, env):
     """The dynamic linker finds quale's libvmaf.so.3 in LIBDIR by itself."""
     ldd = subprocess.run(["ldd", ffmpeg], capture_output=True, text=True, env=env).stdout
-    found = re.search(r"libvmaf\.so\.3 => (\S+)", ldd)
+    found = re.search(r"libvmaf\.so\.3 => (/\S+)", ldd)  # not "=> not found"
     where = os.path.dirname(found.group(1)) if found else None
     check(where is not None and os.path.samefile(where, libdir),
           f"without LD_LIBRARY_PATH ffmpeg loads libvmaf.so.3 from {where}, not {libdir}")
