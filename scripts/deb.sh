@@ -19,9 +19,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=$(cd "${1:?usage: scripts/deb.sh BUILD_DIR [OUT_DIR]}" && pwd)
+[[ $# -ge 1 && $# -le 2 && -f ${1}/build.ninja ]] ||
+    { echo "usage: scripts/deb.sh BUILD_DIR [OUT_DIR] (BUILD_DIR: a meson build directory, built)" >&2; exit 2; }
+build=$(cd "$1" && pwd)
 out=$(mkdir -p "${2:-$build}" && cd "${2:-$build}" && pwd)
-[[ -f $build/build.ninja ]] || { echo "deb.sh: $build is not a meson build directory" >&2; exit 2; }
 command -v dpkg-shlibdeps >/dev/null || apt_install dpkg-dev
 
 work=$(mktemp -d)
