@@ -46,8 +46,9 @@ export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=print_suppressions=0
 # Sanitized code runs 2-4 times slower: the same timeouts, scaled.
 # The ffmpeg suite links an unsanitized FFmpeg to the library: it runs in
-# the plain build; the libvmaf API's own test runs here.
-meson test -C "$san" --print-errorlogs --no-suite golden --no-suite gpu --no-suite ffmpeg \
+# the plain build; the libvmaf API's own test runs here.  The install
+# suite packages and installs the plain build's binaries (not these).
+meson test -C "$san" --print-errorlogs --no-suite golden --no-suite gpu --no-suite ffmpeg --no-suite install \
     --num-processes "$(nproc)" --timeout-multiplier 4 "$@"
 
 # ---- valgrind memcheck ------------------------------------------------------

@@ -14,6 +14,11 @@ GPU by hwupload_cuda and copied by the filter into quale's device pictures
 NVIDIA GPU.  The filter copies the luma only (its copy loop stops after
 the first plane), so its cases are luma models.
 
+Also the README's commands: the client as `ffmpeg-client.sh --test`
+builds it, run without LD_LIBRARY_PATH (its run path finds quale's
+libvmaf.so.3), scores a corpus mp4 against its Matroska reference as the
+README says, with quale's own numbers on the same files (--quale).
+
 With --nvdec (and --client: the client of `ffmpeg-client.sh --nvdec`):
 libvmaf_cuda on frames that never leave the GPU, the distorted bitstream
 (H.264, HEVC) decoded by NVDEC (-hwaccel cuda -hwaccel_output_format
@@ -58,6 +63,9 @@ CASES = [
      "model='version=vmaf_v0.6.1':n_subsample=2:n_threads=2", "n_subsample=2"),
 ]
 
+# The README's mp4 pair (an H.264 mp4 against its H.264 Matroska reference).
+README_PAIR = "dune_576x324_x264crf28"
+
 # libvmaf_cuda: yuv420p is the 8-bit format it takes.
 CUDA_CASES = [
     ("dune_576x324_x264crf28", "vmaf", "model='version=vmaf_v0.6.1':n_threads=2",
@@ -87,6 +95,72 @@ def cuda_device_present():
     return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
 
 
+def check_run_path(ffmpeg, libdir, env):
+    """The dynamic linker finds quale's libvmaf.so.3 in LIBDIR by itself."""
+    ldd = subprocess.run(["ldd", ffmpeg], capture_output=True, text=True, env=env).stdout
+    found = re.search(r"libvmaf\.so\.3 => (/\S+)", ldd)  # not "=> not found"
+    where = os.path.dirname(found.group(1)) if found else None
+    check(where is not None and os.path.samefile(where, libdir),
+          f"without LD_LIBRARY_PATH ffmpeg loads libvmaf.so.3 from {where}, not {libdir}")
+
+
+def readme_mp4_case(ffmpeg, env, quale, corpus, pair, tmp):
+    """The README's command: an mp4 against its reference, the libvmaf
+    filter's frames and "VMAF score" line against quale's run."""
+    ref, dis = os.path.join(corpus, pair["ref"]), os.path.join(corpus, pair["dis"])
+    log = os.path.join(tmp, "readme.json")
+    # Frames paired by their index (setpts): FFmpeg pairs them by time, and
+    # an mp4's time base (1/12288 s here) and Matroska's (1 ms) round the
+    # same frame's time differently.
+    index = "setpts=N/FRAME_RATE/TB"
+    cmd = [ffmpeg, "-nostdin", "-i", dis, "-i", ref, "-lavfi",
+           f"[0:v]{index}[d];[1:v]{index}[r];[d][r]libvmaf=log_fmt=json:log_path={log}",
+           "-f", "null", "-"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    check(p.returncode == 0, f"README mp4: ffmpeg exit {p.returncode}: {p.stderr[-800:]}")
+    q = subprocess.run([quale, "-r", ref, "-d", dis, "--json", "-q"], capture_output=True,
+                       text=True)
+    check(q.returncode == 0, f"README mp4: quale exit {q.returncode}: {q.stderr[-400:]}")
+    if p.returncode or q.returncode:
+        return
+    with open(log) as f:
+        filtered = [fr["metrics"]["vmaf"] for fr in json.load(f)["frames"]]
+    own = json.loads(q.stdout)
+    scored = [fr["metrics"]["vmaf"] for fr in own["frames"]]
+    check(len(filtered) == len(scored) == pair["frames"],
+          f"README mp4: {len(filtered)} frames filtered, {len(scored)} scored by quale")
+    worst = max((abs(a - b) for a, b in zip(filtered, scored)), default=float("inf"))
+    check(worst <= PRINTED, f"README mp4: per-frame VMAF differs from quale's by {worst:.3g}")
+    m = re.search(r"VMAF score: ([0-9.]+)", p.stderr)
+    mean = own["pooled_metrics"]["vmaf"]["mean"]
+    check(m is not None and abs(float(m.group(1)) - mean) <= PRINTED,
+          f"README mp4: 'VMAF score: {m.group(1) if m else None}', quale's mean {mean:.6f}")
+    print(f"README mp4 ({pair['dis']} against {pair['ref']}): VMAF score "
+          f"{m.group(1) if m else None}, quale's {mean:.6f}", flush=True)
+
+
+def client(args):
+    """The FFmpeg to run and its environment: built here (ffmpeg-client.sh
+    --test, or --nvdec), or the one of --client; (None, None) on failure."""
+    if args.client:
+        ffmpeg, libdir = args.client
+        # Another libvmaf.so.3 may be put first (the client's RUNPATH yields).
+        env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    else:
+        built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"),
+                                "--nvdec" if args.nvdec else "--test", args.build],
+                               capture_output=True, text=True)
+        if built.returncode:
+            print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
+            return None, None
+        lines = built.stdout.strip().splitlines()
+        ffmpeg, libdir = lines[-1], lines[-2].split("=", 1)[1]
+        # As a user runs it: the run path finds quale's library.
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        check_run_path(ffmpeg, libdir, env)
+    return ffmpeg, env
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", required=True, help="quale's meson build directory")
@@ -98,6 +172,7 @@ def main():
                     help="libvmaf_cuda on NVDEC's frames (needs --client of an --nvdec build)")
     ap.add_argument("--client", nargs=2, metavar=("FFMPEG", "LIBDIR"),
                     help="an FFmpeg client built before, and where its libvmaf.so.3 is")
+    ap.add_argument("--quale", help="the build tree's tool: the README's mp4 case against it")
     args = ap.parse_args()
     args.cuda |= args.nvdec
 
@@ -108,18 +183,9 @@ def main():
     if args.cuda and not cuda_device_present():
         print("skip: no NVIDIA GPU here: the libvmaf_cuda cases did not run")
         return 77
-    if args.client:
-        ffmpeg, libdir = args.client
-    else:
-        built = subprocess.run([os.path.join(args.source, "scripts", "ffmpeg-client.sh"),
-                                *(["--nvdec"] if args.nvdec else []), args.build],
-                               capture_output=True, text=True)
-        if built.returncode:
-            print(f"building FFmpeg against quale failed:\n{built.stdout}{built.stderr}")
-            return 1
-        lines = built.stdout.strip().splitlines()
-        ffmpeg, libdir = lines[-1], lines[-2].split("=", 1)[1]
-    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    ffmpeg, env = client(args)
+    if ffmpeg is None:
+        return 1
     version = subprocess.run([ffmpeg, "-version"], capture_output=True, text=True, env=env).stdout
     print(version.splitlines()[0] if version else "ffmpeg -version failed", flush=True)
 
@@ -202,6 +268,8 @@ def main():
                   f"{what}: 'VMAF score: {m.group(1) if m else None}', expected {expected:.6f}")
             print(f"{what}: {name} ({run}), {len(ours['frames'])} frames, {compared} values, "
                   f"worst |diff| {worst[0]:.2g}", flush=True)
+        if args.quale and not args.cuda:
+            readme_mp4_case(ffmpeg, env, args.quale, corpus, manifest[README_PAIR], tmp)
     return finish()
 
 
