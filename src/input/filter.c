@@ -259,21 +259,6 @@ static int wrap(struct Filter *f, struct QualeVideoReader **out, char *why, size
     return 0;
 }
 
-/* quale_video_filter()'s message, where the caller gave room for one. */
-static void set_error(char *error, size_t error_size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void set_error(char *error, size_t error_size, const char *fmt, ...)
-{
-    if (!error || !error_size) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error, error_size, fmt, ap);
-    va_end(ap);
-}
 
 /* Why a source cannot take a graph now, or NULL. */
 static const char *not_now(const struct QualeVideoReader *s)
@@ -289,23 +274,23 @@ int quale_video_filter(QualeVideoReader **reader, const char *graph, char *error
 {
     char why[1024] = "";
     if (!reader || !*reader || !graph) {
-        set_error(error, error_size, "quale_video_filter: no %s given", graph ? "reader" : "graph");
+        video_set_error(error, error_size, "quale_video_filter: no %s given", graph ? "reader" : "graph");
         return -EINVAL;
     }
     struct QualeVideoReader *source = *reader;
     const char *when = not_now(source);
     if (when) {
-        set_error(error, error_size, "%s: a filter graph is set %s", source->name, when);
+        video_set_error(error, error_size, "%s: a filter graph is set %s", source->name, when);
         return -EBUSY;
     }
     pthread_once(&af_once, af_load);
     if (af_error[0]) {
-        set_error(error, error_size, "%s: cannot filter: %s", source->name, af_error);
+        video_set_error(error, error_size, "%s: cannot filter: %s", source->name, af_error);
         return -EPROTONOSUPPORT;
     }
     struct Filter *f = calloc(1, sizeof(*f));
     if (!f) {
-        set_error(error, error_size, "%s: out of memory", source->name);
+        video_set_error(error, error_size, "%s: out of memory", source->name);
         return -ENOMEM;
     }
     f->source = source;
@@ -321,7 +306,7 @@ int quale_video_filter(QualeVideoReader **reader, const char *graph, char *error
         f->source = NULL; /* still the caller's */
         filter_free(f);
         if (err == -ENOMEM) snprintf(why, sizeof(why), "out of memory");
-        set_error(error, error_size, "%s: %s '%s': %s", source->name,
+        video_set_error(error, error_size, "%s: %s '%s': %s", source->name,
                  err == -EINVAL ? "FFmpeg refuses the filter graph" : "the filter graph",
                  graph, why);
         return err;

@@ -180,4 +180,12 @@ int yuv_open(struct QualeVideoReader *r, const QualeVideoFormat *format);
 int yuv_read_payload(struct QualeVideoReader *r, QualePicture *pic,
                      int at_frame_start);
 
+/* video.c: a message into a caller's buffer (error may be NULL, or
+ * error_size 0: none is wanted). */
+void video_set_error(char *error, size_t error_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif /* QUALE_SRC_INPUT_READER_H */

@@ -30,13 +30,7 @@
  * 1080p. */
 #define READER_STDIO_BUFFER (256u << 10)
 
-static void set_error(char *error, size_t error_size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void set_error(char *error, size_t error_size, const char *fmt, ...)
+void video_set_error(char *error, size_t error_size, const char *fmt, ...)
 {
     if (!error || !error_size) return;
     va_list ap;
@@ -168,7 +162,7 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
         free(r);
         if (own_file) fclose(file);
         free(stdio_buffer);
-        set_error(error, error_size, "%s: out of memory", name);
+        video_set_error(error, error_size, "%s: out of memory", name);
         return -ENOMEM;
     }
     r->file = file;
@@ -222,7 +216,7 @@ static int open_common(QualeVideoReader **reader, FILE *file, int own_file,
                                 (unsigned long long)(size % r->frame_bytes));
     }
     if (err < 0) {
-        set_error(error, error_size, "%s", r->error);
+        video_set_error(error, error_size, "%s", r->error);
         reader_free(r);
         return err;
     }
@@ -238,7 +232,7 @@ int quale_video_open(QualeVideoReader **reader, const char *path,
 {
     if (reader) *reader = NULL;
     if (!reader || !path) {
-        set_error(error, error_size, "quale_video_open: no %s given",
+        video_set_error(error, error_size, "quale_video_open: no %s given",
                   reader ? "path" : "reader");
         return -EINVAL;
     }
@@ -251,7 +245,7 @@ int quale_video_open(QualeVideoReader **reader, const char *path,
     FILE *file = fopen(path, "rb");
     if (!file) {
         const int e = errno ? errno : EIO;
-        set_error(error, error_size, "cannot open '%s': %s", path, strerror(e));
+        video_set_error(error, error_size, "cannot open '%s': %s", path, strerror(e));
         return -e;
     }
     /* fopen() of a directory succeeds on Linux; fail here with a clear
@@ -261,7 +255,7 @@ int quale_video_open(QualeVideoReader **reader, const char *path,
     if (fd >= 0 && fstat(fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             fclose(file);
-            set_error(error, error_size, "cannot open '%s': %s", path, strerror(EISDIR));
+            video_set_error(error, error_size, "cannot open '%s': %s", path, strerror(EISDIR));
             return -EISDIR;
         }
 #if defined(POSIX_FADV_SEQUENTIAL)
@@ -286,7 +280,7 @@ int quale_video_open_stream(QualeVideoReader **reader, FILE *stream,
 {
     if (reader) *reader = NULL;
     if (!reader || !stream) {
-        set_error(error, error_size, "quale_video_open_stream: no %s given",
+        video_set_error(error, error_size, "quale_video_open_stream: no %s given",
                   reader ? "stream" : "reader");
         return -EINVAL;
     }
