@@ -238,7 +238,8 @@ class Session:
 
 
 def _check_pool_method(method):
-    if not isinstance(method, str) or method in ("min", "max", "mean", "harmonic_mean"):
+    if (not isinstance(method, str) or method in ("min", "max", "mean", "harmonic_mean")
+            or not _quale.pool_method_ok(method)):
         raise ValueError("extra pooling methods are pN or lowN (libvmaf's four are always "
                          "there), not %r" % (method,))
 

@@ -151,7 +151,16 @@ static PyObject *module_backends(PyObject *self, PyObject *unused)
     return backend_names(mask);
 }
 
+static PyObject *module_pool_method_ok(PyObject *self, PyObject *args)
+{
+    const char *method;
+    if (!PyArg_ParseTuple(args, "s", &method)) return NULL;
+    return PyBool_FromLong(quale_pool_method_check(method) == 0);
+}
+
 static PyMethodDef module_methods[] = {
+    { "pool_method_ok", module_pool_method_ok, METH_VARARGS,
+      "pool_method_ok(name): whether quale pools by that name" },
     { "version", module_version, METH_NOARGS, "version(): libquale's version" },
     { "models", module_models, METH_NOARGS, "models(): the built-in models" },
     { "features", module_features, METH_NOARGS, "features(): the metrics, keys and options" },
