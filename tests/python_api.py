@@ -13,7 +13,8 @@
 - 10,000 pushes leak no reference and no Python memory.
 
 Run with an interpreter that has numpy, the built package on --pythonpath.
---not-built: the build has no Python package (no python3-dev): exit 77.
+--not-built: the build has no Python package (no python3-dev, or a
+sanitized build): exit 77.
 Prints "N passed, M failed".
 """
 import argparse
@@ -268,7 +269,8 @@ def main():
     ap.add_argument("--not-built", action="store_true")
     args = ap.parse_args()
     if args.not_built:
-        print("SKIP: this build has no Python package (python3-dev missing, or -Dpython=disabled)")
+        print("SKIP: this build has no Python package (python3-dev missing, -Dpython=disabled, "
+              "or a sanitized build, which an interpreter cannot load)")
         return 77
     if args.pythonpath:
         sys.path.insert(0, args.pythonpath)
