@@ -7,8 +7,9 @@
 #                                   hipcc for the kernels' AMD code objects,
 #                                   FFmpeg's libraries for compressed input
 #                                   and --vf's filter graphs)
-#   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg, and
-#                                   Mesa's lavapipe, a Vulkan device on the CPU)
+#   scripts/bootstrap.sh --test     also what the tests use (python3, ffmpeg,
+#                                   Mesa's lavapipe, a Vulkan device on the CPU,
+#                                   numpy and meson-python for the Python package)
 # The CUDA backend is built when nvcc is there (it is not installed here:
 # it comes with the CUDA toolkit).
 set -euo pipefail
@@ -31,6 +32,9 @@ have glslc || need+=(glslc)
 have hipcc || need+=(hipcc libamdhip64-dev rocm-device-libs)
 # Compressed input (mp4, mkv, ...) is decoded with FFmpeg's libraries;
 # --vf's filter graphs run through libavfilter.
+# The Python package (python/quale): Debian's interpreter and its headers.
+debian_has() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+debian_has python3-dev || need+=(python3-dev)
 for lib in libavformat libavcodec libavutil libswscale libavfilter; do
     pkg-config --exists "$lib" 2>/dev/null || need+=("$lib-dev")
 done
@@ -39,6 +43,12 @@ if ((want_tests)); then
     have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus
     have valgrind || need+=(valgrind) # scripts/sanitize.sh
     ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
+    # The Python package's tests: numpy frames, and pip installing the
+    # source tree in a venv through meson-python.
+    # (meson-python needs patchelf for the shared libraries the wheel carries.)
+    for pkg in python3-numpy python3-venv python3-pip python3-mesonpy patchelf; do
+        debian_has "$pkg" || need+=("$pkg")
+    done
 fi
 
 ((${#need[@]})) || exit 0
