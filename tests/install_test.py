@@ -154,6 +154,26 @@ def blocking_files(deb):
             if not p.endswith("/") and os.path.lexists(p)]
 
 
+def check_python_module(deb, expected, pair):
+    """The package's Python module, where the build made one: Debian's
+    interpreter imports it from the system's dist-packages (no PYTHONPATH)
+    and scores the pair with the tool's numbers."""
+    listing = run(["dpkg-deb", "-c", deb]).stdout
+    if "dist-packages/quale/__init__.py" not in listing:
+        print("the package has no Python module (the build made none)", flush=True)
+        return
+    code = ("import json, sys, quale; r = quale.score(sys.argv[1], sys.argv[2], threads=2); "
+            "print(quale.__file__); print(json.dumps(r.pooled['vmaf']['mean']))")
+    env = {k: v for k, v in without_ld_path().items() if k != "PYTHONPATH"}
+    p = run(["/usr/bin/python3", "-c", code, *pair], env=env)
+    lines = p.stdout.split()
+    check(p.returncode == 0 and len(lines) == 2 and lines[0].startswith("/usr/lib/python3/") and
+          json.loads(lines[1]) == expected["pooled"]["vmaf"]["mean"],
+          f"installed Python module: {p.stdout!r} {p.stderr[-400:]!r}")
+    if p.returncode == 0:
+        print(f"installed Python module: {lines[0]}: VMAF {lines[-1]}", flush=True)
+
+
 def installed_check(deb, tmp, expected, pair, version):
     """Installs DEB for real, checks it from PATH, removes it."""
     apt = ["apt-get", "-o", "DPkg::Lock::Timeout=600", "-y", "-qq"]
@@ -175,6 +195,7 @@ def installed_check(deb, tmp, expected, pair, version):
         # The system's pkg-config files, no LD_LIBRARY_PATH: the dynamic
         # linker finds the libraries where the package put them.
         check_clients(tmp, "installed", without_ld_path(), without_ld_path(), version)
+        check_python_module(deb, expected, pair)
     finally:
         with open(APT_LOCK, "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
