@@ -101,6 +101,11 @@ def test_names(t, ref, dist):
     p = t.run("-r", ref, "-d", dist, "--feature", "ssim")
     check(p.returncode == 2 and "did you mean float_ssim or float_ms_ssim?" in p.stderr,
           f"--feature ssim: {p.stderr!r}")
+    # --dist abbreviates --distorted and --dist-vf: getopt refuses it, and
+    # the message names both
+    p = t.run("-r", ref, "--dist", dist)
+    check(p.returncode == 2 and "ambiguous option '--dist': --distorted, --dist-vf" in p.stderr,
+          f"--dist: {p.stderr!r}")
     p = t.run("-r", ref, "-d", dist, "--feature", "psnrhvs")
     check(p.returncode == 2 and "did you mean psnr_hvs?" in p.stderr, f"--feature psnrhvs: {p.stderr!r}")
 

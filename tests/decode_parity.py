@@ -68,7 +68,8 @@ def main():
             print(f"{pair['name']}: {pair['ref']} and {pair['dis']}: {len(got['frames'])} "
                   f"frames, {len(got['frames'][0]['metrics'])} keys, identical", flush=True)
 
-    # Raw inputs read as they are: the output is libvmaf's layout, no notes.
+    # Raw inputs read as they are: the output is libvmaf's layout, no notes
+    # (the provenance, docs/output.md, is written for every run).
     first = manifest[0]
     p = subprocess.run([args.quale, "-r", os.path.join(args.cache, first["ref_yuv"]),
                         "-d", os.path.join(args.cache, first["dis_yuv"]), "-w", str(first["width"]),
@@ -76,7 +77,7 @@ def main():
                         str(first["bitdepth"]), "-n", "--feature", "psnr", "--frame_cnt", "2",
                         "--json", "-o", "-", "-q"], capture_output=True, text=True)
     check(p.returncode == 0 and list(json.loads(p.stdout)) ==
-          ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"],
+          ["version", "fps", "provenance", "frames", "pooled_metrics", "aggregate_metrics"],
           f"raw inputs: the output's top-level keys: {p.stdout[:200]!r}")
 
     dune = next(p for p in manifest if p["name"] == "dune_576x324_noise")

@@ -405,6 +405,26 @@ static void flag_name(int c, int index, char *name, size_t size)
     snprintf(name, size, "-%c", c);
 }
 
+/* getopt's '?' for a long option: unknown, or an abbreviation of several
+ * ("--dist": --distorted or --dist-vf), which getopt refuses too. */
+static int unknown_option(const char *word, char *error, size_t size)
+{
+    if (strncmp(word, "--", 2)) return fail(error, size, "unknown option '%s'", word);
+    const size_t n = strcspn(word + 2, "=");
+    char matches[256] = "";
+    size_t at = 0;
+    unsigned count = 0;
+    for (const struct option *o = long_options; o->name && at < sizeof(matches); o++) {
+        if (strncmp(o->name, word + 2, n)) continue;
+        at += (size_t)snprintf(matches + at, sizeof(matches) - at, "%s--%s", count ? ", " : "",
+                               o->name);
+        count++;
+    }
+    if (count > 1)
+        return fail(error, size, "ambiguous option '%.*s': %s", (int)(n + 2), word, matches);
+    return fail(error, size, "unknown option '%s'", word);
+}
+
 int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *error,
                               size_t size)
 {
@@ -425,8 +445,8 @@ int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *e
             if (optopt && optopt < 256)
                 return fail(error, size, "%s -%c", c == ':' ? "a value is missing after" :
                             "unknown option", optopt);
-            return fail(error, size, "%s '%s'", c == ':' ? "a value is missing after" :
-                        "unknown option", argv[optind - 1]);
+            if (c == '?') return unknown_option(argv[optind - 1], error, size);
+            return fail(error, size, "a value is missing after '%s'", argv[optind - 1]);
         }
         flag_name(c, index, name, size < sizeof(name) ? size : sizeof(name));
         if (task_reserved(c)) {
@@ -809,7 +829,7 @@ int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t 
         }
         if (c == '?') {
             if (optopt && optopt < 256) return fail(error, size, "unknown option '-%c'", optopt);
-            return fail(error, size, "unknown option '%s'", argv[optind - 1]);
+            return unknown_option(argv[optind - 1], error, size);
         }
         const int err = apply_flag(s, c, index, optarg, error, size);
         if (err) return err;
