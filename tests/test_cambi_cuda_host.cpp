@@ -342,6 +342,48 @@ static int fetch_from_slot(void *cookie, size_t offset, void *dst, size_t bytes,
 
 static const size_t GUARD = 4096;
 
+/* The last launch's c-values of every scale and their statistics against
+ * the C reference's (the pooling counters: which scales pool from the
+ * statistics alone). */
+static bool same_c_values(const CambiState *s, const CambiCArgs &args, const CpuPicture &c,
+                          const char *label)
+{
+    bool ok = true;
+    for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
+        const CpuScale &cs = c.scale[sc];
+        const CambiScaleJob &job = args.scale[sc];
+        char what[64];
+        snprintf(what, sizeof(what), "the c-values of scale %u", sc);
+        const bool same = same_plane((const float *)(uintptr_t)job.c_values, cs.c_values,
+                                     cs.w, cs.h, label, what);
+        CHECK(same);
+        for (float v : cs.c_values) masked_c_values += v > 0.0f;
+        const CambiScaleStats *st = (const CambiScaleStats *)(uintptr_t)job.stats;
+        float smallest, largest;
+        memcpy(&smallest, &st->smallest, 4);
+        memcpy(&largest, &st->largest, 4);
+        const bool needs = cambi_pool_needs_values(cs.w, cs.h, s->pool_topk, &cs.nz);
+        const bool stats_ok = st->count == cs.nz.count &&
+                              memcmp(&smallest, &cs.nz.smallest, 4) == 0 &&
+                              memcmp(&largest, &cs.nz.largest, 4) == 0 &&
+                              (needs || same_value(st->sum, cs.nz.sum));
+        CHECK(stats_ok);
+        if (!stats_ok)
+            fprintf(stderr, "  %s: scale %u statistics: twin %u %.9g %.9g %.17g, CPU %u "
+                            "%.9g %.9g %.17g\n", label, sc, st->count, smallest, largest,
+                    st->sum, cs.nz.count, cs.nz.smallest, cs.nz.largest, cs.nz.sum);
+        ok = ok && same && stats_ok;
+        if (needs) {
+            pooled_from_values++;
+            const int kk = (int)(s->pool_topk * (int)(cs.w * cs.h));
+            if (cs.nz.count <= (unsigned)(kk < 1 ? 1 : kk)) inexact_sums++;
+        } else {
+            pooled_from_stats++;
+        }
+    }
+    return ok;
+}
+
 /*
  * The frame through every launch of the twin, checking each picture's
  * planes against the C reference's after the launch that makes them;
@@ -435,38 +477,7 @@ static bool twin_frame(const CambiState *s, const CambiPlan *plan, const QualePi
                                   "the codes of a scale");
             CHECK(ok);
         } else if (part == 8 && ok) {
-            for (unsigned sc = 0; sc < CAMBI_SCALES; sc++) {
-                const CpuScale &cs = c.scale[sc];
-                const CambiScaleJob &job = a.c.scale[sc];
-                char what[64];
-                snprintf(what, sizeof(what), "the c-values of scale %u", sc);
-                const bool same = same_plane((const float *)(uintptr_t)job.c_values, cs.c_values,
-                                             cs.w, cs.h, label, what);
-                CHECK(same);
-                for (float v : cs.c_values) masked_c_values += v > 0.0f;
-                const CambiScaleStats *st = (const CambiScaleStats *)(uintptr_t)job.stats;
-                float smallest, largest;
-                memcpy(&smallest, &st->smallest, 4);
-                memcpy(&largest, &st->largest, 4);
-                const bool needs = cambi_pool_needs_values(cs.w, cs.h, s->pool_topk, &cs.nz);
-                const bool stats_ok = st->count == cs.nz.count &&
-                                      memcmp(&smallest, &cs.nz.smallest, 4) == 0 &&
-                                      memcmp(&largest, &cs.nz.largest, 4) == 0 &&
-                                      (needs || same_value(st->sum, cs.nz.sum));
-                CHECK(stats_ok);
-                if (!stats_ok)
-                    fprintf(stderr, "  %s: scale %u statistics: twin %u %.9g %.9g %.17g, CPU %u "
-                                    "%.9g %.9g %.17g\n", label, sc, st->count, smallest, largest,
-                            st->sum, cs.nz.count, cs.nz.smallest, cs.nz.largest, cs.nz.sum);
-                ok = ok && same && stats_ok;
-                if (needs) {
-                    pooled_from_values++;
-                    const int kk = (int)(s->pool_topk * (int)(cs.w * cs.h));
-                    if (cs.nz.count <= (unsigned)(kk < 1 ? 1 : kk)) inexact_sums++;
-                } else {
-                    pooled_from_stats++;
-                }
-            }
+            ok = same_c_values(s, a.c, c, label);
         }
     }
     if (cambi_cuda_step(plan, steps, 0, 0, 0, 0, 0, NULL, NULL) != NULL) ok = false;
@@ -537,6 +548,43 @@ struct Layout {
     unsigned strip, resident;
 };
 static const Layout layouts[] = { { 64, 396 }, { 32, 7 }, { 64, 100000 }, { 32, 0 } };
+
+/* The twin as the backend runs it: its plan through the executor, the
+ * layout from the (fake) device's shared memory, every key against the
+ * CPU's run (ctx). */
+static void check_executor(const Case &c, unsigned index, const std::string &spec,
+                           const QualeVideoFormat &format, std::vector<QualePicture> &refs,
+                           std::vector<QualePicture> &dists, QualeContext *ctx)
+{
+    QualeSettings ds;
+    quale_settings_default(&ds);
+    ds.threads = 1;
+    QualeContext *aux = NULL;
+    CHECK(quale_open(&aux, &ds) == 0);
+    void *run_state = aux ? make_state(&metric_cambi, spec.c_str(), &format, aux) : NULL;
+    CHECK(run_state != NULL);
+    if (run_state) {
+        char label[256];
+        snprintf(label, sizeof(label), "case %u: %ux%u %u-bit, %s, through the plan executor",
+                 index, c.w, c.h, c.bitdepth, spec.c_str());
+        fake_ok = true;
+        const bool same = plan_run_matches_cpu(cuda_twin_cambi, metric_cambi, run_state, refs,
+                                               dists, context_sink(aux), ctx, label,
+                                               &fake_backwards);
+        CHECK(same && fake_ok);
+        CHECK(fake.readbacks >= c.frames);
+        executor_slot_reads += fake.readbacks - c.frames;
+        /* the c-value kernel asked for its shared memory beyond the
+         * default */
+        const unsigned shared =
+            cambi_cuda_shared_bytes(static_cast<CambiState *>(run_state), 64);
+        CHECK(fake.largest_shared ==
+              (shared > CUDA_DEFAULT_SHARED_BYTES ? (int)shared : 0));
+        printf("%s %s\n", same && fake_ok ? "ok  " : "FAIL", label);
+    }
+    free(run_state);
+    quale_close(&aux);
+}
 
 static void run_case(const Case &c, unsigned index, unsigned layout_mask)
 {
@@ -630,34 +678,7 @@ static void run_case(const Case &c, unsigned index, unsigned layout_mask)
             fflush(stdout);
             free(plan);
         }
-        /* The twin as the backend runs it: its plan through the executor,
-         * the layout from the (fake) device's shared memory, every key
-         * against the CPU's. */
-        QualeContext *aux = NULL;
-        CHECK(quale_open(&aux, &ds) == 0);
-        void *run_state = aux ? make_state(&metric_cambi, spec.c_str(), &format, aux) : NULL;
-        CHECK(run_state != NULL);
-        if (run_state) {
-            char label[256];
-            snprintf(label, sizeof(label), "case %u: %ux%u %u-bit, %s, through the plan executor",
-                     index, c.w, c.h, c.bitdepth, spec.c_str());
-            fake_ok = true;
-            const bool same = plan_run_matches_cpu(cuda_twin_cambi, metric_cambi, run_state, refs,
-                                                   dists, context_sink(aux), ctx, label,
-                                                   &fake_backwards);
-            CHECK(same && fake_ok);
-            CHECK(fake.readbacks >= c.frames);
-            executor_slot_reads += fake.readbacks - c.frames;
-            /* the c-value kernel asked for its shared memory beyond the
-             * default */
-            const unsigned shared =
-                cambi_cuda_shared_bytes(static_cast<CambiState *>(run_state), 64);
-            CHECK(fake.largest_shared ==
-                  (shared > CUDA_DEFAULT_SHARED_BYTES ? (int)shared : 0));
-            printf("%s %s\n", same && fake_ok ? "ok  " : "FAIL", label);
-        }
-        free(run_state);
-        quale_close(&aux);
+        check_executor(c, index, spec, format, refs, dists, ctx);
         metric_cambi.scratch_free(scratch);
         free(s);
         quale_close(&declare_ctx);

@@ -553,6 +553,11 @@ static void test_chroma_correction(void)
         model_close(&a);
         model_close(&b);
     }
+}
+
+/* Model files that are wrong in one field each: the message names it. */
+static void test_file_errors(void)
+{
     expect_file_error(model_text(GOOD_FEATURES, "[2.0, 1.0]", GOOD_SVM, ""),
                       "slopes: expected 3 numbers", "slopes too short");
     expect_file_error(model_text(GOOD_FEATURES, "[2.0, 1.0, \"3\"]", GOOD_SVM, ""),
@@ -637,8 +642,9 @@ static void test_chroma_correction(void)
     expect_file_error("{\"0\": {\"model_dict\": {}}, \"1\": 5}", "\"0\".model_dict",
                       "bad collection member 0");
     {
-        /* A collection whose bootstrap models are not bootstrap models. */
-        char text[8192];
+        /* A collection whose bootstrap models are not bootstrap models
+         * (room for two of model_text()'s 4096 bytes and the braces). */
+        char text[2 * 4096 + 32];
         char *one = model_text(GOOD_FEATURES, "[2.0, 1.0, 3.0]", GOOD_SVM, "");
         /* one = {"model_dict": {...}}: use it as "0" and "1". */
         snprintf(text, sizeof(text), "{\"0\": %s, \"1\": %s}", one, one);
@@ -708,6 +714,7 @@ static void test_malformed(void)
     test_bad_files();
     test_numbering_gap();
     test_chroma_correction();
+    test_file_errors();
     test_mutations();
 }
 

@@ -176,6 +176,33 @@ static void check_picture(const SpeedSetup *setup, const SpeedDsp *dsp, const Sp
 
 /* ---- a case: one metric request on one format, three frames ------------------ */
 
+/* Every key of every frame, bit for bit.  The twin's sink has the metric's
+ * own names; the API's carry the options' suffix after them
+ * (speed_chroma_u_mxv_45_...), in the same order. */
+static void check_keys_equal(const QualeContext *cpu, const QualeContext *twin_ctx,
+                             const char *what)
+{
+    const unsigned keys = quale_feature_count(cpu);
+    unsigned same = 0, total = 0;
+    CHECK(quale_feature_count(twin_ctx) == keys);
+    for (unsigned k = 0; k < keys && k < quale_feature_count(twin_ctx); k++) {
+        const char *key = quale_feature_name(cpu, k), *own = quale_feature_name(twin_ctx, k);
+        const size_t own_len = strlen(own);
+        CHECK(!strncmp(key, own, own_len) && (key[own_len] == 0 || key[own_len] == '_'));
+        for (unsigned i = 0; i < 3; i++) {
+            double want = NAN, got = NAN;
+            quale_feature_value(cpu, key, i, &want);
+            const int found = quale_feature_value(twin_ctx, own, i, &got);
+            total++;
+            same += found == 0 && !memcmp(&want, &got, sizeof(want));
+            if (found || memcmp(&want, &got, sizeof(want)))
+                fprintf(stderr, "  %s: %s frame %u: CPU %.17g, twin %.17g\n", what, key, i, want,
+                        got);
+        }
+    }
+    CHECK(keys > 0 && same == total);
+}
+
 static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
 {
     const bool temporal = !strncmp(spec, "speed_temporal", 14);
@@ -260,42 +287,10 @@ static void run_case(const char *spec, const QualeVideoFormat &f, bool flat)
         speed_cuda_pictures(&setup->g, results.data(), pictures, stats);
         for (unsigned z = 0; z < pictures; z++) check_picture(setup, dsp, &a, (int)z, &stats[z], what);
         /* collect(): the scores through the C reference's steps. */
-        if (temporal) {
-            const float score = speed_pair_score(setup, &stats[0], &stats[1]);
-            feature_sink_put(sink, ((const SpeedTemporalState *)state)->key, i, (double)score);
-        } else {
-            float score[2];
-            bool singular[2];
-            for (unsigned c = 0; c < 2; c++) {
-                score[c] = speed_pair_score(setup, &stats[2 * c], &stats[2 * c + 1]);
-                singular[c] = stats[2 * c].singular || stats[2 * c + 1].singular;
-            }
-            speed_chroma_write((const SpeedChromaState *)state, sink, i, score, singular);
-        }
+        speed_write_stats(state, temporal, setup, stats, true, i, sink);
     }
 
-    /* Every key of every frame, bit for bit.  The twin's sink has the
-     * metric's own names; the API's carry the options' suffix after them
-     * (speed_chroma_u_mxv_45_...), in the same order. */
-    const unsigned keys = quale_feature_count(cpu);
-    unsigned same = 0, total = 0;
-    CHECK(quale_feature_count(twin_ctx) == keys);
-    for (unsigned k = 0; k < keys && k < quale_feature_count(twin_ctx); k++) {
-        const char *key = quale_feature_name(cpu, k), *own = quale_feature_name(twin_ctx, k);
-        const size_t own_len = strlen(own);
-        CHECK(!strncmp(key, own, own_len) && (key[own_len] == 0 || key[own_len] == '_'));
-        for (unsigned i = 0; i < 3; i++) {
-            double want = NAN, got = NAN;
-            quale_feature_value(cpu, key, i, &want);
-            const int found = quale_feature_value(twin_ctx, own, i, &got);
-            total++;
-            same += found == 0 && !memcmp(&want, &got, sizeof(want));
-            if (found || memcmp(&want, &got, sizeof(want)))
-                fprintf(stderr, "  %s: %s frame %u: CPU %.17g, twin %.17g\n", what, key, i, want,
-                        got);
-        }
-    }
-    CHECK(keys > 0 && same == total);
+    check_keys_equal(cpu, twin_ctx, what);
 
     /* The twin's plan through the executor, as the backend runs it, with a
      * state of its own. */

@@ -303,6 +303,70 @@ static void check_sub(const char *text, const Key *keys, unsigned n)
     FUZZ_CHECK(lines == FRAMES);
 }
 
+/* A context that scored FRAMES frames of psnr_y alone; its log counts
+ * errors. */
+static QualeContext *scored_context(unsigned *errors)
+{
+    QualeSettings settings;
+    quale_settings_default(&settings);
+    settings.threads = 1;
+    settings.log = quiet;
+    settings.log_cookie = errors;
+    QualeContext *ctx = NULL;
+    FUZZ_CHECK(quale_open(&ctx, &settings) == 0);
+    FUZZ_CHECK(quale_use_metric(ctx, "psnr=enable_chroma=false") == 0); /* psnr_y alone */
+    const QualeVideoFormat format = { QUALE_CHROMA_420, 8, 8, 8 };
+    for (unsigned f = 0; f < FRAMES; f++) {
+        QualePicture ref, dist;
+        FUZZ_CHECK(quale_picture_alloc(&ref, &format) == 0 &&
+                   quale_picture_alloc(&dist, &format) == 0);
+        for (unsigned p = 0; p < 3; p++) {
+            memset(ref.data[p], 16 * (int)f, (size_t)ref.stride[p] * ref.plane_height[p]);
+            memset(dist.data[p], 17, (size_t)dist.stride[p] * dist.plane_height[p]);
+        }
+        FUZZ_CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
+    }
+    FUZZ_CHECK(quale_flush(ctx) == 0);
+    return ctx;
+}
+
+/* Every layout at every precision: written whole and well formed, or
+ * refused with a message (a key that is not UTF-8, where the layout
+ * cannot hold it). */
+static void write_every_layout(const QualeContext *ctx, const Key *keys, unsigned n,
+                               const unsigned *errors)
+{
+    static const int precisions[] = { -1, 0, 6 };
+    for (int layout = QUALE_OUTPUT_XML; layout <= QUALE_OUTPUT_SUB; layout++) {
+        for (unsigned pr = 0; pr < 3; pr++) {
+            char *out = NULL;
+            size_t out_size = 0;
+            FILE *stream = open_memstream(&out, &out_size);
+            FUZZ_CHECK(stream != NULL);
+            const QualeOutputOptions options = { .precision = precisions[pr], .fps = 1.5 };
+            const unsigned before = *errors;
+            const int err = quale_write_output(ctx, stream, (enum QualeOutputFormat)layout, &options);
+            fclose(stream);
+            bool all_utf8 = true;
+            for (unsigned k = 0; k < n; k++) all_utf8 &= valid_utf8(keys[k].name);
+            if (err) {
+                FUZZ_CHECK(err == -EINVAL && *errors > before && out_size == 0);
+                FUZZ_CHECK(layout == QUALE_OUTPUT_XML || layout == QUALE_OUTPUT_SUB ||
+                           (layout == QUALE_OUTPUT_JSON && !all_utf8));
+            } else {
+                FUZZ_CHECK(layout != QUALE_OUTPUT_JSON || all_utf8);
+                switch (layout) {
+                case QUALE_OUTPUT_XML: FUZZ_CHECK(xml_well_formed(out)); break;
+                case QUALE_OUTPUT_JSON: check_json(out, out_size, keys, n); break;
+                case QUALE_OUTPUT_CSV: check_csv(out, keys, n); break;
+                case QUALE_OUTPUT_SUB: check_sub(out, keys, n); break;
+                }
+            }
+            free(out);
+        }
+    }
+}
+
 int quale_fuzz_output(const uint8_t *data, size_t size)
 {
     /* The strings, then the value bytes. */
@@ -325,26 +389,7 @@ int quale_fuzz_output(const uint8_t *data, size_t size)
     const unsigned model_names = string_count ? NEXT_BYTE() % 3 : 0;
 
     unsigned errors = 0;
-    QualeSettings settings;
-    quale_settings_default(&settings);
-    settings.threads = 1;
-    settings.log = quiet;
-    settings.log_cookie = &errors;
-    QualeContext *ctx = NULL;
-    FUZZ_CHECK(quale_open(&ctx, &settings) == 0);
-    FUZZ_CHECK(quale_use_metric(ctx, "psnr=enable_chroma=false") == 0); /* psnr_y alone */
-    const QualeVideoFormat format = { QUALE_CHROMA_420, 8, 8, 8 };
-    for (unsigned f = 0; f < FRAMES; f++) {
-        QualePicture ref, dist;
-        FUZZ_CHECK(quale_picture_alloc(&ref, &format) == 0 &&
-                   quale_picture_alloc(&dist, &format) == 0);
-        for (unsigned p = 0; p < 3; p++) {
-            memset(ref.data[p], 16 * (int)f, (size_t)ref.stride[p] * ref.plane_height[p]);
-            memset(dist.data[p], 17, (size_t)dist.stride[p] * dist.plane_height[p]);
-        }
-        FUZZ_CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
-    }
-    FUZZ_CHECK(quale_flush(ctx) == 0);
+    QualeContext *ctx = scored_context(&errors);
 
     /* The keys: model outputs of the names accepted, then the strings. */
     static Key keys[MAX_KEYS * 8];
@@ -397,35 +442,7 @@ int quale_fuzz_output(const uint8_t *data, size_t size)
         model_close(&model);
     }
 
-    static const int precisions[] = { -1, 0, 6 };
-    for (int layout = QUALE_OUTPUT_XML; layout <= QUALE_OUTPUT_SUB; layout++) {
-        for (unsigned pr = 0; pr < 3; pr++) {
-            char *out = NULL;
-            size_t out_size = 0;
-            FILE *stream = open_memstream(&out, &out_size);
-            FUZZ_CHECK(stream != NULL);
-            const QualeOutputOptions options = { .precision = precisions[pr], .fps = 1.5 };
-            const unsigned before = errors;
-            const int err = quale_write_output(ctx, stream, (enum QualeOutputFormat)layout, &options);
-            fclose(stream);
-            bool all_utf8 = true;
-            for (unsigned k = 0; k < n; k++) all_utf8 &= valid_utf8(keys[k].name);
-            if (err) {
-                FUZZ_CHECK(err == -EINVAL && errors > before && out_size == 0);
-                FUZZ_CHECK(layout == QUALE_OUTPUT_XML || layout == QUALE_OUTPUT_SUB ||
-                           (layout == QUALE_OUTPUT_JSON && !all_utf8));
-            } else {
-                FUZZ_CHECK(layout != QUALE_OUTPUT_JSON || all_utf8);
-                switch (layout) {
-                case QUALE_OUTPUT_XML: FUZZ_CHECK(xml_well_formed(out)); break;
-                case QUALE_OUTPUT_JSON: check_json(out, out_size, keys, n); break;
-                case QUALE_OUTPUT_CSV: check_csv(out, keys, n); break;
-                case QUALE_OUTPUT_SUB: check_sub(out, keys, n); break;
-                }
-            }
-            free(out);
-        }
-    }
+    write_every_layout(ctx, keys, n, &errors);
 #undef NEXT_BYTE
     quale_close(&ctx);
     return 0;
