@@ -95,6 +95,11 @@ expect_failure "bad model" -r "$ref" -d "$dist" -m "path=$tmp/bad.json"
 expect_failure "full disk" -r "$ref" -d "$dist" -n --feature psnr -o /dev/full
 expect_failure "unknown option" -r "$ref" -d "$dist" -n --feature psnr=nope=1
 expect_failure "an option by its alias" -r "$ref" -d "$dist" -n --feature cambi=cmxv=5
+expect_failure "a misspelt metric (the nearest names)" -r "$ref" -d "$dist" -n --feature ssim
+expect_failure "a misspelt model version" -r "$ref" -d "$dist" -m version=vmaf_v0.6
+echo "valgrind: the summary of every feature asked for, with pooling methods"
+"${vg[@]}" build/tools/quale "${C_ONLY[@]}" -r "$ref" -d "$dist" --feature psnr --feature float_ssim \
+    --pool mean,p5 -q >/dev/null
 echo "valgrind: cambi's heatmaps (a string option, files written by two threads)"
 "${vg[@]}" build/tools/quale "${C_ONLY[@]}" -r "$ref" -d "$dist" -n --feature "cambi=heatmaps_path=$tmp/heat" \
     --threads 2 -q --json -o "$tmp/heat.json"
