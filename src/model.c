@@ -120,13 +120,18 @@ static bool valid_model_name(const char *s)
     return true;
 }
 
+static const ModelBuiltin *find_builtin(const char *version)
+{
+    for (unsigned i = 0; i < model_builtin_count; i++)
+        if (!strcmp(model_builtins[i].version, version)) return &model_builtins[i];
+    return NULL;
+}
+
 /* A bare word in a model spec that names a model ("-m vmaf_v0.6.1", "-m
  * model.json"): a built-in version or a file, version= or path= left out. */
 static bool is_model_word(const char *word)
 {
-    for (unsigned i = 0; i < model_builtin_count; i++)
-        if (!strcmp(model_builtins[i].version, word)) return true;
-    return !access(word, R_OK);
+    return find_builtin(word) || !access(word, R_OK);
 }
 
 static int parse_spec(const char *text, Spec *s, char *error, size_t error_size)
@@ -420,13 +425,6 @@ static int build_model(Model *m, const ModelDesc *descs, unsigned count,
             snprintf(m->outputs[i], size, "%s%s", m->name, suffixes[i - count]);
     }
     return 0;
-}
-
-static const ModelBuiltin *find_builtin(const char *version)
-{
-    for (unsigned i = 0; i < model_builtin_count; i++)
-        if (!strcmp(model_builtins[i].version, version)) return &model_builtins[i];
-    return NULL;
 }
 
 /* "unknown model version", every built-in version, and the nearest. */

@@ -102,6 +102,26 @@ static bool key_asked_for(const CliSettings *s, const char *key)
     return false;
 }
 
+/* Every key of src (only the features asked for in asked, unless NULL),
+ * pooled by each method (none: the mean). */
+static void add_pooled_keys(Entries *e, const SummarySource *src, const CliSettings *asked,
+                            const char *const *pools, unsigned pool_count)
+{
+    const unsigned keys = src->results ? quale_results_key_count(src->results)
+                                       : quale_feature_count(src->ctx);
+    const unsigned methods = pool_count ? pool_count : 1;
+    for (unsigned k = 0; k < keys; k++) {
+        const char *name = src->results ? quale_results_key_name(src->results, k)
+                                        : quale_feature_name(src->ctx, k);
+        if (asked && !key_asked_for(asked, name)) continue;
+        for (unsigned m = 0; m < methods; m++) {
+            const char *method = pool_count ? pools[m] : "mean";
+            double v;
+            if (!pooled(src, name, method, &v)) entry_add(e, name, method, v);
+        }
+    }
+}
+
 /* libvmaf's lines for one model. */
 static void print_model(FILE *f, const CliSettings *s, const SummarySource *src,
                         const QualeModelInfo *info)
@@ -139,20 +159,8 @@ void print_summary(FILE *f, const CliSettings *s, const SummarySource *src)
     const unsigned models = s->no_prediction ? 0 : src->model_count;
     for (unsigned i = 0; i < models; i++) print_model(f, s, src, &src->models[i]);
     /* then the features asked for; without a model, every key */
-    const unsigned keys = src->results ? quale_results_key_count(src->results)
-                                       : quale_feature_count(src->ctx);
     Entries e = { 0 };
-    for (unsigned k = 0; k < keys; k++) {
-        const char *name = src->results ? quale_results_key_name(src->results, k)
-                                        : quale_feature_name(src->ctx, k);
-        if (models && !key_asked_for(s, name)) continue;
-        const unsigned methods = s->pool_count ? s->pool_count : 1;
-        for (unsigned m = 0; m < methods; m++) {
-            const char *method = s->pool_count ? s->pools[m] : "mean";
-            double v;
-            if (!pooled(src, name, method, &v)) entry_add(&e, name, method, v);
-        }
-    }
+    add_pooled_keys(&e, src, models ? s : NULL, s->pools, s->pool_count);
     entries_print(f, &e);
     free(e.label);
     free(e.value);
@@ -161,17 +169,9 @@ void print_summary(FILE *f, const CliSettings *s, const SummarySource *src)
 void print_pooled_keys(FILE *f, const QualeResults *results, const char *const *pools,
                        unsigned pool_count)
 {
+    const SummarySource src = { .results = results };
     Entries e = { 0 };
-    const unsigned methods = pool_count ? pool_count : 1;
-    for (unsigned k = 0; k < quale_results_key_count(results); k++) {
-        const char *name = quale_results_key_name(results, k);
-        for (unsigned m = 0; m < methods; m++) {
-            const char *method = pool_count ? pools[m] : "mean";
-            double v;
-            if (!quale_results_pooled_by(results, name, method, &v))
-                entry_add(&e, name, method, v);
-        }
-    }
+    add_pooled_keys(&e, &src, NULL, pools, pool_count);
     entries_print(f, &e);
     free(e.label);
     free(e.value);
