@@ -8,6 +8,9 @@
   memory layouts ((3, H, W) arrays, strided and reversed views, planes
   gathered into a copy) give the same numbers;
 - quale.score() on files equals the tool (raw yuv and y4m);
+- arrays through DLPack equal numpy's numbers and are given back; arrays on
+  a CUDA device are refused with a reason on the CPU backend, and so are
+  ones no CUDA copy can take (not uint8/uint16, masked, samples apart);
 - every bad input raises the right exception with quale's message;
 - two threads score at once and get the numbers of one;
 - 10,000 pushes leak no reference and no Python memory.
@@ -194,6 +197,92 @@ def bad_inputs(quale, np, ref_path):
     raises(ValueError, "a push to a closed session", lambda: s.push(y, y), "closed")
 
 
+class DLPackOnly:
+    """An array seen only through DLPack (as a torch CPU tensor is)."""
+
+    def __init__(self, array, device=(1, 0)):
+        self.array, self.device = array, device
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+class CudaInterface:
+    """An array described by the CUDA array interface (version 3)."""
+
+    def __init__(self, array, **changes):
+        self.array = array
+        self.__cuda_array_interface__ = dict(
+            shape=array.shape, typestr=array.dtype.str, version=3, stream=1,
+            data=(array.__array_interface__["data"][0], False), strides=array.strides)
+        self.__cuda_array_interface__.update(changes)
+
+
+def foreign_arrays(quale, np):
+    """DLPack arrays on the host give numpy's numbers and are given back;
+    arrays on a CUDA device are refused with a reason where they cannot go."""
+    rng = np.random.default_rng(11)
+    y8 = [rng.integers(0, 256, (36, 64), np.uint8) for _ in range(4)]
+    c8 = [rng.integers(0, 256, (18, 32), np.uint8) for _ in range(8)]
+    y16 = [rng.integers(0, 1024, (36, 64), np.uint16) for _ in range(4)]
+
+    def run(frames, **kw):
+        with quale.Session(features=["psnr"], backend="cpu", **kw) as s:
+            for r, d in frames:
+                s.push(r, d)
+            return s.result().frames
+
+    pairs = [(y8[i], y8[i + 1]) for i in range(3)]
+    check(run([(DLPackOnly(r), DLPackOnly(d)) for r, d in pairs]) == run(pairs),
+          "luma through DLPack differs from numpy")
+    planes = [((y8[i], c8[i], c8[i + 1]), (y8[i + 1], c8[i + 2], c8[i + 3])) for i in range(3)]
+    check(run([(tuple(map(DLPackOnly, r)), tuple(map(DLPackOnly, d))) for r, d in planes]) ==
+          run(planes), "4:2:0 planes through DLPack differ from numpy")
+    wide = [np.zeros((36, 80), np.uint8) for _ in range(2)]
+    wide[0][:, 5:69], wide[1][:, 5:69] = y8[0], y8[1]
+    check(run([(DLPackOnly(wide[0][:, 5:69]), DLPackOnly(wide[1][:, 5:69]))]) ==
+          run([(y8[0], y8[1])]), "a strided DLPack view differs from numpy")
+    deep = [(y16[i], y16[i + 1]) for i in range(3)]
+    check(run([(DLPackOnly(r), DLPackOnly(d)) for r, d in deep], bit_depth=10) ==
+          run(deep, bit_depth=10), "10-bit luma through DLPack differs from numpy")
+    held = sys.getrefcount(y8[0])
+    with quale.Session(model=None, features=["psnr"], backend="cpu") as s:
+        for _ in range(200):
+            s.push(DLPackOnly(y8[0]), DLPackOnly(y8[1]))
+    check(sys.getrefcount(y8[0]) == held, "DLPack capsules keep their arrays after a push")
+
+    def push(r, d, backend="cpu"):
+        with quale.Session(model=None, features=["psnr"], backend=backend) as s:
+            s.push(r, d)
+
+    raises(ValueError, "a CUDA array on the CPU backend",
+           lambda: push(CudaInterface(y8[0]), CudaInterface(y8[1])), "cuda backend")
+    raises(ValueError, "a DLPack array on a CUDA device on the CPU backend",
+           lambda: push(DLPackOnly(y8[0], (2, 0)), DLPackOnly(y8[1], (2, 0))), "cuda backend")
+    raises(ValueError, "one frame on the host and one on a CUDA device",
+           lambda: push(y8[0], CudaInterface(y8[1])), "both frames", "host")
+    raises(ValueError, "float samples on a CUDA device",
+           lambda: push(CudaInterface(y8[0].astype(np.float32)),
+                        CudaInterface(y8[1].astype(np.float32))),
+           "uint8 or uint16")
+    raises(ValueError, "a masked CUDA array",
+           lambda: push(CudaInterface(y8[0], mask=1), CudaInterface(y8[1])), "masked")
+    raises(ValueError, "stream 0 in a CUDA array interface",
+           lambda: push(CudaInterface(y8[0], stream=0), CudaInterface(y8[1])), "stream 0")
+    spread = np.zeros((36, 128), np.uint8)
+    raises(ValueError, "a CUDA plane whose samples are not adjacent",
+           lambda: push(CudaInterface(spread[:, ::2]), CudaInterface(spread[:, ::2])),
+           "contiguous")
+    raises(ValueError, "a DLPack device the frames cannot be on",
+           lambda: push(DLPackOnly(y8[0], (4, 0)), DLPackOnly(y8[1], (4, 0))), "device type 4")
+    raises(ValueError, "signed samples through DLPack",
+           lambda: push(DLPackOnly(y8[0].astype(np.int8)), DLPackOnly(y8[1].astype(np.int8))),
+           "uint8 or uint16")
+
+
 def threads(quale, np):
     rng = np.random.default_rng(7)
     frames = [(rng.integers(0, 256, (72, 128), np.uint8), rng.integers(0, 256, (72, 128),
@@ -281,6 +370,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         ref, _ = files_api(quale, args, tmp)
         bad_inputs(quale, np, ref)
+        foreign_arrays(quale, np)
         threads(quale, np)
         no_leak(quale, np)
     corpus_pairs(quale, np, args)

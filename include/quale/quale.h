@@ -426,6 +426,30 @@ QUALE_API int quale_use_cuda_context(QualeContext *ctx, void *cu_context);
 QUALE_API int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
                                                  const QualeVideoFormat *format);
 
+/** Planes the caller holds in device memory (CUDA: CUdeviceptr values),
+ *  each with its row pitch in bytes; the samples of a row are adjacent. */
+typedef struct QualeDevicePlanes {
+    uintptr_t data[3];
+    size_t pitch[3];
+} QualeDevicePlanes;
+
+/**
+ * Copies planes the caller holds in device memory (a framework's tensors,
+ * a decoder's surfaces) into pic, a picture from
+ * quale_context_alloc_device_picture(ctx), device to device: plane p of
+ * pic takes pic->plane_height[p] rows of pic->plane_width[p] samples from
+ * src->data[p].  The copies are queued on cu_stream (a CUstream: the
+ * stream the planes were written on, so that they come after that work;
+ * NULL or CU_STREAM_LEGACY is the legacy default stream,
+ * CU_STREAM_PER_THREAD the calling thread's) and have finished when the
+ * call returns, so the caller's memory is its own again.  Planes must be
+ * device memory of the context's device, inside one allocation each;
+ * -EINVAL and a message otherwise, -ENOSYS on a backend without device
+ * pictures.
+ */
+QUALE_API int quale_device_picture_copy(QualeContext *ctx, QualePicture *pic,
+                                        const QualeDevicePlanes *src, void *cu_stream);
+
 /**
  * Decodes a compressed video on ctx's GPU: with the CUDA backend, by NVDEC
  * through FFmpeg's CUDA hwaccel in the backend's own CUDA context, so that

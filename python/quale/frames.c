@@ -1,9 +1,11 @@
 /*
- * Buffer objects (numpy arrays, anything with the buffer protocol) as
- * QualePictures.  A plane whose samples are adjacent is borrowed where it
- * lies (quale copies it into its own pool before quale_send_pictures()
- * returns); only a plane whose samples are not (a column slice, a
- * transposed array) is gathered into a copy first.
+ * Frames (arrays.c's arrays, alone or three planes) as QualePictures.  A
+ * host plane whose samples are adjacent is borrowed where it lies (quale
+ * copies it into its own pool before quale_send_pictures() returns); only
+ * one whose samples are not (a column slice, a transposed array) is
+ * gathered into a copy first.  A CUDA plane is described where it lies
+ * and copied on the device by the caller (run.c); its samples must be
+ * adjacent, as a device-to-device copy of rows takes them.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,20 +17,6 @@
 #define MAX_STRIDE ((Py_ssize_t)16 << 20)
 
 static const char *const picture_names[2] = { "ref", "dist" };
-
-/* The sample size of a buffer's format: 1 for uint8, 2 for uint16 in this
- * machine's byte order, 0 for anything else. */
-static unsigned sample_bytes(const Py_buffer *view)
-{
-    const char *f = view->format ? view->format : "B";
-    const uint16_t probe = 1;
-    const int little = *(const uint8_t *)&probe == 1;
-    if (*f == '@' || *f == '=' || (*f == '<' && little) || ((*f == '>' || *f == '!') && !little))
-        f++;
-    if (!strcmp(f, "B") && view->itemsize == 1) return 1;
-    if (!strcmp(f, "H") && view->itemsize == 2) return 2;
-    return 0;
-}
 
 /* One plane: rows x columns samples from data, rows row_stride bytes
  * apart, samples sample_stride apart. */
@@ -49,6 +37,17 @@ static int plane_attach(FramePair *pair, int which, unsigned p, const PlaneView 
     const Py_ssize_t magnitude = stride < 0 ? -stride : stride;
     pic->plane_width[p] = (unsigned)v->columns;
     pic->plane_height[p] = (unsigned)v->rows;
+    if (pair->on_cuda) {
+        if (!adjacent || stride < row_bytes) {
+            PyErr_Format(PyExc_ValueError, "%s: plane %u on the CUDA device is not in rows of "
+                         "adjacent samples, in order (make it contiguous first: .contiguous() "
+                         "in torch)", picture_names[which], p);
+            return -1;
+        }
+        pic->data[p] = v->data;
+        pic->stride[p] = stride;
+        return 0;
+    }
     if (adjacent && magnitude >= row_bytes && magnitude <= MAX_STRIDE) {
         pic->data[p] = v->data;
         pic->stride[p] = stride;
@@ -71,26 +70,33 @@ static int plane_attach(FramePair *pair, int which, unsigned p, const PlaneView 
     return 0;
 }
 
-/* Takes a buffer of obj into the pair's next view; its sample size in
- * *bytes.  ValueError for a buffer that is not uint8 or uint16. */
-static Py_buffer *view_take(FramePair *pair, int which, PyObject *obj, unsigned *bytes)
+/* Takes obj as the next array of the pair's picture `which`: all of a
+ * pair's arrays live in one place (the host or a CUDA device), and those
+ * on the device were written on one stream. */
+static int array_next(FramePair *pair, int which, PyObject *obj, ArrayView *a)
 {
-    Py_buffer *view = &pair->views[which][pair->view_count[which]];
-    if (!PyObject_CheckBuffer(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: a frame is a numpy array (or a sequence of three "
-                     "planes), not %.100s", picture_names[which], Py_TYPE(obj)->tp_name);
-        return NULL;
+    if (array_take(pair, which, obj, a)) return -1;
+    const int first = pair->view_count[0] + pair->hold_count[0] + pair->view_count[1] +
+                      pair->hold_count[1] == 1;
+    if (first) {
+        pair->on_cuda = a->on_cuda;
+        pair->stream = a->stream;
+        return 0;
     }
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO)) return NULL;
-    pair->view_count[which]++;
-    *bytes = sample_bytes(view);
-    if (!*bytes) {
-        PyErr_Format(PyExc_ValueError, "%s: samples must be uint8 or uint16 (native byte "
-                     "order), not the buffer format '%s'", picture_names[which],
-                     view->format ? view->format : "B");
-        return NULL;
+    if (a->on_cuda != pair->on_cuda) {
+        PyErr_Format(PyExc_ValueError, "%s: its arrays are %s while the pair's first is %s: "
+                     "both frames of a pair are on the host or both on the GPU",
+                     picture_names[which], a->on_cuda ? "on a CUDA device" : "on the host",
+                     pair->on_cuda ? "on a CUDA device" : "on the host");
+        return -1;
     }
-    return view;
+    if (a->on_cuda && a->stream && pair->stream && a->stream != pair->stream) {
+        PyErr_Format(PyExc_ValueError, "%s: its arrays were written on another CUDA stream than "
+                     "the pair's first (synchronise them first)", picture_names[which]);
+        return -1;
+    }
+    if (a->on_cuda && !pair->stream) pair->stream = a->stream;
+    return 0;
 }
 
 static int size_check(int which, Py_ssize_t rows, Py_ssize_t columns)
@@ -115,10 +121,11 @@ static enum QualeChroma chroma_of(const unsigned w[3], const unsigned h[3])
 static int describe_array(FramePair *pair, int which, PyObject *obj, unsigned *bytes)
 {
     QualePicture *pic = &pair->pictures[which];
-    const Py_buffer *view = view_take(pair, which, obj, bytes);
-    if (!view) return -1;
+    ArrayView array, *view = &array;
+    if (array_next(pair, which, obj, view)) return -1;
+    *bytes = view->bytes;
     if (view->ndim == 2) {
-        const PlaneView plane = { view->buf, view->shape[0], view->shape[1], view->strides[0],
+        const PlaneView plane = { view->data, view->shape[0], view->shape[1], view->strides[0],
                                   view->strides[1] };
         if (size_check(which, plane.rows, plane.columns)) return -1;
         pic->plane_count = 1;
@@ -129,7 +136,7 @@ static int describe_array(FramePair *pair, int which, PyObject *obj, unsigned *b
         pic->plane_count = 3;
         pic->format.chroma = QUALE_CHROMA_444;
         for (unsigned p = 0; p < 3; p++) {
-            const PlaneView plane = { (char *)view->buf + (Py_ssize_t)p * view->strides[0],
+            const PlaneView plane = { view->data + (Py_ssize_t)p * view->strides[0],
                                       view->shape[1], view->shape[2], view->strides[1],
                                       view->strides[2] };
             if (size_check(which, plane.rows, plane.columns) ||
@@ -154,10 +161,9 @@ static int describe_planes(FramePair *pair, int which, PyObject *seq, unsigned *
         return -1;
     }
     for (unsigned p = 0; p < 3; p++) {
-        unsigned plane_bytes;
-        const Py_buffer *view = view_take(pair, which, PySequence_Fast_GET_ITEM(seq, p),
-                                          &plane_bytes);
-        if (!view) return -1;
+        ArrayView array, *view = &array;
+        if (array_next(pair, which, PySequence_Fast_GET_ITEM(seq, p), view)) return -1;
+        const unsigned plane_bytes = view->bytes;
         if (view->ndim != 2) {
             PyErr_Format(PyExc_ValueError, "%s: plane %u is a 2-D array, not one of %d "
                          "dimensions", picture_names[which], p, view->ndim);
@@ -169,7 +175,7 @@ static int describe_planes(FramePair *pair, int which, PyObject *seq, unsigned *
             return -1;
         }
         *bytes = plane_bytes;
-        const PlaneView plane = { view->buf, view->shape[0], view->shape[1], view->strides[0],
+        const PlaneView plane = { view->data, view->shape[0], view->shape[1], view->strides[0],
                                   view->strides[1] };
         if (size_check(which, plane.rows, plane.columns) ||
             plane_attach(pair, which, p, &plane, plane_bytes))
@@ -246,6 +252,8 @@ void frame_pair_release(FramePair *pair)
         for (unsigned i = 0; i < pair->view_count[which]; i++)
             PyBuffer_Release(&pair->views[which][i]);
         pair->view_count[which] = 0;
+        for (unsigned i = 0; i < pair->hold_count[which]; i++) Py_CLEAR(pair->holds[which][i]);
+        pair->hold_count[which] = 0;
         for (unsigned p = 0; p < 3; p++) {
             free(pair->copies[which][p]);
             pair->copies[which][p] = NULL;

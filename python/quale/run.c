@@ -169,6 +169,31 @@ static PyObject *run_request(PyObject *self, PyObject *args, int model)
 static PyObject *run_use_model(PyObject *self, PyObject *args) { return run_request(self, args, 1); }
 static PyObject *run_use_metric(PyObject *self, PyObject *args) { return run_request(self, args, 0); }
 
+/* A pair on a CUDA device: copied on the device, on the producer's
+ * stream, into the context's device pictures, which are then sent. */
+static int send_device(RunObject *run, FramePair *pair)
+{
+    QualePicture device[2] = { 0 };
+    int err = 0;
+    for (int i = 0; i < 2 && !err; i++) {
+        const QualePicture *pic = &pair->pictures[i];
+        QualeDevicePlanes planes = { 0 };
+        for (unsigned p = 0; p < pic->plane_count; p++) {
+            planes.data[p] = (uintptr_t)pic->data[p];
+            planes.pitch[p] = (size_t)pic->stride[p];
+        }
+        err = quale_context_alloc_device_picture(run->ctx, &device[i], &pic->format);
+        if (!err) err = quale_device_picture_copy(run->ctx, &device[i], &planes,
+                                                  (void *)pair->stream);
+    }
+    if (err) {
+        quale_picture_unref(&device[0]);
+        quale_picture_unref(&device[1]);
+        return err;
+    }
+    return quale_send_pictures(run->ctx, &device[0], &device[1]);
+}
+
 static PyObject *run_push(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     RunObject *run = (RunObject *)self;
@@ -184,11 +209,12 @@ static PyObject *run_push(PyObject *self, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     int err;
-    /* quale copies borrowed planes before it returns: the buffers are
-     * held until then, and released after. */
+    /* quale copies borrowed planes (and send_device() the device ones)
+     * before it returns: the arrays are held until then, released after. */
     Py_BEGIN_ALLOW_THREADS
     thread_error[0] = 0;
-    err = quale_send_pictures(run->ctx, &pair.pictures[0], &pair.pictures[1]);
+    err = pair.on_cuda ? send_device(run, &pair)
+                       : quale_send_pictures(run->ctx, &pair.pictures[0], &pair.pictures[1]);
     Py_END_ALLOW_THREADS
     frame_pair_release(&pair);
     if (err) return run_raise(run, err);

@@ -308,3 +308,25 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
     if (err) return err;
     return picture_pool_get(ctx->device_pictures, pic, format);
 }
+
+int quale_device_picture_copy(QualeContext *ctx, QualePicture *pic, const QualeDevicePlanes *src,
+                              void *cu_stream)
+{
+    if (!ctx || !pic || !src) return -EINVAL;
+    if (!ctx->gpu || !ctx->gpu_ops->device.copy_in) {
+        context_log(ctx, QUALE_LOG_ERROR, "copying device planes needs the cuda backend (this "
+                    "context runs on %s)", quale_backend_name(ctx->backend));
+        return -ENOSYS;
+    }
+    if (!picture_on_device(pic) || !ctx->device_pictures ||
+        !picture_from_pool(pic, ctx->device_pictures) || !picture_is_standard(pic)) {
+        context_log(ctx, QUALE_LOG_ERROR, "planes are copied into a picture from "
+                    "quale_context_alloc_device_picture() of the same context");
+        return -EINVAL;
+    }
+    char error[256] = "";
+    const int err = ctx->gpu_ops->device.copy_in(ctx->gpu, pic, src, cu_stream, error,
+                                                 sizeof(error));
+    if (err) context_log(ctx, QUALE_LOG_ERROR, "%s", error);
+    return err;
+}

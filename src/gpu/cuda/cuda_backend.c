@@ -714,6 +714,7 @@ const GpuOps gpu_cuda_ops = {
         .adopt = cuda_adopt,
         .device_allocator = cuda_device_allocator,
         .download = cuda_download,
+        .copy_in = cuda_copy_in,
         .native_context = cuda_native_context,
         .import_frame = cuda_import_frame,
         .import_release = cuda_import_release,

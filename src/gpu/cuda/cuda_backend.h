@@ -135,6 +135,8 @@ int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
  * decoder works in, and decoded frames imported into device pictures. */
 void *device_picture_alloc(void *opaque, size_t size);
 void device_picture_free(void *opaque, void *memory);
+int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *src, void *stream,
+                 char *error, size_t error_size);
 void *cuda_native_context(const GpuBackend *gpu);
 void cuda_import_release(GpuBackend *gpu, void *state);
 int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,

@@ -72,6 +72,85 @@ int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *devic
     return 0;
 }
 
+/* Whether plane p of the caller's (rows of row_bytes, pitch apart) is
+ * device memory of the backend's device and lies inside one allocation:
+ * a copy from anywhere else would fault the context or read what is not
+ * the caller's. */
+static int plane_check(const CudaDevice *dev, unsigned p, CUdeviceptr data, size_t pitch,
+                       size_t row_bytes, unsigned rows, char *error, size_t error_size)
+{
+    const CudaApi *api = &dev->api;
+    unsigned memory_type = 0;
+    int ordinal = -1;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    if (api->PointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, data) !=
+            CUDA_SUCCESS ||
+        memory_type != CU_MEMORYTYPE_DEVICE) {
+        snprintf(error, error_size, "plane %u (at 0x%llx) is not in CUDA device memory", p,
+                 (unsigned long long)data);
+        return -EINVAL;
+    }
+    if (api->PointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, data) !=
+            CUDA_SUCCESS ||
+        ordinal != (int)dev->device) {
+        snprintf(error, error_size, "plane %u is on CUDA device %d; this context runs on "
+                 "device %d", p, ordinal, (int)dev->device);
+        return -EINVAL;
+    }
+    if (api->PointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, data) !=
+            CUDA_SUCCESS ||
+        api->PointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, data) != CUDA_SUCCESS) {
+        snprintf(error, error_size, "plane %u: CUDA does not tell where its allocation ends", p);
+        return -EINVAL;
+    }
+    const unsigned long long end = (unsigned long long)data + (unsigned long long)pitch * (rows - 1) +
+                                   row_bytes;
+    if (end > (unsigned long long)start + size) {
+        snprintf(error, error_size, "plane %u: %u rows of %zu bytes, %zu apart, run %llu bytes "
+                 "past the end of its allocation", p, rows, row_bytes, pitch,
+                 end - ((unsigned long long)start + size));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *src, void *stream,
+                 char *error, size_t error_size)
+{
+    CudaDevice *dev = &gpu->dev;
+    CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
+    const size_t sample = dst->format.bitdepth > 8 ? 2 : 1;
+    for (unsigned p = 0; p < dst->plane_count; p++) {
+        const size_t row_bytes = dst->plane_width[p] * sample;
+        if (src->pitch[p] < row_bytes) {
+            snprintf(error, error_size, "plane %u: a pitch of %zu bytes is shorter than its rows "
+                     "(%zu bytes)", p, src->pitch[p], row_bytes);
+            return -EINVAL;
+        }
+        int err = plane_check(dev, p, (CUdeviceptr)src->data[p], src->pitch[p], row_bytes,
+                              dst->plane_height[p], error, error_size);
+        if (err) return err;
+    }
+    for (unsigned p = 0; p < dst->plane_count; p++) {
+        const CUDA_MEMCPY2D copy = {
+            .srcMemoryType = CU_MEMORYTYPE_DEVICE,
+            .srcDevice = (CUdeviceptr)src->data[p],
+            .srcPitch = src->pitch[p],
+            .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+            .dstDevice = (CUdeviceptr)(uintptr_t)dst->data[p],
+            .dstPitch = (size_t)dst->stride[p],
+            .WidthInBytes = dst->plane_width[p] * sample,
+            .Height = dst->plane_height[p],
+        };
+        CU_TRY(dev, dev->api.Memcpy2DAsync(&copy, (CUstream)stream),
+               "copying the caller's planes on the device");
+    }
+    /* The caller may reuse its memory once the call returns. */
+    CU_TRY(dev, dev->api.StreamSynchronize((CUstream)stream), "waiting for the caller's stream");
+    return 0;
+}
+
 void *cuda_native_context(const GpuBackend *gpu)
 {
     return gpu->dev.context;
