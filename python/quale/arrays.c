@@ -205,11 +205,9 @@ static PyObject *dlpack_capsule(PyObject *obj, int cuda)
     return capsule;
 }
 
-static int dlpack_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
+/* obj through DLPack; type: its device type (__dlpack_device__()). */
+static int dlpack_take(FramePair *pair, int which, PyObject *obj, long type, ArrayView *a)
 {
-    long type = DLPACK_CPU;
-    if (PyObject_HasAttrString(obj, "__dlpack_device__") && dlpack_device(which, obj, &type))
-        return -1;
     if (type != DLPACK_CPU && type != DLPACK_CUDA && type != DLPACK_CUDA_HOST &&
         type != DLPACK_CUDA_MANAGED) {
         PyErr_Format(PyExc_ValueError, "%s: frames are on the host or on a CUDA device, not "
@@ -257,8 +255,14 @@ int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
                      picture_names[which]);
         return -1;
     }
-    if (PyObject_CheckBuffer(obj)) return buffer_take(pair, which, obj, a);
-    if (PyObject_HasAttrString(obj, "__dlpack__")) return dlpack_take(pair, which, obj, a);
+    /* Device memory first: CuPy's arrays have the buffer protocol too, but
+     * only to refuse it. */
+    const int dlpack = PyObject_HasAttrString(obj, "__dlpack__");
+    long type = DLPACK_CPU;
+    if (dlpack && PyObject_HasAttrString(obj, "__dlpack_device__") &&
+        dlpack_device(which, obj, &type))
+        return -1;
+    if (dlpack && type != DLPACK_CPU) return dlpack_take(pair, which, obj, type, a);
     if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
         PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
         if (!cai) return -1;
@@ -266,6 +270,8 @@ int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
         Py_DECREF(cai);
         return err;
     }
+    if (PyObject_CheckBuffer(obj)) return buffer_take(pair, which, obj, a);
+    if (dlpack) return dlpack_take(pair, which, obj, type, a);
     PyErr_Format(PyExc_TypeError, "%s: a frame is an array (numpy, or a tensor with __dlpack__ "
                  "or __cuda_array_interface__) or a sequence of three planes, not %.100s",
                  picture_names[which], Py_TYPE(obj)->tp_name);

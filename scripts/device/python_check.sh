@@ -44,7 +44,10 @@ status=$?
 if [[ -n $bench ]]; then
     "$bench" --backend cuda --resolution 1080p --frames "$frames" --repeat 3 >"$out/bench.json" \
         2>"$out/bench.err"
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(f"  quale-bench in memory (peer)    {r[\"steady_fps\"]:8.0f} fps")' \
-        "$out/bench.json"
+    python3 - "$out/bench.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(f"  {'quale-bench in memory (peer)':32s} {r['steady_fps']:8.0f} fps")
+PY
 fi
 exit $status
