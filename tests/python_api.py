@@ -276,6 +276,12 @@ def foreign_arrays(quale, np):
     raises(ValueError, "a CUDA plane whose samples are not adjacent",
            lambda: push(CudaInterface(spread[:, ::2]), CudaInterface(spread[:, ::2])),
            "contiguous")
+    raises(ValueError, "a negative stream",
+           lambda: quale.Session(model=None, features=["psnr"], backend="cpu").push(
+               CudaInterface(y8[0]), CudaInterface(y8[1]), stream=-5), "negative")
+    raises(TypeError, "a stream that is no stream",
+           lambda: quale.Session(model=None, features=["psnr"], backend="cpu").push(
+               y8[0], y8[1], stream="side"), "cuda_stream")
     raises(ValueError, "a DLPack device the frames cannot be on",
            lambda: push(DLPackOnly(y8[0], (4, 0)), DLPackOnly(y8[1], (4, 0))), "device type 4")
     raises(ValueError, "signed samples through DLPack",

@@ -20,6 +20,7 @@ RuntimeError for a device or backend that fails.
 """
 import json
 import os
+import sys
 import time
 
 from . import _quale
@@ -205,11 +206,27 @@ class Session:
         """The frames pushed so far."""
         return self._run.frame_count()
 
-    def push(self, ref, dist, bit_depth=None):
-        """Scores one frame pair (see the module's docstring for frames)."""
+    def push(self, ref, dist, bit_depth=None, stream=None):
+        """Scores one frame pair (see the module's docstring for frames).
+
+        Frames on a CUDA device are copied on the device, after the work on
+        the stream that wrote them: ``stream`` (a CUstream as an int, or an
+        object with ``cuda_stream``: torch.cuda.Stream, cupy's Stream); by
+        default torch's current stream for torch tensors, else the
+        producer's DLPack synchronisation (or the CUDA array interface's
+        stream).  The arrays are the caller's again when push() returns.
+        """
         if self._start is None:
             self._start = time.monotonic()
-        self._run.push(ref, dist, bit_depth or self._bit_depth)
+        if stream is None:
+            stream = _torch_stream(ref)
+        elif not isinstance(stream, int):
+            handle = getattr(stream, "cuda_stream", None)
+            if not isinstance(handle, int):
+                raise TypeError("stream is a CUstream as an int or an object with cuda_stream "
+                                "(torch.cuda.Stream), not %s" % type(stream).__name__)
+            stream = handle
+        self._run.push(ref, dist, bit_depth or self._bit_depth, stream)
 
     def _score_files(self, ref, dist, **raw):
         self._start = time.monotonic()
@@ -235,6 +252,21 @@ class Session:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _torch_stream(frame):
+    """torch's current stream on the device of a frame of torch CUDA
+    tensors (the stream its work on them is ordered in), else None."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    t = frame[0] if isinstance(frame, (tuple, list)) and frame else frame
+    if not isinstance(t, torch.Tensor) or not t.is_cuda:
+        return None
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(t.device.index)
+    return torch.cuda.current_stream(t.device).cuda_stream
 
 
 def _check_pool_method(method):

@@ -7,8 +7,13 @@ import numpy
 __version__: str
 DEFAULT_MODEL: str
 
-# A frame: a 2-D array (luma), a (3, H, W) array (4:4:4) or three 2-D planes.
-Frame = Union[numpy.ndarray, Sequence[numpy.ndarray]]
+# A frame: a 2-D array (luma), a (3, H, W) array (4:4:4) or three 2-D
+# planes: numpy arrays, or anything with __dlpack__ or
+# __cuda_array_interface__ (torch tensors, CuPy arrays) on the host or on a
+# CUDA device.
+Array = Any
+Frame = Union[numpy.ndarray, Array, Sequence[Union[numpy.ndarray, Array]]]
+Stream = Union[int, Any]  # a CUstream as an int, or an object with .cuda_stream
 Path = Union[str, bytes, os.PathLike]
 Models = Union[None, str, os.PathLike, Sequence[Union[str, os.PathLike]]]
 Features = Union[None, str, Sequence[str], Mapping[str, Mapping[str, Any]]]
@@ -41,7 +46,8 @@ class Session:
     def closed(self) -> bool: ...
     @property
     def frame_count(self) -> int: ...
-    def push(self, ref: Frame, dist: Frame, bit_depth: Optional[int] = ...) -> None: ...
+    def push(self, ref: Frame, dist: Frame, bit_depth: Optional[int] = ...,
+             stream: Optional[Stream] = ...) -> None: ...
     def result(self) -> Result: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Session": ...

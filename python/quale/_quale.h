@@ -47,6 +47,7 @@ typedef struct FramePair {
     QualePicture pictures[2];
     int on_cuda;
     uintptr_t stream;
+    int stream_given; /* the caller named the stream: producers need not wait */
 } FramePair;
 
 /* Takes obj (buffer protocol, __dlpack__ or __cuda_array_interface__) as
@@ -56,9 +57,11 @@ int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a);
 /* Describes ref and dist (2-D arrays, (3, H, W) arrays or sequences of
  * three 2-D planes, uint8 or uint16, all on the host or all on one CUDA
  * device) as pictures of one format; bit_depth 0: 8 for uint8, required
- * for uint16.  Raises ValueError and returns -1 on a bad frame;
- * frame_pair_release() in any case. */
-int frame_pair_describe(FramePair *pair, PyObject *ref, PyObject *dist, unsigned bit_depth);
+ * for uint16.  stream: the CUDA stream the caller says the frames were
+ * written on (an int, None where it does not say).  Raises ValueError and
+ * returns -1 on a bad frame; frame_pair_release() in any case. */
+int frame_pair_describe(FramePair *pair, PyObject *ref, PyObject *dist, unsigned bit_depth,
+                        PyObject *stream);
 void frame_pair_release(FramePair *pair);
 
 extern PyTypeObject QualeRunType;

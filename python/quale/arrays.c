@@ -191,12 +191,14 @@ static int dlpack_device(int which, PyObject *obj, long *type)
     return err;
 }
 
-/* obj.__dlpack__(), with stream=1 for an array on a CUDA device. */
-static PyObject *dlpack_capsule(PyObject *obj, int cuda)
+/* obj.__dlpack__(); for an array on a CUDA device with stream=1 (the
+ * producer makes the legacy default stream wait for its work), or -1
+ * where the caller named the stream the copy is to follow. */
+static PyObject *dlpack_capsule(PyObject *obj, int cuda, int stream_given)
 {
     if (!cuda) return PyObject_CallMethod(obj, "__dlpack__", NULL);
     PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
-    PyObject *kwargs = method ? Py_BuildValue("{s:i}", "stream", 1) : NULL;
+    PyObject *kwargs = method ? Py_BuildValue("{s:i}", "stream", stream_given ? -1 : 1) : NULL;
     PyObject *no_args = kwargs ? PyTuple_New(0) : NULL;
     PyObject *capsule = no_args ? PyObject_Call(method, no_args, kwargs) : NULL;
     Py_XDECREF(no_args);
@@ -214,10 +216,8 @@ static int dlpack_take(FramePair *pair, int which, PyObject *obj, long type, Arr
                      "on DLPack device type %ld", picture_names[which], type);
         return -1;
     }
-    /* On a CUDA device: the producer makes the legacy default stream wait
-     * for its work on the array, and quale copies on that stream. */
     const int cuda = type == DLPACK_CUDA || type == DLPACK_CUDA_MANAGED;
-    PyObject *capsule = dlpack_capsule(obj, cuda);
+    PyObject *capsule = dlpack_capsule(obj, cuda, pair->stream_given);
     if (!capsule) return -1;
     /* Not renamed "used_dltensor": releasing the capsule gives the tensor
      * back through its deleter once the frame is copied. */

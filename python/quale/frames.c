@@ -78,6 +78,7 @@ static int array_next(FramePair *pair, int which, PyObject *obj, ArrayView *a)
     if (array_take(pair, which, obj, a)) return -1;
     const int first = pair->view_count[0] + pair->hold_count[0] + pair->view_count[1] +
                       pair->hold_count[1] == 1;
+    if (pair->stream_given) a->stream = pair->stream;
     if (first) {
         pair->on_cuda = a->on_cuda;
         pair->stream = a->stream;
@@ -229,9 +230,21 @@ static void format_text(const QualeVideoFormat *f, char *text, size_t size)
              f->bitdepth);
 }
 
-int frame_pair_describe(FramePair *pair, PyObject *ref, PyObject *dist, unsigned bit_depth)
+int frame_pair_describe(FramePair *pair, PyObject *ref, PyObject *dist, unsigned bit_depth,
+                        PyObject *stream)
 {
     memset(pair, 0, sizeof(*pair));
+    if (stream && stream != Py_None) {
+        const Py_ssize_t handle = PyLong_AsSsize_t(stream);
+        if (handle == -1 && PyErr_Occurred()) return -1;
+        if (handle < 0) {
+            PyErr_SetString(PyExc_ValueError, "stream is a CUstream handle (0: the legacy default "
+                            "stream), not a negative number");
+            return -1;
+        }
+        pair->stream = (uintptr_t)handle;
+        pair->stream_given = 1;
+    }
     if (describe_one(pair, 0, ref, bit_depth) || describe_one(pair, 1, dist, bit_depth))
         return -1;
     const QualeVideoFormat *a = &pair->pictures[0].format, *b = &pair->pictures[1].format;

@@ -197,14 +197,15 @@ static int send_device(RunObject *run, FramePair *pair)
 static PyObject *run_push(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     RunObject *run = (RunObject *)self;
-    static char *keywords[] = { "ref", "dist", "bit_depth", NULL };
-    PyObject *ref, *dist;
+    static char *keywords[] = { "ref", "dist", "bit_depth", "stream", NULL };
+    PyObject *ref, *dist, *stream = Py_None;
     unsigned bit_depth = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|I", keywords, &ref, &dist, &bit_depth) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|IO", keywords, &ref, &dist, &bit_depth,
+                                     &stream) ||
         run_ready(run, 1))
         return NULL;
     FramePair pair;
-    if (frame_pair_describe(&pair, ref, dist, bit_depth)) {
+    if (frame_pair_describe(&pair, ref, dist, bit_depth, stream)) {
         frame_pair_release(&pair);
         return NULL;
     }
@@ -527,7 +528,7 @@ static PyMethodDef run_methods[] = {
     { "use_model", run_use_model, METH_VARARGS, "use_model(spec): request a model (-m syntax)" },
     { "use_metric", run_use_metric, METH_VARARGS, "use_metric(spec): request a metric" },
     { "push", (PyCFunction)(void (*)(void))run_push, METH_VARARGS | METH_KEYWORDS,
-      "push(ref, dist, bit_depth=0): score one frame pair" },
+      "push(ref, dist, bit_depth=0, stream=None): score one frame pair" },
     { "score_files", (PyCFunction)(void (*)(void))run_score_files, METH_VARARGS | METH_KEYWORDS,
       "score_files(ref, dist, width, height, pixel_format, bitdepth, frame_count): score two "
       "videos; returns the frames scored" },

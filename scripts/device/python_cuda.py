@@ -135,6 +135,15 @@ def stream_check(args, pair):
                 s.push(rt, dt)
         got = s.result()
     check(got.frames == cpu.frames, "tensors written on a side stream just before the push")
+    with quale.Session(backend="cuda", features=["psnr"]) as s:
+        for r, d in pinned:
+            with torch.cuda.stream(side):
+                torch.cuda._sleep(2_000_000)
+                rt = tuple(p.to("cuda", non_blocking=True) for p in r)
+                dt = tuple(p.to("cuda", non_blocking=True) for p in d)
+            s.push(rt, dt, stream=side)  # pushed from the default stream, naming the side one
+        got = s.result()
+    check(got.frames == cpu.frames, "tensors of a side stream named by push(stream=)")
 
 
 def cupy_check(args, pair):
