@@ -107,7 +107,7 @@ struct GpuBackend {
     /* picture_import.cu, loaded at the first decoded frame */
     pthread_mutex_t import_lock;
     CUmodule import_module;
-    CUfunction import_luma, import_chroma, scale_rows, scale_columns;
+    CUfunction import_luma, import_chroma, scale_rows, scale_columns, copy_planes;
 
     /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
      * between events around the upload and each twin; the means are logged
