@@ -433,6 +433,16 @@ typedef struct QualeDevicePlanes {
     size_t pitch[3];
 } QualeDevicePlanes;
 
+/** quale_device_picture_copy()'s flags. */
+enum QualeDeviceCopyFlags {
+    /* Return once the copies are queued, without waiting for them: the
+     * caller's memory is read in cu_stream's order, so it may be reused by
+     * work queued on cu_stream after the call (as the stream-ordered
+     * allocators of torch and CuPy reuse it), and elsewhere once that
+     * stream has reached this point. */
+    QUALE_DEVICE_COPY_STREAM_ORDERED = 1 << 0,
+};
+
 /**
  * Copies planes the caller holds in device memory (a framework's tensors,
  * a decoder's surfaces) into pic, a picture from
@@ -441,14 +451,16 @@ typedef struct QualeDevicePlanes {
  * src->data[p].  The copies are queued on cu_stream (a CUstream: the
  * stream the planes were written on, so that they come after that work;
  * NULL or CU_STREAM_LEGACY is the legacy default stream,
- * CU_STREAM_PER_THREAD the calling thread's) and have finished when the
- * call returns, so the caller's memory is its own again.  Planes must be
- * device memory of the context's device, inside one allocation each;
- * -EINVAL and a message otherwise, -ENOSYS on a backend without device
- * pictures.
+ * CU_STREAM_PER_THREAD the calling thread's) and, unless flags has
+ * QUALE_DEVICE_COPY_STREAM_ORDERED, have finished when the call returns,
+ * so the caller's memory is its own again.  Scoring waits for them either
+ * way.  Planes must be device memory of the context's device, inside one
+ * allocation each; -EINVAL and a message otherwise, -ENOSYS on a backend
+ * without device pictures.
  */
 QUALE_API int quale_device_picture_copy(QualeContext *ctx, QualePicture *pic,
-                                        const QualeDevicePlanes *src, void *cu_stream);
+                                        const QualeDevicePlanes *src, void *cu_stream,
+                                        unsigned flags);
 
 /**
  * Decodes a compressed video on ctx's GPU: with the CUDA backend, by NVDEC

@@ -214,7 +214,11 @@ class Session:
         object with ``cuda_stream``: torch.cuda.Stream, cupy's Stream); by
         default torch's current stream for torch tensors, else the
         producer's DLPack synchronisation (or the CUDA array interface's
-        stream).  The arrays are the caller's again when push() returns.
+        stream).  The arrays are the caller's again when push() returns: on
+        the host at once; on the device in the stream's order (work queued
+        on that stream after push() may overwrite them, as torch's and
+        CuPy's allocators do with memory freed there); where no stream was
+        known, push() waits for the copies.
         """
         if self._start is None:
             self._start = time.monotonic()

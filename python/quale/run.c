@@ -170,7 +170,11 @@ static PyObject *run_use_model(PyObject *self, PyObject *args) { return run_requ
 static PyObject *run_use_metric(PyObject *self, PyObject *args) { return run_request(self, args, 0); }
 
 /* A pair on a CUDA device: copied on the device, on the producer's
- * stream, into the context's device pictures, which are then sent. */
+ * stream, into the context's device pictures, which are then sent.  The
+ * copies are in the stream's order: the arrays (released when push()
+ * returns) are reused by their allocator only for work queued after them
+ * on that stream, as torch's and CuPy's stream-ordered pools do; where the
+ * stream was not named, the copies are waited for. */
 static int send_device(RunObject *run, FramePair *pair)
 {
     QualePicture device[2] = { 0 };
@@ -183,8 +187,12 @@ static int send_device(RunObject *run, FramePair *pair)
             planes.pitch[p] = (size_t)pic->stride[p];
         }
         err = quale_context_alloc_device_picture(run->ctx, &device[i], &pic->format);
-        if (!err) err = quale_device_picture_copy(run->ctx, &device[i], &planes,
-                                                  (void *)pair->stream);
+        /* Where the caller named the stream (torch's current one), its
+         * arrays are reused in that stream's order: no wait here. */
+        if (!err)
+            err = quale_device_picture_copy(run->ctx, &device[i], &planes, (void *)pair->stream,
+                                            pair->stream_given ? QUALE_DEVICE_COPY_STREAM_ORDERED
+                                                               : 0);
     }
     if (err) {
         quale_picture_unref(&device[0]);

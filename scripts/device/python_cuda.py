@@ -8,8 +8,9 @@ Checks (each prints PASS or FAIL; the exit status counts the failures):
   luma planes, three planes, (3, H, W) for 4:4:4, 10- and 12-bit uint16;
 - the same frames as numpy arrays on the CUDA backend give the same;
 - rows far apart (a crop of a wider tensor), a tensor written on a side
-  stream just before the push (the producer's stream honoured), the CUDA
-  array interface without DLPack (a wrapper of the tensor's), CuPy arrays;
+  stream just before the push (the producer's stream honoured, current or
+  named), tensors freed at once and their memory overwritten (the copies
+  are in stream order), the CUDA array interface without DLPack, CuPy;
 - a CUDA tensor on a CPU session, and one whose samples are not adjacent,
   raise ValueError;
 - quale.torch.VMAF over (N, H, W) batches gives the Session's mean, and
@@ -144,6 +145,18 @@ def stream_check(args, pair):
             s.push(rt, dt, stream=side)  # pushed from the default stream, naming the side one
         got = s.result()
     check(got.frames == cpu.frames, "tensors of a side stream named by push(stream=)")
+    # Arrays freed as push() returns, their memory taken at once by new
+    # tensors and overwritten on the same stream: the copies come first.
+    with quale.Session(backend="cuda", features=["psnr"]) as s:
+        for r, d in zip(ref, dist):
+            rt = tuple(torch.from_numpy(p).cuda() for p in r)
+            dt = tuple(torch.from_numpy(p).cuda() for p in d)
+            s.push(rt, dt)
+            del rt, dt
+            junk = [torch.full(p.shape, 255, dtype=torch.uint8, device="cuda") for p in r + d]
+            del junk
+        got = s.result()
+    check(got.frames == cpu.frames, "tensors freed and their memory overwritten after push()")
 
 
 def cupy_check(args, pair):

@@ -310,9 +310,13 @@ int quale_context_alloc_device_picture(QualeContext *ctx, QualePicture *pic,
 }
 
 int quale_device_picture_copy(QualeContext *ctx, QualePicture *pic, const QualeDevicePlanes *src,
-                              void *cu_stream)
+                              void *cu_stream, unsigned flags)
 {
     if (!ctx || !pic || !src) return -EINVAL;
+    if (flags & ~(unsigned)QUALE_DEVICE_COPY_STREAM_ORDERED) {
+        context_log(ctx, QUALE_LOG_ERROR, "unknown flags 0x%x for a device picture copy", flags);
+        return -EINVAL;
+    }
     if (!ctx->gpu || !ctx->gpu_ops->device.copy_in) {
         context_log(ctx, QUALE_LOG_ERROR, "copying device planes needs the cuda backend (this "
                     "context runs on %s)", quale_backend_name(ctx->backend));
@@ -325,8 +329,9 @@ int quale_device_picture_copy(QualeContext *ctx, QualePicture *pic, const QualeD
         return -EINVAL;
     }
     char error[256] = "";
-    const int err = ctx->gpu_ops->device.copy_in(ctx->gpu, pic, src, cu_stream, error,
-                                                 sizeof(error));
+    const int err = ctx->gpu_ops->device.copy_in(
+        ctx->gpu, pic, src, cu_stream, (flags & QUALE_DEVICE_COPY_STREAM_ORDERED) != 0, error,
+        sizeof(error));
     if (err) context_log(ctx, QUALE_LOG_ERROR, "%s", error);
     return err;
 }

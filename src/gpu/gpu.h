@@ -94,10 +94,11 @@ typedef struct GpuDeviceOps {
     int (*download)(GpuBackend *gpu, QualePicture *host, const QualePicture *device, char *error,
                     size_t error_size);
     /* Copies the caller's planes in device memory into a device picture,
-     * on the caller's stream, and returns once they are copied
+     * on the caller's stream, ahead of the backend's uploads, and returns
+     * once they are copied, or queued where stream_ordered
      * (quale_device_picture_copy()). */
     int (*copy_in)(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *src,
-                   void *stream, char *error, size_t error_size);
+                   void *stream, bool stream_ordered, char *error, size_t error_size);
 
     /* Frames a decoder leaves in device memory of the backend's context
      * (CUDA only; NULL elsewhere).  native_context() is that context (a

@@ -40,6 +40,7 @@ static const struct {
     ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
     ENTRY(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
     ENTRY(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+    ENTRY(Memcpy2DAsync, "cuMemcpy2DAsync_v2"),
     ENTRY(PointerGetAttributes, "cuPointerGetAttributes"),
     ENTRY(MemsetD8, "cuMemsetD8_v2"),
     ENTRY(MemsetD8Async, "cuMemsetD8Async"),

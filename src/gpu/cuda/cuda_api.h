@@ -36,6 +36,7 @@ typedef struct CudaApi {
     CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+    CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *copy, CUstream stream);
     CUresult (*PointerGetAttributes)(unsigned count, CUpointer_attribute *attributes, void **values,
                                      CUdeviceptr pointer);
     CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char value, size_t bytes);

@@ -259,8 +259,11 @@ static void backend_release(GpuBackend *gpu)
 {
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every pinned picture is back. */
-    if (gpu->import_module && gpu->dev.api.CtxSetCurrent(gpu->dev.context) == CUDA_SUCCESS)
-        gpu->dev.api.ModuleUnload(gpu->import_module);
+    if ((gpu->import_module || gpu->copied) &&
+        gpu->dev.api.CtxSetCurrent(gpu->dev.context) == CUDA_SUCCESS) {
+        if (gpu->import_module) gpu->dev.api.ModuleUnload(gpu->import_module);
+        if (gpu->copied) gpu->dev.api.EventDestroy(gpu->copied);
+    }
     if (gpu->dev.context && !gpu->dev.external) gpu->dev.api.DevicePrimaryCtxRelease(gpu->dev.device);
     free(gpu->pinned);
     pthread_mutex_destroy(&gpu->pinned_lock);

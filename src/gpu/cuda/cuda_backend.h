@@ -107,7 +107,8 @@ struct GpuBackend {
     /* picture_import.cu, loaded at the first decoded frame */
     pthread_mutex_t import_lock;
     CUmodule import_module;
-    CUfunction import_luma, import_chroma, scale_rows, scale_columns, copy_planes;
+    CUfunction import_luma, import_chroma, scale_rows, scale_columns;
+    CUevent copied; /* quale_device_picture_copy()'s copies on a caller's stream */
 
     /* QUALE_CUDA_PROFILE=1: one frame at a time, timed on the device
      * between events around the upload and each twin; the means are logged
@@ -136,7 +137,7 @@ int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
 void *device_picture_alloc(void *opaque, size_t size);
 void device_picture_free(void *opaque, void *memory);
 int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *src, void *stream,
-                 char *error, size_t error_size);
+                 bool stream_ordered, char *error, size_t error_size);
 void *cuda_native_context(const GpuBackend *gpu);
 void cuda_import_release(GpuBackend *gpu, void *state);
 int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *dst,

@@ -72,37 +72,11 @@ int cuda_download(GpuBackend *gpu, QualePicture *host, const QualePicture *devic
     return 0;
 }
 
-/* The picture import kernels, loaded at the first import or copy. */
-static int import_kernels(GpuBackend *gpu, char *error, size_t error_size)
-{
-    CudaDevice *dev = &gpu->dev;
-    pthread_mutex_lock(&gpu->import_lock);
-    int err = 0;
-    if (!gpu->import_module) {
-        const CUresult r = dev->api.ModuleLoadData(
-            &gpu->import_module, module_image(gpu->runtime, cuda_module_picture_import));
-        if (r != CUDA_SUCCESS) {
-            gpu->import_module = NULL;
-            snprintf(error, error_size, "loading the picture import kernels failed: %s",
-                     cuda_error_text(&dev->api, r));
-            err = -EIO;
-        }
-        static const char *const names[] = { "import_luma", "import_chroma", "scale_rows",
-                                             "scale_columns", "copy_planes" };
-        CUfunction *functions[] = { &gpu->import_luma, &gpu->import_chroma, &gpu->scale_rows,
-                                    &gpu->scale_columns, &gpu->copy_planes };
-        for (unsigned i = 0; i < 5 && !err; i++)
-            err = cuda_function(dev, gpu->import_module, names[i], functions[i], error,
-                                error_size);
-    }
-    pthread_mutex_unlock(&gpu->import_lock);
-    return err;
-}
-
 /* Whether plane p of the caller's (rows of row_bytes, pitch apart) is
  * device memory of the backend's device and lies inside one allocation:
  * a copy from anywhere else would fault the context or read what is not
- * the caller's.  One driver call, as every call of a frame's path costs. */
+ * the caller's.  One driver call: each call on a frame's path delays the
+ * workers' launches. */
 static int plane_check(const CudaDevice *dev, unsigned p, CUdeviceptr data, size_t pitch,
                        size_t row_bytes, unsigned rows, char *error, size_t error_size)
 {
@@ -137,20 +111,11 @@ static int plane_check(const CudaDevice *dev, unsigned p, CUdeviceptr data, size
 }
 
 int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *src, void *stream,
-                 char *error, size_t error_size)
+                 bool stream_ordered, char *error, size_t error_size)
 {
-    enum { THREADS = 256 };
     CudaDevice *dev = &gpu->dev;
     CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
-    int err = import_kernels(gpu, error, error_size);
-    if (err) return err;
     const size_t sample = dst->format.bitdepth > 8 ? 2 : 1;
-    struct PlaneCopy {
-        CUdeviceptr src[3], dst[3];
-        long long src_pitch[3], dst_pitch[3];
-        int row_bytes[3], rows[3];
-    } copy = { 0 };
-    unsigned widest = 0, tallest = 0;
     for (unsigned p = 0; p < dst->plane_count; p++) {
         const size_t row_bytes = dst->plane_width[p] * sample;
         if (src->pitch[p] < row_bytes) {
@@ -158,25 +123,43 @@ int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *sr
                      "(%zu bytes)", p, src->pitch[p], row_bytes);
             return -EINVAL;
         }
-        if ((err = plane_check(dev, p, (CUdeviceptr)src->data[p], src->pitch[p], row_bytes,
-                               dst->plane_height[p], error, error_size)))
-            return err;
-        copy.src[p] = (CUdeviceptr)src->data[p];
-        copy.dst[p] = (CUdeviceptr)(uintptr_t)dst->data[p];
-        copy.src_pitch[p] = (long long)src->pitch[p];
-        copy.dst_pitch[p] = (long long)dst->stride[p];
-        copy.row_bytes[p] = (int)row_bytes;
-        copy.rows[p] = (int)dst->plane_height[p];
-        if (row_bytes > widest) widest = (unsigned)row_bytes;
-        if (dst->plane_height[p] > tallest) tallest = dst->plane_height[p];
+        int err = plane_check(dev, p, (CUdeviceptr)src->data[p], src->pitch[p], row_bytes,
+                              dst->plane_height[p], error, error_size);
+        if (err) return err;
     }
-    void *args[] = { &copy };
-    CU_TRY(dev, dev->api.LaunchKernel(gpu->copy_planes, (widest + THREADS - 1) / THREADS, tallest,
-                                      dst->plane_count, THREADS, 1, 1, 0, (CUstream)stream, args,
-                                      NULL),
-           "copying the caller's planes on the device");
-    /* The caller may reuse its memory once the call returns. */
-    CU_TRY(dev, dev->api.StreamSynchronize((CUstream)stream), "waiting for the caller's stream");
+    for (unsigned p = 0; p < dst->plane_count; p++) {
+        const CUDA_MEMCPY2D copy = {
+            .srcMemoryType = CU_MEMORYTYPE_DEVICE,
+            .srcDevice = (CUdeviceptr)src->data[p],
+            .srcPitch = src->pitch[p],
+            .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+            .dstDevice = (CUdeviceptr)(uintptr_t)dst->data[p],
+            .dstPitch = (size_t)dst->stride[p],
+            .WidthInBytes = dst->plane_width[p] * sample,
+            .Height = dst->plane_height[p],
+        };
+        CU_TRY(dev, dev->api.Memcpy2DAsync(&copy, (CUstream)stream),
+               "copying the caller's planes on the device");
+    }
+    if (!stream_ordered) {
+        /* The caller may reuse its memory once the call returns. */
+        CU_TRY(dev, dev->api.StreamSynchronize((CUstream)stream), "waiting for the caller's stream");
+        return 0;
+    }
+    /* The backend's uploads wait for the legacy default stream
+     * (upload()): a copy on another stream is made part of it. */
+    if (stream == NULL || stream == (void *)CU_STREAM_LEGACY) return 0;
+    pthread_mutex_lock(&gpu->import_lock);
+    CUresult r = CUDA_SUCCESS;
+    if (!gpu->copied) r = dev->api.EventCreate(&gpu->copied, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS) r = dev->api.EventRecord(gpu->copied, (CUstream)stream);
+    if (r == CUDA_SUCCESS) r = dev->api.StreamWaitEvent(NULL, gpu->copied, 0);
+    pthread_mutex_unlock(&gpu->import_lock);
+    if (r != CUDA_SUCCESS) {
+        snprintf(error, error_size, "ordering the copies of the caller's planes failed: %s",
+                 cuda_error_text(&dev->api, r));
+        return -EIO;
+    }
     return 0;
 }
 
@@ -294,7 +277,26 @@ int cuda_import_frame(GpuBackend *gpu, const GpuFrameImport *src, QualePicture *
 {
     CudaDevice *dev = &gpu->dev;
     CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the CUDA context current");
-    int err = import_kernels(gpu, error, error_size);
+    pthread_mutex_lock(&gpu->import_lock);
+    int err = 0;
+    if (!gpu->import_module) {
+        const CUresult r = dev->api.ModuleLoadData(
+            &gpu->import_module, module_image(gpu->runtime, cuda_module_picture_import));
+        if (r != CUDA_SUCCESS) {
+            gpu->import_module = NULL;
+            snprintf(error, error_size, "loading the picture import kernels failed: %s",
+                     cuda_error_text(&dev->api, r));
+            err = -EIO;
+        }
+        static const char *const names[] = { "import_luma", "import_chroma", "scale_rows",
+                                             "scale_columns" };
+        CUfunction *functions[] = { &gpu->import_luma, &gpu->import_chroma, &gpu->scale_rows,
+                                    &gpu->scale_columns };
+        for (unsigned i = 0; i < 4 && !err; i++)
+            err = cuda_function(dev, gpu->import_module, names[i], functions[i], error,
+                                error_size);
+    }
+    pthread_mutex_unlock(&gpu->import_lock);
     if (err) return err;
 
     if (src->scale) {

@@ -94,20 +94,3 @@ extern "C" __global__ void scale_columns(const int16_t *mid, int dst_w, int rows
     else
         out[x] = (uint8_t)v;
 }
-
-/* A caller's planes (quale_device_picture_copy()) into a device picture:
- * plane blockIdx.z, row blockIdx.y, one byte per thread.  One launch for
- * the three planes, where three 2-D copies would be three driver calls. */
-struct PlaneCopy {
-    const uint8_t *src[3];
-    uint8_t *dst[3];
-    long long src_pitch[3], dst_pitch[3];
-    int row_bytes[3], rows[3];
-};
-
-extern "C" __global__ void copy_planes(PlaneCopy c)
-{
-    const int p = blockIdx.z, y = blockIdx.y, x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= c.row_bytes[p] || y >= c.rows[p]) return;
-    c.dst[p][(size_t)y * c.dst_pitch[p] + x] = c.src[p][(size_t)y * c.src_pitch[p] + x];
-}
