@@ -36,7 +36,10 @@ void *device_picture_alloc(void *opaque, size_t size)
                     size, cuda_error_text(api, r));
         return NULL;
     }
-    if (api->MemsetD8(p, 0, size) != CUDA_SUCCESS) {
+    /* Cleared before it is handed out: the memset is queued on the legacy
+     * stream, which a caller's copy on a stream of its own (FFmpeg's, a
+     * framework's) does not wait for, so it could land after that copy. */
+    if (api->MemsetD8(p, 0, size) != CUDA_SUCCESS || api->StreamSynchronize(NULL) != CUDA_SUCCESS) {
         api->MemFree(p);
         return NULL;
     }
