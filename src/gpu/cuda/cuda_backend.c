@@ -549,18 +549,20 @@ static int upload(GpuBackend *gpu, CudaSlot *s, const MetricFrame *frame, CUdevi
     const QualePicture *pics[2] = { frame->ref, frame->dist };
     const size_t chroma_bytes = gpu->plane_bytes[1] + gpu->plane_bytes[2];
     const bool chroma = (gpu->planes & 6) != 0;
+    if (picture_on_device(pics[0]) || picture_on_device(pics[1])) {
+        /* The caller filled them on the device, with copies on the
+         * context's default stream that the slot's (non-blocking) stream
+         * does not wait for by itself: one wait covers both. */
+        if (!s->caller_done)
+            CU_TRY(dev, dev->api.EventCreate(&s->caller_done, CU_EVENT_DISABLE_TIMING),
+                   "creating an event");
+        CU_TRY(dev, dev->api.EventRecord(s->caller_done, NULL), "marking the caller's copies");
+        CU_TRY(dev, dev->api.StreamWaitEvent(s->stream, s->caller_done, 0),
+               "waiting for the caller's copies");
+    }
     for (int i = 0; i < 2; i++) {
         const CUdeviceptr luma = i == 0 ? ref_luma : dist_luma;
         if (picture_on_device(pics[i])) {
-            /* The caller filled it on the device, with copies on the
-             * context's default stream that the slot's (non-blocking)
-             * stream does not wait for by itself. */
-            if (!s->caller_done)
-                CU_TRY(dev, dev->api.EventCreate(&s->caller_done, CU_EVENT_DISABLE_TIMING),
-                       "creating an event");
-            CU_TRY(dev, dev->api.EventRecord(s->caller_done, NULL), "marking the caller's copies");
-            CU_TRY(dev, dev->api.StreamWaitEvent(s->stream, s->caller_done, 0),
-                   "waiting for the caller's copies");
             const CUdeviceptr src = (CUdeviceptr)(uintptr_t)pics[i]->data[0];
             CU_TRY(dev, dev->api.MemcpyDtoDAsync(luma, src, gpu->plane_bytes[0], s->stream),
                    "copying luma on the device");
