@@ -7,11 +7,13 @@
   every pooled value equal (==), and the same layout; frames in other
   memory layouts ((3, H, W) arrays, strided and reversed views, planes
   gathered into a copy) give the same numbers;
-- quale.score() on files equals the tool (raw yuv and y4m);
+- quale.score() on files equals the tool (raw yuv and y4m), also on videos
+  of two bit depths or sizes, which it matches as the tool does;
 - arrays through DLPack equal numpy's numbers and are given back; arrays on
   a CUDA device are refused with a reason on the CPU backend, and so are
   ones no CUDA copy can take (not uint8/uint16, masked, samples apart);
-- every bad input raises the right exception with quale's message;
+- every bad input raises the right exception with quale's message, and
+  quale's warnings reach Python as UserWarnings;
 - two threads score at once and get the numbers of one;
 - 10,000 pushes leak no reference and no Python memory.
 
@@ -65,6 +67,8 @@ def same_results(result, tool, what):
     mine = json.loads(result.to_json())
     check(list(mine) == list(tool), f"{what}: JSON sections {list(mine)} != {list(tool)}")
     check(mine["frames"] == tool["frames"], f"{what}: to_json() frames differ from the tool's")
+    check(mine.get("input") == tool.get("input"),
+          f"{what}: to_json()'s input notes {mine.get('input')} != the tool's {tool.get('input')}")
 
 
 def layouts(np, planes, chroma):
@@ -115,6 +119,11 @@ def corpus_pairs(quale, np, args):
                             width=pair["width"], height=pair["height"],
                             pixel_format=pair["pix_fmt"], bitdepth=depth, frames=count)
             same_results(r, tool, f"score() on the raw files of {pair['name']}")
+        if pair["name"] == "dune_576x324_x264crf28":
+            ref, dist = (os.path.join(args.shared, "corpus", pair[k]) for k in ("ref", "dis"))
+            tool = tool_json(args.quale, ref, dist, None, count)
+            r = quale.score(ref, dist, backend="cpu", frames=count)
+            same_results(r, tool, f"score() on the compressed files of {pair['name']}")
 
 
 def files_api(quale, args, tmp):
@@ -133,6 +142,43 @@ def files_api(quale, args, tmp):
           "pool('p5') differs from the tool's --pool p5")
     check(bool(p5), "the tool ran")
     return ref, dist
+
+
+def write_y4m(np, path, frames, depth):
+    """Frames of (Y, U, V) 4:2:0 planes as a YUV4MPEG2 file."""
+    h, w = frames[0][0].shape
+    tag = "C420jpeg" if depth == 8 else f"C420p{depth}"
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F25:1 Ip A1:1 {tag}\n".encode())
+        for planes in frames:
+            f.write(b"FRAME\n")
+            for p in planes:
+                f.write(p.astype(np.uint8 if depth == 8 else "<u2").tobytes())
+
+
+def mixed_formats(quale, np, args, tmp):
+    """Videos of two bit depths, and a distorted video of another size:
+    score() matches them as the tool does (and says so in a warning)."""
+    import warnings
+    rng = np.random.default_rng(5)
+
+    def frames(w, h, top):
+        return [tuple(rng.integers(0, top, (hh, ww), np.uint16)
+                      for ww, hh in ((w, h), (w // 2, h // 2), (w // 2, h // 2)))
+                for _ in range(3)]
+
+    ref8, dist10, small = (os.path.join(tmp, n) for n in ("ref8.y4m", "dist10.y4m", "small.y4m"))
+    write_y4m(np, ref8, frames(96, 64, 256), 8)
+    write_y4m(np, dist10, frames(96, 64, 1024), 10)
+    write_y4m(np, small, frames(48, 32, 256), 8)
+    for dist, words in ((dist10, ("8-bit", "10 bits")), (small, ("48x32", "96x64", "bicubic"))):
+        tool = tool_json(args.quale, ref8, dist, None, 3)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            r = quale.score(ref8, dist, backend="cpu")
+        same_results(r, tool, f"score() of {os.path.basename(dist)} against an 8-bit 96x64 one")
+        text = " ".join(str(w.message) for w in said)
+        check(all(w in text for w in words), f"score()'s warning {text!r} lacks {words}")
 
 
 def raises(exc, what, call, *words):
@@ -289,6 +335,25 @@ def foreign_arrays(quale, np):
            "uint8 or uint16")
 
 
+def library_warnings(quale, np):
+    """quale's warnings reach Python as UserWarnings, and a filter that
+    makes them errors raises instead of crashing."""
+    import warnings
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        s = quale.Session(model=None, features=["psnr"], backend="cpu", threads=100000)
+    text = " ".join(str(w.message) for w in said if issubclass(w.category, UserWarning))
+    check("threads asked for" in text, f"no UserWarning of too many threads: {text!r}")
+    y = np.zeros((16, 16), np.uint8)
+    s.push(y, y)
+    check(len(s.result().frames) == 1, "a session opened with a warning scores")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        raises(UserWarning, "a warning a filter makes an error",
+               lambda: quale.Session(model=None, features=["psnr"], backend="cpu",
+                                     threads=100000), "threads")
+
+
 def threads(quale, np):
     rng = np.random.default_rng(7)
     frames = [(rng.integers(0, 256, (72, 128), np.uint8), rng.integers(0, 256, (72, 128),
@@ -375,8 +440,10 @@ def main():
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         ref, _ = files_api(quale, args, tmp)
+        mixed_formats(quale, np, args, tmp)
         bad_inputs(quale, np, ref)
         foreign_arrays(quale, np)
+        library_warnings(quale, np)
         threads(quale, np)
         no_leak(quale, np)
     corpus_pairs(quale, np, args)

@@ -301,11 +301,14 @@ def score(ref, dist, model=DEFAULT_MODEL, features=(), backend="auto", **options
     video where FFmpeg's libraries are installed), or sequences of frames
     (numpy arrays, as Session.push() takes them).  Options: width, height,
     pixel_format ("420", "422", "444", "400") and bitdepth for raw yuv;
-    frames (score at most this many: the tool's --frame_cnt); device,
+    frames (score at most this many: the tool's --frame_cnt); scaler (how
+    a distorted video of another size is scaled to the reference's:
+    "bicubic", "bilinear", "lanczos"...; videos of two bit depths are
+    scored at the deeper, as the tool does, each said in a warning); device,
     threads, subsample, cpumask, bit_depth (of uint16 frames) and pool
     (extra pooling methods), as Session takes them.
     """
-    raw_keys = ("width", "height", "pixel_format", "bitdepth")
+    raw_keys = ("width", "height", "pixel_format", "bitdepth", "scaler")
     session_keys = ("device", "threads", "subsample", "cpumask", "bit_depth", "pool")
     unknown = set(options) - set(raw_keys) - set(session_keys) - {"frames"}
     if unknown:

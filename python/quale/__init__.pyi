@@ -57,6 +57,7 @@ def score(ref: Union[Path, Iterable[Frame]], dist: Union[Path, Iterable[Frame]],
           model: Models = ..., features: Features = ..., backend: str = ...,
           *, width: Optional[int] = ..., height: Optional[int] = ...,
           pixel_format: Optional[str] = ..., bitdepth: Optional[int] = ...,
+          scaler: Optional[str] = ...,
           frames: Optional[int] = ..., device: Optional[int] = ..., threads: int = ...,
           subsample: int = ..., cpumask: int = ..., bit_depth: Optional[int] = ...,
           pool: Sequence[str] = ...) -> Result: ...

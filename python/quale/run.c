@@ -8,6 +8,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +23,32 @@ typedef struct {
     char last_error[1024]; /* the last error quale logged on any thread */
     int closed;            /* no more frames: close() or a flush */
     int flushed;
+    /* What the results' "input" object says of the videos scored from
+     * files, as the tool's notes say it (decoders, bit depth, scaling). */
+    char note_name[8][32], note_text[8][256];
+    QualeOutputNote notes[8];
+    unsigned note_count;
+    /* Warnings quale logged on any thread, raised as UserWarnings when the
+     * call that is running returns (run_done()). */
+    char warnings[8][512];
+    atomic_uint warning_count;
+    unsigned warnings_dropped;
 } RunObject;
+
+static void note_add(RunObject *run, const char *name, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note_add(RunObject *run, const char *name, const char *format, ...)
+{
+    if (run->note_count >= sizeof(run->notes) / sizeof(run->notes[0])) return;
+    const unsigned i = run->note_count++;
+    snprintf(run->note_name[i], sizeof(run->note_name[i]), "%s", name);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(run->note_text[i], sizeof(run->note_text[i]), format, args);
+    va_end(args);
+    run->notes[i] = (QualeOutputNote){ run->note_name[i], run->note_text[i] };
+}
 
 /* The error quale logged on this thread during the current call: the
  * message an exception carries (errors logged by workers land in
@@ -30,11 +58,44 @@ static _Thread_local char thread_error[1024];
 static void run_log(void *cookie, enum QualeLogLevel level, const char *message)
 {
     RunObject *run = cookie;
+    if (level == QUALE_LOG_WARNING) {
+        pthread_mutex_lock(&run->log_lock);
+        const unsigned n = atomic_load(&run->warning_count);
+        if (n < sizeof(run->warnings) / sizeof(run->warnings[0])) {
+            snprintf(run->warnings[n], sizeof(run->warnings[n]), "%s", message);
+            atomic_store(&run->warning_count, n + 1);
+        } else {
+            run->warnings_dropped++;
+        }
+        pthread_mutex_unlock(&run->log_lock);
+        return;
+    }
     if (level != QUALE_LOG_ERROR) return;
     snprintf(thread_error, sizeof(thread_error), "%s", message);
     pthread_mutex_lock(&run->log_lock);
     snprintf(run->last_error, sizeof(run->last_error), "%s", message);
     pthread_mutex_unlock(&run->log_lock);
+}
+
+/* A call's result, after the warnings quale logged meanwhile are raised
+ * as UserWarnings (NULL where a warnings filter makes one an error). */
+static PyObject *run_done(RunObject *run, PyObject *result)
+{
+    if (!result || !atomic_load(&run->warning_count)) return result;
+    char pending[8][512];
+    pthread_mutex_lock(&run->log_lock);
+    const unsigned n = atomic_load(&run->warning_count), dropped = run->warnings_dropped;
+    memcpy(pending, run->warnings, sizeof(pending));
+    atomic_store(&run->warning_count, 0);
+    run->warnings_dropped = 0;
+    pthread_mutex_unlock(&run->log_lock);
+    int failed = 0;
+    for (unsigned i = 0; i < n && !failed; i++)
+        failed = PyErr_WarnFormat(PyExc_UserWarning, 1, "%s", pending[i]) < 0;
+    if (!failed && dropped)
+        failed = PyErr_WarnFormat(PyExc_UserWarning, 1, "%u more warnings", dropped) < 0;
+    if (failed) Py_CLEAR(result);
+    return result;
 }
 
 /* Raises for a failed call on the run, with the message quale logged. */
@@ -89,7 +150,7 @@ static int run_init(PyObject *self, PyObject *args, PyObject *kwargs)
     settings.threads = threads;
     settings.subsample = subsample;
     settings.cpumask = cpumask;
-    settings.log_level = QUALE_LOG_ERROR;
+    settings.log_level = QUALE_LOG_WARNING;
     settings.log = run_log;
     settings.log_cookie = run;
     thread_error[0] = 0;
@@ -103,7 +164,10 @@ static int run_init(PyObject *self, PyObject *args, PyObject *kwargs)
         run_raise(run, err);
         return -1;
     }
-    return 0;
+    Py_INCREF(Py_None);
+    PyObject *done = run_done(run, Py_None);
+    Py_XDECREF(done);
+    return done ? 0 : -1;
 }
 
 static PyObject *run_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -163,7 +227,8 @@ static PyObject *run_request(PyObject *self, PyObject *args, int model)
         if (err == -ENOENT && model && strstr(spec, "path=")) return run_raise(run, err);
         return run_raise(run, err == -ENOENT ? -EINVAL : err);
     }
-    Py_RETURN_NONE;
+    Py_INCREF(Py_None);
+    return run_done(run, Py_None);
 }
 
 static PyObject *run_use_model(PyObject *self, PyObject *args) { return run_request(self, args, 1); }
@@ -227,7 +292,8 @@ static PyObject *run_push(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_END_ALLOW_THREADS
     frame_pair_release(&pair);
     if (err) return run_raise(run, err);
-    Py_RETURN_NONE;
+    Py_INCREF(Py_None);
+    return run_done(run, Py_None);
 }
 
 static PyObject *run_flush(PyObject *self, PyObject *unused)
@@ -243,7 +309,8 @@ static PyObject *run_flush(PyObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     if (err) return run_raise(run, err);
     run->flushed = 1;
-    Py_RETURN_NONE;
+    Py_INCREF(Py_None);
+    return run_done(run, Py_None);
 }
 
 static PyObject *run_close(PyObject *self, PyObject *unused)
@@ -361,6 +428,7 @@ static PyObject *run_write_json(PyObject *self, PyObject *args, PyObject *kwargs
     QualeOutputOptions options = { .precision = precision < 0 ? -1 : precision, .fps = fps,
                                    .pool_methods = methods,
                                    .pool_method_count = (unsigned)pool_count,
+                                   .notes = run->notes, .note_count = run->note_count,
                                    .describe_run = 1 };
     char *text = NULL;
     size_t length = 0;
@@ -490,17 +558,78 @@ static PyObject *file_run_finish(RunObject *run, FileRun *f, PyObject *ref, PyOb
     return PyLong_FromLong(f->frames);
 }
 
+/* Two videos of different formats scored as the tool scores them: the
+ * shallower one's samples shifted up to the deeper one's bit depth, then
+ * the distorted video converted to the reference's size and chroma format
+ * (swscale, accurate_rnd+bitexact); each said in a UserWarning, as the tool
+ * says it in a note.  formats[] become what is scored. */
+static int formats_match(RunObject *run, FileRun *f, PyObject *ref, PyObject *dist,
+                         const char *scaler, QualeVideoFormat formats[2])
+{
+    PyObject *paths[2] = { ref, dist };
+    quale_video_get_format(f->readers[0], &formats[0]);
+    quale_video_get_format(f->readers[1], &formats[1]);
+    if (formats[0].bitdepth != formats[1].bitdepth) {
+        const int up = formats[1].bitdepth < formats[0].bitdepth;
+        const unsigned from = formats[up].bitdepth, depth = formats[!up].bitdepth;
+        if (quale_video_set_bitdepth(f->readers[up], depth)) {
+            PyErr_Format(PyExc_ValueError, "%s", quale_video_error(f->readers[up]));
+            return -1;
+        }
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1, "%S is %u-bit: scored at the %u bits of %S "
+                             "(samples shifted left by %u)", paths[up], from, depth, paths[!up],
+                             depth - from))
+            return -1;
+        note_add(run, up ? "distorted_bitdepth" : "reference_bitdepth",
+                 "%u, shifted left by %u to %u", from, depth - from, depth);
+        quale_video_get_format(f->readers[up], &formats[up]);
+    }
+    const QualeVideoFormat r = formats[0], d = formats[1];
+    if (d.width == r.width && d.height == r.height && d.chroma == r.chroma) return 0;
+    if (quale_video_convert(f->readers[1], r.width, r.height, r.chroma, scaler)) {
+        PyErr_Format(PyExc_ValueError, "%s", quale_video_error(f->readers[1]));
+        return -1;
+    }
+    if (PyErr_WarnFormat(PyExc_UserWarning, 1, "%S is %ux%u %s: converted to the reference's "
+                         "%ux%u %s (%s, FFmpeg's swscale with accurate_rnd+bitexact)", dist,
+                         d.width, d.height, quale_chroma_name(d.chroma), r.width, r.height,
+                         quale_chroma_name(r.chroma), scaler))
+        return -1;
+    note_add(run, "distorted_scaled", "%ux%u %s to %ux%u %s, %s (swscale, accurate_rnd+bitexact)",
+             d.width, d.height, quale_chroma_name(d.chroma), r.width, r.height,
+             quale_chroma_name(r.chroma), scaler);
+    quale_video_get_format(f->readers[1], &formats[1]);
+    return 0;
+}
+
+/* The notes the tool makes of compressed videos: their decoders, and the
+ * distorted video's bitrate and frame rate. */
+static void decoder_notes(RunObject *run, const FileRun *f)
+{
+    for (int i = 0; i < 2; i++)
+        if (quale_video_codec(f->readers[i]))
+            note_add(run, i ? "distorted_decoder" : "reference_decoder",
+                     "%s, decoded in software (FFmpeg)", quale_video_codec(f->readers[i]));
+    const QualeVideoReader *dist = f->readers[1];
+    if (!quale_video_codec(dist)) return;
+    const int64_t bits = quale_video_bit_rate(dist);
+    unsigned num, den;
+    if (bits > 0) note_add(run, "distorted_bitrate", "%.1f kb/s", bits / 1000.);
+    if (quale_video_frame_rate(dist, &num, &den) >= 0)
+        note_add(run, "distorted_frame_rate", "%u/%u", num, den);
+}
+
 static PyObject *run_score_files(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     RunObject *run = (RunObject *)self;
     static char *keywords[] = { "ref", "dist", "width", "height", "pixel_format", "bitdepth",
-                                "frame_count", NULL };
+                                "frame_count", "scaler", NULL };
     PyObject *ref, *dist;
     unsigned width = 0, height = 0, bitdepth = 0;
-    const char *chroma = NULL;
+    const char *chroma = NULL, *scaler = "bicubic";
     FileRun f = { .frames = 0 };
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|IIzII", keywords, &ref, &dist, &width,
-                                     &height, &chroma, &bitdepth, &f.frame_limit) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|IIzIIs", keywords, &ref, &dist, &width,
+                                     &height, &chroma, &bitdepth, &f.frame_limit, &scaler) ||
         run_ready(run, 1))
         return NULL;
     int failed;
@@ -510,17 +639,8 @@ static PyObject *run_score_files(PyObject *self, PyObject *args, PyObject *kwarg
     PyObject *result = NULL;
     if (failed || file_open(run, &f, 0, ref, raw) || file_open(run, &f, 1, dist, raw))
         goto done;
-    quale_video_get_format(f.readers[0], &formats[0]);
-    quale_video_get_format(f.readers[1], &formats[1]);
-    if (memcmp(&formats[0], &formats[1], sizeof(formats[0]))) {
-        PyErr_Format(PyExc_ValueError, "%S is %ux%u %s %u-bit and %S is %ux%u %s %u-bit: the "
-                     "videos must have one format (the tool's --align and scaling are not "
-                     "offered here)", ref, formats[0].width, formats[0].height,
-                     quale_chroma_name(formats[0].chroma), formats[0].bitdepth, dist,
-                     formats[1].width, formats[1].height, quale_chroma_name(formats[1].chroma),
-                     formats[1].bitdepth);
-        goto done;
-    }
+    decoder_notes(run, &f);
+    if (formats_match(run, &f, ref, dist, scaler, formats)) goto done;
     Py_BEGIN_ALLOW_THREADS
     thread_error[0] = 0;
     file_run_score(&f, run->ctx, &formats[0]);
@@ -529,7 +649,7 @@ static PyObject *run_score_files(PyObject *self, PyObject *args, PyObject *kwarg
 done:
     quale_video_close(&f.readers[0]);
     quale_video_close(&f.readers[1]);
-    return result;
+    return run_done(run, result);
 }
 
 static PyMethodDef run_methods[] = {
@@ -538,8 +658,8 @@ static PyMethodDef run_methods[] = {
     { "push", (PyCFunction)(void (*)(void))run_push, METH_VARARGS | METH_KEYWORDS,
       "push(ref, dist, bit_depth=0, stream=None): score one frame pair" },
     { "score_files", (PyCFunction)(void (*)(void))run_score_files, METH_VARARGS | METH_KEYWORDS,
-      "score_files(ref, dist, width, height, pixel_format, bitdepth, frame_count): score two "
-      "videos; returns the frames scored" },
+      "score_files(ref, dist, width, height, pixel_format, bitdepth, frame_count, scaler): "
+      "score two videos; returns the frames scored" },
     { "flush", run_flush, METH_NOARGS, "flush(): finish the frames and run the models" },
     { "close", run_close, METH_NOARGS, "close(): take no more frames" },
     { "frame_count", run_frame_count, METH_NOARGS, "frame_count(): frames sent so far" },
