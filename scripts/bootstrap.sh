@@ -43,10 +43,10 @@ if ((want_tests)); then
     have ffmpeg || need+=(ffmpeg)     # decodes the shared test corpus
     have valgrind || need+=(valgrind) # scripts/sanitize.sh
     ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
-    # The Python package's tests: numpy frames, and pip installing the
+    # The Python package's tests: numpy frames, Result.to_pandas(), and pip installing the
     # source tree in a venv through meson-python.
     # (meson-python needs patchelf for the shared libraries the wheel carries.)
-    for pkg in python3-numpy python3-venv python3-pip python3-mesonpy patchelf; do
+    for pkg in python3-numpy python3-pandas python3-venv python3-pip python3-mesonpy patchelf; do
         debian_has "$pkg" || need+=("$pkg")
     done
 fi

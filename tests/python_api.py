@@ -7,6 +7,7 @@
   every pooled value equal (==), and the same layout; frames in other
   memory layouts ((3, H, W) arrays, strided and reversed views, planes
   gathered into a copy) give the same numbers;
+- Result.to_pandas() holds the tool's values, a row per frame;
 - quale.score() on files equals the tool (raw yuv and y4m), also on videos
   of two bit depths or sizes, which it matches as the tool does;
 - arrays through DLPack equal numpy's numbers and are given back; arrays on
@@ -135,6 +136,7 @@ def files_api(quale, args, tmp):
     same_results(r, tool, "score() on y4m files")
     check(r.pool("vmaf", "mean") == tool["pooled_metrics"]["vmaf"]["mean"], "pool('mean')")
     check(r["psnr_y"] == [f["metrics"]["psnr_y"] for f in tool["frames"]], "result[key]")
+    pandas_frame(r, tool)
     p5 = tool_json(args.quale, ref, dist, None, 4, ["psnr"])  # p5 from the tool's --pool
     out = subprocess.run([args.quale, "-r", ref, "-d", dist, "--json", "-o", "-", "-q",
                           "--pool", "p5"], check=True, capture_output=True, text=True).stdout
@@ -142,6 +144,25 @@ def files_api(quale, args, tmp):
           "pool('p5') differs from the tool's --pool p5")
     check(bool(p5), "the tool ran")
     return ref, dist
+
+
+def pandas_frame(r, tool):
+    """Result.to_pandas(): a row per frame, indexed by frameNum, a column
+    per key in output order, the tool's values."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        print("NOT CHECKED: Result.to_pandas() (no pandas: scripts/bootstrap.sh --test installs "
+              "python3-pandas)")
+        return
+    df = r.to_pandas()
+    check(list(df.columns) == r.keys, f"to_pandas() columns {list(df.columns)} != {r.keys}")
+    numbers = [f["frameNum"] for f in tool["frames"]]
+    check(df.index.name == "frameNum" and list(df.index) == numbers,
+          "to_pandas()'s index is not the frames' numbers")
+    check(all(df.at[f["frameNum"], k] == v
+              for f in tool["frames"] for k, v in f["metrics"].items()),
+          "to_pandas() values differ from the tool's")
 
 
 def write_y4m(np, path, frames, depth):
