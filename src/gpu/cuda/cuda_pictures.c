@@ -103,8 +103,8 @@ static int plane_check(const CudaDevice *dev, unsigned p, CUdeviceptr data, size
                  "device %d", p, ordinal, (int)dev->device);
         return -EINVAL;
     }
-    const unsigned long long end = (unsigned long long)data + (unsigned long long)pitch * (rows - 1) +
-                                   row_bytes;
+    const unsigned long long end =
+        (unsigned long long)data + (unsigned long long)pitch * (rows - 1) + row_bytes;
     if (start == 0 || size == 0 || end > (unsigned long long)start + size) {
         snprintf(error, error_size, "plane %u: %u rows of %zu bytes, %zu apart, run past the end "
                  "of its allocation", p, rows, row_bytes, pitch);
@@ -146,7 +146,8 @@ int cuda_copy_in(GpuBackend *gpu, QualePicture *dst, const QualeDevicePlanes *sr
     }
     if (!stream_ordered) {
         /* The caller may reuse its memory once the call returns. */
-        CU_TRY(dev, dev->api.StreamSynchronize((CUstream)stream), "waiting for the caller's stream");
+        CU_TRY(dev, dev->api.StreamSynchronize((CUstream)stream),
+               "waiting for the caller's stream");
         return 0;
     }
     /* The backend's uploads wait for the legacy default stream
