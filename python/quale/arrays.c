@@ -247,6 +247,83 @@ static int dlpack_take(FramePair *pair, int which, PyObject *obj, long type, Arr
     return 0;
 }
 
+/* torch's tensor type and sample types, found once torch is imported. */
+static struct { PyObject *tensor, *uint8, *uint16; } torch_types;
+
+static int torch_found(void)
+{
+    if (torch_types.tensor) return 1;
+    PyObject *torch = PyDict_GetItemString(PyImport_GetModuleDict(), "torch"); /* borrowed */
+    if (!torch) return 0;
+    PyObject *tensor = PyObject_GetAttrString(torch, "Tensor");
+    PyObject *u8 = PyObject_GetAttrString(torch, "uint8");
+    PyObject *u16 = PyObject_GetAttrString(torch, "uint16"); /* torch 2.3 and later */
+    PyErr_Clear();
+    if (!tensor || !u8) {
+        Py_XDECREF(tensor);
+        Py_XDECREF(u8);
+        Py_XDECREF(u16);
+        return 0;
+    }
+    torch_types.uint8 = u8;
+    torch_types.uint16 = u16;
+    torch_types.tensor = tensor;
+    return 1;
+}
+
+/* A torch tensor on a CUDA device, read from its own attributes (a
+ * fraction of what __dlpack__() costs, per plane of every frame) where the
+ * caller named the stream its work is on.  0: taken; 1: not such a tensor
+ * (take it otherwise); -1: an exception. */
+static int torch_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
+{
+    if (!pair->stream_given || !torch_found() ||
+        Py_TYPE(obj) != (PyTypeObject *)torch_types.tensor)
+        return 1;
+    PyObject *is_cuda = PyObject_GetAttrString(obj, "is_cuda");
+    if (!is_cuda) return -1;
+    const int cuda = PyObject_IsTrue(is_cuda);
+    Py_DECREF(is_cuda);
+    if (cuda != 1) return cuda < 0 ? -1 : 1;
+    PyObject *dtype = PyObject_GetAttrString(obj, "dtype");
+    if (!dtype) return -1;
+    a->bytes = dtype == torch_types.uint8                          ? 1
+               : torch_types.uint16 && dtype == torch_types.uint16 ? 2
+                                                                   : 0;
+    if (!a->bytes) {
+        PyErr_Format(PyExc_ValueError, "%s: samples must be uint8 or uint16, not %S",
+                     picture_names[which], dtype);
+        Py_DECREF(dtype);
+        return -1;
+    }
+    Py_DECREF(dtype);
+    PyObject *shape = PyObject_GetAttrString(obj, "shape");
+    PyObject *strides = shape ? PyObject_CallMethod(obj, "stride", NULL) : NULL;
+    PyObject *address = strides ? PyObject_CallMethod(obj, "data_ptr", NULL) : NULL;
+    int err = address ? 0 : -1;
+    a->ndim = shape && PyTuple_Check(shape) ? (int)PyTuple_Size(shape) : -1;
+    if (!err) err = dimensions_check(which, a->ndim);
+    for (int d = 0; d < a->ndim && !err; d++) {
+        Py_ssize_t stride = 0;
+        err = ssize_item(PyTuple_GetItem(shape, d), &a->shape[d]) ||
+              ssize_item(PyTuple_GetItem(strides, d), &stride);
+        a->strides[d] = stride * (Py_ssize_t)a->bytes;
+    }
+    if (!err) {
+        const unsigned long long p = PyLong_AsUnsignedLongLong(address);
+        err = PyErr_Occurred() ? -1 : 0;
+        a->data = (char *)(uintptr_t)p;
+    }
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(address);
+    if (err) return -1;
+    a->on_cuda = 1;
+    Py_INCREF(obj); /* its memory stays the producer's until the copy */
+    pair->holds[which][pair->hold_count[which]++] = obj;
+    return 0;
+}
+
 int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
 {
     memset(a, 0, sizeof(*a));
@@ -255,8 +332,18 @@ int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
                      picture_names[which]);
         return -1;
     }
-    /* Device memory first: CuPy's arrays have the buffer protocol too, but
-     * only to refuse it. */
+    const int tensor = torch_take(pair, which, obj, a);
+    if (tensor <= 0) return tensor;
+    /* The buffer protocol first (numpy); where it refuses (CuPy's arrays
+     * have it, on the device, only to refuse it), the protocols that reach
+     * device memory. */
+    if (PyObject_CheckBuffer(obj)) {
+        const unsigned views = pair->view_count[which];
+        if (!buffer_take(pair, which, obj, a)) return 0;
+        if (pair->view_count[which] > views || !PyErr_ExceptionMatches(PyExc_TypeError))
+            return -1; /* a buffer, refused for its samples or shape */
+        PyErr_Clear();
+    }
     const int dlpack = PyObject_HasAttrString(obj, "__dlpack__");
     long type = DLPACK_CPU;
     if (dlpack && PyObject_HasAttrString(obj, "__dlpack_device__") &&
@@ -270,7 +357,6 @@ int array_take(FramePair *pair, int which, PyObject *obj, ArrayView *a)
         Py_DECREF(cai);
         return err;
     }
-    if (PyObject_CheckBuffer(obj)) return buffer_take(pair, which, obj, a);
     if (dlpack) return dlpack_take(pair, which, obj, type, a);
     PyErr_Format(PyExc_TypeError, "%s: a frame is an array (numpy, or a tensor with __dlpack__ "
                  "or __cuda_array_interface__) or a sequence of three planes, not %.100s",

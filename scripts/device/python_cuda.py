@@ -101,6 +101,9 @@ def corpus_checks(args, manifest):
         check(gpu.pooled == cpu.pooled, f"{name}: pooled values equal the CPU's")
         numpy_gpu = score(host, "cuda", depth)
         check(numpy_gpu.frames == cpu.frames, f"{name}: numpy frames on CUDA equal the CPU")
+        on_host = score([(tuple(map(torch.from_numpy, r)), tuple(map(torch.from_numpy, d)))
+                         for r, d in host], "cpu", depth)
+        check(on_host.frames == cpu.frames, f"{name}: torch CPU tensors equal numpy's")
         luma = score([(to_cuda(r)[0], to_cuda(d)[0]) for r, d in host], "cuda", depth)
         luma_cpu = score([(r[0], d[0]) for r, d in host], "cpu", depth)
         check(luma.frames == luma_cpu.frames, f"{name}: luma tensors equal the CPU")
@@ -193,6 +196,7 @@ def error_checks():
             s.push(r, d)
 
     raises("a CUDA tensor on a CPU session", lambda: push(y, y, "cpu"), "cuda")
+    raises("float CUDA tensors", lambda: push(y.float(), y.float(), "cuda"), "uint8 or uint16")
     wide = torch.zeros((64, 192), dtype=torch.uint8, device="cuda")
     raises("samples not adjacent", lambda: push(wide[:, ::2], wide[:, ::2], "cuda"), "contiguous")
     raises("a tensor on the GPU and one on the host",
@@ -219,6 +223,16 @@ def torch_metric_check(args, pair):
     p5 = quale.torch.QualityMetric("vmaf", pool="p5")
     p5.update(r, d)
     check(p5.compute().item() == session.pool("vmaf", "p5"), "QualityMetric pool p5")
+
+
+def pandas_check(args, pair):
+    ref = read_frames(os.path.join(args.cache, pair["ref_yuv"]), pair, 3)
+    dist = read_frames(os.path.join(args.cache, pair["dis_yuv"]), pair, 3)
+    r = score([(to_cuda(a), to_cuda(b)) for a, b in zip(ref, dist)], "cuda", 8)
+    df = r.to_pandas()
+    check(list(df.columns) == r.keys and len(df) == len(r.frames) and
+          all(df.at[f["frameNum"], k] == v for f in r.frames for k, v in f["metrics"].items()),
+          "Result.to_pandas() holds the frames' values")
 
 
 def rate(frames, count, repeat):
@@ -276,6 +290,7 @@ def main():
     cupy_check(args, by_name["dune_576x324_x264crf28"])
     error_checks()
     torch_metric_check(args, by_name["dune_576x324_x264crf28"])
+    pandas_check(args, by_name["dune_576x324_x264crf28"])
     bench(args, by_name["elephants_1080p_x264crf34"])
     print(f"\n{len(FAILED)} failed")
     return 1 if FAILED else 0
