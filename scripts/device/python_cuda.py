@@ -129,26 +129,28 @@ def stream_check(args, pair):
     side = torch.cuda.Stream()
     pinned = [(tuple(torch.from_numpy(p).pin_memory() for p in r),
                tuple(torch.from_numpy(p).pin_memory() for p in d)) for r, d in zip(ref, dist)]
-    with quale.Session(backend="cuda", features=["psnr"]) as s:
-        for r, d in pinned:
-            with torch.cuda.stream(side):
-                # a slow kernel first, so that a copy not ordered after the
-                # stream's work would read the tensors before they are written
-                torch.cuda._sleep(2_000_000)
-                rt = tuple(p.to("cuda", non_blocking=True) for p in r)
-                dt = tuple(p.to("cuda", non_blocking=True) for p in d)
-                s.push(rt, dt)
-        got = s.result()
-    check(got.frames == cpu.frames, "tensors written on a side stream just before the push")
-    with quale.Session(backend="cuda", features=["psnr"]) as s:
-        for r, d in pinned:
-            with torch.cuda.stream(side):
-                torch.cuda._sleep(2_000_000)
-                rt = tuple(p.to("cuda", non_blocking=True) for p in r)
-                dt = tuple(p.to("cuda", non_blocking=True) for p in d)
-            s.push(rt, dt, stream=side)  # pushed from the default stream, naming the side one
-        got = s.result()
-    check(got.frames == cpu.frames, "tensors of a side stream named by push(stream=)")
+
+    def written_on_side(r, d):
+        """The planes copied up on the side stream after a slow kernel, so
+        that a copy not ordered after that stream's work would read them
+        before they are written."""
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(2_000_000)
+            return (tuple(p.to("cuda", non_blocking=True) for p in r),
+                    tuple(p.to("cuda", non_blocking=True) for p in d))
+
+    for named in (False, True):
+        with quale.Session(backend="cuda", features=["psnr"]) as s:
+            for r, d in pinned:
+                rt, dt = written_on_side(r, d)
+                if named:  # pushed from the default stream, naming the side one
+                    s.push(rt, dt, stream=side)
+                else:      # pushed while the side stream is torch's current one
+                    with torch.cuda.stream(side):
+                        s.push(rt, dt)
+            got = s.result()
+        check(got.frames == cpu.frames, "tensors of a side stream named by push(stream=)" if named
+              else "tensors written on a side stream just before the push")
     # Arrays freed as push() returns, their memory taken at once by new
     # tensors and overwritten on the same stream: the copies come first.
     with quale.Session(backend="cuda", features=["psnr"]) as s:
