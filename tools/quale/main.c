@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "align.h"
+#include "batch.h"
 #include "cli.h"
 #include "gpus.h"
 #include "inputs.h"
@@ -116,6 +117,15 @@ out:
     return status;
 }
 
+int score_with_settings(CliSettings *s)
+{
+    if (outputs_distinct(s)) return EXIT_USAGE;
+    const int aligned = s->align_auto ? apply_alignment(s) : 0;
+    if (aligned) return aligned;
+    if (s->gpu_all || s->gpu_count) return run_on_gpus(s);
+    return run(s, NULL);
+}
+
 int main(int argc, char *argv[])
 {
     provenance_remember_command(argc, argv);
@@ -123,6 +133,7 @@ int main(int argc, char *argv[])
         return check_options_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "batch")) return batch_main(argc - 1, argv + 1);
     CliSettings settings;
     char error[512];
     /* -h is libvmaf's --height; alone, it is a newcomer asking for help. */
@@ -146,9 +157,5 @@ int main(int argc, char *argv[])
     if (settings.list_features) return list_features(settings.list_json);
     if (settings.list_models) return list_models(settings.list_json);
     if (settings.list_devices) return print_devices(settings.list_json);
-    if (outputs_distinct(&settings)) return EXIT_USAGE;
-    const int aligned = settings.align_auto ? apply_alignment(&settings) : 0;
-    if (aligned) return aligned;
-    if (settings.gpu_all || settings.gpu_count) return run_on_gpus(&settings);
-    return run(&settings, NULL);
+    return score_with_settings(&settings);
 }
