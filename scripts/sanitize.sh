@@ -105,4 +105,19 @@ echo "valgrind: cambi's heatmaps (a string option, files written by two threads)
     --threads 2 -q --json -o "$tmp/heat.json"
 expect_failure "heatmaps under a file" -r "$ref" -d "$dist" -n \
     --feature "cambi=heatmaps_path=$tmp/out.json/heat"
+echo "valgrind: quale batch (a CSV catalog: a good pair, quoted options, a missing video, a bad option)"
+{
+    echo "ref,dist,output,options"
+    echo "$ref,$dist,$tmp/b1.json,\"${C_ONLY[*]} --feature 'psnr' -q\""
+    echo "$ref,$tmp/none.y4m,$tmp/b2.json,${C_ONLY[*]}"
+    echo "$ref,$dist,$tmp/b3.json,\"${C_ONLY[*]} --feature psnr=nope=1\""
+} >"$tmp/catalog.csv"
+status=0
+"${vg[@]}" build/tools/quale batch -q "$tmp/catalog.csv" 2>"$tmp/err" || status=$?
+if [[ $status -ne 1 || ! -s $tmp/b1.json ]]; then
+    echo "valgrind: quale batch: exit $status (1 wanted, with b1.json written)" >&2
+    cat "$tmp/err" >&2
+    exit 1
+fi
+echo "valgrind: quale batch: exit 1, clean"
 echo "sanitize: ASan, UBSan, LSan and valgrind found nothing"

@@ -15,7 +15,8 @@ the fields:
 
 Relative paths in ref, dist, output and a model's path=FILE are taken from
 the catalog's directory, so a catalog travels with its videos; paths inside
-options are passed as written.
+options are passed as written.  quale reads the catalog (`quale batch
+--list`), as `quale batch` does: one parser for both.
 
   catalog.py tasks CATALOG --segments N --parts-dir DIR
   catalog.py merges CATALOG --segments N --parts-dir DIR
@@ -50,16 +51,12 @@ set themselves in any spelling, -rX or --dist=X included, an option quale
 refuses) is reported with its entry and exits 2.
 """
 import argparse
-import csv
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 
-FIELDS = ("ref", "dist", "model", "options", "output")
-REQUIRED = ("ref", "dist", "output")
 FORMATS = {".json": "--json", ".xml": "--xml", ".csv": "--csv", ".sub": "--sub"}
 
 
@@ -67,61 +64,25 @@ class CatalogError(Exception):
     pass
 
 
-def read_entries(path):
-    """The catalog's entries as dicts of strings, with the entry's name
-    ("entry 3" or "line 4") for messages."""
+def read_pairs(path, quale):
+    """The catalog's pairs as quale reads them (`quale batch --list`: one
+    parser for quale batch and these scripts): dicts of where, ref, dist,
+    output (paths from the catalog's folder), model and options (split as
+    a shell splits them)."""
     try:
-        with open(path, newline="") as f:
-            text = f.read()
+        proc = subprocess.run([quale, "batch", "--list", path], capture_output=True, text=True)
     except OSError as e:
-        raise CatalogError(f"cannot read the catalog: {e.strerror}")
-    except UnicodeDecodeError:
-        raise CatalogError("the catalog is not UTF-8 text")
-    if path.lower().endswith(".json"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CatalogError(f"not valid JSON: {e}")
-        if not isinstance(data, list):
-            raise CatalogError("a JSON catalog must be a list of objects")
-        entries = []
-        for i, item in enumerate(data, 1):
-            where = f"entry {i}"
-            if not isinstance(item, dict):
-                raise CatalogError(f"{where}: not an object")
-            for k, v in item.items():
-                if k in FIELDS and not isinstance(v, str):
-                    raise CatalogError(f"{where}: field '{k}' must be a string")
-            entries.append((where, item))
-        return entries
-    if not path.lower().endswith(".csv"):
-        raise CatalogError("the catalog's name must end in .json or .csv")
-    rows = csv.reader(text.splitlines())
-    header = next(rows, None)
-    if not header:
-        raise CatalogError("the CSV catalog has no header row")
-    header = [h.strip() for h in header]
-    if any(h not in FIELDS for h in header):
-        unknown = ", ".join(h for h in header if h not in FIELDS)
-        raise CatalogError(f"header: unknown field(s) {unknown} (known: {', '.join(FIELDS)})")
-    entries = []
-    for line, row in enumerate(rows, 2):
-        if not row or all(not c.strip() for c in row):
-            continue
-        where = f"line {line}"
-        if len(row) != len(header):
-            raise CatalogError(f"{where}: {len(row)} fields, the header has {len(header)}")
-        entries.append((where, dict(zip(header, (c.strip() for c in row)))))
-    return entries
+        raise CatalogError(f"cannot run {quale} to read the catalog ({e.strerror}): give "
+                           "--quale PATH, or put quale in PATH")
+    if proc.returncode != 0:
+        message = proc.stderr.strip().replace(f"quale batch: {path}: ", "")
+        raise CatalogError(message)
+    return json.loads(proc.stdout)
 
 
 def pair_id(output):
     stem = os.path.splitext(os.path.basename(output))[0]
     return re.sub(r"[^A-Za-z0-9._-]", "_", stem)
-
-
-def resolve(base, path):
-    return path if os.path.isabs(path) else os.path.normpath(os.path.join(base, path))
 
 
 def check_arg(where, arg):
@@ -157,30 +118,10 @@ def classify(quale, where, options):
 def load(path, quale):
     """The catalog's pairs: dicts with id, ref, dist, model, task_options,
     output and merge_options."""
-    base = os.path.dirname(os.path.abspath(path))
-    entries = read_entries(path)
-    if not entries:
-        raise CatalogError("the catalog has no pairs")
     pairs, outputs, ids = [], {}, {}
-    for where, e in entries:
-        unknown = sorted(k for k in e if k not in FIELDS)
-        if unknown:
-            raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)} "
-                               f"(known: {', '.join(FIELDS)})")
-        for k in REQUIRED:
-            if not e.get(k, "").strip():
-                raise CatalogError(f"{where}: the field '{k}' is missing or empty")
-        ref, dist, output = (resolve(base, e[k].strip()) for k in ("ref", "dist", "output"))
-        model = e.get("model", "").strip()
-        if model.startswith("path="):
-            # path=FILE[:options]: the file is taken from the catalog's
-            # directory like the videos.
-            file, sep, rest = model[5:].partition(":")
-            model = "path=" + resolve(base, file) + sep + rest
-        try:
-            options = shlex.split(e.get("options", ""))
-        except ValueError as err:
-            raise CatalogError(f"{where}: options: {err}")
+    for e in read_pairs(path, quale):
+        where, ref, dist, output = e["where"], e["ref"], e["dist"], e["output"]
+        model, options = e["model"], e["options"]
         kinds = classify(quale, where, options)
         task_options = [o for o, k in zip(options, kinds) if k == "t"]
         merge_options = [o for o, k in zip(options, kinds) if k != "t"]

@@ -20,6 +20,7 @@
 
 #include "batch.h"
 #include "catalog.h"
+#include "listing.h"
 #include "messages.h"
 #include "provenance.h"
 #include "quale/quale.h"
@@ -28,6 +29,7 @@ typedef struct BatchSettings {
     const char *catalog;
     bool force; /* score pairs whose output is there too */
     bool quiet;
+    bool list;  /* print the pairs as read, score none */
 } BatchSettings;
 
 typedef struct BatchTally {
@@ -46,6 +48,7 @@ static double now(void)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: quale batch [--force] [-q] CATALOG\n"
+               "       quale batch --list CATALOG   (the pairs as read, in JSON)\n"
                "Scores every pair of CATALOG (.json or .csv: ref, dist, output, model, "
                "options;\ndocs/scale-out.md) in one process. A pair whose output is there is "
                "skipped\n(--force scores it again); a pair that fails is reported and the others "
@@ -58,6 +61,7 @@ static int parse_args(int argc, char *argv[], BatchSettings *b)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--force")) b->force = true;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) b->quiet = true;
+        else if (!strcmp(argv[i], "--list")) b->list = true;
         else if (!strcmp(argv[i], "--help")) return usage(stdout), 1;
         else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "quale batch: unknown option '%s'\n", argv[i]);
@@ -151,6 +155,32 @@ static int score_pair(const CatalogPair *p, BatchTally *t)
     return status;
 }
 
+/* The pairs as the batch reads them, a JSON list: what the Slurm scripts
+ * (scripts/slurm/catalog.py) take, so that one parser reads catalogs. */
+static int list_pairs(const Catalog *c)
+{
+    printf("[");
+    for (unsigned i = 0; i < c->count; i++) {
+        const CatalogPair *p = &c->pairs[i];
+        printf("%s\n {\"where\": ", i ? "," : "");
+        print_json_string(stdout, p->where);
+        const char *names[] = { "ref", "dist", "output", "model" };
+        const char *values[] = { p->ref, p->dist, p->output, p->model ? p->model : "" };
+        for (unsigned k = 0; k < 4; k++) {
+            printf(", \"%s\": ", names[k]);
+            print_json_string(stdout, values[k]);
+        }
+        printf(", \"options\": [");
+        for (unsigned k = 0; k < p->option_count; k++) {
+            if (k) printf(", ");
+            print_json_string(stdout, p->options[k]);
+        }
+        printf("]}");
+    }
+    printf("\n]\n");
+    return stdout_written("the catalog's pairs");
+}
+
 static bool output_there(const char *path)
 {
     struct stat st;
@@ -184,6 +214,11 @@ int batch_main(int argc, char *argv[])
     if (catalog_load(b.catalog, &catalog, error, sizeof(error))) {
         fprintf(stderr, "quale batch: %s: %s\n", b.catalog, error);
         return EXIT_USAGE;
+    }
+    if (b.list) {
+        const int status = list_pairs(&catalog);
+        catalog_free(&catalog);
+        return status;
     }
     BatchTally t = { 0 };
     const double start = now();

@@ -12,7 +12,7 @@
 #include "messages.h"
 #include "quale/quale.h"
 
-static void print_json_string(FILE *f, const char *s)
+void print_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {

@@ -11,4 +11,7 @@ int list_features(bool json);
 int list_models(bool json);
 int print_devices(bool json);
 
+/* s as a JSON string, quotes and escapes included. */
+void print_json_string(FILE *f, const char *s);
+
 #endif /* QUALE_TOOLS_QUALE_LISTING_H */
