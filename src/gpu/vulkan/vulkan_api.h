@@ -45,6 +45,9 @@
     X(vkCreateShaderModule)             \
     X(vkDestroyShaderModule)            \
     X(vkCreateComputePipelines)         \
+    X(vkCreatePipelineCache)            \
+    X(vkDestroyPipelineCache)           \
+    X(vkGetPipelineCacheData)           \
     X(vkDestroyPipeline)                \
     X(vkCreatePipelineLayout)           \
     X(vkDestroyPipelineLayout)          \

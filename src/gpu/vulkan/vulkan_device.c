@@ -305,6 +305,7 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
     if (dev->transfer_family != UINT32_MAX)
         dev->api.vkGetDeviceQueue(dev->device, dev->transfer_family, 0, &dev->transfer_queue);
     dev->lanes = 1;
+    vulkan_pipeline_cache_open(dev);
     return 0;
 }
 
@@ -313,6 +314,7 @@ static void close_device(VulkanDevice *dev)
 {
     if (dev->device) {
         dev->api.vkDeviceWaitIdle(dev->device);
+        vulkan_pipeline_cache_close(dev);
         dev->api.vkDestroyDevice(dev->device, NULL);
     }
     memset(dev, 0, sizeof(*dev));

@@ -251,8 +251,8 @@ int vulkan_pipeline_create_ex(const VulkanDevice *dev, const VulkanPipelineInfo 
         },
         .layout = p->layout,
     };
-    const VkResult r = dev->api.vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &pipe_info,
-                                                         NULL, &p->pipeline);
+    const VkResult r = dev->api.vkCreateComputePipelines(dev->device, dev->pipeline_cache, 1,
+                                                         &pipe_info, NULL, &p->pipeline);
     dev->api.vkDestroyShaderModule(dev->device, module, NULL);
     VK_TRY(dev, r, what);
 

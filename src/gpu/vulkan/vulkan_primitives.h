@@ -58,6 +58,13 @@ typedef struct VulkanDevice {
      * one lane run in submission order on one queue, those of different
      * lanes at the same time. */
     unsigned lanes;
+    /* Pipelines of earlier runs (vulkan_pipeline_cache.c): the cache every
+     * pipeline is built through, the bytes the driver kept of its file,
+     * whether the file was other than that, and its path. */
+    VkPipelineCache pipeline_cache;
+    size_t cache_loaded_bytes;
+    bool cache_stale;
+    char *cache_path;
 } VulkanDevice;
 
 typedef struct VulkanBuffer {
@@ -215,5 +222,11 @@ int vulkan_buffer_create_shared(const VulkanDevice *dev, VkDeviceSize size,
 /* A pipeline barrier over all memory, from src to dst stages and access. */
 void vulkan_barrier(const VulkanDevice *dev, VkCommandBuffer cb, VkPipelineStageFlags src,
                     VkAccessFlags src_access, VkPipelineStageFlags dst, VkAccessFlags dst_access);
+
+/* The device's pipeline cache, from the file of earlier runs where there
+ * is one (opened with the device), and written back where this run added
+ * pipelines to it (before the device closes). */
+void vulkan_pipeline_cache_open(VulkanDevice *dev);
+void vulkan_pipeline_cache_close(VulkanDevice *dev);
 
 #endif /* QUALE_SRC_VULKAN_VULKAN_PRIMITIVES_H */
