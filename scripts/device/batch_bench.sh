@@ -33,14 +33,7 @@ while (($#)); do
 done
 [[ -n $bin ]] || { echo "--bin DIR is needed" >&2; exit 2; }
 quale=$(realpath "$bin/quale") bench=$(realpath "$bin/quale-bench")
-if compgen -G ".gl/*.deb" >/dev/null; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-if [[ -z ${VK_DRIVER_FILES:-} ]]; then
-    icd=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -name 'nvidia_icd*.json' 2>/dev/null | head -1)
-    [[ -n $icd ]] && export VK_DRIVER_FILES=$icd
-fi
+source scripts/device/vulkan_env.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$bin/quale-sample" --width 1920 --height 1080 --frames "$frames" --raw "$work" >/dev/null

@@ -25,14 +25,7 @@ while (($#)); do
 done
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-if compgen -G ".gl/*.deb" >/dev/null; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-if [[ -z ${VK_DRIVER_FILES:-} ]]; then
-    icd=$(find /usr/local/nvidia /usr/share/vulkan /etc/vulkan -name 'nvidia_icd*.json' 2>/dev/null | head -1)
-    [[ -n $icd ]] && export VK_DRIVER_FILES=$icd
-fi
+source scripts/device/vulkan_env.sh
 echo "Vulkan driver: ${VK_DRIVER_FILES:-none found}"
 if [[ -z $bin ]]; then
     if [[ ! -f build-gpu/build.ninja ]]; then
