@@ -10,6 +10,7 @@
   options a shell cannot split... ) are reported and the others scored; the
   exit status is 1;
 - a rerun skips the pairs whose output is there, --force scores them again;
+  an output's missing folders are made;
 - a batch killed part way leaves only whole outputs, and a rerun scores
   the rest;
 - 1,000 tiny pairs take no more memory than 100 (RSS flat).
@@ -74,7 +75,7 @@ GOOD = [
      "options": "--feature psnr --feature 'float_ssim' --threads 1"},
     {"ref": "v/sample_ref.y4m", "dist": "v/dist10.y4m", "output": "out/c.csv",
      "model": "version=vmaf_v0.6.1neg", "options": "--feature psnr=enable_chroma=false"},
-    {"ref": "./v/../v/sample_ref.y4m", "dist": "v/sample_dist.y4m", "output": "out/d.json",
+    {"ref": "./v/../v/sample_ref.y4m", "dist": "v/sample_dist.y4m", "output": "out/new/d.json",
      "options": "--pool p5 -q"},
 ]
 BAD = [
@@ -126,6 +127,7 @@ def equal_to_single_runs(args, work):
     os.makedirs(os.path.join(work, "csv"), exist_ok=True)
     r = batch(args.quale, csv_path, "-q")
     check(r.returncode == 0, f"the CSV catalog: exit {r.returncode}: {r.stderr[-300:]}")
+    os.makedirs(os.path.join(work, "csv", "new"), exist_ok=True)
     for p in GOOD:
         a = os.path.normpath(os.path.join(work, p["output"]))
         b = a.replace(os.sep + "out" + os.sep, os.sep + "csv" + os.sep)

@@ -108,8 +108,10 @@ static void say_nothing(void *cookie, enum QualeLogLevel level, const char *mess
     (void)message;
 }
 
-/* Scores one pair: 0, or the run's exit status after saying why. */
-static int score_pair(const CatalogPair *p, BatchTally *t)
+/* Scores one pair: 0, or the run's exit status after saying why.  quiet:
+ * the run says only its errors (as -q, which its command then does not
+ * show). */
+static int score_pair(const CatalogPair *p, bool quiet, BatchTally *t)
 {
     char error[512];
     char *kinds = malloc(p->option_count + 2);
@@ -136,6 +138,7 @@ static int score_pair(const CatalogPair *p, BatchTally *t)
         status = EXIT_USAGE;
     }
     if (!status) {
+        settings.quiet |= quiet;
         provenance_remember_command(argc, argv);
         status = score_with_settings(&settings);
         provenance_remember_command(0, NULL);
@@ -179,6 +182,27 @@ static int list_pairs(const Catalog *c)
     }
     printf("\n]\n");
     return stdout_written("the catalog's pairs");
+}
+
+/* The output's folder, made with its parents where missing (a catalog of
+ * results/title/crf28.json needs no folders made first). */
+static int output_folder(const CatalogPair *p)
+{
+    char *dir = strdup(p->output);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    int err = dir ? 0 : -1;
+    for (char *c = dir && slash ? dir + 1 : NULL; c && c <= slash && !err; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "quale batch: %s: cannot make the folder %s: %s\n", p->where, dir,
+                    strerror(errno));
+            err = -1;
+        }
+        *c = '/';
+    }
+    free(dir);
+    return err;
 }
 
 static bool output_there(const char *path)
@@ -231,7 +255,7 @@ int batch_main(int argc, char *argv[])
             continue;
         }
         const double t0 = now();
-        const int status = score_pair(p, &t);
+        const int status = output_folder(p) ? EXIT_RUN_FAILED : score_pair(p, b.quiet, &t);
         const double seconds = now() - t0;
         if (status) {
             if (failed) failed[t.failed] = i;

@@ -354,6 +354,30 @@ static int pair_make(CatalogPair *pair, const Entry *e, const char *folder, char
     return 0;
 }
 
+static int by_output(const void *a, const void *b)
+{
+    const CatalogPair *const *x = a, *const *y = b;
+    const int c = strcmp((*x)->output, (*y)->output);
+    return c ? c : (*x < *y ? -1 : *x > *y);
+}
+
+/* No two pairs write one output (sorted, so that a catalog of a hundred
+ * thousand pairs is checked at once). */
+static int outputs_once(const Catalog *c, char *error, size_t size)
+{
+    const CatalogPair **sorted = malloc(sizeof(*sorted) * c->count);
+    if (!sorted) return fail(error, size, "out of memory");
+    for (unsigned i = 0; i < c->count; i++) sorted[i] = &c->pairs[i];
+    qsort(sorted, c->count, sizeof(*sorted), by_output);
+    int err = 0;
+    for (unsigned i = 1; i < c->count && !err; i++)
+        if (!strcmp(sorted[i - 1]->output, sorted[i]->output))
+            err = fail(error, size, "%s: the output %s is also that of %s", sorted[i]->where,
+                       sorted[i]->output, sorted[i - 1]->where);
+    free(sorted);
+    return err;
+}
+
 int catalog_load(const char *path, Catalog *catalog, char *error, size_t error_size)
 {
     *catalog = (Catalog){ 0 };
@@ -388,11 +412,8 @@ int catalog_load(const char *path, Catalog *catalog, char *error, size_t error_s
     for (unsigned i = 0; !err && i < count; i++) {
         catalog->count = i + 1;
         err = pair_make(&catalog->pairs[i], &entries[i], base, error, error_size);
-        for (unsigned j = 0; !err && j < i; j++)
-            if (!strcmp(catalog->pairs[j].output, catalog->pairs[i].output))
-                err = fail(error, error_size, "%s: the output %s is also that of %s",
-                           entries[i].where, catalog->pairs[i].output, entries[j].where);
     }
+    if (!err) err = outputs_once(catalog, error, error_size);
     free(base);
     entries_free(entries, count);
     if (err) catalog_free(catalog);
