@@ -10,6 +10,7 @@
   options a shell cannot split... ) are reported and the others scored; the
   exit status is 1;
 - a rerun skips the pairs whose output is there, --force scores them again;
+  --share K/N scores every N-th pair from the K-th;
   an output's missing folders are made;
 - a batch killed part way leaves only whole outputs, and a rerun scores
   the rest;
@@ -156,6 +157,17 @@ def resume(args, work):
           "a rerun wrote over outputs that were there")
     r = batch(args.quale, catalog, "--force")
     check("4 scored, 0 skipped" in r.stderr, "--force scores every pair again")
+    # Two shares: pairs 1 and 3, then 2 and 4; every output once.
+    for o in outs:
+        os.remove(o)
+    first = batch(args.quale, catalog, "--share", "1/2")
+    written = sorted(o for o in outs if os.path.exists(o))
+    check(first.returncode == 0 and written == sorted([outs[0], outs[2]]),
+          f"--share 1/2 wrote {written}")
+    second = batch(args.quale, catalog, "--share", "2/2")
+    check(second.returncode == 0 and all(os.path.exists(o) for o in outs),
+          "--share 2/2 did not write the other pairs")
+    check(batch(args.quale, catalog, "--share", "3/2").returncode == 2, "--share 3/2 is refused")
 
 
 def killed(args, work):

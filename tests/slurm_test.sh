@@ -356,4 +356,42 @@ skipped=$(cat "$parts"/logs/task-"${array_jobs%%,*}"_*.out | grep -c 'skipped')
 check "one task ran and 8 were skipped (ran $ran, skipped $skipped)" test "$ran" -eq 1 -a "$skipped" -eq 8
 check "the merged files are still the whole runs" compare_pairs
 
+# The same catalog as quale batch tasks (submit.sh --batch 2): whole
+# pairs, no merge; each output the merged one but for how it was run.
+python3 - "$catalog" "$work/batch.json" <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))
+for p in pairs:
+    p["output"] = p["output"].replace("out/", "batch/")
+json.dump(pairs, open(sys.argv[2], "w"), indent=1)
+PY
+out=$("$slurm_scripts/submit.sh" "$work/batch.json" --batch 2 --parts-dir "$work/batch-parts" \
+          --quale "$quale") || fail "submitting the catalog as quale batch tasks"
+batch_job=$(sed -n 's/^array_jobs=\([0-9]*\)$/\1/p' <<<"$out")
+if [[ -n $batch_job ]] && wait_jobs 600 "$batch_job"; then
+    check "both quale batch tasks completed" all_completed "$batch_job"
+    same_as_merged() {
+        python3 - "$catalog" "$work" <<'PY'
+import json, os, sys
+catalog, work = sys.argv[1:]
+how_run = ('"fps"', "fps=", '"command": [', "<command ", '"backend": [', "<backend ")
+def lines(path):
+    with open(path) as f:
+        return [l for l in f if not any(w in l for w in how_run)]
+ok = True
+for p in json.load(open(catalog)):
+    merged = os.path.join(work, p["output"])
+    batch = os.path.join(work, p["output"].replace("out/", "batch/"))
+    same = os.path.exists(batch) and lines(merged) == lines(batch)
+    print(("ok:   " if same else "FAIL: ") + f"{batch} is {merged} but for how it ran")
+    ok &= same
+sys.exit(0 if ok else 1)
+PY
+    }
+    check "quale batch's outputs are the merged files" same_as_merged
+else
+    fail "the quale batch tasks did not finish"
+    show_logs
+fi
+
 summary

@@ -6,7 +6,13 @@
 #   submit.sh CATALOG --segments N [--parts-dir DIR] [--gpu] [--quale PATH]
 #             [--partition P] [--max-parallel M] [--cpus-per-task C]
 #             [--no-merge] [-- SBATCH_OPTION...]
+#   submit.sh CATALOG --batch N [--parts-dir DIR] [--gpu] [--quale PATH]
+#             [--partition P] [--max-parallel M] [--cpus-per-task C]
+#             [-- SBATCH_OPTION...]
 #
+#   --batch N           instead of segments: N tasks, each running quale
+#                       batch over its share of the pairs (whole pairs, no
+#                       merge; the short pairs of a shot-based catalog)
 #   --parts-dir DIR     where the parts, task lists and logs go (default:
 #                       CATALOG without its extension, plus .parts)
 #   --gpu               one GPU per task (--gres=gpu:1); the catalog's
@@ -34,11 +40,12 @@ usage() {
     exit 2
 }
 
-catalog='' segments='' parts_dir='' gpu=0 quale=${QUALE:-} partition='' max_parallel='' cpus='' merge=1
+catalog='' segments='' batch='' parts_dir='' gpu=0 quale=${QUALE:-} partition='' max_parallel='' cpus='' merge=1
 extra=()
 while (($#)); do
     case $1 in
     --segments) segments=${2:-}; shift 2 || usage ;;
+    --batch) batch=${2:-}; shift 2 || usage ;;
     --parts-dir) parts_dir=${2:-}; shift 2 || usage ;;
     --gpu) gpu=1; shift ;;
     --quale) quale=${2:-}; shift 2 || usage ;;
@@ -52,8 +59,11 @@ while (($#)); do
     *) [[ -z $catalog ]] || usage; catalog=$1; shift ;;
     esac
 done
-[[ -n $catalog && -n $segments ]] || usage
-[[ $segments =~ ^[1-9][0-9]*$ ]] || die "--segments wants a number of 1 or more, not '$segments'"
+[[ -n $catalog && (-n $segments || -n $batch) ]] || usage
+[[ -z $segments || -z $batch ]] || die "--segments or --batch, not both"
+[[ -z $segments || $segments =~ ^[1-9][0-9]*$ ]] ||
+    die "--segments wants a number of 1 or more, not '$segments'"
+[[ -z $batch || $batch =~ ^[1-9][0-9]*$ ]] || die "--batch wants a number of 1 or more, not '$batch'"
 [[ -z $max_parallel || $max_parallel =~ ^[1-9][0-9]*$ ]] ||
     die "--max-parallel wants a number of 1 or more, not '$max_parallel'"
 [[ -z $cpus || $cpus =~ ^[1-9][0-9]*$ ]] || die "--cpus-per-task wants a number of 1 or more"
@@ -76,6 +86,24 @@ fi
 command -v "$quale" >/dev/null ||
     die "$quale is not found here: the catalog's options are checked with it (--quale PATH)"
 export QUALE=$quale
+if [[ -n $batch ]]; then
+    # quale batch reads and checks the catalog itself; its outputs are whole.
+    "$quale" batch --list "$catalog" >/dev/null || exit 2
+    catalog=$(cd -- "$(dirname -- "$catalog")" && pwd)/$(basename -- "$catalog")
+    [[ -n $parts_dir ]] || parts_dir=${catalog%.*}.parts
+    mkdir -p -- "$parts_dir/logs"
+    task_opts=(--output="$parts_dir/logs/batch-%A_%a.out")
+    ((gpu == 0)) || task_opts+=(--gres=gpu:1)
+    [[ -z $cpus ]] || task_opts+=(--cpus-per-task="$cpus")
+    [[ -z $partition ]] || task_opts+=(--partition="$partition")
+    id=$(sbatch --parsable --array="0-$((batch - 1))${max_parallel:+%$max_parallel}" \
+             "${task_opts[@]}" "${extra[@]}" "$here/quale-batch.sbatch" "$catalog" "$batch") ||
+        die "sbatch of the batch array failed"
+    id=${id%%;*}
+    echo "$prog: array job $id: $batch tasks, each quale batch --share K/$batch" >&2
+    echo "array_jobs=$id"
+    exit 0
+fi
 # The catalog checked before anything is made of it.
 python3 "$here/catalog.py" merges "$catalog" --segments "$segments" --parts-dir "$parts_dir" \
     --quale "$quale" >/dev/null || exit 2

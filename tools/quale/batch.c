@@ -30,6 +30,7 @@ typedef struct BatchSettings {
     bool force; /* score pairs whose output is there too */
     bool quiet;
     bool list;  /* print the pairs as read, score none */
+    unsigned share, shares; /* --share K/N: pairs K-1, K-1+N, ... (else 0, 1) */
 } BatchSettings;
 
 typedef struct BatchTally {
@@ -47,21 +48,31 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: quale batch [--force] [-q] CATALOG\n"
+    fprintf(f, "usage: quale batch [--force] [-q] [--share K/N] CATALOG\n"
                "       quale batch --list CATALOG   (the pairs as read, in JSON)\n"
                "Scores every pair of CATALOG (.json or .csv: ref, dist, output, model, "
                "options;\ndocs/scale-out.md) in one process. A pair whose output is there is "
                "skipped\n(--force scores it again); a pair that fails is reported and the others "
-               "go on;\nthe exit status is 1 if any failed.\n");
+               "go on;\nthe exit status is 1 if any failed. --share K/N scores the K-th of N "
+               "shares\n(pairs K, K+N, K+2N... of the catalog), one per task of a cluster "
+               "job.\n");
 }
 
 static int parse_args(int argc, char *argv[], BatchSettings *b)
 {
-    *b = (BatchSettings){ 0 };
+    *b = (BatchSettings){ .share = 1, .shares = 1 };
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--force")) b->force = true;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) b->quiet = true;
         else if (!strcmp(argv[i], "--list")) b->list = true;
+        else if (!strcmp(argv[i], "--share") && i + 1 < argc) {
+            char end = 0;
+            if (sscanf(argv[++i], "%u/%u%c", &b->share, &b->shares, &end) != 2 || !b->shares ||
+                !b->share || b->share > b->shares) {
+                fprintf(stderr, "quale batch: --share K/N: K from 1 to N, not '%s'\n", argv[i]);
+                return -1;
+            }
+        }
         else if (!strcmp(argv[i], "--help")) return usage(stdout), 1;
         else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "quale batch: unknown option '%s'\n", argv[i]);
@@ -247,11 +258,13 @@ int batch_main(int argc, char *argv[])
     BatchTally t = { 0 };
     const double start = now();
     unsigned *failed = calloc(catalog.count, sizeof(*failed));
-    for (unsigned i = 0; i < catalog.count; i++) {
+    const unsigned total = (catalog.count - (b.share - 1) + b.shares - 1) / b.shares;
+    for (unsigned i = b.share - 1, done = 0; i < catalog.count; i += b.shares) {
         const CatalogPair *p = &catalog.pairs[i];
+        done++;
         if (!b.force && output_there(p->output)) {
             t.skipped++;
-            progress(&b, &t, i + 1, catalog.count, p, "is there: skipped", -1);
+            progress(&b, &t, done, total, p, "is there: skipped", -1);
             continue;
         }
         const double t0 = now();
@@ -260,16 +273,16 @@ int batch_main(int argc, char *argv[])
         if (status) {
             if (failed) failed[t.failed] = i;
             t.failed++;
-            progress(&b, &t, i + 1, catalog.count, p, "FAILED", seconds);
+            progress(&b, &t, done, total, p, "FAILED", seconds);
             continue;
         }
         t.scored++;
         t.seconds += seconds;
-        progress(&b, &t, i + 1, catalog.count, p, "scored", seconds);
+        progress(&b, &t, done, total, p, "scored", seconds);
     }
     fprintf(stderr, "quale batch: %u pair%s: %u scored, %u skipped (output there), %u failed; "
-            "%.1f s\n", catalog.count, catalog.count == 1 ? "" : "s", t.scored, t.skipped,
-            t.failed, now() - start);
+            "%.1f s\n", total, total == 1 ? "" : "s", t.scored, t.skipped, t.failed,
+            now() - start);
     for (unsigned k = 0; failed && k < t.failed; k++)
         fprintf(stderr, "quale batch: failed: %s (%s)\n", catalog.pairs[failed[k]].where,
                 catalog.pairs[failed[k]].output);
