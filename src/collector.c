@@ -73,6 +73,19 @@ void collector_close(Collector **pc)
     *pc = NULL;
 }
 
+void collector_clear(Collector *c)
+{
+    pthread_mutex_lock(&c->lock);
+    for (unsigned i = 0; i < c->row_count; i++)
+        if (c->rows[i].written) memset(c->rows[i].written, 0, c->frame_capacity);
+    c->frame_span = 0;
+    for (unsigned i = 0; i < c->aggregate_count; i++) free(c->aggregates[i].name);
+    free(c->aggregates);
+    c->aggregates = NULL;
+    c->aggregate_count = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
 static int find_locked(const Collector *c, const char *key, unsigned *id)
 {
     for (unsigned i = 0; i < c->row_count; i++) {

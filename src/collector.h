@@ -47,6 +47,9 @@ enum KeyPhase {
 int collector_declare(Collector *c, const char *key, const void *owner, enum KeyPhase phase,
                       unsigned *id);
 int collector_find(const Collector *c, const char *key, unsigned *id);
+/* Forgets every value and aggregate; the keys, their owners and their
+ * order stay (a context reset for its next pair). */
+void collector_clear(Collector *c);
 int collector_put(Collector *c, unsigned id, unsigned frame, double value);
 int collector_get(const Collector *c, unsigned id, unsigned frame, double *value);
 int collector_set_aggregate(Collector *c, const char *key, double value);

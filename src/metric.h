@@ -148,6 +148,13 @@ typedef struct Metric {
      * aggregates).  May read the metric's own per-frame values. */
     int (*flush)(void *state, FeatureSink *sink, unsigned frame_count);
 
+    /* Optional: forgets what a run gathered in the state (accumulators of
+     * aggregates, the last frame seen), so that the next pair of a context
+     * reset with quale_reset() starts as a new run; -ENOTSUP where it
+     * cannot (files of the run's own).  NULL: the state holds nothing of
+     * the run beyond the collector's values. */
+    int (*restart)(void *state, FeatureSink *sink);
+
     void (*close)(void *state);
 } Metric;
 

@@ -623,6 +623,13 @@ static int resolve_inputs(Model *m, FeatureSink *sink)
     return 0;
 }
 
+void model_restart(Model *m)
+{
+    if (!m) return;
+    m->frames_done = 0;
+    m->warned_shared_key = false;
+}
+
 int model_predict(Model *m, FeatureSink *sink, unsigned frame_count,
                   unsigned subsample)
 {

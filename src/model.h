@@ -78,6 +78,8 @@ const char *model_name(const Model *model);   /* output key, default "vmaf" */
 bool model_predicts(const Model *model);
 const char *model_label(const Model *model);  /* version or path */
 int model_is_bootstrap(const Model *model);
+/* Forgets the frames predicted (a context reset for its next pair). */
+void model_restart(Model *model);
 void model_close(Model **model);
 
 /* The built-in versions, NULL-terminated. */

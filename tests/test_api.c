@@ -815,6 +815,136 @@ static void test_flush_while_sending(void)
     }
 }
 
+/* ---- a context reset for its next pair ------------------------------------ */
+
+/* FRAMES pairs made from synthetic frames first .. first + FRAMES - 1. */
+static int send_pairs(QualeContext *ctx, const QualeVideoFormat *f, unsigned first)
+{
+    int err = 0;
+    for (unsigned i = 0; i < FRAMES && !err; i++) {
+        QualePicture ref, dist;
+        make_pair(f, first + i, &ref, &dist);
+        err = quale_send_pictures(ctx, &ref, &dist);
+    }
+    return err ? err : quale_flush(ctx);
+}
+
+static QualeContext *open_scoring(LogCapture *cap, enum QualeBackend backend)
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = 2;
+    s.backend = backend;
+    s.log = capture_log;
+    s.log_cookie = cap;
+    QualeContext *ctx = NULL;
+    if (quale_open(&ctx, &s)) return NULL;
+    CHECK(quale_use_model(ctx, "version=vmaf_v0.6.1") == 0);
+    /* metrics that keep something of a run besides its values: psnr's
+     * aggregate, float_motion's last frame */
+    CHECK(quale_use_metric(ctx, "psnr=enable_apsnr=true") == 0);
+    CHECK(quale_use_metric(ctx, "float_motion") == 0);
+    CHECK(quale_use_metric(ctx, "float_ssim") == 0);
+    /* twins with history of their own, and cambi */
+    CHECK(quale_use_metric(ctx, "speed_temporal") == 0);
+    CHECK(quale_use_metric(ctx, "cambi") == 0);
+    return ctx;
+}
+
+/* The context's results as the JSON layout writes them (free()). */
+static char *results_json(const QualeContext *ctx)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *f = open_memstream(&text, &length);
+    if (!f) return NULL;
+    const QualeOutputOptions options = { .precision = -1 };
+    const int err = quale_write_output(ctx, f, QUALE_OUTPUT_JSON, &options);
+    fclose(f);
+    if (err) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* A context reset after each pair scores the next one as a new context
+ * does, key for key and bit for bit, on the backend given (the GPU's kept
+ * state included); what it refuses. */
+static void test_reset(enum QualeBackend backend)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 224, 96 }; /* cambi and SpEED take it */
+    const QualeVideoFormat other = { QUALE_CHROMA_420, 8, 64, 48 };
+    LogCapture cap = { 0 };
+    QualeContext *kept = open_scoring(&cap, backend);
+    if (!kept) {
+        printf("reset: the %s backend does not open here: not checked on it\n",
+               quale_backend_name(backend));
+        return;
+    }
+    CHECK(quale_reset(kept) == 0); /* before any frame: nothing to forget */
+    for (unsigned pair = 0; pair < 3; pair++) {
+        LogCapture fresh_cap = { 0 };
+        QualeContext *fresh = open_scoring(&fresh_cap, backend);
+        CHECK(fresh != NULL);
+        if (!fresh) break;
+        Scores a, b;
+        CHECK(send_pairs(fresh, &f, 10 * pair) == 0);
+        collect(fresh, FRAMES, &a);
+        CHECK(send_pairs(kept, &f, 10 * pair) == 0);
+        collect(kept, FRAMES, &b);
+        CHECK(quale_frame_count(kept) == FRAMES);
+        CHECK(same_scores(&a, &b));
+        for (unsigned k = 0; k < a.keys && getenv("QUALE_TEST_DEBUG"); k++)
+            for (unsigned i = 0; i < FRAMES; i++)
+                if (a.values[k * FRAMES + i] != b.values[k * FRAMES + i])
+                    printf("%s pair %u %s frame %u: %.17g != %.17g\n", quale_backend_name(backend),
+                           pair, a.names[k], i, a.values[k * FRAMES + i], b.values[k * FRAMES + i]);
+        /* the whole results file: pooled values and aggregates too */
+        char *fresh_json = results_json(fresh), *kept_json = results_json(kept);
+        CHECK(fresh_json && kept_json && !strcmp(fresh_json, kept_json));
+        CHECK(kept_json && strstr(kept_json, "apsnr_y") && strstr(kept_json, "\"motion3\""));
+        free(fresh_json);
+        free(kept_json);
+        quale_close(&fresh);
+        CHECK(quale_reset(kept) == 0);
+        double v;
+        CHECK(quale_frame_count(kept) == 0);
+        CHECK(quale_feature_value(kept, "psnr_y", 0, &v) != 0);
+    }
+    /* Before the flush, with frames sent: refused. */
+    QualePicture ref, dist;
+    make_pair(&f, 0, &ref, &dist);
+    CHECK(quale_send_pictures(kept, &ref, &dist) == 0);
+    CHECK(quale_reset(kept) == -EINVAL && strstr(cap.text, "after quale_flush()"));
+    CHECK(quale_flush(kept) == 0 && quale_reset(kept) == 0);
+    /* Another format: refused, the context's format stays. */
+    make_pair(&other, 0, &ref, &dist);
+    CHECK(quale_send_pictures(kept, &ref, &dist) == -EINVAL);
+    quale_close(&kept);
+    CHECK(quale_reset(NULL) == -EINVAL);
+    if (backend != QUALE_BACKEND_CPU) return;
+    /* cambi's heatmaps are the files of one run: no reset. */
+    LogCapture heat_cap = { 0 };
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.log = capture_log;
+    s.log_cookie = &heat_cap;
+    QualeContext *heat = NULL;
+    CHECK(quale_open(&heat, &s) == 0);
+    char dir[] = "/tmp/quale-test-api-XXXXXX", spec[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(spec, sizeof(spec), "cambi=heatmaps_path=%s", dir);
+    CHECK(quale_use_metric(heat, spec) == 0);
+    const QualeVideoFormat wide = { QUALE_CHROMA_420, 8, 256, 64 }; /* cambi's smallest */
+    CHECK(send_pairs(heat, &wide, 0) == 0);
+    CHECK(quale_reset(heat) == -ENOTSUP && strstr(heat_cap.text, "heatmaps"));
+    quale_close(&heat);
+    char command[128];
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    CHECK(system(command) == 0);
+}
+
 int main(void)
 {
     const QualeVideoFormat formats[] = {
@@ -832,5 +962,8 @@ int main(void)
     test_provenance();
     test_concurrent_sends();
     test_flush_while_sending();
+    test_reset(QUALE_BACKEND_CPU);
+    test_reset(QUALE_BACKEND_VULKAN);
+    test_reset(QUALE_BACKEND_CUDA);
     return test_summary();
 }

@@ -514,6 +514,20 @@ QUALE_API int quale_send_pictures(QualeContext *ctx, QualePicture *ref,
  *  taken; frames sent after it are refused. */
 QUALE_API int quale_flush(QualeContext *ctx);
 
+/**
+ * Readies a flushed context for the next pair of videos, keeping what its
+ * start cost: the requests (models, metrics), the worker threads, the
+ * picture pools and the GPU backend's device state (its kernels or
+ * pipelines and memory).  The results go (read or write them before);
+ * frames are numbered from 0 again.  The next pair's pictures must have
+ * the format of the first pair's (-EINVAL otherwise, as for any picture of
+ * another format): a pair of another format needs a context of its own.
+ * Requests cannot be changed.  -EINVAL before quale_flush() once frames
+ * were sent.  After a run that failed, prefer a new context: a device
+ * failure stays.
+ */
+QUALE_API int quale_reset(QualeContext *ctx);
+
 /** The number of frames sent so far.  Thread-safe. */
 QUALE_API unsigned quale_frame_count(const QualeContext *ctx);
 

@@ -140,18 +140,24 @@ fail:
     return err;
 }
 
-/* The metrics' per-worker buffers (made by the scheduler as workers need
- * them). */
-static void free_scratch(QualeContext *ctx)
+void context_drop_scratch(QualeContext *ctx)
 {
     if (!ctx->scratch) return;
     for (unsigned w = 0; w < ctx->worker_count; w++) {
         for (unsigned i = 0; i < ctx->instance_count; i++) {
-            void *s = ctx->scratch[w * ctx->instance_count + i];
-            if (s && ctx->instances[i]->metric->scratch_free)
-                ctx->instances[i]->metric->scratch_free(s);
+            void **s = &ctx->scratch[w * ctx->instance_count + i];
+            if (*s && ctx->instances[i]->metric->scratch_free)
+                ctx->instances[i]->metric->scratch_free(*s);
+            *s = NULL;
         }
     }
+}
+
+/* The metrics' per-worker buffers (made by the scheduler as workers need
+ * them). */
+static void free_scratch(QualeContext *ctx)
+{
+    context_drop_scratch(ctx);
     free(ctx->scratch);
     ctx->scratch = NULL;
 }

@@ -80,6 +80,11 @@ struct QualeContext {
     bool flushed;
 };
 
+/* Frees the metrics' per-worker buffers, to be made again as workers
+ * need them: what they cached was keyed by frame numbers that a reset
+ * context counts again (context.c). */
+void context_drop_scratch(QualeContext *ctx);
+
 /* How many recycled pictures a pool keeps (context.c). */
 unsigned context_pool_keep(const QualeContext *ctx);
 

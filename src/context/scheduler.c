@@ -385,3 +385,35 @@ int quale_flush(QualeContext *ctx)
     pthread_mutex_unlock(&ctx->send_lock);
     return err;
 }
+
+int quale_reset(QualeContext *ctx)
+{
+    if (!ctx) return -EINVAL;
+    pthread_mutex_lock(&ctx->send_lock);
+    int err = 0;
+    if (!ctx->flushed && ctx->frames_sent) {
+        context_log(ctx, QUALE_LOG_ERROR, "quale_reset() comes after quale_flush(): %u frames "
+                    "are still being scored", ctx->frames_sent);
+        err = -EINVAL;
+    }
+    for (unsigned i = 0; i < ctx->instance_count && !err; i++) {
+        MetricInstance *inst = ctx->instances[i];
+        if (inst->initialised && inst->metric->restart)
+            err = inst->metric->restart(inst->state, &inst->sink);
+    }
+    if (!err) {
+        /* Every frame is done (the flush waited for them), so nothing reads
+         * what is forgotten; the metrics, models and the backend's device
+         * state stay, set up for the format of the first pair. */
+        collector_clear(ctx->collector);
+        context_drop_scratch(ctx);
+        for (unsigned i = 0; i < ctx->model_count; i++) model_restart(ctx->models[i]);
+        pthread_mutex_lock(&ctx->flow_lock);
+        ctx->frames_sent = 0;
+        pthread_mutex_unlock(&ctx->flow_lock);
+        ctx->flushed = false;
+        atomic_store(&ctx->error, 0);
+    }
+    pthread_mutex_unlock(&ctx->send_lock);
+    return err;
+}

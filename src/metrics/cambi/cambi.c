@@ -814,6 +814,17 @@ static const MetricModelFeature cambi_model_features[] = {
     { NULL, NULL },
 };
 
+/* The heatmaps are the files of one run: a context keeping cambi with them
+ * is not reset for another pair (it would write over the first's). */
+static int cambi_restart(void *state, FeatureSink *sink)
+{
+    const CambiState *s = state;
+    if (!s->heatmaps_path || !s->heatmaps_path[0]) return 0;
+    feature_sink_log(sink, QUALE_LOG_ERROR, "cambi: its heatmaps (heatmaps_path) are the files "
+                     "of one run; a context that writes them cannot be reset for another pair");
+    return -ENOTSUP;
+}
+
 const Metric metric_cambi = {
     .name = "cambi",
     .keys = cambi_keys,
@@ -826,5 +837,6 @@ const Metric metric_cambi = {
     .scratch_free = cambi_scratch_free,
     .extract = cambi_extract,
     .flush = cambi_flush,
+    .restart = cambi_restart,
     .close = cambi_close,
 };

@@ -592,6 +592,15 @@ static const MetricModelFeature float_motion_model_features[] = {
     { NULL, NULL },
 };
 
+static int motion_restart(void *state, FeatureSink *sink)
+{
+    FloatMotionState *s = state;
+    atomic_flag_clear(&s->last_lock);
+    s->last_index = 0;
+    s->last_score = 0.0;
+    return 0;
+}
+
 const Metric metric_float_motion = {
     .name = "float_motion",
     .keys = motion_keys,
@@ -608,4 +617,5 @@ const Metric metric_float_motion = {
     .scratch_free = motion_scratch_free,
     .extract = motion_extract,
     .flush = motion_flush,
+    .restart = motion_restart,
 };

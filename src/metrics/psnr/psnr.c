@@ -182,6 +182,16 @@ static unsigned psnr_planes(const void *state)
     return s->enable_chroma ? 7u : 1u;
 }
 
+static int psnr_restart(void *state, FeatureSink *sink)
+{
+    PsnrState *s = state;
+    for (unsigned p = 0; p < 3; p++) {
+        atomic_store(&s->apsnr_sse[p], 0);
+        atomic_store(&s->apsnr_pixels[p], 0);
+    }
+    return 0;
+}
+
 const Metric metric_psnr = {
     .name = "psnr",
     .keys = psnr_keys,
@@ -195,4 +205,5 @@ const Metric metric_psnr = {
     .init = psnr_init,
     .extract = psnr_extract,
     .flush = psnr_flush,
+    .restart = psnr_restart,
 };
