@@ -61,6 +61,11 @@ def pair_command(quale, folder, pair):
 def make_videos(quale_sample, folder):
     subprocess.run([quale_sample, "--width", "96", "--height", "64", "--frames", "6", folder],
                    check=True, capture_output=True)
+    # another distortion of the same reference
+    other = os.path.join(os.path.dirname(folder), "v2")
+    os.makedirs(other, exist_ok=True)
+    subprocess.run([quale_sample, "--width", "96", "--height", "64", "--frames", "6",
+                    "--strength", "3", other], check=True, capture_output=True)
     # a 10-bit distorted video: the 8-bit one's samples shifted up, plus one
     head, _, body = open(os.path.join(folder, "sample_dist.y4m"), "rb").read().partition(b"\n")
     tokens = [t for t in head.split(b" ") if not t.startswith(b"C")] + [b"C420p10"]
@@ -72,6 +77,8 @@ def make_videos(quale_sample, folder):
 
 GOOD = [
     {"ref": "v/sample_ref.y4m", "dist": "v/sample_dist.y4m", "output": "out/a.json"},
+    # the settings and format of the pair before: its context, reset
+    {"ref": "v/sample_ref.y4m", "dist": "v2/sample_dist.y4m", "output": "out/a2.json"},
     {"ref": "v/sample_ref.y4m", "dist": "v/sample_dist.y4m", "output": "out/b.xml",
      "options": "--feature psnr --feature 'float_ssim' --threads 1"},
     {"ref": "v/sample_ref.y4m", "dist": "v/dist10.y4m", "output": "out/c.csv",
@@ -90,7 +97,7 @@ BAD = [
 
 def equal_to_single_runs(args, work):
     catalog = os.path.join(work, "catalog.json")
-    entries = GOOD[:2] + [b for b, _ in BAD] + GOOD[2:]
+    entries = GOOD[:3] + [b for b, _ in BAD] + GOOD[3:]
     json.dump(entries, open(catalog, "w"))
     r = batch(args.quale, catalog)
     check(r.returncode == 1, f"a batch with bad pairs exits 1, not {r.returncode}")
@@ -99,8 +106,10 @@ def equal_to_single_runs(args, work):
               f"a failed pair left {bad['output']}")
         check(word in r.stderr or bad["output"] in r.stderr,
               f"the failure of {bad['output']} is not reported: {r.stderr[-400:]}")
-    check("4 scored, 0 skipped" in r.stderr and "3 failed" in r.stderr,
+    check("5 scored, 0 skipped" in r.stderr and "3 failed" in r.stderr,
           f"the summary: {r.stderr.strip().splitlines()[-4:]}")
+    check("1 pair scored with the context of the pair before" in r.stderr,
+          f"the second pair did not take the first's context: {r.stderr[-300:]}")
     kept = {}
     for pair in GOOD:
         out = os.path.join(work, pair["output"])
@@ -151,18 +160,18 @@ def resume(args, work):
     times = {o: os.stat(o).st_mtime_ns for o in outs if os.path.exists(o)}
     os.remove(outs[1])
     r = batch(args.quale, catalog)
-    check("1 scored, 3 skipped" in r.stderr, f"a rerun redoes only the missing output: "
+    check("1 scored, 4 skipped" in r.stderr, f"a rerun redoes only the missing output: "
           f"{r.stderr.strip().splitlines()[-1:]}")
     check(all(os.stat(o).st_mtime_ns == t for o, t in times.items() if o != outs[1]),
           "a rerun wrote over outputs that were there")
     r = batch(args.quale, catalog, "--force")
-    check("4 scored, 0 skipped" in r.stderr, "--force scores every pair again")
-    # Two shares: pairs 1 and 3, then 2 and 4; every output once.
+    check("5 scored, 0 skipped" in r.stderr, "--force scores every pair again")
+    # Two shares: pairs 1, 3 and 5, then 2 and 4; every output once.
     for o in outs:
         os.remove(o)
     first = batch(args.quale, catalog, "--share", "1/2")
     written = sorted(o for o in outs if os.path.exists(o))
-    check(first.returncode == 0 and written == sorted([outs[0], outs[2]]),
+    check(first.returncode == 0 and written == sorted([outs[0], outs[2], outs[4]]),
           f"--share 1/2 wrote {written}")
     second = batch(args.quale, catalog, "--share", "2/2")
     check(second.returncode == 0 and all(os.path.exists(o) for o in outs),

@@ -8,7 +8,9 @@
  * output's provenance, so that its output is the one that command writes
  * (but the timing).  What one process saves over a process per pair: the
  * start of the process, of the GPU driver and of its context (kept by the
- * batch from its first GPU pair to its end).
+ * batch from its first GPU pair to its end), and, for a pair with the
+ * settings and scoring format of the one before, the start of quale's
+ * context: the run takes the last one, reset (quale_reset(), run.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +25,7 @@
 #include "listing.h"
 #include "messages.h"
 #include "provenance.h"
+#include "run.h"
 #include "quale/quale.h"
 
 typedef struct BatchSettings {
@@ -37,6 +40,7 @@ typedef struct BatchTally {
     unsigned scored, skipped, failed;
     double seconds; /* scoring the pairs scored */
     QualeContext *keep; /* holds the GPU's context between pairs */
+    ContextReuse *reuse; /* the last pair's context, for the next of its kind */
 } BatchTally;
 
 static double now(void)
@@ -150,6 +154,7 @@ static int score_pair(const CatalogPair *p, bool quiet, BatchTally *t)
     }
     if (!status) {
         settings.quiet |= quiet;
+        settings.reuse = t->reuse;
         provenance_remember_command(argc, argv);
         status = score_with_settings(&settings);
         provenance_remember_command(0, NULL);
@@ -255,7 +260,7 @@ int batch_main(int argc, char *argv[])
         catalog_free(&catalog);
         return status;
     }
-    BatchTally t = { 0 };
+    BatchTally t = { .reuse = calloc(1, sizeof(ContextReuse)) };
     const double start = now();
     unsigned *failed = calloc(catalog.count, sizeof(*failed));
     const unsigned total = (catalog.count - (b.share - 1) + b.shares - 1) / b.shares;
@@ -283,10 +288,15 @@ int batch_main(int argc, char *argv[])
     fprintf(stderr, "quale batch: %u pair%s: %u scored, %u skipped (output there), %u failed; "
             "%.1f s\n", total, total == 1 ? "" : "s", t.scored, t.skipped, t.failed,
             now() - start);
+    if (t.reuse && t.reuse->reused)
+        fprintf(stderr, "quale batch: %u pair%s scored with the context of the pair before "
+                "(reset, not made again)\n", t.reuse->reused, t.reuse->reused == 1 ? "" : "s");
     for (unsigned k = 0; failed && k < t.failed; k++)
         fprintf(stderr, "quale batch: failed: %s (%s)\n", catalog.pairs[failed[k]].where,
                 catalog.pairs[failed[k]].output);
     free(failed);
+    if (t.reuse) quale_close(&t.reuse->ctx);
+    free(t.reuse);
     quale_close(&t.keep);
     catalog_free(&catalog);
     return t.failed ? EXIT_RUN_FAILED : 0;

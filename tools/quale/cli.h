@@ -67,6 +67,9 @@ typedef struct CliSettings {
     const char *html;              /* --html: the report's page */
     const char *vf;                /* --vf: both videos' filter graph */
     const char *ref_vf, *dist_vf;  /* each video's graph (--vf's, or its own); NULL: none */
+    /* Not an option: quale batch's context kept from one pair to the next
+     * (run.h); NULL for a single run. */
+    struct ContextReuse *reuse;
 } CliSettings;
 
 /* The output format an -o path's extension names (.xml, .json, .csv,

@@ -37,6 +37,7 @@ typedef struct Run {
     size_t scaled_where;        /* where its text says where it is scaled */
     char auto_model[64];        /* -m auto: the version chosen */
     QualeContext *ctx;
+    char context_key[4096];     /* what ctx was made for (context_key_of()) */
     FramePlan plan;
     int frames;                 /* read */
     double elapsed;             /* scoring them */
@@ -331,9 +332,52 @@ static int decode_on_gpu(Run *r)
     return 0;
 }
 
+/* What the run's context is made of: its settings, requests and scoring
+ * format; runs of one key can score with one context (quale batch).  0 when
+ * the key would not fit (such a run gets a context of its own). */
+static int context_key_of(const Run *r, char *key, size_t size)
+{
+    const CliSettings *s = r->s;
+    const QualeVideoFormat *f = &r->ref_format;
+    size_t n = (size_t)snprintf(key, size, "%d %d %u %u %u %d %d %ux%u %d %u %s", (int)s->backend,
+                                s->gpu_device, s->threads, s->subsample, s->cpumask, s->quiet,
+                                s->no_prediction, f->width, f->height, (int)f->chroma,
+                                f->bitdepth, r->auto_model);
+    for (unsigned i = 0; i < s->model_count && n < size; i++)
+        n += (size_t)snprintf(key + n, size - n, " -m %s", s->models[i]);
+    for (unsigned i = 0; i < s->feature_count && n < size; i++)
+        n += (size_t)snprintf(key + n, size - n, " --feature %s", s->features[i]);
+    return n < size;
+}
+
+/* quale batch: the context of the last pair where this run's key is its
+ * own (1), or none (0; the kept one, of another key, is closed). */
+static int take_kept_context(Run *r)
+{
+    ContextReuse *reuse = r->s->reuse;
+    if (!reuse || r->part || !context_key_of(r, r->context_key, sizeof(r->context_key))) {
+        r->context_key[0] = '\0';
+        return 0;
+    }
+    if (reuse->ctx && !strcmp(reuse->key, r->context_key)) {
+        r->ctx = reuse->ctx;
+        reuse->ctx = NULL;
+        reuse->voice = r->voice;
+        reuse->reused++;
+        return 1;
+    }
+    quale_close(&reuse->ctx);
+    reuse->voice = r->voice;
+    return 0;
+}
+
 static int configure(Run *r)
 {
     const CliSettings *s = r->s;
+    if (take_kept_context(r)) {
+        note_v1_bitdepth(r);
+        return decode_on_gpu(r);
+    }
     QualeSettings settings;
     quale_settings_default(&settings);
     settings.threads = s->threads;
@@ -343,7 +387,9 @@ static int configure(Run *r)
     settings.gpu_device = r->part ? r->part->gpu : s->gpu_device;
     settings.log_level = s->quiet ? QUALE_LOG_WARNING : QUALE_LOG_INFO;
     settings.log = log_message;
-    settings.log_cookie = &r->voice; /* the library speaks with the run's voice */
+    /* the library speaks with the run's voice (the batch's, which every
+     * run that takes the context speaks with) */
+    settings.log_cookie = s->reuse && r->context_key[0] ? (void *)&s->reuse->voice : &r->voice;
     hint_gpu(r);
     if (quale_open(&r->ctx, &settings)) return EXIT_RUN_FAILED;
     int status = request_models_and_features(r);
@@ -606,6 +652,12 @@ int run(const CliSettings *s, RunPart *part)
     close_lanes(&r.inputs[1]);
     quale_results_close(&r.written);
     free(r.written_json);
+    /* quale batch: the context stays for the next pair of its key, reset */
+    if (s->reuse && !status && r.ctx && r.context_key[0] && !quale_reset(r.ctx)) {
+        s->reuse->ctx = r.ctx;
+        snprintf(s->reuse->key, sizeof(s->reuse->key), "%s", r.context_key);
+        r.ctx = NULL;
+    }
     quale_close(&r.ctx);
     return status;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "messages.h"
 #include "quale/quale.h"
 
 /* The frame count the parts of a --gpu run share: the first part to need
@@ -37,6 +38,16 @@ typedef struct RunPart {
     int status;
     bool idle;             /* no frame of its own: fewer frames than GPUs */
 } RunPart;
+
+/* A context kept between the runs of quale batch: a run whose settings
+ * and scoring format make the same key takes it (reset after the last run)
+ * instead of opening one, and leaves it there, reset, when it succeeds. */
+typedef struct ContextReuse {
+    QualeContext *ctx;
+    char key[4096];
+    Voice voice; /* what the context's log speaks with, for every run */
+    unsigned reused; /* runs that found it */
+} ContextReuse;
 
 /* Scores the pair s names (part: one part of a --gpu run, else NULL);
  * the exit status. */
