@@ -652,8 +652,12 @@ int run(const CliSettings *s, RunPart *part)
     close_lanes(&r.inputs[1]);
     quale_results_close(&r.written);
     free(r.written_json);
-    /* quale batch: the context stays for the next pair of its key, reset */
-    if (s->reuse && !status && r.ctx && r.context_key[0] && !quale_reset(r.ctx)) {
+    /* quale batch: the context stays for the next pair of its key, reset.
+     * On the backends whose reset is held to fresh contexts by the tests
+     * (the CPU, Vulkan); CUDA's and HIP's wait for theirs on a GPU. */
+    const enum QualeBackend used = r.ctx ? quale_backend(r.ctx) : QUALE_BACKEND_CPU;
+    const bool resettable = used == QUALE_BACKEND_CPU || used == QUALE_BACKEND_VULKAN;
+    if (s->reuse && !status && r.ctx && r.context_key[0] && resettable && !quale_reset(r.ctx)) {
         s->reuse->ctx = r.ctx;
         snprintf(s->reuse->key, sizeof(s->reuse->key), "%s", r.context_key);
         r.ctx = NULL;
