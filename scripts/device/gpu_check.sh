@@ -34,10 +34,10 @@ if [[ -z $bin ]]; then
     ninja -C build-gpu >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -30; exit 1; }
     bin=build-gpu
     quale=$bin/tools/quale bench=$bin/tools/quale-bench parity_exe=$bin/tests/gpu_parity
-    vif_vulkan_exe=$bin/tests/test_integer_vif_vulkan
+    vif_vulkan_exe=$bin/tests/test_integer_vif_vulkan api_exe=$bin/tests/test_api
 else
     quale=$bin/quale bench=$bin/quale-bench parity_exe=$bin/gpu_parity
-    vif_vulkan_exe=$bin/test_integer_vif_vulkan
+    vif_vulkan_exe=$bin/test_integer_vif_vulkan api_exe=$bin/test_api
 fi
 
 status=0
@@ -66,6 +66,13 @@ for b in "${list[@]}"; do
         fi
     fi
 done
+# The API's checks, quale_reset() on every backend there is among them: a
+# context reset between pairs scores as a fresh one, bit for bit.
+if [[ -x ${api_exe:-} ]]; then
+    "$api_exe" >"$out/api.txt" 2>&1 || status=1
+    grep -E "check failed|not checked" "$out/api.txt" | head -10
+    echo "API checks (quale_reset on the CPU, Vulkan and CUDA): $(tail -1 "$out/api.txt")"
+fi
 [[ $bench_backends == none ]] && exit $status
 "$bench" --backend "${bench_backends:-cpu,$backends}" --cli "$quale" "$@" >"$out/bench.json" 2>"$out/bench.err"
 head -5 "$out/bench.err"
