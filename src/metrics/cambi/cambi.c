@@ -804,16 +804,6 @@ static int cambi_flush(void *state, FeatureSink *sink, unsigned frame_count)
     return err;
 }
 
-static void cambi_close(void *state)
-{
-    cambi_close_heatmaps(state);
-}
-
-static const MetricModelFeature cambi_model_features[] = {
-    { "Cambi_feature_cambi_score", "cambi" },
-    { NULL, NULL },
-};
-
 /* The heatmaps are the files of one run: a context keeping cambi with them
  * is not reset for another pair (it would write over the first's). */
 static int cambi_restart(void *state, FeatureSink *sink)
@@ -824,6 +814,16 @@ static int cambi_restart(void *state, FeatureSink *sink)
                      "of one run; a context that writes them cannot be reset for another pair");
     return -ENOTSUP;
 }
+
+static void cambi_close(void *state)
+{
+    cambi_close_heatmaps(state);
+}
+
+static const MetricModelFeature cambi_model_features[] = {
+    { "Cambi_feature_cambi_score", "cambi" },
+    { NULL, NULL },
+};
 
 const Metric metric_cambi = {
     .name = "cambi",

@@ -578,6 +578,15 @@ static int motion_flush(void *state, FeatureSink *sink, unsigned frame_count)
     return put_motion23(s, sink, frame_count - 1, score);
 }
 
+static int motion_restart(void *state, FeatureSink *sink)
+{
+    FloatMotionState *s = state;
+    atomic_flag_clear(&s->last_lock);
+    s->last_index = 0;
+    s->last_score = 0.0;
+    return 0;
+}
+
 /* The luma, and the chroma planes with motion_add_uv. */
 static unsigned motion_planes(const void *state)
 {
@@ -591,15 +600,6 @@ static const MetricModelFeature float_motion_model_features[] = {
     { "VMAF_feature_motion3_score", "motion3" },
     { NULL, NULL },
 };
-
-static int motion_restart(void *state, FeatureSink *sink)
-{
-    FloatMotionState *s = state;
-    atomic_flag_clear(&s->last_lock);
-    s->last_index = 0;
-    s->last_score = 0.0;
-    return 0;
-}
 
 const Metric metric_float_motion = {
     .name = "float_motion",

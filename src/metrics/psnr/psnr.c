@@ -168,6 +168,16 @@ static int psnr_flush(void *state, FeatureSink *sink, unsigned frame_count)
     return 0;
 }
 
+static int psnr_restart(void *state, FeatureSink *sink)
+{
+    PsnrState *s = state;
+    for (unsigned p = 0; p < 3; p++) {
+        atomic_store(&s->apsnr_sse[p], 0);
+        atomic_store(&s->apsnr_pixels[p], 0);
+    }
+    return 0;
+}
+
 static const MetricModelFeature psnr_model_features[] = {
     { "psnr_y", "psnr_y" },
     { "psnr_cb", "psnr_cb" },
@@ -180,16 +190,6 @@ static unsigned psnr_planes(const void *state)
 {
     const PsnrState *s = state;
     return s->enable_chroma ? 7u : 1u;
-}
-
-static int psnr_restart(void *state, FeatureSink *sink)
-{
-    PsnrState *s = state;
-    for (unsigned p = 0; p < 3; p++) {
-        atomic_store(&s->apsnr_sse[p], 0);
-        atomic_store(&s->apsnr_pixels[p], 0);
-    }
-    return 0;
 }
 
 const Metric metric_psnr = {
