@@ -210,10 +210,11 @@ static int json_entries(const char *text, size_t length, Entry **out, unsigned *
                                 strlen(member->value.u.string.chars), error, size);
         }
     }
-    const unsigned n = err ? 0 : (unsigned)root->u.array.count;
+    /* the count before the document goes: root is the document's */
+    const unsigned n = root->type == JSON_ARRAY ? (unsigned)root->u.array.count : 0;
     json_document_free(&doc);
     if (err) {
-        entries_free(entries, entries ? (unsigned)root->u.array.count : 0);
+        entries_free(entries, entries ? n : 0);
         return -1;
     }
     *out = entries;
