@@ -68,13 +68,29 @@ print(f"{time.perf_counter() - start:.3f}")
 PY
 }
 
-# in_batch NAME: the whole catalog by quale batch; seconds
+# in_batch NAME [ENV...]: the whole catalog by quale batch (each pair's
+# stage times in NAME/batch.err); seconds
 in_batch() {
-    local start end
+    local start end name=$1
+    shift
     start=$(date +%s.%N)
-    "$quale" batch -q "$work/$1/catalog.json" 2>"$work/$1/batch.err" || { tail -5 "$work/$1/batch.err"; return 1; }
+    env QUALE_RUN_STAGE_TIMES=1 "$@" "$quale" batch -q --force "$work/$name/catalog.json" \
+        2>"$work/$name/batch.err" || { tail -5 "$work/$name/batch.err"; return 1; }
     end=$(date +%s.%N)
     python3 -c "print(f'{$end - $start:.3f}')"
+}
+
+# stage_times NAME: the median milliseconds of each stage over the batch's
+# pairs but the first (which opens the context)
+stage_times() {
+    python3 - "$work/$1/batch.err" <<'PY'
+import re, statistics, sys
+rows = [dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+)", line.split(":", 2)[2]))
+        for line in open(sys.argv[1]) if line.startswith("quale: stages")]
+if len(rows) > 1:
+    print("stages, median ms a pair after the first: " +
+          ", ".join(f"{k} {statistics.median(r[k] for r in rows[1:]):.2f}" for k in rows[1]))
+PY
 }
 
 table=()
@@ -83,16 +99,20 @@ for b in "${list[@]}"; do
     steady=$("$bench" --backend "$b" --resolution 1080p --frames "$bench_frames" 2>/dev/null |
              python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["steady_fps"])')
     n=$((single_pairs < pairs ? single_pairs : pairs)) count=$pairs
-    [[ $b == vulkan ]] && n=$vulkan_pairs count=$vulkan_pairs
+    [[ $b == vulkan ]] && n=$vulkan_pairs
     catalog "raw_$b" "$count" "$ref" "$dist" "--backend $b -w 1920 -h 1080 -p 420 -b 8"
     single=$(one_per_pair "raw_$b" "$n")
+    fresh=$(in_batch "raw_$b" QUALE_BATCH_REUSE=0)
+    fresh_stages=$(stage_times "raw_$b")
     whole=$(in_batch "raw_$b")
     table+=("$(python3 -c "
-p, n, f, s, w, st = $count, $n, $frames, $single, $whole, $steady
+p, n, f, s, w, st, fr = $count, $n, $frames, $single, $whole, $steady, $fresh
 per = s / n
 print(f'{\"$b\":7} raw 1080p  {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w:6.0f} fps, '
       f'{p*f/w/st:.2f}x in-memory {st:.0f}); one process per pair {per:.3f} s a pair '
-      f'({f/per:6.0f} fps, over {n}): batch {per*p/w:.1f}x faster')")")
+      f'({f/per:6.0f} fps, over {n}): batch {per*p/w:.1f}x faster; batch with a context '
+      f'opened per pair {fr:.1f} s ({p*f/fr:.0f} fps)')")")
+    table+=("        reset context: $(stage_times "raw_$b")" "        context per pair: $fresh_stages")
     if [[ -n $h264 ]]; then
         catalog "h264_$b" "$h264_pairs" "$h264" "$h264" "--backend $b"
         frames_h264=$("$quale" -r "$h264" -d "$h264" --backend "$b" --json -o - -q 2>/dev/null |
@@ -106,6 +126,7 @@ p, n, f, s, w = $h264_pairs, $n, $frames_h264, $single, $whole
 per = s / n
 print(f'{\"$b\":7} H.264      {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w:6.0f} fps); '
       f'one process per pair {per:.3f} s a pair ({f/per:6.0f} fps): batch {per*p/w:.1f}x faster')")")
+        table+=("        $(stage_times "h264_$b")")
     fi
     # the batch's outputs are the single runs' but the timing and -q
     python3 - "$work/raw_$b" <<'PY'

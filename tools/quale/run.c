@@ -642,9 +642,22 @@ int run(const CliSettings *s, RunPart *part)
         .scaled_note = -1,
     };
     int (*const stages[])(Run *) = { open_inputs, match_formats, configure, score, finish };
+    static const char *const stage_names[] = { "open", "match", "configure", "score", "finish" };
+    /* QUALE_RUN_STAGE_TIMES=1: each stage's milliseconds on stderr, to see
+     * where a short pair's time goes (docs/benchmarks.md, "quale batch"). */
+    const char *timing = getenv("QUALE_RUN_STAGE_TIMES");
+    const bool timed = timing && *timing && strcmp(timing, "0");
+    double stage_ms[5] = { 0 };
     int status = 0;
-    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]) && !status; i++)
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]) && !status; i++) {
+        const double t0 = timed ? now_seconds() : 0;
         status = stages[i](&r);
+        if (timed) stage_ms[i] = 1e3 * (now_seconds() - t0);
+    }
+    if (timed)
+        fprintf(stderr, "quale: stages (ms): %s %.2f, %s %.2f, %s %.2f, %s %.2f, %s %.2f\n",
+                stage_names[0], stage_ms[0], stage_names[1], stage_ms[1], stage_names[2],
+                stage_ms[2], stage_names[3], stage_ms[3], stage_names[4], stage_ms[4]);
     if (status == STAGE_DONE) status = 0;
     /* The readers first: a decoder on the GPU holds memory of the
      * context's CUDA context, which closing the context may end. */
@@ -654,9 +667,12 @@ int run(const CliSettings *s, RunPart *part)
     free(r.written_json);
     /* quale batch: the context stays for the next pair of its key, reset.
      * On the backends whose reset is held to fresh contexts by the tests
-     * (the CPU, Vulkan); CUDA's and HIP's wait for theirs on a GPU. */
+     * (the CPU, Vulkan and CUDA; test_api's reset case); HIP's waits for
+     * its run on an AMD GPU.  QUALE_BATCH_REUSE=0 opens one per pair (to
+     * measure what the reuse saves). */
     const enum QualeBackend used = r.ctx ? quale_backend(r.ctx) : QUALE_BACKEND_CPU;
-    const bool resettable = used == QUALE_BACKEND_CPU || used == QUALE_BACKEND_VULKAN;
+    const char *reuse_env = getenv("QUALE_BATCH_REUSE");
+    const bool resettable = used != QUALE_BACKEND_HIP && !(reuse_env && !strcmp(reuse_env, "0"));
     if (s->reuse && !status && r.ctx && r.context_key[0] && resettable && !quale_reset(r.ctx)) {
         s->reuse->ctx = r.ctx;
         snprintf(s->reuse->key, sizeof(s->reuse->key), "%s", r.context_key);
