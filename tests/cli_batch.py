@@ -14,7 +14,9 @@
   an output's missing folders are made;
 - a batch killed part way leaves only whole outputs, and a rerun scores
   the rest;
-- 1,000 tiny pairs take no more memory than 100 (RSS flat).
+- 1,000 tiny pairs take no more memory than 100 (RSS flat);
+- pairs scored side by side (--jobs, --gpu 0,0 on Vulkan) write what one
+  worker writes, and their messages name their pair.
 
 Prints "N passed, M failed".
 """
@@ -216,6 +218,53 @@ def killed(args, work):
           "the rerun did not finish the catalog")
 
 
+def side_by_side(args, work):
+    """--jobs 3 on the CPU: the outputs of one worker, the same failures, and
+    each pair's messages under its name.  --gpu 0,0 on Vulkan (lavapipe):
+    two workers on device 0, the outputs of the pairs' own command lines."""
+    catalog = os.path.join(work, "catalog.json")
+    entries = GOOD[:3] + [b for b, _ in BAD] + GOOD[3:]
+    json.dump(entries, open(catalog, "w"))
+    r = batch(args.quale, catalog, "--force")
+    outs = [os.path.join(work, p["output"]) for p in GOOD]
+    one_worker = {o: untimed(o) for o in outs if os.path.exists(o)}
+    check(len(one_worker) == len(GOOD), "one worker did not write every good pair's output")
+    r = batch(args.quale, catalog, "--force", "--jobs", "3")
+    check(r.returncode == 1 and "5 scored, 0 skipped" in r.stderr and "3 failed" in r.stderr,
+          f"--jobs 3: exit {r.returncode}, {r.stderr.strip().splitlines()[-4:]}")
+    for o in outs:
+        check(os.path.exists(o) and untimed(o) == one_worker.get(o),
+              f"--jobs 3: {os.path.basename(o)} differs from one worker's")
+    # the missing video is entry 4: its run's error says so
+    check(re.search(r"quale: entry 4: error: .*missing", r.stderr) is not None,
+          f"--jobs 3: the failing pair's message does not name it: {r.stderr[-500:]}")
+    check(batch(args.quale, catalog, "--jobs", "0").returncode == 2, "--jobs 0 is refused")
+    check(batch(args.quale, catalog, "--gpu", "x").returncode == 2, "--gpu x is refused")
+
+    folder = os.path.join(work, "vk")
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([args.sample, "--width", "64", "--height", "48", "--frames", "3", folder],
+                   check=True, capture_output=True)
+    options = "--backend vulkan --threads 1 --feature psnr"
+    pairs = [{"ref": "sample_ref.y4m", "dist": "sample_dist.y4m", "output": f"g{i}.json",
+              "options": options} for i in range(4)]
+    catalog = os.path.join(folder, "catalog.json")
+    json.dump(pairs, open(catalog, "w"))
+    single = subprocess.run(["quale"] + pair_command(args.quale, folder, pairs[0])[1:],
+                            capture_output=True, text=True, cwd=folder, executable=args.quale)
+    if single.returncode != 0:
+        print(f"NOT CHECKED: --gpu 0,0 on Vulkan (no Vulkan device here: "
+              f"{single.stderr.strip().splitlines()[-1:]})")
+        return
+    alone = untimed(os.path.join(folder, "g0.json"))
+    r = batch(args.quale, catalog, "--force", "--gpu", "0,0", "-q")
+    check(r.returncode == 0, f"--gpu 0,0: exit {r.returncode}: {r.stderr[-400:]}")
+    for p in pairs:
+        out = os.path.join(folder, p["output"])
+        check(os.path.exists(out) and untimed(out).replace(p["output"], "g0.json") == alone,
+              f"--gpu 0,0: {p['output']} differs from its own command line's output")
+
+
 def max_rss_kb(cmd):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -287,6 +336,7 @@ def main():
         resume(args, work)
         bad_catalogs(args, work)
         killed(args, work)
+        side_by_side(args, work)
         flat_memory(args, work)
     return finish()
 

@@ -68,14 +68,16 @@ print(f"{time.perf_counter() - start:.3f}")
 PY
 }
 
-# in_batch NAME [ENV...]: the whole catalog by quale batch (each pair's
-# stage times in NAME/batch.err); seconds
+# in_batch NAME [ENV...]: the whole catalog by quale batch, with the flags
+# in $batch_flags (each pair's stage times in NAME/batch.err); seconds
 in_batch() {
     local start end name=$1
     shift
     start=$(date +%s.%N)
-    env QUALE_RUN_STAGE_TIMES=1 "$@" "$quale" batch -q --force "$work/$name/catalog.json" \
-        2>"$work/$name/batch.err" || { tail -5 "$work/$name/batch.err"; return 1; }
+    # shellcheck disable=SC2086 # the flags are words
+    env QUALE_RUN_STAGE_TIMES=1 "$@" "$quale" batch -q --force ${batch_flags:-} \
+        "$work/$name/catalog.json" 2>"$work/$name/batch.err" ||
+        { tail -5 "$work/$name/batch.err"; return 1; }
     end=$(date +%s.%N)
     python3 -c "print(f'{$end - $start:.3f}')"
 }
@@ -102,17 +104,22 @@ for b in "${list[@]}"; do
     [[ $b == vulkan ]] && n=$vulkan_pairs
     catalog "raw_$b" "$count" "$ref" "$dist" "--backend $b -w 1920 -h 1080 -p 420 -b 8"
     single=$(one_per_pair "raw_$b" "$n")
-    fresh=$(in_batch "raw_$b" QUALE_BATCH_REUSE=0)
+    # one worker, a context per pair; one worker, the context reset; the
+    # default (two workers on the GPU)
+    fresh=$(batch_flags="--jobs 1" in_batch "raw_$b" QUALE_BATCH_REUSE=0)
     fresh_stages=$(stage_times "raw_$b")
+    serial=$(batch_flags="--jobs 1" in_batch "raw_$b")
+    serial_stages=$(stage_times "raw_$b")
     whole=$(in_batch "raw_$b")
     table+=("$(python3 -c "
-p, n, f, s, w, st, fr = $count, $n, $frames, $single, $whole, $steady, $fresh
+p, n, f, s, w, st, fr, se = $count, $n, $frames, $single, $whole, $steady, $fresh, $serial
 per = s / n
 print(f'{\"$b\":7} raw 1080p  {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w:6.0f} fps, '
       f'{p*f/w/st:.2f}x in-memory {st:.0f}); one process per pair {per:.3f} s a pair '
-      f'({f/per:6.0f} fps, over {n}): batch {per*p/w:.1f}x faster; batch with a context '
-      f'opened per pair {fr:.1f} s ({p*f/fr:.0f} fps)')")")
-    table+=("        reset context: $(stage_times "raw_$b")" "        context per pair: $fresh_stages")
+      f'({f/per:6.0f} fps, over {n}): batch {per*p/w:.1f}x faster')
+print(f'        --jobs 1, context reset {se:.1f} s ({p*f/se:.0f} fps, {p*f/se/st:.2f}x); '
+      f'--jobs 1, a context per pair {fr:.1f} s ({p*f/fr:.0f} fps)')")")
+    table+=("        --jobs 1, reset: $serial_stages" "        --jobs 1, context per pair: $fresh_stages")
     if [[ -n $h264 ]]; then
         catalog "h264_$b" "$h264_pairs" "$h264" "$h264" "--backend $b"
         frames_h264=$("$quale" -r "$h264" -d "$h264" --backend "$b" --json -o - -q 2>/dev/null |
@@ -120,12 +127,16 @@ print(f'{\"$b\":7} raw 1080p  {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w
         n=$((h264_pairs < single_pairs ? h264_pairs : single_pairs))
         [[ $b == vulkan ]] && n=$((n < vulkan_pairs ? n : vulkan_pairs))
         single=$(one_per_pair "h264_$b" "$n")
+        serial=$(batch_flags="--jobs 1" in_batch "h264_$b")
+        serial_stages=$(stage_times "h264_$b")
         whole=$(in_batch "h264_$b")
         table+=("$(python3 -c "
 p, n, f, s, w = $h264_pairs, $n, $frames_h264, $single, $whole
 per = s / n
 print(f'{\"$b\":7} H.264      {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w:6.0f} fps); '
-      f'one process per pair {per:.3f} s a pair ({f/per:6.0f} fps): batch {per*p/w:.1f}x faster')")")
+      f'one process per pair {per:.3f} s a pair ({f/per:6.0f} fps): batch {per*p/w:.1f}x faster; '
+      f'--jobs 1 {$serial:.1f} s')")")
+        table+=("        --jobs 1: $serial_stages")
         table+=("        $(stage_times "h264_$b")")
     fi
     # the batch's outputs are the single runs' but the timing and -q

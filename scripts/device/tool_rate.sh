@@ -9,7 +9,8 @@
 #   scripts/device/tool_rate.sh --bin DIR [--backends cuda,vulkan] [--sizes 1080p:1200,4k:300]
 #       [--lanes auto,1,2,4,6] [--repeat N]
 #
-# DIR holds quale, quale-bench and quale-sample.  Vulkan needs .gl/*.deb.
+# DIR holds quale, quale-bench and quale-sample.  The clips are 60 frames of
+# quale-sample's scene repeated.  Vulkan needs .gl/*.deb.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bin="" backends=cuda,vulkan sizes=1080p:1200,4k:300 lanes=auto,1,2,4,6 repeat=3
@@ -50,10 +51,14 @@ for entry in "${size_list[@]}"; do
         4k) w=3840 h=2160 ;;
         *) echo "size $size: 1080p or 4k" >&2; exit 2 ;;
     esac
+    # 60 frames of the synthetic scene (it is slow to make), repeated
     rm -f "$work"/*.yuv
-    "$sample" --width $w --height $h --frames "$frames" --raw "$work" >/dev/null
-    mv "$work"/*ref*.yuv "$work/ref.yuv"
-    mv "$work"/*dist*.yuv "$work/dist.yuv"
+    "$sample" --width $w --height $h --frames 60 --raw "$work" >/dev/null
+    for role in ref dist; do
+        for ((k = 0; k < (frames + 59) / 60; k++)); do cat "$work"/sample_$role.yuv; done |
+            head -c $((w * h * 3 / 2 * frames)) >"$work/$role.yuv"
+    done
+    rm -f "$work"/sample_*.yuv
     cat "$work/ref.yuv" "$work/dist.yuv" >/dev/null
     start=$(date +%s.%N)
     cat "$work/ref.yuv" "$work/dist.yuv" >/dev/null

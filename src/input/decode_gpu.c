@@ -6,7 +6,9 @@
  */
 #if QUALE_HAVE_FFMPEG
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,6 +59,65 @@ static bool has_nvdec(const AVCodec *codec)
 
 static const char *nvdec_probe(struct QualeVideoReader *r, const AVCodec *codec,
                                AVBufferRef *device, char *why, size_t size);
+
+/* ---- what one process learns once ----------------------------------------- */
+
+/* FFmpeg loads NVIDIA's decoder library, libnvcuvid, as it opens an NVDEC
+ * decoder and unloads it as the last one closes: between every two pairs
+ * of a batch, and each load starts the library again.  Held from the first
+ * GPU decoder to the process's end, it starts once.  (Nothing is called
+ * through this handle: FFmpeg loads its own, which then finds it there.) */
+static pthread_once_t nvcuvid_once = PTHREAD_ONCE_INIT;
+
+static void hold_nvcuvid_loaded(void)
+{
+    (void)dlopen("libnvcuvid.so.1", RTLD_LAZY | RTLD_LOCAL);
+}
+
+/* The streams NVDEC took in this process (nvdec_probe()), by what its
+ * acceptance depends on: the codec, profile and level, the picture's size
+ * and sample format, and the CUDA context (the device).  A batch's pairs
+ * of one ladder then probe once, not each. */
+typedef struct ProbedStream {
+    int codec, profile, level, width, height, format;
+    const void *cu_context;
+} ProbedStream;
+
+enum { PROBED_STREAMS = 32 };
+static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
+static ProbedStream probed[PROBED_STREAMS];
+static unsigned probed_count, probed_next;
+
+static ProbedStream probed_key(const AVCodecParameters *par, const void *cu_context)
+{
+    return (ProbedStream){ (int)par->codec_id, par->profile, par->level, par->width,
+                           par->height, par->format, cu_context };
+}
+
+static bool same_stream(const ProbedStream *a, const ProbedStream *b)
+{
+    return a->codec == b->codec && a->profile == b->profile && a->level == b->level &&
+           a->width == b->width && a->height == b->height && a->format == b->format &&
+           a->cu_context == b->cu_context;
+}
+
+static bool probed_before(const ProbedStream *key)
+{
+    bool found = false;
+    pthread_mutex_lock(&probed_lock);
+    for (unsigned i = 0; i < probed_count && !found; i++) found = same_stream(&probed[i], key);
+    pthread_mutex_unlock(&probed_lock);
+    return found;
+}
+
+static void remember_probed(const ProbedStream *key)
+{
+    pthread_mutex_lock(&probed_lock);
+    probed[probed_next] = *key; /* the oldest goes when full */
+    probed_next = (probed_next + 1) % PROBED_STREAMS;
+    if (probed_count < PROBED_STREAMS) probed_count++;
+    pthread_mutex_unlock(&probed_lock);
+}
 
 int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
                     const char *unavailable)
@@ -141,11 +202,15 @@ int decoder_use_gpu(struct QualeVideoReader *r, const GpuImporter *importer,
         return STAY_ON_CPU("FFmpeg cannot use the CUDA context (%s)",
                            error_text(err, text, sizeof(text)));
     }
-    const char *refused = nvdec_probe(r, codec, d->hw_device, why, sizeof(why));
+    pthread_once(&nvcuvid_once, hold_nvcuvid_loaded);
+    const ProbedStream key = probed_key(par, cu_context);
+    const bool known = probed_before(&key);
+    const char *refused = known ? NULL : nvdec_probe(r, codec, d->hw_device, why, sizeof(why));
     if (refused) {
         ff.av_buffer_unref(&d->hw_device);
         return STAY_ON_CPU("%s", refused);
     }
+    if (!known) remember_probed(&key);
     AVCodecContext *c = ff.avcodec_alloc_context3(codec);
     if (!c) return video_reader_fail(r, -ENOMEM, "out of memory");
     ff.avcodec_parameters_to_context(c, d->format->streams[d->stream]->codecpar);

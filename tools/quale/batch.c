@@ -1,18 +1,24 @@
 /*
- * quale batch: a catalog's pairs scored one after another in one process
- * (batch.h).  Each pair is the run its command line would be,
+ * quale batch: a catalog's pairs scored in one process (batch.h).  Each
+ * pair is the run its command line would be,
  *
  *   quale -r REF -d DIST [-m MODEL] OPTIONS -o OUTPUT
  *
  * parsed by the tool's own parser and recorded as that command in the
  * output's provenance, so that its output is the one that command writes
  * (but the timing).  What one process saves over a process per pair: the
- * start of the process, of the GPU driver and of its context (kept by the
- * batch from its first GPU pair to its end), and, for a pair with the
+ * start of the process, of the GPU driver and of its context (kept by each
+ * worker from its first GPU pair to its end), and, for a pair with the
  * settings and scoring format of the one before, the start of quale's
  * context: the run takes the last one, reset (quale_reset(), run.c).
+ *
+ * Workers score pairs side by side, each taking the next pair of the
+ * catalog as it frees up: on a GPU two by default, so that one pair's
+ * start and end (opening files, the first frames, the flush, writing)
+ * overlap the other's frames; with --gpu, that many on each device.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +28,9 @@
 
 #include "batch.h"
 #include "catalog.h"
+#include "gpus.h"
 #include "listing.h"
 #include "messages.h"
-#include "provenance.h"
 #include "run.h"
 #include "quale/quale.h"
 
@@ -34,14 +40,32 @@ typedef struct BatchSettings {
     bool quiet;
     bool list;  /* print the pairs as read, score none */
     unsigned share, shares; /* --share K/N: pairs K-1, K-1+N, ... (else 0, 1) */
+    unsigned jobs;          /* --jobs: pairs at once on each device; 0: chosen */
+    const char *gpus;       /* --gpu: the devices the pairs go to; NULL: their own */
 } BatchSettings;
 
-typedef struct BatchTally {
-    unsigned scored, skipped, failed;
-    double seconds; /* scoring the pairs scored */
-    QualeContext *keep; /* holds the GPU's context between pairs */
-    ContextReuse *reuse; /* the last pair's context, for the next of its kind */
-} BatchTally;
+/* What the workers share, under the lock. */
+typedef struct Batch {
+    const BatchSettings *b;
+    const Catalog *catalog;
+    pthread_mutex_t lock;
+    unsigned workers;
+    unsigned next; /* the catalog index the next free worker takes */
+    unsigned done, total;
+    unsigned scored, skipped, failed, reused;
+    unsigned *failures; /* the catalog indices of the pairs that failed */
+    double start;
+} Batch;
+
+/* One worker: pairs one after another, on its device. */
+typedef struct Worker {
+    Batch *batch;
+    int gpu; /* the device its pairs score on; -1: the pair's own */
+    QualeContext *keep;  /* holds the GPU's context between pairs */
+    ContextReuse reuse;  /* the last pair's context, for the next of its kind */
+    pthread_t thread;
+    bool started;
+} Worker;
 
 static double now(void)
 {
@@ -52,41 +76,61 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: quale batch [--force] [-q] [--share K/N] CATALOG\n"
+    fprintf(f, "usage: quale batch [--force] [-q] [--share K/N] [--jobs N] [--gpu all|LIST] CATALOG\n"
                "       quale batch --list CATALOG   (the pairs as read, in JSON)\n"
                "Scores every pair of CATALOG (.json or .csv: ref, dist, output, model, "
                "options;\ndocs/scale-out.md) in one process. A pair whose output is there is "
                "skipped\n(--force scores it again); a pair that fails is reported and the others "
                "go on;\nthe exit status is 1 if any failed. --share K/N scores the K-th of N "
                "shares\n(pairs K, K+N, K+2N... of the catalog), one per task of a cluster "
-               "job.\n");
+               "job.\n--jobs N scores N pairs at once on each device (on a GPU 2, else 1); "
+               "--gpu all or\n--gpu 0,1 hands the pairs to those GPUs as they free up.\n");
+}
+
+/* A value of N, 1 to most, with nothing after it. */
+static bool count_option(const char *text, unsigned most, unsigned *value)
+{
+    char end = 0;
+    return sscanf(text, "%u%c", value, &end) == 1 && *value >= 1 && *value <= most;
 }
 
 static int parse_args(int argc, char *argv[], BatchSettings *b)
 {
     *b = (BatchSettings){ .share = 1, .shares = 1 };
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--force")) b->force = true;
-        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) b->quiet = true;
-        else if (!strcmp(argv[i], "--list")) b->list = true;
-        else if (!strcmp(argv[i], "--share") && i + 1 < argc) {
-            char end = 0;
-            if (sscanf(argv[++i], "%u/%u%c", &b->share, &b->shares, &end) != 2 || !b->shares ||
+        const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        char end = 0;
+        if (!strcmp(a, "--force")) {
+            b->force = true;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            b->quiet = true;
+        } else if (!strcmp(a, "--list")) {
+            b->list = true;
+        } else if (!strcmp(a, "--share") && value) {
+            i++;
+            if (sscanf(value, "%u/%u%c", &b->share, &b->shares, &end) != 2 || !b->shares ||
                 !b->share || b->share > b->shares) {
-                fprintf(stderr, "quale batch: --share K/N: K from 1 to N, not '%s'\n", argv[i]);
+                fprintf(stderr, "quale batch: --share K/N: K from 1 to N, not '%s'\n", value);
                 return -1;
             }
-        }
-        else if (!strcmp(argv[i], "--help")) return usage(stdout), 1;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "quale batch: unknown option '%s'\n", argv[i]);
+        } else if (!strcmp(a, "--jobs") && value) {
+            i++;
+            if (!count_option(value, 64, &b->jobs)) {
+                fprintf(stderr, "quale batch: --jobs N: N from 1 to 64, not '%s'\n", value);
+                return -1;
+            }
+        } else if (!strcmp(a, "--gpu") && value) {
+            b->gpus = argv[++i];
+        } else if (!strcmp(a, "--help")) {
+            return usage(stdout), 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "quale batch: unknown option '%s'\n", a);
             return usage(stderr), -1;
         } else if (b->catalog) {
-            fprintf(stderr, "quale batch: one catalog at a time ('%s' and '%s')\n", b->catalog,
-                    argv[i]);
+            fprintf(stderr, "quale batch: one catalog at a time ('%s' and '%s')\n", b->catalog, a);
             return -1;
         } else {
-            b->catalog = argv[i];
+            b->catalog = a;
         }
     }
     if (!b->catalog) return usage(stderr), -1;
@@ -123,10 +167,11 @@ static void say_nothing(void *cookie, enum QualeLogLevel level, const char *mess
     (void)message;
 }
 
-/* Scores one pair: 0, or the run's exit status after saying why.  quiet:
- * the run says only its errors (as -q, which its command then does not
- * show). */
-static int score_pair(const CatalogPair *p, bool quiet, BatchTally *t)
+/* The pair's settings, from its command line (*argv: the settings point
+ * into it; free() the array).  getopt's state is the process's, so the
+ * workers parse in turn, under the batch's lock.  0, or an exit status
+ * after saying why. */
+static int parse_pair(const CatalogPair *p, char ***argv, CliSettings *settings)
 {
     char error[512];
     char *kinds = malloc(p->option_count + 2);
@@ -145,30 +190,48 @@ static int score_pair(const CatalogPair *p, bool quiet, BatchTally *t)
     free(kinds);
     free(task);
     int argc = 0;
-    char **argv = status ? NULL : pair_argv(p, &argc);
-    if (!status && !argv) status = EXIT_RUN_FAILED;
-    CliSettings settings;
-    if (!status && cli_parse(argc, argv, &settings, error, sizeof(error))) {
+    *argv = status ? NULL : pair_argv(p, &argc);
+    if (!status && !*argv) status = EXIT_RUN_FAILED;
+    if (!status && cli_parse(argc, *argv, settings, error, sizeof(error))) {
         fprintf(stderr, "quale batch: %s: %s\n", p->where, error);
         status = EXIT_USAGE;
     }
+    return status;
+}
+
+/* From a worker's first pair on a GPU, a context of its stays open: the
+ * pairs after it find the driver and the device's context started, also
+ * where they do not take the last pair's context (other settings). */
+static void keep_gpu_open(Worker *w, const CliSettings *settings)
+{
+    if (w->keep || settings->backend == QUALE_BACKEND_CPU) return;
+    QualeSettings keep;
+    quale_settings_default(&keep);
+    keep.backend = settings->backend;
+    keep.gpu_device = settings->gpu_device;
+    keep.log_level = QUALE_LOG_ERROR;
+    keep.log = say_nothing; /* the pair said what there was to say */
+    if (quale_open(&w->keep, &keep)) w->keep = NULL;
+}
+
+/* Scores one pair: 0, or the run's exit status after saying why.  With
+ * workers side by side, the runs say only their errors (as -q, which the
+ * pair's command then does not show), each message with the pair's name. */
+static int score_pair(Worker *w, const CatalogPair *p, bool side_by_side)
+{
+    Batch *batch = w->batch;
+    char **argv = NULL;
+    CliSettings settings;
+    pthread_mutex_lock(&batch->lock);
+    int status = parse_pair(p, &argv, &settings);
+    pthread_mutex_unlock(&batch->lock);
     if (!status) {
-        settings.quiet |= quiet;
-        settings.reuse = t->reuse;
-        provenance_remember_command(argc, argv);
+        settings.quiet |= batch->b->quiet || side_by_side;
+        if (side_by_side) settings.label = p->where;
+        settings.reuse = &w->reuse;
+        if (w->gpu >= 0 && settings.backend != QUALE_BACKEND_CPU) settings.gpu_device = w->gpu;
         status = score_with_settings(&settings);
-        provenance_remember_command(0, NULL);
-    }
-    /* From the first pair on a GPU, its context stays open: the pairs after
-     * it find the driver and the device's context started. */
-    if (!status && !t->keep && settings.backend != QUALE_BACKEND_CPU) {
-        QualeSettings keep;
-        quale_settings_default(&keep);
-        keep.backend = settings.backend;
-        keep.gpu_device = settings.gpu_device;
-        keep.log_level = QUALE_LOG_ERROR;
-        keep.log = say_nothing; /* the pair said what there was to say */
-        if (quale_open(&t->keep, &keep)) t->keep = NULL;
+        if (!status) keep_gpu_open(w, &settings);
     }
     free(argv);
     return status;
@@ -227,21 +290,137 @@ static bool output_there(const char *path)
     return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static void progress(const BatchSettings *b, const BatchTally *t, unsigned done, unsigned total,
-                     const CatalogPair *p, const char *what, double seconds)
+/* A pair's line: [done/total] OUTPUT WHAT (seconds), time left.  Under the
+ * batch's lock. */
+static void progress(Batch *batch, const CatalogPair *p, const char *what, double seconds)
 {
-    if (b->quiet) return;
-    const unsigned left = total - done;
+    const unsigned done = ++batch->done, left = batch->total - done;
+    const unsigned timed = batch->scored + batch->failed;
+    if (batch->b->quiet) return;
     char eta[48] = "";
-    if (t->scored && left) {
-        const double remaining = t->seconds / t->scored * left;
+    if (timed && left) {
+        const double remaining = (now() - batch->start) / done * left;
         snprintf(eta, sizeof(eta), ", about %.0f s left", remaining);
     }
     if (seconds >= 0)
-        fprintf(stderr, "quale batch: [%u/%u] %s %s (%.2f s)%s\n", done, total, p->output, what,
-                seconds, eta);
+        fprintf(stderr, "quale batch: [%u/%u] %s %s (%.2f s)%s\n", done, batch->total, p->output,
+                what, seconds, eta);
     else
-        fprintf(stderr, "quale batch: [%u/%u] %s %s%s\n", done, total, p->output, what, eta);
+        fprintf(stderr, "quale batch: [%u/%u] %s %s%s\n", done, batch->total, p->output, what,
+                eta);
+}
+
+/* A worker: the next pair of the catalog (of the batch's share) until none
+ * is left. */
+static void *worker_main(void *arg)
+{
+    Worker *w = arg;
+    Batch *batch = w->batch;
+    const BatchSettings *b = batch->b;
+    const bool side_by_side = batch->workers > 1;
+    pthread_mutex_lock(&batch->lock);
+    while (batch->next < batch->catalog->count) {
+        const unsigned i = batch->next;
+        const CatalogPair *p = &batch->catalog->pairs[i];
+        batch->next += b->shares;
+        if (!b->force && output_there(p->output)) {
+            batch->skipped++;
+            progress(batch, p, "is there: skipped", -1);
+            continue;
+        }
+        pthread_mutex_unlock(&batch->lock);
+        const double t0 = now();
+        const int status = output_folder(p) ? EXIT_RUN_FAILED : score_pair(w, p, side_by_side);
+        const double seconds = now() - t0;
+        pthread_mutex_lock(&batch->lock);
+        if (status) batch->failures[batch->failed++] = i;
+        else batch->scored++;
+        progress(batch, p, status ? "FAILED" : "scored", seconds);
+    }
+    pthread_mutex_unlock(&batch->lock);
+    return NULL;
+}
+
+/* How many workers, on which devices: --jobs on each of --gpu's devices
+ * (or on the pairs' own), 2 by default where the batch's first pair scores
+ * on a GPU, else 1; never more than the pairs.  0, or an exit status. */
+static int plan_workers(const BatchSettings *b, const Catalog *catalog, unsigned total,
+                        Worker **workers, unsigned *count)
+{
+    CliSettings first;
+    char **argv = NULL;
+    const bool parsed = catalog->count >= b->share &&
+                        !parse_pair(&catalog->pairs[b->share - 1], &argv, &first);
+    /* the pair's own reasons come again when it is scored */
+    const enum QualeBackend backend = parsed ? first.backend : QUALE_BACKEND_CPU;
+    free(argv);
+    unsigned gpus[CLI_MAX_GPUS], gpu_count = 0;
+    if (b->gpus) {
+        CliSettings chosen = { .backend = backend == QUALE_BACKEND_CPU ? QUALE_BACKEND_CUDA : backend };
+        if (cli_parse_gpus(&chosen, b->gpus)) {
+            fprintf(stderr, "quale batch: --gpu takes all or devices as 0,1,3, not '%s'\n",
+                    b->gpus);
+            return EXIT_USAGE;
+        }
+        const int status = gpus_choose(&chosen, gpus, &gpu_count);
+        if (status) return status;
+    }
+    const unsigned jobs = b->jobs ? b->jobs : backend != QUALE_BACKEND_CPU || b->gpus ? 2 : 1;
+    unsigned n = jobs * (gpu_count ? gpu_count : 1);
+    if (n > total) n = total ? total : 1;
+    *workers = calloc(n, sizeof(**workers));
+    if (!*workers) {
+        fprintf(stderr, "quale batch: out of memory\n");
+        return EXIT_RUN_FAILED;
+    }
+    /* worker k on device k mod N: each device's first workers start first */
+    for (unsigned k = 0; k < n; k++) (*workers)[k].gpu = gpu_count ? (int)gpus[k % gpu_count] : -1;
+    *count = n;
+    return 0;
+}
+
+static int score_catalog(const BatchSettings *b, const Catalog *catalog)
+{
+    Batch batch = {
+        .b = b, .catalog = catalog, .next = b->share - 1, .start = now(),
+        .total = (catalog->count - (b->share - 1) + b->shares - 1) / b->shares,
+        .failures = calloc(catalog->count + 1, sizeof(unsigned)),
+    };
+    Worker *workers = NULL;
+    int status = batch.failures ? plan_workers(b, catalog, batch.total, &workers, &batch.workers)
+                                : (fprintf(stderr, "quale batch: out of memory\n"), EXIT_RUN_FAILED);
+    if (status) {
+        free(batch.failures);
+        return status;
+    }
+    pthread_mutex_init(&batch.lock, NULL);
+    for (unsigned k = 0; k < batch.workers; k++) {
+        workers[k].batch = &batch;
+        /* the first in this thread; the others each in one of their own */
+        workers[k].started = k > 0 && !pthread_create(&workers[k].thread, NULL, worker_main,
+                                                      &workers[k]);
+    }
+    worker_main(&workers[0]);
+    for (unsigned k = 1; k < batch.workers; k++)
+        if (workers[k].started) pthread_join(workers[k].thread, NULL);
+    fprintf(stderr, "quale batch: %u pair%s: %u scored, %u skipped (output there), %u failed; "
+            "%.1f s\n", batch.total, batch.total == 1 ? "" : "s", batch.scored, batch.skipped,
+            batch.failed, now() - batch.start);
+    for (unsigned k = 0; k < batch.workers; k++) {
+        batch.reused += workers[k].reuse.reused;
+        quale_close(&workers[k].reuse.ctx);
+        quale_close(&workers[k].keep);
+    }
+    if (batch.reused)
+        fprintf(stderr, "quale batch: %u pair%s scored with the context of the pair before "
+                "(reset, not made again)\n", batch.reused, batch.reused == 1 ? "" : "s");
+    for (unsigned k = 0; k < batch.failed; k++)
+        fprintf(stderr, "quale batch: failed: %s (%s)\n", catalog->pairs[batch.failures[k]].where,
+                catalog->pairs[batch.failures[k]].output);
+    pthread_mutex_destroy(&batch.lock);
+    free(workers);
+    free(batch.failures);
+    return batch.failed ? EXIT_RUN_FAILED : 0;
 }
 
 int batch_main(int argc, char *argv[])
@@ -255,49 +434,7 @@ int batch_main(int argc, char *argv[])
         fprintf(stderr, "quale batch: %s: %s\n", b.catalog, error);
         return EXIT_USAGE;
     }
-    if (b.list) {
-        const int status = list_pairs(&catalog);
-        catalog_free(&catalog);
-        return status;
-    }
-    BatchTally t = { .reuse = calloc(1, sizeof(ContextReuse)) };
-    const double start = now();
-    unsigned *failed = calloc(catalog.count, sizeof(*failed));
-    const unsigned total = (catalog.count - (b.share - 1) + b.shares - 1) / b.shares;
-    for (unsigned i = b.share - 1, done = 0; i < catalog.count; i += b.shares) {
-        const CatalogPair *p = &catalog.pairs[i];
-        done++;
-        if (!b.force && output_there(p->output)) {
-            t.skipped++;
-            progress(&b, &t, done, total, p, "is there: skipped", -1);
-            continue;
-        }
-        const double t0 = now();
-        const int status = output_folder(p) ? EXIT_RUN_FAILED : score_pair(p, b.quiet, &t);
-        const double seconds = now() - t0;
-        if (status) {
-            if (failed) failed[t.failed] = i;
-            t.failed++;
-            progress(&b, &t, done, total, p, "FAILED", seconds);
-            continue;
-        }
-        t.scored++;
-        t.seconds += seconds;
-        progress(&b, &t, done, total, p, "scored", seconds);
-    }
-    fprintf(stderr, "quale batch: %u pair%s: %u scored, %u skipped (output there), %u failed; "
-            "%.1f s\n", total, total == 1 ? "" : "s", t.scored, t.skipped, t.failed,
-            now() - start);
-    if (t.reuse && t.reuse->reused)
-        fprintf(stderr, "quale batch: %u pair%s scored with the context of the pair before "
-                "(reset, not made again)\n", t.reuse->reused, t.reuse->reused == 1 ? "" : "s");
-    for (unsigned k = 0; failed && k < t.failed; k++)
-        fprintf(stderr, "quale batch: failed: %s (%s)\n", catalog.pairs[failed[k]].where,
-                catalog.pairs[failed[k]].output);
-    free(failed);
-    if (t.reuse) quale_close(&t.reuse->ctx);
-    free(t.reuse);
-    quale_close(&t.keep);
+    const int status = b.list ? list_pairs(&catalog) : score_catalog(&b, &catalog);
     catalog_free(&catalog);
-    return t.failed ? EXIT_RUN_FAILED : 0;
+    return status;
 }

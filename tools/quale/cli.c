@@ -635,6 +635,11 @@ static int parse_gpus(CliSettings *s, int id, const char *arg, char *error, size
     }
 }
 
+int cli_parse_gpus(CliSettings *s, const char *arg)
+{
+    return parse_gpus(s, 0, arg, NULL, 0);
+}
+
 static int parse_pool(CliSettings *s, int id, const char *arg, char *error, size_t size)
 {
     (void)id;
@@ -810,6 +815,8 @@ static int check_settings(CliSettings *s, char *error, size_t size)
 int cli_parse(int argc, char *const argv[], CliSettings *s, char *error, size_t size)
 {
     memset(s, 0, sizeof(*s));
+    s->command_argc = argc;
+    s->command_argv = argv;
     s->output_format = QUALE_OUTPUT_XML;
     s->precision = -1;
     s->gpu_device = -1;

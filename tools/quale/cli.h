@@ -67,9 +67,14 @@ typedef struct CliSettings {
     const char *html;              /* --html: the report's page */
     const char *vf;                /* --vf: both videos' filter graph */
     const char *ref_vf, *dist_vf;  /* each video's graph (--vf's, or its own); NULL: none */
-    /* Not an option: quale batch's context kept from one pair to the next
-     * (run.h); NULL for a single run. */
+    /* Not options: the command line parsed (argv as given, for the
+     * output's provenance); quale batch's context kept from one pair to
+     * the next (run.h, NULL for a single run) and the pair's name, which
+     * its messages start with (NULL: none). */
+    int command_argc;
+    char *const *command_argv;
     struct ContextReuse *reuse;
+    const char *label;
 } CliSettings;
 
 /* The output format an -o path's extension names (.xml, .json, .csv,
@@ -106,6 +111,11 @@ int cli_parse(int argc, char *const argv[], CliSettings *settings,
  */
 int cli_classify_task_options(int argc, char *const argv[], char *kinds, char *error,
                               size_t error_size);
+
+/* --gpu's value ("all", or devices "0,1,3", one named twice runs two
+ * parts on it) into s->gpu_all, s->gpus and s->gpu_count; -EINVAL when it
+ * is neither. */
+int cli_parse_gpus(CliSettings *s, const char *arg);
 
 /* The --help text. */
 void cli_print_usage(FILE *f);

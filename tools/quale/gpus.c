@@ -14,10 +14,7 @@
 #include "output_file.h"
 #include "run.h"
 
-/* The devices --gpu names: 'all' of the backend's hardware devices (a
- * software renderer is not a GPU), or the list given.  0, or an exit
- * status after saying why. */
-static int choose_gpus(const CliSettings *s, unsigned gpus[CLI_MAX_GPUS], unsigned *count)
+int gpus_choose(const CliSettings *s, unsigned gpus[CLI_MAX_GPUS], unsigned *count)
 {
     *count = 0;
     if (!s->gpu_all) {
@@ -131,7 +128,7 @@ static int write_merged(const CliSettings *s, QualeResults *const *results, unsi
 int run_on_gpus(const CliSettings *s)
 {
     unsigned gpus[CLI_MAX_GPUS], count;
-    int status = choose_gpus(s, gpus, &count);
+    int status = gpus_choose(s, gpus, &count);
     if (status) return status;
     if (s->segment_parts) {
         say(NULL, "error", "--gpu and --segment both split the run: give one");

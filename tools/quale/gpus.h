@@ -12,4 +12,9 @@
  * status. */
 int run_on_gpus(const CliSettings *s);
 
+/* The devices --gpu names (s->gpus, or with s->gpu_all every hardware
+ * device of s->backend; a software renderer is not a GPU).  0, or an exit
+ * status after saying why. */
+int gpus_choose(const CliSettings *s, unsigned gpus[CLI_MAX_GPUS], unsigned *count);
+
 #endif /* QUALE_TOOLS_QUALE_GPUS_H */

@@ -128,7 +128,6 @@ int score_with_settings(CliSettings *s)
 
 int main(int argc, char *argv[])
 {
-    provenance_remember_command(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "check-options"))
         return check_options_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "merge")) return merge_main(argc - 1, argv + 1);

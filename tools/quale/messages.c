@@ -35,7 +35,8 @@ void say(const Voice *voice, const char *level, const char *fmt, ...)
     va_end(args);
     pthread_mutex_lock(&stderr_lock);
     clear_progress_locked();
-    fprintf(stderr, "quale: %s: %s\n", level, text);
+    if (voice && voice->label) fprintf(stderr, "quale: %s: %s: %s\n", voice->label, level, text);
+    else fprintf(stderr, "quale: %s: %s\n", level, text);
     fflush(stderr);
     pthread_mutex_unlock(&stderr_lock);
 }

@@ -14,12 +14,15 @@ enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
 /* Who speaks.  The parts of a run spread over several GPUs (--gpu) each
  * open the inputs and a context; the first says what they all would, the
- * others only their errors.  NULL: every message. */
+ * others only their errors.  A batch's pairs, scored side by side, start
+ * their messages with the pair's name (label).  NULL: every message, with
+ * no name. */
 typedef struct Voice {
     bool muted;
+    const char *label;
 } Voice;
 
-/* "quale: <level>: <text>" on a line of its own. */
+/* "quale: [<label>: ]<level>: <text>" on a line of its own. */
 void say(const Voice *voice, const char *level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

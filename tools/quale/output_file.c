@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@
 /* ---- removing the partial file on a signal ------------------------------- */
 
 /* The partial file that exists right now, for the signal handler: it can
- * only use what is async-signal-safe (unlink, sigaction, raise). */
+ * only use what is async-signal-safe (unlink, sigaction, raise).  One at a
+ * time: the runs of a batch scored side by side write in turn
+ * (write_lock), each write a few milliseconds. */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 static char partial_path[PATH_MAX + 1];
 static volatile sig_atomic_t partial_exists;
 
@@ -179,8 +183,8 @@ static int write_in_place(const char *shown, const char *path, OutputFormatFn fo
 /* Into PATH.partial-PID, made like the old file, then renamed over it.
  * Returns 1 when this way cannot keep the old file's owner or the
  * directory refuses it, so that the caller writes in place instead. */
-static int write_replacing(const char *shown, const char *path, const struct stat *old,
-                           OutputFormatFn format, void *cookie)
+static int write_replacing_locked(const char *shown, const char *path, const struct stat *old,
+                                  OutputFormatFn format, void *cookie)
 {
     char partial[PATH_MAX + 1];
     if (make_partial_name(path, partial, sizeof(partial))) {
@@ -234,6 +238,15 @@ static int write_replacing(const char *shown, const char *path, const struct sta
     if (status) unlink(partial);
     partial_exists = 0;
     restore_signals();
+    return status;
+}
+
+static int write_replacing(const char *shown, const char *path, const struct stat *old,
+                           OutputFormatFn format, void *cookie)
+{
+    pthread_mutex_lock(&write_lock);
+    const int status = write_replacing_locked(shown, path, old, format, cookie);
+    pthread_mutex_unlock(&write_lock);
     return status;
 }
 

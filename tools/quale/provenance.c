@@ -1,8 +1,8 @@
 /*
  * The tool's part of a results file's provenance (provenance.h).  The
- * command line is kept by main() before anything parses it, so that the
- * file says what was typed, quoted so that it can be pasted back into a
- * shell.
+ * command line is the one the run's settings were parsed from (the
+ * command typed, or a batch pair's), quoted so that it can be pasted back
+ * into a shell.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,14 +13,6 @@
 
 #include "provenance.h"
 
-static int command_argc;
-static char *const *command_argv;
-
-void provenance_remember_command(int argc, char *const argv[])
-{
-    command_argc = argc;
-    command_argv = argv;
-}
 
 char *provenance_shell_quote(const char *word)
 {
@@ -181,7 +173,7 @@ static int add_input(ToolProvenance *p, const Input *in, const char *role,
     return err | add_notes(p, notes, prefix);
 }
 
-static int add_command(ToolProvenance *p)
+static int add_command(ToolProvenance *p, int command_argc, char *const *command_argv)
 {
     size_t size = 1;
     char **words = calloc(command_argc ? (size_t)command_argc : 1, sizeof(*words));
@@ -205,7 +197,8 @@ static int add_command(ToolProvenance *p)
     return add_owned(p, "line", line);
 }
 
-int provenance_gather(ToolProvenance *p, const Input inputs[2], const InputNotes *notes)
+int provenance_gather(ToolProvenance *p, const CliSettings *s, const Input inputs[2],
+                      const InputNotes *notes)
 {
     *p = (ToolProvenance){ 0 };
     int err = add_input(p, &inputs[0], "reference", notes) |
@@ -218,7 +211,7 @@ int provenance_gather(ToolProvenance *p, const Input inputs[2], const InputNotes
         begin(p, "scoring");
         err |= add_notes(p, notes, NULL);
     }
-    if (command_argc) err |= add_command(p);
+    if (s->command_argc) err |= add_command(p, s->command_argc, s->command_argv);
     return err ? -1 : 0;
 }
 

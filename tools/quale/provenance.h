@@ -21,17 +21,15 @@ typedef struct ToolProvenance {
     unsigned owned_count;
 } ToolProvenance;
 
-/* Keeps the command line for provenance_gather(): main() calls it first.
- * Names and words that are not UTF-8 are written with U+FFFD for each
- * stray byte (the results are UTF-8 text). */
-void provenance_remember_command(int argc, char *const argv[]);
-
 /* The records of the run: an "input" for each video (name as given, file
  * size, format as scored, frame rate, decoder and what the notes say of
  * it: scaling, depth), a "scoring" record of the notes on the pair
- * (alignment, --score-bitdepth) and a "command" with the command line.
+ * (alignment, --score-bitdepth) and a "command" with the command line s
+ * was parsed from (names and words that are not UTF-8 written with U+FFFD
+ * for each stray byte: the results are UTF-8 text).
  * 0, or -1 when out of memory (p then holds what it could). */
-int provenance_gather(ToolProvenance *p, const Input inputs[2], const InputNotes *notes);
+int provenance_gather(ToolProvenance *p, const CliSettings *s, const Input inputs[2],
+                      const InputNotes *notes);
 
 void provenance_release(ToolProvenance *p);
 

@@ -7,10 +7,16 @@
  * swapped sizes or 1080p read as 720p).  16-bit samples read as 8-bit
  * alternate a low byte with a high byte that is 0 to 15; 8-bit samples
  * read two at a time are far above 10 or 12 bits.
+ *
+ * A batch's pairs often share a file (the reference of a ladder): a file
+ * found to look right is remembered, by its identity and format, so that
+ * it is looked at once.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "raw_check.h"
 
@@ -64,10 +70,68 @@ static bool looks_like_wide_samples(const QualePicture *pic)
     return n >= 64 && low_high * 100 >= n * 99 && wide_low * 4 >= n;
 }
 
+/* A file that looked right as a format: the same file unchanged (device,
+ * inode, size, modification time) read as the same format looks right. */
+typedef struct LookedRight {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    QualeVideoFormat format;
+} LookedRight;
+
+enum { REMEMBERED = 64 };
+static pthread_mutex_t remembered_lock = PTHREAD_MUTEX_INITIALIZER;
+static LookedRight remembered[REMEMBERED];
+static unsigned remembered_count, remembered_next;
+
+static LookedRight identity(const struct stat *st, const QualeVideoFormat *format)
+{
+    return (LookedRight){ st->st_dev, st->st_ino, st->st_size, st->st_mtim, *format };
+}
+
+static bool same_file(const LookedRight *a, const LookedRight *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+           a->format.width == b->format.width && a->format.height == b->format.height &&
+           a->format.chroma == b->format.chroma && a->format.bitdepth == b->format.bitdepth;
+}
+
+/* Whether the file was looked at and looked right (remember: it has now). */
+static bool looked_right(const LookedRight *file, bool remember)
+{
+    bool found = false;
+    pthread_mutex_lock(&remembered_lock);
+    for (unsigned i = 0; i < remembered_count && !found; i++)
+        found = same_file(&remembered[i], file);
+    if (!found && remember) {
+        remembered[remembered_next] = *file; /* the oldest goes when full */
+        remembered_next = (remembered_next + 1) % REMEMBERED;
+        if (remembered_count < REMEMBERED) remembered_count++;
+    }
+    pthread_mutex_unlock(&remembered_lock);
+    return found;
+}
+
+static bool look_at_first_frame(const char *path, const QualeVideoFormat *format, char *why,
+                                size_t why_size);
+
 bool raw_check(const char *path, const QualeVideoFormat *format, char *why, size_t why_size)
 {
     why[0] = '\0';
-    if (!strcmp(path, "-")) return false;
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) return false;
+    const LookedRight file = identity(&st, format);
+    if (looked_right(&file, false)) return false;
+    const bool suspect = look_at_first_frame(path, format, why, why_size);
+    if (!suspect) looked_right(&file, true);
+    return suspect;
+}
+
+static bool look_at_first_frame(const char *path, const QualeVideoFormat *format, char *why,
+                                size_t why_size)
+{
     QualeVideoReader *reader = NULL;
     char error[512];
     if (quale_video_open(&reader, path, format, error, sizeof(error))) return false;

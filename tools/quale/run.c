@@ -617,7 +617,7 @@ static int finish(Run *r)
     out.options.fps = r->elapsed > 0 ? listed / r->elapsed : 0.;
     /* what produced the results: the library's part and the tool's */
     ToolProvenance provenance;
-    if (provenance_gather(&provenance, r->inputs, &r->notes)) {
+    if (provenance_gather(&provenance, s, r->inputs, &r->notes)) {
         say(&r->voice, "error", "out of memory");
         provenance_release(&provenance);
         return EXIT_RUN_FAILED;
@@ -637,7 +637,7 @@ int run(const CliSettings *s, RunPart *part)
     Run r = {
         .s = s,
         .part = part,
-        .voice = { .muted = part && part->part > 1 },
+        .voice = { .muted = part && part->part > 1, .label = s->label },
         .inputs = { { .path = s->reference }, { .path = s->distorted } },
         .scaled_note = -1,
     };
