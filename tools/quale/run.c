@@ -648,17 +648,15 @@ int run(const CliSettings *s, RunPart *part)
     const char *timing = getenv("QUALE_RUN_STAGE_TIMES");
     const bool timed = timing && *timing && strcmp(timing, "0");
     double stage_ms[5] = { 0 };
+    const double started = timed ? now_seconds() : 0;
     int status = 0;
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]) && !status; i++) {
         const double t0 = timed ? now_seconds() : 0;
         status = stages[i](&r);
         if (timed) stage_ms[i] = 1e3 * (now_seconds() - t0);
     }
-    if (timed)
-        fprintf(stderr, "quale: stages (ms): %s %.2f, %s %.2f, %s %.2f, %s %.2f, %s %.2f\n",
-                stage_names[0], stage_ms[0], stage_names[1], stage_ms[1], stage_names[2],
-                stage_ms[2], stage_names[3], stage_ms[3], stage_names[4], stage_ms[4]);
     if (status == STAGE_DONE) status = 0;
+    const double closing = timed ? now_seconds() : 0;
     /* The readers first: a decoder on the GPU holds memory of the
      * context's CUDA context, which closing the context may end. */
     close_lanes(&r.inputs[0]);
@@ -679,5 +677,11 @@ int run(const CliSettings *s, RunPart *part)
         r.ctx = NULL;
     }
     quale_close(&r.ctx);
+    if (timed)
+        fprintf(stderr, "quale: stages (ms): %s %.2f, %s %.2f, %s %.2f, %s %.2f, %s %.2f, "
+                "close %.2f, run %.2f\n", stage_names[0], stage_ms[0], stage_names[1],
+                stage_ms[1], stage_names[2], stage_ms[2], stage_names[3], stage_ms[3],
+                stage_names[4], stage_ms[4], 1e3 * (now_seconds() - closing),
+                1e3 * (now_seconds() - started));
     return status;
 }
