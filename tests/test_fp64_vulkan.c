@@ -123,7 +123,7 @@ static int run_mode(Runner *r, uint32_t mode, uint32_t count)
         .pCommandBuffers = &r->cb,
     };
     if (res == VK_SUCCESS) res = dev->api.vkResetFences(dev->device, 1, &r->fence);
-    if (res == VK_SUCCESS) res = dev->api.vkQueueSubmit(dev->queue, 1, &submit, r->fence);
+    if (res == VK_SUCCESS) res = vulkan_queue_submit(dev, dev->queue, 1, &submit, r->fence);
     if (res == VK_SUCCESS)
         res = dev->api.vkWaitForFences(dev->device, 1, &r->fence, VK_TRUE, UINT64_MAX);
     if (res != VK_SUCCESS)

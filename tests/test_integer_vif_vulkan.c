@@ -117,7 +117,7 @@ static int run_cases(Runner *r, const unsigned char *spirv, size_t spirv_size, u
         .pCommandBuffers = &r->cb,
     };
     if (res == VK_SUCCESS) res = dev->api.vkResetFences(dev->device, 1, &r->fence);
-    if (res == VK_SUCCESS) res = dev->api.vkQueueSubmit(dev->queue, 1, &submit, r->fence);
+    if (res == VK_SUCCESS) res = vulkan_queue_submit(dev, dev->queue, 1, &submit, r->fence);
     if (res == VK_SUCCESS) res = dev->api.vkWaitForFences(dev->device, 1, &r->fence, VK_TRUE, UINT64_MAX);
     vulkan_pipeline_destroy(dev, &pipeline);
     if (res != VK_SUCCESS) {

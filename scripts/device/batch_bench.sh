@@ -3,7 +3,7 @@
 # same files, for each backend asked (docs/benchmarks.md, "quale batch").
 #
 #   scripts/device/batch_bench.sh --bin DIR [--backends cuda,vulkan] [--pairs N] [--single-pairs N]
-#       [--vulkan-pairs N] [--frames N] [--h264 CLIP --h264-pairs N] [--bench-frames N]
+#       [--vulkan-pairs N] [--frames N] [--h264 CLIP --h264-pairs N] [--bench-frames N] [--no-fresh]
 #
 # DIR holds quale, quale-bench and quale-sample.  The pairs are one 1080p pair of --frames
 # frames (quale-sample's scene, raw 4:2:0 in the page cache) scored --pairs
@@ -12,11 +12,13 @@
 # --h264-pairs times (FFmpeg's libraries on LD_LIBRARY_PATH).  Vulkan's
 # per-process start is seconds, so its one-process-per-pair side runs
 # --vulkan-pairs pairs and is scaled; the other backends' runs
-# --single-pairs of the catalog's pairs (the time of one is what counts).  Vulkan needs .gl/*.deb (unpacked
+# --single-pairs of the catalog's pairs (the time of one is what counts).
+# The raw catalog is also scored by one worker, its context reset, and
+# (but with --no-fresh) by one worker opening a context per pair.  Vulkan needs .gl/*.deb (unpacked
 # here when present).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-bin="" backends=cuda pairs=200 single_pairs=50 vulkan_pairs=20 frames=120 h264="" h264_pairs=50 bench_frames=1200
+bin="" backends=cuda pairs=200 single_pairs=50 vulkan_pairs=20 frames=120 h264="" h264_pairs=50 bench_frames=1200 fresh=1
 while (($#)); do
     case $1 in
         --bin) bin=$2; shift 2 ;;
@@ -28,6 +30,7 @@ while (($#)); do
         --h264) h264=$(realpath "$2"); shift 2 ;;
         --h264-pairs) h264_pairs=$2; shift 2 ;;
         --bench-frames) bench_frames=$2; shift 2 ;;
+        --no-fresh) fresh=0; shift ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -106,8 +109,11 @@ for b in "${list[@]}"; do
     single=$(one_per_pair "raw_$b" "$n")
     # one worker, a context per pair; one worker, the context reset; the
     # default (two workers on the GPU)
-    fresh=$(batch_flags="--jobs 1" in_batch "raw_$b" QUALE_BATCH_REUSE=0)
-    fresh_stages=$(stage_times "raw_$b")
+    fresh=0 fresh_stages="(not run: --no-fresh)"
+    if ((fresh)); then
+        fresh=$(batch_flags="--jobs 1" in_batch "raw_$b" QUALE_BATCH_REUSE=0)
+        fresh_stages=$(stage_times "raw_$b")
+    fi
     serial=$(batch_flags="--jobs 1" in_batch "raw_$b")
     serial_stages=$(stage_times "raw_$b")
     whole=$(in_batch "raw_$b")
@@ -118,7 +124,7 @@ print(f'{\"$b\":7} raw 1080p  {p:4} pairs x {f} frames: batch {w:7.1f} s ({p*f/w
       f'{p*f/w/st:.2f}x in-memory {st:.0f}); one process per pair {per:.3f} s a pair '
       f'({f/per:6.0f} fps, over {n}): batch {per*p/w:.1f}x faster')
 print(f'        --jobs 1, context reset {se:.1f} s ({p*f/se:.0f} fps, {p*f/se/st:.2f}x); '
-      f'--jobs 1, a context per pair {fr:.1f} s ({p*f/fr:.0f} fps)')")")
+      + (f'--jobs 1, a context per pair {fr:.1f} s ({p*f/fr:.0f} fps)' if fr else ''))")")
     table+=("        --jobs 1, reset: $serial_stages" "        --jobs 1, context per pair: $fresh_stages")
     if [[ -n $h264 ]]; then
         catalog "h264_$b" "$h264_pairs" "$h264" "$h264" "--backend $b"

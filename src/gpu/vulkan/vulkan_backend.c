@@ -161,7 +161,7 @@ static void stop(GpuBackend *gpu)
 {
     VulkanDevice *dev = &gpu->dev;
     if (!dev->device) return;
-    dev->api.vkDeviceWaitIdle(dev->device);
+    vulkan_device_wait_idle(dev);
     log_profile(gpu);
     if (gpu->queries) dev->api.vkDestroyQueryPool(dev->device, gpu->queries, NULL);
     gpu->queries = VK_NULL_HANDLE;
@@ -717,10 +717,10 @@ static VkResult submit_on_timelines(GpuBackend *gpu, VulkanSlot *s, unsigned n)
     /* Lanes beyond the device's queues share them. */
     VkQueue compute_queue = dev->compute_queues[lane % dev->compute_queue_count];
     if (!gpu->upload_queue) {
-        r = dev->api.vkQueueSubmit(compute_queue, 2, submits, s->fence);
+        r = vulkan_queue_submit(dev, compute_queue, 2, submits, s->fence);
     } else {
-        r = dev->api.vkQueueSubmit(gpu->upload_queue, 1, &submits[0], VK_NULL_HANDLE);
-        if (r == VK_SUCCESS) r = dev->api.vkQueueSubmit(compute_queue, 1, &submits[1], s->fence);
+        r = vulkan_queue_submit(dev, gpu->upload_queue, 1, &submits[0], VK_NULL_HANDLE);
+        if (r == VK_SUCCESS) r = vulkan_queue_submit(dev, compute_queue, 1, &submits[1], s->fence);
     }
     return r;
 }
@@ -791,7 +791,7 @@ static int vulkan_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *fram
             .commandBufferCount = 1,
             .pCommandBuffers = &s->cb,
         };
-        r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, s->fence);
+        r = vulkan_queue_submit(dev, dev->queue, 1, &submit, s->fence);
     } else if (!err) {
         r = submit_on_timelines(gpu, s, n);
     }

@@ -229,14 +229,15 @@ static void find_timeline(VulkanDevice *dev)
     if (!dev->timeline) dev->transfer_family = UINT32_MAX;
 }
 
-static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
+/* The physical device an ordinal names (-1: the preferred one). */
+static int pick_physical(VulkanApi *api, VkInstance *inst, int ordinal, VkPhysicalDevice *physical,
+                         unsigned *index, char *error, size_t error_size)
 {
-    int err = shared_instance(&dev->api, &dev->instance, error, error_size);
+    int err = shared_instance(api, inst, error, error_size);
     if (err) return err;
-
     VkPhysicalDevice list[MAX_PHYSICAL_DEVICES];
     uint32_t count;
-    err = physical_devices(&dev->api, dev->instance, list, &count, error, error_size);
+    err = physical_devices(api, *inst, list, &count, error, error_size);
     if (err) return err;
     if (count == 0) {
         snprintf(error, error_size, "no Vulkan device is present");
@@ -247,9 +248,24 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
                  count == 1 ? "is" : "are", count);
         return -ENODEV;
     }
-    const unsigned pick = ordinal >= 0 ? (unsigned)ordinal : preferred_device(&dev->api, list, count);
-    dev->index = pick;
-    dev->physical = list[pick];
+    *index = ordinal >= 0 ? (unsigned)ordinal : preferred_device(api, list, count);
+    *physical = list[*index];
+    return 0;
+}
+
+/* Whether QUALE_VULKAN_NO_FLOAT64 leaves the 64-bit types on. */
+static bool wide_types_asked(void)
+{
+    const char *no_float64 = getenv("QUALE_VULKAN_NO_FLOAT64");
+    return !(no_float64 && *no_float64 && strcmp(no_float64, "0"));
+}
+
+static int open_device(VulkanDevice *dev, unsigned index, VkPhysicalDevice physical, char *error,
+                       size_t error_size)
+{
+    int err = 0;
+    dev->index = index;
+    dev->physical = physical;
     dev->api.vkGetPhysicalDeviceProperties(dev->physical, &dev->properties);
     dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
 
@@ -277,8 +293,7 @@ static int open_device(VulkanDevice *dev, int ordinal, char *error, size_t error
      * devices without them can be tested anywhere. */
     VkPhysicalDeviceFeatures available;
     dev->api.vkGetPhysicalDeviceFeatures(dev->physical, &available);
-    const char *no_float64 = getenv("QUALE_VULKAN_NO_FLOAT64");
-    const bool wide = !(no_float64 && *no_float64 && strcmp(no_float64, "0"));
+    const bool wide = wide_types_asked();
     memset(&dev->features, 0, sizeof(dev->features));
     dev->features.shaderFloat64 = wide && available.shaderFloat64;
     dev->features.shaderInt64 = wide && available.shaderInt64;
@@ -320,20 +335,90 @@ static void close_device(VulkanDevice *dev)
     memset(dev, 0, sizeof(*dev));
 }
 
+/* ---- one VkDevice for the process's contexts on a GPU ---------------------- */
+
+/* Two VkDevices on one GPU are two contexts of the driver, whose work an
+ * NVIDIA GPU runs in turns, not side by side: the workers of a batch on one
+ * GPU, each with a context of its own, would wait for each other.  So the
+ * process opens each physical device once (with the features asked then)
+ * and its users share it; a user asking other features gets a device of
+ * its own. */
+struct SharedDevice {
+    VulkanDevice dev; /* as opened */
+    unsigned users;
+    bool wide;
+    pthread_mutex_t submit_lock;
+};
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct SharedDevice shared_devices[MAX_PHYSICAL_DEVICES];
+
 int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
 {
     memset(dev, 0, sizeof(*dev));
-    const int err = open_device(dev, ordinal, error, error_size);
-    if (err) close_device(dev);
+    unsigned index = 0;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    int err = pick_physical(&dev->api, &dev->instance, ordinal, &physical, &index, error,
+                            error_size);
+    if (err) return err;
+    const bool wide = wide_types_asked();
+    pthread_mutex_lock(&shared_lock);
+    struct SharedDevice *shared = &shared_devices[index];
+    if (shared->users && shared->wide == wide) {
+        shared->users++;
+        *dev = shared->dev;
+    } else {
+        err = open_device(dev, index, physical, error, error_size);
+        if (err) {
+            close_device(dev);
+        } else if (!shared->users) {
+            shared->dev = *dev;
+            shared->users = 1;
+            shared->wide = wide;
+            pthread_mutex_init(&shared->submit_lock, NULL);
+            shared->dev.submit_lock = &shared->submit_lock;
+            shared->dev.shared = shared;
+            *dev = shared->dev;
+        }
+    }
+    pthread_mutex_unlock(&shared_lock);
     return err;
+}
+
+void vulkan_device_close(VulkanDevice *dev)
+{
+    struct SharedDevice *shared = dev->shared;
+    if (!shared) {
+        close_device(dev);
+        return;
+    }
+    pthread_mutex_lock(&shared_lock);
+    if (--shared->users == 0) {
+        close_device(&shared->dev);
+        pthread_mutex_destroy(&shared->submit_lock);
+    }
+    pthread_mutex_unlock(&shared_lock);
+    memset(dev, 0, sizeof(*dev));
+}
+
+VkResult vulkan_queue_submit(const VulkanDevice *dev, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *submits, VkFence fence)
+{
+    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
+    const VkResult r = dev->api.vkQueueSubmit(queue, count, submits, fence);
+    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
+    return r;
+}
+
+VkResult vulkan_device_wait_idle(const VulkanDevice *dev)
+{
+    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
+    const VkResult r = dev->api.vkDeviceWaitIdle(dev->device);
+    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
+    return r;
 }
 
 void vulkan_describe_device(const VulkanDevice *dev, QualeDeviceInfo *info)
 {
     describe_physical(&dev->api, dev->physical, dev->index, info);
-}
-
-void vulkan_device_close(VulkanDevice *dev)
-{
-    close_device(dev);
 }

@@ -391,7 +391,7 @@ int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, siz
             .commandBufferCount = 1,
             .pCommandBuffers = &cb,
         };
-        r = dev->api.vkQueueSubmit(dev->queue, 1, &submit, fence);
+        r = vulkan_queue_submit(dev, dev->queue, 1, &submit, fence);
     }
     if (r == VK_SUCCESS) r = dev->api.vkWaitForFences(dev->device, 1, &fence, VK_TRUE, UINT64_MAX);
     if (fence) dev->api.vkDestroyFence(dev->device, fence, NULL);

@@ -6,6 +6,7 @@
 #ifndef QUALE_SRC_VULKAN_VULKAN_PRIMITIVES_H
 #define QUALE_SRC_VULKAN_VULKAN_PRIMITIVES_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,11 @@ typedef struct VulkanDevice {
     size_t cache_loaded_bytes;
     bool cache_stale;
     char *cache_path;
+    /* The contexts of a process on one GPU share its VkDevice (each holds
+     * a copy of this struct, `lanes` its own): its queues are submitted to
+     * under this lock (vulkan_queue_submit()).  NULL: a device of its own. */
+    pthread_mutex_t *submit_lock;
+    struct SharedDevice *shared;
 } VulkanDevice;
 
 typedef struct VulkanBuffer {
@@ -77,8 +83,17 @@ typedef struct VulkanBuffer {
 
 /* A device of its own, outside any context (for tests of shaders):
  * ordinal -1 picks as the backend does. */
+/* The device of that ordinal (-1: the preferred one), shared with the
+ * process's other users of it; vulkan_device_close() lets go of it (the
+ * last user's close destroys it). */
 int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size);
 void vulkan_device_close(VulkanDevice *dev);
+
+/* vkQueueSubmit under the device's submit lock; vkDeviceWaitIdle too
+ * (it touches every queue). */
+VkResult vulkan_queue_submit(const VulkanDevice *dev, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *submits, VkFence fence);
+VkResult vulkan_device_wait_idle(const VulkanDevice *dev);
 
 /* The devices the loader finds (GpuOps.list_devices), and one of them
  * described. */
