@@ -3,7 +3,9 @@
 # scoring rate on raw files in the page cache (the "fps" of its JSON: from
 # the first frame read to the flush, its start left out) beside
 # quale-bench's in-memory rate, per backend, size and number of reader
-# lanes; with the page cache's own read rate (one reader, cat) beside it
+# lanes, and split in two parts on the one GPU (--gpu 0,0: two contexts,
+# readers and senders side by side); with the page cache's own read rate
+# (one reader, cat) beside it
 # (docs/benchmarks.md, "The tool against the engine").
 #
 #   scripts/device/tool_rate.sh --bin DIR [--backends cuda,vulkan] [--sizes 1080p:1200,4k:300]
@@ -29,6 +31,7 @@ quale=$(realpath "$bin/quale") bench=$(realpath "$bin/quale-bench") sample=$(rea
 source scripts/device/vulkan_env.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+extra=() # more flags for tool_fps's runs
 
 # median of the tool's JSON fps over --repeat runs: tool_fps W H ENV...
 tool_fps() {
@@ -36,7 +39,7 @@ tool_fps() {
     shift 2
     for ((i = 0; i < repeat; i++)); do
         env "$@" "$quale" -r "$work/ref.yuv" -d "$work/dist.yuv" -w "$w" -h "$h" -p 420 -b 8 -q \
-            --json -o "$work/out.json" --backend "$backend" 2>/dev/null &&
+            --json -o "$work/out.json" --backend "$backend" "${extra[@]}" 2>/dev/null &&
             python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fps"])' "$work/out.json"
     done | sort -g | awk '{v[NR] = $1} END {print NR ? v[int((NR + 1) / 2)] : 0}'
 }
@@ -76,6 +79,9 @@ for entry in "${size_list[@]}"; do
         if [[ $backend == vulkan ]]; then
             line+="; uploads on the lanes' queues $(tool_fps $w $h QUALE_VULKAN_UPLOAD_QUEUE=0)"
         fi
+        extra=(--gpu 0,0)
+        line+="; two parts on the GPU (--gpu 0,0) $(tool_fps $w $h)"
+        extra=()
         echo "$line"
     done
 done
