@@ -102,10 +102,8 @@ static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sin
         return err;
     }
     iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
-    const unsigned count = s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1;
-    for (unsigned k = 0; k < count; k++)
-        if ((err = feature_sink_declare(sink, ms_ssim_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, ms_ssim_keys,
+                                     s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1, s->key);
 }
 
 unsigned float_ms_ssim_values(const FloatMsSsimState *s, const IqaSsimMeans m[MS_SSIM_SCALES],

@@ -104,10 +104,8 @@ static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         return err;
     }
     iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
-    const unsigned count = s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1;
-    for (unsigned k = 0; k < count; k++)
-        if ((err = feature_sink_declare(sink, ssim_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, ssim_keys, s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1,
+                                     s->key);
 }
 
 unsigned float_ssim_values(const FloatSsimState *s, const IqaSsimMeans *m,

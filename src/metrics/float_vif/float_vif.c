@@ -546,10 +546,7 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     while ((double)below >= s->sigma_nsq) below = nextafterf(below, -INFINITY);
     s->sigma_nsq_below = below;
 
-    const unsigned keys = s->debug ? KEY_COUNT : KEY_VIF;
-    for (unsigned k = 0; k < keys; k++)
-        if ((err = feature_sink_declare(sink, vif_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, vif_keys, s->debug ? KEY_COUNT : KEY_VIF, s->key);
 }
 
 /* The picture's luma as floats at scale 0, resized by vif_prescale with
