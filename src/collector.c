@@ -451,6 +451,16 @@ int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id)
     return declare_suffixed(sink, key, sink->writes_first ? KEY_PHASE_FIRST : KEY_PHASE_FRAME, id);
 }
 
+int feature_sink_declare_keys(FeatureSink *sink, const char *const *keys, unsigned count,
+                              unsigned *ids)
+{
+    for (unsigned k = 0; k < count; k++) {
+        const int err = feature_sink_declare(sink, keys[k], &ids[k]);
+        if (err) return err;
+    }
+    return 0;
+}
+
 int feature_sink_declare_later(FeatureSink *sink, const char *key, unsigned *id)
 {
     return declare_suffixed(sink, key,

@@ -181,6 +181,12 @@ int feature_sink_declare(FeatureSink *sink, const char *key, unsigned *id);
 int feature_sink_declare_later(FeatureSink *sink, const char *key, unsigned *id);
 int feature_sink_declare_at_flush(FeatureSink *sink, const char *key, unsigned *id);
 
+/* feature_sink_declare() of the first `count` keys of a metric's key list,
+ * their ids in ids[0 .. count): most metrics write a prefix of their list
+ * (the score alone, or every key with debug or enable_lcs), in list order. */
+int feature_sink_declare_keys(FeatureSink *sink, const char *const *keys, unsigned count,
+                              unsigned *ids);
+
 /* A model's score: listed after every feature. */
 int feature_sink_declare_model(FeatureSink *sink, const char *key, unsigned *id);
 

@@ -242,3 +242,16 @@ IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim)
     const IqaSsimSums sums = { ssim->ssim_sum, ssim->l_sum, ssim->c_sum, ssim->s_sum };
     return iqa_ssim_means(&sums, ssim->w, ssim->h);
 }
+
+double iqa_db_cap(bool clip_db, unsigned bitdepth, unsigned width, unsigned height)
+{
+    if (!clip_db) return INFINITY;
+    const unsigned peak = (1u << bitdepth) - 1;
+    const double mse = 0.5 / (width * height);
+    return ceil(10. * log10(peak * peak / mse));
+}
+
+double iqa_db_score(double score, bool enable_db, double max_db)
+{
+    return enable_db ? QUALE_MIN(-10. * log10(1 - score), max_db) : score;
+}

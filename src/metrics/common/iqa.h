@@ -16,6 +16,7 @@
 #define QUALE_SRC_METRICS_IQA_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -277,6 +278,30 @@ void iqa_ssim_push_row(IqaSsim *ssim, const float *ref, const float *cmp);
 
 /* After the last row: the means of SSIM and of its three factors. */
 IqaSsimMeans iqa_ssim_end(const IqaSsim *ssim);
+
+/* The output options float_ssim and float_ms_ssim share, as rows of their
+ * option tables (option.h) over their State (its bools enable_lcs,
+ * enable_db, clip_db); `what` names the score in enable_db's help. */
+#define IQA_SSIM_OUTPUT_OPTIONS(State, what)                                          \
+    { .name = "enable_lcs",                                                          \
+      .help = "enable luminance, contrast and structure intermediate output",       \
+      .offset = offsetof(State, enable_lcs), .type = QUALE_OPTION_BOOL,              \
+      .default_value.b = false },                                                    \
+    { .name = "enable_db", .help = "write " what " values as dB",                  \
+      .offset = offsetof(State, enable_db), .type = QUALE_OPTION_BOOL,               \
+      .default_value.b = false },                                                    \
+    { .name = "clip_db", .help = "clip dB scores",                                   \
+      .offset = offsetof(State, clip_db), .type = QUALE_OPTION_BOOL,                 \
+      .default_value.b = false }
+
+/* libvmaf's cap of a dB score with clip_db, for pictures of width x height
+ * at bitdepth: ceil(10 log10(peak^2 / (0.5 / (w h)))), peak = 2^bitdepth -
+ * 1; infinity without clip_db. */
+double iqa_db_cap(bool clip_db, unsigned bitdepth, unsigned width, unsigned height);
+
+/* The score written: with enable_db, -10 log10(1 - score) dB, at most
+ * max_db (iqa_db_cap()); else the score itself. */
+double iqa_db_score(double score, bool enable_db, double max_db);
 
 #ifdef __cplusplus
 }

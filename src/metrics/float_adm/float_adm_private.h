@@ -19,6 +19,7 @@
 #include "metrics/common/adm_csf.h"
 #include "float_adm.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/vec4.h"
 
 /* libvmaf's DIVS(): n times the reciprocal of d, rcpss refined by one
  * Newton step where SSE2 exists, a division elsewhere. */
@@ -32,69 +33,37 @@ static inline float adm_div(float n, float d)
 #endif
 }
 
-/* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
- * lane by lane the same IEEE operations as the scalar code (rcpps gives
- * every lane what rcpss gives one), selects in place of its branches. */
-#if defined(__GNUC__) && (__GNUC__ >= 9 || defined(__clang__)) && \
-    (defined(__SSE2__) || defined(__ARM_NEON))
-#define ADM_LANES 4
-typedef float AdmVec __attribute__((vector_size(ADM_LANES * sizeof(float))));
-typedef int32_t AdmInt __attribute__((vector_size(ADM_LANES * sizeof(int32_t))));
-typedef double AdmDbl __attribute__((vector_size(ADM_LANES * sizeof(double))));
-
-static inline AdmVec vec_load(const float *p)
-{
-    AdmVec v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-static inline void vec_store(float *p, AdmVec v)
-{
-    memcpy(p, &v, sizeof(v));
-}
-
-static inline AdmVec vec_set1(float x)
-{
-    return (AdmVec){ x, x, x, x };
-}
-
+/* What ADM adds to the vectors of four floats (metrics/common/vec4.h);
+ * rcpps gives every lane what rcpss gives one. */
+#if VEC4_LANES
 /* Macros, not functions: 32-byte vector arguments and results would
  * depend on AVX in the x86-64 ABI (gcc's -Wpsabi). */
-#define vec_set1_dbl(x) ((AdmDbl){ (x), (x), (x), (x) })
-#define vec_narrow(mask) __builtin_convertvector((mask), AdmInt)
+#define vec_set1_dbl(x) ((Vec4Dbl){ (x), (x), (x), (x) })
+#define vec_narrow(mask) __builtin_convertvector((mask), Vec4Int)
 
-/* mask ? a : b, lane by lane (mask lanes are all ones or zero) */
-static inline AdmVec vec_select(AdmInt mask, AdmVec a, AdmVec b)
+static inline Vec4 vec_abs(Vec4 v)
 {
-    return (AdmVec)((mask & (AdmInt)a) | (~mask & (AdmInt)b));
-}
-
-static inline AdmVec vec_abs(AdmVec v)
-{
-    const AdmInt m = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
-    return (AdmVec)((AdmInt)v & m);
+    const Vec4Int m = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
+    return (Vec4)((Vec4Int)v & m);
 }
 
 /* (float)(k * (double)|v|): libvmaf's double constants times float bands */
-static inline AdmVec vec_scale_abs(double k, AdmVec v)
+static inline Vec4 vec_scale_abs(double k, Vec4 v)
 {
-    return __builtin_convertvector(vec_set1_dbl(k) * __builtin_convertvector(vec_abs(v), AdmDbl),
-                                   AdmVec);
+    return __builtin_convertvector(vec_set1_dbl(k) * __builtin_convertvector(vec_abs(v), Vec4Dbl),
+                                   Vec4);
 }
 
 /* adm_div() of four lanes */
-static inline AdmVec vec_div(AdmVec n, AdmVec d)
+static inline Vec4 vec_div(Vec4 n, Vec4 d)
 {
 #if defined(__SSE2__)
-    const AdmVec xi = (AdmVec)_mm_rcp_ps((__m128)d);
+    const Vec4 xi = (Vec4)_mm_rcp_ps((__m128)d);
     return n * (xi + xi * (vec_set1(1.0f) - d * xi));
 #else
     return n / d;
 #endif
 }
-#else
-#define ADM_LANES 0
 #endif
 
 /* The DWT's source index and the scored region: float_adm.h. */

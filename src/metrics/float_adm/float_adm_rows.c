@@ -122,36 +122,36 @@ void decouple_row(const FloatAdmState *s, const float *const o[ORIENTATIONS],
                          const AdmRow *r)
 {
     int j = lo;
-#if ADM_LANES
-    const AdmVec zero = vec_set1(0.0f), one = vec_set1(1.0f), eps = vec_set1(1e-30f);
-    const AdmVec cos_sq = vec_set1(s->cos_1deg_sq);
-    const AdmDbl gain_limit = vec_set1_dbl(s->enhn_gain_limit);
-    for (; j + ADM_LANES <= hi; j += ADM_LANES) {
-        AdmVec ov[3], tv[3], rst[3];
+#if VEC4_LANES
+    const Vec4 zero = vec_set1(0.0f), one = vec_set1(1.0f), eps = vec_set1(1e-30f);
+    const Vec4 cos_sq = vec_set1(s->cos_1deg_sq);
+    const Vec4Dbl gain_limit = vec_set1_dbl(s->enhn_gain_limit);
+    for (; j + VEC4_LANES <= hi; j += VEC4_LANES) {
+        Vec4 ov[3], tv[3], rst[3];
         for (int b = 0; b < 3; b++) {
             ov[b] = vec_load(o[b] + j);
             tv[b] = vec_load(d[b] + j);
-            AdmVec k = vec_div(tv[b], ov[b] + eps);
+            Vec4 k = vec_div(tv[b], ov[b] + eps);
             k = vec_select(k < zero, zero, vec_select(k > one, one, k));
             rst[b] = k * ov[b];
         }
-        const AdmVec ot_dp = ov[O_H] * tv[O_H] + ov[O_V] * tv[O_V];
-        const AdmVec o_mag_sq = ov[O_H] * ov[O_H] + ov[O_V] * ov[O_V];
-        const AdmVec t_mag_sq = tv[O_H] * tv[O_H] + tv[O_V] * tv[O_V];
-        const AdmInt angle = (ot_dp >= zero) & (ot_dp * ot_dp >= cos_sq * o_mag_sq * t_mag_sq);
+        const Vec4 ot_dp = ov[O_H] * tv[O_H] + ov[O_V] * tv[O_V];
+        const Vec4 o_mag_sq = ov[O_H] * ov[O_H] + ov[O_V] * ov[O_V];
+        const Vec4 t_mag_sq = tv[O_H] * tv[O_H] + tv[O_V] * tv[O_V];
+        const Vec4Int angle = (ot_dp >= zero) & (ot_dp * ot_dp >= cos_sq * o_mag_sq * t_mag_sq);
 
         for (int b = 0; b < 3; b++) {
-            const AdmDbl t = __builtin_convertvector(tv[b], AdmDbl);
-            AdmDbl g = __builtin_convertvector(rst[b], AdmDbl) * gain_limit;
+            const Vec4Dbl t = __builtin_convertvector(tv[b], Vec4Dbl);
+            Vec4Dbl g = __builtin_convertvector(rst[b], Vec4Dbl) * gain_limit;
             rst[b] = vec_select(angle & (rst[b] > zero),
-                                vec_select(vec_narrow(g < t), __builtin_convertvector(g, AdmVec),
+                                vec_select(vec_narrow(g < t), __builtin_convertvector(g, Vec4),
                                            tv[b]), rst[b]);
-            g = __builtin_convertvector(rst[b], AdmDbl) * gain_limit;
+            g = __builtin_convertvector(rst[b], Vec4Dbl) * gain_limit;
             rst[b] = vec_select(angle & (rst[b] < zero),
-                                vec_select(vec_narrow(g > t), __builtin_convertvector(g, AdmVec),
+                                vec_select(vec_narrow(g > t), __builtin_convertvector(g, Vec4),
                                            tv[b]), rst[b]);
-            const AdmVec c = vec_set1(csf[b]);
-            const AdmVec cr = c * rst[b], ca = c * (tv[b] - rst[b]);
+            const Vec4 c = vec_set1(csf[b]);
+            const Vec4 cr = c * rst[b], ca = c * (tv[b] - rst[b]);
             vec_store(r->csf_r[b] + j, cr);
             vec_store(r->csf_a[b] + j, ca);
             vec_store(r->flt_r[b] + j, vec_scale_abs(ADM_ONE_BY_30, cr));
@@ -201,25 +201,25 @@ static inline void mask_at(const FloatAdmState *s, const AdmRow *up, const AdmRo
     }
 }
 
-#if ADM_LANES
+#if VEC4_LANES
 /* mask_threshold() of four columns j.. inside the row (no mirroring). */
-static inline AdmVec vec_mask_threshold(float *const up[ORIENTATIONS],
+static inline Vec4 vec_mask_threshold(float *const up[ORIENTATIONS],
                                         float *const mid[ORIENTATIONS],
                                         float *const down[ORIENTATIONS],
                                         float *const centre[ORIENTATIONS], int j)
 {
-    AdmVec thr = vec_set1(0.0f);
+    Vec4 thr = vec_set1(0.0f);
     for (int b = 0; b < ORIENTATIONS; b++) {
-        AdmVec sum = vec_set1(0.0f);
+        Vec4 sum = vec_set1(0.0f);
         sum += vec_load(up[b] + j - 1);
         sum += vec_load(up[b] + j);
         sum += vec_load(up[b] + j + 1);
         sum += vec_load(mid[b] + j - 1);
         sum = __builtin_convertvector(
-            __builtin_convertvector(sum, AdmDbl) +
+            __builtin_convertvector(sum, Vec4Dbl) +
                 vec_set1_dbl(ADM_ONE_BY_15) *
-                    __builtin_convertvector(vec_abs(vec_load(centre[b] + j)), AdmDbl),
-            AdmVec);
+                    __builtin_convertvector(vec_abs(vec_load(centre[b] + j)), Vec4Dbl),
+            Vec4);
         sum += vec_load(mid[b] + j + 1);
         sum += vec_load(down[b] + j - 1);
         sum += vec_load(down[b] + j);
@@ -239,17 +239,17 @@ void mask_row(const FloatAdmState *s, const AdmRow *up, const AdmRow *mid,
 {
     int j = left;
     if (j == 0 && j < right) mask_at(s, up, mid, down, w, j++, x);
-#if ADM_LANES
-    const AdmVec zero = vec_set1(0.0f);
-    for (; j + ADM_LANES <= right && j + ADM_LANES <= w - 1; j += ADM_LANES) {
-        AdmVec thr_num = zero, thr_aim = zero;
+#if VEC4_LANES
+    const Vec4 zero = vec_set1(0.0f);
+    for (; j + VEC4_LANES <= right && j + VEC4_LANES <= w - 1; j += VEC4_LANES) {
+        Vec4 thr_num = zero, thr_aim = zero;
         if (!s->bypass_cm) {
             thr_num = vec_mask_threshold(up->flt_a, mid->flt_a, down->flt_a, mid->csf_a, j);
             thr_aim = vec_mask_threshold(up->flt_r, mid->flt_r, down->flt_r, mid->csf_r, j);
         }
         for (int b = 0; b < 3; b++) {
-            const AdmVec xr = vec_abs(vec_load(mid->csf_r[b] + j)) - thr_num;
-            const AdmVec xa = vec_abs(vec_load(mid->csf_a[b] + j)) - thr_aim;
+            const Vec4 xr = vec_abs(vec_load(mid->csf_r[b] + j)) - thr_num;
+            const Vec4 xa = vec_abs(vec_load(mid->csf_a[b] + j)) - thr_aim;
             vec_store(x[b] + j, vec_select(xr < zero, zero, xr));
             vec_store(x[3 + b] + j, vec_select(xa < zero, zero, xa));
         }

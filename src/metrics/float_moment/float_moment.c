@@ -61,9 +61,7 @@ static int moment_init(void *state, const QualeVideoFormat *f, FeatureSink *sink
     if (err) return err;
     s->scaler = picture_float_scaler(f->bitdepth);
     s->exact_sums = picture_float_sums_exact(f);
-    for (unsigned k = 0; k < FLOAT_MOMENT_KEYS && !err; k++)
-        err = feature_sink_declare(sink, moment_keys[k], &s->key[k]);
-    return err;
+    return feature_sink_declare_keys(sink, moment_keys, FLOAT_MOMENT_KEYS, s->key);
 }
 
 /* Exact: integer sums, scaled. */

@@ -48,16 +48,7 @@ static const char *const ms_ssim_keys[FLOAT_MS_SSIM_KEY_COUNT + 1] = {
 };
 
 static const MetricOption ms_ssim_options[] = {
-    { .name = "enable_lcs",
-      .help = "enable luminance, contrast and structure intermediate output",
-      .offset = offsetof(FloatMsSsimState, enable_lcs), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
-    { .name = "enable_db", .help = "write MS-SSIM values as dB",
-      .offset = offsetof(FloatMsSsimState, enable_db), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
-    { .name = "clip_db", .help = "clip dB scores",
-      .offset = offsetof(FloatMsSsimState, clip_db), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
+    IQA_SSIM_OUTPUT_OPTIONS(FloatMsSsimState, "MS-SSIM"),
     { 0 },
 };
 
@@ -81,13 +72,7 @@ int float_ms_ssim_setup(FloatMsSsimState *s, const QualeVideoFormat *f, char *er
         s->h[i] = iqa_decimated_size(s->h[i - 1], 2);
     }
 
-    if (s->clip_db) {
-        const unsigned peak = (1u << f->bitdepth) - 1;
-        const double mse = 0.5 / (f->width * f->height);
-        s->max_db = ceil(10. * log10(peak * peak / mse));
-    } else {
-        s->max_db = INFINITY;
-    }
+    s->max_db = iqa_db_cap(s->clip_db, f->bitdepth, f->width, f->height);
     return 0;
 }
 
@@ -102,10 +87,8 @@ static int ms_ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sin
         return err;
     }
     iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
-    const unsigned count = s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1;
-    for (unsigned k = 0; k < count; k++)
-        if ((err = feature_sink_declare(sink, ms_ssim_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, ms_ssim_keys,
+                                     s->enable_lcs ? FLOAT_MS_SSIM_KEY_COUNT : 1, s->key);
 }
 
 unsigned float_ms_ssim_values(const FloatMsSsimState *s, const IqaSsimMeans m[MS_SSIM_SCALES],
@@ -116,9 +99,7 @@ unsigned float_ms_ssim_values(const FloatMsSsimState *s, const IqaSsimMeans m[MS
         ms_ssim *= pow(m[i].l, ms_ssim_alpha[i]) * pow(m[i].c, ms_ssim_beta[i]) *
                    pow(m[i].s, ms_ssim_gamma[i]);
 
-    double score = ms_ssim;
-    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
-    value[FLOAT_MS_SSIM_KEY_MS_SSIM] = score;
+    value[FLOAT_MS_SSIM_KEY_MS_SSIM] = iqa_db_score(ms_ssim, s->enable_db, s->max_db);
     if (!s->enable_lcs) return 1;
     for (int i = 0; i < MS_SSIM_SCALES; i++) {
         value[FLOAT_MS_SSIM_KEY_L0 + i] = m[i].l;

@@ -34,16 +34,7 @@ static const char *const ssim_keys[FLOAT_SSIM_KEY_COUNT + 1] = {
 };
 
 static const MetricOption ssim_options[] = {
-    { .name = "enable_lcs",
-      .help = "enable luminance, contrast and structure intermediate output",
-      .offset = offsetof(FloatSsimState, enable_lcs), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
-    { .name = "enable_db", .help = "write SSIM values as dB",
-      .offset = offsetof(FloatSsimState, enable_db), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
-    { .name = "clip_db", .help = "clip dB scores",
-      .offset = offsetof(FloatSsimState, clip_db), .type = QUALE_OPTION_BOOL,
-      .default_value.b = false },
+    IQA_SSIM_OUTPUT_OPTIONS(FloatSsimState, "SSIM"),
     { .name = "scale",
       .help = "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)",
       .offset = offsetof(FloatSsimState, scale_option), .type = QUALE_OPTION_INT,
@@ -83,13 +74,7 @@ int float_ssim_setup(FloatSsimState *s, const QualeVideoFormat *f, char *error,
     for (int i = 0; i < s->scale * s->scale; i++)
         s->box[i] = 1.0f / (s->scale * s->scale);
 
-    if (s->clip_db) {
-        const unsigned peak = (1u << f->bitdepth) - 1;
-        const double mse = 0.5 / (f->width * f->height);
-        s->max_db = ceil(10. * log10(peak * peak / mse));
-    } else {
-        s->max_db = INFINITY;
-    }
+    s->max_db = iqa_db_cap(s->clip_db, f->bitdepth, f->width, f->height);
     return 0;
 }
 
@@ -104,18 +89,14 @@ static int ssim_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
         return err;
     }
     iqa_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
-    const unsigned count = s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1;
-    for (unsigned k = 0; k < count; k++)
-        if ((err = feature_sink_declare(sink, ssim_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, ssim_keys, s->enable_lcs ? FLOAT_SSIM_KEY_COUNT : 1,
+                                     s->key);
 }
 
 unsigned float_ssim_values(const FloatSsimState *s, const IqaSsimMeans *m,
                            double value[FLOAT_SSIM_KEY_COUNT])
 {
-    double score = m->ssim;
-    if (s->enable_db) score = QUALE_MIN(-10. * log10(1 - score), s->max_db);
-    value[FLOAT_SSIM_KEY_SSIM] = score;
+    value[FLOAT_SSIM_KEY_SSIM] = iqa_db_score(m->ssim, s->enable_db, s->max_db);
     if (!s->enable_lcs) return 1;
     value[FLOAT_SSIM_KEY_L] = m->l;
     value[FLOAT_SSIM_KEY_C] = m->c;

@@ -56,6 +56,7 @@
 #include "metric.h"
 #include "float_vif.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/vec4.h"
 #include "metrics/common/vif_tools.h"
 
 #ifndef M_PI
@@ -216,76 +217,38 @@ static void pad_row(float *row, int w, int radius)
     }
 }
 
-/* Vectors of four floats where gcc or clang can make them (SSE2, NEON):
- * lane by lane the same IEEE operations as the scalar code, so the
- * results do not change, only how many are made at once. */
-#if defined(__GNUC__) && (__GNUC__ >= 9 || defined(__clang__)) && \
-    (defined(__SSE2__) || defined(__ARM_NEON))
-#define VIF_LANES 4
-typedef float VifVec __attribute__((vector_size(VIF_LANES * sizeof(float))));
-typedef int32_t VifInt __attribute__((vector_size(VIF_LANES * sizeof(int32_t))));
-typedef double VifDbl __attribute__((vector_size(VIF_LANES * sizeof(double))));
-
-static inline VifVec vec_load(const float *p)
-{
-    VifVec v;
-    memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-static inline void vec_store(float *p, VifVec v)
-{
-    memcpy(p, &v, sizeof(v));
-}
-
-static inline VifVec vec_set1(float x)
-{
-    return (VifVec){ x, x, x, x };
-}
-
-static inline VifInt vec_set1_int(int32_t x)
-{
-    return (VifInt){ x, x, x, x };
-}
-
-/* mask ? a : b, lane by lane (mask lanes are all ones or zero) */
-static inline VifVec vec_select(VifInt mask, VifVec a, VifVec b)
-{
-    return (VifVec)((mask & (VifInt)a) | (~mask & (VifInt)b));
-}
-
+/* The vectors of four floats: metrics/common/vec4.h. */
+#if VEC4_LANES
 /* float_vif_log2() of four floats. */
-static inline VifVec vec_log2_approx(VifVec x)
+static inline Vec4 vec_log2_approx(Vec4 x)
 {
-    const VifInt bits = (VifInt)x;
-    const VifInt exponent = (bits & vec_set1_int(0x7F800000)) >> 23;
-    const VifVec mantissa = (VifVec)((bits & vec_set1_int(0x007FFFFF)) | vec_set1_int(0x3F800000));
-    const VifVec log_base = __builtin_convertvector(exponent - vec_set1_int(127), VifVec);
-    const VifVec t = mantissa - vec_set1(1.0f);
-    VifVec poly = vec_set1(0.0f);
+    const Vec4Int bits = (Vec4Int)x;
+    const Vec4Int exponent = (bits & vec_set1_int(0x7F800000)) >> 23;
+    const Vec4 mantissa = (Vec4)((bits & vec_set1_int(0x007FFFFF)) | vec_set1_int(0x3F800000));
+    const Vec4 log_base = __builtin_convertvector(exponent - vec_set1_int(127), Vec4);
+    const Vec4 t = mantissa - vec_set1(1.0f);
+    Vec4 poly = vec_set1(0.0f);
     for (int i = 0; i < 9; i++) poly = poly * t + vec_set1(log2_poly[i]);
-    VifVec r = log_base + poly;
+    Vec4 r = log_base + poly;
     r = vec_select(x == vec_set1(0.0f), vec_set1(-INFINITY), r);
     return vec_select(x < vec_set1(0.0f), vec_set1(NAN), r);
 }
-#else
-#define VIF_LANES 0
 #endif
 
 /* out[j] = sum over k of f[k] * rows[k][j], the taps from the first. */
 static void filter_rows(const float *f, int taps, const float *const *rows, int n, float *out)
 {
     int j = 0;
-#if VIF_LANES
-    for (; j + 2 * VIF_LANES <= n; j += 2 * VIF_LANES) {
-        VifVec a0 = { 0 }, a1 = { 0 };
+#if VEC4_LANES
+    for (; j + 2 * VEC4_LANES <= n; j += 2 * VEC4_LANES) {
+        Vec4 a0 = { 0 }, a1 = { 0 };
         for (int k = 0; k < taps; k++) {
-            const VifVec fk = vec_set1(f[k]);
+            const Vec4 fk = vec_set1(f[k]);
             a0 += fk * vec_load(rows[k] + j);
-            a1 += fk * vec_load(rows[k] + j + VIF_LANES);
+            a1 += fk * vec_load(rows[k] + j + VEC4_LANES);
         }
         vec_store(out + j, a0);
-        vec_store(out + j + VIF_LANES, a1);
+        vec_store(out + j + VEC4_LANES, a1);
     }
 #endif
     for (; j < n; j++) {
@@ -299,16 +262,16 @@ static void filter_rows(const float *f, int taps, const float *const *rows, int 
 static void filter_row(const float *f, int taps, const float *in, int n, float *out)
 {
     int j = 0;
-#if VIF_LANES
-    for (; j + 2 * VIF_LANES <= n; j += 2 * VIF_LANES) {
-        VifVec a0 = { 0 }, a1 = { 0 };
+#if VEC4_LANES
+    for (; j + 2 * VEC4_LANES <= n; j += 2 * VEC4_LANES) {
+        Vec4 a0 = { 0 }, a1 = { 0 };
         for (int k = 0; k < taps; k++) {
-            const VifVec fk = vec_set1(f[k]);
+            const Vec4 fk = vec_set1(f[k]);
             a0 += fk * vec_load(in + j + k);
-            a1 += fk * vec_load(in + j + k + VIF_LANES);
+            a1 += fk * vec_load(in + j + k + VEC4_LANES);
         }
         vec_store(out + j, a0);
-        vec_store(out + j + VIF_LANES, a1);
+        vec_store(out + j + VEC4_LANES, a1);
     }
 #endif
     for (; j < n; j++) {
@@ -324,12 +287,12 @@ static void vertical5(const float *f, int taps, const float *const *rx, const fl
                       int w, float *const vrow[Q_COUNT])
 {
     int j = 0;
-#if VIF_LANES
-    for (; j + VIF_LANES <= w; j += VIF_LANES) {
-        VifVec m1 = { 0 }, m2 = { 0 }, xx = { 0 }, yy = { 0 }, xy = { 0 };
+#if VEC4_LANES
+    for (; j + VEC4_LANES <= w; j += VEC4_LANES) {
+        Vec4 m1 = { 0 }, m2 = { 0 }, xx = { 0 }, yy = { 0 }, xy = { 0 };
         for (int k = 0; k < taps; k++) {
-            const VifVec fk = vec_set1(f[k]);
-            const VifVec a = vec_load(rx[k] + j), b = vec_load(ry[k] + j);
+            const Vec4 fk = vec_set1(f[k]);
+            const Vec4 a = vec_load(rx[k] + j), b = vec_load(ry[k] + j);
             m1 += fk * a;
             m2 += fk * b;
             xx += fk * (a * a);
@@ -414,51 +377,51 @@ static void statistic_row(const FloatVifState *s, float *const hrow[Q_COUNT], in
     float acc_num = 0, acc_den = 0;
     int j = 0;
 
-#if VIF_LANES
+#if VEC4_LANES
     /* The same operations on four samples: every branch of the scalar
      * code below (float_vif_statistic()) becomes a lane select, its double
      * steps double lanes. */
     const float eps = FLOAT_VIF_EPS;
-    const VifVec zero = vec_set1(0.0f), veps = vec_set1(eps), one = vec_set1(1.0f);
-    const VifVec vlimit = vec_set1(gain_limit), vsmi = vec_set1(sigma_max_inv);
-    const VifVec vnsq_below = vec_set1(s->sigma_nsq_below);
-    const VifDbl dnsq = { sigma_nsq, sigma_nsq, sigma_nsq, sigma_nsq };
-    const VifDbl done = { 1.0, 1.0, 1.0, 1.0 };
-    for (; j + VIF_LANES <= w; j += VIF_LANES) {
-        const VifVec mu1 = vec_load(hrow[Q_MU1] + j), mu2 = vec_load(hrow[Q_MU2] + j);
-        VifVec sigma1_sq = vec_load(hrow[Q_XX] + j) - mu1 * mu1;
-        VifVec sigma2_sq = vec_load(hrow[Q_YY] + j) - mu2 * mu2;
-        const VifVec sigma12 = vec_load(hrow[Q_XY] + j) - mu1 * mu2;
+    const Vec4 zero = vec_set1(0.0f), veps = vec_set1(eps), one = vec_set1(1.0f);
+    const Vec4 vlimit = vec_set1(gain_limit), vsmi = vec_set1(sigma_max_inv);
+    const Vec4 vnsq_below = vec_set1(s->sigma_nsq_below);
+    const Vec4Dbl dnsq = { sigma_nsq, sigma_nsq, sigma_nsq, sigma_nsq };
+    const Vec4Dbl done = { 1.0, 1.0, 1.0, 1.0 };
+    for (; j + VEC4_LANES <= w; j += VEC4_LANES) {
+        const Vec4 mu1 = vec_load(hrow[Q_MU1] + j), mu2 = vec_load(hrow[Q_MU2] + j);
+        Vec4 sigma1_sq = vec_load(hrow[Q_XX] + j) - mu1 * mu1;
+        Vec4 sigma2_sq = vec_load(hrow[Q_YY] + j) - mu2 * mu2;
+        const Vec4 sigma12 = vec_load(hrow[Q_XY] + j) - mu1 * mu2;
 
         sigma1_sq = vec_select(sigma1_sq > zero, sigma1_sq, zero);
         sigma2_sq = vec_select(sigma2_sq > zero, sigma2_sq, zero);
 
-        VifVec g = sigma12 / (sigma1_sq + veps);
-        VifVec sv_sq = sigma2_sq - g * sigma12;
-        const VifInt small1 = sigma1_sq < veps;
+        Vec4 g = sigma12 / (sigma1_sq + veps);
+        Vec4 sv_sq = sigma2_sq - g * sigma12;
+        const Vec4Int small1 = sigma1_sq < veps;
         g = vec_select(small1, zero, g);
         sv_sq = vec_select(small1, sigma2_sq, sv_sq);
         sigma1_sq = vec_select(small1, zero, sigma1_sq);
-        const VifInt small2 = sigma2_sq < veps;
+        const Vec4Int small2 = sigma2_sq < veps;
         g = vec_select(small2, zero, g);
         sv_sq = vec_select(small2, zero, sv_sq);
-        const VifInt negative = g < zero;
+        const Vec4Int negative = g < zero;
         sv_sq = vec_select(negative, sigma2_sq, sv_sq);
         g = vec_select(negative, zero, g);
         sv_sq = vec_select(sv_sq > veps, sv_sq, veps);
         g = vec_select(g < vlimit, g, vlimit);
 
-        const VifDbl num_ratio = __builtin_convertvector(g * g * sigma1_sq, VifDbl) /
-                                 (__builtin_convertvector(sv_sq, VifDbl) + dnsq);
-        const VifDbl den_ratio = __builtin_convertvector(sigma1_sq, VifDbl) / dnsq;
-        VifVec num_val = vec_log2_approx(__builtin_convertvector(done + num_ratio, VifVec));
-        VifVec den_val = vec_log2_approx(__builtin_convertvector(done + den_ratio, VifVec));
+        const Vec4Dbl num_ratio = __builtin_convertvector(g * g * sigma1_sq, Vec4Dbl) /
+                                 (__builtin_convertvector(sv_sq, Vec4Dbl) + dnsq);
+        const Vec4Dbl den_ratio = __builtin_convertvector(sigma1_sq, Vec4Dbl) / dnsq;
+        Vec4 num_val = vec_log2_approx(__builtin_convertvector(done + num_ratio, Vec4));
+        Vec4 den_val = vec_log2_approx(__builtin_convertvector(done + den_ratio, Vec4));
         num_val = vec_select(sigma12 < zero, zero, num_val);
-        const VifInt flat = sigma1_sq <= vnsq_below;
+        const Vec4Int flat = sigma1_sq <= vnsq_below;
         num_val = vec_select(flat, one - sigma2_sq * vsmi, num_val);
         den_val = vec_select(flat, one, den_val);
 
-        for (int l = 0; l < VIF_LANES; l++) {
+        for (int l = 0; l < VEC4_LANES; l++) {
             acc_num += num_val[l];
             acc_den += den_val[l];
         }
@@ -546,10 +509,7 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     while ((double)below >= s->sigma_nsq) below = nextafterf(below, -INFINITY);
     s->sigma_nsq_below = below;
 
-    const unsigned keys = s->debug ? KEY_COUNT : KEY_VIF;
-    for (unsigned k = 0; k < keys; k++)
-        if ((err = feature_sink_declare(sink, vif_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, vif_keys, s->debug ? KEY_COUNT : KEY_VIF, s->key);
 }
 
 /* The picture's luma as floats at scale 0, resized by vif_prescale with

@@ -669,12 +669,8 @@ static int adm_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     adm_div_lookup_init(s->div_lookup);
     adm_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
-    const unsigned keys = s->debug ? KEY_COUNT : KEY_MAIN_COUNT;
-    for (unsigned i = 0; i < keys; i++) {
-        int err = feature_sink_declare(sink, adm_keys[i], &s->key[i]);
-        if (err) return err;
-    }
-    return 0;
+    return feature_sink_declare_keys(sink, adm_keys, s->debug ? KEY_COUNT : KEY_MAIN_COUNT,
+                                     s->key);
 }
 
 static int adm_scratch_alloc(const void *state, void **scratch)

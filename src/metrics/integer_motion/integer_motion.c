@@ -195,6 +195,22 @@ int motion_write_sad(const MotionState *s, FeatureSink *sink, unsigned index, ui
     return err;
 }
 
+int motion_write_sad_partials(const MotionState *s, FeatureSink *sink, unsigned index,
+                              const uint32_t *partials, unsigned per_row)
+{
+    uint64_t sad = 0;
+    if (motion_needs_sad(s, index)) {
+        const int err = motion_check_size(s, sink);
+        if (err) return err;
+        for (unsigned y = 0; y < s->height; y++) {
+            uint32_t row = 0;
+            for (unsigned g = 0; g < per_row; g++) row += partials[(size_t)y * per_row + g];
+            sad += row;
+        }
+    }
+    return motion_write_sad(s, sink, index, sad);
+}
+
 static int motion_extract(const void *state, void *scratch, const MetricFrame *frame,
                           FeatureSink *sink)
 {

@@ -87,6 +87,13 @@ int motion_check_size(const MotionState *s, FeatureSink *sink);
 /* Writes the frame's SAD score (0 where no SAD is needed). */
 int motion_write_sad(const MotionState *s, FeatureSink *sink, unsigned index, uint64_t sad);
 
+/* The GPU twins' collect(): the frame's SAD from its read-back partials,
+ * per_row 32-bit partials a row (the row's sum wraps at 32 bits, as the
+ * partials do), then motion_write_sad().  The partials are read only where
+ * the frame needs a SAD. */
+int motion_write_sad_partials(const MotionState *s, FeatureSink *sink, unsigned index,
+                              const uint32_t *partials, unsigned per_row);
+
 extern const Metric metric_integer_motion;
 
 #endif /* QUALE_SRC_METRICS_INTEGER_MOTION_H */

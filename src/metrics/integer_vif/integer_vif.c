@@ -471,10 +471,8 @@ static int vif_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
     for (unsigned i = 0; i < VIF_LOG2_TABLE_SLACK; i++) s->log2_table[VIF_LOG2_TABLE_SIZE + i] = 0;
     vif_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
 
-    const unsigned count = s->debug ? VIF_KEY_COUNT : VIF_KEY_SCORE;
-    for (unsigned k = 0; k < count && !err; k++)
-        err = feature_sink_declare(sink, vif_keys[k], &s->key[k]);
-    return err;
+    return feature_sink_declare_keys(sink, vif_keys, s->debug ? VIF_KEY_COUNT : VIF_KEY_SCORE,
+                                     s->key);
 }
 
 static int vif_scratch_alloc(const void *state, void **scratch)

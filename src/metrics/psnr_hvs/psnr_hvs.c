@@ -343,9 +343,7 @@ static int psnr_hvs_init(void *state, const QualeVideoFormat *f, FeatureSink *si
     psnr_hvs_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     for (unsigned p = 0; p < 3; p++) psnr_hvs_tables(p, s->csf[p], s->mask[p]);
 
-    for (unsigned k = 0; k < HVS_KEY_COUNT && !err; k++)
-        err = feature_sink_declare(sink, psnr_hvs_keys[k], &s->key[k]);
-    return err;
+    return feature_sink_declare_keys(sink, psnr_hvs_keys, HVS_KEY_COUNT, s->key);
 }
 
 static void psnr_hvs_scratch_free(void *scratch)

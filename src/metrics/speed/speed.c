@@ -594,9 +594,7 @@ static int speed_chroma_init(void *state, const QualeVideoFormat *f, FeatureSink
                       s->o.prescale, s->o.prescale_method, s->o.sigma_nn, s->o.nn_floor,
                       s->weight_mode, sink);
     if (err) return err;
-    for (unsigned k = 0; k < CHROMA_KEYS; k++)
-        if ((err = feature_sink_declare(sink, chroma_keys[k], &s->key[k]))) return err;
-    return 0;
+    return feature_sink_declare_keys(sink, chroma_keys, CHROMA_KEYS, s->key);
 }
 
 static int speed_chroma_scratch_alloc(const void *state, void **scratch)

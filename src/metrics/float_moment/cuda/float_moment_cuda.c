@@ -19,19 +19,14 @@
 
 #include "gpu/cuda/cuda_twin.h"
 #include "float_moment_args.h"
+#include "metrics/common/cuda/luma_sums_cuda.h"
 #include "metrics/float_moment/float_moment.h"
 
 extern const unsigned char cuda_module_float_moment[];
 
 
-/* THREADS: the kernels' launch bounds; PARTIALS per block column: 2
- * pictures x (first, second). */
-enum { THREADS = FMOMENT_THREADS, ROWS_PER_BLOCK = 4, PARTIALS = 4 };
-
-static unsigned float_moment_cuda_blocks(unsigned height)
-{
-    return (height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-}
+/* PARTIALS per block column: 2 pictures x (first, second). */
+enum { PARTIALS = 4 };
 
 /* The frame's launch: kernel name, grid (x, y, threads) and arguments
  * (args: a struct FloatMomentArgs); partials holds PARTIALS x blocks. */
@@ -40,21 +35,9 @@ static const char *float_moment_cuda_launch(const FloatMomentState *s,
                                             uint64_t dist, uint64_t stride, uint64_t partials,
                                             unsigned launch[3], void *args)
 {
-    FloatMomentArgs a;
-    memset(&a, 0, sizeof(a));
-    a.pic[0] = ref;
-    a.pic[1] = dist;
-    a.stride = stride;
-    a.partials = partials;
-    a.w = format->width;
-    a.h = format->height;
-    a.rows = ROWS_PER_BLOCK;
-    a.float_squares = !s->exact_sums;
-    a.scaler = s->scaler;
-    memcpy(args, &a, sizeof(a));
-    launch[0] = float_moment_cuda_blocks(format->height);
-    launch[1] = 2;
-    launch[2] = THREADS;
+    /* a block per picture in y */
+    luma_sums_cuda_launch(s->exact_sums, s->scaler, format, ref, dist, stride, partials, 2,
+                          launch, args);
     return format->bitdepth > 8 ? "float_moment_16bit" : "float_moment_8bit";
 }
 
@@ -79,7 +62,7 @@ static int float_moment_cuda_plan(const void *state, const QualeVideoFormat *for
                                   CudaPlan *plan, char *error, size_t error_size)
 {
     plan->slot_bytes = plan->readback_bytes =
-        (size_t)PARTIALS * float_moment_cuda_blocks(format->height) * sizeof(uint64_t);
+        (size_t)PARTIALS * luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
     plan->steps = 1;
     return 0;
 }
@@ -98,7 +81,7 @@ static int float_moment_cuda_collect(const CudaPlan *plan, const void *readback,
                                      const MetricFrame *frame, FeatureSink *sink)
 {
     return float_moment_cuda_finish(plan->state, readback,
-                                    float_moment_cuda_blocks(plan->format.height), frame, sink);
+                                    luma_sums_cuda_blocks(plan->format.height), frame, sink);
 }
 
 const CudaTwin cuda_twin_float_moment = {

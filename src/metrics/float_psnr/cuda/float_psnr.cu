@@ -51,8 +51,8 @@ FPSNR_FN unsigned long long fpsnr_thread(const FloatPsnrArgs &a, unsigned block,
     unsigned long long sum = 0;
     const unsigned y0 = block * a.rows;
     for (unsigned y = y0; y < y0 + a.rows && y < a.h; y++) {
-        const T *r = (const T *)(a.ref + (size_t)y * a.stride);
-        const T *d = (const T *)(a.dist + (size_t)y * a.stride);
+        const T *r = (const T *)(a.pic[0] + (size_t)y * a.stride);
+        const T *d = (const T *)(a.pic[1] + (size_t)y * a.stride);
 #ifdef __CUDACC__
 #pragma unroll 4
 #endif

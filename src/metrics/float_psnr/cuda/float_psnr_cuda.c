@@ -19,18 +19,11 @@
 
 #include "gpu/cuda/cuda_twin.h"
 #include "float_psnr_args.h"
+#include "metrics/common/cuda/luma_sums_cuda.h"
 #include "metrics/float_psnr/float_psnr.h"
 
 extern const unsigned char cuda_module_float_psnr[];
 
-
-/* the kernels' launch bounds */
-enum { THREADS = FPSNR_THREADS, ROWS_PER_BLOCK = 4 };
-
-static unsigned float_psnr_cuda_blocks(unsigned height)
-{
-    return (height + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-}
 
 /* The frame's launch: kernel name, grid (x, y, threads) and arguments
  * (args: a struct FloatPsnrArgs). */
@@ -38,21 +31,8 @@ static const char *float_psnr_cuda_launch(const FloatPsnrState *s, const QualeVi
                                           uint64_t ref, uint64_t dist, uint64_t stride,
                                           uint64_t partials, unsigned launch[3], void *args)
 {
-    FloatPsnrArgs a;
-    memset(&a, 0, sizeof(a));
-    a.ref = ref;
-    a.dist = dist;
-    a.stride = stride;
-    a.partials = partials;
-    a.w = format->width;
-    a.h = format->height;
-    a.rows = ROWS_PER_BLOCK;
-    a.float_squares = !s->exact_sums;
-    a.scaler = s->scaler;
-    memcpy(args, &a, sizeof(a));
-    launch[0] = float_psnr_cuda_blocks(format->height);
-    launch[1] = 1;
-    launch[2] = THREADS;
+    luma_sums_cuda_launch(s->exact_sums, s->scaler, format, ref, dist, stride, partials, 1,
+                          launch, args);
     return format->bitdepth > 8 ? "float_psnr_16bit" : "float_psnr_8bit";
 }
 
@@ -74,7 +54,7 @@ static int float_psnr_cuda_plan(const void *state, const QualeVideoFormat *forma
                                 char *error, size_t error_size)
 {
     plan->slot_bytes = plan->readback_bytes =
-        float_psnr_cuda_blocks(format->height) * sizeof(uint64_t);
+        luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
     plan->steps = 1;
     return 0;
 }
@@ -93,7 +73,7 @@ static int float_psnr_cuda_collect(const CudaPlan *plan, const void *readback,
                                    const MetricFrame *frame, FeatureSink *sink)
 {
     return float_psnr_cuda_finish(plan->state, readback,
-                                  float_psnr_cuda_blocks(plan->format.height), frame, sink);
+                                  luma_sums_cuda_blocks(plan->format.height), frame, sink);
 }
 
 const CudaTwin cuda_twin_float_psnr = {

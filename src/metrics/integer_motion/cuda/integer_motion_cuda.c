@@ -47,15 +47,8 @@ static void motion_cuda_step(const CudaPlan *plan, unsigned index, const CudaPla
 static int motion_cuda_collect(const CudaPlan *plan, const void *readback,
                                const MetricFrame *frame, FeatureSink *sink)
 {
-    const MotionState *s = plan->state;
-    uint64_t sad = 0;
-    if (motion_needs_sad(s, frame->index)) {
-        const int err = motion_check_size(s, sink);
-        if (err) return err;
-        const uint32_t *rows = readback;
-        for (unsigned y = 0; y < plan->format.height; y++) sad += rows[y];
-    }
-    return motion_write_sad(s, sink, frame->index, sad);
+    /* a partial per row */
+    return motion_write_sad_partials(plan->state, sink, frame->index, readback, 1);
 }
 
 const CudaTwin cuda_twin_integer_motion = {

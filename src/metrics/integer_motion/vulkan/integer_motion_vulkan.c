@@ -85,20 +85,9 @@ static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
 static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
                                  const MetricFrame *frame, FeatureSink *sink)
 {
-    const MotionState *s = plan->state;
-    uint64_t sad = 0;
-    if (motion_needs_sad(s, frame->index)) {
-        const int err = motion_check_size(s, sink);
-        if (err) return err;
-        const unsigned groups = motion_groups(plan);
-        const uint32_t *part = results;
-        for (unsigned y = 0; y < s->height; y++) {
-            uint32_t row = 0;
-            for (unsigned g = 0; g < groups; g++) row += part[(size_t)y * groups + g];
-            sad += row;
-        }
-    }
-    return motion_write_sad(s, sink, frame->index, sad);
+    /* a partial per workgroup of each row */
+    return motion_write_sad_partials(plan->state, sink, frame->index, results,
+                                     motion_groups(plan));
 }
 
 const VulkanTwin vulkan_twin_integer_motion = {
