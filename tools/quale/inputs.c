@@ -218,7 +218,10 @@ int score_frames(const CliSettings *s, const Voice *voice, QualeContext *ctx, In
         if (s->frame_count && (unsigned)frames >= s->frame_count) break;
         QualePicture pics[2];
         int got[2];
+        const double asked = now_seconds();
         for (int i = 0; i < 2; i++) got[i] = prefetch_next(prefetch[i], &pics[i]);
+        const double read = now_seconds();
+        progress->waiting_for_frames += read - asked;
         if (got[0] != 1 || got[1] != 1) {
             for (int i = 0; i < 2; i++)
                 if (got[i] == 1) quale_picture_unref(&pics[i]);
@@ -240,7 +243,9 @@ int score_frames(const CliSettings *s, const Voice *voice, QualeContext *ctx, In
             }
             break;
         }
-        if (quale_send_pictures(ctx, &pics[0], &pics[1])) {
+        const int sent = quale_send_pictures(ctx, &pics[0], &pics[1]);
+        progress->sending += now_seconds() - read;
+        if (sent) {
             frames = -1;
             break;
         }

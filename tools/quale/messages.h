@@ -47,6 +47,10 @@ typedef struct Progress {
     bool enabled;
     double start, last;
     int64_t total; /* -1: not known (a pipe) */
+    /* Where the sending thread's time went: waiting for the readers' next
+     * frames, and in quale_send_pictures() (which waits for a free slot
+     * when the GPU is behind).  Seconds. */
+    double waiting_for_frames, sending;
 } Progress;
 
 void progress_update(Progress *p, const QualeContext *ctx, bool final);

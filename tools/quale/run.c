@@ -41,6 +41,7 @@ typedef struct Run {
     FramePlan plan;
     int frames;                 /* read */
     double elapsed;             /* scoring them */
+    double score_times[3];      /* of it: waiting for frames, sending, the flush */
     QualeResults *written;      /* the results written, read back */
     char *written_json;
 } Run;
@@ -493,8 +494,12 @@ static int score(Run *r)
             shown(s->distorted));
         return EXIT_RUN_FAILED;
     }
+    const double flushing = now_seconds();
     if (quale_flush(r->ctx)) return EXIT_RUN_FAILED;
     r->elapsed = now_seconds() - start;
+    r->score_times[0] = progress.waiting_for_frames;
+    r->score_times[1] = progress.sending;
+    r->score_times[2] = now_seconds() - flushing;
     progress_update(&progress, r->ctx, true);
     warn_input_damage(r);
     return 0;
@@ -679,9 +684,10 @@ int run(const CliSettings *s, RunPart *part)
     quale_close(&r.ctx);
     if (timed)
         fprintf(stderr, "quale: stages (ms): %s %.2f, %s %.2f, %s %.2f, %s %.2f, %s %.2f, "
-                "close %.2f, run %.2f\n", stage_names[0], stage_ms[0], stage_names[1],
-                stage_ms[1], stage_names[2], stage_ms[2], stage_names[3], stage_ms[3],
-                stage_names[4], stage_ms[4], 1e3 * (now_seconds() - closing),
-                1e3 * (now_seconds() - started));
+                "close %.2f, run %.2f; score: frames waited for %.2f, sending %.2f, flush "
+                "%.2f\n", stage_names[0], stage_ms[0], stage_names[1], stage_ms[1],
+                stage_names[2], stage_ms[2], stage_names[3], stage_ms[3], stage_names[4],
+                stage_ms[4], 1e3 * (now_seconds() - closing), 1e3 * (now_seconds() - started),
+                1e3 * r.score_times[0], 1e3 * r.score_times[1], 1e3 * r.score_times[2]);
     return status;
 }
