@@ -22,7 +22,8 @@
  * sqrt(w h / (3840 * 2160))), rounded to an integer; a frame's value is
  *   xpsnr = 10 log10(plane samples * (2^bitdepth - 1)^2 / wsse),
  * +inf where wsse is 0.  Pictures of fewer than about 2025 samples
- * (b < 4) are not weighted: wsse is the plane's SSE.  FFmpeg's pooled
+ * (b = 0) are not weighted: wsse is the plane's SSE, as the filter's code
+ * means (FFmpeg 7.1 itself divides by b there and dies of SIGFPE).  FFmpeg's pooled
  * value (enable_axpsnr) is 10 log10(samples * peak^2 / m^2), m the mean
  * over the frames of sqrt(wsse); it also reports the least of the planes'.
  *
