@@ -1,0 +1,53 @@
+/*
+ * XPSNR's state and the steps from a picture's block sums to its keys,
+ * shared by the C reference and (later) its SIMD and GPU twins.
+ */
+#ifndef QUALE_SRC_METRICS_XPSNR_H
+#define QUALE_SRC_METRICS_XPSNR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "metric.h"
+
+typedef struct XpsnrState {
+    /* options */
+    double fps;
+    bool enable_axpsnr;
+
+    /* set by init */
+    unsigned width, height, bitdepth;
+    unsigned planes; /* 1 for 4:0:0, else 3 */
+    unsigned plane_width[3], plane_height[3];
+    unsigned block;            /* luma block size; below 4 the planes are unweighted */
+    unsigned blocks_x, blocks_y;
+    unsigned step;             /* 2: high-pass and temporal terms on 2x2 sums (above 2048x1152) */
+    bool smoothing;            /* the weights' min-smoothing (up to 640x480) */
+    bool second_order;         /* the temporal term from two previous frames (32 fps and up) */
+    double avg_act;            /* the square root of the picture's mean activity */
+    double floor_act;          /* the activity's lower limit */
+    double peak_area[3];       /* plane samples times the squared peak, as a double */
+    unsigned key[3], wsse_key[3];
+} XpsnrState;
+
+/* A frame's value of a plane from its weighted SSE (FFmpeg's rounded
+ * integer): 10 log10(samples * peak^2 / wsse), +inf for 0. */
+double xpsnr_plane_value(const XpsnrState *s, unsigned plane, uint64_t wsse);
+
+/* The weighted SSE of a plane from its blocks' sum of SSE times weight. */
+uint64_t xpsnr_round_wsse(const XpsnrState *s, double weighted);
+
+/* A luma block's weight from its activities: spatial sum over `spatial_count`
+ * samples, temporal sum over `block_samples`. */
+double xpsnr_block_weight(const XpsnrState *s, uint64_t spatial, double spatial_count,
+                          uint64_t temporal, double block_samples);
+
+/* The min-smoothing of the weights of small pictures, applied in place
+ * to the block just computed (index idx at block position x, y), as the
+ * weights are made in raster order. */
+void xpsnr_smooth_weight(const XpsnrState *s, double *weights, unsigned idx, unsigned x,
+                         unsigned y);
+
+extern const Metric metric_xpsnr;
+
+#endif /* QUALE_SRC_METRICS_XPSNR_H */
