@@ -170,8 +170,8 @@ static void say_nothing(void *cookie, enum QualeLogLevel level, const char *mess
 /* The pair's settings, from its command line (*argv: the settings point
  * into it; free() the array).  getopt's state is the process's, so the
  * workers parse in turn, under the batch's lock.  0, or an exit status
- * after saying why. */
-static int parse_pair(const CatalogPair *p, char ***argv, CliSettings *settings)
+ * after saying why (when say_why). */
+static int parse_pair(const CatalogPair *p, char ***argv, CliSettings *settings, bool say_why)
 {
     char error[512];
     char *kinds = malloc(p->option_count + 2);
@@ -183,7 +183,7 @@ static int parse_pair(const CatalogPair *p, char ***argv, CliSettings *settings)
         for (unsigned i = 0; i < p->option_count; i++) task[i + 1] = p->options[i];
         if (cli_classify_task_options((int)p->option_count + 1, task, kinds, error,
                                       sizeof(error))) {
-            fprintf(stderr, "quale batch: %s: options: %s\n", p->where, error);
+            if (say_why) fprintf(stderr, "quale batch: %s: options: %s\n", p->where, error);
             status = EXIT_USAGE;
         }
     }
@@ -193,7 +193,7 @@ static int parse_pair(const CatalogPair *p, char ***argv, CliSettings *settings)
     *argv = status ? NULL : pair_argv(p, &argc);
     if (!status && !*argv) status = EXIT_RUN_FAILED;
     if (!status && cli_parse(argc, *argv, settings, error, sizeof(error))) {
-        fprintf(stderr, "quale batch: %s: %s\n", p->where, error);
+        if (say_why) fprintf(stderr, "quale batch: %s: %s\n", p->where, error);
         status = EXIT_USAGE;
     }
     return status;
@@ -223,7 +223,7 @@ static int score_pair(Worker *w, const CatalogPair *p, bool side_by_side)
     char **argv = NULL;
     CliSettings settings;
     pthread_mutex_lock(&batch->lock);
-    int status = parse_pair(p, &argv, &settings);
+    int status = parse_pair(p, &argv, &settings, true);
     pthread_mutex_unlock(&batch->lock);
     if (!status) {
         settings.quiet |= batch->b->quiet || side_by_side;
@@ -350,8 +350,8 @@ static int plan_workers(const BatchSettings *b, const Catalog *catalog, unsigned
     CliSettings first;
     char **argv = NULL;
     const bool parsed = catalog->count >= b->share &&
-                        !parse_pair(&catalog->pairs[b->share - 1], &argv, &first);
-    /* the pair's own reasons come again when it is scored */
+                        !parse_pair(&catalog->pairs[b->share - 1], &argv, &first, false);
+    /* (a pair that does not parse says why when it is scored) */
     const enum QualeBackend backend = parsed ? first.backend : QUALE_BACKEND_CPU;
     free(argv);
     unsigned gpus[CLI_MAX_GPUS], gpu_count = 0;
