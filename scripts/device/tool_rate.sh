@@ -5,7 +5,8 @@
 # quale-bench's in-memory rate, per backend, size and number of reader
 # lanes, and split in two parts on the one GPU (--gpu 0,0: two contexts,
 # readers and senders side by side); with the page cache's own read rate
-# (one reader, cat) beside it
+# (one reader, cat) beside it, and where one run's sending thread waited
+# (QUALE_RUN_STAGE_TIMES: the readers' frames, sending, the flush)
 # (docs/benchmarks.md, "The tool against the engine").
 #
 #   scripts/device/tool_rate.sh --bin DIR [--backends cuda,vulkan] [--sizes 1080p:1200,4k:300]
@@ -82,6 +83,11 @@ for entry in "${size_list[@]}"; do
         extra=(--gpu 0,0)
         line+="; two parts on the GPU (--gpu 0,0) $(tool_fps $w $h)"
         extra=()
+        # one more run, lanes auto: where its sending thread's time went
+        split=$(QUALE_RUN_STAGE_TIMES=1 "$quale" -r "$work/ref.yuv" -d "$work/dist.yuv" -w "$w" \
+                -h "$h" -p 420 -b 8 -q --json -o "$work/out.json" --backend "$backend" 2>&1 |
+                grep -o "score: .*")
+        line+="; ${split:-no stage times}"
         echo "$line"
     done
 done
