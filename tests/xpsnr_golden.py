@@ -12,7 +12,10 @@ without ../shared) and synthetic pairs of quale-sample listed in
 synthetic.txt (10, 12 and 16 bits, 4:4:4, 4:2:2, 4:0:0, odd sizes, second
 order temporal terms, pictures too small to weigh, identical pictures).
 A split run (--frames with its margins) must give the whole run's values,
-and every output layout must carry the keys.  --set picks one of the
+the 8-bit cases of another rate than 25 again as y4m files of that rate
+with no fps given (the tool passes the reference's rate, as FFmpeg's
+filter takes its first input's), and every output layout must carry the
+keys.  --set picks one of the
 two; it exits 77 (skipped, and says NOT CHECKED) when nothing of the set
 could be checked, and names whatever of it was not.
 """
@@ -67,7 +70,9 @@ def same(a, b):
 
 
 def run_quale(quale, inputs, fps, extra=()):
-    cmd = [quale, *inputs, "--feature", f"xpsnr=fps={fps}:enable_axpsnr=true",
+    """fps None: none given, the tool's own (the reference's frame rate)."""
+    feature = "xpsnr=enable_axpsnr=true" if fps is None else f"xpsnr=fps={fps}:enable_axpsnr=true"
+    cmd = [quale, *inputs, "--feature", feature,
            "--threads", "2", "--json", "-o", "-", "-q", "-n", *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -118,6 +123,22 @@ class Report:
             self.passed += 1
             self.frames += compared
             print(f"ok   {label}: {compared} frames equal")
+
+
+def write_y4m(raw, case):
+    """An 8-bit raw clip of case as a y4m file at case's frame rate."""
+    w, h = int(case["width"]), int(case["height"])
+    chroma = {"420": (w + 1) // 2 * ((h + 1) // 2), "422": (w + 1) // 2 * h, "444": w * h,
+              "400": 0}[case["chroma"]]
+    frame = w * h + 2 * chroma
+    data = open(raw, "rb").read()
+    path = raw[:-4] + ".y4m"
+    mono = " Cmono" if case["chroma"] == "400" else f" C{case['chroma']}"
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{w} H{h} F{case['fps']}:1 Ip A1:1{mono}\n".encode())
+        for i in range(len(data) // frame):
+            f.write(b"FRAME\n" + data[i * frame:(i + 1) * frame])
+    return path
 
 
 def synthetic_cases():
@@ -173,6 +194,14 @@ def main():
                                     ["--frames", f"{first}:{total}"])
                 report.compare(case["name"] + f" --frames {first}:{total}", golden, part,
                                first=first)
+            if case["fps"] != "25" and case["bitdepth"] == "8":
+                # as y4m files of that rate, no fps given: the tool passes
+                # the reference's rate, as FFmpeg's filter takes its input's
+                y4m = [write_y4m(os.path.join(d, f"sample_{r}.yuv"), case) for r in ("ref", "dist")]
+                if case["strength"] == "same":
+                    y4m[1] = y4m[0]
+                ours, _ = run_quale(args.quale, ["-r", y4m[0], "-d", y4m[1]], None)
+                report.compare(case["name"] + " (y4m, its rate)", golden, ours)
             if case["name"] == "s8_420_odd_175x99":
                 for layout in ("--xml", "--csv", "--sub"):
                     proc = subprocess.run(

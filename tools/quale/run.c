@@ -273,6 +273,23 @@ static void note_v1_bitdepth(const Run *r)
     }
 }
 
+/* A --feature as the context is asked for it.  xpsnr's temporal term
+ * depends on the frame rate, which FFmpeg's filter takes from its first
+ * input: the reference's rate goes with it where the file has one (y4m, a
+ * container) and the user set none (raw video has none, and xpsnr's default
+ * is FFmpeg's rawvideo's 25).  The filter uses the rate's integer part. */
+static const char *feature_spec(const Run *r, const char *feature, char *spec, size_t size)
+{
+    const size_t name = strcspn(feature, "=");
+    unsigned num, den;
+    if (name != 5 || strncmp(feature, "xpsnr", 5) || strstr(feature, "fps=") ||
+        !r->inputs[0].lane_count || quale_video_frame_rate(r->inputs[0].lanes[0], &num, &den) < 0 ||
+        !den)
+        return feature;
+    snprintf(spec, size, "%s%sfps=%u", feature, feature[name] ? ":" : "=", num / den);
+    return spec;
+}
+
 static int request_models_and_features(Run *r)
 {
     const CliSettings *s = r->s;
@@ -291,8 +308,11 @@ static int request_models_and_features(Run *r)
                      s->no_prediction ? ":no_prediction" : "");
         if ((err = quale_use_model(r->ctx, spec))) return configuration_status(err);
     }
-    for (unsigned i = 0; i < s->feature_count; i++)
-        if ((err = quale_use_metric(r->ctx, s->features[i]))) return configuration_status(err);
+    for (unsigned i = 0; i < s->feature_count; i++) {
+        char spec[4096];
+        const char *asked = feature_spec(r, s->features[i], spec, sizeof(spec));
+        if ((err = quale_use_metric(r->ctx, asked))) return configuration_status(err);
+    }
     note_v1_bitdepth(r);
     return 0;
 }
@@ -346,8 +366,11 @@ static int context_key_of(const Run *r, char *key, size_t size)
                                 f->bitdepth, r->auto_model);
     for (unsigned i = 0; i < s->model_count && n < size; i++)
         n += (size_t)snprintf(key + n, size - n, " -m %s", s->models[i]);
-    for (unsigned i = 0; i < s->feature_count && n < size; i++)
-        n += (size_t)snprintf(key + n, size - n, " --feature %s", s->features[i]);
+    for (unsigned i = 0; i < s->feature_count && n < size; i++) {
+        char spec[4096];
+        n += (size_t)snprintf(key + n, size - n, " --feature %s",
+                              feature_spec(r, s->features[i], spec, sizeof(spec)));
+    }
     return n < size;
 }
 
