@@ -401,23 +401,6 @@ void vulkan_device_close(VulkanDevice *dev)
     memset(dev, 0, sizeof(*dev));
 }
 
-VkResult vulkan_queue_submit(const VulkanDevice *dev, VkQueue queue, uint32_t count,
-                             const VkSubmitInfo *submits, VkFence fence)
-{
-    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
-    const VkResult r = dev->api.vkQueueSubmit(queue, count, submits, fence);
-    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
-    return r;
-}
-
-VkResult vulkan_device_wait_idle(const VulkanDevice *dev)
-{
-    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
-    const VkResult r = dev->api.vkDeviceWaitIdle(dev->device);
-    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
-    return r;
-}
-
 void vulkan_describe_device(const VulkanDevice *dev, QualeDeviceInfo *info)
 {
     describe_physical(&dev->api, dev->physical, dev->index, info);

@@ -5,6 +5,7 @@
  * barriers.  The frame scheduler is vulkan_backend.c's.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,25 @@
 
 #include "spirv_reflect.h"
 #include "vulkan_primitives.h"
+
+/* ---- queues shared by the contexts of a process (vulkan_device.c) -------- */
+
+VkResult vulkan_queue_submit(const VulkanDevice *dev, VkQueue queue, uint32_t count,
+                             const VkSubmitInfo *submits, VkFence fence)
+{
+    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
+    const VkResult r = dev->api.vkQueueSubmit(queue, count, submits, fence);
+    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
+    return r;
+}
+
+VkResult vulkan_device_wait_idle(const VulkanDevice *dev)
+{
+    if (dev->submit_lock) pthread_mutex_lock(dev->submit_lock);
+    const VkResult r = dev->api.vkDeviceWaitIdle(dev->device);
+    if (dev->submit_lock) pthread_mutex_unlock(dev->submit_lock);
+    return r;
+}
 
 /* QUALE_VULKAN_MEMORY_LIMIT (bytes) caps device allocations, so that running
  * out of device memory can be tested. */

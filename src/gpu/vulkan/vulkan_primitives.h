@@ -81,9 +81,8 @@ typedef struct VulkanBuffer {
     bool device_local; /* counted against QUALE_VULKAN_MEMORY_LIMIT */
 } VulkanBuffer;
 
-/* A device of its own, outside any context (for tests of shaders):
- * ordinal -1 picks as the backend does. */
-/* The device of that ordinal (-1: the preferred one), shared with the
+/* The device of that ordinal (-1: the preferred one, as the backend picks;
+ * tests of shaders open one outside any context), shared with the
  * process's other users of it; vulkan_device_close() lets go of it (the
  * last user's close destroys it). */
 int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size);
