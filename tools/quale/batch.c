@@ -295,11 +295,12 @@ static bool output_there(const char *path)
 static void progress(Batch *batch, const CatalogPair *p, const char *what, double seconds)
 {
     const unsigned done = ++batch->done, left = batch->total - done;
-    const unsigned timed = batch->scored + batch->failed;
+    /* the pairs that took time: skipped ones take none */
+    const unsigned scored = batch->scored + batch->failed;
     if (batch->b->quiet) return;
     char eta[48] = "";
-    if (timed && left) {
-        const double remaining = (now() - batch->start) / done * left;
+    if (scored && left) {
+        const double remaining = (now() - batch->start) / scored * left;
         snprintf(eta, sizeof(eta), ", about %.0f s left", remaining);
     }
     if (seconds >= 0)
