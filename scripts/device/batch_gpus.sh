@@ -12,7 +12,7 @@
 # LD_LIBRARY_PATH; NVDEC on the CUDA backend, so each GPU decodes its own
 # pairs).  For each catalog: seconds and fps on GPU 0 alone, on every GPU,
 # the ratio to N x one GPU, and whether the outputs of the two runs are
-# equal (but the fps line).  Vulkan needs .gl/*.deb.
+# equal (but the fps line and the provenance: command line, device).  Vulkan needs .gl/*.deb.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bin="" backends=cuda,vulkan pairs=200 frames=120 h264="" h264_pairs=50
@@ -70,8 +70,8 @@ row() {
 import json, os, sys
 a, b = sys.argv[1:]
 names = sorted(os.listdir(a))
-def body(path):
-    doc = json.load(open(path)); doc.pop("fps", None); return doc
+def body(path): # all but the rate and the provenance (command line, device)
+    doc = json.load(open(path)); doc.pop("fps", None); doc.pop("provenance", None); return doc
 print("equal" if names == sorted(os.listdir(b)) and
       all(body(os.path.join(a, f)) == body(os.path.join(b, f)) for f in names) else "DIFFER")
 PY
