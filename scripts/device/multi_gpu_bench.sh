@@ -9,7 +9,7 @@
 #   tool:  `quale --gpu 0,..,G-1` end to end on y4m files in /dev/shm (the
 #          frames split in G parts, each read by its own readers), the
 #          median wall clock of --rounds runs, and whether its file equals
-#          the one-GPU file (all but the fps line);
+#          the one-GPU file (all but the fps line and the provenance);
 #   gpus:  G quale-bench processes at once, one per GPU, frames in memory:
 #          the sum of their steady states, what the GPUs give with no input
 #          path at all.
