@@ -36,6 +36,8 @@ static const struct {
     ENTRY(MemGetInfo, "cuMemGetInfo_v2"),
     ENTRY(MemHostAlloc, "cuMemHostAlloc"),
     ENTRY(MemFreeHost, "cuMemFreeHost"),
+    ENTRY(MemHostRegister, "cuMemHostRegister_v2"),
+    ENTRY(MemHostUnregister, "cuMemHostUnregister"),
     ENTRY(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
     ENTRY(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
     ENTRY(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),

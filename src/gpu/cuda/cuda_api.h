@@ -32,6 +32,8 @@ typedef struct CudaApi {
     CUresult (*MemGetInfo)(size_t *free_bytes, size_t *total_bytes);
     CUresult (*MemHostAlloc)(void **pointer, size_t bytes, unsigned flags);
     CUresult (*MemFreeHost)(void *pointer);
+    CUresult (*MemHostRegister)(void *pointer, size_t bytes, unsigned flags);
+    CUresult (*MemHostUnregister)(void *pointer);
     CUresult (*MemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
     CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);

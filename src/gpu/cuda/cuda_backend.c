@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common.h"
 #include "log.h"
@@ -37,39 +38,97 @@
 
 static void backend_release(GpuBackend *gpu);
 
+/*
+ * A run's pictures are pinned as its readers first need them, inside the
+ * first frames' reading: some 48 of them (the frames in flight and those
+ * read ahead).  The driver's own pinned allocation (cuMemHostAlloc) makes
+ * 2 GB/s on the H200's host, 293 ms for 48 pictures of 4K 4:2:0, half of a
+ * 300-frame run's scoring.  Memory mapped here, on huge pages where the
+ * kernel has them, touched and then registered with the driver is pinned
+ * faster (docs/benchmarks.md, "The tool against the engine").
+ * QUALE_CUDA_PINNED=driver takes the driver's allocation instead, to
+ * compare.
+ */
+enum { HUGE_PAGE = 2u << 20 };
+
+static void *map_registered(GpuBackend *gpu, size_t size, size_t *mapped)
+{
+    const size_t bytes = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    /* One huge page more, so that the block can start on a huge page */
+    uint8_t *area = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) return NULL;
+    const size_t lead = (HUGE_PAGE - (uintptr_t)area % HUGE_PAGE) % HUGE_PAGE;
+    if (lead) munmap(area, lead);
+    if (HUGE_PAGE - lead) munmap(area + lead + bytes, HUGE_PAGE - lead);
+    uint8_t *p = area + lead;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: small pages work too */
+#endif
+    /* Every page present before the driver pins them */
+    for (size_t at = 0; at < bytes; at += 4096) ((volatile uint8_t *)p)[at] = 0;
+    if (gpu->dev.api.MemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
+        munmap(p, bytes);
+        return NULL;
+    }
+    *mapped = bytes;
+    return p;
+}
+
+static bool driver_pinning_asked(void)
+{
+    const char *how = getenv("QUALE_CUDA_PINNED");
+    return how && !strcmp(how, "driver");
+}
+
+static void unpin(GpuBackend *gpu, PinnedBlock block)
+{
+    gpu->dev.api.CtxSetCurrent(gpu->dev.context);
+    if (block.mapped) {
+        gpu->dev.api.MemHostUnregister(block.start);
+        munmap(block.start, block.mapped);
+    } else {
+        gpu->dev.api.MemFreeHost(block.start);
+    }
+}
+
 static void *pinned_alloc(void *opaque, size_t size)
 {
     GpuBackend *gpu = opaque;
-    void *p = NULL;
+    PinnedBlock block = { 0 };
     char error[256];
     if (gpu->dev.api.CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
-    if (cuda_alloc_host(&gpu->dev, &p, size, "a picture", error, sizeof(error))) {
+    if (!driver_pinning_asked()) block.start = map_registered(gpu, size, &block.mapped);
+    if (!block.start && cuda_alloc_host(&gpu->dev, &block.start, size, "a picture", error,
+                                        sizeof(error))) {
         log_sink_print(&gpu->log, QUALE_LOG_WARNING, "%s; using pageable memory", error);
         return quale_aligned_alloc(size);
     }
     pthread_mutex_lock(&gpu->pinned_lock);
     if (gpu->pinned_count == gpu->pinned_capacity) {
         const size_t cap = gpu->pinned_capacity ? 2 * gpu->pinned_capacity : 64;
-        void **list = realloc(gpu->pinned, cap * sizeof(*list));
+        PinnedBlock *list = realloc(gpu->pinned, cap * sizeof(*list));
         if (!list) {
             pthread_mutex_unlock(&gpu->pinned_lock);
-            gpu->dev.api.MemFreeHost(p);
+            unpin(gpu, block);
             return NULL;
         }
         gpu->pinned = list;
         gpu->pinned_capacity = cap;
     }
-    gpu->pinned[gpu->pinned_count++] = p;
+    gpu->pinned[gpu->pinned_count++] = block;
     pthread_mutex_unlock(&gpu->pinned_lock);
-    return p;
+    return block.start;
 }
 
-static bool forget_pinned(GpuBackend *gpu, void *p)
+/* Takes p out of the list of pinned blocks: whether it was one, and which */
+static bool forget_pinned(GpuBackend *gpu, void *p, PinnedBlock *block)
 {
     bool found = false;
     pthread_mutex_lock(&gpu->pinned_lock);
     for (size_t i = 0; i < gpu->pinned_count; i++) {
-        if (gpu->pinned[i] == p) {
+        if (gpu->pinned[i].start == p) {
+            *block = gpu->pinned[i];
             gpu->pinned[i] = gpu->pinned[--gpu->pinned_count];
             found = true;
             break;
@@ -82,12 +141,9 @@ static bool forget_pinned(GpuBackend *gpu, void *p)
 static void pinned_free(void *opaque, void *p)
 {
     GpuBackend *gpu = opaque;
-    if (forget_pinned(gpu, p)) {
-        gpu->dev.api.CtxSetCurrent(gpu->dev.context);
-        gpu->dev.api.MemFreeHost(p);
-    } else {
-        quale_aligned_free(p);
-    }
+    PinnedBlock block;
+    if (forget_pinned(gpu, p, &block)) unpin(gpu, block);
+    else quale_aligned_free(p);
 }
 
 static void pinned_release(void *opaque)
@@ -101,7 +157,7 @@ static bool is_pinned(GpuBackend *gpu, const QualePicture *pic)
     bool found = false;
     pthread_mutex_lock(&gpu->pinned_lock);
     for (size_t i = 0; i < gpu->pinned_count && !found; i++)
-        found = gpu->pinned[i] == pic->data[0];
+        found = gpu->pinned[i].start == pic->data[0];
     pthread_mutex_unlock(&gpu->pinned_lock);
     return found;
 }

@@ -79,6 +79,13 @@ typedef struct ActiveTwin {
     CUmodule module;
 } ActiveTwin;
 
+/* A block of pinned host memory: mapped by us and registered with the
+ * driver (mapped bytes > 0), or the driver's own allocation. */
+typedef struct PinnedBlock {
+    void *start;
+    size_t mapped;
+} PinnedBlock;
+
 struct GpuBackend {
     LogSink log; /* the context's, copied: a backend may outlive it in a picture pool */
     const CudaRuntime *runtime; /* CUDA's driver or HIP's runtime */
@@ -87,7 +94,7 @@ struct GpuBackend {
     PictureAllocator host;
     PictureAllocator device; /* pictures the caller fills on the device */
     pthread_mutex_t pinned_lock;
-    void **pinned; /* host blocks we allocated, to tell pinned pictures apart */
+    PinnedBlock *pinned; /* host blocks we pinned, to tell pinned pictures apart */
     size_t pinned_count, pinned_capacity;
 
     QualeVideoFormat format;

@@ -42,7 +42,8 @@ _Static_assert((int)hipSuccess == (int)CUDA_SUCCESS &&
 _Static_assert(hipStreamNonBlocking == CU_STREAM_NON_BLOCKING &&
                    hipEventDisableTiming == CU_EVENT_DISABLE_TIMING &&
                    hipEventDefault == CU_EVENT_DEFAULT &&
-                   hipHostMallocPortable == CU_MEMHOSTALLOC_PORTABLE,
+                   hipHostMallocPortable == CU_MEMHOSTALLOC_PORTABLE &&
+                   hipHostRegisterPortable == CU_MEMHOSTREGISTER_PORTABLE,
                "HIP's stream, event and pinned-memory flags have CUDA's bits");
 
 /* HIP marks its context functions deprecated; they are the ones whose
@@ -71,6 +72,8 @@ _Static_assert(hipStreamNonBlocking == CU_STREAM_NON_BLOCKING &&
     X(MemGetInfo, hipMemGetInfo)                                                               \
     X(HostMalloc, hipHostMalloc)                                                               \
     X(HostFree, hipHostFree)                                                                   \
+    X(HostRegister, hipHostRegister)                                                           \
+    X(HostUnregister, hipHostUnregister)                                                       \
     X(MemcpyHtoDAsync, hipMemcpyHtoDAsync)                                                     \
     X(MemcpyDtoHAsync, hipMemcpyDtoHAsync)                                                     \
     X(MemcpyDtoDAsync, hipMemcpyDtoDAsync)                                                     \
@@ -305,6 +308,13 @@ static CUresult a_MemHostAlloc(void **pointer, size_t bytes, unsigned flags)
 
 static CUresult a_MemFreeHost(void *pointer) { return result(hip.HostFree(pointer)); }
 
+static CUresult a_MemHostRegister(void *pointer, size_t bytes, unsigned flags)
+{
+    return result(hip.HostRegister(pointer, bytes, flags));
+}
+
+static CUresult a_MemHostUnregister(void *pointer) { return result(hip.HostUnregister(pointer)); }
+
 static CUresult a_MemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)
 {
     return result(hip.MemcpyHtoDAsync(TO_HIP(dst), (void *)(uintptr_t)src, bytes,
@@ -419,6 +429,8 @@ int hip_api_load(CudaApi *api, char *error, size_t error_size)
         .MemGetInfo = a_MemGetInfo,
         .MemHostAlloc = a_MemHostAlloc,
         .MemFreeHost = a_MemFreeHost,
+        .MemHostRegister = a_MemHostRegister,
+        .MemHostUnregister = a_MemHostUnregister,
         .MemcpyHtoDAsync = a_MemcpyHtoDAsync,
         .MemcpyDtoHAsync = a_MemcpyDtoHAsync,
         .MemcpyDtoDAsync = a_MemcpyDtoDAsync,
