@@ -23,9 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common.h"
+#include "host_pages.h"
 #include "log.h"
 #include "cuda_backend.h"
 #include "cuda_twin.h"
@@ -38,47 +38,18 @@
 
 static void backend_release(GpuBackend *gpu);
 
-/*
- * A run's pictures are pinned as its readers first need them, inside the
- * first frames' reading: some 48 of them (the frames in flight and those
- * read ahead).  The driver's own pinned allocation (cuMemHostAlloc) makes
- * 2 GB/s on the H200's host, 293 ms for 48 pictures of 4K 4:2:0, half of a
- * 300-frame run's scoring.  Memory mapped here, on huge pages where the
- * kernel has them, touched and then registered with the driver is pinned
- * faster (docs/benchmarks.md, "The tool against the engine").
- * QUALE_CUDA_PINNED=driver takes the driver's allocation instead, to
- * compare.
- */
-enum { HUGE_PAGE = 2u << 20 };
-
+/* A run's pictures are pinned as its readers first need them, inside the
+ * first frames' reading: host_pages.h says why they are mapped by us and
+ * then registered. */
 static void *map_registered(GpuBackend *gpu, size_t size, size_t *mapped)
 {
-    const size_t bytes = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    /* One huge page more, so that the block can start on a huge page */
-    uint8_t *area = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (area == MAP_FAILED) return NULL;
-    const size_t lead = (HUGE_PAGE - (uintptr_t)area % HUGE_PAGE) % HUGE_PAGE;
-    if (lead) munmap(area, lead);
-    if (HUGE_PAGE - lead) munmap(area + lead + bytes, HUGE_PAGE - lead);
-    uint8_t *p = area + lead;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: small pages work too */
-#endif
-    /* Every page present before the driver pins them */
-    for (size_t at = 0; at < bytes; at += 4096) ((volatile uint8_t *)p)[at] = 0;
-    if (gpu->dev.api.MemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
-        munmap(p, bytes);
-        return NULL;
+    void *p = host_pages_map(size, 0, mapped);
+    if (p && gpu->dev.api.MemHostRegister(p, *mapped, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
+        host_pages_unmap(p, *mapped);
+        p = NULL;
     }
-    *mapped = bytes;
+    if (!p) *mapped = 0;
     return p;
-}
-
-static bool driver_pinning_asked(void)
-{
-    const char *how = getenv("QUALE_CUDA_PINNED");
-    return how && !strcmp(how, "driver");
 }
 
 static void unpin(GpuBackend *gpu, PinnedBlock block)
@@ -86,7 +57,7 @@ static void unpin(GpuBackend *gpu, PinnedBlock block)
     gpu->dev.api.CtxSetCurrent(gpu->dev.context);
     if (block.mapped) {
         gpu->dev.api.MemHostUnregister(block.start);
-        munmap(block.start, block.mapped);
+        host_pages_unmap(block.start, block.mapped);
     } else {
         gpu->dev.api.MemFreeHost(block.start);
     }
@@ -98,7 +69,7 @@ static void *pinned_alloc(void *opaque, size_t size)
     PinnedBlock block = { 0 };
     char error[256];
     if (gpu->dev.api.CtxSetCurrent(gpu->dev.context) != CUDA_SUCCESS) return NULL;
-    if (!driver_pinning_asked()) block.start = map_registered(gpu, size, &block.mapped);
+    if (host_pages_wanted()) block.start = map_registered(gpu, size, &block.mapped);
     if (!block.start && cuda_alloc_host(&gpu->dev, &block.start, size, "a picture", error,
                                         sizeof(error))) {
         log_sink_print(&gpu->log, QUALE_LOG_WARNING, "%s; using pageable memory", error);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "host_pages.h"
 #include "vulkan_primitives.h"
 
 /*
@@ -209,11 +210,14 @@ static int choose_queue_families(VulkanDevice *dev, char *error, size_t error_si
     return 0;
 }
 
-/* Timeline semaphores order each frame's work after exactly the work it
- * depends on (see vulkan_submit); without them the frames stay on one
- * queue, each after all the work before it. */
-static void find_timeline(VulkanDevice *dev)
+/* The device extensions quale enables where present.  Timeline semaphores
+ * order each frame's work after exactly the work it depends on (see
+ * vulkan_submit); without them the frames stay on one queue, each after
+ * all the work before it.  External host memory lets pictures live in
+ * memory of our own, faster to pin than the driver's (host_pages.h). */
+static void find_extensions(VulkanDevice *dev, bool *host_memory)
 {
+    *host_memory = false;
     uint32_t extension_count = 0;
     VkExtensionProperties *extensions = NULL;
     if (dev->api.vkEnumerateDeviceExtensionProperties(dev->physical, NULL, &extension_count, NULL) ==
@@ -221,12 +225,34 @@ static void find_timeline(VulkanDevice *dev)
         extension_count > 0 && (extensions = calloc(extension_count, sizeof(*extensions))) &&
         dev->api.vkEnumerateDeviceExtensionProperties(dev->physical, NULL, &extension_count,
                                                       extensions) == VK_SUCCESS) {
-        for (uint32_t i = 0; i < extension_count; i++)
+        for (uint32_t i = 0; i < extension_count; i++) {
             if (!strcmp(extensions[i].extensionName, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME))
                 dev->timeline = true;
+            if (!strcmp(extensions[i].extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
+                *host_memory = true;
+        }
     }
     free(extensions);
     if (!dev->timeline) dev->transfer_family = UINT32_MAX;
+}
+
+/* The alignment the device asks of imported host memory, or 0 where it
+ * cannot be asked (a Vulkan 1.0 device) or host_pages.h cannot give. */
+static VkDeviceSize host_import_alignment(const VulkanDevice *dev)
+{
+    if (dev->properties.apiVersion < VK_API_VERSION_1_1) return 0;
+    PFN_vkGetPhysicalDeviceProperties2 properties2 =
+        (PFN_vkGetPhysicalDeviceProperties2)dev->api.vkGetInstanceProcAddr(
+            instance, "vkGetPhysicalDeviceProperties2");
+    if (!properties2) return 0;
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+    };
+    VkPhysicalDeviceProperties2 all = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                        .pNext = &host };
+    properties2(dev->physical, &all);
+    const VkDeviceSize a = host.minImportedHostPointerAlignment;
+    return a && a <= HOST_PAGES_HUGE && HOST_PAGES_HUGE % a == 0 ? a : 0;
 }
 
 /* The physical device an ordinal names (-1: the preferred one). */
@@ -270,7 +296,9 @@ static int open_device(VulkanDevice *dev, unsigned index, VkPhysicalDevice physi
     dev->api.vkGetPhysicalDeviceMemoryProperties(dev->physical, &dev->memory);
 
     if ((err = choose_queue_families(dev, error, error_size))) return err;
-    find_timeline(dev);
+    bool host_memory;
+    find_extensions(dev, &host_memory);
+    const VkDeviceSize import_alignment = host_memory ? host_import_alignment(dev) : 0;
     static const float priorities[VULKAN_MAX_LANES] = { 1, 1, 1, 1, 1, 1, 1, 1 };
     VkDeviceQueueCreateInfo queue_info[2] = {
         {
@@ -301,19 +329,30 @@ static int open_device(VulkanDevice *dev, unsigned index, VkPhysicalDevice physi
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES_KHR,
         .timelineSemaphore = VK_TRUE,
     };
-    const char *const timeline_extension = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    const char *extensions[3];
+    uint32_t extension_count = 0;
+    if (dev->timeline) extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    if (import_alignment) {
+        extensions[extension_count++] = VK_KHR_EXTERNAL_MEMORY_EXTENSION_NAME;
+        extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    }
     const VkDeviceCreateInfo device_info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = dev->timeline ? &timeline : NULL,
         .queueCreateInfoCount = dev->transfer_family != UINT32_MAX ? 2 : 1,
         .pQueueCreateInfos = queue_info,
-        .enabledExtensionCount = dev->timeline ? 1 : 0,
-        .ppEnabledExtensionNames = dev->timeline ? &timeline_extension : NULL,
+        .enabledExtensionCount = extension_count,
+        .ppEnabledExtensionNames = extension_count ? extensions : NULL,
         .pEnabledFeatures = &dev->features,
     };
     VK_TRY(dev, dev->api.vkCreateDevice(dev->physical, &device_info, NULL, &dev->device),
            "creating the Vulkan device");
     if ((err = vulkan_api_load_device(&dev->api, dev->device, error, error_size))) return err;
+    if (import_alignment) {
+        dev->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)
+            dev->api.vkGetDeviceProcAddr(dev->device, "vkGetMemoryHostPointerPropertiesEXT");
+        if (dev->get_host_pointer_properties) dev->host_import_alignment = import_alignment;
+    }
     for (unsigned i = 0; i < dev->compute_queue_count; i++)
         dev->api.vkGetDeviceQueue(dev->device, dev->queue_family, i, &dev->compute_queues[i]);
     dev->queue = dev->compute_queues[0];

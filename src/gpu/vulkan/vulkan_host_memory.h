@@ -4,7 +4,8 @@
  * copies from where the reader put the frame.  The registry finds the
  * buffer of a picture's memory; memory that is not a buffer (where the
  * device has none to give) is plain aligned memory, uploaded through
- * staging.
+ * staging.  Where the device imports host memory, the pictures are memory
+ * of our own imported (host_pages.h says why); elsewhere the driver's.
  */
 #ifndef QUALE_SRC_VULKAN_VULKAN_HOST_MEMORY_H
 #define QUALE_SRC_VULKAN_VULKAN_HOST_MEMORY_H
@@ -17,6 +18,7 @@
 typedef struct VulkanHostBlock {
     void *pointer;
     VulkanBuffer buffer;
+    size_t mapped; /* bytes of our own memory imported; 0: the driver's */
 } VulkanHostBlock;
 
 typedef struct VulkanHostMemory {

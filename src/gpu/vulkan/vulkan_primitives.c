@@ -127,6 +127,68 @@ int vulkan_buffer_create(const VulkanDevice *dev, VkDeviceSize size, VkBufferUsa
     return buffer_create(dev, size, usage, host_visible, false, b, what, error, error_size);
 }
 
+int vulkan_buffer_import_host(const VulkanDevice *dev, void *host, size_t size,
+                              VkBufferUsageFlags usage, VulkanBuffer *b, const char *what,
+                              char *error, size_t error_size)
+{
+    memset(b, 0, sizeof(*b));
+    const VkExternalMemoryHandleTypeFlagBits kind =
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    if (!dev->host_import_alignment || (uintptr_t)host % dev->host_import_alignment ||
+        size % dev->host_import_alignment) {
+        snprintf(error, error_size, "the device cannot import %s from host memory", what);
+        return -ENOSYS;
+    }
+    const VkExternalMemoryBufferCreateInfo external = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = kind,
+    };
+    const VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = &external,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    b->size = size;
+    VkMemoryHostPointerPropertiesEXT pointer = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT,
+    };
+    VkResult r = dev->api.vkCreateBuffer(dev->device, &info, NULL, &b->buffer);
+    if (r == VK_SUCCESS) r = dev->get_host_pointer_properties(dev->device, kind, host, &pointer);
+    int type = -1;
+    VkMemoryRequirements req = { 0 };
+    if (r == VK_SUCCESS) {
+        dev->api.vkGetBufferMemoryRequirements(dev->device, b->buffer, &req);
+        type = find_memory_type(dev, req.memoryTypeBits & pointer.memoryTypeBits,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    }
+    if (r == VK_SUCCESS && type >= 0 && req.size <= size) {
+        const VkImportMemoryHostPointerInfoEXT import = {
+            .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+            .handleType = kind,
+            .pHostPointer = host,
+        };
+        const VkMemoryAllocateInfo alloc = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+            .pNext = &import,
+            .allocationSize = size,
+            .memoryTypeIndex = (uint32_t)type,
+        };
+        r = dev->api.vkAllocateMemory(dev->device, &alloc, NULL, &b->memory);
+        if (r == VK_SUCCESS) r = dev->api.vkBindBufferMemory(dev->device, b->buffer, b->memory, 0);
+    }
+    if (r != VK_SUCCESS || type < 0 || req.size > size) {
+        snprintf(error, error_size, "importing %zu bytes of host memory for %s failed: %s", size,
+                 what, r != VK_SUCCESS ? vulkan_result_text(r) : "no memory type fits");
+        vulkan_buffer_destroy(dev, b);
+        return r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
 int vulkan_buffer_create_shared(const VulkanDevice *dev, VkDeviceSize size,
                                 VkBufferUsageFlags usage, VulkanBuffer *b, const char *what,
                                 char *error, size_t error_size)

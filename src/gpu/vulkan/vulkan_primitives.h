@@ -48,6 +48,11 @@ typedef struct VulkanDevice {
     VkQueue transfer_queue;
     uint32_t transfer_family;
     bool timeline; /* VK_KHR_timeline_semaphore is enabled */
+    /* VK_EXT_external_memory_host is enabled: pictures are imported from
+     * host memory of our own (vulkan_host_memory.c), aligned to this (0:
+     * not enabled), through this entry point. */
+    VkDeviceSize host_import_alignment;
+    PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
     VkPhysicalDeviceProperties properties;
     VkPhysicalDeviceMemoryProperties memory;
     /* enabled: shaderFloat64, shaderInt64 where present (both off with
@@ -109,6 +114,13 @@ void vulkan_buffer_destroy(const VulkanDevice *dev, VulkanBuffer *buffer);
 /* A device-local storage buffer holding size bytes of data, copied now
  * (staging, a command buffer of its own, waited for): for the constant
  * tables a twin makes at init; later commands on the queue see them. */
+/* A buffer over host memory of ours (host_pages.h), imported where the
+ * device has VK_EXT_external_memory_host (host_import_alignment): the
+ * device reads it where it lies.  Destroying the buffer leaves the memory
+ * to its owner. */
+int vulkan_buffer_import_host(const VulkanDevice *dev, void *host, size_t size,
+                              VkBufferUsageFlags usage, VulkanBuffer *b, const char *what,
+                              char *error, size_t error_size);
 int vulkan_buffer_create_constant(const VulkanDevice *dev, const void *data, size_t size,
                                   VulkanBuffer *buffer, const char *what, char *error,
                                   size_t error_size);
