@@ -1116,6 +1116,25 @@ def test_gpu_failures(t, ref, dist):
           f"QUALE_VULKAN_PROFILE: exit {p.returncode}, {lines}")
 
 
+def test_host_pages(t, ref, dist):
+    """The pictures a GPU reads live in host memory of our own, imported
+    (Vulkan, lavapipe here) or registered (CUDA); QUALE_HOST_PAGES=driver
+    takes the driver's memory instead.  Both give the same file."""
+    base = ["-r", ref, "-d", dist, "--feature", "psnr", "--json", "-o", "-", "-q"]
+    for gpu in ("vulkan", "cuda"):
+        own = t.run(*base, "--backend", gpu)
+        if own.returncode != 0:
+            print(f"skip: no {gpu} device here: its host pages are not checked", flush=True)
+            continue
+        driver = subprocess.run([t.quale, *base, "--backend", gpu], capture_output=True, text=True,
+                                env={**os.environ, "QUALE_HOST_PAGES": "driver"})
+        check(driver.returncode == 0 and
+              json.loads(own.stdout)["frames"] == json.loads(driver.stdout)["frames"] and
+              len(json.loads(own.stdout)["frames"]) > 1,
+              f"{gpu}: our own host pages and the driver's give the same frames "
+              f"(exit {driver.returncode}, {driver.stderr[:200]!r})")
+
+
 def test_split_runs(t, ref, dist):
     """--segment, quale merge, --frames, --pool, --gpu and quale report as a
     user meets them (under the sanitizers in scripts/sanitize.sh); the
@@ -1319,6 +1338,7 @@ def main():
         test_v1_bad_input(t)
         test_in_place_writes(t, ref, dist)
         test_gpu_failures(t, ref, dist)
+        test_host_pages(t, ref, dist)
         test_first_hour(t, ref, dist, ref_yuv, dist_yuv)
         test_tiny_frames(t)
         test_split_runs(t, ref, dist)

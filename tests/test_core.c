@@ -7,11 +7,14 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector.h"
+#include "host_pages.h"
 #include "option.h"
 #include "log_capture.h"
 #include "quale/quale.h"
@@ -378,6 +381,37 @@ static void test_picture_pool(void)
     quale_picture_unref(&c);
 }
 
+/* Host memory for GPU pictures (host_pages.h): aligned as asked, large
+ * blocks on a huge page, whole pages, zeroed, writable; impossible asks
+ * refused. */
+static void test_host_pages(void)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t sizes[] = { 1, 4096, 64 * 36 * 3 / 2, HOST_PAGES_HUGE - 1, HOST_PAGES_HUGE,
+                             3840 * 2160 * 3 / 2 };
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        for (size_t alignment = 0; alignment <= 65536; alignment = alignment ? 16 * alignment : 4096) {
+            size_t mapped = 0;
+            uint8_t *p = host_pages_map(sizes[i], alignment, &mapped);
+            const size_t unit = alignment > page ? alignment : page;
+            const size_t start = mapped >= HOST_PAGES_HUGE ? HOST_PAGES_HUGE : unit;
+            CHECK(p && mapped >= sizes[i] && mapped % unit == 0 && mapped - sizes[i] < unit &&
+                  (uintptr_t)p % start == 0);
+            if (!p) continue;
+            CHECK(p[0] == 0 && p[mapped - 1] == 0);
+            memset(p, 0x5a, mapped);
+            CHECK(p[mapped / 2] == 0x5a);
+            host_pages_unmap(p, mapped);
+        }
+    }
+    size_t mapped = 0;
+    CHECK(host_pages_map(0, 0, &mapped) == NULL);
+    CHECK(host_pages_map(SIZE_MAX - 1, 0, &mapped) == NULL);
+    CHECK(host_pages_map(4096, 3 * page, &mapped) == NULL);      /* not a divisor of a huge page */
+    CHECK(host_pages_map(4096, 2 * HOST_PAGES_HUGE, &mapped) == NULL);
+    host_pages_unmap(NULL, 0); /* nothing to do */
+}
+
 /* The catalogue lists a string option with its type and no default. */
 static void test_catalogue(void)
 {
@@ -548,6 +582,7 @@ int main(void)
     test_errors();
     test_picture_planes();
     test_picture_pool();
+    test_host_pages();
     test_thread_independence();
     test_task_groups();
     test_help_while_waiting();
