@@ -158,7 +158,13 @@ def main():
     ap.add_argument("--cache", default=shared_corpus.default_cache())
     ap.add_argument("--set", choices=("synthetic", "corpus"), required=True,
                     help="which pairs: quale-sample's or the shared corpus's")
+    ap.add_argument("--pythonpath", help="where the built Python package is: its score() of the "
+                    "y4m files is checked too")
     args = ap.parse_args()
+    quale_py = None
+    if args.pythonpath:
+        sys.path.insert(0, args.pythonpath)
+        import quale as quale_py
     report = Report()
     not_checked = []
 
@@ -202,6 +208,12 @@ def main():
                     y4m[1] = y4m[0]
                 ours, _ = run_quale(args.quale, ["-r", y4m[0], "-d", y4m[1]], None)
                 report.compare(case["name"] + " (y4m, its rate)", golden, ours)
+                if quale_py:
+                    # the Python package's score() passes the rate too
+                    result = quale_py.score(y4m[0], y4m[1], model=None, threads=2,
+                                            features=["xpsnr=enable_axpsnr=true"])
+                    report.compare(case["name"] + " (y4m, its rate, Python score())", golden,
+                                   json.loads(result.to_json()))
             if case["name"] == "s8_420_odd_175x99":
                 for layout in ("--xml", "--csv", "--sub"):
                     proc = subprocess.run(

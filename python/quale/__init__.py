@@ -294,6 +294,22 @@ def _is_path(x):
     return isinstance(x, (str, bytes, os.PathLike))
 
 
+def _with_frame_rate(specs, path):
+    """xpsnr's temporal term depends on the frame rate, which FFmpeg's
+    filter takes from its first input: the reference's integer rate goes
+    to an xpsnr spec that sets none, where the file declares one (y4m, a
+    container), as the tool does."""
+    out = []
+    for spec in specs:
+        name, _, options = spec.partition("=")
+        if name == "xpsnr" and "fps=" not in options:
+            rate = _quale.frame_rate(path)
+            if rate:
+                spec = "%s=%s" % (name, ":".join(filter(None, (options, "fps=%d" % (rate[0] // rate[1])))))
+        out.append(spec)
+    return out
+
+
 def score(ref, dist, model=DEFAULT_MODEL, features=(), backend="auto", **options):
     """Scores a distorted video against its reference; returns a Result.
 
@@ -313,6 +329,8 @@ def score(ref, dist, model=DEFAULT_MODEL, features=(), backend="auto", **options
     unknown = set(options) - set(raw_keys) - set(session_keys) - {"frames"}
     if unknown:
         raise TypeError("score() got unknown options: %s" % ", ".join(sorted(unknown)))
+    if _is_path(ref) and _is_path(dist):
+        features = _with_frame_rate(_feature_specs(features), os.fspath(ref))
     session = Session(model, features, backend,
                       **{k: options[k] for k in session_keys if k in options})
     frames = options.get("frames") or 0

@@ -158,7 +158,30 @@ static PyObject *module_pool_method_ok(PyObject *self, PyObject *args)
     return PyBool_FromLong(quale_pool_method_check(method) == 0);
 }
 
+/* The frame rate a video file declares (y4m, a container), as (num, den),
+ * or None: raw video, or a file that cannot be opened (score() says why
+ * when it opens it). */
+static PyObject *module_frame_rate(PyObject *self, PyObject *args)
+{
+    const char *path;
+    if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
+    QualeVideoReader *reader = NULL;
+    char error[256];
+    unsigned num = 0, den = 0;
+    int known = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (quale_video_open(&reader, path, NULL, error, sizeof(error)) == 0) {
+        known = quale_video_frame_rate(reader, &num, &den) >= 0 && num && den;
+        quale_video_close(&reader);
+    }
+    Py_END_ALLOW_THREADS
+    if (!known) Py_RETURN_NONE;
+    return Py_BuildValue("(II)", num, den);
+}
+
 static PyMethodDef module_methods[] = {
+    { "frame_rate", module_frame_rate, METH_VARARGS,
+      "frame_rate(path): the (num, den) a y4m or container file declares, or None" },
     { "pool_method_ok", module_pool_method_ok, METH_VARARGS,
       "pool_method_ok(name): whether quale pools by that name" },
     { "version", module_version, METH_NOARGS, "version(): libquale's version" },
