@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu.h"
 #include "metric.h"
 #include "xpsnr.h"
 
@@ -73,9 +74,33 @@ static const char *const xpsnr_keys[] = {
     "xpsnr_y", "xpsnr_u", "xpsnr_v", "xpsnr_wsse_y", "xpsnr_wsse_u", "xpsnr_wsse_v", NULL,
 };
 
+#define XPSNR_FN(name) xpsnr_##name##_c
+#include "xpsnr_tmpl.c"
+#undef XPSNR_FN
+
+void xpsnr_dsp_init(XpsnrDsp *dsp, unsigned cpu_flags)
+{
+#define XPSNR_SET_KERNELS(isa)                  \
+    do {                                        \
+        dsp->highpass = xpsnr_highpass_##isa;   \
+        dsp->temporal = xpsnr_temporal_##isa;   \
+        dsp->sse_8 = xpsnr_sse_8_##isa;         \
+        dsp->sse_16 = xpsnr_sse_16_##isa;       \
+    } while (0)
+    XPSNR_SET_KERNELS(c);
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) XPSNR_SET_KERNELS(avx2);
+    if (cpu_flags & QUALE_CPU_AVX512) XPSNR_SET_KERNELS(avx512);
+#else
+    (void)cpu_flags;
+#endif
+#undef XPSNR_SET_KERNELS
+}
+
 static int xpsnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 {
     XpsnrState *s = state;
+    xpsnr_dsp_init(&s->dsp, feature_sink_cpu_flags(sink));
     s->width = f->width;
     s->height = f->height;
     s->bitdepth = f->bitdepth;
@@ -215,37 +240,15 @@ static uint64_t block_sse(const XpsnrState *s, const QualePicture *ref, const Qu
         if (s->bitdepth > 14) {
             sse += sse_row_sse2((const uint16_t *)ra + x0, (const uint16_t *)da + x0, bw);
         } else if (s->bitdepth > 8) {
-            const uint16_t *r16 = (const uint16_t *)ra + x0, *d16 = (const uint16_t *)da + x0;
-            for (unsigned x = 0; x < bw; x++) {
-                const int64_t d = (int64_t)r16[x] - d16[x];
-                sse += (uint64_t)(d * d);
-            }
+            sse += s->dsp.sse_16((const uint16_t *)ra + x0, (const uint16_t *)da + x0, bw);
         } else {
-            for (unsigned x = 0; x < bw; x++) {
-                const int d = ra[x0 + x] - da[x0 + x];
-                sse += (uint64_t)(d * d);
-            }
+            sse += s->dsp.sse_8(ra + x0, da + x0, bw);
         }
     }
     return sse;
 }
 
 /* ---- activity ------------------------------------------------------------ */
-
-/* The 3x3 high-pass over [xa, wa) x [ya, ha) of a block at o (stride w). */
-static uint64_t highpass(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, int ha)
-{
-    uint64_t sum = 0;
-    for (int y = ya; y < ha; y++) {
-        const int16_t *c = o + y * w;
-        for (int x = xa; x < wa; x++) {
-            const int f = 12 * c[x] - 2 * (c[x - 1] + c[x + 1] + c[x - w] + c[x + w]) -
-                          (c[x - w - 1] + c[x - w + 1] + c[x + w - 1] + c[x + w + 1]);
-            sum += (uint64_t)abs(f);
-        }
-    }
-    return sum;
-}
 
 /* The high-pass on 2x2 steps: 12 times the 2x2 sum, less 3 times the
  * pairs beside it, 2 times the corners and the ring of twelve around. */
@@ -289,14 +292,7 @@ static uint64_t temporal(const XpsnrState *s, const int16_t *o0, const int16_t *
 #undef S4
         return sum * XPSNR_GAMMA;
     }
-    for (unsigned y = 0; y < bh; y++) {
-        for (unsigned x = 0; x < bw; x++) {
-            const ptrdiff_t i = (ptrdiff_t)y * w + x;
-            const int t = s->second_order ? o0[i] - 2 * o1[i] + o2[i] : o0[i] - o1[i];
-            sum += XPSNR_GAMMA * (uint64_t)abs(t);
-        }
-    }
-    return sum;
+    return XPSNR_GAMMA * s->dsp.temporal(o0, o1, o2, w, bw, bh, s->second_order);
 }
 
 double xpsnr_block_weight(const XpsnrState *s, uint64_t spatial, double spatial_count,
@@ -346,7 +342,7 @@ static void luma_block(const XpsnrState *s, XpsnrScratch *sc, const MetricFrame 
         return;
     }
     uint64_t spatial = 0;
-    if (bv == 1) spatial = highpass(o0, w, xa, ya, wa, ha);
+    if (bv == 1) spatial = s->dsp.highpass(o0, w, xa, ya, wa, ha);
     else if (wa > 12) spatial = highpass_2x2(o0, w, xa, ya, wa, ha);
     const uint64_t t = temporal(s, o0, sc->m1 + at, sc->m2 + at, w, bw, bh);
     sc->weights[idx] = xpsnr_block_weight(s, spatial, (double)(wa - xa) * (double)(ha - ya), t,

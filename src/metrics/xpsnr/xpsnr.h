@@ -6,9 +6,32 @@
 #define QUALE_SRC_METRICS_XPSNR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "metric.h"
+
+/* The sums of a frame (xpsnr_tmpl.c), at the instruction set the CPU has. */
+typedef struct XpsnrDsp {
+    uint64_t (*highpass)(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, int ha);
+    uint64_t (*temporal)(const int16_t *o0, const int16_t *o1, const int16_t *o2, ptrdiff_t w,
+                         unsigned bw, unsigned bh, bool second_order);
+    uint64_t (*sse_8)(const uint8_t *a, const uint8_t *b, unsigned n);
+    uint64_t (*sse_16)(const uint16_t *a, const uint16_t *b, unsigned n);
+} XpsnrDsp;
+
+void xpsnr_dsp_init(XpsnrDsp *dsp, unsigned cpu_flags);
+
+#define XPSNR_DSP_DECLARE(isa)                                                                \
+    uint64_t xpsnr_highpass_##isa(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa,     \
+                                  int ha);                                                   \
+    uint64_t xpsnr_temporal_##isa(const int16_t *o0, const int16_t *o1, const int16_t *o2,   \
+                                  ptrdiff_t w, unsigned bw, unsigned bh, bool second_order); \
+    uint64_t xpsnr_sse_8_##isa(const uint8_t *a, const uint8_t *b, unsigned n);              \
+    uint64_t xpsnr_sse_16_##isa(const uint16_t *a, const uint16_t *b, unsigned n);
+XPSNR_DSP_DECLARE(c)
+XPSNR_DSP_DECLARE(avx2)
+XPSNR_DSP_DECLARE(avx512)
 
 typedef struct XpsnrState {
     /* options */
@@ -28,6 +51,7 @@ typedef struct XpsnrState {
     double floor_act;          /* the activity's lower limit */
     double peak_area[3];       /* plane samples times the squared peak, as a double */
     unsigned key[3], wsse_key[3];
+    XpsnrDsp dsp;
 } XpsnrState;
 
 /* A frame's value of a plane from its weighted SSE (FFmpeg's rounded
