@@ -6,7 +6,8 @@ printed with (6 decimals, libvmaf 3.x's layout).
 
 Cases: 8-bit and 10-bit 4:2:0 and 4:4:4; vmaf_v0.6.1 and a VMAF v1 model;
 feature=name=psnr; pool=harmonic_mean (FFmpeg's "VMAF score" line);
-n_subsample=2; n_threads 1 and 2.  Ends with "N passed, M failed".
+n_subsample=2; n_threads 1 and 2; feature=name=xpsnr against FFmpeg's own
+xpsnr filter (tests/golden_xpsnr/).  Ends with "N passed, M failed".
 
 With --cuda: FFmpeg's libvmaf_cuda filter instead, the frames put on the
 GPU by hwupload_cuda and copied by the filter into quale's device pictures
@@ -137,6 +138,44 @@ def readme_mp4_case(ffmpeg, env, quale, corpus, pair, tmp):
           f"README mp4: 'VMAF score: {m.group(1) if m else None}', quale's mean {mean:.6f}")
     print(f"README mp4 ({pair['dis']} against {pair['ref']}): VMAF score "
           f"{m.group(1) if m else None}, quale's {mean:.6f}", flush=True)
+
+
+def xpsnr_case(ffmpeg, env, cache, pair, tmp):
+    """feature=name=xpsnr through quale's libvmaf.so.3, beside vmaf_v0.6.1:
+    each frame's XPSNR as FFmpeg's own xpsnr filter gives it
+    (tests/golden_xpsnr/, at the 6 decimals the log prints).  The libvmaf
+    API has no frame rate, so the filter's rate is the option fps."""
+    from xpsnr_golden import parse_golden
+    golden, _, fps = parse_golden(os.path.join(HERE, "golden_xpsnr", pair["name"] + ".log"))
+    pix_fmt = PIX_FMT[(pair["vmaf_pixel_format"], pair["bitdepth"])]
+    raw = ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", f"{pair['width']}x{pair['height']}"]
+    log = os.path.join(tmp, "xpsnr.json")
+    # the feature's own options are ':'-separated: escaped in the graph
+    graph = (f"[0:v][1:v]libvmaf=model='version=vmaf_v0.6.1':feature='name=xpsnr\\:fps={fps}'"
+             f":n_threads=2:log_fmt=json:log_path={log}")
+    p = subprocess.run([ffmpeg, "-nostdin", "-hide_banner", *raw, "-i",
+                        os.path.join(cache, pair["dis_yuv"]), *raw, "-i",
+                        os.path.join(cache, pair["ref_yuv"]), "-lavfi", graph, "-f", "null", "-"],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, f"xpsnr through libvmaf: ffmpeg exit {p.returncode}: {p.stderr[-800:]}")
+    if p.returncode:
+        return
+    with open(log) as f:
+        frames = json.load(f)["frames"]
+    worst, compared = 0.0, 0
+    for fr, planes in zip(frames, golden):
+        for plane, (value, _) in planes.items():
+            got = fr["metrics"].get(f"xpsnr_{plane}")
+            check(got is not None, f"xpsnr through libvmaf: frame {fr['frameNum']} has no xpsnr_{plane}")
+            if got is not None:
+                worst = max(worst, abs(got - value))
+                compared += 1
+    check(len(frames) == len(golden) and compared == 3 * len(golden) and
+          all("vmaf" in fr["metrics"] for fr in frames),
+          f"xpsnr through libvmaf: {len(frames)} frames, {compared} values against {len(golden)} frames")
+    check(worst <= PRINTED, f"xpsnr through libvmaf: worst |diff| {worst:.3g} from FFmpeg's filter")
+    print(f"xpsnr through libvmaf: {pair['name']}, {len(frames)} frames, {compared} values, "
+          f"worst |diff| {worst:.2g} from FFmpeg's xpsnr filter", flush=True)
 
 
 def client(args):
@@ -270,6 +309,8 @@ def main():
                   f"worst |diff| {worst[0]:.2g}", flush=True)
         if args.quale and not args.cuda:
             readme_mp4_case(ffmpeg, env, args.quale, corpus, manifest[README_PAIR], tmp)
+        if not args.cuda:
+            xpsnr_case(ffmpeg, env, args.cache, manifest["dune_576x324_x264crf28"], tmp)
     return finish()
 
 
