@@ -81,6 +81,54 @@ static void check_level(const CheckasmLevel *level, const XpsnrDsp *c, const Xps
         }
         checkasm_end();
     }
+    /* The 2x2 kernels read two samples around their part and a row below
+     * the block's last pair: a block of even rows at column 2 of row 2. */
+    if (simd->highpass_2x2 != c->highpass_2x2 && checkasm_begin("xpsnr_highpass_2x2", level)) {
+        for (unsigned b = 0; b < QUALE_ARRAY_SIZE(depths); b++) {
+            for (unsigned fill = 0; fill < CHECKASM_FILL_COUNT; fill++) {
+                fill_plane(o[0], count, depths[b], fill);
+                memcpy(copy[0], o[0], count * sizeof(int16_t));
+                for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
+                    const int bw = (int)widths[wi] & ~1;
+                    if (bw == 0 || bw + 6 > PLANE_W) continue;
+                    for (int edge = 0; edge < 4; edge++) {
+                        const int xa = 2 * (edge & 1), ya = 2 * (edge >> 1 & 1);
+                        const int16_t *at = o[0] + 2 * w + 2;
+                        const uint64_t want = c->highpass_2x2(at, w, xa, ya, bw, PLANE_H - 6);
+                        const uint64_t got = simd->highpass_2x2(at, w, xa, ya, bw, PLANE_H - 6);
+                        if (want != got)
+                            checkasm_fail("%u-bit %s, %d wide, from (%d, %d): %llu, C %llu",
+                                          depths[b], checkasm_fill_names[fill], bw, xa, ya,
+                                          (unsigned long long)got, (unsigned long long)want);
+                    }
+                }
+                checkasm_check_equal(o[0], copy[0], count * sizeof(int16_t), "the plane");
+            }
+        }
+        checkasm_end();
+    }
+    if (simd->temporal_2x2 != c->temporal_2x2 && checkasm_begin("xpsnr_temporal_2x2", level)) {
+        for (unsigned b = 0; b < QUALE_ARRAY_SIZE(depths); b++) {
+            for (unsigned fill = 0; fill < CHECKASM_FILL_COUNT; fill++) {
+                for (int i = 0; i < 3; i++)
+                    fill_plane(o[i], count, depths[b], i == 1 && fill ? CHECKASM_FILL_COUNT - fill : fill);
+                for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {
+                    const unsigned bw = widths[wi] & ~1u;
+                    if (bw == 0 || bw + 1 > PLANE_W) continue;
+                    for (int second = 0; second < 2; second++) {
+                        const uint64_t want = c->temporal_2x2(o[0], o[1], o[2], w, bw, PLANE_H - 2, second);
+                        const uint64_t got = simd->temporal_2x2(o[0], o[1], o[2], w, bw, PLANE_H - 2, second);
+                        if (want != got)
+                            checkasm_fail("%u-bit %s, %u wide, %s order: %llu, C %llu", depths[b],
+                                          checkasm_fill_names[fill], bw,
+                                          second ? "second" : "first", (unsigned long long)got,
+                                          (unsigned long long)want);
+                    }
+                }
+            }
+        }
+        checkasm_end();
+    }
     const XpsnrDsp *pair[2] = { c, simd };
     for (int depth16 = 0; depth16 < 2; depth16++) {
         const bool replaced = depth16 ? simd->sse_16 != c->sse_16 : simd->sse_8 != c->sse_8;

@@ -84,6 +84,8 @@ void xpsnr_dsp_init(XpsnrDsp *dsp, unsigned cpu_flags)
     do {                                        \
         dsp->highpass = xpsnr_highpass_##isa;   \
         dsp->temporal = xpsnr_temporal_##isa;   \
+        dsp->highpass_2x2 = xpsnr_highpass_2x2_##isa; \
+        dsp->temporal_2x2 = xpsnr_temporal_2x2_##isa; \
         dsp->sse_8 = xpsnr_sse_8_##isa;         \
         dsp->sse_16 = xpsnr_sse_16_##isa;       \
     } while (0)
@@ -250,49 +252,14 @@ static uint64_t block_sse(const XpsnrState *s, const QualePicture *ref, const Qu
 
 /* ---- activity ------------------------------------------------------------ */
 
-/* The high-pass on 2x2 steps: 12 times the 2x2 sum, less 3 times the
- * pairs beside it, 2 times the corners and the ring of twelve around. */
-static uint64_t highpass_2x2(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, int ha)
-{
-#define O(dy, dx) ((int)r[(dy) * w + x + (dx)])
-    uint64_t sum = 0;
-    for (int y = ya; y < ha; y += 2) {
-        const int16_t *r = o + y * w;
-        for (int x = xa; x < wa; x += 2) {
-            const int f = 12 * (O(0, 0) + O(0, 1) + O(1, 0) + O(1, 1)) -
-                          3 * (O(-1, 0) + O(-1, 1) + O(2, 0) + O(2, 1)) -
-                          3 * (O(0, -1) + O(0, 2) + O(1, -1) + O(1, 2)) -
-                          2 * (O(-1, -1) + O(-1, 2) + O(2, -1) + O(2, 2)) -
-                          (O(-2, -1) + O(-2, 0) + O(-2, 1) + O(-2, 2) +
-                           O(3, -1) + O(3, 0) + O(3, 1) + O(3, 2) +
-                           O(-1, -2) + O(0, -2) + O(1, -2) + O(2, -2) +
-                           O(-1, 3) + O(0, 3) + O(1, 3) + O(2, 3));
-            sum += (uint64_t)abs(f);
-        }
-    }
-#undef O
-    return sum;
-}
-
 /* The temporal term of a block: the sum of GAMMA times each sample's (or
  * each 2x2 sum's) first or second difference. */
 static uint64_t temporal(const XpsnrState *s, const int16_t *o0, const int16_t *o1,
                          const int16_t *o2, ptrdiff_t w, unsigned bw, unsigned bh)
 {
-    uint64_t sum = 0;
-    if (s->step == 2) {
-#define S4(p) ((int)(p)[i] + (p)[i + 1] + (p)[i + w] + (p)[i + w + 1])
-        for (unsigned y = 0; y < bh; y += 2) {
-            for (unsigned x = 0; x < bw; x += 2) {
-                const ptrdiff_t i = (ptrdiff_t)y * w + x;
-                const int t = s->second_order ? S4(o0) - 2 * S4(o1) + S4(o2) : S4(o0) - S4(o1);
-                sum += (uint64_t)abs(t);
-            }
-        }
-#undef S4
-        return sum * XPSNR_GAMMA;
-    }
-    return XPSNR_GAMMA * s->dsp.temporal(o0, o1, o2, w, bw, bh, s->second_order);
+    const uint64_t sum = s->step == 2 ? s->dsp.temporal_2x2(o0, o1, o2, w, bw, bh, s->second_order)
+                                      : s->dsp.temporal(o0, o1, o2, w, bw, bh, s->second_order);
+    return XPSNR_GAMMA * sum;
 }
 
 double xpsnr_block_weight(const XpsnrState *s, uint64_t spatial, double spatial_count,
@@ -343,7 +310,7 @@ static void luma_block(const XpsnrState *s, XpsnrScratch *sc, const MetricFrame 
     }
     uint64_t spatial = 0;
     if (bv == 1) spatial = s->dsp.highpass(o0, w, xa, ya, wa, ha);
-    else if (wa > 12) spatial = highpass_2x2(o0, w, xa, ya, wa, ha);
+    else if (wa > 12) spatial = s->dsp.highpass_2x2(o0, w, xa, ya, wa, ha);
     const uint64_t t = temporal(s, o0, sc->m1 + at, sc->m2 + at, w, bw, bh);
     sc->weights[idx] = xpsnr_block_weight(s, spatial, (double)(wa - xa) * (double)(ha - ya), t,
                                           (double)bw * (double)bh);

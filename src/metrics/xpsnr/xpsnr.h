@@ -16,6 +16,9 @@ typedef struct XpsnrDsp {
     uint64_t (*highpass)(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, int ha);
     uint64_t (*temporal)(const int16_t *o0, const int16_t *o1, const int16_t *o2, ptrdiff_t w,
                          unsigned bw, unsigned bh, bool second_order);
+    uint64_t (*highpass_2x2)(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, int ha);
+    uint64_t (*temporal_2x2)(const int16_t *o0, const int16_t *o1, const int16_t *o2,
+                             ptrdiff_t w, unsigned bw, unsigned bh, bool second_order);
     uint64_t (*sse_8)(const uint8_t *a, const uint8_t *b, unsigned n);
     uint64_t (*sse_16)(const uint16_t *a, const uint16_t *b, unsigned n);
 } XpsnrDsp;
@@ -27,6 +30,11 @@ void xpsnr_dsp_init(XpsnrDsp *dsp, unsigned cpu_flags);
                                   int ha);                                                   \
     uint64_t xpsnr_temporal_##isa(const int16_t *o0, const int16_t *o1, const int16_t *o2,   \
                                   ptrdiff_t w, unsigned bw, unsigned bh, bool second_order); \
+    uint64_t xpsnr_highpass_2x2_##isa(const int16_t *o, ptrdiff_t w, int xa, int ya, int wa, \
+                                      int ha);                                               \
+    uint64_t xpsnr_temporal_2x2_##isa(const int16_t *o0, const int16_t *o1,                  \
+                                      const int16_t *o2, ptrdiff_t w, unsigned bw,           \
+                                      unsigned bh, bool second_order);                       \
     uint64_t xpsnr_sse_8_##isa(const uint8_t *a, const uint8_t *b, unsigned n);              \
     uint64_t xpsnr_sse_16_##isa(const uint16_t *a, const uint16_t *b, unsigned n);
 XPSNR_DSP_DECLARE(c)
