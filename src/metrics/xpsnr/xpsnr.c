@@ -144,7 +144,9 @@ static int xpsnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
 
 typedef struct XpsnrScratch {
     int16_t *org, *m1, *m2;   /* packed luma planes of width samples, then padding rows */
-    double *sse, *weights;    /* per luma block */
+    uint64_t *sse, *spatial, *temporal; /* per luma block */
+    uint64_t *chroma_sse[2];  /* per chroma block of planes 1 and 2 */
+    double *weights;          /* per luma block */
 } XpsnrScratch;
 
 static void xpsnr_scratch_free(void *scratch)
@@ -155,6 +157,10 @@ static void xpsnr_scratch_free(void *scratch)
     free(sc->m1);
     free(sc->m2);
     free(sc->sse);
+    free(sc->spatial);
+    free(sc->temporal);
+    free(sc->chroma_sse[0]);
+    free(sc->chroma_sse[1]);
     free(sc->weights);
     free(sc);
 }
@@ -171,9 +177,17 @@ static int xpsnr_scratch_alloc(const void *state, void **scratch)
     sc->org = calloc(samples, sizeof(int16_t));
     sc->m1 = calloc(samples, sizeof(int16_t));
     sc->m2 = calloc(samples, sizeof(int16_t));
-    sc->sse = calloc(blocks, sizeof(double));
+    sc->sse = calloc(blocks, sizeof(uint64_t));
+    sc->spatial = calloc(blocks, sizeof(uint64_t));
+    sc->temporal = calloc(blocks, sizeof(uint64_t));
     sc->weights = calloc(blocks, sizeof(double));
-    if (!sc->org || !sc->m1 || !sc->m2 || !sc->sse || !sc->weights) {
+    bool ok = sc->org && sc->m1 && sc->m2 && sc->sse && sc->spatial && sc->temporal && sc->weights;
+    for (unsigned p = 1; p < s->planes && ok; p++) {
+        unsigned bx, by, nx, ny;
+        xpsnr_chroma_blocks(s, p, &bx, &by, &nx, &ny);
+        ok = (sc->chroma_sse[p - 1] = calloc((size_t)nx * ny, sizeof(uint64_t))) != NULL;
+    }
+    if (!ok) {
         xpsnr_scratch_free(sc);
         *scratch = NULL;
         return -ENOMEM;
@@ -252,16 +266,6 @@ static uint64_t block_sse(const XpsnrState *s, const QualePicture *ref, const Qu
 
 /* ---- activity ------------------------------------------------------------ */
 
-/* The temporal term of a block: the sum of GAMMA times each sample's (or
- * each 2x2 sum's) first or second difference. */
-static uint64_t temporal(const XpsnrState *s, const int16_t *o0, const int16_t *o1,
-                         const int16_t *o2, ptrdiff_t w, unsigned bw, unsigned bh)
-{
-    const uint64_t sum = s->step == 2 ? s->dsp.temporal_2x2(o0, o1, o2, w, bw, bh, s->second_order)
-                                      : s->dsp.temporal(o0, o1, o2, w, bw, bh, s->second_order);
-    return XPSNR_GAMMA * sum;
-}
-
 double xpsnr_block_weight(const XpsnrState *s, uint64_t spatial, double spatial_count,
                           uint64_t temporal_sum, double block_samples)
 {
@@ -291,29 +295,104 @@ void xpsnr_smooth_weight(const XpsnrState *s, double *wt, unsigned idx, unsigned
     }
 }
 
-/* A luma block's SSE into sse[idx] and its weight into weights[idx]. */
+/* A frame's values from its planes' weighted SSEs. */
+static int put_values(const XpsnrState *s, const uint64_t wsse[3], unsigned index,
+                      FeatureSink *sink)
+{
+    for (unsigned p = 0; p < s->planes; p++) {
+        int err = feature_sink_put(sink, s->key[p], index, xpsnr_plane_value(s, p, wsse[p]));
+        if (!err && s->enable_axpsnr)
+            err = feature_sink_put(sink, s->wsse_key[p], index, (double)wsse[p]);
+        if (err) return err;
+    }
+    return 0;
+}
+
+bool xpsnr_filter_bounds(const XpsnrState *s, unsigned x0, unsigned y0, unsigned bw,
+                         unsigned bh, int bounds[4])
+{
+    const int bv = (int)s->step;
+    bounds[0] = x0 > 0 ? 0 : bv;
+    bounds[1] = y0 > 0 ? 0 : bv;
+    bounds[2] = x0 + bw < s->width ? (int)bw : (int)bw - bv;
+    bounds[3] = y0 + bh < s->height ? (int)bh : (int)bh - bv;
+    return bounds[2] > bounds[0] && bounds[3] > bounds[1];
+}
+
+void xpsnr_chroma_blocks(const XpsnrState *s, unsigned p, unsigned *bx, unsigned *by,
+                         unsigned *nx, unsigned *ny)
+{
+    const unsigned pw = s->plane_width[p], ph = s->plane_height[p];
+    *bx = s->block * pw / s->width;
+    *by = s->block * ph / s->height;
+    *nx = *bx ? (pw + *bx - 1) / *bx : 0;
+    *ny = *by ? (ph + *by - 1) / *by : 0;
+}
+
+/* A luma block's sums into sse[idx], spatial[idx] and temporal[idx]. */
 static void luma_block(const XpsnrState *s, XpsnrScratch *sc, const MetricFrame *frame,
                        unsigned idx, unsigned x0, unsigned y0, unsigned bw, unsigned bh)
 {
     const ptrdiff_t w = s->width;
     const ptrdiff_t at = (ptrdiff_t)y0 * w + x0;
-    const int16_t *o0 = sc->org + at;
-    const int bv = (int)s->step;
-    const int xa = x0 > 0 ? 0 : bv, ya = y0 > 0 ? 0 : bv;
-    const int wa = x0 + bw < s->width ? (int)bw : (int)bw - bv;
-    const int ha = y0 + bh < s->height ? (int)bh : (int)bh - bv;
-
-    sc->sse[idx] = (double)block_sse(s, frame->ref, frame->dist, 0, x0, y0, bw, bh);
-    if (wa <= xa || ha <= ya) { /* too small to filter: weight 1 */
-        sc->weights[idx] = 1.0;
-        return;
+    const int16_t *o0 = sc->org + at, *o1 = sc->m1 + at, *o2 = sc->m2 + at;
+    int f[4];
+    sc->sse[idx] = block_sse(s, frame->ref, frame->dist, 0, x0, y0, bw, bh);
+    sc->spatial[idx] = sc->temporal[idx] = 0;
+    if (!xpsnr_filter_bounds(s, x0, y0, bw, bh, f)) return; /* too small to filter */
+    if (s->step == 1) {
+        sc->spatial[idx] = s->dsp.highpass(o0, w, f[0], f[1], f[2], f[3]);
+        sc->temporal[idx] = s->dsp.temporal(o0, o1, o2, w, bw, bh, s->second_order);
+    } else {
+        if (f[2] > 12) sc->spatial[idx] = s->dsp.highpass_2x2(o0, w, f[0], f[1], f[2], f[3]);
+        sc->temporal[idx] = s->dsp.temporal_2x2(o0, o1, o2, w, bw, bh, s->second_order);
     }
-    uint64_t spatial = 0;
-    if (bv == 1) spatial = s->dsp.highpass(o0, w, xa, ya, wa, ha);
-    else if (wa > 12) spatial = s->dsp.highpass_2x2(o0, w, xa, ya, wa, ha);
-    const uint64_t t = temporal(s, o0, sc->m1 + at, sc->m2 + at, w, bw, bh);
-    sc->weights[idx] = xpsnr_block_weight(s, spatial, (double)(wa - xa) * (double)(ha - ya), t,
-                                          (double)bw * (double)bh);
+}
+
+int xpsnr_finish(const XpsnrState *s, const XpsnrSums *sums, double *weights, unsigned index,
+                 FeatureSink *sink)
+{
+    const unsigned b = s->block, blocks = s->blocks_x * s->blocks_y;
+    uint64_t wsse[3] = { 0, 0, 0 };
+    unsigned idx = 0;
+    for (unsigned y = 0; y < s->height; y += b) {
+        const unsigned bh = QUALE_MIN(b, s->height - y);
+        for (unsigned x = 0; x < s->width; x += b, idx++) {
+            const unsigned bw = QUALE_MIN(b, s->width - x);
+            int f[4];
+            if (!xpsnr_filter_bounds(s, x, y, bw, bh, f)) {
+                weights[idx] = 1.0; /* too small to filter */
+            } else {
+                /* FFmpeg leaves the spatial term 0 where its 2x2 part is at
+                 * most 12 samples wide */
+                const uint64_t spatial = s->step == 2 && f[2] <= 12 ? 0 : sums->spatial[idx];
+                weights[idx] = xpsnr_block_weight(s, spatial,
+                                                  (double)(f[2] - f[0]) * (double)(f[3] - f[1]),
+                                                  XPSNR_GAMMA * sums->temporal[idx],
+                                                  (double)bw * (double)bh);
+            }
+            /* it lowers earlier weights only: as FFmpeg's, block by block */
+            if (s->smoothing) xpsnr_smooth_weight(s, weights, idx, x, y);
+        }
+    }
+    double weighted = 0.0;
+    for (unsigned i = 0; i < blocks; i++) weighted += (double)sums->sse[i] * weights[i];
+    wsse[0] = xpsnr_round_wsse(s, weighted);
+
+    for (unsigned p = 1; p < s->planes; p++) {
+        unsigned bx, by, nx, ny;
+        xpsnr_chroma_blocks(s, p, &bx, &by, &nx, &ny);
+        if ((size_t)nx * ny > blocks) {
+            feature_sink_log(sink, QUALE_LOG_ERROR, "xpsnr: the chroma blocks of a %ux%u picture "
+                             "outnumber its luma blocks", s->width, s->height);
+            return -EINVAL;
+        }
+        double sum = 0.0;
+        for (unsigned k = 0; k < nx * ny; k++)
+            sum += (double)sums->chroma_sse[p - 1][k] * weights[k];
+        wsse[p] = xpsnr_round_wsse(s, sum);
+    }
+    return put_values(s, wsse, index, sink);
 }
 
 uint64_t xpsnr_round_wsse(const XpsnrState *s, double weighted)
@@ -333,60 +412,35 @@ static int xpsnr_extract(const void *state, void *scratch, const MetricFrame *fr
 {
     const XpsnrState *s = state;
     XpsnrScratch *sc = scratch;
-    uint64_t wsse[3] = { 0, 0, 0 };
-
     if (s->block < 4) {
+        uint64_t wsse[3] = { 0, 0, 0 };
         for (unsigned p = 0; p < s->planes; p++)
             wsse[p] = block_sse(s, frame->ref, frame->dist, p, 0, 0, s->plane_width[p],
                                 s->plane_height[p]);
-    } else {
-        xpsnr_load_luma(s, frame->ref, sc->org);
-        xpsnr_load_luma(s, frame->prev_ref[0], sc->m1);
-        if (s->second_order) xpsnr_load_luma(s, frame->prev_ref[1], sc->m2);
-
-        const unsigned b = s->block;
-        unsigned idx = 0;
-        for (unsigned y = 0; y < s->height; y += b) {
-            const unsigned bh = QUALE_MIN(b, s->height - y);
-            for (unsigned x = 0; x < s->width; x += b, idx++) {
-                luma_block(s, sc, frame, idx, x, y, QUALE_MIN(b, s->width - x), bh);
-                if (s->smoothing) xpsnr_smooth_weight(s, sc->weights, idx, x, y);
-            }
-        }
-        double weighted = 0.0;
-        for (unsigned i = 0; i < idx; i++) weighted += sc->sse[i] * sc->weights[i];
-        wsse[0] = xpsnr_round_wsse(s, weighted);
-
-        for (unsigned p = 1; p < s->planes; p++) {
-            const unsigned pw = s->plane_width[p], ph = s->plane_height[p];
-            const unsigned bx = b * pw / s->width, by = b * ph / s->height;
-            const unsigned blocks = s->blocks_x * s->blocks_y;
-            double sum = 0.0;
-            idx = 0;
-            for (unsigned y = 0; y < ph; y += by) {
-                const unsigned bh = QUALE_MIN(by, ph - y);
-                for (unsigned x = 0; x < pw; x += bx, idx++) {
-                    if (idx >= blocks) {
-                        feature_sink_log(sink, QUALE_LOG_ERROR,
-                                         "xpsnr: the chroma blocks of a %ux%u picture outnumber "
-                                         "its luma blocks", s->width, s->height);
-                        return -EINVAL;
-                    }
-                    sum += (double)block_sse(s, frame->ref, frame->dist, p, x, y,
-                                             QUALE_MIN(bx, pw - x), bh) * sc->weights[idx];
-                }
-            }
-            wsse[p] = xpsnr_round_wsse(s, sum);
+        return put_values(s, wsse, frame->index, sink);
+    }
+    xpsnr_load_luma(s, frame->ref, sc->org);
+    xpsnr_load_luma(s, frame->prev_ref[0], sc->m1);
+    if (s->second_order) xpsnr_load_luma(s, frame->prev_ref[1], sc->m2);
+    const unsigned b = s->block;
+    unsigned idx = 0;
+    for (unsigned y = 0; y < s->height; y += b)
+        for (unsigned x = 0; x < s->width; x += b, idx++)
+            luma_block(s, sc, frame, idx, x, y, QUALE_MIN(b, s->width - x),
+                       QUALE_MIN(b, s->height - y));
+    for (unsigned p = 1; p < s->planes; p++) {
+        unsigned bx, by, nx, ny;
+        xpsnr_chroma_blocks(s, p, &bx, &by, &nx, &ny);
+        const unsigned pw = s->plane_width[p], ph = s->plane_height[p];
+        for (unsigned k = 0; k < nx * ny; k++) {
+            const unsigned x = k % nx * bx, y = k / nx * by;
+            sc->chroma_sse[p - 1][k] = block_sse(s, frame->ref, frame->dist, p, x, y,
+                                                 QUALE_MIN(bx, pw - x), QUALE_MIN(by, ph - y));
         }
     }
-
-    for (unsigned p = 0; p < s->planes; p++) {
-        int err = feature_sink_put(sink, s->key[p], frame->index, xpsnr_plane_value(s, p, wsse[p]));
-        if (!err && s->enable_axpsnr)
-            err = feature_sink_put(sink, s->wsse_key[p], frame->index, (double)wsse[p]);
-        if (err) return err;
-    }
-    return 0;
+    const XpsnrSums sums = { sc->sse, sc->spatial, sc->temporal,
+                             { sc->chroma_sse[0], sc->chroma_sse[1] } };
+    return xpsnr_finish(s, &sums, sc->weights, frame->index, sink);
 }
 
 /* FFmpeg's pooled value: from the mean of sqrt(wsse) over the frames, or,

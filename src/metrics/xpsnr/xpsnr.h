@@ -80,6 +80,33 @@ double xpsnr_block_weight(const XpsnrState *s, uint64_t spatial, double spatial_
 void xpsnr_smooth_weight(const XpsnrState *s, double *weights, unsigned idx, unsigned x,
                          unsigned y);
 
+/* A frame's integer sums, from which its values are made (xpsnr_finish):
+ * per luma block, in raster order, its SSE, high-pass sum and temporal sum
+ * (of |the first or second difference|, not yet times the gamma), and per
+ * chroma block of planes 1 and 2 (xpsnr_chroma_blocks), in raster order,
+ * its SSE.  The CPU reference and the GPU twins make them; one finish. */
+typedef struct XpsnrSums {
+    const uint64_t *sse, *spatial, *temporal;
+    const uint64_t *chroma_sse[2];
+} XpsnrSums;
+
+/* The high-pass bounds of the luma block at (x0, y0), bw x bh, relative
+ * to it: [bounds[0], bounds[2]) x [bounds[1], bounds[3]) (the picture's
+ * outer ring, of `step` samples, left out); false where that is empty (too
+ * small to filter: the block's weight is 1). */
+bool xpsnr_filter_bounds(const XpsnrState *s, unsigned x0, unsigned y0, unsigned bw,
+                         unsigned bh, int bounds[4]);
+
+/* Plane p's blocks: bx x by samples (the luma blocks' share of the
+ * plane), nx x ny of them. */
+void xpsnr_chroma_blocks(const XpsnrState *s, unsigned p, unsigned *bx, unsigned *by,
+                         unsigned *nx, unsigned *ny);
+
+/* The frame's values from its sums; weights: blocks_x * blocks_y doubles
+ * of scratch. */
+int xpsnr_finish(const XpsnrState *s, const XpsnrSums *sums, double *weights, unsigned index,
+                 FeatureSink *sink);
+
 extern const Metric metric_xpsnr;
 
 #endif /* QUALE_SRC_METRICS_XPSNR_H */
