@@ -1,0 +1,136 @@
+/* XPSNR on Vulkan: the device makes a frame's integer block sums
+ * (xpsnr.comp), the host its values with the C reference's own finish
+ * (xpsnr_finish), so the twin's values are the reference's to the bit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "metrics/xpsnr/xpsnr.h"
+#include "gpu/vulkan/vulkan_twin.h"
+
+VULKAN_SHADER(xpsnr);
+
+/* Mirrors the push constants of xpsnr.comp. */
+typedef struct XpsnrPush {
+    uint32_t ref_offset[3], dist_offset[3], stride[3], width[3], height[3];
+    uint32_t prev_offset[2], flags, block, blocks_x, step, luma_blocks, out_offset;
+} XpsnrPush;
+
+enum { PREV_0 = 1, PREV_1 = 2, SECOND_ORDER = 4, TWO_BYTES = 8 };
+
+/* The plan's buffers. */
+enum { RESULTS, BUFFERS };
+
+static unsigned luma_blocks(const XpsnrState *s)
+{
+    return s->blocks_x * s->blocks_y;
+}
+
+static unsigned chroma_blocks(const XpsnrState *s)
+{
+    unsigned bx, by, nx = 0, ny = 0;
+    if (s->planes > 1) xpsnr_chroma_blocks(s, 1, &bx, &by, &nx, &ny);
+    return nx * ny;
+}
+
+/* The pictures whose sums the shader makes exactly as the C: weighted
+ * blocks, SSEs that cannot wrap (FFmpeg's 16-bit SSE kernel wraps above 14
+ * bits), and at step 2 even sizes (FFmpeg reads past an odd picture's
+ * planes there); chroma blocks no more than the luma blocks (the C
+ * refuses the frame).  Others stay on the CPU. */
+static bool xpsnr_vulkan_supports(const VulkanDevice *dev, const void *state)
+{
+    (void)dev;
+    const XpsnrState *s = state;
+    return s->block >= 4 && s->bitdepth <= 14 &&
+           (s->step == 1 || (s->width % 2 == 0 && s->height % 2 == 0)) &&
+           chroma_blocks(s) <= luma_blocks(s);
+}
+
+/* One pipeline over the ring, the frames and the sums: per slot three
+ * 64-bit sums per luma block, then one per chroma block of each chroma
+ * plane. */
+static int xpsnr_vulkan_plan(const VulkanDevice *dev, const void *state,
+                             const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                             size_t error_size)
+{
+    const XpsnrState *s = state;
+    plan->pipelines[0] = (VulkanPlanPipeline){
+        .spirv = vulkan_shader_xpsnr,
+        .spirv_size = vulkan_shader_xpsnr_size,
+        .what = "the XPSNR shader",
+        .push = *VULKAN_PUSH(XpsnrPush, ref_offset, dist_offset, stride, width, height,
+                            prev_offset, flags, block, blocks_x, step, luma_blocks, out_offset),
+        .binding_count = 3,
+        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
+    };
+    plan->pipeline_count = 1;
+    const size_t sums = 3 * (size_t)luma_blocks(s) + 2 * (size_t)chroma_blocks(s);
+    vulkan_plan_results(plan, RESULTS, "XPSNR block sums", sums * sizeof(uint64_t));
+    plan->buffer_count = BUFFERS;
+    plan->rounds = 1;
+    return 0;
+}
+
+static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
+                              const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                              size_t error_size)
+{
+    const XpsnrState *s = plan->state;
+    const VulkanFrame *frame = memory->frame;
+    XpsnrPush push;
+    memset(&push, 0, sizeof(push));
+    for (unsigned p = 0; p < s->planes; p++) {
+        push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
+        push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
+        push.stride[p] = frame->stride[p];
+        push.width[p] = frame->width[p];
+        push.height[p] = frame->height[p];
+    }
+    /* The previous pictures before the first frame are 0, as in the C. */
+    for (unsigned k = 0; k < 2; k++) {
+        if (!frame->has_prev[k]) continue;
+        push.prev_offset[k] = (uint32_t)frame->prev_ref_offset[k];
+        push.flags |= k ? PREV_1 : PREV_0;
+    }
+    if (s->second_order) push.flags |= SECOND_ORDER;
+    if (s->bitdepth > 8) push.flags |= TWO_BYTES;
+    push.block = s->block;
+    push.blocks_x = s->blocks_x;
+    push.step = s->step;
+    push.luma_blocks = luma_blocks(s);
+    push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));
+    const unsigned groups = QUALE_MAX(luma_blocks(s), chroma_blocks(s));
+    VULKAN_STEP_SET(&steps[0], 0, groups, s->planes, push);
+    return 1;
+}
+
+static int xpsnr_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                const MetricFrame *frame, FeatureSink *sink)
+{
+    const XpsnrState *s = plan->state;
+    const size_t blocks = luma_blocks(s), chroma = chroma_blocks(s);
+    const size_t count = 3 * blocks + 2 * chroma;
+    /* the sums as the shader laid them out (xpsnr.comp), then the weights */
+    uint64_t *sums = malloc(count * sizeof(uint64_t) + blocks * sizeof(double));
+    if (!sums) return -ENOMEM;
+    const uint32_t *words = results;
+    for (size_t i = 0; i < count; i++)
+        sums[i] = (uint64_t)words[2 * i] | (uint64_t)words[2 * i + 1] << 32;
+    const uint64_t *c = sums + 3 * blocks;
+    const XpsnrSums frame_sums = { sums, sums + blocks, sums + 2 * blocks, { c, c + chroma } };
+    const int err = xpsnr_finish(s, &frame_sums, (double *)(sums + count), frame->index, sink);
+    free(sums);
+    return err;
+}
+
+const VulkanTwin vulkan_twin_xpsnr = {
+    .metric = &metric_xpsnr,
+    .concurrent = true, /* its only buffer is per slot */
+    .supports = xpsnr_vulkan_supports,
+    .plan = xpsnr_vulkan_plan,
+    .round = xpsnr_vulkan_round,
+    .collect = xpsnr_vulkan_collect,
+};
