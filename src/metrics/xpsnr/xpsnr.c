@@ -443,6 +443,39 @@ static int xpsnr_extract(const void *state, void *scratch, const MetricFrame *fr
     return xpsnr_finish(s, &sums, sc->weights, frame->index, sink);
 }
 
+static size_t chroma_block_count(const XpsnrState *s)
+{
+    unsigned bx, by, nx = 0, ny = 0;
+    if (s->planes > 1) xpsnr_chroma_blocks(s, 1, &bx, &by, &nx, &ny);
+    return (size_t)nx * ny;
+}
+
+size_t xpsnr_sum_count(const XpsnrState *s)
+{
+    return 3 * (size_t)s->blocks_x * s->blocks_y + 2 * chroma_block_count(s);
+}
+
+bool xpsnr_twin_supports(const XpsnrState *s)
+{
+    return s->block >= 4 && s->bitdepth <= 14 &&
+           (s->step == 1 || (s->width % 2 == 0 && s->height % 2 == 0)) &&
+           chroma_block_count(s) <= (size_t)s->blocks_x * s->blocks_y;
+}
+
+int xpsnr_finish_array(const XpsnrState *s, const uint64_t *sums, unsigned index,
+                       FeatureSink *sink)
+{
+    const size_t blocks = (size_t)s->blocks_x * s->blocks_y;
+    double *weights = malloc(blocks * sizeof(double));
+    if (!weights) return -ENOMEM;
+    const uint64_t *chroma = sums + 3 * blocks;
+    const XpsnrSums split = { sums, sums + blocks, sums + 2 * blocks,
+                              { chroma, chroma + chroma_block_count(s) } };
+    const int err = xpsnr_finish(s, &split, weights, index, sink);
+    free(weights);
+    return err;
+}
+
 /* FFmpeg's pooled value: from the mean of sqrt(wsse) over the frames, or,
  * where that mean is below 1 (a frame without error), the mean of the
  * frames' values. */

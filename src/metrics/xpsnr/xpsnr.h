@@ -107,6 +107,19 @@ void xpsnr_chroma_blocks(const XpsnrState *s, unsigned p, unsigned *bx, unsigned
 int xpsnr_finish(const XpsnrState *s, const XpsnrSums *sums, double *weights, unsigned index,
                  FeatureSink *sink);
 
+/* For the GPU twins, whose sums lie in one array: the SSEs, high-pass and
+ * temporal sums of the luma blocks, then the SSEs of the chroma blocks of
+ * plane 1 and of plane 2.  How many sums that is, */
+size_t xpsnr_sum_count(const XpsnrState *s);
+/* whether a twin makes them exactly as the C (weighted blocks, SSEs that
+ * cannot wrap: FFmpeg's 16-bit SSE kernel wraps above 14 bits; at step 2
+ * even sizes, FFmpeg reading past an odd picture's planes there; chroma
+ * blocks no more than the luma blocks, which the C refuses), */
+bool xpsnr_twin_supports(const XpsnrState *s);
+/* and the frame's values from them. */
+int xpsnr_finish_array(const XpsnrState *s, const uint64_t *sums, unsigned index,
+                       FeatureSink *sink);
+
 extern const Metric metric_xpsnr;
 
 #endif /* QUALE_SRC_METRICS_XPSNR_H */

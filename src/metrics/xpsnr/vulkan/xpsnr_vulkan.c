@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "metrics/xpsnr/xpsnr.h"
 #include "gpu/vulkan/vulkan_twin.h"
 
@@ -28,25 +27,10 @@ static unsigned luma_blocks(const XpsnrState *s)
     return s->blocks_x * s->blocks_y;
 }
 
-static unsigned chroma_blocks(const XpsnrState *s)
-{
-    unsigned bx, by, nx = 0, ny = 0;
-    if (s->planes > 1) xpsnr_chroma_blocks(s, 1, &bx, &by, &nx, &ny);
-    return nx * ny;
-}
-
-/* The pictures whose sums the shader makes exactly as the C: weighted
- * blocks, SSEs that cannot wrap (FFmpeg's 16-bit SSE kernel wraps above 14
- * bits), and at step 2 even sizes (FFmpeg reads past an odd picture's
- * planes there); chroma blocks no more than the luma blocks (the C
- * refuses the frame).  Others stay on the CPU. */
 static bool xpsnr_vulkan_supports(const VulkanDevice *dev, const void *state)
 {
     (void)dev;
-    const XpsnrState *s = state;
-    return s->block >= 4 && s->bitdepth <= 14 &&
-           (s->step == 1 || (s->width % 2 == 0 && s->height % 2 == 0)) &&
-           chroma_blocks(s) <= luma_blocks(s);
+    return xpsnr_twin_supports(state);
 }
 
 /* One pipeline over the ring, the frames and the sums: per slot three
@@ -67,8 +51,7 @@ static int xpsnr_vulkan_plan(const VulkanDevice *dev, const void *state,
         .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
     };
     plan->pipeline_count = 1;
-    const size_t sums = 3 * (size_t)luma_blocks(s) + 2 * (size_t)chroma_blocks(s);
-    vulkan_plan_results(plan, RESULTS, "XPSNR block sums", sums * sizeof(uint64_t));
+    vulkan_plan_results(plan, RESULTS, "XPSNR block sums", xpsnr_sum_count(s) * sizeof(uint64_t));
     plan->buffer_count = BUFFERS;
     plan->rounds = 1;
     return 0;
@@ -102,7 +85,8 @@ static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
     push.step = s->step;
     push.luma_blocks = luma_blocks(s);
     push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));
-    const unsigned groups = QUALE_MAX(luma_blocks(s), chroma_blocks(s));
+    /* as many chroma blocks as luma blocks at most (xpsnr_twin_supports) */
+    const unsigned groups = luma_blocks(s);
     VULKAN_STEP_SET(&steps[0], 0, groups, s->planes, push);
     return 1;
 }
@@ -111,17 +95,13 @@ static int xpsnr_vulkan_collect(const VulkanPlan *plan, const void *results,
                                 const MetricFrame *frame, FeatureSink *sink)
 {
     const XpsnrState *s = plan->state;
-    const size_t blocks = luma_blocks(s), chroma = chroma_blocks(s);
-    const size_t count = 3 * blocks + 2 * chroma;
-    /* the sums as the shader laid them out (xpsnr.comp), then the weights */
-    uint64_t *sums = malloc(count * sizeof(uint64_t) + blocks * sizeof(double));
+    const size_t count = xpsnr_sum_count(s);
+    uint64_t *sums = malloc(count * sizeof(uint64_t));
     if (!sums) return -ENOMEM;
     const uint32_t *words = results;
     for (size_t i = 0; i < count; i++)
         sums[i] = (uint64_t)words[2 * i] | (uint64_t)words[2 * i + 1] << 32;
-    const uint64_t *c = sums + 3 * blocks;
-    const XpsnrSums frame_sums = { sums, sums + blocks, sums + 2 * blocks, { c, c + chroma } };
-    const int err = xpsnr_finish(s, &frame_sums, (double *)(sums + count), frame->index, sink);
+    const int err = xpsnr_finish_array(s, sums, frame->index, sink);
     free(sums);
     return err;
 }

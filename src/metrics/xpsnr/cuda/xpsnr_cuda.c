@@ -1,0 +1,69 @@
+/* XPSNR on CUDA: the device makes a frame's integer block sums (xpsnr.cu),
+ * the host its values with the C reference's own finish (xpsnr_finish),
+ * so the twin's values are the reference's to the bit.
+ *
+ * Per frame: one launch, a block per luma block and per chroma block of
+ * each chroma plane; the sums read back (8 bytes each). */
+#include "gpu/cuda/cuda_twin.h"
+#include "xpsnr_args.h"
+#include "metrics/xpsnr/xpsnr.h"
+
+extern const unsigned char cuda_module_xpsnr[];
+
+static bool xpsnr_cuda_supports(const void *state)
+{
+    return xpsnr_twin_supports(state);
+}
+
+static int xpsnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                           char *error, size_t error_size)
+{
+    const size_t bytes = xpsnr_sum_count(state) * sizeof(unsigned long long);
+    plan->slot_bytes = bytes;
+    plan->steps = 1;
+    plan->readback_bytes = bytes;
+    return 0;
+}
+
+static void xpsnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                            CudaStep *step)
+{
+    const XpsnrState *s = plan->state;
+    const CudaFrame *f = memory->frame;
+    XpsnrArgs a = {
+        .block = s->block,
+        .blocks_x = s->blocks_x,
+        .luma_blocks = s->blocks_x * s->blocks_y,
+        .step = s->step,
+        .second_order = s->second_order,
+        .sums = memory->slot,
+    };
+    for (unsigned p = 0; p < s->planes; p++) {
+        a.ref[p] = f->ref[p];
+        a.dist[p] = f->dist[p];
+        a.stride[p] = f->stride[p];
+        a.width[p] = f->width[p];
+        a.height[p] = f->height[p];
+    }
+    /* before the first frames the previous pictures are 0, as in the C */
+    a.prev[0] = f->prev_ref[0];
+    a.prev[1] = f->prev_ref[1];
+    /* as many chroma blocks as luma blocks at most (xpsnr_twin_supports) */
+    CUDA_STEP_SET(step, plan->format.bitdepth > 8 ? "xpsnr_sums_16bit" : "xpsnr_sums_8bit",
+                  a.luma_blocks, s->planes, 1, XPSNR_THREADS, 0, a);
+}
+
+static int xpsnr_cuda_collect(const CudaPlan *plan, const void *readback,
+                              const MetricFrame *frame, FeatureSink *sink)
+{
+    return xpsnr_finish_array(plan->state, readback, frame->index, sink);
+}
+
+const CudaTwin cuda_twin_xpsnr = {
+    .metric = &metric_xpsnr,
+    .module_image = cuda_module_xpsnr,
+    .supports = xpsnr_cuda_supports,
+    .plan = xpsnr_cuda_plan,
+    .step = xpsnr_cuda_step,
+    .collect = xpsnr_cuda_collect,
+};
