@@ -160,6 +160,21 @@ static inline void cuda_frame_planes(const CudaFrame *f, uint64_t ref[3], uint64
     }
 }
 
+/* The first `planes` planes of both pictures with their sizes, as the
+ * argument blocks that carry them (psnr's, xpsnr's) declare them. */
+static inline void cuda_frame_planes_sized(const CudaFrame *f, unsigned planes, CUdeviceptr ref[3],
+                                           CUdeviceptr dist[3], unsigned long long stride[3],
+                                           unsigned width[3], unsigned height[3])
+{
+    for (unsigned k = 0; k < planes; k++) {
+        ref[k] = f->ref[k];
+        dist[k] = f->dist[k];
+        stride[k] = f->stride[k];
+        width[k] = f->width[k];
+        height[k] = f->height[k];
+    }
+}
+
 /* Places `bytes` at the end of a layout being built (*at, bytes so far),
  * aligned, and returns its offset. */
 static inline size_t cuda_plan_place(size_t *at, size_t bytes)

@@ -165,6 +165,22 @@ static inline uint32_t vulkan_plan_words(const VulkanPlanMemory *memory, unsigne
 }
 
 /* n bytes rounded up to VULKAN_PLAN_ALIGN. */
+/* The first `planes` planes of both pictures of a frame into a shader's
+ * push constants: where each starts (bytes) and its row stride, and its
+ * size where the shader takes one (width, height NULL: not). */
+static inline void vulkan_push_planes(const VulkanFrame *frame, unsigned planes,
+                                      uint32_t ref_offset[3], uint32_t dist_offset[3],
+                                      uint32_t stride[3], uint32_t *width, uint32_t *height)
+{
+    for (unsigned p = 0; p < planes; p++) {
+        ref_offset[p] = (uint32_t)frame->ref_offset[p];
+        dist_offset[p] = (uint32_t)frame->dist_offset[p];
+        stride[p] = frame->stride[p];
+        if (width) width[p] = frame->width[p];
+        if (height) height[p] = frame->height[p];
+    }
+}
+
 static inline VkDeviceSize vulkan_plan_align(VkDeviceSize n)
 {
     return (n + VULKAN_PLAN_ALIGN - 1) / VULKAN_PLAN_ALIGN * VULKAN_PLAN_ALIGN;

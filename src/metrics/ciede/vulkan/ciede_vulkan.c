@@ -106,11 +106,7 @@ static int ciede_vulkan_round(const VulkanPlan *plan, unsigned round,
     push.y_scale = s->convert.y_scale;
     push.c_offset = s->convert.c_offset;
     push.c_scale = s->convert.c_scale;
-    for (unsigned p = 0; p < 3; p++) {
-        push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
-        push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
-        push.stride[p] = frame->stride[p];
-    }
+    vulkan_push_planes(frame, 3, push.ref_offset, push.dist_offset, push.stride, NULL, NULL);
     push.width = s->width;
     push.height = s->height;
     push.chroma_height = r->chroma_height;

@@ -33,13 +33,7 @@ static void psnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanM
     const PsnrState *s = plan->state;
     const CudaFrame *f = memory->frame;
     PsnrArgs a = { .rows_per_block = ROWS_PER_BLOCK, .partials = memory->slot };
-    for (unsigned p = 0; p < s->planes; p++) {
-        a.ref[p] = f->ref[p];
-        a.dist[p] = f->dist[p];
-        a.stride[p] = f->stride[p];
-        a.width[p] = f->width[p];
-        a.height[p] = f->height[p];
-    }
+    cuda_frame_planes_sized(f, s->planes, a.ref, a.dist, a.stride, a.width, a.height);
     CUDA_STEP_SET(step, plan->format.bitdepth > 8 ? "psnr_sse_16bit" : "psnr_sse_8bit",
                   psnr_blocks(plan), s->planes, 1, PSNR_THREADS, 0, a);
 }

@@ -55,13 +55,8 @@ static int psnr_vulkan_round(const VulkanPlan *plan, unsigned round,
     const VulkanFrame *frame = memory->frame;
     PsnrPush push;
     memset(&push, 0, sizeof(push));
-    for (unsigned p = 0; p < s->planes; p++) {
-        push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
-        push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
-        push.stride[p] = frame->stride[p];
-        push.width[p] = frame->width[p];
-        push.height[p] = frame->height[p];
-    }
+    vulkan_push_planes(frame, s->planes, push.ref_offset, push.dist_offset, push.stride,
+                       push.width, push.height);
     push.rows_per_group = ROWS_PER_GROUP;
     push.bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1;
     push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));

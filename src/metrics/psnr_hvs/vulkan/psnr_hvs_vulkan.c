@@ -159,10 +159,8 @@ static int hvs_vulkan_round(const VulkanPlan *plan, unsigned round,
     const VulkanFrame *frame = memory->frame;
     HvsPush push;
     memset(&push, 0, sizeof(push));
+    vulkan_push_planes(frame, 3, push.ref_offset, push.dist_offset, push.stride, NULL, NULL);
     for (unsigned p = 0; p < 3; p++) {
-        push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
-        push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
-        push.stride[p] = frame->stride[p];
         push.cols[p] = l->cols[p];
         push.blocks[p] = l->blocks[p];
         push.base[p] = l->base[p];

@@ -38,13 +38,7 @@ static void xpsnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
         .second_order = s->second_order,
         .sums = memory->slot,
     };
-    for (unsigned p = 0; p < s->planes; p++) {
-        a.ref[p] = f->ref[p];
-        a.dist[p] = f->dist[p];
-        a.stride[p] = f->stride[p];
-        a.width[p] = f->width[p];
-        a.height[p] = f->height[p];
-    }
+    cuda_frame_planes_sized(f, s->planes, a.ref, a.dist, a.stride, a.width, a.height);
     /* before the first frames the previous pictures are 0, as in the C */
     a.prev[0] = f->prev_ref[0];
     a.prev[1] = f->prev_ref[1];

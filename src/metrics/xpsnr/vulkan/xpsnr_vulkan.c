@@ -65,13 +65,8 @@ static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
     const VulkanFrame *frame = memory->frame;
     XpsnrPush push;
     memset(&push, 0, sizeof(push));
-    for (unsigned p = 0; p < s->planes; p++) {
-        push.ref_offset[p] = (uint32_t)frame->ref_offset[p];
-        push.dist_offset[p] = (uint32_t)frame->dist_offset[p];
-        push.stride[p] = frame->stride[p];
-        push.width[p] = frame->width[p];
-        push.height[p] = frame->height[p];
-    }
+    vulkan_push_planes(frame, s->planes, push.ref_offset, push.dist_offset, push.stride,
+                       push.width, push.height);
     /* The previous pictures before the first frame are 0, as in the C. */
     for (unsigned k = 0; k < 2; k++) {
         if (!frame->has_prev[k]) continue;
