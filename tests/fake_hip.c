@@ -86,6 +86,20 @@ EXPORT int hipHostMalloc(void **p, size_t n, unsigned flags)
     return *p ? OK : OUT_OF_MEMORY;
 }
 EXPORT int hipHostFree(void *p) { free(p); return OK; }
+EXPORT int hipHostRegister(void *p, size_t n, unsigned flags)
+{
+    if (!p || !n) return INVALID_VALUE;
+    fake.register_flags = flags;
+    fake.register_bytes = n;
+    fake.registered++;
+    return OK;
+}
+EXPORT int hipHostUnregister(void *p)
+{
+    if (!p || !fake.registered) return INVALID_VALUE;
+    fake.registered--;
+    return OK;
+}
 EXPORT int hipMemcpyHtoDAsync(void *dst, void *src, size_t n, void *s) { (void)s; memcpy(dst, src, n); return OK; }
 EXPORT int hipMemcpyDtoHAsync(void *dst, void *src, size_t n, void *s) { (void)s; memcpy(dst, src, n); return OK; }
 EXPORT int hipMemcpyDtoDAsync(void *dst, void *src, size_t n, void *s) { (void)s; memmove(dst, src, n); return OK; }

@@ -5,10 +5,15 @@
 #ifndef QUALE_TESTS_FAKE_HIP_H
 #define QUALE_TESTS_FAKE_HIP_H
 
+#include <stddef.h>
+
 typedef struct FakeHipLog {
     int attributes[16]; /* hipDeviceGetAttribute's attribute numbers, in order */
     unsigned attribute_count;
     unsigned host_flags, stream_flags, event_flags;
+    /* hipHostRegister: the last flags and size, and the blocks registered now */
+    unsigned register_flags, registered;
+    size_t register_bytes;
     const void *images[64]; /* hipModuleLoadData's images */
     unsigned image_count;
     char functions[64][64];

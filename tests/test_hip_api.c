@@ -100,6 +100,13 @@ static void check_table(const CudaApi *api, FakeHipLog *log)
     CHECK(api->MemHostAlloc(&pinned, 128, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS && pinned);
     CHECK(log->host_flags == 1);
     CHECK(api->MemFreeHost(pinned) == CUDA_SUCCESS);
+    /* memory of our own, registered (host_pages.h) */
+    char own[256];
+    const unsigned before = log->registered;
+    CHECK(api->MemHostRegister(own, sizeof(own), CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS);
+    CHECK(log->register_flags == 1 && log->register_bytes == sizeof(own) &&
+          log->registered == before + 1);
+    CHECK(api->MemHostUnregister(own) == CUDA_SUCCESS && log->registered == before);
 
     CUstream stream = NULL;
     CUevent start = NULL, end = NULL;
@@ -161,8 +168,11 @@ static void check_backend(FakeHipLog *log)
     CHECK(quale_use_metric(ctx, "psnr") == 0);
     const QualeVideoFormat format = { QUALE_CHROMA_420, 8, 64, 48 };
     QualePicture ref = { 0 }, dist = { 0 };
+    const unsigned registered_before = log->registered;
     CHECK(quale_context_alloc_picture(ctx, &ref, &format) == 0);
     CHECK(quale_context_alloc_picture(ctx, &dist, &format) == 0);
+    /* the pictures are host memory of our own, registered (host_pages.h) */
+    CHECK(log->registered == registered_before + 2);
     const unsigned images_before = log->image_count, launches_before = log->launches;
     CHECK(quale_send_pictures(ctx, &ref, &dist) == 0);
     CHECK(quale_flush(ctx) == 0);
@@ -172,6 +182,8 @@ static void check_backend(FakeHipLog *log)
     for (unsigned i = images_before; i < log->image_count; i++)
         CHECK(!memcmp(log->images[i], "__CLANG_OFFLOAD_BUNDLE__", 24));
     quale_close(&ctx);
+    /* and unregistered when the pool lets them go */
+    CHECK(log->registered == registered_before);
 }
 
 int main(void)
