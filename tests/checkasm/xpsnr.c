@@ -135,7 +135,9 @@ static void check_level(const CheckasmLevel *level, const XpsnrDsp *c, const Xps
         if (!replaced || !checkasm_begin(depth16 ? "xpsnr_sse_16" : "xpsnr_sse_8", level)) continue;
         for (unsigned fill = 0; fill < CHECKASM_FILL_COUNT; fill++) {
             /* a against b: random against random, zero against max, max against zero */
-            const unsigned bits = depth16 ? 14 : 8;
+            /* 16-bit rows: words of any value, as a picture of 14 bits
+             * or fewer may hold */
+            const unsigned bits = depth16 ? 16 : 8;
             checkasm_fill_samples(o[0], count, bits, fill);
             checkasm_fill_samples(o[1], count, bits, fill ? CHECKASM_FILL_COUNT - fill : fill);
             for (unsigned wi = 0; wi < QUALE_ARRAY_SIZE(widths); wi++) {

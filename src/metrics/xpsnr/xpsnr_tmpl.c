@@ -112,14 +112,16 @@ uint64_t XPSNR_FN(sse_8)(const uint8_t *a, const uint8_t *b, unsigned n)
     return sse;
 }
 
-/* The SSE of a row of 16-bit samples of at most 14 bits (above, xpsnr.c
- * sums as FFmpeg's SSE2 kernel does). */
+/* The SSE of a row of 16-bit samples of a picture of at most 14 bits
+ * (above, xpsnr.c sums as FFmpeg's SSE2 kernel does).  Its samples may
+ * still be any 16-bit word (the API lets words above the depth through):
+ * a square of up to 65535^2 needs all 32 bits, unsigned. */
 uint64_t XPSNR_FN(sse_16)(const uint16_t *a, const uint16_t *b, unsigned n)
 {
     uint64_t sse = 0;
     for (unsigned x = 0; x < n; x++) {
-        const int d = a[x] - b[x];
-        sse += (uint32_t)(d * d);
+        const uint32_t e = a[x] > b[x] ? (uint32_t)(a[x] - b[x]) : (uint32_t)(b[x] - a[x]);
+        sse += e * e;
     }
     return sse;
 }
