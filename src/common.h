@@ -25,6 +25,9 @@ static inline size_t quale_align(size_t n, size_t a)
     return (n + a - 1) & ~(a - 1);
 }
 
+/* Milliseconds of the monotonic clock, for the debug log's timings. */
+double quale_monotonic_ms(void);
+
 /* Aligned allocation that never aborts; NULL on failure or overflow. */
 void *quale_aligned_alloc(size_t size);
 void quale_aligned_free(void *p);

@@ -1,5 +1,7 @@
 #include <stdio.h>
+#include <time.h>
 
+#include "common.h"
 #include "log.h"
 
 static const char *level_name(enum QualeLogLevel level)
@@ -34,4 +36,11 @@ void log_sink_print(const LogSink *sink, enum QualeLogLevel level, const char *f
     va_start(args, fmt);
     log_sink_vprint(sink, level, fmt, args);
     va_end(args);
+}
+
+double quale_monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }

@@ -945,6 +945,64 @@ static void test_reset(enum QualeBackend backend)
     CHECK(system(command) == 0);
 }
 
+/* The line a Vulkan context logs about its device (debug level). */
+static void note_device(void *cookie, enum QualeLogLevel level, const char *message)
+{
+    (void)level;
+    if (strstr(message, "Vulkan device:")) snprintf(cookie, 256, "%s", message);
+}
+
+static QualeContext *open_vulkan(char note[256])
+{
+    QualeSettings s;
+    quale_settings_default(&s);
+    s.threads = 2;
+    s.backend = QUALE_BACKEND_VULKAN;
+    s.log_level = QUALE_LOG_DEBUG;
+    s.log = note_device;
+    s.log_cookie = note;
+    note[0] = '\0';
+    QualeContext *ctx = NULL;
+    if (quale_open(&ctx, &s)) return NULL;
+    CHECK(quale_use_model(ctx, "version=vmaf_v0.6.1") == 0);
+    return ctx;
+}
+
+/* A Vulkan device outlives its last context, for the process's next one
+ * (the driver's open and close cost half a second on an H200), unless
+ * QUALE_VULKAN_KEEP_DEVICE=0; both give the same scores. */
+static void test_vulkan_device_kept(void)
+{
+    const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
+    char note[256];
+    QualeContext *first = open_vulkan(note);
+    if (!first) {
+        printf("kept device: no Vulkan device here: not checked\n");
+        return;
+    }
+    Scores before = { 0 }, kept = { 0 }, closed = { 0 };
+    CHECK(send_pairs(first, &f, 3) == 0);
+    collect(first, FRAMES, &before);
+    quale_close(&first);
+    QualeContext *second = open_vulkan(note);
+    CHECK(second && strstr(note, "kept from an earlier context"));
+    CHECK(second && send_pairs(second, &f, 3) == 0);
+    if (second) collect(second, FRAMES, &kept);
+    quale_close(&second);
+    CHECK(same_scores(&before, &kept));
+
+    setenv("QUALE_VULKAN_KEEP_DEVICE", "0", 1);
+    QualeContext *third = open_vulkan(note); /* takes the kept one, closes it */
+    quale_close(&third);
+    QualeContext *fourth = open_vulkan(note);
+    CHECK(fourth && strstr(note, "opened"));
+    CHECK(fourth && send_pairs(fourth, &f, 3) == 0);
+    if (fourth) collect(fourth, FRAMES, &closed);
+    quale_close(&fourth);
+    CHECK(same_scores(&before, &closed));
+    unsetenv("QUALE_VULKAN_KEEP_DEVICE");
+}
+
 int main(void)
 {
     const QualeVideoFormat formats[] = {
@@ -965,5 +1023,6 @@ int main(void)
     test_reset(QUALE_BACKEND_CPU);
     test_reset(QUALE_BACKEND_VULKAN);
     test_reset(QUALE_BACKEND_CUDA);
+    test_vulkan_device_kept();
     return test_summary();
 }

@@ -243,6 +243,14 @@ static int match_formats(Run *r)
 /* A model or metric the library refused: what was asked is wrong (a usage
  * error: an unknown name, a bad option, a model file that is not there or
  * not a model), unless the system failed. */
+/* QUALE_RUN_STAGE_TIMES=1: each stage's milliseconds on stderr, to see
+ * where a short pair's time goes (docs/benchmarks.md, "quale batch"). */
+static bool stage_times_asked(void)
+{
+    const char *timing = getenv("QUALE_RUN_STAGE_TIMES");
+    return timing && *timing && strcmp(timing, "0");
+}
+
 static int configuration_status(int err)
 {
     return err == -ENOMEM || err == -EIO ? EXIT_RUN_FAILED : EXIT_USAGE;
@@ -410,6 +418,8 @@ static int configure(Run *r)
     settings.backend = s->backend;
     settings.gpu_device = r->part ? r->part->gpu : s->gpu_device;
     settings.log_level = s->quiet ? QUALE_LOG_WARNING : QUALE_LOG_INFO;
+    /* with the stage times, the library's own timings of its start and end */
+    if (stage_times_asked()) settings.log_level = QUALE_LOG_DEBUG;
     settings.log = log_message;
     /* the library speaks with the run's voice (the batch's, which every
      * run that takes the context speaks with) */
@@ -671,10 +681,7 @@ int run(const CliSettings *s, RunPart *part)
     };
     int (*const stages[])(Run *) = { open_inputs, match_formats, configure, score, finish };
     static const char *const stage_names[] = { "open", "match", "configure", "score", "finish" };
-    /* QUALE_RUN_STAGE_TIMES=1: each stage's milliseconds on stderr, to see
-     * where a short pair's time goes (docs/benchmarks.md, "quale batch"). */
-    const char *timing = getenv("QUALE_RUN_STAGE_TIMES");
-    const bool timed = timing && *timing && strcmp(timing, "0");
+    const bool timed = stage_times_asked();
     double stage_ms[5] = { 0 };
     const double started = timed ? now_seconds() : 0;
     int status = 0;

@@ -200,8 +200,12 @@ static void backend_release(GpuBackend *gpu)
 {
     if (atomic_fetch_sub(&gpu->refs, 1) != 1) return;
     /* The last user: the context is closed and every picture is back. */
+    const double t0 = quale_monotonic_ms();
     vulkan_host_memory_destroy(&gpu->host_memory);
+    const double t1 = quale_monotonic_ms();
     vulkan_device_close(&gpu->dev);
+    log_sink_print(&gpu->log, QUALE_LOG_DEBUG, "Vulkan: host memory let go in %.1f ms, the device "
+                   "(kept for the process's next context, or closed) in %.1f ms", t1 - t0, quale_monotonic_ms() - t1);
     free(gpu);
 }
 
@@ -234,6 +238,7 @@ static int vulkan_open(const LogSink *log, int device, GpuBackend **out, char *e
     if (!gpu) return -ENOMEM;
     gpu->log = log ? *log : (LogSink){ 0 };
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
+    const double t0 = quale_monotonic_ms();
     int err = vulkan_device_open(&gpu->dev, device, error, error_size);
     if (err) {
         free(gpu);
@@ -241,7 +246,11 @@ static int vulkan_open(const LogSink *log, int device, GpuBackend **out, char *e
     }
     vulkan_host_memory_init(&gpu->host_memory, &gpu->dev);
     gpu->host = (PictureAllocator){ host_alloc, host_free, host_release, gpu, false };
-    log_sink_print(log, QUALE_LOG_DEBUG, "Vulkan device: %s", gpu->dev.properties.deviceName);
+    log_sink_print(log, QUALE_LOG_DEBUG, "Vulkan device: %s, %s in %.1f ms",
+                   gpu->dev.properties.deviceName,
+                   gpu->dev.reused ? "kept from an earlier context, taken"
+                                   : "opened (the instance too, if this process's first)",
+                   quale_monotonic_ms() - t0);
     *out = gpu;
     return 0;
 }
@@ -249,7 +258,10 @@ static int vulkan_open(const LogSink *log, int device, GpuBackend **out, char *e
 static void vulkan_close(GpuBackend *gpu)
 {
     if (!gpu) return;
+    const double t0 = quale_monotonic_ms();
     stop(gpu);
+    log_sink_print(&gpu->log, QUALE_LOG_DEBUG, "Vulkan: the run's plans and buffers freed in "
+                   "%.1f ms", quale_monotonic_ms() - t0);
     backend_release(gpu);
 }
 
@@ -471,13 +483,19 @@ static int vulkan_start(GpuBackend *gpu, const QualeVideoFormat *format,
     const unsigned slots = *slots_in_out;
     gpu->dev.lanes = choose_lanes(gpu, requests, count, slots);
     if (!err && gpu->profile) err = start_profile(gpu, count, error, error_size);
+    double t0 = quale_monotonic_ms();
     if (!err) err = start_buffers(gpu, slots, error, error_size);
+    log_sink_print(&gpu->log, QUALE_LOG_DEBUG, "Vulkan: the run's buffers made in %.1f ms",
+                   quale_monotonic_ms() - t0);
     for (unsigned i = 0; i < count && !err; i++) {
         ActiveTwin *a = &gpu->twins[gpu->twin_count++];
         a->twin = find_twin(gpu, requests[i].metric, requests[i].state);
         a->sink = requests[i].sink;
+        t0 = quale_monotonic_ms();
         err = vulkan_twin_init(a->twin, &gpu->dev, gpu->ring.buffer, gpu->frames.buffer,
                                requests[i].state, format, slots, &a->state, error, error_size);
+        log_sink_print(&gpu->log, QUALE_LOG_DEBUG, "Vulkan: the plan of %s (its pipelines) made "
+                       "in %.1f ms", a->twin->metric->name, quale_monotonic_ms() - t0);
     }
     if (!err) order_twins(gpu);
     if (err && !error[0]) snprintf(error, error_size, "%s", strerror(-err));

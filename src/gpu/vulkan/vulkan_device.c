@@ -381,16 +381,39 @@ static void close_device(VulkanDevice *dev)
  * GPU, each with a context of its own, would wait for each other.  So the
  * process opens each physical device once (with the features asked then)
  * and its users share it; a user asking other features gets a device of
- * its own. */
+ * its own.
+ *
+ * When its last user lets go the device is kept, as the instance is, for
+ * the process's next context: on an H200 opening one costs the driver
+ * about 330 ms and destroying it 95 ms (docs/benchmarks.md, "Start of one
+ * process"), which a program opening contexts one after another (FFmpeg's
+ * filter for each stream, a batch, the tool's one run) would otherwise pay
+ * each time.  Its pipelines go to the cache file then, since it may never
+ * be closed; one that failed (vkDeviceWaitIdle) is closed instead.
+ * QUALE_VULKAN_KEEP_DEVICE=0 closes it with its last user. */
 struct SharedDevice {
     VulkanDevice dev; /* as opened */
     unsigned users;
+    bool kept; /* open with no user */
     bool wide;
     pthread_mutex_t submit_lock;
 };
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct SharedDevice shared_devices[MAX_PHYSICAL_DEVICES];
+
+static bool keep_devices(void)
+{
+    const char *keep = getenv("QUALE_VULKAN_KEEP_DEVICE");
+    return !keep || strcmp(keep, "0");
+}
+
+static void close_shared(struct SharedDevice *shared)
+{
+    close_device(&shared->dev);
+    pthread_mutex_destroy(&shared->submit_lock);
+    shared->kept = false;
+}
 
 int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size)
 {
@@ -403,9 +426,12 @@ int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error
     const bool wide = wide_types_asked();
     pthread_mutex_lock(&shared_lock);
     struct SharedDevice *shared = &shared_devices[index];
-    if (shared->users && shared->wide == wide) {
+    if (shared->kept && shared->wide != wide) close_shared(shared);
+    if ((shared->users || shared->kept) && shared->wide == wide) {
         shared->users++;
         *dev = shared->dev;
+        dev->reused = shared->kept && shared->users == 1;
+        shared->kept = false;
     } else {
         err = open_device(dev, index, physical, error, error_size);
         if (err) {
@@ -433,8 +459,13 @@ void vulkan_device_close(VulkanDevice *dev)
     }
     pthread_mutex_lock(&shared_lock);
     if (--shared->users == 0) {
-        close_device(&shared->dev);
-        pthread_mutex_destroy(&shared->submit_lock);
+        if (keep_devices() &&
+            shared->dev.api.vkDeviceWaitIdle(shared->dev.device) == VK_SUCCESS) {
+            vulkan_pipeline_cache_save(&shared->dev);
+            shared->kept = true;
+        } else {
+            close_shared(shared);
+        }
     }
     pthread_mutex_unlock(&shared_lock);
     memset(dev, 0, sizeof(*dev));

@@ -146,22 +146,30 @@ static void write_cache(const char *path, const void *data, size_t size)
     if (close(fd) || done != size || rename(temporary, path)) unlink(temporary);
 }
 
-void vulkan_pipeline_cache_close(VulkanDevice *dev)
+void vulkan_pipeline_cache_save(VulkanDevice *dev)
 {
-    if (dev->pipeline_cache == VK_NULL_HANDLE) return;
+    if (dev->pipeline_cache == VK_NULL_HANDLE || !dev->cache_path) return;
     size_t size = 0;
     void *data = NULL;
     /* written back only when this run's pipelines added to it, or the file
      * was not the driver's */
-    if (dev->cache_path &&
-        dev->api.vkGetPipelineCacheData(dev->device, dev->pipeline_cache, &size, NULL) ==
+    if (dev->api.vkGetPipelineCacheData(dev->device, dev->pipeline_cache, &size, NULL) ==
             VK_SUCCESS &&
         (size > dev->cache_loaded_bytes || dev->cache_stale) && size <= CACHE_MAX_BYTES &&
         (data = malloc(size)) &&
         dev->api.vkGetPipelineCacheData(dev->device, dev->pipeline_cache, &size, data) ==
-            VK_SUCCESS)
+            VK_SUCCESS) {
         write_cache(dev->cache_path, data, size);
+        dev->cache_loaded_bytes = size;
+        dev->cache_stale = false;
+    }
     free(data);
+}
+
+void vulkan_pipeline_cache_close(VulkanDevice *dev)
+{
+    if (dev->pipeline_cache == VK_NULL_HANDLE) return;
+    vulkan_pipeline_cache_save(dev);
     free(dev->cache_path);
     dev->cache_path = NULL;
     dev->api.vkDestroyPipelineCache(dev->device, dev->pipeline_cache, NULL);

@@ -76,6 +76,7 @@ typedef struct VulkanDevice {
      * under this lock (vulkan_queue_submit()).  NULL: a device of its own. */
     pthread_mutex_t *submit_lock;
     struct SharedDevice *shared;
+    bool reused; /* this open found the device kept from an earlier one */
 } VulkanDevice;
 
 typedef struct VulkanBuffer {
@@ -89,7 +90,8 @@ typedef struct VulkanBuffer {
 /* The device of that ordinal (-1: the preferred one, as the backend picks;
  * tests of shaders open one outside any context), shared with the
  * process's other users of it; vulkan_device_close() lets go of it (the
- * last user's close destroys it). */
+ * last user's close keeps it for the process's next user, see
+ * vulkan_device.c). */
 int vulkan_device_open(VulkanDevice *dev, int ordinal, char *error, size_t error_size);
 void vulkan_device_close(VulkanDevice *dev);
 
@@ -253,6 +255,8 @@ void vulkan_barrier(const VulkanDevice *dev, VkCommandBuffer cb, VkPipelineStage
  * is one (opened with the device), and written back where this run added
  * pipelines to it (before the device closes). */
 void vulkan_pipeline_cache_open(VulkanDevice *dev);
+/* Writes the cache file when the device's pipelines added to it. */
+void vulkan_pipeline_cache_save(VulkanDevice *dev);
 void vulkan_pipeline_cache_close(VulkanDevice *dev);
 
 #endif /* QUALE_SRC_VULKAN_VULKAN_PRIMITIVES_H */
