@@ -970,7 +970,7 @@ static QualeContext *open_vulkan(char note[256])
 
 /* A Vulkan device outlives its last context, for the process's next one
  * (the driver's open and close cost half a second on an H200), unless
- * QUALE_VULKAN_KEEP_DEVICE=0; both give the same scores. */
+ * QUALE_KEEP_DEVICES=0; both give the same scores. */
 static void test_vulkan_device_kept(void)
 {
     const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
@@ -991,7 +991,7 @@ static void test_vulkan_device_kept(void)
     quale_close(&second);
     CHECK(same_scores(&before, &kept));
 
-    setenv("QUALE_VULKAN_KEEP_DEVICE", "0", 1);
+    setenv("QUALE_KEEP_DEVICES", "0", 1);
     QualeContext *third = open_vulkan(note); /* takes the kept one, closes it */
     quale_close(&third);
     QualeContext *fourth = open_vulkan(note);
@@ -1000,7 +1000,7 @@ static void test_vulkan_device_kept(void)
     if (fourth) collect(fourth, FRAMES, &closed);
     quale_close(&fourth);
     CHECK(same_scores(&before, &closed));
-    unsetenv("QUALE_VULKAN_KEEP_DEVICE");
+    unsetenv("QUALE_KEEP_DEVICES");
 }
 
 int main(void)

@@ -18,6 +18,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "metric.h"
@@ -148,5 +150,18 @@ extern const GpuOps gpu_vulkan_ops;
 
 /* The table for a backend kind, NULL for the CPU. */
 const GpuOps *gpu_ops(enum QualeBackend kind);
+
+/* Whether a backend keeps a GPU's device (Vulkan) or primary context
+ * (CUDA) open after its last context, for the process's next one: the
+ * driver's open and close cost about half a second on an H200
+ * (docs/benchmarks.md, "Start of one process"), which a program opening
+ * contexts one after another (FFmpeg's filter for each stream, a batch,
+ * the tool's one run, whose exit then skips the close) would otherwise pay
+ * each time.  QUALE_KEEP_DEVICES=0 closes them with their last context. */
+static inline bool gpu_keep_devices(void)
+{
+    const char *keep = getenv("QUALE_KEEP_DEVICES");
+    return !keep || strcmp(keep, "0");
+}
 
 #endif /* QUALE_SRC_GPU_H */

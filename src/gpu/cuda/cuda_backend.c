@@ -32,7 +32,6 @@
 #include "gpu/gpu.h"
 #include "input/scale.h"
 #include "kernel_images.h"
-#include "cuda_backend.h"
 
 /* ---- pinned host memory for the context's pictures ---------------------- */
 
@@ -181,6 +180,20 @@ static int describe_device(CudaDevice *dev, char *error, size_t error_size)
     return 0;
 }
 
+/* One more retain of the device's primary context, never released: the
+ * context then outlives the backend's own release, for the process's next
+ * one (gpu_keep_devices()); the driver ends it with the process. */
+static void keep_context(CudaRuntime *rt, CudaDevice *dev, int ordinal)
+{
+    if (!gpu_keep_devices() || ordinal >= 64) return;
+    pthread_mutex_lock(&rt->lock);
+    CUcontext again;
+    if (!(rt->kept_contexts >> ordinal & 1) &&
+        dev->api.DevicePrimaryCtxRetain(&again, dev->device) == CUDA_SUCCESS)
+        rt->kept_contexts |= 1ull << ordinal;
+    pthread_mutex_unlock(&rt->lock);
+}
+
 static int open_device(CudaRuntime *rt, CudaDevice *dev, int ordinal, char *error, size_t error_size)
 {
     int err = load_driver(rt, &dev->api, error, error_size);
@@ -200,6 +213,7 @@ static int open_device(CudaRuntime *rt, CudaDevice *dev, int ordinal, char *erro
     if ((err = describe_device(dev, error, error_size))) return err;
     CU_TRY(dev, dev->api.DevicePrimaryCtxRetain(&dev->context, dev->device), "creating a context");
     CU_TRY(dev, dev->api.CtxSetCurrent(dev->context), "making the context current");
+    keep_context(rt, dev, ordinal < 0 ? 0 : ordinal);
     return 0;
 }
 
@@ -390,6 +404,7 @@ int cuda_backend_open(const LogSink *log, CudaRuntime *rt, int ordinal, void *na
     atomic_init(&gpu->refs, 2); /* the context and the picture pool */
     pthread_mutex_init(&gpu->pinned_lock, NULL);
     pthread_mutex_init(&gpu->import_lock, NULL);
+    const double t0 = quale_monotonic_ms();
     int err = external ? adopt_device(&gpu->dev, external, error, error_size)
                        : open_device(rt, &gpu->dev, ordinal, error, error_size);
     if (err) {
@@ -402,8 +417,10 @@ int cuda_backend_open(const LogSink *log, CudaRuntime *rt, int ordinal, void *na
     gpu->host = (PictureAllocator){ pinned_alloc, pinned_free, pinned_release, gpu, false };
     gpu->device = (PictureAllocator){ device_picture_alloc, device_picture_free, pinned_release,
                                       gpu, true };
-    log_sink_print(log, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s", rt->name,
-                gpu->dev.name, gpu->dev.multiprocessors, external ? ", in the caller's context" : "");
+    log_sink_print(log, QUALE_LOG_DEBUG, "%s device: %s, %d multiprocessors%s, opened in %.1f ms "
+                   "(the driver too, if this process's first)", rt->name, gpu->dev.name,
+                   gpu->dev.multiprocessors, external ? ", in the caller's context" : "",
+                   quale_monotonic_ms() - t0);
     *out = gpu;
     return 0;
 }
@@ -423,8 +440,13 @@ static int cuda_adopt(const LogSink *log, void *native_context, GpuBackend **out
 void cuda_close(GpuBackend *gpu)
 {
     if (!gpu) return;
+    const double t0 = quale_monotonic_ms();
     stop(gpu);
+    const double t1 = quale_monotonic_ms();
+    const LogSink log = gpu->log; /* the release may free the backend */
     backend_release(gpu);
+    log_sink_print(&log, QUALE_LOG_DEBUG, "CUDA: the run's memory freed in %.1f ms, the backend "
+                   "let go in %.1f ms", t1 - t0, quale_monotonic_ms() - t1);
 }
 
 const PictureAllocator *cuda_host_allocator(const GpuBackend *gpu)

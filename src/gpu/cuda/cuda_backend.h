@@ -34,6 +34,9 @@ typedef struct CudaRuntime {
     int status;
     char error[512];
     CudaApi api;
+    /* The devices whose primary context this process keeps retained
+     * (gpu_keep_devices()), by ordinal: a bit each. */
+    unsigned long long kept_contexts;
 } CudaRuntime;
 
 /* A kernel module's image for the runtime (NULL where this build has

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "gpu/gpu.h"
 #include "host_pages.h"
 #include "vulkan_primitives.h"
 
@@ -384,13 +385,10 @@ static void close_device(VulkanDevice *dev)
  * its own.
  *
  * When its last user lets go the device is kept, as the instance is, for
- * the process's next context: on an H200 opening one costs the driver
- * about 330 ms and destroying it 95 ms (docs/benchmarks.md, "Start of one
- * process"), which a program opening contexts one after another (FFmpeg's
- * filter for each stream, a batch, the tool's one run) would otherwise pay
- * each time.  Its pipelines go to the cache file then, since it may never
- * be closed; one that failed (vkDeviceWaitIdle) is closed instead.
- * QUALE_VULKAN_KEEP_DEVICE=0 closes it with its last user. */
+ * the process's next context (gpu_keep_devices(): on an H200 the driver
+ * opens one in about 330 ms and destroys it in 95).  Its pipelines go to
+ * the cache file then, since it may never be closed; one that failed
+ * (vkDeviceWaitIdle) is closed instead. */
 struct SharedDevice {
     VulkanDevice dev; /* as opened */
     unsigned users;
@@ -401,12 +399,6 @@ struct SharedDevice {
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct SharedDevice shared_devices[MAX_PHYSICAL_DEVICES];
-
-static bool keep_devices(void)
-{
-    const char *keep = getenv("QUALE_VULKAN_KEEP_DEVICE");
-    return !keep || strcmp(keep, "0");
-}
 
 static void close_shared(struct SharedDevice *shared)
 {
@@ -459,7 +451,7 @@ void vulkan_device_close(VulkanDevice *dev)
     }
     pthread_mutex_lock(&shared_lock);
     if (--shared->users == 0) {
-        if (keep_devices() &&
+        if (gpu_keep_devices() &&
             shared->dev.api.vkDeviceWaitIdle(shared->dev.device) == VK_SUCCESS) {
             vulkan_pipeline_cache_save(&shared->dev);
             shared->kept = true;
