@@ -48,22 +48,15 @@
 #include "float_ansnr_tmpl.c"
 #undef ANSNR_FN
 
+/* The dsp of one instruction set's kernels. */
+#define ANSNR_KERNELS(isa)                                               \
+    (FloatAnsnrDsp){ .filter_ref_row = float_ansnr_filter_ref_row_##isa, \
+                     .filter_dis_row = float_ansnr_filter_dis_row_##isa, \
+                     .row_sums = float_ansnr_row_sums_##isa }
+
 void float_ansnr_dsp_init(FloatAnsnrDsp *dsp, unsigned cpu_flags)
 {
-#define ANSNR_SET_KERNELS(isa)                                  \
-    do {                                                        \
-        dsp->filter_ref_row = float_ansnr_filter_ref_row_##isa; \
-        dsp->filter_dis_row = float_ansnr_filter_dis_row_##isa; \
-        dsp->row_sums = float_ansnr_row_sums_##isa;             \
-    } while (0)
-    ANSNR_SET_KERNELS(c);
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) ANSNR_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) ANSNR_SET_KERNELS(avx512);
-#else
-    (void)cpu_flags;
-#endif
-#undef ANSNR_SET_KERNELS
+    CPU_PICK_KERNELS(*dsp, ANSNR_KERNELS, cpu_flags);
 }
 
 static const char *const ansnr_keys[] = { "float_ansnr", "float_anpsnr", NULL };

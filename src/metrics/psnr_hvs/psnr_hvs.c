@@ -142,15 +142,12 @@ static void psnr_hvs_block_terms_c(const int32_t *ref, const int32_t *dist, ptrd
     }
 }
 
+/* The dsp of one instruction set's kernels. */
+#define PSNR_HVS_KERNELS(isa) (PsnrHvsDsp){ .block_terms = psnr_hvs_block_terms_##isa }
+
 void psnr_hvs_dsp_init(PsnrHvsDsp *dsp, unsigned cpu_flags)
 {
-    dsp->block_terms = psnr_hvs_block_terms_c;
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) dsp->block_terms = psnr_hvs_block_terms_avx2;
-    if (cpu_flags & QUALE_CPU_AVX512) dsp->block_terms = psnr_hvs_block_terms_avx512;
-#else
-    (void)cpu_flags;
-#endif
+    CPU_PICK_KERNELS(*dsp, PSNR_HVS_KERNELS, cpu_flags);
 }
 
 /* ---- one plane ---------------------------------------------------------- */
