@@ -38,6 +38,7 @@
 #include "float_ansnr.h"
 #include "metric.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/scratch.h"
 
 /* Source rows kept: the 5 the distorted filter reads. */
 #define ANSNR_RING ANSNR_DIS_TAPS
@@ -133,11 +134,7 @@ typedef struct FloatAnsnrScratch {
 static void ansnr_scratch_free(void *scratch)
 {
     FloatAnsnrScratch *t = scratch;
-    if (!t) return;
-    quale_aligned_free(t->ring);
-    quale_aligned_free(t->ref_filtered);
-    quale_aligned_free(t->dis_filtered);
-    free(t);
+    SCRATCH_FREE(t, t->ring, t->ref_filtered, t->dis_filtered);
 }
 
 static int ansnr_scratch_alloc(const void *state, void **scratch)
@@ -153,12 +150,8 @@ static int ansnr_scratch_alloc(const void *state, void **scratch)
     const size_t filtered = ANSNR_SUM_ROWS * t->filtered_stride * sizeof(float);
     t->ref_filtered = quale_aligned_alloc(filtered);
     t->dis_filtered = quale_aligned_alloc(filtered);
-    if (!t->ring || !t->ref_filtered || !t->dis_filtered) {
-        ansnr_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t, t->ring && t->ref_filtered && t->dis_filtered,
+                             ansnr_scratch_free);
 }
 
 /* libvmaf's ANSNR mirror. */
