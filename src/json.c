@@ -403,6 +403,14 @@ static int parse_literal(Parser *p, const char *word, JsonValue *out)
     return 0;
 }
 
+/* Consumes c when it is the next character. */
+static bool accept(Parser *p, char c)
+{
+    if (p->pos >= p->length || p->text[p->pos] != c) return false;
+    p->pos++;
+    return true;
+}
+
 /* Steps into an array or an object at its opening bracket: 1 when an
  * element follows, 0 when `close` ends it at once (consumed), or the error
  * of one nested too deep. */
@@ -413,11 +421,7 @@ static int open_container(Parser *p, size_t depth, char close)
                     p->max_depth);
     p->pos++; /* '[' or '{' */
     skip_whitespace(p);
-    if (p->pos < p->length && p->text[p->pos] == close) {
-        p->pos++;
-        return 0;
-    }
-    return 1;
+    return accept(p, close) ? 0 : 1;
 }
 
 /* After an element: 1 on ',' (another follows), 0 on `close` (consumed),
@@ -425,38 +429,9 @@ static int open_container(Parser *p, size_t depth, char close)
 static int next_element(Parser *p, char close, const char *expected)
 {
     skip_whitespace(p);
-    if (p->pos < p->length && p->text[p->pos] == ',') {
-        p->pos++;
-        return 1;
-    }
-    if (p->pos < p->length && p->text[p->pos] == close) {
-        p->pos++;
-        return 0;
-    }
+    if (accept(p, ',')) return 1;
+    if (accept(p, close)) return 0;
     return fail_unexpected(p, p->pos, expected);
-}
-
-/* Appends an element of `size` bytes to one of the parser's stacks (the
- * items or the members of the containers being read). */
-static int push_element(Parser *p, void **stack, size_t *count, size_t *capacity,
-                        const void *element, size_t size)
-{
-    if (*count == *capacity && grow(stack, capacity, size)) return fail_nomem(p);
-    memcpy((char *)*stack + *count * size, element, size);
-    (*count)++;
-    return 0;
-}
-
-/* The count elements of `size` bytes at first, copied into the document's
- * arena (NULL when there are none). */
-static int keep_elements(Parser *p, const void *first, size_t count, size_t size, void **out)
-{
-    *out = NULL;
-    if (!count) return 0;
-    *out = arena_alloc(p->doc, count * size);
-    if (!*out) return fail_nomem(p);
-    memcpy(*out, first, count * size);
-    return 0;
 }
 
 static int parse_array(Parser *p, JsonValue *out, size_t depth)
@@ -467,17 +442,21 @@ static int parse_array(Parser *p, JsonValue *out, size_t depth)
         JsonValue item;
         int err = parse_value(p, &item, depth);
         if (err) return err;
-        err = push_element(p, (void **)&p->items, &p->item_count, &p->item_capacity, &item,
-                           sizeof(item));
-        if (err) return err;
+        if (p->item_count == p->item_capacity &&
+            grow((void **)&p->items, &p->item_capacity, sizeof(*p->items)))
+            return fail_nomem(p);
+        p->items[p->item_count++] = item;
         more = next_element(p, ']', "',' or ']' in an array");
     }
     if (more < 0) return more;
 
     const size_t count = p->item_count - base;
-    void *items;
-    const int err = keep_elements(p, p->items + base, count, sizeof(*p->items), &items);
-    if (err) return err;
+    JsonValue *items = NULL;
+    if (count) {
+        items = arena_alloc(p->doc, count * sizeof(*items));
+        if (!items) return fail_nomem(p);
+        memcpy(items, p->items + base, count * sizeof(*items));
+    }
     p->item_count = base;
     out->type = JSON_ARRAY;
     out->u.array.items = items;
@@ -568,19 +547,23 @@ static int parse_object(Parser *p, JsonValue *out, size_t depth)
         p->pos++;
         err = parse_value(p, &m.value, depth);
         if (err) return err;
-        err = push_element(p, (void **)&p->members, &p->member_count, &p->member_capacity, &m,
-                           sizeof(m));
-        if (err) return err;
+        if (p->member_count == p->member_capacity &&
+            grow((void **)&p->members, &p->member_capacity, sizeof(*p->members)))
+            return fail_nomem(p);
+        p->members[p->member_count++] = m;
         more = next_element(p, '}', "',' or '}' in an object");
     }
     if (more < 0) return more;
 
     const size_t count = p->member_count - base;
-    int err = count ? check_duplicate_keys(p, p->members + base, count) : 0;
-    if (err) return err;
-    void *members;
-    err = keep_elements(p, p->members + base, count, sizeof(*p->members), &members);
-    if (err) return err;
+    JsonMember *members = NULL;
+    if (count) {
+        const int err = check_duplicate_keys(p, p->members + base, count);
+        if (err) return err;
+        members = arena_alloc(p->doc, count * sizeof(*members));
+        if (!members) return fail_nomem(p);
+        memcpy(members, p->members + base, count * sizeof(*members));
+    }
     p->member_count = base;
     out->type = JSON_OBJECT;
     out->u.object.members = members;
