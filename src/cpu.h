@@ -20,6 +20,31 @@
 #define QUALE_X86_SIMD 0
 #endif
 
+/*
+ * Fills a metric's dsp with its C kernels, then with the AVX2 and the
+ * AVX-512 ones where cpu_flags allow them (a later level replaces the
+ * earlier).  kernels(isa) is the metric's own macro: a compound literal of
+ * its dsp whose entries are the kernels of that instruction set.
+ */
+#if QUALE_X86_SIMD
+#define CPU_PICK_KERNELS(dsp, kernels, cpu_flags) \
+    do {                                          \
+        (dsp) = kernels(c);                       \
+        if ((cpu_flags) & QUALE_CPU_AVX2) {       \
+            (dsp) = kernels(avx2);                \
+        }                                         \
+        if ((cpu_flags) & QUALE_CPU_AVX512) {     \
+            (dsp) = kernels(avx512);              \
+        }                                         \
+    } while (0)
+#else
+#define CPU_PICK_KERNELS(dsp, kernels, cpu_flags) \
+    do {                                          \
+        (void)(cpu_flags);                        \
+        (dsp) = kernels(c);                       \
+    } while (0)
+#endif
+
 /* What this CPU and its operating system can run (QUALE_CPU_* bits). */
 unsigned cpu_flags_detect(void);
 

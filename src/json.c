@@ -403,38 +403,52 @@ static int parse_literal(Parser *p, const char *word, JsonValue *out)
     return 0;
 }
 
-static int parse_array(Parser *p, JsonValue *out, size_t depth)
+/* Consumes c when it is the next character. */
+static bool accept(Parser *p, char c)
+{
+    if (p->pos >= p->length || p->text[p->pos] != c) return false;
+    p->pos++;
+    return true;
+}
+
+/* Steps into an array or an object at its opening bracket: 1 when an
+ * element follows, 0 when `close` ends it at once (consumed), or the error
+ * of one nested too deep. */
+static int open_container(Parser *p, size_t depth, char close)
 {
     if (depth > p->max_depth)
         return fail(p, p->pos, "arrays and objects nested deeper than %zu levels",
                     p->max_depth);
-    const size_t base = p->item_count;
-    p->pos++; /* '[' */
+    p->pos++; /* '[' or '{' */
     skip_whitespace(p);
-    if (p->pos < p->length && p->text[p->pos] == ']') {
-        p->pos++;
-    } else {
-        for (;;) {
-            JsonValue item;
-            int err = parse_value(p, &item, depth);
-            if (err) return err;
-            if (p->item_count == p->item_capacity &&
-                grow((void **)&p->items, &p->item_capacity, sizeof(*p->items)))
-                return fail_nomem(p);
-            p->items[p->item_count++] = item;
+    return accept(p, close) ? 0 : 1;
+}
 
-            skip_whitespace(p);
-            if (p->pos < p->length && p->text[p->pos] == ',') {
-                p->pos++;
-                continue;
-            }
-            if (p->pos < p->length && p->text[p->pos] == ']') {
-                p->pos++;
-                break;
-            }
-            return fail_unexpected(p, p->pos, "',' or ']' in an array");
-        }
+/* After an element: 1 on ',' (another follows), 0 on `close` (consumed),
+ * else the error that says what was expected. */
+static int next_element(Parser *p, char close, const char *expected)
+{
+    skip_whitespace(p);
+    if (accept(p, ',')) return 1;
+    if (accept(p, close)) return 0;
+    return fail_unexpected(p, p->pos, expected);
+}
+
+static int parse_array(Parser *p, JsonValue *out, size_t depth)
+{
+    const size_t base = p->item_count;
+    int more = open_container(p, depth, ']');
+    while (more > 0) {
+        JsonValue item;
+        int err = parse_value(p, &item, depth);
+        if (err) return err;
+        if (p->item_count == p->item_capacity &&
+            grow((void **)&p->items, &p->item_capacity, sizeof(*p->items)))
+            return fail_nomem(p);
+        p->items[p->item_count++] = item;
+        more = next_element(p, ']', "',' or ']' in an array");
     }
+    if (more < 0) return more;
 
     const size_t count = p->item_count - base;
     JsonValue *items = NULL;
@@ -517,46 +531,29 @@ static int check_duplicate_keys(Parser *p, const JsonMember *members, size_t cou
 
 static int parse_object(Parser *p, JsonValue *out, size_t depth)
 {
-    if (depth > p->max_depth)
-        return fail(p, p->pos, "arrays and objects nested deeper than %zu levels",
-                    p->max_depth);
     const size_t base = p->member_count;
-    p->pos++; /* '{' */
-    skip_whitespace(p);
-    if (p->pos < p->length && p->text[p->pos] == '}') {
+    int more = open_container(p, depth, '}');
+    while (more > 0) {
+        JsonMember m;
+        skip_whitespace(p);
+        if (p->pos >= p->length || p->text[p->pos] != '"')
+            return fail_unexpected(p, p->pos, "a string key in an object");
+        m.key_offset = p->pos;
+        int err = parse_string(p, &m.key, &m.key_length);
+        if (err) return err;
+        skip_whitespace(p);
+        if (p->pos >= p->length || p->text[p->pos] != ':')
+            return fail_unexpected(p, p->pos, "':' after an object key");
         p->pos++;
-    } else {
-        for (;;) {
-            JsonMember m;
-            skip_whitespace(p);
-            if (p->pos >= p->length || p->text[p->pos] != '"')
-                return fail_unexpected(p, p->pos, "a string key in an object");
-            m.key_offset = p->pos;
-            int err = parse_string(p, &m.key, &m.key_length);
-            if (err) return err;
-            skip_whitespace(p);
-            if (p->pos >= p->length || p->text[p->pos] != ':')
-                return fail_unexpected(p, p->pos, "':' after an object key");
-            p->pos++;
-            err = parse_value(p, &m.value, depth);
-            if (err) return err;
-            if (p->member_count == p->member_capacity &&
-                grow((void **)&p->members, &p->member_capacity, sizeof(*p->members)))
-                return fail_nomem(p);
-            p->members[p->member_count++] = m;
-
-            skip_whitespace(p);
-            if (p->pos < p->length && p->text[p->pos] == ',') {
-                p->pos++;
-                continue;
-            }
-            if (p->pos < p->length && p->text[p->pos] == '}') {
-                p->pos++;
-                break;
-            }
-            return fail_unexpected(p, p->pos, "',' or '}' in an object");
-        }
+        err = parse_value(p, &m.value, depth);
+        if (err) return err;
+        if (p->member_count == p->member_capacity &&
+            grow((void **)&p->members, &p->member_capacity, sizeof(*p->members)))
+            return fail_nomem(p);
+        p->members[p->member_count++] = m;
+        more = next_element(p, '}', "',' or '}' in an object");
     }
+    if (more < 0) return more;
 
     const size_t count = p->member_count - base;
     JsonMember *members = NULL;
@@ -807,7 +804,8 @@ static int space_char(char c)
 
 typedef struct Localized {
     char small[128];
-    char *buf;
+    char *buf;         /* NULL: the text is read as it is */
+    const char *point; /* the locale's decimal point */
 } Localized;
 
 /* Fills l->buf with the number at text in the locale's form; NULL if out of
@@ -850,41 +848,52 @@ static char *map_end(const char *text, const char *point, size_t consumed)
     return (char *)text + i;
 }
 
-static void release(Localized *l)
+/* What strtod() or strtof() reads for text under the current locale: text
+ * itself where the locale's point is '.', else l's copy in the locale's
+ * form (NULL, with errno ENOMEM and *end at text, when out of memory). */
+static const char *localized_input(Localized *l, const char *text, char **end)
 {
+    l->point = locale_point();
+    l->buf = NULL;
+    if (!strcmp(l->point, ".")) return text;
+    if (!localize(l, text, l->point)) {
+        if (end) *end = (char *)text;
+        errno = ENOMEM;
+        return NULL;
+    }
+    return l->buf;
+}
+
+/* After the conversion stopped at stop in localized_input()'s string: the
+ * place in text to give back in *end, and the copy let go. */
+static void localized_finish(Localized *l, const char *text, char *stop, char **end)
+{
+    if (!l->buf) {
+        if (end) *end = stop;
+        return;
+    }
+    if (end) *end = map_end(text, l->point, (size_t)(stop - l->buf));
     if (l->buf != l->small) free(l->buf);
 }
 
 double json_strtod(const char *text, char **end)
 {
-    const char *point = locale_point();
-    if (!strcmp(point, ".")) return strtod(text, end);
     Localized l;
-    if (!localize(&l, text, point)) {
-        if (end) *end = (char *)text;
-        errno = ENOMEM;
-        return 0.0;
-    }
+    const char *in = localized_input(&l, text, end);
+    if (!in) return 0.0;
     char *stop = NULL;
-    const double v = strtod(l.buf, &stop);
-    if (end) *end = map_end(text, point, (size_t)(stop - l.buf));
-    release(&l);
+    const double v = strtod(in, &stop);
+    localized_finish(&l, text, stop, end);
     return v;
 }
 
 float json_strtof(const char *text, char **end)
 {
-    const char *point = locale_point();
-    if (!strcmp(point, ".")) return strtof(text, end);
     Localized l;
-    if (!localize(&l, text, point)) {
-        if (end) *end = (char *)text;
-        errno = ENOMEM;
-        return 0.0f;
-    }
+    const char *in = localized_input(&l, text, end);
+    if (!in) return 0.0f;
     char *stop = NULL;
-    const float v = strtof(l.buf, &stop);
-    if (end) *end = map_end(text, point, (size_t)(stop - l.buf));
-    release(&l);
+    const float v = strtof(in, &stop);
+    localized_finish(&l, text, stop, end);
     return v;
 }

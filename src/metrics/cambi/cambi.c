@@ -358,29 +358,18 @@ void cambi_source_positions(uint32_t *pos, unsigned in, unsigned out)
 #include "cambi_tmpl.c"
 #undef CAMBI_FN
 
+/* The dsp of one instruction set's kernels. */
+#define CAMBI_KERNELS(isa)                                                                        \
+    (CambiDsp){ .load_row = cambi_load_row_##isa, .anti_dither_row = cambi_anti_dither_row_##isa, \
+                .flat_row = cambi_flat_row_##isa, .mask_row = cambi_mask_row_##isa,               \
+                .decimate_row16 = cambi_decimate_row16_##isa,                                     \
+                .decimate_row8 = cambi_decimate_row8_##isa, .mode_row = cambi_mode_row_##isa,     \
+                .mode_column = cambi_mode_column_##isa, .slide_row = cambi_slide_row_##isa,       \
+                .c_values_row = cambi_c_values_row_##isa }
+
 void cambi_dsp_init(CambiDsp *dsp, unsigned cpu_flags)
 {
-#define CAMBI_SET_KERNELS(isa)                              \
-    do {                                                    \
-        dsp->load_row = cambi_load_row_##isa;               \
-        dsp->anti_dither_row = cambi_anti_dither_row_##isa; \
-        dsp->flat_row = cambi_flat_row_##isa;               \
-        dsp->mask_row = cambi_mask_row_##isa;               \
-        dsp->decimate_row16 = cambi_decimate_row16_##isa;   \
-        dsp->decimate_row8 = cambi_decimate_row8_##isa;     \
-        dsp->mode_row = cambi_mode_row_##isa;               \
-        dsp->mode_column = cambi_mode_column_##isa;         \
-        dsp->slide_row = cambi_slide_row_##isa;             \
-        dsp->c_values_row = cambi_c_values_row_##isa;       \
-    } while (0)
-    CAMBI_SET_KERNELS(c);
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) CAMBI_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) CAMBI_SET_KERNELS(avx512);
-#else
-    (void)cpu_flags;
-#endif
-#undef CAMBI_SET_KERNELS
+    CPU_PICK_KERNELS(*dsp, CAMBI_KERNELS, cpu_flags);
 }
 
 /* The luma plane, at 10 bits and the scored size, into image (rows of w). */

@@ -87,22 +87,13 @@ static void ciede_delta_e_c(const float *const ref[3], const float *const dist[3
                                   dist[2][i]);
 }
 
+/* The dsp of one instruction set's kernels. */
+#define CIEDE_KERNELS(isa) \
+    (CiedeDsp){ .colours = ciede_colours_##isa, .delta_e = ciede_delta_e_##isa }
+
 void ciede_dsp_init(CiedeDsp *dsp, unsigned cpu_flags)
 {
-    dsp->colours = ciede_colours_c;
-    dsp->delta_e = ciede_delta_e_c;
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) {
-        dsp->colours = ciede_colours_avx2;
-        dsp->delta_e = ciede_delta_e_avx2;
-    }
-    if (cpu_flags & QUALE_CPU_AVX512) {
-        dsp->colours = ciede_colours_avx512;
-        dsp->delta_e = ciede_delta_e_avx512;
-    }
-#else
-    (void)cpu_flags;
-#endif
+    CPU_PICK_KERNELS(*dsp, CIEDE_KERNELS, cpu_flags);
 }
 
 /* ---- the colour cache ------------------------------------------------------ */

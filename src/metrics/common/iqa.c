@@ -45,28 +45,15 @@
 #include "iqa_tmpl.c"
 #undef IQA_FN
 
+/* The dsp of one instruction set's kernels. */
+#define IQA_KERNELS(isa)                                                                    \
+    (IqaDsp){ .filter_row = iqa_filter_row_##isa, .filter_column = iqa_filter_column_##isa, \
+              .products = iqa_products_##isa, .ssim_terms = iqa_ssim_terms_##isa,           \
+              .decimate_row = iqa_decimate_row_##isa }
+
 void iqa_dsp_init(IqaDsp *dsp, unsigned cpu_flags)
 {
-    dsp->filter_row = iqa_filter_row_c;
-    dsp->filter_column = iqa_filter_column_c;
-    dsp->products = iqa_products_c;
-    dsp->ssim_terms = iqa_ssim_terms_c;
-    dsp->decimate_row = iqa_decimate_row_c;
-#if QUALE_X86_SIMD
-#define IQA_SET_KERNELS(isa)                        \
-    do {                                            \
-        dsp->filter_row = iqa_filter_row_##isa;     \
-        dsp->filter_column = iqa_filter_column_##isa; \
-        dsp->products = iqa_products_##isa;         \
-        dsp->ssim_terms = iqa_ssim_terms_##isa;     \
-        dsp->decimate_row = iqa_decimate_row_##isa; \
-    } while (0)
-    if (cpu_flags & QUALE_CPU_AVX2) IQA_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) IQA_SET_KERNELS(avx512);
-#undef IQA_SET_KERNELS
-#else
-    (void)cpu_flags;
-#endif
+    CPU_PICK_KERNELS(*dsp, IQA_KERNELS, cpu_flags);
 }
 
 void iqa_pad_row(float *row, int w, int pad)

@@ -38,6 +38,7 @@
 #include "float_ansnr.h"
 #include "metric.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/scratch.h"
 
 /* Source rows kept: the 5 the distorted filter reads. */
 #define ANSNR_RING ANSNR_DIS_TAPS
@@ -48,22 +49,15 @@
 #include "float_ansnr_tmpl.c"
 #undef ANSNR_FN
 
+/* The dsp of one instruction set's kernels. */
+#define ANSNR_KERNELS(isa)                                               \
+    (FloatAnsnrDsp){ .filter_ref_row = float_ansnr_filter_ref_row_##isa, \
+                     .filter_dis_row = float_ansnr_filter_dis_row_##isa, \
+                     .row_sums = float_ansnr_row_sums_##isa }
+
 void float_ansnr_dsp_init(FloatAnsnrDsp *dsp, unsigned cpu_flags)
 {
-#define ANSNR_SET_KERNELS(isa)                                  \
-    do {                                                        \
-        dsp->filter_ref_row = float_ansnr_filter_ref_row_##isa; \
-        dsp->filter_dis_row = float_ansnr_filter_dis_row_##isa; \
-        dsp->row_sums = float_ansnr_row_sums_##isa;             \
-    } while (0)
-    ANSNR_SET_KERNELS(c);
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) ANSNR_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) ANSNR_SET_KERNELS(avx512);
-#else
-    (void)cpu_flags;
-#endif
-#undef ANSNR_SET_KERNELS
+    CPU_PICK_KERNELS(*dsp, ANSNR_KERNELS, cpu_flags);
 }
 
 static const char *const ansnr_keys[] = { "float_ansnr", "float_anpsnr", NULL };
@@ -140,11 +134,7 @@ typedef struct FloatAnsnrScratch {
 static void ansnr_scratch_free(void *scratch)
 {
     FloatAnsnrScratch *t = scratch;
-    if (!t) return;
-    quale_aligned_free(t->ring);
-    quale_aligned_free(t->ref_filtered);
-    quale_aligned_free(t->dis_filtered);
-    free(t);
+    SCRATCH_FREE(t, t->ring, t->ref_filtered, t->dis_filtered);
 }
 
 static int ansnr_scratch_alloc(const void *state, void **scratch)
@@ -160,12 +150,8 @@ static int ansnr_scratch_alloc(const void *state, void **scratch)
     const size_t filtered = ANSNR_SUM_ROWS * t->filtered_stride * sizeof(float);
     t->ref_filtered = quale_aligned_alloc(filtered);
     t->dis_filtered = quale_aligned_alloc(filtered);
-    if (!t->ring || !t->ref_filtered || !t->dis_filtered) {
-        ansnr_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t, t->ring && t->ref_filtered && t->dis_filtered,
+                             ansnr_scratch_free);
 }
 
 /* libvmaf's ANSNR mirror. */

@@ -62,6 +62,7 @@
 #include "metric.h"
 #include "float_motion.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/scratch.h"
 
 #define MOTION_MAX_VAL_DEFAULT 10000.0
 #define MOTION_FILTER_SIZE_DEFAULT 5
@@ -143,14 +144,10 @@ typedef struct FloatMotionScratch {
 
 static void motion_scratch_free(void *scratch)
 {
+    _Static_assert(MOTION_SLOTS == 3, "motion_scratch_free() names each slot");
     FloatMotionScratch *t = scratch;
-    if (!t) return;
-    quale_aligned_free(t->source);
-    quale_aligned_free(t->row);
-    quale_aligned_free(t->scaled[0]);
-    quale_aligned_free(t->scaled[1]);
-    for (int i = 0; i < MOTION_SLOTS; i++) quale_aligned_free(t->slot[i].plane);
-    free(t);
+    SCRATCH_FREE(t, t->source, t->row, t->scaled[0], t->scaled[1], t->slot[0].plane,
+                 t->slot[1].plane, t->slot[2].plane);
 }
 
 static int motion_scratch_alloc(const void *state, void **scratch)
@@ -179,12 +176,7 @@ static int motion_scratch_alloc(const void *state, void **scratch)
         ok = (t->scaled[0] = quale_aligned_alloc(scaled)) != NULL &&
              (t->scaled[1] = quale_aligned_alloc(scaled)) != NULL;
     }
-    if (!ok) {
-        motion_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t, ok, motion_scratch_free);
 }
 
 /* ---- the blur ---------------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include "float_ms_ssim.h"
 #include "metrics/common/iqa.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/scratch.h"
 
 static const float ms_ssim_lpf[MS_SSIM_LPF_TAPS * MS_SSIM_LPF_TAPS] = { MS_SSIM_LPF };
 
@@ -144,11 +145,8 @@ typedef struct FloatMsSsimScratch {
 static void ms_ssim_scratch_free(void *scratch)
 {
     FloatMsSsimScratch *t = scratch;
-    if (!t) return;
-    quale_aligned_free(t->memory);
-    iqa_ssim_free(&t->ssim);
-    quale_aligned_free(t->decimate_work);
-    free(t);
+    if (t) iqa_ssim_free(&t->ssim);
+    SCRATCH_FREE(t, t->memory, t->decimate_work);
 }
 
 static int ms_ssim_scratch_alloc(const void *state, void **scratch)

@@ -28,6 +28,7 @@
 #include "float_ssim.h"
 #include "metrics/common/iqa.h"
 #include "metrics/common/picture_float.h"
+#include "metrics/common/scratch.h"
 
 static const char *const ssim_keys[FLOAT_SSIM_KEY_COUNT + 1] = {
     "float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s", NULL,
@@ -128,13 +129,8 @@ typedef struct FloatSsimScratch {
 static void ssim_scratch_free(void *scratch)
 {
     FloatSsimScratch *t = scratch;
-    if (!t) return;
-    iqa_ssim_free(&t->ssim);
-    quale_aligned_free(t->source);
-    quale_aligned_free(t->ref_row);
-    quale_aligned_free(t->dist_row);
-    quale_aligned_free(t->decimate_work);
-    free(t);
+    if (t) iqa_ssim_free(&t->ssim);
+    SCRATCH_FREE(t, t->source, t->ref_row, t->dist_row, t->decimate_work);
 }
 
 static int ssim_scratch_alloc(const void *state, void **scratch)
@@ -150,12 +146,9 @@ static int ssim_scratch_alloc(const void *state, void **scratch)
     t->decimate_work =
         quale_aligned_alloc(iqa_decimate_work_size(s->scaled_w, s->scale, s->scale));
     int err = iqa_ssim_alloc(&t->ssim, s->scaled_w, &s->dsp);
-    if (err || !t->source || !t->ref_row || !t->dist_row || !t->decimate_work) {
-        ssim_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t,
+                             !err && t->source && t->ref_row && t->dist_row && t->decimate_work,
+                             ssim_scratch_free);
 }
 
 /* Row y of the shrunk luma of pic: its scale source rows, mirrored, to

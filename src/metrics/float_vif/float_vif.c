@@ -58,6 +58,7 @@
 #include "metrics/common/picture_float.h"
 #include "metrics/common/vec4.h"
 #include "metrics/common/vif_tools.h"
+#include "metrics/common/scratch.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -195,12 +196,7 @@ static int vif_scratch_alloc(const void *state, void **scratch)
         t->src_stride = quale_align((size_t)s->src_w, QUALE_ALIGNMENT / sizeof(float));
         ok = (t->src = quale_aligned_alloc(t->src_stride * (size_t)s->src_h * sizeof(float)));
     }
-    if (!ok) {
-        vif_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t, ok, vif_scratch_free);
 }
 
 /* ---- filtering ----------------------------------------------------------------- */

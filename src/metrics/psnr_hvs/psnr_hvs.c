@@ -50,6 +50,7 @@
 #include "cpu.h"
 #include "metric.h"
 #include "psnr_hvs.h"
+#include "metrics/common/scratch.h"
 
 /* The DCT rounds negative products with an arithmetic right shift. */
 _Static_assert((-3 >> 1) == -2, "arithmetic right shift of negative values");
@@ -142,15 +143,12 @@ static void psnr_hvs_block_terms_c(const int32_t *ref, const int32_t *dist, ptrd
     }
 }
 
+/* The dsp of one instruction set's kernels. */
+#define PSNR_HVS_KERNELS(isa) (PsnrHvsDsp){ .block_terms = psnr_hvs_block_terms_##isa }
+
 void psnr_hvs_dsp_init(PsnrHvsDsp *dsp, unsigned cpu_flags)
 {
-    dsp->block_terms = psnr_hvs_block_terms_c;
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) dsp->block_terms = psnr_hvs_block_terms_avx2;
-    if (cpu_flags & QUALE_CPU_AVX512) dsp->block_terms = psnr_hvs_block_terms_avx512;
-#else
-    (void)cpu_flags;
-#endif
+    CPU_PICK_KERNELS(*dsp, PSNR_HVS_KERNELS, cpu_flags);
 }
 
 /* ---- one plane ---------------------------------------------------------- */
@@ -349,11 +347,7 @@ static int psnr_hvs_init(void *state, const QualeVideoFormat *f, FeatureSink *si
 static void psnr_hvs_scratch_free(void *scratch)
 {
     PsnrHvsScratch *t = scratch;
-    if (!t) return;
-    quale_aligned_free(t->strip[0]);
-    quale_aligned_free(t->strip[1]);
-    quale_aligned_free(t->terms);
-    free(t);
+    SCRATCH_FREE(t, t->strip[0], t->strip[1], t->terms);
 }
 
 static int psnr_hvs_scratch_alloc(const void *state, void **scratch)
@@ -367,12 +361,8 @@ static int psnr_hvs_scratch_alloc(const void *state, void **scratch)
     for (int b = 0; b < 2; b++)
         t->strip[b] = quale_aligned_alloc(HVS_BLOCK * t->strip_stride * sizeof(int32_t));
     t->terms = quale_aligned_alloc(64 * t->terms_stride * sizeof(float));
-    if (!t->strip[0] || !t->strip[1] || !t->terms) {
-        psnr_hvs_scratch_free(t);
-        return -ENOMEM;
-    }
-    *scratch = t;
-    return 0;
+    return scratch_hand_over(scratch, t, t->strip[0] && t->strip[1] && t->terms,
+                             psnr_hvs_scratch_free);
 }
 
 static int psnr_hvs_extract(const void *state, void *scratch, const MetricFrame *frame,

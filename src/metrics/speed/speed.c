@@ -43,22 +43,14 @@ static bool almost_one(double x)
 #include "speed_tmpl.c"
 #undef SPEED_FN
 
+/* The dsp of one instruction set's kernels. */
+#define SPEED_KERNELS(isa)                                                            \
+    (SpeedDsp){ .cov_sum = speed_cov_sum_##isa, .matrix_mul = speed_matrix_mul_##isa, \
+                .vertical_row = speed_vertical_row_##isa }
+
 void speed_dsp_init(SpeedDsp *dsp, unsigned cpu_flags)
 {
-#define SPEED_SET_KERNELS(isa)                             \
-    do {                                                   \
-        dsp->cov_sum = speed_cov_sum_##isa;                \
-        dsp->matrix_mul = speed_matrix_mul_##isa;          \
-        dsp->vertical_row = speed_vertical_row_##isa;      \
-    } while (0)
-    SPEED_SET_KERNELS(c);
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) SPEED_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) SPEED_SET_KERNELS(avx512);
-#else
-    (void)cpu_flags;
-#endif
-#undef SPEED_SET_KERNELS
+    CPU_PICK_KERNELS(*dsp, SPEED_KERNELS, cpu_flags);
 }
 
 int speed_setup(SpeedSetup *s, const char *metric, const char *what, int w, int h, double ks,

@@ -78,25 +78,16 @@ static const char *const xpsnr_keys[] = {
 #include "xpsnr_tmpl.c"
 #undef XPSNR_FN
 
+/* The dsp of one instruction set's kernels. */
+#define XPSNR_KERNELS(isa)                                                            \
+    (XpsnrDsp){ .highpass = xpsnr_highpass_##isa, .temporal = xpsnr_temporal_##isa,   \
+                .highpass_2x2 = xpsnr_highpass_2x2_##isa,                             \
+                .temporal_2x2 = xpsnr_temporal_2x2_##isa, .sse_8 = xpsnr_sse_8_##isa, \
+                .sse_16 = xpsnr_sse_16_##isa }
+
 void xpsnr_dsp_init(XpsnrDsp *dsp, unsigned cpu_flags)
 {
-#define XPSNR_SET_KERNELS(isa)                  \
-    do {                                        \
-        dsp->highpass = xpsnr_highpass_##isa;   \
-        dsp->temporal = xpsnr_temporal_##isa;   \
-        dsp->highpass_2x2 = xpsnr_highpass_2x2_##isa; \
-        dsp->temporal_2x2 = xpsnr_temporal_2x2_##isa; \
-        dsp->sse_8 = xpsnr_sse_8_##isa;         \
-        dsp->sse_16 = xpsnr_sse_16_##isa;       \
-    } while (0)
-    XPSNR_SET_KERNELS(c);
-#if QUALE_X86_SIMD
-    if (cpu_flags & QUALE_CPU_AVX2) XPSNR_SET_KERNELS(avx2);
-    if (cpu_flags & QUALE_CPU_AVX512) XPSNR_SET_KERNELS(avx512);
-#else
-    (void)cpu_flags;
-#endif
-#undef XPSNR_SET_KERNELS
+    CPU_PICK_KERNELS(*dsp, XPSNR_KERNELS, cpu_flags);
 }
 
 static int xpsnr_init(void *state, const QualeVideoFormat *f, FeatureSink *sink)
