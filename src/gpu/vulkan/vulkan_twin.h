@@ -70,6 +70,15 @@ typedef struct VulkanTwin {
 
 } VulkanTwin;
 
+/* The fields a twin names after its metric's stem (one metric, one stem):
+ * the metric metric_<stem> and the twin's functions <stem>_vulkan_plan,
+ * <stem>_vulkan_round and <stem>_vulkan_collect.  A twin's initializer
+ * adds what it has besides (concurrent, supports, first_round_cost, ...):
+ *     const VulkanTwin vulkan_twin_psnr = { VULKAN_TWIN_OF(psnr), .concurrent = true }; */
+#define VULKAN_TWIN_OF(stem)                                                       \
+    .metric = &metric_##stem, .plan = stem##_vulkan_plan, .round = stem##_vulkan_round, \
+    .collect = stem##_vulkan_collect
+
 extern const VulkanTwin *const vulkan_twins[];
 
 /* A twin's plan run by the executor (vulkan_plan.c): the backend's calls.

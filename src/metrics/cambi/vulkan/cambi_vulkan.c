@@ -612,10 +612,7 @@ static int cambi_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_cambi = {
-    .metric = &metric_cambi,
+    VULKAN_TWIN_OF(cambi),
     .concurrent = true, /* planes per lane, partials per slot */
     .supports = cambi_vulkan_supports,
-    .plan = cambi_vulkan_plan,
-    .round = cambi_vulkan_round,
-    .collect = cambi_vulkan_collect,
 };

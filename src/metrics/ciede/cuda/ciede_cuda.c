@@ -207,8 +207,8 @@ static void ciede_cuda_setup_step(const CudaPlan *plan, unsigned index,
     }
 }
 
-static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                            CudaStep *step)
+static void ciede_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                 const CudaPlanMemory *memory, CudaStep *step)
 {
     const CiedeRun *r = plan->own;
     const CudaFrame *f = memory->frame;
@@ -223,18 +223,11 @@ static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
     cuda_step_launch(step, name, launch, sizeof(CiedeArgs));
 }
 
-static int ciede_cuda_collect(const CudaPlan *plan, const void *readback,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int ciede_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     const CiedeRun *r = plan->own;
     return ciede_write(plan->state, sink, frame->index, ciede_cuda_sum(r->plan, readback));
 }
 
-const CudaTwin cuda_twin_ciede = {
-    .metric = &metric_ciede,
-    .module_image = cuda_module_ciede,
-    .plan = ciede_cuda_twin_plan,
-    .setup_step = ciede_cuda_setup_step,
-    .step = ciede_cuda_step,
-    .collect = ciede_cuda_collect,
-};
+const CudaTwin cuda_twin_ciede = { CUDA_TWIN_OF(ciede), .setup_step = ciede_cuda_setup_step };

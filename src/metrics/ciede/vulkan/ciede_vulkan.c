@@ -131,10 +131,7 @@ static int ciede_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_ciede = {
-    .metric = &metric_ciede,
+    VULKAN_TWIN_OF(ciede),
     .concurrent = true, /* per slot, or constant */
     .supports = ciede_vulkan_supports,
-    .plan = ciede_vulkan_plan,
-    .round = ciede_vulkan_round,
-    .collect = ciede_vulkan_collect,
 };

@@ -284,18 +284,14 @@ static void float_adm_cuda_twin_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch_shared(step, name, launch, sizeof(FadmArgs));
 }
 
-static int float_adm_cuda_collect(const CudaPlan *plan, const void *readback,
-                                  const MetricFrame *frame, FeatureSink *sink)
+static int float_adm_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                       const MetricFrame *frame, FeatureSink *sink)
 {
     const FloatAdmRun *r = plan->own;
     return float_adm_cuda_write(r->plan, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_adm = {
-    .metric = &metric_float_adm,
-    .module_image = cuda_module_float_adm,
+    CUDA_TWIN_OF(float_adm),
     .supports = float_adm_cuda_supports,
-    .plan = float_adm_cuda_twin_plan,
-    .step = float_adm_cuda_twin_step,
-    .collect = float_adm_cuda_collect,
 };

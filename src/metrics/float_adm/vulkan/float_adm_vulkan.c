@@ -255,8 +255,8 @@ static int float_adm_vulkan_plan(const VulkanDevice *dev, const void *state,
 }
 
 static int float_adm_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                  const VulkanPlanMemory *memory, VulkanStep *steps,
-                                  char *error, size_t error_size)
+                                  const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                  size_t error_size)
 {
     static const float lo[4] = { FLOAT_ADM_DWT_LO }, hi[4] = { FLOAT_ADM_DWT_HI };
     const FloatAdmState *s = plan->state;
@@ -326,9 +326,6 @@ static int float_adm_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_float_adm = {
-    .metric = &metric_float_adm,
+    VULKAN_TWIN_OF(float_adm),
     .supports = float_adm_vulkan_supports,
-    .plan = float_adm_vulkan_plan,
-    .round = float_adm_vulkan_round,
-    .collect = float_adm_vulkan_collect,
 };

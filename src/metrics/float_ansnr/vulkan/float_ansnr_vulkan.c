@@ -51,8 +51,8 @@ static int float_ansnr_vulkan_plan(const VulkanDevice *dev, const void *state,
 
 /* A workgroup a row. */
 static int float_ansnr_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                    const VulkanPlanMemory *memory, VulkanStep *steps,
-                                    char *error, size_t error_size)
+                                    const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                    size_t error_size)
 {
     const VulkanFrame *frame = memory->frame;
     const unsigned bitdepth = plan->format.bitdepth;
@@ -84,9 +84,6 @@ static int float_ansnr_vulkan_collect(const VulkanPlan *plan, const void *result
 }
 
 const VulkanTwin vulkan_twin_float_ansnr = {
-    .metric = &metric_float_ansnr,
+    VULKAN_TWIN_OF(float_ansnr),
     .concurrent = true, /* its only buffer is per slot */
-    .plan = float_ansnr_vulkan_plan,
-    .round = float_ansnr_vulkan_round,
-    .collect = float_ansnr_vulkan_collect,
 };

@@ -45,8 +45,8 @@ enum { RESULTS, BUFFERS };
 /* One pipeline over the ring and the results: per slot the rows' two sums,
  * 2 x height floats. */
 static int float_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
-                                    const QualeVideoFormat *format, VulkanPlan *plan,
-                                    char *error, size_t error_size)
+                                    const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                    size_t error_size)
 {
     plan->pipelines[0] = (VulkanPlanPipeline){
         .spirv = vulkan_shader_float_motion,
@@ -108,10 +108,7 @@ static int float_motion_vulkan_collect(const VulkanPlan *plan, const void *resul
 }
 
 const VulkanTwin vulkan_twin_float_motion = {
-    .metric = &metric_float_motion,
+    VULKAN_TWIN_OF(float_motion),
     .concurrent = true, /* its only buffer is per slot */
     .supports = float_motion_vulkan_supports,
-    .plan = float_motion_vulkan_plan,
-    .round = float_motion_vulkan_round,
-    .collect = float_motion_vulkan_collect,
 };

@@ -258,8 +258,8 @@ static int float_ssim_vulkan_plan(const VulkanDevice *dev, const void *state,
 }
 
 static int float_ssim_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                   const VulkanPlanMemory *memory, VulkanStep *steps,
-                                   char *error, size_t error_size)
+                                   const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                   size_t error_size)
 {
     const FloatSsimState *s = plan->state;
     const FloatSsimRun *r = plan->own;
@@ -282,9 +282,6 @@ static int float_ssim_vulkan_collect(const VulkanPlan *plan, const void *results
 }
 
 const VulkanTwin vulkan_twin_float_ssim = {
-    .metric = &metric_float_ssim,
+    VULKAN_TWIN_OF(float_ssim),
     .supports = ssim_vulkan_twin_supports,
-    .plan = float_ssim_vulkan_plan,
-    .round = float_ssim_vulkan_round,
-    .collect = float_ssim_vulkan_collect,
 };

@@ -246,17 +246,13 @@ static void float_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch_shared(step, name, launch, sizeof(FvifArgs));
 }
 
-static int float_vif_cuda_collect(const CudaPlan *plan, const void *readback,
-                                  const MetricFrame *frame, FeatureSink *sink)
+static int float_vif_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                       const MetricFrame *frame, FeatureSink *sink)
 {
     return float_vif_cuda_write(plan->own, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_vif = {
-    .metric = &metric_float_vif,
-    .module_image = cuda_module_float_vif,
+    CUDA_TWIN_OF(float_vif),
     .supports = float_vif_cuda_supports,
-    .plan = float_vif_cuda_twin_plan,
-    .step = float_vif_cuda_twin_step,
-    .collect = float_vif_cuda_collect,
 };

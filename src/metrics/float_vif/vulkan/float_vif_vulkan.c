@@ -189,8 +189,8 @@ static ScaleSource scale_source(const VulkanPlan *plan, const VulkanFrame *frame
 }
 
 static int float_vif_vulkan_round(const VulkanPlan *plan, unsigned k,
-                                  const VulkanPlanMemory *memory, VulkanStep *steps,
-                                  char *error, size_t error_size)
+                                  const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                  size_t error_size)
 {
     const FloatVifState *s = plan->state;
     const FloatVifRun *r = plan->own;
@@ -245,9 +245,6 @@ static int float_vif_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_float_vif = {
-    .metric = &metric_float_vif,
+    VULKAN_TWIN_OF(float_vif),
     .supports = float_vif_vulkan_supports,
-    .plan = float_vif_vulkan_plan,
-    .round = float_vif_vulkan_round,
-    .collect = float_vif_vulkan_collect,
 };

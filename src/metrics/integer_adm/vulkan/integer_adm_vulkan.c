@@ -159,9 +159,9 @@ static bool level_constants(const AdmState *s, int l, AdmLevel *v)
     return ok;
 }
 
-static int adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
-                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                           size_t error_size)
+static int integer_adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
+                                   const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                   size_t error_size)
 {
     const AdmState *s = metric_state;
     int err = adm_check_size(format->width, format->height, error, error_size);
@@ -306,9 +306,10 @@ static void rows_step(const VulkanPlan *plan, const VulkanPlanMemory *m, int l, 
 
 /* Round r: the row sums of level r - 2, the decoupling of level r - 1 and
  * the DWT of level r (each reads what the round before wrote). */
-static int adm_vulkan_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *m,
-                            VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
-                            size_t error_size)
+static int integer_adm_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                    const VulkanPlanMemory *m,
+                                    VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
+                                    size_t error_size)
 {
     (void)error;
     (void)error_size;
@@ -322,8 +323,8 @@ static int adm_vulkan_round(const VulkanPlan *plan, unsigned round, const Vulkan
     return n;
 }
 
-static int adm_vulkan_collect(const VulkanPlan *plan, const void *results,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int integer_adm_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const AdmState *s = plan->state;
     const AdmVulkanPlan *a = plan->own;
@@ -343,10 +344,7 @@ static int adm_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_adm = {
-    .metric = &metric_integer_adm,
+    VULKAN_TWIN_OF(integer_adm),
     .first_round_cost = 9, /* 1080p, H200: 0.017-0.020 ms */
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .plan = adm_vulkan_plan,
-    .round = adm_vulkan_round,
-    .collect = adm_vulkan_collect,
 };

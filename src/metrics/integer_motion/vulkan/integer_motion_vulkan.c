@@ -31,9 +31,9 @@ enum { RESULTS, BUFFERS };
 
 /* One pipeline over the ring and the results: per slot a 32-bit sum per
  * segment of each row. */
-static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
-                              const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                              size_t error_size)
+static int integer_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                      const QualeVideoFormat *format, VulkanPlan *plan,
+                                      char *error, size_t error_size)
 {
     plan->pipelines[0] = (VulkanPlanPipeline){
         .spirv = vulkan_shader_integer_motion,
@@ -54,9 +54,9 @@ static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
     return 0;
 }
 
-static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
-                               const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
-                               size_t error_size)
+static int integer_motion_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                       const VulkanPlanMemory *memory, VulkanStep *steps,
+                                       char *error, size_t error_size)
 {
     const MotionState *s = plan->state;
     const VulkanFrame *frame = memory->frame;
@@ -82,8 +82,8 @@ static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
     return 1;
 }
 
-static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
-                                 const MetricFrame *frame, FeatureSink *sink)
+static int integer_motion_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                         const MetricFrame *frame, FeatureSink *sink)
 {
     /* a partial per workgroup of each row */
     return motion_write_sad_partials(plan->state, sink, frame->index, results,
@@ -91,10 +91,7 @@ static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_motion = {
-    .metric = &metric_integer_motion,
+    VULKAN_TWIN_OF(integer_motion),
     .first_round_cost = 8, /* 1080p, H200: 0.016 ms */
     .concurrent = true, /* its only buffer is per slot */
-    .plan = motion_vulkan_plan,
-    .round = motion_vulkan_round,
-    .collect = motion_vulkan_collect,
 };

@@ -113,9 +113,9 @@ static unsigned filter_constants(unsigned s, unsigned bytes_per_sample,
     return 3 + fw / 2;
 }
 
-static int vif_vulkan_plan(const VulkanDevice *dev, const void *state,
-                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                           size_t error_size)
+static int integer_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                   const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                   size_t error_size)
 {
     const VifState *m = state;
     const int err = vif_check_size(format->width, format->height, error, error_size);
@@ -216,8 +216,9 @@ static void scale_source(const VifRun *r, const VulkanPlanMemory *memory, unsign
     }
 }
 
-static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlanMemory *memory,
-                            VulkanStep *steps, char *error, size_t error_size)
+static int integer_vif_vulkan_round(const VulkanPlan *plan, unsigned s,
+                                    const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                    size_t error_size)
 {
     const VifState *m = plan->state;
     const VifRun *r = plan->own;
@@ -266,8 +267,8 @@ static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlan
     return (int)n;
 }
 
-static int vif_vulkan_collect(const VulkanPlan *plan, const void *results,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int integer_vif_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const VifState *m = plan->state;
     const VifRun *r = plan->own;
@@ -289,10 +290,7 @@ static int vif_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_vif = {
-    .metric = &metric_integer_vif,
+    VULKAN_TWIN_OF(integer_vif),
     .first_round_cost = 50, /* 1080p, H200: 0.103 ms */
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .plan = vif_vulkan_plan,
-    .round = vif_vulkan_round,
-    .collect = vif_vulkan_collect,
 };

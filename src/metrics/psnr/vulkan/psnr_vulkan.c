@@ -83,9 +83,6 @@ static int psnr_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_psnr = {
-    .metric = &metric_psnr,
+    VULKAN_TWIN_OF(psnr),
     .concurrent = true, /* its only buffer is per slot */
-    .plan = psnr_vulkan_plan,
-    .round = psnr_vulkan_round,
-    .collect = psnr_vulkan_collect,
 };

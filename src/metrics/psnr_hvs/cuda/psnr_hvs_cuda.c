@@ -151,8 +151,8 @@ static void hvs_run_free(void *own)
 
 /* Constants: the tables.  Per slot: the plan's layout, the three planes'
  * sums read back. */
-static int hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                              char *error, size_t error_size)
+static int psnr_hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                   CudaPlan *plan, char *error, size_t error_size)
 {
     const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
@@ -170,8 +170,8 @@ static int hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
     return 0;
 }
 
-static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                               CudaStep *step)
+static void psnr_hvs_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                    const CudaPlanMemory *memory, CudaStep *step)
 {
     const HvsRun *r = plan->own;
     const CudaFrame *f = memory->frame;
@@ -183,8 +183,8 @@ static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaP
     cuda_step_launch(step, name, launch, sizeof(HvsArgs));
 }
 
-static int hvs_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                            FeatureSink *sink)
+static int psnr_hvs_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const HvsRun *r = plan->own;
     uint64_t count[3];
@@ -192,10 +192,4 @@ static int hvs_cuda_collect(const CudaPlan *plan, const void *readback, const Me
     return psnr_hvs_write(plan->state, sink, frame->index, readback, count);
 }
 
-const CudaTwin cuda_twin_psnr_hvs = {
-    .metric = &metric_psnr_hvs,
-    .module_image = cuda_module_psnr_hvs,
-    .plan = hvs_cuda_twin_plan,
-    .step = hvs_cuda_twin_step,
-    .collect = hvs_cuda_collect,
-};
+const CudaTwin cuda_twin_psnr_hvs = { CUDA_TWIN_OF(psnr_hvs) };

@@ -263,21 +263,16 @@ static int speed_cuda_collect(const CudaPlan *plan, const void *readback,
                              sink);
 }
 
+/* The two speed metrics' twins: one module, one step and collect; each its
+ * own plan and support rule. */
 const CudaTwin cuda_twin_speed_chroma = {
-    .metric = &metric_speed_chroma,
-    .module_image = cuda_module_speed,
-    .supports = speed_chroma_cuda_supports,
-    .plan = speed_chroma_cuda_plan,
-    .step = speed_cuda_step,
-    .collect = speed_cuda_collect,
+    .metric = &metric_speed_chroma, .module_image = cuda_module_speed,
+    .supports = speed_chroma_cuda_supports, .plan = speed_chroma_cuda_plan,
+    .step = speed_cuda_step, .collect = speed_cuda_collect,
 };
 
 const CudaTwin cuda_twin_speed_temporal = {
-    .metric = &metric_speed_temporal,
-    .module_image = cuda_module_speed,
-    .dist_history = true,
-    .supports = speed_temporal_cuda_supports,
-    .plan = speed_temporal_cuda_plan,
-    .step = speed_cuda_step,
-    .collect = speed_cuda_collect,
+    .metric = &metric_speed_temporal, .module_image = cuda_module_speed, .dist_history = true,
+    .supports = speed_temporal_cuda_supports, .plan = speed_temporal_cuda_plan,
+    .step = speed_cuda_step, .collect = speed_cuda_collect,
 };

@@ -102,10 +102,7 @@ static int xpsnr_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_xpsnr = {
-    .metric = &metric_xpsnr,
+    VULKAN_TWIN_OF(xpsnr),
     .concurrent = true, /* its only buffer is per slot */
     .supports = xpsnr_vulkan_supports,
-    .plan = xpsnr_vulkan_plan,
-    .round = xpsnr_vulkan_round,
-    .collect = xpsnr_vulkan_collect,
 };
