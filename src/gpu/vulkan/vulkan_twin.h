@@ -33,6 +33,10 @@
     extern const unsigned char vulkan_shader_##name[];  \
     extern const size_t vulkan_shader_##name##_size
 
+/* A pipeline's shader in its initializer (VulkanPlanPipeline): the SPIR-V
+ * of <name>.comp that VULKAN_SHADER(name) declared. */
+#define VULKAN_SPIRV(name) .spirv = vulkan_shader_##name, .spirv_size = vulkan_shader_##name##_size
+
 typedef struct VulkanTwin {
     const Metric *metric;
     /* It reads earlier distorted lumas too, as many as the metric's history

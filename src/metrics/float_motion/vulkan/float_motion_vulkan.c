@@ -48,21 +48,14 @@ static int float_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
                                     const QualeVideoFormat *format, VulkanPlan *plan, char *error,
                                     size_t error_size)
 {
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_motion,
-        .spirv_size = vulkan_shader_float_motion_size,
-        .what = "float motion's shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(float_motion), .what = "float motion's shader",
         .push = *VULKAN_PUSH(FloatMotionPush, pic_offset, stride, width, height, taps, pictures,
                              bytes_per_sample, inv_scaler, filter, out_offset),
-        .binding_count = 2,
-        .bindings = { VULKAN_BIND_RING, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "float motion row sums",
-                        2 * (size_t)format->height * sizeof(float));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "float motion row sums",
+                                  2 * (size_t)format->height * sizeof(float), BUFFERS);
 }
 
 static int float_motion_vulkan_round(const VulkanPlan *plan, unsigned round,

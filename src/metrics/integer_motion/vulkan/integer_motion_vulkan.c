@@ -35,23 +35,17 @@ static int integer_motion_vulkan_plan(const VulkanDevice *dev, const void *state
                                       const QualeVideoFormat *format, VulkanPlan *plan,
                                       char *error, size_t error_size)
 {
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_integer_motion,
-        .spirv_size = vulkan_shader_integer_motion_size,
-        .what = "the motion shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(integer_motion), .what = "the motion shader",
         .push = *VULKAN_PUSH(MotionPush, prev_offset, cur_offset, stride, width, height, bitdepth,
                              out_offset),
-        .binding_count = 2,
-        .bindings = { VULKAN_BIND_RING, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, RESULTS),
         .constant_count = 1,
         .constants = { format->bitdepth > 8 ? 2 : 1 }, /* bytes per sample */
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "motion row sums",
-                        (size_t)format->height * motion_groups(plan) * sizeof(uint32_t));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "motion row sums",
+                                  (size_t)format->height * motion_groups(plan) * sizeof(uint32_t),
+                                  BUFFERS);
 }
 
 static int integer_motion_vulkan_round(const VulkanPlan *plan, unsigned round,

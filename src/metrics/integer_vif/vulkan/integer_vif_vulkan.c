@@ -172,21 +172,17 @@ static int integer_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
             .push = *VULKAN_PUSH(VifPush, ref_offset, dis_offset, stride, width, height, mu_round,
                                  mu_shift, sq_round, sq_shift, rows_per_group, out_offset,
                                  gain_lo, gain_hi),
-            .binding_count = 5,
-            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, PARTIALS },
+            VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, PARTIALS),
         };
         p->constant_count = filter_constants(s, s == 0 ? frame_bytes : 0, p->constants);
         if (s == 0) continue;
         /* The decimation to scale s reads scale s - 1 with scale s's filter. */
         p = &plan->pipelines[DECIMATE + s];
         *p = (VulkanPlanPipeline){
-            .spirv = vulkan_shader_integer_vif_decimate,
-            .spirv_size = vulkan_shader_integer_vif_decimate_size,
-            .what = "the VIF decimation shader",
+            VULKAN_SPIRV(integer_vif_decimate), .what = "the VIF decimation shader",
             .push = *VULKAN_PUSH(DecimatePush, ref_offset, dis_offset, stride, width, height,
                                  shift, out_ref, out_dis, out_stride, out_width, out_height),
-            .binding_count = 3,
-            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED },
+            VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED),
         };
         p->constant_count = filter_constants(s, s == 1 ? frame_bytes : 0, p->constants);
     }
