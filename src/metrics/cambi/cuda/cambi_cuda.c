@@ -408,10 +408,8 @@ static int cambi_cuda_twin_plan(const void *state, const QualeVideoFormat *forma
     unsigned strip = 64, resident = 0;
     const int err = cambi_cuda_layout(plan->device, s, &strip, &resident, error, error_size);
     if (err) return err;
-    CambiRun *run = calloc(1, sizeof(*run));
+    CambiRun *run = cuda_plan_new_own(plan, sizeof(*run), cambi_run_free);
     if (!run) return -ENOMEM;
-    plan->own = run;
-    plan->free_own = cambi_run_free;
     run->plan = cambi_cuda_plan_new(s, format, strip, resident);
     if (!run->plan) return -ENOMEM;
     const CambiPlan *p = run->plan;
@@ -419,9 +417,7 @@ static int cambi_cuda_twin_plan(const void *state, const QualeVideoFormat *forma
     if (!run->table) return -ENOMEM;
     cambi_cuda_table_fill(p, run->table);
 
-    plan->constant_bytes = p->table_bytes;
-    plan->uploads[0] = (CudaPlanUpload){ .offset = 0, .data = run->table, .bytes = p->table_bytes };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, run->table, p->table_bytes);
     cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }

@@ -71,9 +71,7 @@ static int float_ansnr_cuda_twin_plan(const void *state, const QualeVideoFormat 
 {
     const int err = float_ansnr_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    plan->slot_bytes = plan->readback_bytes = 2 * (size_t)format->height * sizeof(float);
-    plan->steps = 1;
-    return 0;
+    return cuda_plan_one_step(plan, 2 * (size_t)format->height * sizeof(float));
 }
 
 static void float_ansnr_cuda_twin_step(const CudaPlan *plan, unsigned index,

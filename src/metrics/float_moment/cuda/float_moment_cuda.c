@@ -61,10 +61,8 @@ static int float_moment_cuda_finish(const FloatMomentState *s, const uint64_t *p
 static int float_moment_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
                                        CudaPlan *plan, char *error, size_t error_size)
 {
-    plan->slot_bytes = plan->readback_bytes =
-        (size_t)PARTIALS * luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
-    plan->steps = 1;
-    return 0;
+    const size_t partials = (size_t)PARTIALS * luma_sums_cuda_blocks(format->height);
+    return cuda_plan_one_step(plan, partials * sizeof(uint64_t));
 }
 
 static void float_moment_cuda_twin_step(const CudaPlan *plan, unsigned index,

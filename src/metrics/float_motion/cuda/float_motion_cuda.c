@@ -147,10 +147,7 @@ static int float_motion_cuda_twin_plan(const void *state, const QualeVideoFormat
     /* float_motion_put() writes the state's atomic last score, as the
      * reference's extract() does */
     FloatMotionPlan *p = float_motion_cuda_plan_new((FloatMotionState *)state, format->bitdepth);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_motion_cuda_twin_step(const CudaPlan *plan, unsigned index,

@@ -192,10 +192,7 @@ static int float_ms_ssim_cuda_twin_plan(const void *state, const QualeVideoForma
     const int err = float_ms_ssim_setup(&check, format, error, error_size);
     if (err) return err;
     FmsPlan *p = fms_cuda_plan_new(state);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_ms_ssim_cuda_twin_step(const CudaPlan *plan, unsigned index,

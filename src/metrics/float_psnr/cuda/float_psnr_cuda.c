@@ -53,10 +53,7 @@ static int float_psnr_cuda_finish(const FloatPsnrState *s, const uint64_t *parti
 static int float_psnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
                                      CudaPlan *plan, char *error, size_t error_size)
 {
-    plan->slot_bytes = plan->readback_bytes =
-        luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
-    plan->steps = 1;
-    return 0;
+    return cuda_plan_one_step(plan, luma_sums_cuda_blocks(format->height) * sizeof(uint64_t));
 }
 
 static void float_psnr_cuda_twin_step(const CudaPlan *plan, unsigned index,

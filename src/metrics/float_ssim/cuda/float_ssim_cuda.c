@@ -164,10 +164,7 @@ static int float_ssim_cuda_twin_plan(const void *state, const QualeVideoFormat *
     const int err = float_ssim_setup(&check, format, error, error_size);
     if (err) return err;
     FssimPlan *p = fssim_cuda_plan_new(state);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_ssim_cuda_twin_step(const CudaPlan *plan, unsigned index,

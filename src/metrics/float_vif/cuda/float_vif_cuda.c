@@ -230,10 +230,7 @@ static int float_vif_cuda_twin_plan(const void *state, const QualeVideoFormat *f
                                     CudaPlan *plan, char *error, size_t error_size)
 {
     FloatVifPlan *p = float_vif_cuda_plan_new(state, format->bitdepth);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,

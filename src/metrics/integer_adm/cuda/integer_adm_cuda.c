@@ -239,10 +239,8 @@ static int integer_adm_cuda_twin_plan(const void *state, const QualeVideoFormat 
 {
     const int err = adm_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    AdmRun *r = calloc(1, sizeof(*r));
+    AdmRun *r = cuda_plan_new_own(plan, sizeof(*r), adm_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = adm_run_free;
     r->plan = adm_cuda_plan_new(state);
     if (!r->plan) return -ENOMEM;
     for (int level = 0; level < ADM_SCALES; level++) {

@@ -207,9 +207,7 @@ static int integer_vif_cuda_twin_plan(const void *state, const QualeVideoFormat 
     VifPlan *p = vif_cuda_plan_new(s);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->constant_bytes = VIF_LOG2_TABLE_SIZE * sizeof(uint16_t);
-    plan->uploads[0] = (CudaPlanUpload){ 0, s->log2_table, plan->constant_bytes };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, s->log2_table, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
     cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }

@@ -20,11 +20,8 @@ static int psnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format
                                char *error, size_t error_size)
 {
     const PsnrState *s = state;
-    const size_t bytes = (size_t)s->planes * psnr_blocks(plan) * sizeof(unsigned long long);
-    plan->slot_bytes = bytes;
-    plan->steps = 1;
-    plan->readback_bytes = bytes;
-    return 0;
+    const size_t partials = (size_t)s->planes * psnr_blocks(plan);
+    return cuda_plan_one_step(plan, partials * sizeof(unsigned long long));
 }
 
 static void psnr_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,

@@ -156,16 +156,12 @@ static int psnr_hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *fo
 {
     const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
-    HvsRun *r = calloc(1, sizeof(*r));
+    HvsRun *r = cuda_plan_new_own(plan, sizeof(*r), hvs_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = hvs_run_free;
     r->plan = hvs_cuda_plan_new(format);
     if (!r->plan) return -ENOMEM;
     hvs_cuda_tables(state, r->tables);
-    plan->constant_bytes = sizeof(r->tables);
-    plan->uploads[0] = (CudaPlanUpload){ 0, r->tables, sizeof(r->tables) };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, r->tables, sizeof(r->tables));
     cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }

@@ -18,11 +18,7 @@ static bool xpsnr_cuda_supports(const void *state)
 static int xpsnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
                                 char *error, size_t error_size)
 {
-    const size_t bytes = xpsnr_sum_count(state) * sizeof(unsigned long long);
-    plan->slot_bytes = bytes;
-    plan->steps = 1;
-    plan->readback_bytes = bytes;
-    return 0;
+    return cuda_plan_one_step(plan, xpsnr_sum_count(state) * sizeof(unsigned long long));
 }
 
 static void xpsnr_cuda_twin_step(const CudaPlan *plan, unsigned index,
