@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda_api.h"
+#include "gpu/gpu_library.h"
 
 /* Each entry: the field to fill and the exported (versioned) name, since
  * cuda.h's macros rename the functions a program calls directly. */
@@ -61,15 +62,10 @@ static const struct {
 int cuda_api_load(CudaApi *api, char *error, size_t error_size)
 {
     memset(api, 0, sizeof(*api));
-    const char *override = getenv("QUALE_CUDA_LIBRARY"); /* tests: a broken driver */
-    const char *name = override && *override ? override : "libcuda.so.1";
-    api->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!api->library) {
-        const char *why = dlerror();
-        snprintf(error, error_size, "the NVIDIA driver library %s could not be loaded (%s)", name,
-                 why ? why : "not found");
-        return -ENODEV;
-    }
+    const char *name; /* QUALE_CUDA_LIBRARY: the tests' broken driver */
+    api->library = gpu_library_open("QUALE_CUDA_LIBRARY", "libcuda.so.1",
+                                    "the NVIDIA driver library", &name, error, error_size);
+    if (!api->library) return -ENODEV;
     for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
         void *fn = dlsym(api->library, entries[i].symbol);
         if (!fn) {

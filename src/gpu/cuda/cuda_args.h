@@ -16,4 +16,17 @@
 _Static_assert(sizeof(CUdeviceptr) == sizeof(void *), "device pointers are host-pointer wide");
 #endif
 
+/* The members that carry a frame's planes into an argument block: where
+ * each plane of both pictures starts and its row stride in bytes (what
+ * cuda_frame_planes gives), declared once for the blocks that take them. */
+#define CUDA_ARGS_PLANES                                                           \
+    DEVICE_POINTER(const uint8_t) ref[3];                                          \
+    DEVICE_POINTER(const uint8_t) dist[3];                                         \
+    unsigned long long stride[3]
+
+/* The same with each plane's size (what cuda_frame_planes_sized gives). */
+#define CUDA_ARGS_SIZED_PLANES                                                     \
+    CUDA_ARGS_PLANES;                                                              \
+    unsigned width[3], height[3]
+
 #endif /* QUALE_SRC_CUDA_CUDA_ARGS_H */

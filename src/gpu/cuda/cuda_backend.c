@@ -760,24 +760,15 @@ int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame)
 const GpuOps gpu_cuda_ops = {
     .kind = QUALE_BACKEND_CUDA,
     .device = {
+        CUDA_BACKEND_DEVICE_OPS,
         .list_devices = cuda_list_devices,
-        .describe = cuda_describe,
         .open = cuda_open,
-        .close = cuda_close,
-        .host_allocator = cuda_host_allocator,
+        /* CUDA's own: the caller's contexts and decoders' frames */
         .adopt = cuda_adopt,
-        .device_allocator = cuda_device_allocator,
-        .download = cuda_download,
         .copy_in = cuda_copy_in,
         .native_context = cuda_native_context,
         .import_frame = cuda_import_frame,
         .import_release = cuda_import_release,
     },
-    .twins = {
-        .built = cuda_twin_built,
-        .has_twin = cuda_has_twin,
-        .start = cuda_start,
-        .submit = cuda_submit,
-        .complete = cuda_complete,
-    },
+    .twins = CUDA_BACKEND_TWIN_OPS(cuda_twin_built),
 };

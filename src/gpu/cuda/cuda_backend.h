@@ -142,6 +142,18 @@ int cuda_start(GpuBackend *gpu, const QualeVideoFormat *format, const GpuTwinReq
 int cuda_submit(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
 int cuda_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *frame);
 
+/* The GpuOps of the backend over a runtime (gpu_cuda_ops, gpu_hip_ops):
+ * the device operations that are the same over either, and the twins'
+ * operations, `built` saying which twins the runtime's build has. */
+#define CUDA_BACKEND_DEVICE_OPS                                                    \
+    .describe = cuda_describe, .close = cuda_close, .host_allocator = cuda_host_allocator, \
+    .device_allocator = cuda_device_allocator, .download = cuda_download
+#define CUDA_BACKEND_TWIN_OPS(built_)                                              \
+    {                                                                              \
+        .built = (built_), .has_twin = cuda_has_twin, .start = cuda_start,         \
+        .submit = cuda_submit, .complete = cuda_complete,                          \
+    }
+
 /* cuda_pictures.c: device memory for the caller's pictures, the context a
  * decoder works in, and decoded frames imported into device pictures. */
 void *device_picture_alloc(void *opaque, size_t size);

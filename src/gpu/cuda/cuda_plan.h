@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_primitives.h"
@@ -205,6 +206,44 @@ static inline void cuda_plan_use_slot(CudaPlan *plan, const CudaSlotLayout *slot
     plan->readback_offset = slot->readback_offset;
     plan->readback_bytes = slot->readback_bytes;
     plan->steps = slot->steps;
+}
+
+/* The twin's own description of a run: `bytes` of zeroes, handed to the
+ * plan at once, so that the executor frees it (with free_own, NULL:
+ * free()) whatever plan() returns after; NULL: out of memory. */
+static inline void *cuda_plan_new_own(CudaPlan *plan, size_t bytes, void (*free_own)(void *own))
+{
+    void *own = calloc(1, bytes);
+    plan->own = own;
+    plan->free_own = free_own;
+    return own;
+}
+
+/* Constants of `bytes`, copied from `data` (which lives as long as the
+ * plan) before the setup steps: a twin's one upload (a table). */
+static inline void cuda_plan_upload_constants(CudaPlan *plan, const void *data, size_t bytes)
+{
+    plan->constant_bytes = bytes;
+    plan->uploads[0] = (CudaPlanUpload){ 0, data, bytes };
+    plan->upload_count = 1;
+}
+
+/* The end of a plan() whose own description (`own`, freed with free())
+ * holds its slot layout: both handed to the executor; 0, to return. */
+static inline int cuda_plan_take_slot(CudaPlan *plan, void *own, const CudaSlotLayout *slot)
+{
+    plan->own = own;
+    cuda_plan_use_slot(plan, slot);
+    return 0;
+}
+
+/* The plan of a twin whose frame is one step that writes `bytes` of
+ * results, all of the slot, all read back; 0, for plan() to return. */
+static inline int cuda_plan_one_step(CudaPlan *plan, size_t bytes)
+{
+    plan->slot_bytes = plan->readback_bytes = bytes;
+    plan->steps = 1;
+    return 0;
 }
 
 /* Called by a twin's collect() with the readback it was given: `bytes` of

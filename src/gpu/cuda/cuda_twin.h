@@ -50,6 +50,19 @@ typedef struct CudaTwin {
 
 } CudaTwin;
 
+/* The fields a twin names after its metric's stem (one metric, one stem):
+ * the metric metric_<stem>, the kernels' module cuda_module_<stem>, and the
+ * twin's own functions <stem>_cuda_twin_plan, <stem>_cuda_twin_step and
+ * <stem>_cuda_twin_collect ("twin" keeps them apart from the kernels'
+ * launch helpers, <stem>_cuda_step, that the host tests call).  A twin's
+ * initializer adds what it has besides (supports, setup_step,
+ * dist_history):
+ *     const CudaTwin cuda_twin_psnr = { CUDA_TWIN_OF(psnr) };           */
+#define CUDA_TWIN_OF(stem)                                                         \
+    .metric = &metric_##stem, .module_image = cuda_module_##stem,                   \
+    .plan = stem##_cuda_twin_plan, .step = stem##_cuda_twin_step,                   \
+    .collect = stem##_cuda_twin_collect
+
 /* A twin's plan run by the executor (cuda_plan.c): the backend's four calls. */
 int cuda_twin_init(const CudaTwin *twin, const CudaDevice *dev, CUmodule module,
                    const void *metric_state, const QualeVideoFormat *format, unsigned slots,

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "hip_api.h"
+#include "gpu/gpu_library.h"
 
 #if QUALE_HAVE_HIP_RUNTIME
 
@@ -113,13 +114,10 @@ static void hip_resolve(void)
 #else
 static void hip_resolve(void)
 {
-    const char *override = getenv("QUALE_HIP_LIBRARY"); /* tests: a fake runtime */
-    const char *library = override && *override ? override : "libamdhip64.so.5";
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    const char *library; /* QUALE_HIP_LIBRARY: the tests' fake runtime */
+    void *handle = gpu_library_open("QUALE_HIP_LIBRARY", "libamdhip64.so.5", "the HIP runtime",
+                                    &library, hip_error, sizeof(hip_error));
     if (!handle) {
-        const char *why = dlerror();
-        snprintf(hip_error, sizeof(hip_error), "the HIP runtime %s could not be loaded (%s)",
-                 library, why ? why : "not found");
         hip_status = -ENODEV;
         return;
     }

@@ -31,20 +31,6 @@ static int hip_open(const LogSink *log, int device, GpuBackend **out, char *erro
 
 const GpuOps gpu_hip_ops = {
     .kind = QUALE_BACKEND_HIP,
-    .device = {
-        .list_devices = hip_list_devices,
-        .describe = cuda_describe,
-        .open = hip_open,
-        .close = cuda_close,
-        .host_allocator = cuda_host_allocator,
-        .device_allocator = cuda_device_allocator,
-        .download = cuda_download,
-    },
-    .twins = {
-        .built = hip_twin_built,
-        .has_twin = cuda_has_twin,
-        .start = cuda_start,
-        .submit = cuda_submit,
-        .complete = cuda_complete,
-    },
+    .device = { CUDA_BACKEND_DEVICE_OPS, .list_devices = hip_list_devices, .open = hip_open },
+    .twins = CUDA_BACKEND_TWIN_OPS(hip_twin_built),
 };

@@ -5,19 +5,15 @@
 #include <string.h>
 
 #include "vulkan_api.h"
+#include "gpu/gpu_library.h"
 
 int vulkan_api_load(VulkanApi *api, char *error, size_t error_size)
 {
     memset(api, 0, sizeof(*api));
-    const char *override = getenv("QUALE_VULKAN_LIBRARY"); /* tests: a broken loader */
-    const char *name = override && *override ? override : "libvulkan.so.1";
-    api->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!api->library) {
-        const char *why = dlerror();
-        snprintf(error, error_size, "the Vulkan loader %s could not be loaded (%s)", name,
-                 why ? why : "not found");
-        return -ENODEV;
-    }
+    const char *name; /* QUALE_VULKAN_LIBRARY: the tests' broken loader */
+    api->library = gpu_library_open("QUALE_VULKAN_LIBRARY", "libvulkan.so.1", "the Vulkan loader",
+                                    &name, error, error_size);
+    if (!api->library) return -ENODEV;
     void *entry = dlsym(api->library, "vkGetInstanceProcAddr");
     if (!entry) {
         snprintf(error, error_size, "%s has no vkGetInstanceProcAddr", name);
@@ -36,14 +32,18 @@ int vulkan_api_load(VulkanApi *api, char *error, size_t error_size)
     return 0;
 }
 
+/* Entry point fn of `handle` through api->get (vkGetInstanceProcAddr or
+ * vkGetDeviceProcAddr); a missing one is an error that names it. */
+#define LOAD_OR_FAIL(get, handle, what, fn)                                        \
+    api->fn = (PFN_##fn)api->get(handle, #fn);                                     \
+    if (!api->fn) {                                                                \
+        snprintf(error, error_size, "the Vulkan %s lacks %s", what, #fn);          \
+        return -ENOSYS;                                                            \
+    }
+
 int vulkan_api_load_instance(VulkanApi *api, VkInstance instance, char *error, size_t error_size)
 {
-#define LOAD_INSTANCE(fn)                                                              \
-    api->fn = (PFN_##fn)api->vkGetInstanceProcAddr(instance, #fn);                     \
-    if (!api->fn) {                                                                    \
-        snprintf(error, error_size, "the Vulkan instance lacks %s", #fn);              \
-        return -ENOSYS;                                                                \
-    }
+#define LOAD_INSTANCE(fn) LOAD_OR_FAIL(vkGetInstanceProcAddr, instance, "instance", fn)
     VULKAN_INSTANCE_FUNCTIONS(LOAD_INSTANCE)
 #undef LOAD_INSTANCE
     return 0;
@@ -51,12 +51,7 @@ int vulkan_api_load_instance(VulkanApi *api, VkInstance instance, char *error, s
 
 int vulkan_api_load_device(VulkanApi *api, VkDevice device, char *error, size_t error_size)
 {
-#define LOAD_DEVICE(fn)                                                                \
-    api->fn = (PFN_##fn)api->vkGetDeviceProcAddr(device, #fn);                         \
-    if (!api->fn) {                                                                    \
-        snprintf(error, error_size, "the Vulkan device lacks %s", #fn);                \
-        return -ENOSYS;                                                                \
-    }
+#define LOAD_DEVICE(fn) LOAD_OR_FAIL(vkGetDeviceProcAddr, device, "device", fn)
     VULKAN_DEVICE_FUNCTIONS(LOAD_DEVICE)
 #undef LOAD_DEVICE
     return 0;

@@ -854,18 +854,9 @@ static int vulkan_complete(GpuBackend *gpu, unsigned slot, const MetricFrame *fr
 
 const GpuOps gpu_vulkan_ops = {
     .kind = QUALE_BACKEND_VULKAN,
-    .device = {
-        .list_devices = vulkan_list_devices,
-        .describe = vulkan_describe,
-        .open = vulkan_open,
-        .close = vulkan_close,
-        .host_allocator = vulkan_host_allocator,
-    },
-    .twins = {
-        .built = vulkan_twin_built,
-        .has_twin = vulkan_has_twin,
-        .start = vulkan_start,
-        .submit = vulkan_submit,
-        .complete = vulkan_complete,
-    },
+    .device = { .list_devices = vulkan_list_devices, .describe = vulkan_describe,
+                .open = vulkan_open, .close = vulkan_close,
+                .host_allocator = vulkan_host_allocator },
+    .twins = { .built = vulkan_twin_built, .has_twin = vulkan_has_twin, .start = vulkan_start,
+               .submit = vulkan_submit, .complete = vulkan_complete },
 };

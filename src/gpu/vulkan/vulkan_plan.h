@@ -98,6 +98,12 @@ typedef struct VulkanPlanPipeline {
     uint32_t constants[VULKAN_PLAN_MAX_CONSTANTS];
 } VulkanPlanPipeline;
 
+/* A pipeline's bindings in its initializer, counted:
+ *     VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS) */
+#define VULKAN_BINDINGS(...)                                                       \
+    .binding_count = (unsigned)(sizeof((int[]){ __VA_ARGS__ }) / sizeof(int)),       \
+    .bindings = { __VA_ARGS__ }
+
 typedef struct VulkanPlan {
     const VulkanDevice *dev;
     const void *state;        /* the metric's, as given to the twin's plan() */
@@ -157,6 +163,22 @@ static inline void vulkan_plan_results(VulkanPlan *plan, unsigned index, const c
     plan->results = (int)index;
 }
 
+/* The plan of a twin with one shader, dispatched once a frame: `pipeline`
+ * as pipeline 0, buffer `results` the per-slot results (`bytes` each, what
+ * collect() reads), `buffer_count` buffers in all (the twin describes the
+ * others), one round.  Returns 0, for the twin's plan() to return. */
+static inline int vulkan_plan_one_shader(VulkanPlan *plan, const VulkanPlanPipeline *pipeline,
+                                          unsigned results, const char *what, VkDeviceSize bytes,
+                                          unsigned buffer_count)
+{
+    plan->pipelines[0] = *pipeline;
+    plan->pipeline_count = 1;
+    vulkan_plan_results(plan, results, what, bytes);
+    plan->buffer_count = buffer_count;
+    plan->rounds = 1;
+    return 0;
+}
+
 /* Where a frame's region of buffer k starts, in 32-bit words (shaders
  * index their buffers by words). */
 static inline uint32_t vulkan_plan_words(const VulkanPlanMemory *memory, unsigned k)
@@ -164,7 +186,6 @@ static inline uint32_t vulkan_plan_words(const VulkanPlanMemory *memory, unsigne
     return (uint32_t)(memory->offset[k] / 4);
 }
 
-/* n bytes rounded up to VULKAN_PLAN_ALIGN. */
 /* The first `planes` planes of both pictures of a frame into a shader's
  * push constants: where each starts (bytes) and its row stride, and its
  * size where the shader takes one (width, height NULL: not). */
@@ -181,6 +202,7 @@ static inline void vulkan_push_planes(const VulkanFrame *frame, unsigned planes,
     }
 }
 
+/* n bytes rounded up to VULKAN_PLAN_ALIGN. */
 static inline VkDeviceSize vulkan_plan_align(VkDeviceSize n)
 {
     return (n + VULKAN_PLAN_ALIGN - 1) / VULKAN_PLAN_ALIGN * VULKAN_PLAN_ALIGN;

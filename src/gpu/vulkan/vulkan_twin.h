@@ -33,6 +33,10 @@
     extern const unsigned char vulkan_shader_##name[];  \
     extern const size_t vulkan_shader_##name##_size
 
+/* A pipeline's shader in its initializer (VulkanPlanPipeline): the SPIR-V
+ * of <name>.comp that VULKAN_SHADER(name) declared. */
+#define VULKAN_SPIRV(name) .spirv = vulkan_shader_##name, .spirv_size = vulkan_shader_##name##_size
+
 typedef struct VulkanTwin {
     const Metric *metric;
     /* It reads earlier distorted lumas too, as many as the metric's history
@@ -69,6 +73,15 @@ typedef struct VulkanTwin {
                    FeatureSink *sink);
 
 } VulkanTwin;
+
+/* The fields a twin names after its metric's stem (one metric, one stem):
+ * the metric metric_<stem> and the twin's functions <stem>_vulkan_plan,
+ * <stem>_vulkan_round and <stem>_vulkan_collect.  A twin's initializer
+ * adds what it has besides (concurrent, supports, first_round_cost, ...):
+ *     const VulkanTwin vulkan_twin_psnr = { VULKAN_TWIN_OF(psnr), .concurrent = true }; */
+#define VULKAN_TWIN_OF(stem)                                                       \
+    .metric = &metric_##stem, .plan = stem##_vulkan_plan, .round = stem##_vulkan_round, \
+    .collect = stem##_vulkan_collect
 
 extern const VulkanTwin *const vulkan_twins[];
 

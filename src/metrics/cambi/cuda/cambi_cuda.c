@@ -401,17 +401,15 @@ static void cambi_run_free(void *own)
     free(run);
 }
 
-static int cambi_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                           char *error, size_t error_size)
+static int cambi_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                                char *error, size_t error_size)
 {
     const CambiState *s = state;
     unsigned strip = 64, resident = 0;
     const int err = cambi_cuda_layout(plan->device, s, &strip, &resident, error, error_size);
     if (err) return err;
-    CambiRun *run = calloc(1, sizeof(*run));
+    CambiRun *run = cuda_plan_new_own(plan, sizeof(*run), cambi_run_free);
     if (!run) return -ENOMEM;
-    plan->own = run;
-    plan->free_own = cambi_run_free;
     run->plan = cambi_cuda_plan_new(s, format, strip, resident);
     if (!run->plan) return -ENOMEM;
     const CambiPlan *p = run->plan;
@@ -419,14 +417,12 @@ static int cambi_cuda_plan(const void *state, const QualeVideoFormat *format, Cu
     if (!run->table) return -ENOMEM;
     cambi_cuda_table_fill(p, run->table);
 
-    plan->constant_bytes = p->table_bytes;
-    plan->uploads[0] = (CudaPlanUpload){ .offset = 0, .data = run->table, .bytes = p->table_bytes };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, run->table, p->table_bytes);
     cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 
-static void cambi_cuda_plan_step(const CudaPlan *plan, unsigned i, const CudaPlanMemory *m,
+static void cambi_cuda_twin_step(const CudaPlan *plan, unsigned i, const CudaPlanMemory *m,
                                  CudaStep *step)
 {
     const CambiRun *run = plan->own;
@@ -455,8 +451,8 @@ static int read_slot(void *cookie, size_t offset, void *dst, size_t bytes, char 
                                error_size);
 }
 
-static int cambi_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                              FeatureSink *sink)
+static int cambi_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     const CambiRun *run = plan->own;
     SlotReader reader = { plan, readback };
@@ -471,11 +467,4 @@ static int cambi_cuda_collect(const CudaPlan *plan, const void *readback, const 
     return cambi_write(plan->state, sink, frame->index, score[0], score[1]);
 }
 
-const CudaTwin cuda_twin_cambi = {
-    .metric = &metric_cambi,
-    .module_image = cuda_module_cambi,
-    .supports = cambi_cuda_supports,
-    .plan = cambi_cuda_plan,
-    .step = cambi_cuda_plan_step,
-    .collect = cambi_cuda_collect,
-};
+const CudaTwin cuda_twin_cambi = { CUDA_TWIN_OF(cambi), .supports = cambi_cuda_supports };

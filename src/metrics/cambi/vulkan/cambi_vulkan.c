@@ -394,9 +394,8 @@ static int cambi_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
     plan->buffer_count = PLANES0 + t->pictures;
 
     const VulkanPlanPipeline common = {
-        .binding_count = 6,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(PLANES0), TABLE,
-                      PARAMS, PARTIALS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(PLANES0), TABLE,
+                        PARAMS, PARTIALS),
         .sets = t->pictures,
         .constants = { t->strip, (uint32_t)QUALE_MAX(1, (s->contrast.band_size + 1) / 2) },
     };
@@ -612,10 +611,7 @@ static int cambi_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_cambi = {
-    .metric = &metric_cambi,
+    VULKAN_TWIN_OF(cambi),
     .concurrent = true, /* planes per lane, partials per slot */
     .supports = cambi_vulkan_supports,
-    .plan = cambi_vulkan_plan,
-    .round = cambi_vulkan_round,
-    .collect = cambi_vulkan_collect,
 };

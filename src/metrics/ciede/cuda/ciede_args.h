@@ -10,9 +10,7 @@
 #define CIEDE_THREADS 128
 
 typedef struct CiedeArgs {
-    DEVICE_POINTER(const uint8_t) ref[3];
-    DEVICE_POINTER(const uint8_t) dist[3];
-    unsigned long long stride[3];              /* bytes between rows, per plane */
+    CUDA_ARGS_PLANES;
     DEVICE_POINTER(const uint32_t) chroma_col; /* per luma column: chroma column */
     DEVICE_POINTER(const uint8_t) chroma_row;  /* per luma column: rows ahead, or CIEDE_ROW_ZERO */
     DEVICE_POINTER(double) partials;           /* one per block */

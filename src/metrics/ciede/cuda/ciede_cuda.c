@@ -158,10 +158,8 @@ static int ciede_cuda_twin_plan(const void *state, const QualeVideoFormat *forma
     const CiedeState *s = state;
     const int err = ciede_check_format(format, error, error_size);
     if (err) return err;
-    CiedeRun *r = calloc(1, sizeof(*r));
+    CiedeRun *r = cuda_plan_new_own(plan, sizeof(*r), ciede_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = ciede_run_free;
     r->plan = ciede_cuda_plan_new(s, format);
     if (!r->plan) return -ENOMEM;
     const size_t col_bytes = (size_t)s->width * sizeof(uint32_t);
@@ -182,9 +180,7 @@ static int ciede_cuda_twin_plan(const void *state, const QualeVideoFormat *forma
         r->setup_kernels[plan->setup_steps++] = 1;
     }
     plan->constant_bytes = at;
-    plan->slot_bytes = plan->readback_bytes = r->plan->partial_count * sizeof(double);
-    plan->steps = 1;
-    return 0;
+    return cuda_plan_one_step(plan, r->plan->partial_count * sizeof(double));
 }
 
 /* Fills a colour table: one thread per entry. */
@@ -207,8 +203,8 @@ static void ciede_cuda_setup_step(const CudaPlan *plan, unsigned index,
     }
 }
 
-static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                            CudaStep *step)
+static void ciede_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                 const CudaPlanMemory *memory, CudaStep *step)
 {
     const CiedeRun *r = plan->own;
     const CudaFrame *f = memory->frame;
@@ -223,18 +219,11 @@ static void ciede_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
     cuda_step_launch(step, name, launch, sizeof(CiedeArgs));
 }
 
-static int ciede_cuda_collect(const CudaPlan *plan, const void *readback,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int ciede_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     const CiedeRun *r = plan->own;
     return ciede_write(plan->state, sink, frame->index, ciede_cuda_sum(r->plan, readback));
 }
 
-const CudaTwin cuda_twin_ciede = {
-    .metric = &metric_ciede,
-    .module_image = cuda_module_ciede,
-    .plan = ciede_cuda_twin_plan,
-    .setup_step = ciede_cuda_setup_step,
-    .step = ciede_cuda_step,
-    .collect = ciede_cuda_collect,
-};
+const CudaTwin cuda_twin_ciede = { CUDA_TWIN_OF(ciede), .setup_step = ciede_cuda_setup_step };

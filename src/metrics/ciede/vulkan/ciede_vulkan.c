@@ -74,23 +74,15 @@ static int ciede_vulkan_plan(const VulkanDevice *dev, const void *state,
         .scope = VULKAN_PER_RUN,
         .data = r->columns,
     };
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_ciede,
-        .spirv_size = vulkan_shader_ciede_size,
-        .what = "the CIEDE2000 shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(ciede), .what = "the CIEDE2000 shader",
         .push = *VULKAN_PUSH(CiedePush, y_offset, y_scale, c_offset, c_scale, ref_offset,
                              dist_offset, stride, width, height, chroma_height, row_shift, rows,
                              bytes_per_sample, out_offset, powf_25_7),
-        .binding_count = 4,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, CONSTANTS,
-                      RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, CONSTANTS, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "CIEDE2000 partial sums",
-                        (size_t)r->groups_x * r->groups_y * sizeof(double));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "CIEDE2000 partial sums",
+                                  (size_t)r->groups_x * r->groups_y * sizeof(double), BUFFERS);
 }
 
 static int ciede_vulkan_round(const VulkanPlan *plan, unsigned round,
@@ -131,10 +123,7 @@ static int ciede_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_ciede = {
-    .metric = &metric_ciede,
+    VULKAN_TWIN_OF(ciede),
     .concurrent = true, /* per slot, or constant */
     .supports = ciede_vulkan_supports,
-    .plan = ciede_vulkan_plan,
-    .round = ciede_vulkan_round,
-    .collect = ciede_vulkan_collect,
 };

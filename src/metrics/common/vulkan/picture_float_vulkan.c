@@ -40,22 +40,18 @@ int luma_sums_plan(const LumaSumsShader *shader, bool exact_sums, float scaler,
     t->float_squares = !exact_sums;
     t->inv_scaler = 1.0f / scaler; /* exact: a power of two */
     t->scaler_sq = scaler * scaler;
-    plan->pipelines[0] = (VulkanPlanPipeline){
+    const VulkanPlanPipeline pipeline = {
         .spirv = shader->spirv,
         .spirv_size = shader->spirv_size,
         .what = shader->what,
         .push = *VULKAN_PUSH(LumaSumsPush, ref_offset, dist_offset, stride, width, height,
                              rows_per_group, bytes_per_sample, float_squares, inv_scaler,
                              scaler_sq, out_offset),
-        .binding_count = 3,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, shader->what,
-                        (size_t)t->groups * shader->partials_per_group * sizeof(uint64_t));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    const size_t partials = (size_t)t->groups * shader->partials_per_group;
+    return vulkan_plan_one_shader(plan, &pipeline, RESULTS, shader->what,
+                                  partials * sizeof(uint64_t), BUFFERS);
 }
 
 int luma_sums_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *memory,

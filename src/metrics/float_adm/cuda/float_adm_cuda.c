@@ -250,10 +250,8 @@ static void float_adm_run_free(void *own)
 static int float_adm_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
                                     CudaPlan *plan, char *error, size_t error_size)
 {
-    FloatAdmRun *r = calloc(1, sizeof(*r));
+    FloatAdmRun *r = cuda_plan_new_own(plan, sizeof(*r), float_adm_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = float_adm_run_free;
     r->plan = float_adm_cuda_plan_new(state, format->bitdepth);
     if (!r->plan) return -ENOMEM;
     size_t count = 0;
@@ -263,11 +261,7 @@ static int float_adm_cuda_twin_plan(const void *state, const QualeVideoFormat *f
         snprintf(error, error_size, "float ADM: the host's reciprocal cannot be reproduced");
         return -ENOTSUP;
     }
-    if (table) {
-        plan->constant_bytes = count * sizeof(uint32_t);
-        plan->uploads[0] = (CudaPlanUpload){ 0, table, plan->constant_bytes };
-        plan->upload_count = 1;
-    }
+    if (table) cuda_plan_upload_constants(plan, table, count * sizeof(uint32_t));
     cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }
@@ -284,18 +278,14 @@ static void float_adm_cuda_twin_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch_shared(step, name, launch, sizeof(FadmArgs));
 }
 
-static int float_adm_cuda_collect(const CudaPlan *plan, const void *readback,
-                                  const MetricFrame *frame, FeatureSink *sink)
+static int float_adm_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                       const MetricFrame *frame, FeatureSink *sink)
 {
     const FloatAdmRun *r = plan->own;
     return float_adm_cuda_write(r->plan, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_adm = {
-    .metric = &metric_float_adm,
-    .module_image = cuda_module_float_adm,
+    CUDA_TWIN_OF(float_adm),
     .supports = float_adm_cuda_supports,
-    .plan = float_adm_cuda_twin_plan,
-    .step = float_adm_cuda_twin_step,
-    .collect = float_adm_cuda_collect,
 };

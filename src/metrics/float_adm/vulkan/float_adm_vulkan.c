@@ -173,34 +173,25 @@ static void level_plan(const FloatAdmState *s, FloatAdmRun *r, int l, VulkanPlan
 
     /* Level 0 reads the frame; its source is then bound but unread. */
     plan->pipelines[DWT + l] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_adm_dwt,
-        .spirv_size = vulkan_shader_float_adm_dwt_size,
-        .what = "the float ADM DWT shader",
+        VULKAN_SPIRV(float_adm_dwt), .what = "the float ADM DWT shader",
         .push = *VULKAN_PUSH(DwtPush, dwt_lo, dwt_hi, ref_offset, dis_offset, stride, width,
                              height, bytes_per_sample, inv_scaler, details, plane_words,
                              out_width, out_height),
-        .binding_count = 4,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, BANDS + (l > 0 ? l - 1 : 1),
-                      BANDS + l },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, BANDS + (l > 0 ? l - 1 : 1),
+                        BANDS + l),
     };
     plan->pipelines[DECOUPLE + l] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_adm_decouple,
-        .spirv_size = vulkan_shader_float_adm_decouple_size,
-        .what = "the float ADM decoupling shader",
+        VULKAN_SPIRV(float_adm_decouple), .what = "the float ADM decoupling shader",
         .push = *VULKAN_PUSH(DecouplePush, gain_limit, one_by_30, csf, cos_1deg_sq, eps,
                              use_table, rcp_shift, col_lo, row_lo, col_hi, row_hi, width,
                              plane_words),
-        .binding_count = 3,
-        .bindings = { BANDS + l, MASKS + l, TABLE },
+        VULKAN_BINDINGS(BANDS + l, MASKS + l, TABLE),
     };
     plan->pipelines[SUM_ROWS + l] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_adm_rows,
-        .spirv_size = vulkan_shader_float_adm_rows_size,
-        .what = "the float ADM row-sum shader",
+        VULKAN_SPIRV(float_adm_rows), .what = "the float ADM row-sum shader",
         .push = *VULKAN_PUSH(RowsPush, csf, one_by_15, left, top, right, bottom, width, height,
                              plane_words, bypass_cm, out_offset),
-        .binding_count = 3,
-        .bindings = { BANDS + l, MASKS + l, ROWS },
+        VULKAN_BINDINGS(BANDS + l, MASKS + l, ROWS),
     };
 }
 
@@ -255,8 +246,8 @@ static int float_adm_vulkan_plan(const VulkanDevice *dev, const void *state,
 }
 
 static int float_adm_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                  const VulkanPlanMemory *memory, VulkanStep *steps,
-                                  char *error, size_t error_size)
+                                  const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                  size_t error_size)
 {
     static const float lo[4] = { FLOAT_ADM_DWT_LO }, hi[4] = { FLOAT_ADM_DWT_HI };
     const FloatAdmState *s = plan->state;
@@ -326,9 +317,6 @@ static int float_adm_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_float_adm = {
-    .metric = &metric_float_adm,
+    VULKAN_TWIN_OF(float_adm),
     .supports = float_adm_vulkan_supports,
-    .plan = float_adm_vulkan_plan,
-    .round = float_adm_vulkan_round,
-    .collect = float_adm_vulkan_collect,
 };

@@ -66,18 +66,16 @@ static int float_ansnr_cuda_finish(const FloatAnsnrState *s, const float *row_su
 /* ---- the plan ------------------------------------------------------------- */
 
 /* Per slot: the rows' sums, 2 x height floats, all read back. */
-static int float_ansnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                                 char *error, size_t error_size)
+static int float_ansnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                      CudaPlan *plan, char *error, size_t error_size)
 {
     const int err = float_ansnr_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    plan->slot_bytes = plan->readback_bytes = 2 * (size_t)format->height * sizeof(float);
-    plan->steps = 1;
-    return 0;
+    return cuda_plan_one_step(plan, 2 * (size_t)format->height * sizeof(float));
 }
 
-static void float_ansnr_cuda_step(const CudaPlan *plan, unsigned index,
-                                  const CudaPlanMemory *memory, CudaStep *step)
+static void float_ansnr_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                       const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -86,16 +84,10 @@ static void float_ansnr_cuda_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch(step, name, launch, sizeof(FloatAnsnrArgs));
 }
 
-static int float_ansnr_cuda_collect(const CudaPlan *plan, const void *readback,
-                                    const MetricFrame *frame, FeatureSink *sink)
+static int float_ansnr_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                         const MetricFrame *frame, FeatureSink *sink)
 {
     return float_ansnr_cuda_finish(plan->state, readback, frame, sink);
 }
 
-const CudaTwin cuda_twin_float_ansnr = {
-    .metric = &metric_float_ansnr,
-    .module_image = cuda_module_float_ansnr,
-    .plan = float_ansnr_cuda_plan,
-    .step = float_ansnr_cuda_step,
-    .collect = float_ansnr_cuda_collect,
-};
+const CudaTwin cuda_twin_float_ansnr = { CUDA_TWIN_OF(float_ansnr) };

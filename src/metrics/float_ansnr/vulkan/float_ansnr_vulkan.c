@@ -32,27 +32,20 @@ static int float_ansnr_vulkan_plan(const VulkanDevice *dev, const void *state,
 {
     const int err = float_ansnr_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_ansnr,
-        .spirv_size = vulkan_shader_float_ansnr_size,
-        .what = "float_ansnr's shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(float_ansnr), .what = "float_ansnr's shader",
         .push = *VULKAN_PUSH(FloatAnsnrPush, ref_offset, dist_offset, stride, width, height,
                              bytes_per_sample, inv_scaler, out_offset, dis_weight),
-        .binding_count = 3,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "float_ansnr row sums",
-                        2 * (size_t)format->height * sizeof(float));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "float_ansnr row sums",
+                                  2 * (size_t)format->height * sizeof(float), BUFFERS);
 }
 
 /* A workgroup a row. */
 static int float_ansnr_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                    const VulkanPlanMemory *memory, VulkanStep *steps,
-                                    char *error, size_t error_size)
+                                    const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                    size_t error_size)
 {
     const VulkanFrame *frame = memory->frame;
     const unsigned bitdepth = plan->format.bitdepth;
@@ -84,9 +77,6 @@ static int float_ansnr_vulkan_collect(const VulkanPlan *plan, const void *result
 }
 
 const VulkanTwin vulkan_twin_float_ansnr = {
-    .metric = &metric_float_ansnr,
+    VULKAN_TWIN_OF(float_ansnr),
     .concurrent = true, /* its only buffer is per slot */
-    .plan = float_ansnr_vulkan_plan,
-    .round = float_ansnr_vulkan_round,
-    .collect = float_ansnr_vulkan_collect,
 };

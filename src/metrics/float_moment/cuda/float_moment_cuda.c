@@ -58,17 +58,15 @@ static int float_moment_cuda_finish(const FloatMomentState *s, const uint64_t *p
 /* ---- the plan ------------------------------------------------------------- */
 
 /* Per slot: PARTIALS partials per block, all read back. */
-static int float_moment_cuda_plan(const void *state, const QualeVideoFormat *format,
-                                  CudaPlan *plan, char *error, size_t error_size)
+static int float_moment_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                       CudaPlan *plan, char *error, size_t error_size)
 {
-    plan->slot_bytes = plan->readback_bytes =
-        (size_t)PARTIALS * luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
-    plan->steps = 1;
-    return 0;
+    const size_t partials = (size_t)PARTIALS * luma_sums_cuda_blocks(format->height);
+    return cuda_plan_one_step(plan, partials * sizeof(uint64_t));
 }
 
-static void float_moment_cuda_step(const CudaPlan *plan, unsigned index,
-                                   const CudaPlanMemory *memory, CudaStep *step)
+static void float_moment_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                        const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -77,17 +75,11 @@ static void float_moment_cuda_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch(step, name, launch, sizeof(FloatMomentArgs));
 }
 
-static int float_moment_cuda_collect(const CudaPlan *plan, const void *readback,
-                                     const MetricFrame *frame, FeatureSink *sink)
+static int float_moment_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                          const MetricFrame *frame, FeatureSink *sink)
 {
     return float_moment_cuda_finish(plan->state, readback,
                                     luma_sums_cuda_blocks(plan->format.height), frame, sink);
 }
 
-const CudaTwin cuda_twin_float_moment = {
-    .metric = &metric_float_moment,
-    .module_image = cuda_module_float_moment,
-    .plan = float_moment_cuda_plan,
-    .step = float_moment_cuda_step,
-    .collect = float_moment_cuda_collect,
-};
+const CudaTwin cuda_twin_float_moment = { CUDA_TWIN_OF(float_moment) };

@@ -34,10 +34,8 @@ static int float_moment_vulkan_collect(const VulkanPlan *plan, const void *resul
     return float_moment_write(s, sink, frame, sums[0], sums[1]);
 }
 
+/* its round is the shared shader's (picture_float_vulkan.h) */
 const VulkanTwin vulkan_twin_float_moment = {
-    .metric = &metric_float_moment,
-    .concurrent = true, /* its only buffer is per slot */
-    .plan = float_moment_vulkan_plan,
-    .round = luma_sums_round,
-    .collect = float_moment_vulkan_collect,
+    .metric = &metric_float_moment, .plan = float_moment_vulkan_plan, .round = luma_sums_round,
+    .collect = float_moment_vulkan_collect, .concurrent = true, /* its only buffer is per slot */
 };

@@ -147,10 +147,7 @@ static int float_motion_cuda_twin_plan(const void *state, const QualeVideoFormat
     /* float_motion_put() writes the state's atomic last score, as the
      * reference's extract() does */
     FloatMotionPlan *p = float_motion_cuda_plan_new((FloatMotionState *)state, format->bitdepth);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_motion_cuda_twin_step(const CudaPlan *plan, unsigned index,
@@ -170,17 +167,13 @@ static void float_motion_cuda_twin_step(const CudaPlan *plan, unsigned index,
     if (!name) step->grid[0] = 0;
 }
 
-static int float_motion_cuda_collect(const CudaPlan *plan, const void *readback,
-                                     const MetricFrame *frame, FeatureSink *sink)
+static int float_motion_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                          const MetricFrame *frame, FeatureSink *sink)
 {
     return float_motion_cuda_write(plan->own, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_motion = {
-    .metric = &metric_float_motion,
-    .module_image = cuda_module_float_motion,
+    CUDA_TWIN_OF(float_motion),
     .supports = float_motion_cuda_supports,
-    .plan = float_motion_cuda_twin_plan,
-    .step = float_motion_cuda_twin_step,
-    .collect = float_motion_cuda_collect,
 };

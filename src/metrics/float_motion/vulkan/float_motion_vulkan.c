@@ -45,24 +45,17 @@ enum { RESULTS, BUFFERS };
 /* One pipeline over the ring and the results: per slot the rows' two sums,
  * 2 x height floats. */
 static int float_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
-                                    const QualeVideoFormat *format, VulkanPlan *plan,
-                                    char *error, size_t error_size)
+                                    const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                    size_t error_size)
 {
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_motion,
-        .spirv_size = vulkan_shader_float_motion_size,
-        .what = "float motion's shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(float_motion), .what = "float motion's shader",
         .push = *VULKAN_PUSH(FloatMotionPush, pic_offset, stride, width, height, taps, pictures,
                              bytes_per_sample, inv_scaler, filter, out_offset),
-        .binding_count = 2,
-        .bindings = { VULKAN_BIND_RING, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "float motion row sums",
-                        2 * (size_t)format->height * sizeof(float));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "float motion row sums",
+                                  2 * (size_t)format->height * sizeof(float), BUFFERS);
 }
 
 static int float_motion_vulkan_round(const VulkanPlan *plan, unsigned round,
@@ -108,10 +101,7 @@ static int float_motion_vulkan_collect(const VulkanPlan *plan, const void *resul
 }
 
 const VulkanTwin vulkan_twin_float_motion = {
-    .metric = &metric_float_motion,
+    VULKAN_TWIN_OF(float_motion),
     .concurrent = true, /* its only buffer is per slot */
     .supports = float_motion_vulkan_supports,
-    .plan = float_motion_vulkan_plan,
-    .round = float_motion_vulkan_round,
-    .collect = float_motion_vulkan_collect,
 };

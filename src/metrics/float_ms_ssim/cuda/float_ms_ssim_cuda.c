@@ -184,22 +184,19 @@ void fms_cuda_means(const FmsPlan *p, const double *partials, IqaSsimMeans m[MS_
 /* ---- the twin ------------------------------------------------------------- */
 
 /* Per slot: the plan's layout, every scale's tile sums read back. */
-static int fms_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                              char *error, size_t error_size)
+static int float_ms_ssim_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                        CudaPlan *plan, char *error, size_t error_size)
 {
     /* The C reference's size check, on a copy of the state init set up. */
     FloatMsSsimState check = *(const FloatMsSsimState *)state;
     const int err = float_ms_ssim_setup(&check, format, error, error_size);
     if (err) return err;
     FmsPlan *p = fms_cuda_plan_new(state);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
-static void fms_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                               CudaStep *step)
+static void float_ms_ssim_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                         const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -209,18 +206,12 @@ static void fms_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaP
     cuda_step_launch(step, name, launch, sizeof(SsimArgs));
 }
 
-static int fms_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                            FeatureSink *sink)
+static int float_ms_ssim_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                           const MetricFrame *frame, FeatureSink *sink)
 {
     IqaSsimMeans m[MS_SSIM_SCALES];
     fms_cuda_means(plan->own, readback, m);
     return float_ms_ssim_write(plan->state, sink, frame->index, m);
 }
 
-const CudaTwin cuda_twin_float_ms_ssim = {
-    .metric = &metric_float_ms_ssim,
-    .module_image = cuda_module_float_ms_ssim,
-    .plan = fms_cuda_twin_plan,
-    .step = fms_cuda_twin_step,
-    .collect = fms_cuda_collect,
-};
+const CudaTwin cuda_twin_float_ms_ssim = { CUDA_TWIN_OF(float_ms_ssim) };

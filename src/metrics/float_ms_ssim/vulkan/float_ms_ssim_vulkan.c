@@ -29,8 +29,8 @@ typedef struct FloatMsSsimRun {
 } FloatMsSsimRun;
 
 static int float_ms_ssim_vulkan_plan(const VulkanDevice *dev, const void *state,
-                                     const QualeVideoFormat *format, VulkanPlan *plan,
-                                     char *error, size_t error_size)
+                                     const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                     size_t error_size)
 {
     const FloatMsSsimState *s = state;
     /* The C reference's size check, on a copy of the state init set up. */
@@ -94,9 +94,6 @@ static int float_ms_ssim_vulkan_collect(const VulkanPlan *plan, const void *resu
 }
 
 const VulkanTwin vulkan_twin_float_ms_ssim = {
-    .metric = &metric_float_ms_ssim,
+    VULKAN_TWIN_OF(float_ms_ssim),
     .supports = ssim_vulkan_twin_supports,
-    .plan = float_ms_ssim_vulkan_plan,
-    .round = float_ms_ssim_vulkan_round,
-    .collect = float_ms_ssim_vulkan_collect,
 };

@@ -50,17 +50,14 @@ static int float_psnr_cuda_finish(const FloatPsnrState *s, const uint64_t *parti
 /* ---- the plan ------------------------------------------------------------- */
 
 /* Per slot: a partial per block, all read back. */
-static int float_psnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                                char *error, size_t error_size)
+static int float_psnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                     CudaPlan *plan, char *error, size_t error_size)
 {
-    plan->slot_bytes = plan->readback_bytes =
-        luma_sums_cuda_blocks(format->height) * sizeof(uint64_t);
-    plan->steps = 1;
-    return 0;
+    return cuda_plan_one_step(plan, luma_sums_cuda_blocks(format->height) * sizeof(uint64_t));
 }
 
-static void float_psnr_cuda_step(const CudaPlan *plan, unsigned index,
-                                 const CudaPlanMemory *memory, CudaStep *step)
+static void float_psnr_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                      const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -69,17 +66,11 @@ static void float_psnr_cuda_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch(step, name, launch, sizeof(FloatPsnrArgs));
 }
 
-static int float_psnr_cuda_collect(const CudaPlan *plan, const void *readback,
-                                   const MetricFrame *frame, FeatureSink *sink)
+static int float_psnr_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                        const MetricFrame *frame, FeatureSink *sink)
 {
     return float_psnr_cuda_finish(plan->state, readback,
                                   luma_sums_cuda_blocks(plan->format.height), frame, sink);
 }
 
-const CudaTwin cuda_twin_float_psnr = {
-    .metric = &metric_float_psnr,
-    .module_image = cuda_module_float_psnr,
-    .plan = float_psnr_cuda_plan,
-    .step = float_psnr_cuda_step,
-    .collect = float_psnr_cuda_collect,
-};
+const CudaTwin cuda_twin_float_psnr = { CUDA_TWIN_OF(float_psnr) };

@@ -27,10 +27,8 @@ static int float_psnr_vulkan_collect(const VulkanPlan *plan, const void *results
     return float_psnr_write(s, sink, frame, float_psnr_noise(s, units));
 }
 
+/* its round is the shared shader's (picture_float_vulkan.h) */
 const VulkanTwin vulkan_twin_float_psnr = {
-    .metric = &metric_float_psnr,
-    .concurrent = true, /* its only buffer is per slot */
-    .plan = float_psnr_vulkan_plan,
-    .round = luma_sums_round,
-    .collect = float_psnr_vulkan_collect,
+    .metric = &metric_float_psnr, .plan = float_psnr_vulkan_plan, .round = luma_sums_round,
+    .collect = float_psnr_vulkan_collect, .concurrent = true, /* its only buffer is per slot */
 };

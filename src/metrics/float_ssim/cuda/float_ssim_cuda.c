@@ -156,22 +156,19 @@ void fssim_cuda_means(const FssimPlan *p, const double *partials, IqaSsimMeans *
 /* ---- the twin ------------------------------------------------------------- */
 
 /* Per slot: the plan's layout, the tiles' sums read back. */
-static int fssim_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
-                                CudaPlan *plan, char *error, size_t error_size)
+static int float_ssim_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                     CudaPlan *plan, char *error, size_t error_size)
 {
     /* The C reference's size check, on a copy of the state init set up. */
     FloatSsimState check = *(const FloatSsimState *)state;
     const int err = float_ssim_setup(&check, format, error, error_size);
     if (err) return err;
     FssimPlan *p = fssim_cuda_plan_new(state);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
-static void fssim_cuda_twin_step(const CudaPlan *plan, unsigned index,
-                                 const CudaPlanMemory *memory, CudaStep *step)
+static void float_ssim_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                      const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -181,18 +178,12 @@ static void fssim_cuda_twin_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch(step, name, launch, sizeof(SsimArgs));
 }
 
-static int fssim_cuda_collect(const CudaPlan *plan, const void *readback,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int float_ssim_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                        const MetricFrame *frame, FeatureSink *sink)
 {
     IqaSsimMeans m;
     fssim_cuda_means(plan->own, readback, &m);
     return float_ssim_write(plan->state, sink, frame->index, &m);
 }
 
-const CudaTwin cuda_twin_float_ssim = {
-    .metric = &metric_float_ssim,
-    .module_image = cuda_module_float_ssim,
-    .plan = fssim_cuda_twin_plan,
-    .step = fssim_cuda_twin_step,
-    .collect = fssim_cuda_collect,
-};
+const CudaTwin cuda_twin_float_ssim = { CUDA_TWIN_OF(float_ssim) };

@@ -70,26 +70,20 @@ void ssim_vulkan_plan(VulkanPlan *plan, size_t plane_floats, unsigned partials_p
                         (VkDeviceSize)partials_per_slot * sizeof(double));
     plan->buffer_count = BUFFERS;
     plan->pipelines[SSIM_VULKAN_PIPELINE] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_ssim,
-        .spirv_size = vulkan_shader_float_ssim_size,
-        .what = "the SSIM shader",
+        VULKAN_SPIRV(float_ssim), .what = "the SSIM shader",
         .push = *VULKAN_PUSH(SsimPush, ref_offset, dist_offset, stride, width, height,
                              bytes_per_sample, inv_scaler, rows_per_group, out_offset, c1, c2, c3,
                              g),
-        .binding_count = 4,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES, PARTIALS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES, PARTIALS),
     };
     plan->pipeline_count = 1;
     if (plane_floats) {
         plan->pipelines[SSIM_VULKAN_DECIMATE] = (VulkanPlanPipeline){
-            .spirv = vulkan_shader_float_ssim_decimate,
-            .spirv_size = vulkan_shader_float_ssim_decimate_size,
-            .what = "the SSIM decimation shader",
+            VULKAN_SPIRV(float_ssim_decimate), .what = "the SSIM decimation shader",
             .push = *VULKAN_PUSH(DecimatePush, ref_offset, dist_offset, stride, width, height,
                                  bytes_per_sample, inv_scaler, dst_ref, dst_dist, dst_width,
                                  dst_height, taps, factor, weight),
-            .binding_count = 3,
-            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES },
+            VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, PLANES),
         };
         plan->pipeline_count = 2;
     }
@@ -258,8 +252,8 @@ static int float_ssim_vulkan_plan(const VulkanDevice *dev, const void *state,
 }
 
 static int float_ssim_vulkan_round(const VulkanPlan *plan, unsigned round,
-                                   const VulkanPlanMemory *memory, VulkanStep *steps,
-                                   char *error, size_t error_size)
+                                   const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                   size_t error_size)
 {
     const FloatSsimState *s = plan->state;
     const FloatSsimRun *r = plan->own;
@@ -282,9 +276,6 @@ static int float_ssim_vulkan_collect(const VulkanPlan *plan, const void *results
 }
 
 const VulkanTwin vulkan_twin_float_ssim = {
-    .metric = &metric_float_ssim,
+    VULKAN_TWIN_OF(float_ssim),
     .supports = ssim_vulkan_twin_supports,
-    .plan = float_ssim_vulkan_plan,
-    .round = float_ssim_vulkan_round,
-    .collect = float_ssim_vulkan_collect,
 };

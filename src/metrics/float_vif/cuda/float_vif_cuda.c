@@ -230,10 +230,7 @@ static int float_vif_cuda_twin_plan(const void *state, const QualeVideoFormat *f
                                     CudaPlan *plan, char *error, size_t error_size)
 {
     FloatVifPlan *p = float_vif_cuda_plan_new(state, format->bitdepth);
-    if (!p) return -ENOMEM;
-    plan->own = p;
-    cuda_plan_use_slot(plan, &p->slot);
-    return 0;
+    return p ? cuda_plan_take_slot(plan, p, &p->slot) : -ENOMEM;
 }
 
 static void float_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,
@@ -246,17 +243,13 @@ static void float_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,
     cuda_step_launch_shared(step, name, launch, sizeof(FvifArgs));
 }
 
-static int float_vif_cuda_collect(const CudaPlan *plan, const void *readback,
-                                  const MetricFrame *frame, FeatureSink *sink)
+static int float_vif_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                       const MetricFrame *frame, FeatureSink *sink)
 {
     return float_vif_cuda_write(plan->own, sink, frame->index, readback);
 }
 
 const CudaTwin cuda_twin_float_vif = {
-    .metric = &metric_float_vif,
-    .module_image = cuda_module_float_vif,
+    CUDA_TWIN_OF(float_vif),
     .supports = float_vif_cuda_supports,
-    .plan = float_vif_cuda_twin_plan,
-    .step = float_vif_cuda_twin_step,
-    .collect = float_vif_cuda_collect,
 };

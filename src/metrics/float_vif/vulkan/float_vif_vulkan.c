@@ -141,22 +141,16 @@ static int float_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
     vulkan_plan_results(plan, ROWS, "float VIF row sums", r->per_slot * sizeof(float));
     plan->buffer_count = BUFFERS;
     plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_vif,
-        .spirv_size = vulkan_shader_float_vif_size,
-        .what = "the float VIF shader",
+        VULKAN_SPIRV(float_vif), .what = "the float VIF shader",
         .push = *VULKAN_PUSH(RowsPush, sigma_nsq, src, width, height, filter_first, taps,
                              gain_limit, sigma_max_inv, out_offset),
-        .binding_count = 5,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, ROWS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, ROWS),
     };
     plan->pipelines[1] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_float_vif_decimate,
-        .spirv_size = vulkan_shader_float_vif_decimate_size,
-        .what = "the float VIF decimation shader",
+        VULKAN_SPIRV(float_vif_decimate), .what = "the float VIF decimation shader",
         .push = *VULKAN_PUSH(DecimatePush, src, width, height, filter_first, taps, out_ref,
                              out_dis, out_stride, out_width, out_height),
-        .binding_count = 4,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE),
     };
     plan->pipeline_count = 2;
     /* round k: scale k's rows and the decimation to scale k + 1 */
@@ -189,8 +183,8 @@ static ScaleSource scale_source(const VulkanPlan *plan, const VulkanFrame *frame
 }
 
 static int float_vif_vulkan_round(const VulkanPlan *plan, unsigned k,
-                                  const VulkanPlanMemory *memory, VulkanStep *steps,
-                                  char *error, size_t error_size)
+                                  const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                  size_t error_size)
 {
     const FloatVifState *s = plan->state;
     const FloatVifRun *r = plan->own;
@@ -245,9 +239,6 @@ static int float_vif_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_float_vif = {
-    .metric = &metric_float_vif,
+    VULKAN_TWIN_OF(float_vif),
     .supports = float_vif_vulkan_supports,
-    .plan = float_vif_vulkan_plan,
-    .round = float_vif_vulkan_round,
-    .collect = float_vif_vulkan_collect,
 };

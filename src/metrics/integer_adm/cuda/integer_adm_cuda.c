@@ -234,15 +234,13 @@ static void adm_run_free(void *own)
 
 /* Per slot: the plan's layout; the sums cleared before the steps and read
  * back after them. */
-static int adm_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                         char *error, size_t error_size)
+static int integer_adm_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                      CudaPlan *plan, char *error, size_t error_size)
 {
     const int err = adm_check_size(format->width, format->height, error, error_size);
     if (err) return err;
-    AdmRun *r = calloc(1, sizeof(*r));
+    AdmRun *r = cuda_plan_new_own(plan, sizeof(*r), adm_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = adm_run_free;
     r->plan = adm_cuda_plan_new(state);
     if (!r->plan) return -ENOMEM;
     for (int level = 0; level < ADM_SCALES; level++) {
@@ -257,8 +255,8 @@ static int adm_cuda_plan(const void *state, const QualeVideoFormat *format, Cuda
     return 0;
 }
 
-static void adm_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                          CudaStep *step)
+static void integer_adm_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                       const CudaPlanMemory *memory, CudaStep *step)
 {
     const AdmRun *r = plan->own;
     const CudaFrame *f = memory->frame;
@@ -272,18 +270,12 @@ static void adm_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMe
                   args);
 }
 
-static int adm_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                            FeatureSink *sink)
+static int integer_adm_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                         const MetricFrame *frame, FeatureSink *sink)
 {
     float num[ADM_SCALES], aim[ADM_SCALES], den[ADM_SCALES];
     adm_scores(plan->state, readback, num, aim, den);
     return adm_write_frame(plan->state, sink, frame->index, num, aim, den);
 }
 
-const CudaTwin cuda_twin_integer_adm = {
-    .metric = &metric_integer_adm,
-    .module_image = cuda_module_integer_adm,
-    .plan = adm_cuda_plan,
-    .step = adm_cuda_step,
-    .collect = adm_cuda_collect,
-};
+const CudaTwin cuda_twin_integer_adm = { CUDA_TWIN_OF(integer_adm) };

@@ -159,9 +159,9 @@ static bool level_constants(const AdmState *s, int l, AdmLevel *v)
     return ok;
 }
 
-static int adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
-                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                           size_t error_size)
+static int integer_adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
+                                   const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                   size_t error_size)
 {
     const AdmState *s = metric_state;
     int err = adm_check_size(format->width, format->height, error, error_size);
@@ -202,15 +202,12 @@ static int adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
     /* The same bits either way; the device's doubles are faster. */
     const bool native = dev->features.shaderFloat64 && dev->features.shaderInt64;
     plan->pipelines[DWT] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_integer_adm_dwt,
-        .spirv_size = vulkan_shader_integer_adm_dwt_size,
-        .what = "the ADM DWT shader",
+        VULKAN_SPIRV(integer_adm_dwt), .what = "the ADM DWT shader",
         .push = *VULKAN_PUSH(DwtPush, ref_offset, dis_offset, stride, width, height,
                              bytes_per_sample, bitdepth, scale, plane_words, out_stride, out_width,
                              out_height, out_base),
-        .binding_count = 4,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(LEVEL0 - 1),
-                      VULKAN_BIND_PER_SET(LEVEL0) },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, VULKAN_BIND_PER_SET(LEVEL0 - 1),
+                        VULKAN_BIND_PER_SET(LEVEL0)),
         .sets = ADM_SCALES,
     };
     plan->pipelines[DECOUPLE] = (VulkanPlanPipeline){
@@ -221,20 +218,16 @@ static int adm_vulkan_plan(const VulkanDevice *dev, const void *metric_state,
         .what = "the ADM decoupling shader",
         .push = *VULKAN_PUSH(DecouplePush, left, top, right, bottom, stride, plane_words, level0,
                              skip_aim, csf, cos_lo, cos_hi, cos_e, gain_lo, gain_hi, gain_e, base),
-        .binding_count = 1,
-        .bindings = { VULKAN_BIND_PER_SET(LEVEL0) },
+        VULKAN_BINDINGS(VULKAN_BIND_PER_SET(LEVEL0)),
         .sets = ADM_SCALES,
     };
     plan->pipelines[ROWS] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_integer_adm_rows,
-        .spirv_size = vulkan_shader_integer_adm_rows_size,
-        .what = "the ADM row-sum shader",
+        VULKAN_SPIRV(integer_adm_rows), .what = "the ADM row-sum shader",
         .push = *VULKAN_PUSH(RowsPush, flags, top, left, right, width, height, stride,
                              plane_words, csf, out_offset, m_sq_add, m_cub_add, m_row_add, m_sq,
                              m_sub, m_cub, m_row_shift, d_sq_add, d_cub_add, d_row_add, d_shifts,
                              base),
-        .binding_count = 2,
-        .bindings = { VULKAN_BIND_PER_SET(LEVEL0), ROW_SUMS },
+        VULKAN_BINDINGS(VULKAN_BIND_PER_SET(LEVEL0), ROW_SUMS),
         .sets = ADM_SCALES,
     };
     plan->pipeline_count = PIPELINES;
@@ -306,9 +299,10 @@ static void rows_step(const VulkanPlan *plan, const VulkanPlanMemory *m, int l, 
 
 /* Round r: the row sums of level r - 2, the decoupling of level r - 1 and
  * the DWT of level r (each reads what the round before wrote). */
-static int adm_vulkan_round(const VulkanPlan *plan, unsigned round, const VulkanPlanMemory *m,
-                            VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
-                            size_t error_size)
+static int integer_adm_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                    const VulkanPlanMemory *m,
+                                    VulkanStep steps[VULKAN_PLAN_MAX_STEPS], char *error,
+                                    size_t error_size)
 {
     (void)error;
     (void)error_size;
@@ -322,8 +316,8 @@ static int adm_vulkan_round(const VulkanPlan *plan, unsigned round, const Vulkan
     return n;
 }
 
-static int adm_vulkan_collect(const VulkanPlan *plan, const void *results,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int integer_adm_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const AdmState *s = plan->state;
     const AdmVulkanPlan *a = plan->own;
@@ -343,10 +337,7 @@ static int adm_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_adm = {
-    .metric = &metric_integer_adm,
+    VULKAN_TWIN_OF(integer_adm),
     .first_round_cost = 9, /* 1080p, H200: 0.017-0.020 ms */
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .plan = adm_vulkan_plan,
-    .round = adm_vulkan_round,
-    .collect = adm_vulkan_collect,
 };

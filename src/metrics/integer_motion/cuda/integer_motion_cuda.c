@@ -12,8 +12,8 @@
 
 extern const unsigned char cuda_module_integer_motion[];
 
-static int motion_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                            char *error, size_t error_size)
+static int integer_motion_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                         CudaPlan *plan, char *error, size_t error_size)
 {
     plan->slot_bytes = plan->clear_bytes = plan->readback_bytes =
         (size_t)format->height * sizeof(uint32_t);
@@ -21,8 +21,8 @@ static int motion_cuda_plan(const void *state, const QualeVideoFormat *format, C
     return 0;
 }
 
-static void motion_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                             CudaStep *step)
+static void integer_motion_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                          const CudaPlanMemory *memory, CudaStep *step)
 {
     const MotionState *s = plan->state;
     const CudaFrame *f = memory->frame;
@@ -44,17 +44,11 @@ static void motion_cuda_step(const CudaPlan *plan, unsigned index, const CudaPla
                   MOTION_THREADS, 0, a);
 }
 
-static int motion_cuda_collect(const CudaPlan *plan, const void *readback,
-                               const MetricFrame *frame, FeatureSink *sink)
+static int integer_motion_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                            const MetricFrame *frame, FeatureSink *sink)
 {
     /* a partial per row */
     return motion_write_sad_partials(plan->state, sink, frame->index, readback, 1);
 }
 
-const CudaTwin cuda_twin_integer_motion = {
-    .metric = &metric_integer_motion,
-    .module_image = cuda_module_integer_motion,
-    .plan = motion_cuda_plan,
-    .step = motion_cuda_step,
-    .collect = motion_cuda_collect,
-};
+const CudaTwin cuda_twin_integer_motion = { CUDA_TWIN_OF(integer_motion) };

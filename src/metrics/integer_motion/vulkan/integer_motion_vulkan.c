@@ -31,32 +31,26 @@ enum { RESULTS, BUFFERS };
 
 /* One pipeline over the ring and the results: per slot a 32-bit sum per
  * segment of each row. */
-static int motion_vulkan_plan(const VulkanDevice *dev, const void *state,
-                              const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                              size_t error_size)
+static int integer_motion_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                      const QualeVideoFormat *format, VulkanPlan *plan,
+                                      char *error, size_t error_size)
 {
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_integer_motion,
-        .spirv_size = vulkan_shader_integer_motion_size,
-        .what = "the motion shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(integer_motion), .what = "the motion shader",
         .push = *VULKAN_PUSH(MotionPush, prev_offset, cur_offset, stride, width, height, bitdepth,
                              out_offset),
-        .binding_count = 2,
-        .bindings = { VULKAN_BIND_RING, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, RESULTS),
         .constant_count = 1,
         .constants = { format->bitdepth > 8 ? 2 : 1 }, /* bytes per sample */
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "motion row sums",
-                        (size_t)format->height * motion_groups(plan) * sizeof(uint32_t));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "motion row sums",
+                                  (size_t)format->height * motion_groups(plan) * sizeof(uint32_t),
+                                  BUFFERS);
 }
 
-static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
-                               const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
-                               size_t error_size)
+static int integer_motion_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                       const VulkanPlanMemory *memory, VulkanStep *steps,
+                                       char *error, size_t error_size)
 {
     const MotionState *s = plan->state;
     const VulkanFrame *frame = memory->frame;
@@ -82,8 +76,8 @@ static int motion_vulkan_round(const VulkanPlan *plan, unsigned round,
     return 1;
 }
 
-static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
-                                 const MetricFrame *frame, FeatureSink *sink)
+static int integer_motion_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                         const MetricFrame *frame, FeatureSink *sink)
 {
     /* a partial per workgroup of each row */
     return motion_write_sad_partials(plan->state, sink, frame->index, results,
@@ -91,10 +85,7 @@ static int motion_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_motion = {
-    .metric = &metric_integer_motion,
+    VULKAN_TWIN_OF(integer_motion),
     .first_round_cost = 8, /* 1080p, H200: 0.016 ms */
     .concurrent = true, /* its only buffer is per slot */
-    .plan = motion_vulkan_plan,
-    .round = motion_vulkan_round,
-    .collect = motion_vulkan_collect,
 };

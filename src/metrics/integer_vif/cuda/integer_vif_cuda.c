@@ -198,8 +198,8 @@ const char *vif_cuda_step(const VifPlan *p, unsigned i, uint64_t slot, uint64_t 
 
 /* Constants: the log2 table.  Per slot: the plan's layout; the sums cleared
  * before the steps and read back after them. */
-static int vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                              char *error, size_t error_size)
+static int integer_vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                      CudaPlan *plan, char *error, size_t error_size)
 {
     const VifState *s = state;
     int err = vif_check_size(format->width, format->height, error, error_size);
@@ -207,15 +207,13 @@ static int vif_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
     VifPlan *p = vif_cuda_plan_new(s);
     if (!p) return -ENOMEM;
     plan->own = p;
-    plan->constant_bytes = VIF_LOG2_TABLE_SIZE * sizeof(uint16_t);
-    plan->uploads[0] = (CudaPlanUpload){ 0, s->log2_table, plan->constant_bytes };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, s->log2_table, VIF_LOG2_TABLE_SIZE * sizeof(uint16_t));
     cuda_plan_use_slot(plan, &p->slot);
     return 0;
 }
 
-static void vif_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                               CudaStep *step)
+static void integer_vif_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                       const CudaPlanMemory *memory, CudaStep *step)
 {
     const CudaFrame *f = memory->frame;
     unsigned launch[3] = { 0, 0, 0 };
@@ -224,8 +222,8 @@ static void vif_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaP
     cuda_step_launch(step, name, launch, sizeof(VifArgs));
 }
 
-static int vif_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                            FeatureSink *sink)
+static int integer_vif_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                         const MetricFrame *frame, FeatureSink *sink)
 {
     const uint64_t *host = readback;
     VifSums sums[VIF_SCALES];
@@ -240,10 +238,4 @@ static int vif_cuda_collect(const CudaPlan *plan, const void *readback, const Me
     return vif_write(plan->state, sink, frame->index, sums);
 }
 
-const CudaTwin cuda_twin_integer_vif = {
-    .metric = &metric_integer_vif,
-    .module_image = cuda_module_integer_vif,
-    .plan = vif_cuda_twin_plan,
-    .step = vif_cuda_twin_step,
-    .collect = vif_cuda_collect,
-};
+const CudaTwin cuda_twin_integer_vif = { CUDA_TWIN_OF(integer_vif) };

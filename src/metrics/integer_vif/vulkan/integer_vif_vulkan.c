@@ -113,9 +113,9 @@ static unsigned filter_constants(unsigned s, unsigned bytes_per_sample,
     return 3 + fw / 2;
 }
 
-static int vif_vulkan_plan(const VulkanDevice *dev, const void *state,
-                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                           size_t error_size)
+static int integer_vif_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                   const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                   size_t error_size)
 {
     const VifState *m = state;
     const int err = vif_check_size(format->width, format->height, error, error_size);
@@ -172,21 +172,17 @@ static int vif_vulkan_plan(const VulkanDevice *dev, const void *state,
             .push = *VULKAN_PUSH(VifPush, ref_offset, dis_offset, stride, width, height, mu_round,
                                  mu_shift, sq_round, sq_shift, rows_per_group, out_offset,
                                  gain_lo, gain_hi),
-            .binding_count = 5,
-            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, PARTIALS },
+            VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED, TABLE, PARTIALS),
         };
         p->constant_count = filter_constants(s, s == 0 ? frame_bytes : 0, p->constants);
         if (s == 0) continue;
         /* The decimation to scale s reads scale s - 1 with scale s's filter. */
         p = &plan->pipelines[DECIMATE + s];
         *p = (VulkanPlanPipeline){
-            .spirv = vulkan_shader_integer_vif_decimate,
-            .spirv_size = vulkan_shader_integer_vif_decimate_size,
-            .what = "the VIF decimation shader",
+            VULKAN_SPIRV(integer_vif_decimate), .what = "the VIF decimation shader",
             .push = *VULKAN_PUSH(DecimatePush, ref_offset, dis_offset, stride, width, height,
                                  shift, out_ref, out_dis, out_stride, out_width, out_height),
-            .binding_count = 3,
-            .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED },
+            VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, SCALED),
         };
         p->constant_count = filter_constants(s, s == 1 ? frame_bytes : 0, p->constants);
     }
@@ -216,8 +212,9 @@ static void scale_source(const VifRun *r, const VulkanPlanMemory *memory, unsign
     }
 }
 
-static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlanMemory *memory,
-                            VulkanStep *steps, char *error, size_t error_size)
+static int integer_vif_vulkan_round(const VulkanPlan *plan, unsigned s,
+                                    const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                    size_t error_size)
 {
     const VifState *m = plan->state;
     const VifRun *r = plan->own;
@@ -266,8 +263,8 @@ static int vif_vulkan_round(const VulkanPlan *plan, unsigned s, const VulkanPlan
     return (int)n;
 }
 
-static int vif_vulkan_collect(const VulkanPlan *plan, const void *results,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int integer_vif_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const VifState *m = plan->state;
     const VifRun *r = plan->own;
@@ -289,10 +286,7 @@ static int vif_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_integer_vif = {
-    .metric = &metric_integer_vif,
+    VULKAN_TWIN_OF(integer_vif),
     .first_round_cost = 50, /* 1080p, H200: 0.103 ms */
     .concurrent = true, /* per lane or per slot, all it keeps */
-    .plan = vif_vulkan_plan,
-    .round = vif_vulkan_round,
-    .collect = vif_vulkan_collect,
 };

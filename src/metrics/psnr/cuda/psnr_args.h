@@ -11,10 +11,7 @@
 #define PSNR_THREADS 256
 
 typedef struct PsnrArgs {
-    DEVICE_POINTER(const uint8_t) ref[3];
-    DEVICE_POINTER(const uint8_t) dist[3];
-    unsigned long long stride[3];
-    unsigned width[3], height[3];
+    CUDA_ARGS_SIZED_PLANES;
     unsigned rows_per_block;
     /* planes x blocks: block (x, p) writes partials[p * gridDim.x + x] */
     DEVICE_POINTER(unsigned long long) partials;

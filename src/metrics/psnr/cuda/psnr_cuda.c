@@ -16,19 +16,16 @@ static unsigned psnr_blocks(const CudaPlan *plan)
     return cuda_blocks_for(plan->format.height, ROWS_PER_BLOCK);
 }
 
-static int psnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                          char *error, size_t error_size)
+static int psnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                               char *error, size_t error_size)
 {
     const PsnrState *s = state;
-    const size_t bytes = (size_t)s->planes * psnr_blocks(plan) * sizeof(unsigned long long);
-    plan->slot_bytes = bytes;
-    plan->steps = 1;
-    plan->readback_bytes = bytes;
-    return 0;
+    const size_t partials = (size_t)s->planes * psnr_blocks(plan);
+    return cuda_plan_one_step(plan, partials * sizeof(unsigned long long));
 }
 
-static void psnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                           CudaStep *step)
+static void psnr_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
+                                CudaStep *step)
 {
     const PsnrState *s = plan->state;
     const CudaFrame *f = memory->frame;
@@ -38,8 +35,8 @@ static void psnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanM
                   psnr_blocks(plan), s->planes, 1, PSNR_THREADS, 0, a);
 }
 
-static int psnr_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                             FeatureSink *sink)
+static int psnr_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                  const MetricFrame *frame, FeatureSink *sink)
 {
     const PsnrState *s = plan->state;
     const unsigned long long *partials = readback;
@@ -54,10 +51,4 @@ static int psnr_cuda_collect(const CudaPlan *plan, const void *readback, const M
     return 0;
 }
 
-const CudaTwin cuda_twin_psnr = {
-    .metric = &metric_psnr,
-    .module_image = cuda_module_psnr,
-    .plan = psnr_cuda_plan,
-    .step = psnr_cuda_step,
-    .collect = psnr_cuda_collect,
-};
+const CudaTwin cuda_twin_psnr = { CUDA_TWIN_OF(psnr) };

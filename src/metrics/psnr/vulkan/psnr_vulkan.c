@@ -30,21 +30,14 @@ static int psnr_vulkan_plan(const VulkanDevice *dev, const void *state,
                             const QualeVideoFormat *format, VulkanPlan *plan, char *error,
                             size_t error_size)
 {
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_psnr,
-        .spirv_size = vulkan_shader_psnr_size,
-        .what = "the PSNR shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(psnr), .what = "the PSNR shader",
         .push = *VULKAN_PUSH(PsnrPush, ref_offset, dist_offset, stride, width, height,
                             rows_per_group, bytes_per_sample, out_offset),
-        .binding_count = 3,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "PSNR partial sums",
-                        3 * (size_t)psnr_groups(plan) * sizeof(uint64_t));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "PSNR partial sums",
+                                  3 * (size_t)psnr_groups(plan) * sizeof(uint64_t), BUFFERS);
 }
 
 static int psnr_vulkan_round(const VulkanPlan *plan, unsigned round,
@@ -52,14 +45,14 @@ static int psnr_vulkan_round(const VulkanPlan *plan, unsigned round,
                              size_t error_size)
 {
     const PsnrState *s = plan->state;
-    const VulkanFrame *frame = memory->frame;
-    PsnrPush push;
-    memset(&push, 0, sizeof(push));
-    vulkan_push_planes(frame, s->planes, push.ref_offset, push.dist_offset, push.stride,
+    PsnrPush push = {
+        .rows_per_group = ROWS_PER_GROUP,
+        .bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1,
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t)),
+    };
+    /* (the planes past s->planes stay 0) */
+    vulkan_push_planes(memory->frame, s->planes, push.ref_offset, push.dist_offset, push.stride,
                        push.width, push.height);
-    push.rows_per_group = ROWS_PER_GROUP;
-    push.bytes_per_sample = plan->format.bitdepth > 8 ? 2 : 1;
-    push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));
     VULKAN_STEP_SET(&steps[0], 0, psnr_groups(plan), s->planes, push);
     return 1;
 }
@@ -83,9 +76,6 @@ static int psnr_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_psnr = {
-    .metric = &metric_psnr,
+    VULKAN_TWIN_OF(psnr),
     .concurrent = true, /* its only buffer is per slot */
-    .plan = psnr_vulkan_plan,
-    .round = psnr_vulkan_round,
-    .collect = psnr_vulkan_collect,
 };

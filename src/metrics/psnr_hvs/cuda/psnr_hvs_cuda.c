@@ -151,27 +151,23 @@ static void hvs_run_free(void *own)
 
 /* Constants: the tables.  Per slot: the plan's layout, the three planes'
  * sums read back. */
-static int hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                              char *error, size_t error_size)
+static int psnr_hvs_cuda_twin_plan(const void *state, const QualeVideoFormat *format,
+                                   CudaPlan *plan, char *error, size_t error_size)
 {
     const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
-    HvsRun *r = calloc(1, sizeof(*r));
+    HvsRun *r = cuda_plan_new_own(plan, sizeof(*r), hvs_run_free);
     if (!r) return -ENOMEM;
-    plan->own = r;
-    plan->free_own = hvs_run_free;
     r->plan = hvs_cuda_plan_new(format);
     if (!r->plan) return -ENOMEM;
     hvs_cuda_tables(state, r->tables);
-    plan->constant_bytes = sizeof(r->tables);
-    plan->uploads[0] = (CudaPlanUpload){ 0, r->tables, sizeof(r->tables) };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, r->tables, sizeof(r->tables));
     cuda_plan_use_slot(plan, &r->plan->slot);
     return 0;
 }
 
-static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                               CudaStep *step)
+static void psnr_hvs_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                    const CudaPlanMemory *memory, CudaStep *step)
 {
     const HvsRun *r = plan->own;
     const CudaFrame *f = memory->frame;
@@ -183,8 +179,8 @@ static void hvs_cuda_twin_step(const CudaPlan *plan, unsigned index, const CudaP
     cuda_step_launch(step, name, launch, sizeof(HvsArgs));
 }
 
-static int hvs_cuda_collect(const CudaPlan *plan, const void *readback, const MetricFrame *frame,
-                            FeatureSink *sink)
+static int psnr_hvs_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                      const MetricFrame *frame, FeatureSink *sink)
 {
     const HvsRun *r = plan->own;
     uint64_t count[3];
@@ -192,10 +188,4 @@ static int hvs_cuda_collect(const CudaPlan *plan, const void *readback, const Me
     return psnr_hvs_write(plan->state, sink, frame->index, readback, count);
 }
 
-const CudaTwin cuda_twin_psnr_hvs = {
-    .metric = &metric_psnr_hvs,
-    .module_image = cuda_module_psnr_hvs,
-    .plan = hvs_cuda_twin_plan,
-    .step = hvs_cuda_twin_step,
-    .collect = hvs_cuda_collect,
-};
+const CudaTwin cuda_twin_psnr_hvs = { CUDA_TWIN_OF(psnr_hvs) };

@@ -81,9 +81,9 @@ static void hvs_tables(const PsnrHvsState *s, float tables[TABLE_FLOATS])
     tables[2 * 3 * 64 + 1] = 1 / 15.f * 16;
 }
 
-static int hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
-                           const QualeVideoFormat *format, VulkanPlan *plan, char *error,
-                           size_t error_size)
+static int psnr_hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
+                                const QualeVideoFormat *format, VulkanPlan *plan, char *error,
+                                size_t error_size)
 {
     const int err = psnr_hvs_check_format(format, error, error_size);
     if (err) return err;
@@ -150,9 +150,9 @@ static int hvs_vulkan_plan(const VulkanDevice *dev, const void *state,
     return 0;
 }
 
-static int hvs_vulkan_round(const VulkanPlan *plan, unsigned round,
-                            const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
-                            size_t error_size)
+static int psnr_hvs_vulkan_round(const VulkanPlan *plan, unsigned round,
+                                 const VulkanPlanMemory *memory, VulkanStep *steps, char *error,
+                                 size_t error_size)
 {
     const HvsRun *r = plan->own;
     const PsnrHvsLayout *l = &r->layout;
@@ -174,8 +174,8 @@ static int hvs_vulkan_round(const VulkanPlan *plan, unsigned round,
     return 1;
 }
 
-static int hvs_vulkan_collect(const VulkanPlan *plan, const void *results,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int psnr_hvs_vulkan_collect(const VulkanPlan *plan, const void *results,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     const HvsRun *r = plan->own;
     uint64_t count[3];
@@ -184,9 +184,6 @@ static int hvs_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_psnr_hvs = {
-    .metric = &metric_psnr_hvs,
+    VULKAN_TWIN_OF(psnr_hvs),
     .supports = hvs_vulkan_supports,
-    .plan = hvs_vulkan_plan,
-    .round = hvs_vulkan_round,
-    .collect = hvs_vulkan_collect,
 };

@@ -174,9 +174,8 @@ static bool speed_temporal_cuda_supports(const void *state)
  * results read back. */
 static int speed_cuda_plan(const void *state, bool temporal, CudaPlan *plan)
 {
-    SpeedRun *r = calloc(1, sizeof(*r));
+    SpeedRun *r = cuda_plan_new_own(plan, sizeof(*r), NULL);
     if (!r) return -ENOMEM;
-    plan->own = r;
     r->temporal = temporal;
     r->setup = temporal ? &((const SpeedTemporalState *)state)->setup
                         : &((const SpeedChromaState *)state)->setup;
@@ -187,9 +186,7 @@ static int speed_cuda_plan(const void *state, bool temporal, CudaPlan *plan)
     r->log2_2pie = log2(2 * M_PI * M_E);
     for (unsigned i = 0; i < SPEED_STEPS; i++)
         if (speed_cuda_step_runs(g, i)) r->step_ids[plan->steps++] = (unsigned char)i;
-    plan->constant_bytes = sizeof(SpeedSetup);
-    plan->uploads[0] = (CudaPlanUpload){ 0, r->setup, sizeof(SpeedSetup) };
-    plan->upload_count = 1;
+    cuda_plan_upload_constants(plan, r->setup, sizeof(SpeedSetup));
     size_t at = 0;
     cuda_plan_place(&at, r->pictures * r->work_floats * sizeof(float));
     r->results = cuda_plan_place(&at, r->pictures * r->result_floats * sizeof(float));
@@ -263,21 +260,16 @@ static int speed_cuda_collect(const CudaPlan *plan, const void *readback,
                              sink);
 }
 
+/* The two speed metrics' twins: one module, one step and collect; each its
+ * own plan and support rule. */
 const CudaTwin cuda_twin_speed_chroma = {
-    .metric = &metric_speed_chroma,
-    .module_image = cuda_module_speed,
-    .supports = speed_chroma_cuda_supports,
-    .plan = speed_chroma_cuda_plan,
-    .step = speed_cuda_step,
-    .collect = speed_cuda_collect,
+    .metric = &metric_speed_chroma, .module_image = cuda_module_speed,
+    .supports = speed_chroma_cuda_supports, .plan = speed_chroma_cuda_plan,
+    .step = speed_cuda_step, .collect = speed_cuda_collect,
 };
 
 const CudaTwin cuda_twin_speed_temporal = {
-    .metric = &metric_speed_temporal,
-    .module_image = cuda_module_speed,
-    .dist_history = true,
-    .supports = speed_temporal_cuda_supports,
-    .plan = speed_temporal_cuda_plan,
-    .step = speed_cuda_step,
-    .collect = speed_cuda_collect,
+    .metric = &metric_speed_temporal, .module_image = cuda_module_speed, .dist_history = true,
+    .supports = speed_temporal_cuda_supports, .plan = speed_temporal_cuda_plan,
+    .step = speed_cuda_step, .collect = speed_cuda_collect,
 };

@@ -310,21 +310,15 @@ static int speed_vulkan_collect(const VulkanPlan *plan, const void *results,
                              sink);
 }
 
+/* The two speed metrics' twins: one round and collect; each its own plan
+ * and support rule.  Both keep per slot, or constant. */
 const VulkanTwin vulkan_twin_speed_chroma = {
-    .metric = &metric_speed_chroma,
-    .concurrent = true, /* per slot, or constant */
-    .supports = speed_chroma_vulkan_supports,
-    .plan = speed_chroma_vulkan_plan,
-    .round = speed_vulkan_round,
-    .collect = speed_vulkan_collect,
+    .metric = &metric_speed_chroma, .concurrent = true, .supports = speed_chroma_vulkan_supports,
+    .plan = speed_chroma_vulkan_plan, .round = speed_vulkan_round, .collect = speed_vulkan_collect,
 };
 
 const VulkanTwin vulkan_twin_speed_temporal = {
-    .metric = &metric_speed_temporal,
-    .dist_history = true,
-    .concurrent = true, /* per slot, or constant */
-    .supports = speed_temporal_vulkan_supports,
-    .plan = speed_temporal_vulkan_plan,
-    .round = speed_vulkan_round,
-    .collect = speed_vulkan_collect,
+    .metric = &metric_speed_temporal, .dist_history = true, .concurrent = true,
+    .supports = speed_temporal_vulkan_supports, .plan = speed_temporal_vulkan_plan,
+    .round = speed_vulkan_round, .collect = speed_vulkan_collect,
 };

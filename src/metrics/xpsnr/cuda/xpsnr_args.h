@@ -11,12 +11,10 @@
 #define XPSNR_THREADS 256
 
 typedef struct XpsnrArgs {
-    DEVICE_POINTER(const uint8_t) ref[3];
-    DEVICE_POINTER(const uint8_t) dist[3];
-    /* the previous reference lumas; 0 before the first frames (read as 0) */
+    CUDA_ARGS_SIZED_PLANES;
+    /* the previous reference lumas (the luma's stride); 0 before the first
+     * frames (read as 0) */
     DEVICE_POINTER(const uint8_t) prev[2];
-    unsigned long long stride[3];
-    unsigned width[3], height[3];
     unsigned block, blocks_x, luma_blocks, step, second_order;
     /* the SSEs, high-pass and temporal sums of the luma blocks, then the
      * SSEs of the chroma blocks of each plane (xpsnr.h, XpsnrSums) */

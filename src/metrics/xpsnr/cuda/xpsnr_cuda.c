@@ -15,18 +15,14 @@ static bool xpsnr_cuda_supports(const void *state)
     return xpsnr_twin_supports(state);
 }
 
-static int xpsnr_cuda_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
-                           char *error, size_t error_size)
+static int xpsnr_cuda_twin_plan(const void *state, const QualeVideoFormat *format, CudaPlan *plan,
+                                char *error, size_t error_size)
 {
-    const size_t bytes = xpsnr_sum_count(state) * sizeof(unsigned long long);
-    plan->slot_bytes = bytes;
-    plan->steps = 1;
-    plan->readback_bytes = bytes;
-    return 0;
+    return cuda_plan_one_step(plan, xpsnr_sum_count(state) * sizeof(unsigned long long));
 }
 
-static void xpsnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlanMemory *memory,
-                            CudaStep *step)
+static void xpsnr_cuda_twin_step(const CudaPlan *plan, unsigned index,
+                                 const CudaPlanMemory *memory, CudaStep *step)
 {
     const XpsnrState *s = plan->state;
     const CudaFrame *f = memory->frame;
@@ -47,17 +43,10 @@ static void xpsnr_cuda_step(const CudaPlan *plan, unsigned index, const CudaPlan
                   a.luma_blocks, s->planes, 1, XPSNR_THREADS, 0, a);
 }
 
-static int xpsnr_cuda_collect(const CudaPlan *plan, const void *readback,
-                              const MetricFrame *frame, FeatureSink *sink)
+static int xpsnr_cuda_twin_collect(const CudaPlan *plan, const void *readback,
+                                   const MetricFrame *frame, FeatureSink *sink)
 {
     return xpsnr_finish_array(plan->state, readback, frame->index, sink);
 }
 
-const CudaTwin cuda_twin_xpsnr = {
-    .metric = &metric_xpsnr,
-    .module_image = cuda_module_xpsnr,
-    .supports = xpsnr_cuda_supports,
-    .plan = xpsnr_cuda_plan,
-    .step = xpsnr_cuda_step,
-    .collect = xpsnr_cuda_collect,
-};
+const CudaTwin cuda_twin_xpsnr = { CUDA_TWIN_OF(xpsnr), .supports = xpsnr_cuda_supports };

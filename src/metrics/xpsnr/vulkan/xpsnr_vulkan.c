@@ -41,20 +41,14 @@ static int xpsnr_vulkan_plan(const VulkanDevice *dev, const void *state,
                              size_t error_size)
 {
     const XpsnrState *s = state;
-    plan->pipelines[0] = (VulkanPlanPipeline){
-        .spirv = vulkan_shader_xpsnr,
-        .spirv_size = vulkan_shader_xpsnr_size,
-        .what = "the XPSNR shader",
+    const VulkanPlanPipeline shader = {
+        VULKAN_SPIRV(xpsnr), .what = "the XPSNR shader",
         .push = *VULKAN_PUSH(XpsnrPush, ref_offset, dist_offset, stride, width, height,
                             prev_offset, flags, block, blocks_x, step, luma_blocks, out_offset),
-        .binding_count = 3,
-        .bindings = { VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS },
+        VULKAN_BINDINGS(VULKAN_BIND_RING, VULKAN_BIND_FRAMES, RESULTS),
     };
-    plan->pipeline_count = 1;
-    vulkan_plan_results(plan, RESULTS, "XPSNR block sums", xpsnr_sum_count(s) * sizeof(uint64_t));
-    plan->buffer_count = BUFFERS;
-    plan->rounds = 1;
-    return 0;
+    return vulkan_plan_one_shader(plan, &shader, RESULTS, "XPSNR block sums",
+                                  xpsnr_sum_count(s) * sizeof(uint64_t), BUFFERS);
 }
 
 static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
@@ -63,8 +57,15 @@ static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
 {
     const XpsnrState *s = plan->state;
     const VulkanFrame *frame = memory->frame;
-    XpsnrPush push;
-    memset(&push, 0, sizeof(push));
+    XpsnrPush push = {
+        .flags = (s->second_order ? SECOND_ORDER : 0) | (s->bitdepth > 8 ? TWO_BYTES : 0),
+        .block = s->block,
+        .blocks_x = s->blocks_x,
+        .step = s->step,
+        .luma_blocks = luma_blocks(s),
+        .out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t)),
+    };
+    /* (the planes past s->planes stay 0) */
     vulkan_push_planes(frame, s->planes, push.ref_offset, push.dist_offset, push.stride,
                        push.width, push.height);
     /* The previous pictures before the first frame are 0, as in the C. */
@@ -73,13 +74,6 @@ static int xpsnr_vulkan_round(const VulkanPlan *plan, unsigned round,
         push.prev_offset[k] = (uint32_t)frame->prev_ref_offset[k];
         push.flags |= k ? PREV_1 : PREV_0;
     }
-    if (s->second_order) push.flags |= SECOND_ORDER;
-    if (s->bitdepth > 8) push.flags |= TWO_BYTES;
-    push.block = s->block;
-    push.blocks_x = s->blocks_x;
-    push.step = s->step;
-    push.luma_blocks = luma_blocks(s);
-    push.out_offset = (uint32_t)(memory->offset[RESULTS] / sizeof(uint64_t));
     /* as many chroma blocks as luma blocks at most (xpsnr_twin_supports) */
     const unsigned groups = luma_blocks(s);
     VULKAN_STEP_SET(&steps[0], 0, groups, s->planes, push);
@@ -102,10 +96,7 @@ static int xpsnr_vulkan_collect(const VulkanPlan *plan, const void *results,
 }
 
 const VulkanTwin vulkan_twin_xpsnr = {
-    .metric = &metric_xpsnr,
+    VULKAN_TWIN_OF(xpsnr),
     .concurrent = true, /* its only buffer is per slot */
     .supports = xpsnr_vulkan_supports,
-    .plan = xpsnr_vulkan_plan,
-    .round = xpsnr_vulkan_round,
-    .collect = xpsnr_vulkan_collect,
 };
