@@ -1,7 +1,7 @@
 /*
  * YUV to 8-bit RGB exactly as FFmpeg 7.1's swscale makes rgb24 through its
  * scale filter with the flags accurate_rnd+bitexact (and so its default
- * scaler, bicubic), the frame's chroma sited at the centre (FFmpeg's
+ * scaler, bicubic), the frame's chroma sited at the centre (the filter's
  * default for untagged frames), the matrix and range given:
  *
  *  - every input row to swscale's 15-bit intermediate: luma unscaled
@@ -246,16 +246,19 @@ static void init_tables(Ssim2Rgb *c, enum Ssim2Matrix matrix, bool full_range)
         cgu = (cgu * 224) / 255;
         cgv = (cgv * 224) / 255;
     }
-    c->crv = crv;
-    c->cbu = cbu;
-    c->cgu = cgu;
-    c->cgv = cgv;
     c->y_coeff = round_to_int16(cy * (1 << 13));
     c->y_offset = round_to_int16(oy * (1 << 9));
     c->v2r = round_to_int16(crv * (1 << 13));
     c->v2g = round_to_int16(cgv * (1 << 13));
     c->u2g = round_to_int16(cgu * (1 << 13));
     c->u2b = round_to_int16(cbu * (1 << 13));
+    /* the tables add chroma in luma steps: the coefficients over cy,
+     * rounded (C's division, towards zero for the negative ones) */
+    const int64_t div = QUALE_MAX(cy, 1);
+    c->crv = ((crv * (1 << 16)) + 0x8000) / div;
+    c->cbu = ((cbu * (1 << 16)) + 0x8000) / div;
+    c->cgu = ((cgu * (1 << 16)) + 0x8000) / div;
+    c->cgv = ((cgv * (1 << 16)) + 0x8000) / div;
     /* 512 entries of headroom on either side of the 1024 swscale indexes */
     int64_t yb = -((int64_t)384 << 16) - 512 * cy - oy;
     for (int i = 0; i < 2048; i++) {
@@ -263,6 +266,23 @@ static void init_tables(Ssim2Rgb *c, enum Ssim2Matrix matrix, bool full_range)
         yb += cy;
     }
     c->yoffs = (full_range ? 384 : 326) + 512;
+}
+
+/* swscale's vertical stage takes a shortcut for a two-tap chroma filter
+ * (under four chroma rows) whose taps sum to one with the second in 0..1:
+ * its yuv2packed1 output reads the first row alone when the second tap is
+ * under a half, else the mean of both (rounded as its own).  As taps:
+ * (1, 0) or (1/2, 1/2). */
+static void two_tap_shortcut(Ssim2Filter *f)
+{
+    if (f->size != 2) return;
+    for (unsigned i = 0; i < f->count; i++) {
+        int16_t *k = f->coeff + 2 * i;
+        if (k[0] + k[1] != 4096 || k[1] < 0) continue;
+        const bool first_only = k[1] < 2048;
+        k[0] = first_only ? 4096 : 2048;
+        k[1] = first_only ? 0 : 2048;
+    }
 }
 
 int ssim2_rgb_init(Ssim2Rgb *c, const QualeVideoFormat *f, enum Ssim2Matrix matrix,
@@ -287,17 +307,20 @@ int ssim2_rgb_init(Ssim2Rgb *c, const QualeVideoFormat *f, enum Ssim2Matrix matr
     const int csrc_w = (int)c->chroma_width, csrc_h = (int)c->chroma_height;
     const int64_t x_inc = (((int64_t)csrc_w << 16) + (cdst_w >> 1)) / cdst_w;
     const int64_t y_inc = (((int64_t)csrc_h << 16) + (cdst_h >> 1)) / cdst_h;
-    /* centre-sited input chroma, output pixels at position 0: FFmpeg's
-     * scale filter's positions (1/256 of a luma sample) through swscale's
-     * get_local_pos() */
-    const int h_src = (128 * ssx + 128) >> ssx, h_dst = 128 >> dst_ssx;
-    const int v_src = (128 * ssy + 128) >> ssy, v_dst = 128;
+    /* FFmpeg's scale filter passes centre-sited chroma of a subsampled
+     * input (128/256 of a luma sample for each halving) and "none" (-513)
+     * for an axis not subsampled, the rgb24 output's included; swscale's
+     * get_local_pos() makes each of these 128 on its own grid, so input and
+     * output chroma sit alike: an unscaled axis is a copy, a halved one is
+     * upsampled from a quarter sample before the output's first */
+    const int h_src = 128, h_dst = 128, v_src = 128, v_dst = 128;
     int err = make_filter(&c->hchr, x_inc, csrc_w, cdst_w, 4, 1 << 14, h_src, h_dst);
     if (!err) err = make_filter(&c->vchr, y_inc, csrc_h, cdst_h, 2, 1 << 12, v_src, v_dst);
     if (err) {
         ssim2_rgb_free(c);
         return err;
     }
+    two_tap_shortcut(&c->vchr);
     init_tables(c, matrix, full_range);
     return 0;
 }
