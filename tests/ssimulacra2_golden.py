@@ -98,13 +98,14 @@ def main():
                       "-p", pair["vmaf_pixel_format"], "-b", str(pair["bitdepth"])]
             ours = {fr["frameNum"]: fr["metrics"].get("ssimulacra2")
                     for fr in run_quale(args.quale, inputs)["frames"]}
-            bad, worst = [], (0.0, 0)
+            bad, worst, equal = [], (0.0, 0), 0
             for n, (score, ref_sha, dis_sha) in enumerate(golden):
                 got = ours.get(n)
                 if got is None:
                     bad.append(f"frame {n}: missing")
                     continue
                 diff = abs(got - score)
+                equal += got == score
                 if diff > worst[0]:
                     worst = (diff, n)
                 if not diff <= TOLERANCE:
@@ -122,8 +123,8 @@ def main():
                 print(f"FAIL {pair['name']}: " + "\n  ".join(bad[:12]))
             else:
                 passed += 1
-                print(f"ok   {pair['name']}: {len(golden)} frames within {TOLERANCE:g}, worst "
-                      f"{worst[0]:.3g} (frame {worst[1]})"
+                print(f"ok   {pair['name']}: {len(golden)} frames within {TOLERANCE:g} ({equal} "
+                      f"equal to the digit), worst {worst[0]:.3g} (frame {worst[1]})"
                       + ("; rgb24 equal to swscale's" if args.dump else ""))
     print(f"{passed} passed, {failed} failed")
     print(f"{frames_total} frames compared; largest difference {worst_all:.3g}")
