@@ -39,13 +39,18 @@ static uint32_t rng(void)
 
 static enum AVPixelFormat pix_fmt(enum QualeChroma chroma, unsigned depth)
 {
-    static const enum AVPixelFormat f[3][3] = {
-        { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P12LE },
-        { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV422P12LE },
-        { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P12LE },
+    static const enum AVPixelFormat f[3][6] = {
+        { AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P10LE,
+          AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P14LE, AV_PIX_FMT_YUV420P16LE },
+        { AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P9LE, AV_PIX_FMT_YUV422P10LE,
+          AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P14LE, AV_PIX_FMT_YUV422P16LE },
+        { AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P9LE, AV_PIX_FMT_YUV444P10LE,
+          AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P14LE, AV_PIX_FMT_YUV444P16LE },
     };
     const int c = chroma == QUALE_CHROMA_420 ? 0 : chroma == QUALE_CHROMA_422 ? 1 : 2;
-    return f[c][depth == 8 ? 0 : depth == 10 ? 1 : 2];
+    const int d = depth == 8 ? 0 : depth == 9 ? 1 : depth == 10 ? 2 : depth == 12 ? 3
+                : depth == 14 ? 4 : 5;
+    return f[c][d];
 }
 
 static const int sws_matrix[] = { SWS_CS_ITU709, SWS_CS_ITU601, SWS_CS_BT2020, SWS_CS_FCC,
@@ -227,6 +232,12 @@ int main(int argc, char **argv)
             for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
                 check_conversion(chromas[c], depth, sizes[s][0], sizes[s][1],
                                  (enum Ssim2Matrix)((c + s) % 5), (s & 1) != 0);
+    /* the other depths swscale reads: 9, 14 and 16 bits */
+    static const unsigned more_depths[] = { 9, 14, 16 };
+    for (size_t c = 0; c < 3; c++)
+        for (size_t d = 0; d < 3; d++)
+            check_conversion(chromas[c], more_depths[d], d == 1 ? 39 : 36, 22, SSIM2_MATRIX_BT709,
+                             d == 1);
     /* a 1080p-wide picture of every matrix, limited range */
     for (int m = 0; m < 5; m++) check_conversion(QUALE_CHROMA_420, 8, 1920, 16, (enum Ssim2Matrix)m, false);
     check_score();
