@@ -276,7 +276,8 @@ static void to_xyb(float *const lin[3], float *const xyb[3], size_t n)
         float m[3];
         for (int j = 0; j < 3; j++) {
             const float v = fmaf(opsin[j][0], r, fmaf(opsin[j][1], g, fmaf(opsin[j][2], b, OPSIN_BIAS)));
-            m[j] = cbrt_add(v < 0.0f ? 0.0f : v, neg_bias_cbrt);
+            /* zero for any sign bit, -0 included, as libjxl's ZeroIfNegative */
+            m[j] = cbrt_add(signbit(v) ? 0.0f : v, neg_bias_cbrt);
         }
         const float x = 0.5f * (m[0] - m[1]), y = 0.5f * (m[0] + m[1]);
         xyb[2][i] = (m[2] - y) + 0.55f;
