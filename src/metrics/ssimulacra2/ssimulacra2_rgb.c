@@ -269,7 +269,8 @@ static void init_tables(Ssim2Rgb *c, enum Ssim2Matrix matrix, bool full_range)
 }
 
 /* swscale's vertical stage takes a shortcut for a two-tap chroma filter
- * (under four chroma rows) whose taps sum to one with the second in 0..1:
+ * (pictures of four chroma rows: swscale keeps at most rows - 2 taps)
+ * whose taps sum to one with the second in 0..1:
  * its yuv2packed1 output reads the first row alone when the second tap is
  * under a half, else the mean of both (rounded as its own).  As taps:
  * (1, 0) or (1/2, 1/2). */
@@ -278,7 +279,7 @@ static void two_tap_shortcut(Ssim2Filter *f)
     if (f->size != 2) return;
     for (unsigned i = 0; i < f->count; i++) {
         int16_t *k = f->coeff + 2 * i;
-        if (k[0] + k[1] != 4096 || k[1] < 0) continue;
+        if (k[0] + k[1] != 4096 || k[1] < 0 || k[1] > 4096) continue;
         const bool first_only = k[1] < 2048;
         k[0] = first_only ? 4096 : 2048;
         k[1] = first_only ? 0 : 2048;
