@@ -225,8 +225,10 @@ int main(int argc, char **argv)
     av_log_set_level(AV_LOG_ERROR); /* swscale's notes on its 2-tap path */
     static const enum QualeChroma chromas[] = { QUALE_CHROMA_420, QUALE_CHROMA_422,
                                                 QUALE_CHROMA_444 };
+    /* small heights: 4:2:0 chroma of 3 and 4 rows gets swscale's 1- and
+     * 2-tap vertical filters */
     static const unsigned sizes[][2] = { { 64, 48 }, { 37, 21 }, { 8, 8 }, { 176, 99 },
-                                         { 10, 9 } };
+                                         { 10, 9 }, { 12, 7 }, { 12, 6 }, { 13, 5 } };
     for (size_t c = 0; c < 3; c++)
         for (unsigned depth = 8; depth <= 12; depth += 2)
             for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
