@@ -46,6 +46,7 @@ static int ssimulacra2_init(void *state, const QualeVideoFormat *f, FeatureSink 
                          f->width, f->height);
         return -EINVAL;
     }
+    s->score = ssim2_score_pick(feature_sink_cpu_flags(sink));
     int err = ssim2_rgb_init(&s->rgb, f, (enum Ssim2Matrix)s->matrix, s->full_range);
     if (err) {
         feature_sink_log(sink, QUALE_LOG_ERROR, "ssimulacra2: out of memory setting up %ux%u",
@@ -95,7 +96,7 @@ static int ssimulacra2_extract(const void *state, void *scratch, const MetricFra
     ssim2_rgb_convert(&s->rgb, frame->ref, sc->rgb[0], sc->rows);
     ssim2_rgb_convert(&s->rgb, frame->dist, sc->rgb[1], sc->rows);
     double score;
-    int err = ssim2_score_rgb(sc->rgb[0], sc->rgb[1], s->rgb.width, s->rgb.height, &score);
+    int err = s->score(sc->rgb[0], sc->rgb[1], s->rgb.width, s->rgb.height, &score);
     if (err) {
         feature_sink_log(sink, QUALE_LOG_ERROR, "ssimulacra2: out of memory at frame %u",
                          frame->index);

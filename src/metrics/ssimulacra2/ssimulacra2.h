@@ -60,9 +60,18 @@ void ssim2_rgb_convert(const Ssim2Rgb *c, const QualePicture *pic, uint8_t *rgb,
                        int16_t *scratch);
 
 /* The score of a pair of packed 8-bit sRGB pictures, w x h (at least 8x8);
- * -ENOMEM when memory runs out. */
-int ssim2_score_rgb(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
-                    double *score);
+ * -ENOMEM when memory runs out.  ssimulacra2_score.c compiled as C, and
+ * again for AVX2 with FMA (x86/ssimulacra2_avx2.c), where each fmaf is one
+ * instruction instead of a call into libm and the loops are vectorised:
+ * the same operations, so the same bits (checkasm holds them to it). */
+typedef int (*Ssim2ScoreFn)(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
+                            double *score);
+int ssim2_score_rgb_c(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
+                      double *score);
+int ssim2_score_rgb_avx2(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
+                         double *score);
+/* The fastest of them this CPU runs (QUALE_CPU_* flags). */
+Ssim2ScoreFn ssim2_score_pick(unsigned cpu_flags);
 
 typedef struct Ssimulacra2State {
     /* options */
@@ -71,6 +80,7 @@ typedef struct Ssimulacra2State {
 
     /* set by init */
     Ssim2Rgb rgb;
+    Ssim2ScoreFn score;
     unsigned key;
 } Ssimulacra2State;
 

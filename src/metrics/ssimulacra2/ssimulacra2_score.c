@@ -34,7 +34,15 @@
 #include <string.h>
 
 #include "common.h"
-#include "ssimulacra2.h"
+#include "cpu.h"
+#include "metrics/ssimulacra2/ssimulacra2.h"
+
+/* This file is compiled twice: as C, and by x86/ssimulacra2_avx2.c with
+ * SSIM2_SCORE_FN set, for AVX2 and FMA. */
+#ifndef SSIM2_SCORE_FN
+#define SSIM2_SCORE_FN ssim2_score_rgb_c
+#define SSIM2_SCORE_PICK 1
+#endif
 
 #define SCALES 6
 #define RADIUS 5 /* roundf(3.2795 * sigma + 0.2546) for sigma 1.5 */
@@ -500,8 +508,8 @@ static int planes_alloc(Planes *p, unsigned w, unsigned h)
     return 0;
 }
 
-int ssim2_score_rgb(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
-                    double *score)
+int SSIM2_SCORE_FN(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigned h,
+                   double *score)
 {
     if (w < 8 || h < 8) return -EINVAL;
     Planes p;
@@ -532,3 +540,14 @@ int ssim2_score_rgb(const uint8_t *ref, const uint8_t *dist, unsigned w, unsigne
     planes_free(&p);
     return 0;
 }
+
+#ifdef SSIM2_SCORE_PICK
+Ssim2ScoreFn ssim2_score_pick(unsigned cpu_flags)
+{
+#if QUALE_X86_SIMD
+    if (cpu_flags & QUALE_CPU_AVX2) return ssim2_score_rgb_avx2;
+#endif
+    (void)cpu_flags;
+    return ssim2_score_rgb_c;
+}
+#endif
