@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,17 @@ static inline unsigned get(const QualePicture *p, unsigned x, unsigned y)
     return get(p, 0, x, y);
 }
 
-/* The errors the library logged since messages was last cleared. */
+/* The errors the library logged since messages was last cleared (read
+ * once the run is flushed).  The library logs from its workers, several
+ * at once: the list takes them under a lock. */
 inline std::vector<std::string> messages;
+inline std::mutex messages_lock;
 
 static inline void keep_messages(void *, QualeLogLevel level, const char *message)
 {
-    if (level == QUALE_LOG_ERROR) messages.push_back(message);
+    if (level != QUALE_LOG_ERROR) return;
+    const std::lock_guard<std::mutex> hold(messages_lock);
+    messages.push_back(message);
 }
 
 struct HostOptionTarget {

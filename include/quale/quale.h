@@ -255,6 +255,8 @@ enum QualeLogLevel {
     QUALE_LOG_DEBUG,
 };
 
+/* Called from the context's worker threads too, several at once: a
+ * callback that keeps messages must take them under a lock of its own. */
 typedef void (*QualeLogCallback)(void *cookie, enum QualeLogLevel level,
                                  const char *message);
 
