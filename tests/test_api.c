@@ -971,34 +971,37 @@ static QualeContext *open_vulkan(char note[256])
 /* A Vulkan device outlives its last context, for the process's next one
  * (the driver's open and close cost half a second on an H200), unless
  * QUALE_KEEP_DEVICES=0; both give the same scores. */
+/* A fresh Vulkan context scores the same pairs and closes: its device
+ * line in `note` (empty where it did not open). */
+static void score_on_vulkan(const QualeVideoFormat *f, char note[256], Scores *out)
+{
+    QualeContext *ctx = open_vulkan(note);
+    CHECK(ctx && send_pairs(ctx, f, 3) == 0);
+    if (ctx) collect(ctx, FRAMES, out);
+    quale_close(&ctx);
+}
+
 static void test_vulkan_device_kept(void)
 {
     const QualeVideoFormat f = { QUALE_CHROMA_420, 8, 64, 48 };
     char note[256];
-    QualeContext *first = open_vulkan(note);
-    if (!first) {
+    QualeContext *probe = open_vulkan(note);
+    if (!probe) {
         printf("kept device: no Vulkan device here: not checked\n");
         return;
     }
+    quale_close(&probe);
     Scores before = { 0 }, kept = { 0 }, closed = { 0 };
-    CHECK(send_pairs(first, &f, 3) == 0);
-    collect(first, FRAMES, &before);
-    quale_close(&first);
-    QualeContext *second = open_vulkan(note);
-    CHECK(second && strstr(note, "kept from an earlier context"));
-    CHECK(second && send_pairs(second, &f, 3) == 0);
-    if (second) collect(second, FRAMES, &kept);
-    quale_close(&second);
+    score_on_vulkan(&f, note, &before);
+    score_on_vulkan(&f, note, &kept);
+    CHECK(strstr(note, "kept from an earlier context"));
     CHECK(same_scores(&before, &kept));
 
     setenv("QUALE_KEEP_DEVICES", "0", 1);
     QualeContext *third = open_vulkan(note); /* takes the kept one, closes it */
     quale_close(&third);
-    QualeContext *fourth = open_vulkan(note);
-    CHECK(fourth && strstr(note, "opened"));
-    CHECK(fourth && send_pairs(fourth, &f, 3) == 0);
-    if (fourth) collect(fourth, FRAMES, &closed);
-    quale_close(&fourth);
+    score_on_vulkan(&f, note, &closed);
+    CHECK(strstr(note, "opened"));
     CHECK(same_scores(&before, &closed));
     unsetenv("QUALE_KEEP_DEVICES");
 }
